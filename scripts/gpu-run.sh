@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# One whole run on a GPU machine: build starzk there, run the gpu-labelled
+# tests (and the rest of the suite), run the GPU benchmarks, and leave logs
+# and result tables in an output folder.
+#
+#   scripts/gpu-run.sh prepare        # here, on the development machine:
+#       copies the prebuilt StarPU (../shared/deps) and the header-only
+#       libraries (CLI11, nlohmann-json, toml++, fmt) into .deps/carry/,
+#       the one folder to take along (device tool: carry [".deps/carry"]).
+#   scripts/gpu-run.sh run OUTDIR     # there: unpack, build, test, bench.
+#
+# Environment for `run`: STARZK_GPU_TESTS (ctest -L regex, default "gpu"),
+# STARZK_GPU_BENCH=0 to skip benchmarks, STARZK_FULL_SUITE=1 to also run
+# every other test there, STARZK_TARGETS="t1 t2" to build only those targets.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+carry="$root/.deps/carry"
+mode=${1:-}
+
+case "$mode" in
+prepare)
+  shared=${STARZK_SHARED:-$root/../shared}
+  mkdir -p "$carry/include"
+  cp -f "$shared/deps/starpu-1.3.10-cuda13-prefix.tar.gz" "$carry/"
+  for d in CLI nlohmann toml++ fmt; do
+    [ -d "/usr/include/$d" ] || { echo "gpu-run: /usr/include/$d missing: run scripts/setup.sh first" >&2; exit 1; }
+    rm -rf "$carry/include/$d"; cp -r "/usr/include/$d" "$carry/include/"
+  done
+  du -sh "$carry"
+  ;;
+run)
+  out=${2:?usage: gpu-run.sh run OUTDIR}
+  mkdir -p "$out"
+  log="$out/gpu-run.log"
+  exec > >(tee -a "$log") 2>&1
+  echo "== starzk gpu run $(date -u +%FT%TZ) on $(hostname)"
+  nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,driver_version --format=csv,noheader || true
+  deps=/tmp/starzk-deps
+  mkdir -p "$deps"
+  tar xzf "$carry/starpu-1.3.10-cuda13-prefix.tar.gz" -C "$deps"
+  # shellcheck disable=SC1091
+  . "$deps/starpu-cuda/ENV.sh"
+  export STARPU_HOME="$deps/starpu-home" STARPU_SILENT=1
+  mkdir -p "$STARPU_HOME"
+  build="$root/build-gpu"
+  t0=$(date +%s)
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DSTARPU_PREFIX="$deps/starpu-cuda" -DSTARZK_EXTRA_INCLUDE="$carry/include" \
+    -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc > "$out/configure.log" 2>&1 \
+    || { tail -40 "$out/configure.log"; exit 1; }
+  targets=()
+  [ -n "${STARZK_TARGETS:-}" ] && targets=(--target ${STARZK_TARGETS})
+  cmake --build "$build" -j"$(nproc)" "${targets[@]}" > "$out/build.log" 2>&1 || { grep -E 'error|Error' "$out/build.log" | head -40; exit 1; }
+  echo "== built in $(( $(date +%s) - t0 )) s"
+  starpu_machine_display 2>/dev/null | head -20 || true
+  rc=0
+  if [ -n "${STARZK_TARGETS:-}" ]; then
+    # a partial build: ctest would trip over the test binaries not built, so
+    # run the chosen test binaries directly
+    for t in ${STARZK_TARGETS}; do
+      exe=$(find "$build" -name "$t" -type f -perm -u+x | head -1)
+      [ -n "$exe" ] && case "$t" in test_*) "$exe" >> "$out/gpu-tests.log" 2>&1 || rc=$?;; esac
+    done
+  else
+    ctest --test-dir "$build" -L "${STARZK_GPU_TESTS:-gpu}" --output-on-failure > "$out/gpu-tests.log" 2>&1 || rc=$?
+  fi
+  tail -15 "$out/gpu-tests.log"
+  if [ "${STARZK_FULL_SUITE:-0}" = 1 ]; then
+    ctest --test-dir "$build" -LE gpu -j8 --output-on-failure > "$out/cpu-tests.log" 2>&1 || rc=$?
+    tail -5 "$out/cpu-tests.log"
+  fi
+  if [ "${STARZK_GPU_BENCH:-1}" = 1 ] && [ -x "$root/bench/gpu-bench.sh" ]; then
+    "$root/bench/gpu-bench.sh" "$build" "$out" || rc=$?
+  fi
+  echo "== done rc=$rc"
+  exit $rc
+  ;;
+*)
+  echo "usage: scripts/gpu-run.sh prepare | run OUTDIR" >&2; exit 2 ;;
+esac
