@@ -1,0 +1,40 @@
+// engine.hpp: the one central-queue scheduler every starzk policy is an
+// instance of. A policy = a name + a rule_set_t of defaults; the engine
+// applies the rules that are on (rules.hpp) and leaves the rest to StarPU.
+//
+// How it schedules (pull model, like StarPU's eager):
+//   push     the task joins its class's ordered set (ready_queue.hpp);
+//            idle workers that can run it are woken.
+//   pop      the calling worker walks the classes and takes the first task
+//            it can execute that the rules admit; a CUDA worker takes
+//            GPU_CHAIN work before anything else, any other choice goes to
+//            the oldest job. The task's resources are booked in the
+//            ledger. Placement stays StarPU's: whichever worker (CPU or
+//            CUDA, any number of each) asks first and may run it, gets it.
+//   post_exec  resources go back; idle workers are woken to look again.
+// Tasks StarPU pins to a worker (execute_on_a_specific_worker) bypass pop;
+// push_task_notify books them so the counts stay true.
+#pragma once
+
+#include "policies/rules.hpp"
+
+struct starpu_task;
+struct starzk_policy_config;
+
+namespace starzk::policies {
+
+// The callbacks a struct starpu_sched_policy points at. init takes the
+// policy's default rules; the rest find the engine through the context.
+void engine_init(unsigned sched_ctx_id, const rule_set_t &defaults);
+void engine_deinit(unsigned sched_ctx_id);
+int engine_push(starpu_task *task);
+starpu_task *engine_pop(unsigned sched_ctx_id);
+void engine_post_exec(starpu_task *task, unsigned sched_ctx_id);
+void engine_push_notify(starpu_task *task, int workerid, int perf_workerid, unsigned sched_ctx_id);
+void engine_add_workers(unsigned sched_ctx_id, int *workerids, unsigned nworkers);
+void engine_remove_workers(unsigned sched_ctx_id, int *workerids, unsigned nworkers);
+
+// Effective rules of the engine running the context (must be one of ours).
+void engine_config(unsigned sched_ctx_id, starzk_policy_config *cfg);
+
+}  // namespace starzk::policies

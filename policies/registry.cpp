@@ -1,0 +1,99 @@
+// registry.cpp: the library's public C entry points. Finds our policies by
+// name, lists them, reports a context's effective rules, validates the
+// STARZK_* switches, and exports the two symbols StarPU 1.4+ looks up in a
+// library named by STARPU_SCHED_LIB (starpu_get_sched_lib_policy and
+// starpu_get_sched_lib_policies, C linkage, 1.4 signatures).
+
+#include <starpu.h>
+#include <starpu_scheduler.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "policies/engine.hpp"
+#include "policies/policy_list.hpp"
+#include "policies/rules.hpp"
+#include "policies/starzk_policies.h"
+#include "policies/topology.hpp"
+
+namespace starzk::policies {
+namespace {
+
+// NULL-terminated, in the order the names are listed.
+struct starpu_sched_policy *g_policies[] = {&policy_starzk, &policy_nolock, &policy_nomem, &policy_prio, nullptr};
+const char *const g_names[] = {"starzk", "starzk-nolock", "starzk-nomem", "starzk-prio", nullptr};
+
+// StarPU copies the policy struct into the context, so compare what the
+// copy points at, not its address.
+bool is_ours(const struct starpu_sched_policy *p)
+{
+	if (!p)
+		return false;
+	for (auto **q = g_policies; *q; ++q)
+		if ((*q)->init_sched == p->init_sched && (*q)->pop_task == p->pop_task)
+			return true;
+	return false;
+}
+
+}  // namespace
+}  // namespace starzk::policies
+
+using namespace starzk::policies;
+
+extern "C" {
+
+struct starpu_sched_policy *starzk_policy_by_name(const char *name)
+{
+	if (!name)
+		return nullptr;
+	for (auto **p = g_policies; *p; ++p)
+		if (std::strcmp((*p)->policy_name, name) == 0)
+			return *p;
+	return nullptr;
+}
+
+const char *const *starzk_policy_names(void) { return g_names; }
+
+int starzk_policy_get_config(unsigned sched_ctx_id, struct starzk_policy_config *cfg)
+{
+	if (!cfg || !is_ours(starpu_sched_ctx_get_sched_policy(sched_ctx_id)))
+		return -1;
+	engine_config(sched_ctx_id, cfg);
+	return 0;
+}
+
+int starzk_policies_check_env(char *err, size_t err_len)
+{
+	std::string error;
+	apply_env(rule_set_t{}, &error);
+	if (error.empty())
+		return 0;
+	if (err && err_len > 0)
+		std::snprintf(err, err_len, "%s", error.c_str());
+	return -1;
+}
+
+int starzk_policies_default_mem_heavy_max(unsigned sched_ctx_id)
+{
+	std::vector<int> cpus;
+	struct starpu_worker_collection *workers = starpu_sched_ctx_get_worker_collection(sched_ctx_id);
+	if (workers)
+	{
+		struct starpu_sched_ctx_iterator it;
+		workers->init_iterator(workers, &it);
+		while (workers->has_next(workers, &it))
+		{
+			int w = workers->get_next(workers, &it);
+			if (starpu_worker_get_type(w) == STARPU_CPU_WORKER)
+				cpus.push_back(w);
+		}
+	}
+	return default_mem_heavy_max(cpus);
+}
+
+struct starpu_sched_policy *starpu_get_sched_lib_policy(const char *name) { return starzk_policy_by_name(name); }
+
+struct starpu_sched_policy **starpu_get_sched_lib_policies(void) { return g_policies; }
+
+}  // extern "C"

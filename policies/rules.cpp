@@ -1,0 +1,209 @@
+// rules.cpp: environment switches, the L3 placement test and the ledger of
+// running work shared by all starzk policies (see rules.hpp).
+
+#include "policies/rules.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+
+#include "policies/resource_class.h"
+
+namespace starzk::policies {
+
+namespace {
+
+bool iequals(const char *a, const char *b)
+{
+	for (; *a && *b; ++a, ++b)
+		if (std::tolower(static_cast<unsigned char>(*a)) != std::tolower(static_cast<unsigned char>(*b)))
+			return false;
+	return *a == *b;
+}
+
+void note(std::string *error, const char *var, const char *value, const char *expected)
+{
+	if (error && error->empty())
+		*error = std::string("starzk policies: ") + var + "='" + value + "' is not " + expected +
+		         "; keeping the default";
+}
+
+void env_switch(const char *var, bool *field, std::string *error)
+{
+	const char *v = std::getenv(var);
+	if (!v || !*v)
+		return;
+	if (!parse_switch(v, field))
+		note(error, var, v, "0/1, on/off, true/false or yes/no");
+}
+
+}  // namespace
+
+bool parse_switch(const char *text, bool *value)
+{
+	if (!text)
+		return false;
+	for (const char *t : {"1", "on", "true", "yes"})
+		if (iequals(text, t))
+			return *value = true, true;
+	for (const char *f : {"0", "off", "false", "no"})
+		if (iequals(text, f))
+			return *value = false, true;
+	return false;
+}
+
+rule_set_t apply_env(rule_set_t r, std::string *error)
+{
+	env_switch("STARZK_GPU_LOCK", &r.gpu_lock, error);
+	env_switch("STARZK_GPU_PREFETCH", &r.gpu_prefetch, error);
+	env_switch("STARZK_MEM_INTERLOCK", &r.mem_interlock, error);
+	env_switch("STARZK_SERIAL_FREE", &r.serial_free, error);
+	env_switch("STARZK_L3_SPREAD", &r.l3_spread, error);
+	if (const char *v = std::getenv("STARZK_MEM_HEAVY_MAX"); v && *v)
+	{
+		char *end = nullptr;
+		long n = std::strtol(v, &end, 10);
+		if (end && *end == '\0' && n >= 1 && n <= 1 << 20)
+			r.mem_heavy_max = static_cast<int>(n);
+		else
+			note(error, "STARZK_MEM_HEAVY_MAX", v, "an integer >= 1");
+	}
+	if (const char *v = std::getenv("STARZK_CHAIN_ON_CPU"); v && *v)
+	{
+		bool b = false;
+		if (iequals(v, "auto"))
+			r.chain_on_cpu = -1;
+		else if (parse_switch(v, &b))
+			r.chain_on_cpu = b ? 1 : 0;
+		else
+			note(error, "STARZK_CHAIN_ON_CPU", v, "auto, 0 or 1");
+	}
+	return r;
+}
+
+bool l3_spread_allows(int my_l3, const std::vector<int> &load_by_l3, const std::vector<int> &idle_l3s)
+{
+	auto load = [&](int l3) {
+		return (l3 >= 0 && static_cast<std::size_t>(l3) < load_by_l3.size()) ? load_by_l3[l3] : 0;
+	};
+	int mine = load(my_l3);
+	for (int other : idle_l3s)
+		if (other != my_l3 && load(other) < mine)
+			return false;
+	return true;
+}
+
+std::uint64_t chain_key(bool has_chain, std::uint32_t chain, unsigned long job_id)
+{
+	// Tagged chains live in [0, 2^32); untagged ones above 2^63.
+	return has_chain ? chain : ((std::uint64_t{1} << 63) | job_id);
+}
+
+// ---- ledger ------------------------------------------------------------------
+
+ledger_t &ledger_t::instance()
+{
+	static ledger_t ledger;
+	return ledger;
+}
+
+bool ledger_t::owner_of(unsigned domain, std::uint64_t *chain) const
+{
+	auto it = domain_owner.find(domain);
+	if (it == domain_owner.end())
+		return false;
+	if (chain)
+		*chain = it->second;
+	return true;
+}
+
+bool ledger_t::chain_may_use(std::uint64_t chain, unsigned domain, bool may_spread) const
+{
+	std::uint64_t owner = 0;
+	if (owner_of(domain, &owner))
+		return owner == chain;
+	auto it = chains.find(chain);
+	bool bound = it != chains.end() && !it->second.domains.empty();
+	return !bound || may_spread;
+}
+
+void ledger_t::start(const starpu_task *task, const admitted_t &a, unsigned domain)
+{
+	if (a.counts_mem)
+	{
+		++mem_running;
+		if (a.l3 >= 0)
+		{
+			if (l3_load.size() <= static_cast<std::size_t>(a.l3))
+				l3_load.resize(a.l3 + 1, 0);
+			++l3_load[a.l3];
+		}
+	}
+	if (a.counts_free)
+		++free_running;
+	if (a.in_chain)
+	{
+		chain_state_t &c = chains[a.chain];
+		++c.in_flight;
+		if (!owner_of(domain, nullptr))
+		{
+			domain_owner[domain] = a.chain;
+			c.domains.push_back(domain);
+		}
+	}
+	admitted[task] = a;
+}
+
+bool ledger_t::finish(const starpu_task *task)
+{
+	auto it = admitted.find(task);
+	if (it == admitted.end())
+		return false;
+	admitted_t a = it->second;
+	admitted.erase(it);
+	if (a.counts_mem)
+	{
+		--mem_running;
+		if (a.l3 >= 0 && static_cast<std::size_t>(a.l3) < l3_load.size())
+			--l3_load[a.l3];
+	}
+	if (a.counts_free)
+		--free_running;
+	if (a.in_chain)
+	{
+		auto c = chains.find(a.chain);
+		if (c != chains.end())
+		{
+			--c->second.in_flight;
+			c->second.last_done = c->second.last_done || a.last;
+			// The lock is released when the chain's last task has ended and
+			// nothing of the chain still runs.
+			if (c->second.last_done && c->second.in_flight <= 0)
+			{
+				for (unsigned d : c->second.domains)
+				{
+					auto o = domain_owner.find(d);
+					if (o != domain_owner.end() && o->second == a.chain)
+						domain_owner.erase(o);
+				}
+				chains.erase(c);
+			}
+		}
+	}
+	generation.fetch_add(1, std::memory_order_acq_rel);
+	return true;
+}
+
+void ledger_t::reset()
+{
+	mem_running = 0;
+	free_running = 0;
+	l3_load.clear();
+	domain_owner.clear();
+	chains.clear();
+	admitted.clear();
+	generation.fetch_add(1, std::memory_order_acq_rel);
+}
+
+}  // namespace starzk::policies

@@ -1,0 +1,112 @@
+// rules.hpp: the shared parts every starzk policy is composed from.
+//
+//   rule_set_t   which rules a policy applies, its defaults overridable by
+//                STARZK_* environment variables (docs/policies.md);
+//   ledger_t     the process-wide record of what is running: MEMORY_HEAVY
+//                tasks per L3 domain, DEALLOC tasks, which chain owns which
+//                lock domain. Process-wide because the resources are the
+//                machine's (memory links, munmap, a GPU), not one
+//                scheduling context's;
+//   pure helpers (parse_switch, l3_spread_allows) that tests call directly.
+//
+// A task holds its resources from the moment a worker pops it (before
+// StarPU stamps its start time) until the policy's post_exec_hook (after
+// StarPU stamps its end time), so the intervals in a profiling trace never
+// show more than the ledger allowed.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+struct starpu_task;
+
+namespace starzk::policies {
+
+struct rule_set_t
+{
+	bool gpu_lock = true;       // STARZK_GPU_LOCK
+	bool gpu_prefetch = true;   // STARZK_GPU_PREFETCH
+	bool mem_interlock = true;  // STARZK_MEM_INTERLOCK
+	int mem_heavy_max = 0;      // STARZK_MEM_HEAVY_MAX; 0 = from hwloc (topology.hpp)
+	bool serial_free = true;    // STARZK_SERIAL_FREE
+	bool l3_spread = true;      // STARZK_L3_SPREAD
+	int chain_on_cpu = -1;      // STARZK_CHAIN_ON_CPU: -1 auto, 0 never, 1 always
+};
+
+// "1/0", "on/off", "true/false", "yes/no" (any case). False on anything else.
+bool parse_switch(const char *text, bool *value);
+
+// Apply the STARZK_* variables to `base`. On a bad value the variable is
+// ignored and *error (if given) names it and the value; returns the result.
+rule_set_t apply_env(rule_set_t base, std::string *error);
+
+// L3 placement: may a CPU worker in L3 domain `my_l3` start one more
+// MEMORY_HEAVY task, given the running count per L3 domain and the L3
+// domains of the *idle* workers that could run the task instead? Only if no
+// such idle worker sits in a strictly less loaded domain.
+bool l3_spread_allows(int my_l3, const std::vector<int> &load_by_l3, const std::vector<int> &idle_l3s);
+
+// Chain identity: a tagged chain is its partition id; an untagged GPU_CHAIN
+// task is a chain of its own, keyed by its StarPU job id.
+std::uint64_t chain_key(bool has_chain, std::uint32_t chain, unsigned long job_id);
+
+// What a running task holds, so post_exec can give it back.
+struct admitted_t
+{
+	int rc = 0;                 // enum starzk_resource_class
+	bool counts_mem = false;    // took a MEMORY_HEAVY slot
+	int l3 = -1;                // ...in this L3 domain
+	bool counts_free = false;   // took the DEALLOC slot
+	bool in_chain = false;      // counted in a chain's in-flight tasks
+	std::uint64_t chain = 0;
+	bool last = false;
+};
+
+struct chain_state_t
+{
+	std::vector<unsigned> domains;  // lock domains this chain owns
+	int in_flight = 0;
+	bool last_done = false;
+};
+
+class ledger_t
+{
+public:
+	static ledger_t &instance();
+
+	// Everything below is guarded by mu (lock order: a policy's queue
+	// mutex, then this one).
+	std::mutex mu;
+	int mem_running = 0;
+	int free_running = 0;
+	std::vector<int> l3_load;
+	std::unordered_map<unsigned, std::uint64_t> domain_owner;
+	std::unordered_map<std::uint64_t, chain_state_t> chains;
+	std::unordered_map<const starpu_task *, admitted_t> admitted;
+
+	// Bumped whenever a slot frees or work arrives; lets idle workers skip
+	// a full scan while nothing changed (read without the mutex).
+	std::atomic<std::uint64_t> generation{1};
+
+	// Owner of a lock domain; false if free.
+	bool owner_of(unsigned domain, std::uint64_t *chain) const;
+	// Whether `chain` may run a GPU_CHAIN task in `domain` now: the domain
+	// is the chain's, or it is free and the chain holds no domain yet (or
+	// `may_spread`: the chain's own domains cannot run the task).
+	bool chain_may_use(std::uint64_t chain, unsigned domain, bool may_spread) const;
+	// Record a popped task; takes the lock domain for chain tasks.
+	void start(const starpu_task *task, const admitted_t &a, unsigned domain);
+	// Give back what `task` held. True when it held anything.
+	bool finish(const starpu_task *task);
+	// Forget everything (first policy instance of a StarPU run).
+	void reset();
+
+private:
+	ledger_t() = default;
+};
+
+}  // namespace starzk::policies

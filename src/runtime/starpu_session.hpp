@@ -1,0 +1,53 @@
+// starpu_session.hpp: start and stop StarPU as one RAII object, with the
+// scheduling policy chosen by name.
+//
+// A name is looked up first among starzk's policies (starzk, starzk-nolock,
+// ...; handed to StarPU as a struct through starpu_conf.sched_policy, the
+// StarPU 1.3 way), then among StarPU's built-in ones (eager, lws, dmda,
+// dmdas, heteroprio, ...; through starpu_conf.sched_policy_name). As in
+// StarPU itself (1.3 lets it win over the configuration), a non-empty
+// STARPU_SCHED in the environment overrides the name the program asked for. Worker counts are options (-1 keeps StarPU's
+// default and its STARPU_NCPU / STARPU_NCUDA variables). Profiling is
+// switched on when asked, which the trace recorder needs. Every StarPU call
+// is checked; failures throw std::runtime_error naming the call.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace starzk::runtime {
+
+struct session_options_t
+{
+	std::string policy;       // empty: STARPU_SCHED, else "starzk"
+	int ncpu = -1;            // CPU workers; -1: StarPU's default
+	int ncuda = -1;           // CUDA workers; -1: StarPU's default
+	bool profiling = false;   // turn on StarPU profiling (for trace_recorder)
+};
+
+// Throw std::runtime_error("StarPU: <call> failed: <strerror(-rc)>") when rc < 0.
+void check_starpu(int rc, const char *call);
+
+class starpu_session
+{
+public:
+	explicit starpu_session(const session_options_t &options = {});
+	~starpu_session();
+	starpu_session(const starpu_session &) = delete;
+	starpu_session &operator=(const starpu_session &) = delete;
+
+	const std::string &policy_name() const { return policy_; }
+	bool runs_starzk_policy() const { return ours_; }
+	unsigned cpu_workers() const;
+	unsigned cuda_workers() const;
+
+	// StarPU's built-in policy names, and ours followed by StarPU's.
+	static std::vector<std::string> builtin_policy_names();
+	static std::vector<std::string> policy_names();
+
+private:
+	std::string policy_;
+	bool ours_ = false;
+};
+
+}  // namespace starzk::runtime

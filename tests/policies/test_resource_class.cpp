@@ -1,0 +1,191 @@
+// test_resource_class.cpp: the resource-class vocabulary without StarPU
+// running: codelet classes (including many threads declaring at once), task
+// tags at their edges, and the pure rule helpers (switch parsing, env
+// overrides, L3 placement, chain keys).
+
+#include <gtest/gtest.h>
+
+#include <starpu.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "policies/resource_class.h"
+#include "policies/rules.hpp"
+
+namespace {
+
+using namespace starzk::policies;
+
+TEST(resource_class, names_round_trip_and_reject_unknowns)
+{
+	for (int i = 0; i < STARZK_RC_COUNT; ++i)
+	{
+		auto rc = static_cast<starzk_resource_class>(i);
+		starzk_resource_class back;
+		ASSERT_NE(starzk_resource_class_name(rc), nullptr);
+		ASSERT_EQ(starzk_resource_class_from_name(starzk_resource_class_name(rc), &back), 0);
+		EXPECT_EQ(back, rc);
+	}
+	EXPECT_EQ(starzk_resource_class_name(static_cast<starzk_resource_class>(STARZK_RC_COUNT)), nullptr);
+	EXPECT_EQ(starzk_resource_class_name(static_cast<starzk_resource_class>(-1)), nullptr);
+	EXPECT_EQ(starzk_resource_class_from_name("gpu", nullptr), -1);
+	EXPECT_EQ(starzk_resource_class_from_name(nullptr, nullptr), -1);
+}
+
+TEST(resource_class, codelet_classes_default_replace_and_reject)
+{
+	starpu_codelet a, b;
+	starpu_codelet_init(&a);
+	starpu_codelet_init(&b);
+	EXPECT_EQ(starzk_codelet_get_class(&a), STARZK_RC_LIGHT);
+	EXPECT_EQ(starzk_codelet_set_class(&a, STARZK_RC_MEMORY_HEAVY), 0);
+	EXPECT_EQ(starzk_codelet_get_class(&a), STARZK_RC_MEMORY_HEAVY);
+	EXPECT_EQ(starzk_codelet_get_class(&b), STARZK_RC_LIGHT);
+	EXPECT_EQ(starzk_codelet_set_class(&a, STARZK_RC_DEALLOC), 0);
+	EXPECT_EQ(starzk_codelet_get_class(&a), STARZK_RC_DEALLOC);
+	EXPECT_EQ(starzk_codelet_set_class(nullptr, STARZK_RC_DEALLOC), -EINVAL);
+	EXPECT_EQ(starzk_codelet_set_class(&b, static_cast<starzk_resource_class>(7)), -EINVAL);
+	EXPECT_EQ(starzk_codelet_get_class(nullptr), STARZK_RC_LIGHT);
+}
+
+TEST(resource_class, many_threads_declare_at_once)
+{
+	constexpr int n_threads = 4, per_thread = 200;
+	std::vector<starpu_codelet> cls(n_threads * per_thread);
+	std::vector<std::thread> threads;
+	for (int t = 0; t < n_threads; ++t)
+		threads.emplace_back([&, t] {
+			for (int i = 0; i < per_thread; ++i)
+			{
+				int k = t * per_thread + i;
+				ASSERT_EQ(starzk_codelet_set_class(&cls[k], static_cast<starzk_resource_class>(k % STARZK_RC_COUNT)), 0);
+			}
+		});
+	for (auto &th : threads)
+		th.join();
+	for (int k = 0; k < n_threads * per_thread; ++k)
+		EXPECT_EQ(starzk_codelet_get_class(&cls[k]), k % STARZK_RC_COUNT) << k;
+}
+
+TEST(task_tag, untagged_is_job_zero_without_chain)
+{
+	starzk_task_tag tag;
+	EXPECT_EQ(starzk_tag_decode(nullptr, &tag), 0);
+	EXPECT_FALSE(tag.has_chain);
+	EXPECT_EQ(tag.job, 0u);
+	EXPECT_EQ(tag.class_override, STARZK_TAG_NO_CLASS);
+	// A pointer-looking value without the marker bit is not a tag either.
+	int x = 0;
+	EXPECT_EQ(starzk_tag_decode(&x, &tag), 0);
+}
+
+TEST(task_tag, pack_and_unpack_at_the_edges)
+{
+	std::mt19937_64 rng(7);
+	for (int trial = 0; trial < 500; ++trial)
+	{
+		std::uint32_t job = trial < 2 ? (trial ? STARZK_TAG_JOB_MAX : 0) : static_cast<std::uint32_t>(rng() & STARZK_TAG_JOB_MAX);
+		std::int64_t chain = trial == 3 ? 0xffffffffll : (trial == 4 ? -1 : static_cast<std::int64_t>(rng() & 0xffffffffu));
+		int last = static_cast<int>(rng() & 1);
+		int cls = static_cast<int>(rng() % 5) - 1;
+		starzk_task_tag tag;
+		ASSERT_EQ(starzk_tag_decode(starzk_tag_make(job, chain, last, cls), &tag), 1);
+		EXPECT_EQ(tag.job, job);
+		EXPECT_EQ(tag.has_chain, chain >= 0);
+		if (chain >= 0)
+		{
+			EXPECT_EQ(tag.chain, static_cast<std::uint32_t>(chain));
+			EXPECT_EQ(tag.is_last, last);
+		}
+		else
+			EXPECT_EQ(tag.is_last, 0);
+		EXPECT_EQ(tag.class_override, cls);
+	}
+	starzk_task_tag tag;
+	starzk_tag_decode(starzk_tag_make(STARZK_TAG_JOB_MAX + 5u, -1, 0, STARZK_TAG_NO_CLASS), &tag);
+	EXPECT_EQ(tag.job, STARZK_TAG_JOB_MAX);  // clamped, not wrapped
+}
+
+TEST(task_tag, setters_compose_and_override_the_codelet_class)
+{
+	starpu_codelet cl;
+	starpu_codelet_init(&cl);
+	starzk_codelet_set_class(&cl, STARZK_RC_MEMORY_HEAVY);
+	starpu_task task;
+	starpu_task_init(&task);
+	task.cl = &cl;
+	EXPECT_EQ(starzk_task_get_class(&task), STARZK_RC_MEMORY_HEAVY);
+	starzk_task_set_job(&task, 42);
+	starzk_task_set_chain(&task, 9, 1);
+	starzk_task_set_chain(&task, 10, 0);  // re-tagging replaces chain and last
+	starzk_task_tag tag;
+	ASSERT_EQ(starzk_task_get_tag(&task, &tag), 1);
+	EXPECT_EQ(tag.job, 42u);
+	EXPECT_TRUE(tag.has_chain);
+	EXPECT_EQ(tag.chain, 10u);
+	EXPECT_FALSE(tag.is_last);
+	starzk_task_set_class(&task, STARZK_RC_DEALLOC);
+	EXPECT_EQ(starzk_task_get_class(&task), STARZK_RC_DEALLOC);
+	starzk_task_get_tag(&task, &tag);
+	EXPECT_EQ(tag.job, 42u);
+	EXPECT_EQ(tag.chain, 10u);
+	EXPECT_EQ(starzk_task_get_class(nullptr), STARZK_RC_LIGHT);
+	starpu_task_clean(&task);
+}
+
+TEST(rules, parse_switch_accepts_the_usual_spellings_only)
+{
+	bool v = false;
+	for (const char *t : {"1", "on", "TRUE", "Yes"})
+		EXPECT_TRUE(parse_switch(t, &v) && v) << t;
+	for (const char *f : {"0", "OFF", "false", "no"})
+		EXPECT_TRUE(parse_switch(f, &v) && !v) << f;
+	for (const char *bad : {"", "2", "enable", "1 "})
+		EXPECT_FALSE(parse_switch(bad, &v)) << bad;
+	EXPECT_FALSE(parse_switch(nullptr, &v));
+}
+
+TEST(rules, env_overrides_defaults_and_reports_bad_values)
+{
+	setenv("STARZK_GPU_LOCK", "off", 1);
+	setenv("STARZK_MEM_HEAVY_MAX", "5", 1);
+	setenv("STARZK_CHAIN_ON_CPU", "1", 1);
+	std::string err;
+	rule_set_t r = apply_env(rule_set_t{}, &err);
+	EXPECT_TRUE(err.empty()) << err;
+	EXPECT_FALSE(r.gpu_lock);
+	EXPECT_EQ(r.mem_heavy_max, 5);
+	EXPECT_EQ(r.chain_on_cpu, 1);
+	EXPECT_TRUE(r.serial_free);
+	setenv("STARZK_MEM_HEAVY_MAX", "-3", 1);
+	r = apply_env(rule_set_t{}, &err);
+	EXPECT_EQ(r.mem_heavy_max, 0);  // default kept
+	EXPECT_NE(err.find("STARZK_MEM_HEAVY_MAX='-3'"), std::string::npos) << err;
+	for (const char *v : {"STARZK_GPU_LOCK", "STARZK_MEM_HEAVY_MAX", "STARZK_CHAIN_ON_CPU"})
+		unsetenv(v);
+}
+
+TEST(rules, l3_spread_prefers_idle_workers_of_less_loaded_domains)
+{
+	std::vector<int> load = {2, 0, 1};
+	EXPECT_FALSE(l3_spread_allows(0, load, {1}));     // domain 1 is idle and emptier
+	EXPECT_FALSE(l3_spread_allows(0, load, {2}));     // 1 < 2 as well
+	EXPECT_TRUE(l3_spread_allows(1, load, {0, 2}));   // already the emptiest
+	EXPECT_TRUE(l3_spread_allows(2, load, {0}));      // the idle one is busier
+	EXPECT_TRUE(l3_spread_allows(0, load, {}));       // nobody else idle
+	EXPECT_TRUE(l3_spread_allows(0, load, {0}));      // same domain
+	EXPECT_TRUE(l3_spread_allows(-1, {}, {-1, 3}));   // no topology: no constraint
+}
+
+TEST(rules, chain_keys_keep_tagged_and_untagged_apart)
+{
+	EXPECT_EQ(chain_key(true, 7, 123), 7u);
+	EXPECT_NE(chain_key(false, 7, 7), chain_key(true, 7, 7));
+	EXPECT_NE(chain_key(false, 0, 1), chain_key(false, 0, 2));
+}
+
+}  // namespace
