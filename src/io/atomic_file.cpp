@@ -1,0 +1,107 @@
+// Atomic output through a temporary and rename(2); see atomic_file.hpp.
+#include "io/atomic_file.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "io/io_error.hpp"
+
+namespace starzk {
+
+namespace {
+
+std::string errno_text(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
+
+}  // namespace
+
+atomic_file_t::atomic_file_t(const std::filesystem::path& target) : target_(target) {
+  if (target.empty()) throw io_error(target, "empty output path");
+  temp_ = target;
+  temp_ += ".tmp." + std::to_string(::getpid());
+  ::unlink(temp_.c_str());  // a leftover of an earlier process that had our pid
+  fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw io_error(target_, errno_text("cannot create temporary output file"));
+}
+
+atomic_file_t::~atomic_file_t() {
+  if (!committed_) discard();
+}
+
+void atomic_file_t::discard() noexcept {
+  if (fd_ >= 0) {
+    ::close(fd_);
+    fd_ = -1;
+  }
+  if (!temp_.empty()) ::unlink(temp_.c_str());
+}
+
+void atomic_file_t::write(const void* data, size_t n) {
+  if (fd_ < 0) throw io_error(target_, "write after the file was closed");
+  const auto* p = static_cast<const uint8_t*>(data);
+  while (n > 0) {
+    const ssize_t k = ::write(fd_, p, n);
+    if (k < 0) {
+      if (errno == EINTR) continue;
+      const std::string msg = errno_text("write failed");
+      discard();
+      throw io_error(target_, msg);
+    }
+    p += k;
+    n -= size_t(k);
+  }
+}
+
+void atomic_file_t::commit() {
+  if (fd_ < 0) throw io_error(target_, "commit after the file was closed");
+  if (::fsync(fd_) != 0) {
+    const std::string msg = errno_text("fsync failed");
+    discard();
+    throw io_error(target_, msg);
+  }
+  if (::close(fd_) != 0) {
+    fd_ = -1;
+    const std::string msg = errno_text("close failed");
+    discard();
+    throw io_error(target_, msg);
+  }
+  fd_ = -1;
+  if (::rename(temp_.c_str(), target_.c_str()) != 0) {
+    const std::string msg = errno_text("rename of the temporary onto the output failed");
+    discard();
+    throw io_error(target_, msg);
+  }
+  committed_ = true;
+  // Make the rename durable; failure here cannot undo it, so it is not fatal.
+  std::filesystem::path dir = target_.parent_path();
+  if (dir.empty()) dir = ".";
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+void write_file_atomic(const std::filesystem::path& target, std::span<const uint8_t> bytes) {
+  atomic_file_t f(target);
+  f.write(bytes);
+  f.commit();
+}
+
+void write_file_atomic(const std::filesystem::path& target, std::string_view text) {
+  atomic_file_t f(target);
+  f.write(text.data(), text.size());
+  f.commit();
+}
+
+void write_file_atomic(const std::filesystem::path& target,
+                       const std::function<void(atomic_file_t&)>& produce) {
+  atomic_file_t f(target);
+  produce(f);
+  f.commit();
+}
+
+}  // namespace starzk

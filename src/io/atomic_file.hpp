@@ -1,0 +1,56 @@
+// Atomic file output: a reader never sees a half-written key or proof.
+//
+// atomic_file_t writes to "PATH.tmp.<pid>" in the directory of PATH, and
+// commit() flushes it (fsync), renames it over PATH (rename(2) is atomic
+// within one file system) and fsyncs the directory so the new name survives
+// a crash. If commit() is never reached (an exception, a failed write, a full
+// disk) the destructor removes the temporary, so a failed write leaves
+// neither PATH (if it did not exist) nor a temporary behind; an existing
+// PATH is left untouched. Every writer in src/io goes through this.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <span>
+#include <string_view>
+
+namespace starzk {
+
+class atomic_file_t {
+ public:
+  // Creates the temporary (O_EXCL: a stale one from a crashed process with
+  // our pid is replaced first). Throws io_error naming `target`.
+  explicit atomic_file_t(const std::filesystem::path& target);
+  ~atomic_file_t();
+  atomic_file_t(const atomic_file_t&) = delete;
+  atomic_file_t& operator=(const atomic_file_t&) = delete;
+
+  // Appends n bytes (retrying short writes and EINTR); throws io_error.
+  void write(const void* data, size_t n);
+  void write(std::span<const uint8_t> bytes) { write(bytes.data(), bytes.size()); }
+
+  // fsync, close, rename onto the target, fsync the directory.
+  void commit();
+
+  const std::filesystem::path& target() const { return target_; }
+  const std::filesystem::path& temp_path() const { return temp_; }
+
+ private:
+  void discard() noexcept;
+
+  std::filesystem::path target_;
+  std::filesystem::path temp_;
+  int fd_ = -1;
+  bool committed_ = false;
+};
+
+// Convenience: the whole content at once, or produced by a callback that
+// receives the open file (if it throws, nothing is left behind).
+void write_file_atomic(const std::filesystem::path& target, std::span<const uint8_t> bytes);
+void write_file_atomic(const std::filesystem::path& target, std::string_view text);
+void write_file_atomic(const std::filesystem::path& target,
+                       const std::function<void(atomic_file_t&)>& produce);
+
+}  // namespace starzk

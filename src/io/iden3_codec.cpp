@@ -1,0 +1,137 @@
+// iden3 encodings of primes, Fr values and points (iden3_codec.hpp).
+#include "io/iden3_codec.hpp"
+
+#include <array>
+#include <cstring>
+
+namespace starzk::iden3 {
+
+namespace {
+
+// The primes as little-endian bytes, from the limb constants of ff/.
+template <class F>
+std::array<uint8_t, F::n_bytes> modulus_bytes() {
+  std::array<uint8_t, F::n_bytes> b{};
+  for (size_t i = 0; i < F::n_bytes; ++i) b[i] = uint8_t(F::modulus[i / 8] >> (8 * (i % 8)));
+  return b;
+}
+
+// bn128 (alt_bn128 / BN254), the curve circom and snarkjs default to:
+// r = 21888242871839275222246405745257275088548364400416034343698204186575808495617
+//   = 0x30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001
+// q = 21888242871839275222246405745257275088696311157297823662689037894645226208583
+//   = 0x30644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd47
+// (EIP-196; iden3 ffjavascript bn128 constants).
+constexpr std::array<uint64_t, 4> bn128_r = {0x43e1f593f0000001ull, 0x2833e84879b97091ull,
+                                             0xb85045b68181585dull, 0x30644e72e131a029ull};
+constexpr std::array<uint64_t, 4> bn128_q = {0x3c208c16d87cfd47ull, 0x97816a916871ca8dull,
+                                             0xb85045b68181585dull, 0x30644e72e131a029ull};
+
+bool equals_limbs(std::span<const uint8_t> b, const std::array<uint64_t, 4>& l) {
+  if (b.size() != 32) return false;
+  for (size_t i = 0; i < 32; ++i) {
+    if (b[i] != uint8_t(l[i / 8] >> (8 * (i % 8)))) return false;
+  }
+  return true;
+}
+
+std::string hex_le(std::span<const uint8_t> b) {
+  static const char* digits = "0123456789abcdef";
+  std::string s = "0x";
+  for (size_t i = b.size(); i-- > 0;) {
+    s += digits[b[i] >> 4];
+    s += digits[b[i] & 15];
+  }
+  return s;
+}
+
+}  // namespace
+
+void read_prime(bin_cursor_t& c, prime_t which) {
+  const uint32_t want_n8 = which == prime_t::r ? 32 : 48;
+  const char* name = which == prime_t::r ? "scalar field prime r" : "base field prime q";
+  const uint32_t n8 = c.u32();
+  if (n8 > c.remaining()) c.fail("truncated: field size n8 = " + std::to_string(n8) + " exceeds the section");
+  const auto p = c.bytes(n8);
+  if (equals_limbs(p, bn128_r) || equals_limbs(p, bn128_q)) {
+    c.fail("wrong curve: prime is bn128's, expected bls12-381 (compile the circuit with --prime bls12381)");
+  }
+  if (n8 != want_n8) {
+    c.fail("wrong curve: " + std::string(name) + " has " + std::to_string(n8) + " bytes, bls12-381 needs " +
+           std::to_string(want_n8));
+  }
+  const bool ok = which == prime_t::r ? std::memcmp(p.data(), modulus_bytes<fr_t>().data(), 32) == 0
+                                      : std::memcmp(p.data(), modulus_bytes<fp_t>().data(), 48) == 0;
+  if (!ok) c.fail("wrong curve: " + std::string(name) + " is " + hex_le(p) + ", not bls12-381's");
+}
+
+void write_prime(bin_writer_t& w, prime_t which) {
+  if (which == prime_t::r) {
+    w.u32(32);
+    w.bytes(modulus_bytes<fr_t>());
+  } else {
+    w.u32(48);
+    w.bytes(modulus_bytes<fp_t>());
+  }
+}
+
+fr_t read_fr(bin_cursor_t& c, const std::string& what) {
+  fr_t v;
+  if (!fr_t::from_bytes_le(c.bytes(32).data(), v)) c.fail(what + " is not below r (not a canonical Fr value)");
+  return v;
+}
+
+void put_fr(uint8_t* out, const fr_t& v) { v.to_bytes_le(out); }
+void write_fr(bin_writer_t& w, const fr_t& v) { v.to_bytes_le(w.extend(32)); }
+
+bool decode_g1(const uint8_t* in, g1_affine_t& out) {
+  return fp_t::from_mont_bytes_le(in, out.x) && fp_t::from_mont_bytes_le(in + 48, out.y);
+}
+
+bool decode_g2(const uint8_t* in, g2_affine_t& out) {
+  return fp_t::from_mont_bytes_le(in, out.x.c0) && fp_t::from_mont_bytes_le(in + 48, out.x.c1) &&
+         fp_t::from_mont_bytes_le(in + 96, out.y.c0) && fp_t::from_mont_bytes_le(in + 144, out.y.c1);
+}
+
+template <class P>
+static std::string problem_of(const affine_t<P>& p, infinity_t inf) {
+  if (p.is_infinity()) return inf == infinity_t::allowed ? "" : "is the point at infinity, not allowed here";
+  if (!p.is_on_curve()) return "is not on the curve";
+  if (!p.is_in_subgroup()) return "is not in the prime-order subgroup";
+  return "";
+}
+
+std::string point_problem(const g1_affine_t& p, infinity_t inf) { return problem_of(p, inf); }
+std::string point_problem(const g2_affine_t& p, infinity_t inf) { return problem_of(p, inf); }
+
+g1_affine_t read_g1(bin_cursor_t& c, const std::string& what, infinity_t inf) {
+  g1_affine_t p;
+  if (!decode_g1(c.bytes(96).data(), p)) c.fail(what + ": a coordinate is not below q");
+  const std::string prob = point_problem(p, inf);
+  if (!prob.empty()) c.fail(what + " " + prob);
+  return p;
+}
+
+g2_affine_t read_g2(bin_cursor_t& c, const std::string& what, infinity_t inf) {
+  g2_affine_t p;
+  if (!decode_g2(c.bytes(192).data(), p)) c.fail(what + ": a coordinate is not below q");
+  const std::string prob = point_problem(p, inf);
+  if (!prob.empty()) c.fail(what + " " + prob);
+  return p;
+}
+
+void write_g1(bin_writer_t& w, const g1_affine_t& p) {
+  uint8_t* o = w.extend(96);
+  p.x.to_mont_bytes_le(o);
+  p.y.to_mont_bytes_le(o + 48);
+}
+
+void write_g2(bin_writer_t& w, const g2_affine_t& p) {
+  uint8_t* o = w.extend(192);
+  p.x.c0.to_mont_bytes_le(o);
+  p.x.c1.to_mont_bytes_le(o + 48);
+  p.y.c0.to_mont_bytes_le(o + 96);
+  p.y.c1.to_mont_bytes_le(o + 144);
+}
+
+}  // namespace starzk::iden3

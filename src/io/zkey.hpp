@@ -1,0 +1,56 @@
+// Reading and writing snarkjs Groth16 .zkey files (BLS12-381 only).
+//
+// Format (magic "zkey", v1; iden3 snarkjs zkey_utils; ORACLES.md):
+//   1  u32 protocol (1 = groth16; 2 plonk and 10 fflonk are refused)
+//   2  u32 n8q (48), q, u32 n8r (32), r, u32 nVars, u32 nPublic,
+//      u32 domainSize, then α1, β1 (G1), β2, γ2 (G2), δ1 (G1), δ2 (G2)
+//   3  IC: nPublic + 1 G1 points
+//   4  u32 nCoefs, then nCoefs × (u32 matrix 0=A/1=B, u32 row, u32 wire,
+//      32-byte value v·R² mod r, R = 2^256, standard form)
+//   5  A, 6  B1 (G1), 7  B2 (G2): nVars points each
+//   8  C (our l): nVars − nPublic − 1 G1 points
+//   9  H: domainSize G1 points, L_{2i+1}(τ)/δ (keys.hpp)
+//   10 the MPC transcript (circuit hash, contributions); the prover never
+//      reads it.
+// Points are affine Montgomery-form coordinates, infinity = zero bytes
+// (iden3_codec.hpp). snarkjs writes sections in the order 1..10.
+//
+// read_zkey checks everything: container, protocol, both primes, counts
+// against section lengths, domainSize a power of two holding nPublic + 1
+// rows, matrix entries (matrix id, row < domainSize, wire < nVars, value
+// < r), and every point (on the curve, in the subgroup; infinity only in
+// the A, B1, B2 and C queries, where a wire absent from a matrix makes it
+// legitimate). The vk part of the result (vk.alpha_g1, beta_g2, gamma_g2,
+// delta_g2, ic) is filled from sections 2 and 3.
+//
+// write_zkey writes sections 1..9 byte-for-byte as snarkjs does (section 4
+// entries in row order, A terms then B terms within a row, which is
+// snarkjs's order since its rows come from the .r1cs in order), and as
+// section 10 either the transcript given (e.g. read_zkey_transcript of the
+// source key) or an empty one (a zero circuit hash, no contributions):
+// snarkjs `groth16 prove` and `zkey export verificationkey` accept it;
+// `zkey verify` cannot, since nothing ties it to a ceremony.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <vector>
+
+#include "groth16/keys.hpp"
+
+namespace starzk {
+
+proving_key_t read_zkey(const std::filesystem::path& file);
+
+// The raw bytes of section 10 (the MPC transcript), for write_zkey.
+std::vector<uint8_t> read_zkey_transcript(const std::filesystem::path& file);
+
+void write_zkey(const std::filesystem::path& file, const proving_key_t& key,
+                std::span<const uint8_t> transcript = {});
+
+// Throws io_error naming `file` unless the key's vectors have the sizes the
+// .zkey layout needs (see the section list above).
+void check_zkey_shape(const std::filesystem::path& file, const proving_key_t& key);
+
+}  // namespace starzk
