@@ -37,7 +37,7 @@ packages=(build-essential cmake ninja-build pkg-config git ca-certificates
   libhwloc-dev hwloc libopenmpi-dev openmpi-bin
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libspdlog-dev libfmt-dev
-  libgmp-dev dpkg-dev gnuplot-nox)
+  libgmp-dev dpkg-dev gnuplot-nox slurm-wlm munge bc)
 command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
 
 missing=()

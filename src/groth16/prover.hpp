@@ -1,0 +1,83 @@
+// The Groth16 prover on the CPU, one function per phase (DESIGN.md §2), so
+// that the same steps can run as one call here or as StarPU codelets in
+// dag/ (which call these functions from their CPU bodies):
+//
+//   1. witness map      a, b, c = A·w, B·w, C·w            (witness_map.hpp)
+//   2. H phase          h = coefficients/evaluations of (a·b − c)/Z,
+//                       in the convention of the key        compute_h
+//   3. prep_msm         split each query's scalars into 0 / 1 / other
+//   4. MSMs             H, L, A, B_g1 (G1) and B_g2 (G2)    compute_msms
+//   5. assembly         with fresh r, s                      assemble
+//
+//   A  = α + Σ w_j·A_j + r·δ₁
+//   B  = β₂ + Σ w_j·B2_j + s·δ₂
+//   B1 = β₁ + Σ w_j·B1_j + s·δ₁          (B in G1, only for C)
+//   C  = Σ_aux w_j·L_j + Σ h_i·H_i + s·A + r·B1 − r·s·δ₁
+//
+// r and s come from the OS CSPRNG for every proof; a fixed pair can be
+// passed only through prove_with_blinding (tests and the DAG's
+// byte-identity check). Before a proof is returned it is verified against
+// the key's own verifying key, so an unsatisfied witness (which snarkjs
+// would silently turn into a bad proof) is refused with an error instead.
+#pragma once
+
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ec/jacobian.hpp"
+#include "groth16/keys.hpp"
+#include "groth16/r1cs.hpp"
+#include "groth16/witness_map.hpp"
+
+namespace starzk {
+
+// A proof could not be made from these inputs (the message says why).
+struct prove_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct blinding_t {
+  fr_t r, s;
+};
+
+struct msm_results_t {
+  g1_jacobian_t h, l, a, b_g1;
+  g2_jacobian_t b_g2;
+};
+
+// Checks that key, circuit and witness fit together (counts, w[0] = 1, the
+// circuit is satisfied when one is given). Throws prove_error.
+void check_prover_inputs(const proving_key_t& pk, const r1cs_t* cs, std::span<const fr_t> w,
+                         unsigned threads = 0);
+
+// Step 1 for either convention: snarkjs keys use their own matrices; bellman
+// keys need the circuit.
+qap_rows_t witness_map(const proving_key_t& pk, const r1cs_t* cs, std::span<const fr_t> w,
+                       unsigned threads = 0);
+
+// Step 2: the scalars of the H query (n − 1 of them for bellman keys, n for
+// snarkjs keys). Consumes the rows.
+std::vector<fr_t> compute_h(const proving_key_t& pk, qap_rows_t&& rows, unsigned threads = 0);
+
+// Steps 3-4.
+msm_results_t compute_msms(const proving_key_t& pk, std::span<const fr_t> w, std::span<const fr_t> h,
+                           unsigned threads = 0);
+
+// Step 5.
+proof_t assemble(const proving_key_t& pk, const msm_results_t& m, const blinding_t& rs);
+
+// The whole proof with fresh r, s from the OS CSPRNG. cs may be null for a
+// snarkjs key (the key carries the matrices); then the witness is checked
+// only through the final self-verification.
+proof_t prove(const proving_key_t& pk, const r1cs_t* cs, std::span<const fr_t> w, unsigned threads = 0);
+
+// The same with given r, s: for tests that compare provers byte for byte.
+proof_t prove_with_blinding(const proving_key_t& pk, const r1cs_t* cs, std::span<const fr_t> w,
+                            const blinding_t& rs, unsigned threads = 0);
+
+// The public inputs of a witness: w[1..n_public].
+std::vector<fr_t> public_inputs(const proving_key_t& pk, std::span<const fr_t> w);
+
+}  // namespace starzk

@@ -1,0 +1,50 @@
+// The witness map: from a witness w to the three vectors a, b, c that the
+// QAP evaluates on the domain (DESIGN.md §2 step 1, "SpMV").
+//
+// Row i of the domain holds (A_i·w, B_i·w, C_i·w). Both conventions add
+// n_public + 1 rows after the constraints, row n_constraints + s holding
+// A = w[s] (s = 0..n_public) and B = C = 0: bellman's prover enforces
+// "input_s · 0 = 0" for every input (wire 0 included), and snarkjs stores
+// the same rows in the .zkey. They make the public wires' A-polynomials
+// linearly independent, which Groth16's soundness needs. The remaining rows
+// up to the domain size n are zero.
+//
+//   bellman / Filecoin keys: a, b, c come from the circuit's A, B, C.
+//   snarkjs .zkey keys: a, b come from the key's own matrices (which already
+//     hold the extra rows) and c = a∘b row by row (the key stores no C; for
+//     a satisfying witness C_i·w = (A_i·w)(B_i·w) on every row).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "ff/fr.hpp"
+#include "groth16/keys.hpp"
+#include "groth16/r1cs.hpp"
+
+namespace starzk {
+
+struct qap_rows_t {
+  std::vector<fr_t> a, b, c;  // each domain_size long
+};
+
+// y[i] = Σ_k m.val[k]·w[m.col[k]] for every row i < m.n_rows (y.size() may
+// be larger: the rest is left untouched). Parallel over rows.
+void spmv(const sparse_matrix_t& m, std::span<const fr_t> w, std::span<fr_t> y, unsigned threads = 0);
+
+// The rows of an R1CS circuit with the n_public + 1 input rows, padded to n.
+qap_rows_t witness_map_r1cs(const r1cs_t& cs, std::span<const fr_t> w, uint64_t n, unsigned threads = 0);
+
+// The rows of a snarkjs key (its own A and B; c = a∘b).
+qap_rows_t witness_map_zkey(const proving_key_t& pk, std::span<const fr_t> w, unsigned threads = 0);
+
+// The first constraint the witness does not satisfy, if any.
+std::optional<uint64_t> first_unsatisfied_row(const r1cs_t& cs, std::span<const fr_t> w, unsigned threads = 0);
+
+// Smallest power of two holding the constraints and the n_public + 1 input
+// rows (what both snarkjs and bellman choose).
+uint64_t domain_size_for(const r1cs_t& cs);
+
+}  // namespace starzk
