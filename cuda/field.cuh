@@ -1,0 +1,252 @@
+// Device prime fields for BLS12-381: Fp (12 x 32-bit limbs) and Fr (8 limbs),
+// Montgomery form, byte-identical to the host fp_t / fr_t (src/ff), so host
+// arrays are copied to the device with a plain cudaMemcpy.
+//
+// Multiplication is Montgomery's method with 32-bit words, arranged as in
+// Emmart, Zheng, Weems, "Faster modular exponentiation using double precision
+// floating point arithmetic on the GPU" (ARITH 2018): the partial products
+// a_j·b_i of even j and of odd j land in two separate accumulators. Each
+// mul.lo/mul.hi pair of one product fills two adjacent words, and the pairs of
+// one parity never overlap, so every row is one unbroken PTX carry chain
+// (mad.lo.cc / madc.hi.cc) with no extra carry words. The two accumulators
+// swap roles after each word of b (the Montgomery shift by 32 bits is a
+// renaming, not a move); one final chain merges them. Cost per product:
+// 2N^2 32x32 multiply-adds (N = 12: 288; N = 8: 128) + about 3N adds.
+// Requires 2m < 2^(32N) (no overflow word): p < 2^381, r < 2^255.
+//
+// Carries live in the PTX condition code across consecutive asm statements;
+// every statement of a chain is asm volatile, so the compiler keeps them in
+// order and inserts nothing that would clobber CC between them.
+#pragma once
+
+#include "cuda/common.cuh"
+#include "cuda/field_constants.hpp"
+
+namespace starzk::gpu {
+
+static __device__ __constant__ const uint32_t d_fp_mod[12] = {SZK_FP_MOD};
+static __device__ __constant__ const uint32_t d_fp_one[12] = {SZK_FP_ONE};
+static __device__ __constant__ const uint32_t d_fp_r2[12] = {SZK_FP_R2};
+static __device__ __constant__ const uint32_t d_fp_mm2[12] = {SZK_FP_MM2};
+static __device__ __constant__ const uint32_t d_fr_mod[8] = {SZK_FR_MOD};
+static __device__ __constant__ const uint32_t d_fr_one[8] = {SZK_FR_ONE};
+static __device__ __constant__ const uint32_t d_fr_r2[8] = {SZK_FR_R2};
+static __device__ __constant__ const uint32_t d_fr_mm2[8] = {SZK_FR_MM2};
+
+struct fp_dev_params {
+  static constexpr int n = 12;
+  static constexpr uint32_t m0 = SZK_FP_M0;
+  static SZK_D const uint32_t* mod() { return d_fp_mod; }
+  static SZK_D const uint32_t* one() { return d_fp_one; }
+  static SZK_D const uint32_t* r2() { return d_fp_r2; }
+  static SZK_D const uint32_t* mm2() { return d_fp_mm2; }
+};
+struct fr_dev_params {
+  static constexpr int n = 8;
+  static constexpr uint32_t m0 = SZK_FR_M0;
+  static SZK_D const uint32_t* mod() { return d_fr_mod; }
+  static SZK_D const uint32_t* one() { return d_fr_one; }
+  static SZK_D const uint32_t* r2() { return d_fr_r2; }
+  static SZK_D const uint32_t* mm2() { return d_fr_mm2; }
+};
+
+template <class P>
+struct alignas(8) dev_mont_t {
+  static constexpr int N = P::n;
+  static_assert(N % 2 == 0, "the even/odd split needs an even limb count");
+  uint32_t l[N];
+
+  // ---- constants ----
+  static SZK_D dev_mont_t zero() {
+    dev_mont_t r;
+#pragma unroll
+    for (int i = 0; i < N; ++i) r.l[i] = 0;
+    return r;
+  }
+  static SZK_D dev_mont_t one() { return load_const(P::one()); }
+  static SZK_D dev_mont_t load_const(const uint32_t* c) {
+    dev_mont_t r;
+#pragma unroll
+    for (int i = 0; i < N; ++i) r.l[i] = c[i];
+    return r;
+  }
+
+  SZK_D bool is_zero() const {
+    uint32_t acc = 0;
+#pragma unroll
+    for (int i = 0; i < N; ++i) acc |= l[i];
+    return acc == 0;
+  }
+  SZK_D bool operator==(const dev_mont_t& b) const {
+    uint32_t acc = 0;
+#pragma unroll
+    for (int i = 0; i < N; ++i) acc |= l[i] ^ b.l[i];
+    return acc == 0;
+  }
+  SZK_D bool operator!=(const dev_mont_t& b) const { return !(*this == b); }
+
+  // ---- addition: a + b < 2m < 2^(32N), then subtract m unless it borrows ----
+  friend SZK_D dev_mont_t operator+(const dev_mont_t& a, const dev_mont_t& b) {
+    dev_mont_t s;
+    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(s.l[0]) : "r"(a.l[0]), "r"(b.l[0]));
+#pragma unroll
+    for (int i = 1; i < N; ++i)
+      asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(s.l[i]) : "r"(a.l[i]), "r"(b.l[i]));
+    return s.reduce_once();
+  }
+  // a - b: subtract; on borrow add m back (masked, no branch).
+  friend SZK_D dev_mont_t operator-(const dev_mont_t& a, const dev_mont_t& b) {
+    dev_mont_t d;
+    uint32_t bw;
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d.l[0]) : "r"(a.l[0]), "r"(b.l[0]));
+#pragma unroll
+    for (int i = 1; i < N; ++i)
+      asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d.l[i]) : "r"(a.l[i]), "r"(b.l[i]));
+    asm volatile("subc.u32 %0, %1, %1;" : "=r"(bw) : "r"(0u));  // 0 or 0xffffffff
+    const uint32_t* m = P::mod();
+    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(d.l[0]) : "r"(m[0] & bw));
+#pragma unroll
+    for (int i = 1; i < N; ++i) asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(d.l[i]) : "r"(m[i] & bw));
+    return d;
+  }
+  SZK_D dev_mont_t operator-() const { return zero() - *this; }
+  SZK_D dev_mont_t dbl() const { return *this + *this; }
+  SZK_D dev_mont_t& operator+=(const dev_mont_t& b) { return *this = *this + b; }
+  SZK_D dev_mont_t& operator-=(const dev_mont_t& b) { return *this = *this - b; }
+  SZK_D dev_mont_t& operator*=(const dev_mont_t& b) { return *this = *this * b; }
+
+  // t in [0, 2m) -> t mod m: compute t - m; keep t if that borrowed.
+  SZK_D dev_mont_t reduce_once() const {
+    const uint32_t* m = P::mod();
+    dev_mont_t d;
+    uint32_t bw;
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d.l[0]) : "r"(l[0]), "r"(m[0]));
+#pragma unroll
+    for (int i = 1; i < N; ++i) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d.l[i]) : "r"(l[i]), "r"(m[i]));
+    asm volatile("subc.u32 %0, %1, %1;" : "=r"(bw) : "r"(0u));
+#pragma unroll
+    for (int i = 0; i < N; ++i) d.l[i] = (l[i] & bw) | (d.l[i] & ~bw);
+    return d;
+  }
+
+  // ---- Montgomery multiplication (see the file comment) ----
+  // acc[j], acc[j+1] = a[j]·bi for even j: a fresh row, no carries needed.
+  static SZK_D void mul_row(uint32_t* acc, const uint32_t* a, uint32_t bi) {
+#pragma unroll
+    for (int j = 0; j < N; j += 2)
+      asm volatile("mul.lo.u32 %0, %2, %3; mul.hi.u32 %1, %2, %3;"
+                   : "=r"(acc[j]), "=r"(acc[j + 1]) : "r"(a[j]), "r"(bi));
+  }
+  // acc += a_even·bi as one chain started fresh; the carry out stays in CC.
+  static SZK_D void mad_row(uint32_t* acc, const uint32_t* a, uint32_t bi) {
+    asm volatile("mad.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
+                 : "+r"(acc[0]), "+r"(acc[1]) : "r"(a[0]), "r"(bi));
+#pragma unroll
+    for (int j = 2; j < N; j += 2)
+      asm volatile("madc.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
+                   : "+r"(acc[j]), "+r"(acc[j + 1]) : "r"(a[j]), "r"(bi));
+  }
+  // odd = (odd >> 64) + a_odd·bi + CC: the accumulator whose word k weighed
+  // 2^(32(k-1)) moves down two words while the new row is added; the carry
+  // in (from even[0] += odd[1]) enters at the bottom.
+  static SZK_D void mad_row_shift(uint32_t* odd, const uint32_t* a, uint32_t bi) {
+#pragma unroll
+    for (int j = 0; j < N - 2; j += 2)
+      asm volatile("madc.lo.cc.u32 %0, %2, %3, %4; madc.hi.cc.u32 %1, %2, %3, %5;"
+                   : "=r"(odd[j]), "=r"(odd[j + 1])
+                   : "r"(a[j]), "r"(bi), "r"(odd[j + 2]), "r"(odd[j + 3]));
+    asm volatile("madc.lo.cc.u32 %0, %2, %3, 0; madc.hi.u32 %1, %2, %3, 0;"
+                 : "=r"(odd[N - 2]), "=r"(odd[N - 1]) : "r"(a[N - 2]), "r"(bi));
+  }
+  // One word of b: T <- (T + a·bi + m·q) / 2^32, q = (T + a·bi)·M0 mod 2^32.
+  // On entry T = even + sum_k odd[k] 2^(32(k-1)) (odd[0] = 0); on exit
+  // T·2^32 = even + 2^32·odd with even[0] = 0, i.e. after the shift the
+  // caller swaps the names (even, odd). For the first word T = 0.
+  static SZK_D void step(uint32_t* even, uint32_t* odd, const uint32_t* a, uint32_t bi, bool first) {
+    if (first) {
+      mul_row(odd, a + 1, bi);
+      mul_row(even, a, bi);
+    } else {
+      asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(even[0]) : "r"(odd[1]));
+      mad_row_shift(odd, a + 1, bi);
+      mad_row(even, a, bi);
+      asm volatile("addc.u32 %0, %0, 0;" : "+r"(odd[N - 1]));  // even's carry: weight 2^(32N)
+    }
+    const uint32_t q = even[0] * P::m0;
+    const uint32_t* m = P::mod();
+    mad_row(odd, m + 1, q);  // no carry out: odd·2^32 <= T + a·bi + m·q < 2^(32N+32)
+    mad_row(even, m, q);     // makes even[0] = 0
+    asm volatile("addc.u32 %0, %0, 0;" : "+r"(odd[N - 1]));
+  }
+
+  // Fp products are out of line: a point formula then holds ~10 calls instead
+  // of ~10 inlined 288-multiply chains, which keeps ptxas time and code size
+  // in check (the inlined form made one MSM translation unit take minutes).
+  // Fr products (NTT butterflies) stay inline.
+  friend SZK_D dev_mont_t operator*(const dev_mont_t& a, const dev_mont_t& b) {
+    dev_mont_t r;
+    if constexpr (N > 8) mul_outlined(r, a, b);
+    else r = mul_inline(a, b);
+    return r;
+  }
+  static __device__ __noinline__ void mul_outlined(dev_mont_t& r, const dev_mont_t& a, const dev_mont_t& b) {
+    r = mul_inline(a, b);
+  }
+  static SZK_D dev_mont_t mul_inline(const dev_mont_t& a, const dev_mont_t& b) {
+    uint32_t even[N], odd[N];
+#pragma unroll
+    for (int i = 0; i < N; i += 2) {
+      step(even, odd, a.l, b.l[i], i == 0);
+      step(odd, even, a.l, b.l[i + 1], false);
+    }
+    // T = even + (odd >> 32): one merging chain; then T < 2m.
+    dev_mont_t r;
+    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r.l[0]) : "r"(even[0]), "r"(odd[1]));
+#pragma unroll
+    for (int i = 1; i < N - 1; ++i)
+      asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r.l[i]) : "r"(even[i]), "r"(odd[i + 1]));
+    asm volatile("addc.u32 %0, %1, 0;" : "=r"(r.l[N - 1]) : "r"(even[N - 1]));
+    return r.reduce_once();
+  }
+  SZK_D dev_mont_t sqr() const { return *this * *this; }
+
+  // Montgomery form -> canonical integer (a·R·1·R^-1) and back (a·R^2·R^-1).
+  SZK_D dev_mont_t from_mont() const {
+    dev_mont_t one_plain = zero();
+    one_plain.l[0] = 1;
+    return *this * one_plain;
+  }
+  SZK_D dev_mont_t to_mont() const { return *this * load_const(P::r2()); }
+
+  // a^e for e given as N 32-bit limbs, left to right (one S per bit, one M per set bit).
+  SZK_D dev_mont_t pow_limbs(const uint32_t* e) const {
+    dev_mont_t r = one();
+    for (int i = N - 1; i >= 0; --i) {
+      const uint32_t w = e[i];
+      for (int b = 31; b >= 0; --b) {
+        r = r.sqr();
+        if ((w >> b) & 1) r = r * *this;
+      }
+    }
+    return r;
+  }
+  SZK_D dev_mont_t pow_u32(uint32_t e) const {
+    dev_mont_t r = one(), x = *this;
+    while (e) {
+      if (e & 1) r = r * x;
+      x = x.sqr();
+      e >>= 1;
+    }
+    return r;
+  }
+  // Fermat: a^(m-2) = a^-1 (0 -> 0). ~log2(m) S + log2(m)/2 M; variable time is
+  // not an issue (no secrets on the GPU side of the prover).
+  SZK_D dev_mont_t inverse() const { return pow_limbs(P::mm2()); }
+};
+
+using dev_fp_t = dev_mont_t<fp_dev_params>;
+using dev_fr_t = dev_mont_t<fr_dev_params>;
+static_assert(sizeof(dev_fp_t) == 48, "device Fp must match the host fp_t (48 bytes)");
+static_assert(sizeof(dev_fr_t) == 32, "device Fr must match the host fr_t (32 bytes)");
+
+}  // namespace starzk::gpu

@@ -1,0 +1,364 @@
+// G1 multi-scalar multiplication, sum_i s_i·P_i, by Pippenger's bucket method
+// with signed windows, sorted buckets and XYZZ accumulation.
+//
+//  1. digits: each scalar leaves Montgomery form (one Fr product) and is cut
+//     into W = ceil(256/c) signed c-bit digits d in [-2^(c-1), 2^(c-1)]
+//     (d > 2^(c-1) becomes d - 2^c with a carry into the next window; the top
+//     window holds at most c-1 bits of a 255-bit scalar, so no carry is left).
+//     Key = |d| (bucket), value = point index | sign << 31. Zero digits and
+//     terms in the skip bitmap get key 0, a bucket nobody reads.
+//  2. sort: per window, (key, value) pairs by key (cub::DeviceRadixSort, c
+//     key bits), so each bucket is one contiguous run; a kernel marks where
+//     each run starts and ends.
+//  3. accumulate: runs are cut into chunks of `chunk` entries; one thread per
+//     chunk sums its points with madd-2008-s (8M + 2S), negating y for
+//     negative digits. Chunk offsets come from an exclusive scan of
+//     ceil(count/chunk) per bucket. Buckets with more than one chunk (a
+//     boolean-heavy witness puts most points in window 0, bucket 1) are
+//     folded again, chunk by chunk, with add-2008-s (12M + 2S), until every
+//     bucket has one partial: ceil(log_chunk(n)) levels, so the work stays
+//     balanced whatever the scalar distribution.
+//  4. window sums sum_b b·S_b, b = 1..K (K = 2^(c-1)), split into J segments of
+//     M = K/J buckets. Segment j runs the running-sum trick from the top:
+//     R += S_b, A += R gives A = sum (b - jM) S_b and R = sum S_b; then
+//     T_j = A + [jM] R. A block per window adds the T_j.
+//  5. windows: Horner, G = sum_w 2^(c w) G_w: c doublings (dbl-2008-s-1) per
+//     window.
+// The result is an XYZZ point written to device memory.
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include "cuda/msm_common.cuh"
+#include "cuda/starzk_cuda.hpp"
+
+namespace starzk::gpu {
+namespace {
+
+constexpr uint32_t sign_bit = 0x80000000u;
+
+struct plan_t {
+  size_t n;
+  unsigned c, W, K, J, M, levels, chunk, block;
+  size_t buckets;               // W·(K+1): bucket 0 of each window is the zero digit
+  size_t entries;               // W·n
+  size_t bound[32];             // upper bound of the partial count per level
+  size_t sort_temp, scan_temp;  // CUB temporary storage
+
+  static unsigned window_count(unsigned c) { return (256 + c - 1) / c; }
+
+  static plan_t make(size_t n, const msm_tuning_t& tune) {
+    plan_t p{};
+    p.n = n;
+    p.chunk = tune.chunk < 2 ? 2 : tune.chunk;
+    p.block = tune.block;
+    unsigned c = tune.window_bits;
+    if (c == 0) {
+      // Cost model in madd-equivalents: W·n bucket additions plus about 2·2^c
+      // additions per window for the running sums and partial folding.
+      double best = 1e300;
+      for (unsigned t = 2; t <= 20; ++t) {
+        const double cost = double(window_count(t)) * (double(n) + 2.0 * double(1u << t));
+        if (cost < best) best = cost, c = t;
+      }
+    }
+    p.c = c;
+    p.W = window_count(c);
+    p.K = 1u << (c - 1);
+    p.buckets = size_t(p.W) * (p.K + 1);
+    p.entries = size_t(p.W) * n;
+    // Segments of the window sums: about 2^16 threads in all.
+    unsigned J = 1;
+    while (J < p.K && size_t(J) * 2 * p.W <= 65536) J *= 2;
+    p.J = J;
+    p.M = p.K / J;
+    // Folding levels until one partial per bucket (a bucket holds <= n points).
+    size_t most = n, b = (p.entries + p.chunk - 1) / p.chunk + p.buckets;
+    p.levels = 0;
+    do {
+      most = (most + p.chunk - 1) / p.chunk;
+      p.bound[p.levels++] = b;
+      b = (b + p.chunk - 1) / p.chunk + p.buckets;
+    } while (most > 1 && p.levels < 32);
+    p.sort_temp = 0;
+    p.scan_temp = 0;
+    cub::DeviceRadixSort::SortPairs(nullptr, p.sort_temp, (const uint32_t*)nullptr, (uint32_t*)nullptr,
+                                    (const uint32_t*)nullptr, (uint32_t*)nullptr, int(n), 0, int(c));
+    cub::DeviceScan::ExclusiveSum(nullptr, p.scan_temp, (const uint32_t*)nullptr, (uint32_t*)nullptr,
+                                  int(p.buckets + 1));
+    return p;
+  }
+};
+
+struct buffers_t {
+  uint32_t *keys_in, *vals_in, *keys_out, *vals_out;
+  void* sort_temp;
+  void* scan_temp;
+  uint64_t *start, *end;
+  uint32_t *counts, *off_a, *off_b;
+  dev_g1_xyzz_t *part_a, *part_b, *segs, *windows;
+
+  static buffers_t carve(carve_t& cv, const plan_t& p) {
+    buffers_t b{};
+    b.keys_in = cv.take<uint32_t>(p.entries);
+    b.vals_in = cv.take<uint32_t>(p.entries);
+    b.keys_out = cv.take<uint32_t>(p.entries);
+    b.vals_out = cv.take<uint32_t>(p.entries);
+    b.sort_temp = cv.take<char>(p.sort_temp);
+    b.scan_temp = cv.take<char>(p.scan_temp);
+    b.start = cv.take<uint64_t>(p.buckets);
+    b.end = cv.take<uint64_t>(p.buckets);
+    b.counts = cv.take<uint32_t>(p.buckets + 1);
+    b.off_a = cv.take<uint32_t>(p.buckets + 1);
+    b.off_b = cv.take<uint32_t>(p.buckets + 1);
+    size_t ma = 0, mb = 0;
+    for (unsigned l = 0; l < p.levels; ++l) (l % 2 == 0 ? ma : mb) = std::max(l % 2 == 0 ? ma : mb, p.bound[l]);
+    b.part_a = cv.take<dev_g1_xyzz_t>(ma);
+    b.part_b = cv.take<dev_g1_xyzz_t>(mb == 0 ? 1 : mb);
+    b.segs = cv.take<dev_g1_xyzz_t>(size_t(p.W) * p.J);
+    b.windows = cv.take<dev_g1_xyzz_t>(p.W);
+    return b;
+  }
+};
+
+// ---- 1. digits ----
+__global__ void __launch_bounds__(256) digits_kernel(const dev_fr_t* scalars, const uint32_t* skip, size_t n,
+                                                     unsigned c, unsigned W, uint32_t* keys, uint32_t* vals) {
+  const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  dev_fr_t s = scalars[i].from_mont();
+  if (skip && ((skip[i >> 5] >> (i & 31)) & 1)) s = dev_fr_t::zero();
+  const uint32_t mask = (1u << c) - 1, half = 1u << (c - 1);
+  uint32_t carry = 0;
+  for (unsigned w = 0; w < W; ++w) {
+    const unsigned pos = w * c, limb = pos / 32, off = pos % 32;
+    uint32_t v = 0;
+    if (limb < 8) {
+      v = s.l[limb] >> off;
+      if (off && limb + 1 < 8) v |= s.l[limb + 1] << (32 - off);
+    }
+    v = (v & mask) + carry;
+    uint32_t key = v, sign = 0;
+    carry = 0;
+    if (v > half) {  // d = v - 2^c < 0
+      key = (1u << c) - v;
+      sign = sign_bit;
+      carry = 1;
+    }
+    keys[w * n + i] = key;
+    vals[w * n + i] = uint32_t(i) | sign;
+  }
+}
+
+// ---- 2. run boundaries of the sorted keys ----
+__global__ void __launch_bounds__(256) bounds_kernel(const uint32_t* keys, size_t n, size_t entries, unsigned K,
+                                                     uint64_t* start, uint64_t* end) {
+  const size_t k = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (k >= entries) return;
+  const size_t w = k / n, local = k - w * n;
+  const uint32_t key = keys[k];
+  const size_t g = w * (K + 1) + key;
+  if (local == 0 || keys[k - 1] != key) start[g] = k;
+  if (local == n - 1 || keys[k + 1] != key) end[g] = k + 1;
+}
+
+// Chunks per bucket at level 1 (points) and later levels (partials).
+__global__ void __launch_bounds__(256) count_points_kernel(const uint64_t* start, const uint64_t* end, size_t buckets,
+                                                           unsigned K, unsigned chunk, uint32_t* counts) {
+  const size_t g = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (g > buckets) return;
+  uint32_t c = 0;
+  if (g < buckets && g % (K + 1) != 0) c = uint32_t((end[g] - start[g] + chunk - 1) / chunk);
+  counts[g] = c;
+}
+__global__ void __launch_bounds__(256) count_parts_kernel(const uint32_t* off, size_t buckets, unsigned chunk,
+                                                          uint32_t* counts) {
+  const size_t g = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (g > buckets) return;
+  counts[g] = g < buckets ? (off[g + 1] - off[g] + chunk - 1) / chunk : 0;
+}
+
+// Largest g with off[g] <= x (off is non-decreasing, off[0] = 0 <= x).
+SZK_D size_t find_bucket(const uint32_t* off, size_t buckets, uint32_t x) {
+  size_t lo = 0, hi = buckets;  // answer in [lo, hi)
+  while (hi - lo > 1) {
+    const size_t mid = (lo + hi) / 2;
+    if (off[mid] <= x) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// ---- 3. accumulation ----
+__global__ void __launch_bounds__(128) accumulate_points_kernel(const dev_g1_affine_t* bases, const uint32_t* vals,
+                                                                const uint64_t* start, const uint64_t* end,
+                                                                const uint32_t* off, size_t buckets, unsigned chunk,
+                                                                dev_g1_xyzz_t* out) {
+  const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  const uint32_t total = off[buckets];
+  if (t >= total) return;
+  const size_t g = find_bucket(off, buckets, uint32_t(t));
+  const uint64_t b = start[g] + uint64_t(t - off[g]) * chunk;
+  const uint64_t e = b + chunk < end[g] ? b + chunk : end[g];
+  dev_g1_xyzz_t acc = dev_g1_xyzz_t::infinity();
+  for (uint64_t k = b; k < e; ++k) {
+    const uint32_t v = vals[k];
+    dev_g1_affine_t p = bases[v & ~sign_bit];
+    if (v & sign_bit) p.y = -p.y;
+    acc = acc.add_affine(p);
+  }
+  out[t] = acc;
+}
+
+__global__ void __launch_bounds__(128) fold_parts_kernel(const dev_g1_xyzz_t* in, const uint32_t* off_in,
+                                                         const uint32_t* off_out, size_t buckets, unsigned chunk,
+                                                         dev_g1_xyzz_t* out) {
+  const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  const uint32_t total = off_out[buckets];
+  if (t >= total) return;
+  const size_t g = find_bucket(off_out, buckets, uint32_t(t));
+  const uint32_t b = off_in[g] + (uint32_t(t) - off_out[g]) * chunk;
+  const uint32_t e = b + chunk < off_in[g + 1] ? b + chunk : off_in[g + 1];
+  dev_g1_xyzz_t acc = in[b];
+  for (uint32_t k = b + 1; k < e; ++k) acc = acc.add(in[k]);
+  out[t] = acc;
+}
+
+// ---- 4. window sums, segment part ----
+__global__ void __launch_bounds__(128) segment_kernel(const dev_g1_xyzz_t* parts, const uint32_t* off, unsigned K,
+                                                      unsigned J, unsigned M, unsigned W, dev_g1_xyzz_t* segs) {
+  const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (t >= size_t(W) * J) return;
+  const unsigned w = unsigned(t / J), j = unsigned(t % J);
+  dev_g1_xyzz_t run = dev_g1_xyzz_t::infinity(), acc = dev_g1_xyzz_t::infinity();
+  for (unsigned b = j * M + M; b > j * M; --b) {
+    const size_t g = size_t(w) * (K + 1) + b;
+    if (off[g + 1] > off[g]) run = run.add(parts[off[g]]);
+    acc = acc.add(run);
+  }
+  // T_j = A + [jM] R
+  segs[t] = acc.add(run.mul_u32(j * M));
+}
+
+// ---- 5. Horner over the windows ----
+__global__ void __launch_bounds__(32) horner_kernel(const dev_g1_xyzz_t* windows, unsigned W, unsigned c,
+                                                    dev_g1_xyzz_t* result) {
+  if (threadIdx.x != 0) return;
+  dev_g1_xyzz_t acc = windows[W - 1];
+  for (int w = int(W) - 2; w >= 0; --w) {
+    for (unsigned d = 0; d < c; ++d) acc = acc.dbl();
+    acc = acc.add(windows[w]);
+  }
+  *result = acc;
+}
+
+}  // namespace
+
+size_t msm_g1_scratch_bytes(size_t n, const msm_tuning_t& tune) {
+  if (n == 0) return 0;
+  const plan_t p = plan_t::make(n, tune);
+  carve_t cv{nullptr};
+  buffers_t::carve(cv, p);
+  return cv.used;
+}
+
+cudaError_t msm_g1(g1_xyzz_t* d_result, const g1_affine_t* d_bases_h, const fr_t* d_scalars_h, size_t n,
+                   void* d_scratch, size_t scratch_bytes, cudaStream_t s, const msm_tuning_t& tune,
+                   const uint32_t* d_skip) {
+  auto* result = reinterpret_cast<dev_g1_xyzz_t*>(d_result);
+  if (!d_result) return cudaErrorInvalidValue;
+  if (n == 0) {
+    set_infinity_kernel<<<1, 32, 0, s>>>(result);
+    SZK_CHECK_LAUNCH();
+    return cudaSuccess;
+  }
+  if (n >= (size_t(1) << 31) || !d_bases_h || !d_scalars_h || !d_scratch) return cudaErrorInvalidValue;
+  if (tune.window_bits > 20 || (tune.window_bits != 0 && tune.window_bits < 2)) return cudaErrorInvalidValue;
+  if (tune.block == 0 || tune.block > 128) return cudaErrorInvalidValue;
+  const plan_t p = plan_t::make(n, tune);
+  carve_t cv{static_cast<char*>(d_scratch)};
+  const buffers_t b = buffers_t::carve(cv, p);
+  if (cv.used > scratch_bytes) return cudaErrorInvalidValue;
+  const auto* bases = reinterpret_cast<const dev_g1_affine_t*>(d_bases_h);
+  const auto* scalars = reinterpret_cast<const dev_fr_t*>(d_scalars_h);
+
+  // 1-2: digits, sort per window, run boundaries.
+  digits_kernel<<<grid_for(n, 256), 256, 0, s>>>(scalars, d_skip, n, p.c, p.W, b.keys_in, b.vals_in);
+  SZK_CHECK_LAUNCH();
+  for (unsigned w = 0; w < p.W; ++w) {
+    size_t temp = p.sort_temp;
+    const size_t o = size_t(w) * n;
+    SZK_TRY(cub::DeviceRadixSort::SortPairs(b.sort_temp, temp, b.keys_in + o, b.keys_out + o, b.vals_in + o,
+                                            b.vals_out + o, int(n), 0, int(p.c), s));
+  }
+  SZK_TRY(cudaMemsetAsync(b.start, 0, p.buckets * sizeof(uint64_t), s));
+  SZK_TRY(cudaMemsetAsync(b.end, 0, p.buckets * sizeof(uint64_t), s));
+  bounds_kernel<<<grid_for(p.entries, 256), 256, 0, s>>>(b.keys_out, n, p.entries, p.K, b.start, b.end);
+  SZK_CHECK_LAUNCH();
+
+  // 3: level 1 (points), then folding levels (partials).
+  auto scan = [&](uint32_t* off) -> cudaError_t {
+    size_t temp = p.scan_temp;
+    return cub::DeviceScan::ExclusiveSum(b.scan_temp, temp, b.counts, off, int(p.buckets + 1), s);
+  };
+  count_points_kernel<<<grid_for(p.buckets + 1, 256), 256, 0, s>>>(b.start, b.end, p.buckets, p.K, p.chunk,
+                                                                   b.counts);
+  SZK_CHECK_LAUNCH();
+  SZK_TRY(scan(b.off_a));
+  accumulate_points_kernel<<<grid_for(p.bound[0], p.block), p.block, 0, s>>>(bases, b.vals_out, b.start, b.end,
+                                                                             b.off_a, p.buckets, p.chunk, b.part_a);
+  SZK_CHECK_LAUNCH();
+  dev_g1_xyzz_t* parts = b.part_a;
+  uint32_t* off = b.off_a;
+  for (unsigned l = 1; l < p.levels; ++l) {
+    dev_g1_xyzz_t* next = (l % 2 == 0) ? b.part_a : b.part_b;
+    uint32_t* next_off = (off == b.off_a) ? b.off_b : b.off_a;
+    count_parts_kernel<<<grid_for(p.buckets + 1, 256), 256, 0, s>>>(off, p.buckets, p.chunk, b.counts);
+    SZK_CHECK_LAUNCH();
+    SZK_TRY(scan(next_off));
+    fold_parts_kernel<<<grid_for(p.bound[l], p.block), p.block, 0, s>>>(parts, off, next_off, p.buckets, p.chunk,
+                                                                         next);
+    SZK_CHECK_LAUNCH();
+    parts = next;
+    off = next_off;
+  }
+
+  // 4-5: window sums and Horner.
+  segment_kernel<<<grid_for(size_t(p.W) * p.J, 128), 128, 0, s>>>(parts, off, p.K, p.J, p.M, p.W, b.segs);
+  SZK_CHECK_LAUNCH();
+  sum_segments_kernel<<<p.W, sum_block, 0, s>>>(b.segs, p.J, b.windows);
+  SZK_CHECK_LAUNCH();
+  horner_kernel<<<1, 32, 0, s>>>(b.windows, p.W, p.c, result);
+  SZK_CHECK_LAUNCH();
+  return cudaSuccess;
+}
+
+namespace {
+__global__ void __launch_bounds__(256) to_jacobian_kernel(const dev_g1_xyzz_t* in, dev_fp_t* out, size_t n) {
+  const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  const dev_g1_xyzz_t p = in[i];
+  dev_fp_t* o = out + 3 * i;
+  if (p.is_infinity()) {  // (1 : 1 : 0), as the host's jacobian_t::infinity()
+    o[0] = dev_fp_t::one();
+    o[1] = dev_fp_t::one();
+    o[2] = dev_fp_t::zero();
+    return;
+  }
+  // X_J = X·ZZ^2, Y_J = Y·ZZZ^2, Z_J = ZZZ (see src/ec/xyzz.hpp): 2M + 2S.
+  o[0] = p.x * p.zz.sqr();
+  o[1] = p.y * p.zzz.sqr();
+  o[2] = p.zzz;
+}
+}  // namespace
+
+cudaError_t g1_xyzz_to_jacobian(g1_jacobian_t* d_out, const g1_xyzz_t* d_in, size_t n, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  if (!d_out || !d_in) return cudaErrorInvalidValue;
+  static_assert(sizeof(g1_jacobian_t) == 3 * sizeof(dev_fp_t));
+  to_jacobian_kernel<<<grid_for(n, 256), 256, 0, s>>>(reinterpret_cast<const dev_g1_xyzz_t*>(d_in),
+                                                      reinterpret_cast<dev_fp_t*>(d_out), n);
+  SZK_CHECK_LAUNCH();
+  return cudaSuccess;
+}
+
+}  // namespace starzk::gpu

@@ -1,0 +1,72 @@
+// Host side of the NTT domains: computes the twiddle and coset tables of
+// ntt_domain.hpp with the host fr_t and copies them to caller memory.
+//
+// Roots: snarkjs w_n = 5^((r-1)/n) (fr_t::root_of_unity), coset shift
+// w_{2n} (the odd coset of the snarkjs H phase); bellman w_n = 7^((r-1)/n)
+// (fr_t::bellman_root_of_unity), coset shift g = 7
+// (fr_t::multiplicative_generator). Table sizes are O(sqrt n), so this costs
+// well under a millisecond even at n = 2^27.
+#include <vector>
+
+#include "cuda/ntt_domain.hpp"
+#include "cuda/starzk_cuda.hpp"
+
+namespace starzk::gpu {
+namespace {
+
+// out[i] = base^(i·step_pow), i < len, where step = base^step_pow given directly.
+void fill_powers(fr_t* out, size_t len, const fr_t& step) {
+  fr_t acc = fr_t::one();
+  for (size_t i = 0; i < len; ++i) {
+    out[i] = acc;
+    acc *= step;
+  }
+}
+
+fr_t pow2k(fr_t x, unsigned k) {
+  for (unsigned i = 0; i < k; ++i) x = x.sqr();
+  return x;
+}
+
+}  // namespace
+
+size_t ntt_domain_bytes(unsigned log_n) {
+  if (log_n < 1 || log_n > ntt_max_log) return 0;
+  return ntt_layout_t::make(log_n).total * sizeof(fr_t);
+}
+
+cudaError_t ntt_domain_init(void* d_domain, unsigned log_n, root_convention_t conv, cudaStream_t stream) {
+  if (log_n < 1 || log_n > ntt_max_log || !d_domain) return cudaErrorInvalidValue;
+  const ntt_layout_t t = ntt_layout_t::make(log_n);
+  std::vector<fr_t> h(t.total, fr_t::zero());
+  const bool snark = conv == root_convention_t::snarkjs;
+  const fr_t w = snark ? fr_t::root_of_unity(log_n) : fr_t::bellman_root_of_unity(log_n);
+  const fr_t w_inv = w.inverse();
+  const fr_t g = snark ? fr_t::root_of_unity(log_n + 1) : fr_t::multiplicative_generator();
+  const fr_t g_inv = g.inverse();
+
+  // small[h + j] = w_{2h}^j with w_{2h} = w_n^(n/2h).
+  for (unsigned b = 0; b <= t.small_log; ++b) {
+    const size_t half = size_t(1) << b;
+    fill_powers(&h[t.small_fwd + half], half, pow2k(w, log_n - 1 - b));
+    fill_powers(&h[t.small_inv + half], half, pow2k(w_inv, log_n - 1 - b));
+  }
+  fill_powers(&h[t.big_lo_fwd], t.big_lo_len, w);
+  fill_powers(&h[t.big_hi_fwd], t.big_hi_len, pow2k(w, t.big_bits));
+  fill_powers(&h[t.big_lo_inv], t.big_lo_len, w_inv);
+  fill_powers(&h[t.big_hi_inv], t.big_hi_len, pow2k(w_inv, t.big_bits));
+  fill_powers(&h[t.coset_lo], t.coset_lo_len, g);
+  fill_powers(&h[t.coset_hi], t.coset_hi_len, pow2k(g, t.coset_bits));
+  fill_powers(&h[t.coset_inv_lo], t.coset_lo_len, g_inv);
+  fill_powers(&h[t.coset_inv_hi], t.coset_hi_len, pow2k(g_inv, t.coset_bits));
+
+  const fr_t n_inv = fr_t::from_u64(uint64_t(1) << log_n).inverse();
+  const fr_t g_n = pow2k(g, log_n);
+  h[t.scalars + 0] = n_inv;
+  h[t.scalars + 1] = (g_n - fr_t::one()).inverse();  // snarkjs: g^n = -1, harmless
+  h[t.scalars + 2] = g_n;
+  // Pageable source: the call returns once the data are staged, so h may go.
+  return cudaMemcpyAsync(d_domain, h.data(), t.total * sizeof(fr_t), cudaMemcpyHostToDevice, stream);
+}
+
+}  // namespace starzk::gpu

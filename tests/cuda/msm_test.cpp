@@ -1,0 +1,132 @@
+// Device G1 MSM, batch addition and the prep_msm split against two host
+// oracles: msm_naive (double-and-add per term, src/ec) for small n, and for
+// any n the linear identity of the test bases P_i = Q + i·R:
+// sum s_i P_i = (sum s_i) Q + (sum i·s_i) R, computed in Fr (gpu_test_util.hpp).
+// Sizes 0, 1, 2, 2^k, 2^k + 1 up to 2^20; random, all-zero, all-one, r-1 and
+// boolean-heavy scalars; infinities among the bases; small windows and chunks
+// to force several folding levels.
+#include <vector>
+
+#include "gpu_test_util.hpp"
+
+namespace starzk::gpu::test {
+namespace {
+
+enum class dist_t { random, zero, one, minus_one, boolean_heavy };
+
+std::vector<fr_t> make_scalars(std::mt19937_64& rng, size_t n, dist_t d) {
+  std::vector<fr_t> s(n);
+  for (auto& x : s) {
+    switch (d) {
+      case dist_t::random: x = fr_t::random(rng); break;
+      case dist_t::zero: x = fr_t::zero(); break;
+      case dist_t::one: x = fr_t::one(); break;
+      case dist_t::minus_one: x = -fr_t::one(); break;
+      case dist_t::boolean_heavy: {
+        const uint64_t u = rng() % 100;
+        x = u < 45 ? fr_t::zero() : u < 90 ? fr_t::one() : fr_t::random(rng);
+        break;
+      }
+    }
+  }
+  return s;
+}
+
+void check_msm(std::mt19937_64& rng, size_t n, dist_t d, const msm_tuning_t& tune = {}, size_t inf_every = 0) {
+  const g1_progression_t pts(n, rng, inf_every);
+  const std::vector<fr_t> s = make_scalars(rng, n, d);
+  const g1_xyzz_t got = msm_g1_host(pts.points, s, tune);
+  EXPECT_TRUE(same_point(got, pts.expected(s))) << "n=" << n << " dist=" << int(d) << " c=" << tune.window_bits
+                                                << " chunk=" << tune.chunk;
+  if (n <= 64) {
+    const g1_jacobian_t naive = msm_naive<g1_params>(pts.points, s);
+    EXPECT_TRUE(same_point(got, naive)) << "vs msm_naive, n=" << n;
+  }
+}
+
+TEST(CudaMsm, EdgeSizes) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  for (size_t n : {size_t(0), size_t(1), size_t(2), size_t(3), size_t(31), size_t(32), size_t(33), size_t(64),
+                   size_t(1024), size_t(1025)})
+    check_msm(rng, n, dist_t::random);
+}
+
+TEST(CudaMsm, SpecialScalars) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  for (dist_t d : {dist_t::zero, dist_t::one, dist_t::minus_one, dist_t::boolean_heavy}) {
+    check_msm(rng, 50, d);
+    check_msm(rng, 4097, d);
+  }
+}
+
+TEST(CudaMsm, InfinityAmongBases) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  check_msm(rng, 40, dist_t::random, {}, 7);
+  check_msm(rng, 5000, dist_t::random, {}, 3);
+  check_msm(rng, 5000, dist_t::one, {}, 5);
+}
+
+TEST(CudaMsm, TuningVariants) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  // Tiny windows and chunks: many windows, deep folding (chunk 2 -> ~12 levels).
+  check_msm(rng, 3000, dist_t::random, msm_tuning_t{4, 2, 64});
+  check_msm(rng, 3000, dist_t::one, msm_tuning_t{5, 3, 128});
+  check_msm(rng, 3000, dist_t::boolean_heavy, msm_tuning_t{13, 16, 32});
+  check_msm(rng, 2000, dist_t::random, msm_tuning_t{20, 64, 128});
+}
+
+TEST(CudaMsm, Large) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  check_msm(rng, (size_t(1) << 16) + 1, dist_t::random);
+  check_msm(rng, size_t(1) << 20, dist_t::random);
+  check_msm(rng, size_t(1) << 20, dist_t::boolean_heavy);
+}
+
+TEST(CudaMsm, BatchAddAndSplit) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  for (size_t n : {size_t(0), size_t(1), size_t(33), size_t(100000)}) {
+    const g1_progression_t pts(n, rng, n > 10 ? 11 : 0);
+    const std::vector<fr_t> s = make_scalars(rng, n, dist_t::boolean_heavy);
+    std::vector<uint32_t> bitmap((n + 31) / 32 + 1, 0);
+    std::vector<bool> ones(n), others(n);
+    for (size_t i = 0; i < n; ++i) {
+      ones[i] = s[i].is_one();
+      others[i] = !ones[i];
+      if (ones[i]) bitmap[i / 32] |= 1u << (i % 32);
+    }
+    const g1_xyzz_t sum = batch_add_g1_host(pts.points, bitmap);
+    EXPECT_TRUE(same_point(sum, pts.expected(std::vector<fr_t>(n, fr_t::one()), &ones))) << "batch add n=" << n;
+    const auto [d_ones, d_tail] = msm_g1_split_host(pts.points, s, bitmap);
+    EXPECT_TRUE(same_point(d_ones, pts.expected(s, &ones))) << "split ones n=" << n;
+    EXPECT_TRUE(same_point(d_tail, pts.expected(s, &others))) << "split tail n=" << n;
+    EXPECT_TRUE(same_point(d_ones + d_tail, pts.expected(s))) << "split sum n=" << n;
+  }
+}
+
+TEST(CudaMsm, JacobianConversion) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  const g1_jacobian_t p = random_g1(rng).dbl();
+  const g1_xyzz_t x = g1_xyzz_t::from_jacobian(p);
+  EXPECT_EQ(g1_xyzz_to_jacobian_host(x), p);
+  EXPECT_TRUE(g1_xyzz_to_jacobian_host(g1_xyzz_t::infinity()).is_infinity());
+}
+
+TEST(CudaMsm, RejectsBadArguments) {
+  SZK_REQUIRE_GPU();
+  std::vector<g1_affine_t> b(3);
+  std::vector<fr_t> s(2);
+  EXPECT_THROW(msm_g1_host(b, s), std::runtime_error);
+  EXPECT_EQ(msm_g1(nullptr, nullptr, nullptr, 5, nullptr, 0, nullptr), cudaErrorInvalidValue);
+  const std::vector<fr_t> s3(3);
+  EXPECT_THROW(msm_g1_host(b, s3, msm_tuning_t{21, 32, 128}), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace starzk::gpu::test
