@@ -1,0 +1,172 @@
+// Pippenger MSM implementation (see pippenger.hpp), instantiated for G1 and
+// G2.
+//
+// Signed digits without carries. With bits b_j of k (b_j = 0 for j < 0 and
+// for j ≥ 255) and raw_w = bits [wc, wc + c) of k, set
+//   d_w = raw_w + b_(wc−1) − 2^c · b_(wc+c−1)
+// i.e. add the top bit of the window below and subtract 2^c when our own top
+// bit is set. Then
+//   Σ_w d_w 2^(wc) = Σ_w raw_w 2^(wc) + Σ_w b_(wc−1) 2^(wc) − Σ_w b_((w+1)c−1) 2^((w+1)c)
+//                  = k + b_(−1) − b_(Wc−1) 2^(Wc) = k,
+// the last two sums telescoping, since b_(−1) = 0 and Wc ≥ 256 > 255 makes
+// b_(Wc−1) = 0. Range: top bit clear ⇒ raw < 2^(c−1), d ∈ [0, 2^(c−1)];
+// top bit set ⇒ raw ≥ 2^(c−1), d ∈ [−2^(c−1), 0]. Each digit depends only on
+// c + 1 bits of k, so every window is computed independently (no carry pass,
+// no digit table in memory).
+#include "msm/pippenger.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ec/xyzz.hpp"
+#include "util/parallel.hpp"
+
+namespace starzk {
+namespace {
+
+using canon_t = std::array<uint64_t, 4>;
+
+// Bits [pos, pos + len) of k, len ≤ 32; bits at or past 256 read as 0.
+inline uint32_t get_bits(const canon_t& k, unsigned pos, unsigned len) {
+  if (pos >= 256) return 0;
+  const unsigned limb = pos / 64, off = pos % 64;
+  uint64_t v = k[limb] >> off;
+  if (off + len > 64 && limb + 1 < 4) v |= k[limb + 1] << (64 - off);
+  return uint32_t(v & ((uint64_t(1) << len) - 1));
+}
+
+inline int32_t signed_digit(const canon_t& k, unsigned w, unsigned c) {
+  const unsigned pos = w * c;
+  const int32_t raw = int32_t(get_bits(k, pos, c));
+  const int32_t below = pos == 0 ? 0 : int32_t(get_bits(k, pos - 1, 1));
+  const int32_t top = raw >> (c - 1);
+  return raw + below - (top << c);
+}
+
+// The shared core: n terms, base(i) the i-th affine base, k[i] the i-th
+// canonical scalar.
+template <class P, class BaseFn>
+jacobian_t<P> pippenger_core(size_t n, BaseFn base, const std::vector<canon_t>& k, const msm_config_t& cfg) {
+  using xyzz = xyzz_t<P>;
+  using jac = jacobian_t<P>;
+  if (n == 0) return jac::infinity();
+  const unsigned threads = resolve_threads(cfg.threads);
+  const msm_plan_t plan = msm_plan(n, threads, cfg.window_bits);
+  const unsigned c = plan.window_bits, n_windows = plan.windows;
+  const size_t parts = plan.slices;
+  const size_t n_buckets = size_t(1) << (c - 1);  // |d| = 1 .. 2^(c−1)
+  const size_t slice = (n + parts - 1) / parts;
+
+  std::vector<jac> unit_sum(size_t(n_windows) * parts, jac::infinity());
+  parallel_tasks(unit_sum.size(), threads, [&](size_t u) {
+    const unsigned w = unsigned(u / parts);
+    const size_t begin = (u % parts) * slice, end = std::min(n, begin + slice);
+    std::vector<xyzz> bucket(n_buckets, xyzz::infinity());
+    for (size_t i = begin; i < end; ++i) {
+      const int32_t d = signed_digit(k[i], w, c);
+      if (d > 0)
+        bucket[size_t(d - 1)] += base(i);      // madd-2008-s, 8M + 2S
+      else if (d < 0)
+        bucket[size_t(-d - 1)] += -base(i);
+    }
+    // Σ_b (b + 1)·bucket[b]: running = Σ_{j ≥ b} bucket[j], total += running.
+    xyzz running = xyzz::infinity(), total = xyzz::infinity();
+    for (size_t b = n_buckets; b-- > 0;) {
+      running += bucket[b];  // add-2008-s, 12M + 2S
+      total += running;
+    }
+    unit_sum[u] = total.to_jacobian();
+  });
+
+  // Σ_w 2^(wc) S_w, top window first (Horner), S_w = Σ of its slices.
+  jac acc = jac::infinity();
+  for (unsigned w = n_windows; w-- > 0;) {
+    for (unsigned i = 0; i < c; ++i) acc = acc.dbl();  // dbl-2009-l, 2M + 5S
+    for (size_t p = 0; p < parts; ++p) acc = acc.add(unit_sum[size_t(w) * parts + p]);
+  }
+  return acc;
+}
+
+// Montgomery -> canonical, once per scalar, in parallel.
+std::vector<canon_t> to_canonical(std::span<const fr_t> scalars, unsigned threads) {
+  std::vector<canon_t> k(scalars.size());
+  parallel_for(
+      scalars.size(), threads,
+      [&](size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) k[i] = scalars[i].to_canonical();
+      },
+      4096);
+  return k;
+}
+
+}  // namespace
+
+msm_plan_t msm_plan(size_t n, unsigned threads, unsigned window_bits) {
+  if (window_bits > msm_config_t::max_window_bits)
+    throw std::invalid_argument("msm: window_bits = " + std::to_string(window_bits) + " (at most " +
+                                std::to_string(msm_config_t::max_window_bits) + ")");
+  const double t = double(resolve_threads(threads));
+  const unsigned c_lo = window_bits ? window_bits : 1, c_hi = window_bits ? window_bits : msm_config_t::max_window_bits;
+  msm_plan_t best{c_lo, (256 + c_lo - 1) / c_lo, 1};
+  double best_cost = -1;
+  for (unsigned c = c_lo; c <= c_hi; ++c) {
+    const unsigned w = (256 + c - 1) / c;
+    const double reduce = 1.4 * double(uint64_t(1) << c);
+    // More slices than threads never shortens the critical path.
+    const size_t max_p = std::max<size_t>(1, std::min<size_t>(size_t(t), n));
+    for (size_t p = 1; p <= max_p; ++p) {
+      const double rounds = std::ceil(double(w) * double(p) / t);
+      const double cost = rounds * (std::ceil(double(n) / double(p)) + reduce);
+      if (best_cost < 0 || cost < best_cost) {
+        best_cost = cost;
+        best = {c, w, p};
+      }
+    }
+  }
+  return best;
+}
+
+unsigned msm_window_bits(size_t n) { return msm_plan(n, 1).window_bits; }
+
+template <class P>
+jacobian_t<P> msm_pippenger(std::span<const affine_t<P>> bases, std::span<const fr_t> scalars,
+                            const msm_config_t& cfg) {
+  if (bases.size() != scalars.size())
+    throw std::invalid_argument(std::string("msm_pippenger<") + P::name + ">: " + std::to_string(bases.size()) +
+                                " bases but " + std::to_string(scalars.size()) + " scalars");
+  msm_plan(0, 1, cfg.window_bits);  // validates window_bits before any work
+  const auto k = to_canonical(scalars, cfg.threads);
+  return pippenger_core<P>(bases.size(), [&](size_t i) -> const affine_t<P>& { return bases[i]; }, k, cfg);
+}
+
+template <class P>
+jacobian_t<P> msm_pippenger_indexed(std::span<const affine_t<P>> bases, std::span<const uint32_t> index,
+                                    std::span<const fr_t> scalars, const msm_config_t& cfg) {
+  if (index.size() != scalars.size())
+    throw std::invalid_argument(std::string("msm_pippenger_indexed<") + P::name + ">: " +
+                                std::to_string(index.size()) + " indices but " + std::to_string(scalars.size()) +
+                                " scalars");
+  msm_plan(0, 1, cfg.window_bits);  // validates window_bits before any work
+  for (size_t j = 0; j < index.size(); ++j)
+    if (index[j] >= bases.size())
+      throw std::out_of_range(std::string("msm_pippenger_indexed<") + P::name + ">: index[" + std::to_string(j) +
+                              "] = " + std::to_string(index[j]) + " but only " + std::to_string(bases.size()) +
+                              " bases");
+  const auto k = to_canonical(scalars, cfg.threads);
+  return pippenger_core<P>(index.size(), [&](size_t j) -> const affine_t<P>& { return bases[index[j]]; }, k, cfg);
+}
+
+template jacobian_t<g1_params> msm_pippenger(std::span<const affine_t<g1_params>>, std::span<const fr_t>,
+                                             const msm_config_t&);
+template jacobian_t<g2_params> msm_pippenger(std::span<const affine_t<g2_params>>, std::span<const fr_t>,
+                                             const msm_config_t&);
+template jacobian_t<g1_params> msm_pippenger_indexed(std::span<const affine_t<g1_params>>, std::span<const uint32_t>,
+                                                     std::span<const fr_t>, const msm_config_t&);
+template jacobian_t<g2_params> msm_pippenger_indexed(std::span<const affine_t<g2_params>>, std::span<const uint32_t>,
+                                                     std::span<const fr_t>, const msm_config_t&);
+
+}  // namespace starzk

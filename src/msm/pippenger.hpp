@@ -1,0 +1,74 @@
+// Multi-scalar multiplication Σ s_i·P_i on G1 and G2 by Pippenger's bucket
+// method: the CPU MSM of the prover (H, L, A, B1 queries on G1; b_g2_msm on
+// G2) and the reference the CUDA kernels are checked against.
+//
+// Method (Pippenger 1976; the bucket form of Bernstein, Doumen, Lange,
+// Oosterwijk, "Faster batch forgery identification", INDOCRYPT 2012, §4,
+// with signed digits as in sppark and gnark-crypto):
+//   1. Each scalar, converted once from Montgomery form to its canonical
+//      integer k < r < 2^255, is written in W = ceil(256 / c) signed digits
+//      of c bits, k = Σ_w d_w 2^(wc) with |d_w| ≤ 2^(c−1) (Booth-style
+//      recoding, pippenger.cpp), so a window needs 2^(c−1) buckets, not 2^c−1.
+//   2. Window w: bucket[|d|] += sign(d)·P_i for every i (mixed XYZZ
+//      addition, 8M + 2S, EFD madd-2008-s; zero digits, hence zero scalars,
+//      cost nothing). Then S_w = Σ_b b·bucket[b] by the running sum
+//      (running += bucket[b]; total += running, b from the top): 2 XYZZ
+//      additions (12M + 2S) per bucket.
+//   3. Σ s_i P_i = Σ_w 2^(wc) S_w, by Horner: c doublings per window.
+// Cost ≈ W·(n·(8M + 2S) + 2^c·(12M + 2S)) + 256 doublings.
+//
+// Threads: the work is cut into W × p units (window, slice of p of the
+// points), taken by T threads from a shared counter. A unit costs about
+// n/p + 1.4·2^c mixed-addition equivalents (a bucket add, 12M + 2S, is
+// ~1.4 madds), so the critical path is
+//   ceil(W·p / T) · (ceil(n/p) + 1.4·2^c),
+// and msm_plan picks the (c, p) minimising it (for T = 1: p = 1 and
+// W·(n + 1.4·2^c)). Results are deterministic (units are summed in a fixed
+// order).
+//
+// Inputs: bases in affine form (infinity = (0, 0), allowed anywhere; so are
+// repeated bases), scalars as fr_t in Montgomery form. Sizes must match
+// (std::invalid_argument otherwise); n = 0 gives the point at infinity.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "ec/jacobian.hpp"
+#include "ff/fr.hpp"
+
+namespace starzk {
+
+struct msm_config_t {
+  unsigned threads = 0;      // 0 = std::thread::hardware_concurrency()
+  unsigned window_bits = 0;  // c; 0 = chosen by msm_plan; else 1..max_window_bits
+  static constexpr unsigned max_window_bits = 24;
+};
+
+// How an MSM of n terms is cut (see the file comment).
+struct msm_plan_t {
+  unsigned window_bits;  // c
+  unsigned windows;      // W = ceil(256 / c)
+  size_t slices;         // p, slices of the points per window
+};
+// The plan for n terms on `threads` threads (0 = all cores); window_bits
+// fixes c when nonzero (std::invalid_argument past max_window_bits).
+msm_plan_t msm_plan(size_t n, unsigned threads, unsigned window_bits = 0);
+
+// The single-threaded window size: msm_plan(n, 1).window_bits.
+unsigned msm_window_bits(size_t n);
+
+// Σ scalars[i]·bases[i].
+template <class P>
+jacobian_t<P> msm_pippenger(std::span<const affine_t<P>> bases, std::span<const fr_t> scalars,
+                            const msm_config_t& cfg = {});
+
+// Σ scalars[j]·bases[index[j]]: the MSM over a gathered tail (prep_msm)
+// without copying the bases. Throws std::out_of_range for an index past the
+// bases and std::invalid_argument if index and scalars differ in length.
+template <class P>
+jacobian_t<P> msm_pippenger_indexed(std::span<const affine_t<P>> bases, std::span<const uint32_t> index,
+                                    std::span<const fr_t> scalars, const msm_config_t& cfg = {});
+
+}  // namespace starzk

@@ -1,0 +1,91 @@
+// The two H-phase conventions (bellman coset division, snarkjs odd 2n-th
+// roots); the math, step by step, is in h_phase.hpp.
+#include "ntt/h_phase.hpp"
+
+#include <bit>
+#include <span>
+#include <stdexcept>
+#include <string>
+
+#include "ntt/ntt.hpp"
+#include "util/parallel.hpp"
+
+namespace starzk {
+namespace {
+
+unsigned checked_log_size(const std::vector<fr_t>& a, const std::vector<fr_t>& b, const std::vector<fr_t>& c,
+                          const char* who) {
+  if (a.size() != b.size() || a.size() != c.size())
+    throw std::invalid_argument(std::string(who) + ": a, b, c have lengths " + std::to_string(a.size()) + ", " +
+                                std::to_string(b.size()) + ", " + std::to_string(c.size()) + " (must be equal)");
+  if (a.empty() || !std::has_single_bit(a.size()))
+    throw std::invalid_argument(std::string(who) + ": length " + std::to_string(a.size()) +
+                                " is not a nonzero power of two (pad the rows to the domain size)");
+  return unsigned(std::countr_zero(a.size()));
+}
+
+// a_i ← (a_i · b_i − c_i) · factor     (2M + 1A per entry; 1M when factor = 1)
+void combine(std::vector<fr_t>& a, const std::vector<fr_t>& b, const std::vector<fr_t>& c, const fr_t& factor,
+             unsigned threads) {
+  const bool unit = factor.is_one();
+  parallel_for(
+      a.size(), threads,
+      [&](size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) {
+          const fr_t p = a[i] * b[i] - c[i];
+          a[i] = unit ? p : p * factor;
+        }
+      },
+      1024);
+}
+
+}  // namespace
+
+void h_phase_bellman(std::vector<fr_t>& a, std::vector<fr_t>& b, std::vector<fr_t>& c, const domain_t& d,
+                     unsigned threads) {
+  const unsigned log_n = checked_log_size(a, b, c, "h_phase_bellman");
+  if (d.log_size() != log_n)
+    throw std::invalid_argument("h_phase_bellman: domain of size " + std::to_string(d.size()) + " for rows of length " +
+                                std::to_string(a.size()));
+  const fr_t g = fr_t::multiplicative_generator();
+  for (auto* v : {&a, &b, &c}) {
+    intt(*v, d, threads);            // 1. coefficients
+    coset_ntt(*v, d, g, threads);    // 2. values on gH
+  }
+  // 3. divide by Z(g ω^i) = g^n − 1.
+  const fr_t z_inv = d.vanishing_at(g).inverse();
+  combine(a, b, c, z_inv, threads);
+  // 4. back to the coefficients of h.
+  coset_intt(a, d, g, threads);
+}
+
+void h_phase_bellman(std::vector<fr_t>& a, std::vector<fr_t>& b, std::vector<fr_t>& c, unsigned threads) {
+  const unsigned log_n = checked_log_size(a, b, c, "h_phase_bellman");
+  const domain_t d(log_n, root_convention::bellman, threads);
+  h_phase_bellman(a, b, c, d, threads);
+}
+
+void h_phase_snarkjs(std::vector<fr_t>& a, std::vector<fr_t>& b, std::vector<fr_t>& c, const domain_t& d,
+                     unsigned threads) {
+  const unsigned log_n = checked_log_size(a, b, c, "h_phase_snarkjs");
+  if (d.log_size() != log_n)
+    throw std::invalid_argument("h_phase_snarkjs: domain of size " + std::to_string(d.size()) + " for rows of length " +
+                                std::to_string(a.size()));
+  if (d.convention() != root_convention::snarkjs)
+    throw std::invalid_argument("h_phase_snarkjs: the domain must use the snarkjs roots (5^((r-1)/n))");
+  // ω_{2n}: the snarkjs root of order 2n; its square is d.omega().
+  const fr_t w2n = domain_t::root(log_n + 1, root_convention::snarkjs);
+  for (auto* v : {&a, &b, &c}) {
+    intt(*v, d, threads);            // 1. coefficients
+    coset_ntt(*v, d, w2n, threads);  // 2. values at ω_{2n}^(2i+1)
+  }
+  combine(a, b, c, fr_t::one(), threads);  // 3. h_i = a_i b_i − c_i
+}
+
+void h_phase_snarkjs(std::vector<fr_t>& a, std::vector<fr_t>& b, std::vector<fr_t>& c, unsigned threads) {
+  const unsigned log_n = checked_log_size(a, b, c, "h_phase_snarkjs");
+  const domain_t d(log_n, root_convention::snarkjs, threads);
+  h_phase_snarkjs(a, b, c, d, threads);
+}
+
+}  // namespace starzk
