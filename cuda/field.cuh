@@ -50,7 +50,10 @@ struct fr_dev_params {
   static SZK_D const uint32_t* mm2() { return d_fr_mm2; }
 };
 
-template <class P>
+// Inline selects how operator* is emitted: in line (Fr by default; Fp only
+// in the one translation unit that asks for it, msm_accumulate.cu) or as a
+// call to one out-of-line copy (Fp elsewhere). Same bytes either way.
+template <class P, bool Inline = (P::n <= 8)>
 struct alignas(8) dev_mont_t {
   static constexpr int N = P::n;
   static_assert(N % 2 == 0, "the even/odd split needs an even limb count");
@@ -179,13 +182,14 @@ struct alignas(8) dev_mont_t {
     asm volatile("addc.u32 %0, %0, 0;" : "+r"(odd[N - 1]));
   }
 
-  // Fp products are out of line: a point formula then holds ~10 calls instead
-  // of ~10 inlined 288-multiply chains, which keeps ptxas time and code size
-  // in check (the inlined form made one MSM translation unit take minutes).
-  // Fr products (NTT butterflies) stay inline.
+  // Fp products are out of line by default: a point formula then holds ~10
+  // calls instead of ~10 inlined 288-multiply chains, which keeps ptxas time
+  // and code size in check (the inlined form made one MSM translation unit
+  // take minutes). Fr products (NTT butterflies) stay inline; so does Fp in
+  // dev_fp_fast_t, used only by the bucket-accumulation kernel.
   friend SZK_D dev_mont_t operator*(const dev_mont_t& a, const dev_mont_t& b) {
     dev_mont_t r;
-    if constexpr (N > 8) mul_outlined(r, a, b);
+    if constexpr (!Inline) mul_outlined(r, a, b);
     else r = mul_inline(a, b);
     return r;
   }
@@ -246,6 +250,8 @@ struct alignas(8) dev_mont_t {
 
 using dev_fp_t = dev_mont_t<fp_dev_params>;
 using dev_fr_t = dev_mont_t<fr_dev_params>;
+using dev_fp_fast_t = dev_mont_t<fp_dev_params, true>;  // Fp with inlined products
+static_assert(sizeof(dev_fp_fast_t) == 48);
 static_assert(sizeof(dev_fp_t) == 48, "device Fp must match the host fp_t (48 bytes)");
 static_assert(sizeof(dev_fr_t) == 32, "device Fr must match the host fr_t (32 bytes)");
 

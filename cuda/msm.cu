@@ -24,6 +24,13 @@
 //     T_j = A + [jM] R. A block per window adds the T_j.
 //  5. windows: Horner, G = sum_w 2^(c w) G_w: c doublings (dbl-2008-s-1) per
 //     window.
+// Steps 1-4 run for a group of windows at a time (at most 2^28 entries, so
+// the keys, values and partials of one group stay near 6 GiB whatever n is;
+// at n = 2^27 and c = 20 that is 2 windows per group, 7 groups). Step 1
+// recomputes the signed-digit carries from window 0 for each group (one Fr
+// product and a few shifts per scalar: cheap next to a window's additions).
+// The level-1 accumulation, the hot loop, lives in msm_accumulate.cu with the
+// Fp product inlined.
 // The result is an XYZZ point written to device memory.
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
@@ -34,13 +41,15 @@
 namespace starzk::gpu {
 namespace {
 
-constexpr uint32_t sign_bit = 0x80000000u;
+constexpr uint32_t sign_bit = msm_sign_bit;
+constexpr size_t group_entries = size_t(1) << 28;  // entries (digits) per window group
 
 struct plan_t {
   size_t n;
   unsigned c, W, K, J, M, levels, chunk, block;
-  size_t buckets;               // W·(K+1): bucket 0 of each window is the zero digit
-  size_t entries;               // W·n
+  unsigned Wg;                  // windows per group (the last group may hold fewer)
+  size_t buckets;               // Wg·(K+1): bucket 0 of each window is the zero digit
+  size_t entries;               // Wg·n
   size_t bound[32];             // upper bound of the partial count per level
   size_t sort_temp, scan_temp;  // CUB temporary storage
 
@@ -64,11 +73,12 @@ struct plan_t {
     p.c = c;
     p.W = window_count(c);
     p.K = 1u << (c - 1);
-    p.buckets = size_t(p.W) * (p.K + 1);
-    p.entries = size_t(p.W) * n;
+    p.Wg = unsigned(std::max<size_t>(1, std::min<size_t>(p.W, group_entries / n)));
+    p.buckets = size_t(p.Wg) * (p.K + 1);
+    p.entries = size_t(p.Wg) * n;
     // Segments of the window sums: about 2^16 threads in all.
     unsigned J = 1;
-    while (J < p.K && size_t(J) * 2 * p.W <= 65536) J *= 2;
+    while (J < p.K && size_t(J) * 2 * p.Wg <= 65536) J *= 2;
     p.J = J;
     p.M = p.K / J;
     // Folding levels until one partial per bucket (a bucket holds <= n points).
@@ -114,22 +124,24 @@ struct buffers_t {
     for (unsigned l = 0; l < p.levels; ++l) (l % 2 == 0 ? ma : mb) = std::max(l % 2 == 0 ? ma : mb, p.bound[l]);
     b.part_a = cv.take<dev_g1_xyzz_t>(ma);
     b.part_b = cv.take<dev_g1_xyzz_t>(mb == 0 ? 1 : mb);
-    b.segs = cv.take<dev_g1_xyzz_t>(size_t(p.W) * p.J);
+    b.segs = cv.take<dev_g1_xyzz_t>(size_t(p.Wg) * p.J);
     b.windows = cv.take<dev_g1_xyzz_t>(p.W);
     return b;
   }
 };
 
 // ---- 1. digits ----
+// Windows [w0, w1) of the group are stored, at (w - w0)·n + i.
 __global__ void __launch_bounds__(256) digits_kernel(const dev_fr_t* scalars, const uint32_t* skip, size_t n,
-                                                     unsigned c, unsigned W, uint32_t* keys, uint32_t* vals) {
+                                                     unsigned c, unsigned w0, unsigned w1, uint32_t* keys,
+                                                     uint32_t* vals) {
   const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   dev_fr_t s = scalars[i].from_mont();
   if (skip && ((skip[i >> 5] >> (i & 31)) & 1)) s = dev_fr_t::zero();
   const uint32_t mask = (1u << c) - 1, half = 1u << (c - 1);
   uint32_t carry = 0;
-  for (unsigned w = 0; w < W; ++w) {
+  for (unsigned w = 0; w < w1; ++w) {
     const unsigned pos = w * c, limb = pos / 32, off = pos % 32;
     uint32_t v = 0;
     if (limb < 8) {
@@ -144,8 +156,10 @@ __global__ void __launch_bounds__(256) digits_kernel(const dev_fr_t* scalars, co
       sign = sign_bit;
       carry = 1;
     }
-    keys[w * n + i] = key;
-    vals[w * n + i] = uint32_t(i) | sign;
+    if (w >= w0) {
+      keys[(w - w0) * n + i] = key;
+      vals[(w - w0) * n + i] = uint32_t(i) | sign;
+    }
   }
 }
 
@@ -177,38 +191,9 @@ __global__ void __launch_bounds__(256) count_parts_kernel(const uint32_t* off, s
   counts[g] = g < buckets ? (off[g + 1] - off[g] + chunk - 1) / chunk : 0;
 }
 
-// Largest g with off[g] <= x (off is non-decreasing, off[0] = 0 <= x).
-SZK_D size_t find_bucket(const uint32_t* off, size_t buckets, uint32_t x) {
-  size_t lo = 0, hi = buckets;  // answer in [lo, hi)
-  while (hi - lo > 1) {
-    const size_t mid = (lo + hi) / 2;
-    if (off[mid] <= x) lo = mid;
-    else hi = mid;
-  }
-  return lo;
-}
-
 // ---- 3. accumulation ----
-__global__ void __launch_bounds__(128) accumulate_points_kernel(const dev_g1_affine_t* bases, const uint32_t* vals,
-                                                                const uint64_t* start, const uint64_t* end,
-                                                                const uint32_t* off, size_t buckets, unsigned chunk,
-                                                                dev_g1_xyzz_t* out) {
-  const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  const uint32_t total = off[buckets];
-  if (t >= total) return;
-  const size_t g = find_bucket(off, buckets, uint32_t(t));
-  const uint64_t b = start[g] + uint64_t(t - off[g]) * chunk;
-  const uint64_t e = b + chunk < end[g] ? b + chunk : end[g];
-  dev_g1_xyzz_t acc = dev_g1_xyzz_t::infinity();
-  for (uint64_t k = b; k < e; ++k) {
-    const uint32_t v = vals[k];
-    dev_g1_affine_t p = bases[v & ~sign_bit];
-    if (v & sign_bit) p.y = -p.y;
-    acc = acc.add_affine(p);
-  }
-  out[t] = acc;
-}
-
+// Level 1 (points): launch_accumulate_points, msm_accumulate.cu.
+// Later levels fold `chunk` partials of one bucket into one (add-2008-s).
 __global__ void __launch_bounds__(128) fold_parts_kernel(const dev_g1_xyzz_t* in, const uint32_t* off_in,
                                                          const uint32_t* off_out, size_t buckets, unsigned chunk,
                                                          dev_g1_xyzz_t* out) {
@@ -281,52 +266,56 @@ cudaError_t msm_g1(g1_xyzz_t* d_result, const g1_affine_t* d_bases_h, const fr_t
   const auto* bases = reinterpret_cast<const dev_g1_affine_t*>(d_bases_h);
   const auto* scalars = reinterpret_cast<const dev_fr_t*>(d_scalars_h);
 
-  // 1-2: digits, sort per window, run boundaries.
-  digits_kernel<<<grid_for(n, 256), 256, 0, s>>>(scalars, d_skip, n, p.c, p.W, b.keys_in, b.vals_in);
-  SZK_CHECK_LAUNCH();
-  for (unsigned w = 0; w < p.W; ++w) {
-    size_t temp = p.sort_temp;
-    const size_t o = size_t(w) * n;
-    SZK_TRY(cub::DeviceRadixSort::SortPairs(b.sort_temp, temp, b.keys_in + o, b.keys_out + o, b.vals_in + o,
-                                            b.vals_out + o, int(n), 0, int(p.c), s));
-  }
-  SZK_TRY(cudaMemsetAsync(b.start, 0, p.buckets * sizeof(uint64_t), s));
-  SZK_TRY(cudaMemsetAsync(b.end, 0, p.buckets * sizeof(uint64_t), s));
-  bounds_kernel<<<grid_for(p.entries, 256), 256, 0, s>>>(b.keys_out, n, p.entries, p.K, b.start, b.end);
-  SZK_CHECK_LAUNCH();
-
-  // 3: level 1 (points), then folding levels (partials).
-  auto scan = [&](uint32_t* off) -> cudaError_t {
-    size_t temp = p.scan_temp;
-    return cub::DeviceScan::ExclusiveSum(b.scan_temp, temp, b.counts, off, int(p.buckets + 1), s);
-  };
-  count_points_kernel<<<grid_for(p.buckets + 1, 256), 256, 0, s>>>(b.start, b.end, p.buckets, p.K, p.chunk,
-                                                                   b.counts);
-  SZK_CHECK_LAUNCH();
-  SZK_TRY(scan(b.off_a));
-  accumulate_points_kernel<<<grid_for(p.bound[0], p.block), p.block, 0, s>>>(bases, b.vals_out, b.start, b.end,
-                                                                             b.off_a, p.buckets, p.chunk, b.part_a);
-  SZK_CHECK_LAUNCH();
-  dev_g1_xyzz_t* parts = b.part_a;
-  uint32_t* off = b.off_a;
-  for (unsigned l = 1; l < p.levels; ++l) {
-    dev_g1_xyzz_t* next = (l % 2 == 0) ? b.part_a : b.part_b;
-    uint32_t* next_off = (off == b.off_a) ? b.off_b : b.off_a;
-    count_parts_kernel<<<grid_for(p.buckets + 1, 256), 256, 0, s>>>(off, p.buckets, p.chunk, b.counts);
+  for (unsigned w0 = 0; w0 < p.W; w0 += p.Wg) {
+    const unsigned gw = std::min(p.Wg, p.W - w0);  // windows in this group
+    const size_t entries = size_t(gw) * n, buckets = size_t(gw) * (p.K + 1);
+    // 1-2: digits, sort per window, run boundaries.
+    digits_kernel<<<grid_for(n, 256), 256, 0, s>>>(scalars, d_skip, n, p.c, w0, w0 + gw, b.keys_in, b.vals_in);
     SZK_CHECK_LAUNCH();
-    SZK_TRY(scan(next_off));
-    fold_parts_kernel<<<grid_for(p.bound[l], p.block), p.block, 0, s>>>(parts, off, next_off, p.buckets, p.chunk,
-                                                                         next);
+    for (unsigned w = 0; w < gw; ++w) {
+      size_t temp = p.sort_temp;
+      const size_t o = size_t(w) * n;
+      SZK_TRY(cub::DeviceRadixSort::SortPairs(b.sort_temp, temp, b.keys_in + o, b.keys_out + o, b.vals_in + o,
+                                              b.vals_out + o, int(n), 0, int(p.c), s));
+    }
+    SZK_TRY(cudaMemsetAsync(b.start, 0, buckets * sizeof(uint64_t), s));
+    SZK_TRY(cudaMemsetAsync(b.end, 0, buckets * sizeof(uint64_t), s));
+    bounds_kernel<<<grid_for(entries, 256), 256, 0, s>>>(b.keys_out, n, entries, p.K, b.start, b.end);
     SZK_CHECK_LAUNCH();
-    parts = next;
-    off = next_off;
-  }
 
-  // 4-5: window sums and Horner.
-  segment_kernel<<<grid_for(size_t(p.W) * p.J, 128), 128, 0, s>>>(parts, off, p.K, p.J, p.M, p.W, b.segs);
-  SZK_CHECK_LAUNCH();
-  sum_segments_kernel<<<p.W, sum_block, 0, s>>>(b.segs, p.J, b.windows);
-  SZK_CHECK_LAUNCH();
+    // 3: level 1 (points), then folding levels (partials).
+    auto scan = [&](uint32_t* off) -> cudaError_t {
+      size_t temp = p.scan_temp;
+      return cub::DeviceScan::ExclusiveSum(b.scan_temp, temp, b.counts, off, int(buckets + 1), s);
+    };
+    count_points_kernel<<<grid_for(buckets + 1, 256), 256, 0, s>>>(b.start, b.end, buckets, p.K, p.chunk,
+                                                                     b.counts);
+    SZK_CHECK_LAUNCH();
+    SZK_TRY(scan(b.off_a));
+    SZK_TRY(launch_accumulate_points(bases, b.vals_out, b.start, b.end, b.off_a, buckets, p.chunk, b.part_a,
+                                     p.bound[0], p.block, s));
+    dev_g1_xyzz_t* parts = b.part_a;
+    uint32_t* off = b.off_a;
+    for (unsigned l = 1; l < p.levels; ++l) {
+      dev_g1_xyzz_t* next = (l % 2 == 0) ? b.part_a : b.part_b;
+      uint32_t* next_off = (off == b.off_a) ? b.off_b : b.off_a;
+      count_parts_kernel<<<grid_for(buckets + 1, 256), 256, 0, s>>>(off, buckets, p.chunk, b.counts);
+      SZK_CHECK_LAUNCH();
+      SZK_TRY(scan(next_off));
+      fold_parts_kernel<<<grid_for(p.bound[l], p.block), p.block, 0, s>>>(parts, off, next_off, buckets, p.chunk,
+                                                                           next);
+      SZK_CHECK_LAUNCH();
+      parts = next;
+      off = next_off;
+    }
+
+    // 4: window sums of the group.
+    segment_kernel<<<grid_for(size_t(gw) * p.J, 128), 128, 0, s>>>(parts, off, p.K, p.J, p.M, gw, b.segs);
+    SZK_CHECK_LAUNCH();
+    sum_segments_kernel<<<gw, sum_block, 0, s>>>(b.segs, p.J, b.windows + w0);
+    SZK_CHECK_LAUNCH();
+  }
+  // 5: Horner over all windows.
   horner_kernel<<<1, 32, 0, s>>>(b.windows, p.W, p.c, result);
   SZK_CHECK_LAUNCH();
   return cudaSuccess;

@@ -1,7 +1,8 @@
-// Small device pieces shared by the G1 MSM (msm.cu) and the batch addition
-// (batch_add.cu): a block-wide sum of XYZZ points in shared memory, a kernel
-// summing consecutive segments of a point array (one block per segment), and
-// one that writes the point at infinity.
+// Small device pieces shared by the G1 MSM (msm.cu, msm_accumulate.cu) and
+// the batch addition (batch_add.cu): a block-wide sum of XYZZ points in shared
+// memory, a kernel summing consecutive segments of a point array (one block
+// per segment), one that writes the point at infinity, the bucket search of
+// the chunked accumulation, and the launcher of the accumulation kernel.
 #pragma once
 
 #include "cuda/point.cuh"
@@ -32,6 +33,26 @@ inline __global__ void __launch_bounds__(sum_block) sum_segments_kernel(const de
   acc = block_sum(acc);
   if (threadIdx.x == 0) out[blockIdx.x] = acc;
 }
+
+constexpr uint32_t msm_sign_bit = 0x80000000u;  // value = point index | sign << 31
+
+// Largest g with off[g] <= x (off is non-decreasing, off[0] = 0 <= x).
+SZK_D size_t find_bucket(const uint32_t* off, size_t buckets, uint32_t x) {
+  size_t lo = 0, hi = buckets;  // answer in [lo, hi)
+  while (hi - lo > 1) {
+    const size_t mid = (lo + hi) / 2;
+    if (off[mid] <= x) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// Level 1 of the bucket accumulation (msm_accumulate.cu): thread t sums the
+// `chunk` sorted entries starting at start[g] + (t - off[g])·chunk of its
+// bucket g into out[t]; `threads` = off[buckets] is an upper bound on t.
+cudaError_t launch_accumulate_points(const dev_g1_affine_t* bases, const uint32_t* vals, const uint64_t* start,
+                                     const uint64_t* end, const uint32_t* off, size_t buckets, unsigned chunk,
+                                     dev_g1_xyzz_t* out, size_t threads, unsigned block, cudaStream_t s);
 
 inline __global__ void __launch_bounds__(32) set_infinity_kernel(dev_g1_xyzz_t* out) {
   if (threadIdx.x == 0) *out = dev_g1_xyzz_t::infinity();

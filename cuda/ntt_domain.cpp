@@ -4,8 +4,9 @@
 // Roots: snarkjs w_n = 5^((r-1)/n) (fr_t::root_of_unity), coset shift
 // w_{2n} (the odd coset of the snarkjs H phase); bellman w_n = 7^((r-1)/n)
 // (fr_t::bellman_root_of_unity), coset shift g = 7
-// (fr_t::multiplicative_generator). Table sizes are O(sqrt n), so this costs
-// well under a millisecond even at n = 2^27.
+// (fr_t::multiplicative_generator). The host tables are O(sqrt n), so this
+// costs well under a millisecond even at n = 2^27; the full twiddle tables
+// (n/2 entries per direction) are expanded on the device from them.
 #include <vector>
 
 #include "cuda/ntt_domain.hpp"
@@ -38,7 +39,8 @@ size_t ntt_domain_bytes(unsigned log_n) {
 cudaError_t ntt_domain_init(void* d_domain, unsigned log_n, root_convention_t conv, cudaStream_t stream) {
   if (log_n < 1 || log_n > ntt_max_log || !d_domain) return cudaErrorInvalidValue;
   const ntt_layout_t t = ntt_layout_t::make(log_n);
-  std::vector<fr_t> h(t.total, fr_t::zero());
+  const size_t host_len = t.full_fwd;  // everything but the device-built full tables
+  std::vector<fr_t> h(host_len, fr_t::zero());
   const bool snark = conv == root_convention_t::snarkjs;
   const fr_t w = snark ? fr_t::root_of_unity(log_n) : fr_t::bellman_root_of_unity(log_n);
   const fr_t w_inv = w.inverse();
@@ -61,12 +63,18 @@ cudaError_t ntt_domain_init(void* d_domain, unsigned log_n, root_convention_t co
   fill_powers(&h[t.coset_inv_hi], t.coset_hi_len, pow2k(g_inv, t.coset_bits));
 
   const fr_t n_inv = fr_t::from_u64(uint64_t(1) << log_n).inverse();
+  for (size_t i = 0; i < t.coset_lo_len; ++i) {
+    h[t.coset_lo_n + i] = h[t.coset_lo + i] * n_inv;
+    h[t.coset_inv_lo_n + i] = h[t.coset_inv_lo + i] * n_inv;
+  }
   const fr_t g_n = pow2k(g, log_n);
   h[t.scalars + 0] = n_inv;
   h[t.scalars + 1] = (g_n - fr_t::one()).inverse();  // snarkjs: g^n = -1, harmless
   h[t.scalars + 2] = g_n;
   // Pageable source: the call returns once the data are staged, so h may go.
-  return cudaMemcpyAsync(d_domain, h.data(), t.total * sizeof(fr_t), cudaMemcpyHostToDevice, stream);
+  const cudaError_t e = cudaMemcpyAsync(d_domain, h.data(), host_len * sizeof(fr_t), cudaMemcpyHostToDevice, stream);
+  if (e != cudaSuccess) return e;
+  return ntt_expand_twiddles(d_domain, t, stream);
 }
 
 }  // namespace starzk::gpu

@@ -1,10 +1,12 @@
-// G1 MSM benchmark on the H200: n = 2^20, 2^22, 2^24, 2^26 (or the log sizes
+// G1 MSM benchmark on the H200: n = 2^20, 2^22, 2^24, 2^26, 2^27 (or the log sizes
 // given as arguments), bases resident on the device, scalars random or
 // boolean-heavy (45% zero, 45% one, 10% random). Boolean-heavy scalars are
 // run both through the plain MSM and through the prep_msm split (batch add of
 // the ones + tail MSM). Prints CSV rows name,n,ms,ratio_to_floor; the floor
 // is the integer-multiply bound of DESIGN.md section 7: 16 windows x n bucket
-// additions x 10 Fp products at the measured Fp product rate.
+// additions x 10 Fp products at the measured Fp product rate. A row
+// msm_g1_scratch_GiB per size gives the scratch the MSM asked for (the last
+// column holds the GiB), so the memory cap of the window groups shows.
 #include <random>
 
 #include "bench_util.hpp"
@@ -16,7 +18,7 @@ using namespace starzk::gpu::bench;
 
 int main(int argc, char** argv) {
   try {
-    std::vector<unsigned> logs = {20, 22, 24, 26};
+    std::vector<unsigned> logs = {20, 22, 24, 26, 27};
     if (argc > 1) {
       logs.clear();
       for (int i = 1; i < argc; ++i) logs.push_back(unsigned(std::atoi(argv[i])));
@@ -53,6 +55,7 @@ int main(int argc, char** argv) {
       tile_points(d_bases.as<g1_affine_t>(), n, d_distinct.as<g1_affine_t>(), std::min(m, n), s.get());
       const size_t scratch = msm_g1_split_scratch_bytes(n);
       device_buffer_t d_scratch(scratch);
+      row("msm_g1_scratch_GiB", double(n), 0.0, double(scratch) / double(size_t(1) << 30));
       const double floor_ms = 16.0 * double(n) * 10.0 / ceil.fp_mul_per_s * 1e3;
       const int reps = L >= 26 ? 2 : 3;
       for (int kind : {0, 1}) {

@@ -13,7 +13,7 @@
 namespace starzk {
 namespace {
 
-unsigned checked_log_size(const std::vector<fr_t>& a, const std::vector<fr_t>& b, const std::vector<fr_t>& c,
+unsigned checked_log_size(std::span<const fr_t> a, std::span<const fr_t> b, std::span<const fr_t> c,
                           const char* who) {
   if (a.size() != b.size() || a.size() != c.size())
     throw std::invalid_argument(std::string(who) + ": a, b, c have lengths " + std::to_string(a.size()) + ", " +
@@ -25,7 +25,7 @@ unsigned checked_log_size(const std::vector<fr_t>& a, const std::vector<fr_t>& b
 }
 
 // a_i ← (a_i · b_i − c_i) · factor     (2M + 1A per entry; 1M when factor = 1)
-void combine(std::vector<fr_t>& a, const std::vector<fr_t>& b, const std::vector<fr_t>& c, const fr_t& factor,
+void combine(std::span<fr_t> a, std::span<const fr_t> b, std::span<const fr_t> c, const fr_t& factor,
              unsigned threads) {
   const bool unit = factor.is_one();
   parallel_for(
@@ -41,7 +41,7 @@ void combine(std::vector<fr_t>& a, const std::vector<fr_t>& b, const std::vector
 
 }  // namespace
 
-void h_phase_bellman(std::vector<fr_t>& a, std::vector<fr_t>& b, std::vector<fr_t>& c, const domain_t& d,
+void h_phase_bellman(std::span<fr_t> a, std::span<fr_t> b, std::span<fr_t> c, const domain_t& d,
                      unsigned threads) {
   const unsigned log_n = checked_log_size(a, b, c, "h_phase_bellman");
   if (d.log_size() != log_n)
@@ -59,13 +59,13 @@ void h_phase_bellman(std::vector<fr_t>& a, std::vector<fr_t>& b, std::vector<fr_
   coset_intt(a, d, g, threads);
 }
 
-void h_phase_bellman(std::vector<fr_t>& a, std::vector<fr_t>& b, std::vector<fr_t>& c, unsigned threads) {
+void h_phase_bellman(std::span<fr_t> a, std::span<fr_t> b, std::span<fr_t> c, unsigned threads) {
   const unsigned log_n = checked_log_size(a, b, c, "h_phase_bellman");
   const domain_t d(log_n, root_convention::bellman, threads);
   h_phase_bellman(a, b, c, d, threads);
 }
 
-void h_phase_snarkjs(std::vector<fr_t>& a, std::vector<fr_t>& b, std::vector<fr_t>& c, const domain_t& d,
+void h_phase_snarkjs(std::span<fr_t> a, std::span<fr_t> b, std::span<fr_t> c, const domain_t& d,
                      unsigned threads) {
   const unsigned log_n = checked_log_size(a, b, c, "h_phase_snarkjs");
   if (d.log_size() != log_n)
@@ -82,7 +82,7 @@ void h_phase_snarkjs(std::vector<fr_t>& a, std::vector<fr_t>& b, std::vector<fr_
   combine(a, b, c, fr_t::one(), threads);  // 3. h_i = a_i b_i − c_i
 }
 
-void h_phase_snarkjs(std::vector<fr_t>& a, std::vector<fr_t>& b, std::vector<fr_t>& c, unsigned threads) {
+void h_phase_snarkjs(std::span<fr_t> a, std::span<fr_t> b, std::span<fr_t> c, unsigned threads) {
   const unsigned log_n = checked_log_size(a, b, c, "h_phase_snarkjs");
   const domain_t d(log_n, root_convention::snarkjs, threads);
   h_phase_snarkjs(a, b, c, d, threads);

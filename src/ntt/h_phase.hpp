@@ -46,6 +46,7 @@
 // `threads` = 0 uses every core.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "ff/fr.hpp"
@@ -53,14 +54,14 @@
 
 namespace starzk {
 
-void h_phase_bellman(std::vector<fr_t>& a, std::vector<fr_t>& b, std::vector<fr_t>& c, unsigned threads = 0);
+void h_phase_bellman(std::span<fr_t> a, std::span<fr_t> b, std::span<fr_t> c, unsigned threads = 0);
 // With a prebuilt domain of size a.size(), in the root convention of the key.
-void h_phase_bellman(std::vector<fr_t>& a, std::vector<fr_t>& b, std::vector<fr_t>& c, const domain_t& d,
+void h_phase_bellman(std::span<fr_t> a, std::span<fr_t> b, std::span<fr_t> c, const domain_t& d,
                      unsigned threads = 0);
 
-void h_phase_snarkjs(std::vector<fr_t>& a, std::vector<fr_t>& b, std::vector<fr_t>& c, unsigned threads = 0);
+void h_phase_snarkjs(std::span<fr_t> a, std::span<fr_t> b, std::span<fr_t> c, unsigned threads = 0);
 // With a prebuilt domain of size a.size(); it must use root_convention::snarkjs.
-void h_phase_snarkjs(std::vector<fr_t>& a, std::vector<fr_t>& b, std::vector<fr_t>& c, const domain_t& d,
+void h_phase_snarkjs(std::span<fr_t> a, std::span<fr_t> b, std::span<fr_t> c, const domain_t& d,
                      unsigned threads = 0);
 
 }  // namespace starzk
