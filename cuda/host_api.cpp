@@ -44,7 +44,13 @@ device_buffer_t& device_buffer_t::operator=(device_buffer_t&& o) noexcept {
 }
 void device_buffer_t::upload(const void* h, size_t bytes, size_t offset) {
   if (offset + bytes > bytes_) throw std::runtime_error("starzk_cuda: upload past the end of a device buffer");
-  if (bytes) check_cuda(cudaMemcpy(static_cast<char*>(ptr_) + offset, h, bytes, cudaMemcpyHostToDevice), "upload");
+  if (!bytes) return;
+  check_cuda(cudaMemcpy(static_cast<char*>(ptr_) + offset, h, bytes, cudaMemcpyHostToDevice), "upload");
+  // From pageable memory cudaMemcpy may return once the data are staged,
+  // before the DMA into device memory is done; the launchers then run on a
+  // non-blocking stream that does not wait for the legacy stream. Wait here
+  // (seen on the H200: the tail of an input still zero when a kernel read it).
+  check_cuda(cudaStreamSynchronize(cudaStreamLegacy), "upload sync");
 }
 void device_buffer_t::download(void* h, size_t bytes, size_t offset) const {
   if (offset + bytes > bytes_) throw std::runtime_error("starzk_cuda: download past the end of a device buffer");

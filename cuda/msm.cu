@@ -62,11 +62,14 @@ struct plan_t {
     p.block = tune.block;
     unsigned c = tune.window_bits;
     if (c == 0) {
-      // Cost model in madd-equivalents: W·n bucket additions plus about 2·2^c
-      // additions per window for the running sums and partial folding.
+      // Cost model in madd-equivalents: W·n bucket additions plus about
+      // 10·2^c per window for the sort, the bounds, the running sums and the
+      // partial folding. The weight 10 fits the H200 timings of c = 16..20
+      // at n = 2^24 and 2^26 within 3% (2^24: c = 16 128 ms, c = 20 162 ms;
+      // 2^26: c = 20 473 ms, c = 16 506 ms; docs/benchmarks.md).
       double best = 1e300;
       for (unsigned t = 2; t <= 20; ++t) {
-        const double cost = double(window_count(t)) * (double(n) + 2.0 * double(1u << t));
+        const double cost = double(window_count(t)) * (double(n) + 10.0 * double(1u << t));
         if (cost < best) best = cost, c = t;
       }
     }

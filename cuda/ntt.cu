@@ -6,7 +6,8 @@
 // fixed (2^k "rows") for G = 2^g consecutive values of the bits below b0 (so
 // each row is G contiguous elements, coalesced), runs the k stages on that
 // 2^k·G tile, and writes it back. E = 2^k·G <= 2^11 elements (64 KiB of
-// dynamic shared memory); n = 2^24 takes 3 passes (7 + 7 + 10 bits).
+// dynamic shared memory); n = 2^24 takes 3 passes (DIF 7 + 6 + 11 bits,
+// DIT 11 + 7 + 6).
 //   DIF (Gentleman-Sande), natural -> bit-reversed, stages h = n/2 .. 1:
 //     (x, y) at (i, i + h) -> (x + y, (x - y)·w_{2h}^(i mod h))
 //   DIT (Cooley-Tukey), bit-reversed -> natural, stages h = 1 .. n/2:
@@ -51,7 +52,7 @@ struct scale_t {
   const dev_fr_t* hi = nullptr;
   unsigned bits = 0;
   bool bitrev = false;
-  bool active() const { return c || lo; }
+  SZK_HD bool active() const { return c || lo; }
 };
 
 SZK_D dev_fr_t apply_scale(const scale_t& sc, dev_fr_t x, size_t p, unsigned L) {

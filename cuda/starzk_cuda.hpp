@@ -57,8 +57,9 @@ enum class ntt_coset_t { none, coset };
 
 inline constexpr unsigned ntt_max_log = 27;
 
-// Device tables of one domain (n = 2^log_n): twiddles for both directions,
-// powers of the coset shift and its inverse, 1/n. Built on the host and
+// Device tables of one domain (n = 2^log_n): twiddles for both directions
+// (a full table of n/2 roots per direction above 2^17: about n·32 bytes in
+// all, 512 MiB at 2^24), powers of the coset shift and its inverse, 1/n. Built on the host and
 // copied to d_domain (the copy is enqueued on `stream`; the host staging
 // buffer is released before return).
 size_t ntt_domain_bytes(unsigned log_n);

@@ -66,6 +66,24 @@ int main(int argc, char** argv) {
                      "msm_g1");
         });
         row(kind == 0 ? "msm_g1_random" : "msm_g1_bool", double(n), ms, ms / floor_ms);
+        // STARZK_MSM_WINDOWS="16 18": random scalars again with fixed window bits.
+        const char* wins = std::getenv("STARZK_MSM_WINDOWS");
+        for (const char* q = wins; kind == 0 && q && *q;) {
+          char* next = nullptr;
+          const unsigned c = unsigned(std::strtoul(q, &next, 10));
+          if (next == q) break;
+          q = next;
+          msm_tuning_t t;
+          t.window_bits = c;
+          const size_t need = msm_g1_scratch_bytes(n, t);
+          device_buffer_t d_scr(need);
+          const double msc = time_ms(s.get(), reps, [&] {
+            check_cuda(msm_g1(d_res.as<g1_xyzz_t>(), d_bases.as<g1_affine_t>(), d_scalars.as<fr_t>(), n, d_scr.get(),
+                              need, s.get(), t),
+                       "msm_g1");
+          });
+          row("msm_g1_random_c" + std::to_string(c), double(n), msc, msc / floor_ms);
+        }
         if (kind == 1) {
           ones_bitmap(d_bitmap.as<uint32_t>(), d_scalars.as<fr_t>(), n, s.get());
           const double ms2 = time_ms(s.get(), reps, [&] {
