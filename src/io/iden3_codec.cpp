@@ -4,6 +4,8 @@
 #include <array>
 #include <cstring>
 
+#include "ec/encoding.hpp"
+
 namespace starzk::iden3 {
 
 namespace {
@@ -84,13 +86,25 @@ fr_t read_fr(bin_cursor_t& c, const std::string& what) {
 void put_fr(uint8_t* out, const fr_t& v) { v.to_bytes_le(out); }
 void write_fr(bin_writer_t& w, const fr_t& v) { v.to_bytes_le(w.extend(32)); }
 
+// Points: the byte format is ec/encoding.hpp's snarkjs form; this file only
+// adds io's wording of the problems, which readers print after the name of
+// the point ("section 5 (A query): point 3 is not on the curve").
+std::string problem_text(decode_status s) {
+  switch (s) {
+    case decode_status::ok: return "";
+    case decode_status::non_canonical_coordinate: return ": a coordinate is not below q";
+    case decode_status::not_on_curve: return " is not on the curve";
+    case decode_status::not_in_subgroup: return " is not in the prime-order subgroup";
+    default: return std::string(": ") + describe(s);
+  }
+}
+
 bool decode_g1(const uint8_t* in, g1_affine_t& out) {
-  return fp_t::from_mont_bytes_le(in, out.x) && fp_t::from_mont_bytes_le(in + 48, out.y);
+  return decode_g1_snarkjs(in, out, decode_check::none) == decode_status::ok;
 }
 
 bool decode_g2(const uint8_t* in, g2_affine_t& out) {
-  return fp_t::from_mont_bytes_le(in, out.x.c0) && fp_t::from_mont_bytes_le(in + 48, out.x.c1) &&
-         fp_t::from_mont_bytes_le(in + 96, out.y.c0) && fp_t::from_mont_bytes_le(in + 144, out.y.c1);
+  return decode_g2_snarkjs(in, out, decode_check::none) == decode_status::ok;
 }
 
 template <class P>
@@ -104,34 +118,26 @@ static std::string problem_of(const affine_t<P>& p, infinity_t inf) {
 std::string point_problem(const g1_affine_t& p, infinity_t inf) { return problem_of(p, inf); }
 std::string point_problem(const g2_affine_t& p, infinity_t inf) { return problem_of(p, inf); }
 
-g1_affine_t read_g1(bin_cursor_t& c, const std::string& what, infinity_t inf) {
-  g1_affine_t p;
-  if (!decode_g1(c.bytes(96).data(), p)) c.fail(what + ": a coordinate is not below q");
-  const std::string prob = point_problem(p, inf);
-  if (!prob.empty()) c.fail(what + " " + prob);
+// Decoding with the full checks (canonical, on the curve, in the subgroup;
+// O passes them), then the caller's infinity rule.
+template <class P, decode_status (*decode)(const uint8_t*, affine_t<P>&, decode_check)>
+static affine_t<P> read_point(bin_cursor_t& c, const std::string& what, infinity_t inf) {
+  affine_t<P> p;
+  const decode_status s = decode(c.bytes(sizeof(affine_t<P>)).data(), p, decode_check::full);
+  if (s != decode_status::ok) c.fail(what + problem_text(s));
+  if (p.is_infinity() && inf == infinity_t::forbidden) c.fail(what + " is the point at infinity, not allowed here");
   return p;
+}
+
+g1_affine_t read_g1(bin_cursor_t& c, const std::string& what, infinity_t inf) {
+  return read_point<g1_params, decode_g1_snarkjs>(c, what, inf);
 }
 
 g2_affine_t read_g2(bin_cursor_t& c, const std::string& what, infinity_t inf) {
-  g2_affine_t p;
-  if (!decode_g2(c.bytes(192).data(), p)) c.fail(what + ": a coordinate is not below q");
-  const std::string prob = point_problem(p, inf);
-  if (!prob.empty()) c.fail(what + " " + prob);
-  return p;
+  return read_point<g2_params, decode_g2_snarkjs>(c, what, inf);
 }
 
-void write_g1(bin_writer_t& w, const g1_affine_t& p) {
-  uint8_t* o = w.extend(96);
-  p.x.to_mont_bytes_le(o);
-  p.y.to_mont_bytes_le(o + 48);
-}
-
-void write_g2(bin_writer_t& w, const g2_affine_t& p) {
-  uint8_t* o = w.extend(192);
-  p.x.c0.to_mont_bytes_le(o);
-  p.x.c1.to_mont_bytes_le(o + 48);
-  p.y.c0.to_mont_bytes_le(o + 96);
-  p.y.c1.to_mont_bytes_le(o + 144);
-}
+void write_g1(bin_writer_t& w, const g1_affine_t& p) { encode_g1_snarkjs(p, w.extend(g1_snarkjs_size)); }
+void write_g2(bin_writer_t& w, const g2_affine_t& p) { encode_g2_snarkjs(p, w.extend(g2_snarkjs_size)); }
 
 }  // namespace starzk::iden3

@@ -12,12 +12,16 @@
 //   G2 = x.c0‖x.c1‖y.c0‖y.c1 (192 bytes); infinity = all-zero bytes, no
 //   flags. Readers check every point is on the curve and in the order-r
 //   subgroup, and refuse infinity where the caller says it cannot occur.
+//   The byte format itself is ec/encoding.hpp's (decode_g1_snarkjs, ...);
+//   this file adds the io wording of each decode_status (problem_text) and
+//   the infinity rule.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 #include "ec/affine.hpp"
+#include "ec/encoding.hpp"
 #include "ff/fr.hpp"
 #include "io/binfile.hpp"
 
@@ -46,6 +50,10 @@ void write_g2(bin_writer_t& w, const g2_affine_t& p);
 // whole vector at once; returns false when a coordinate is >= q.
 bool decode_g1(const uint8_t* in, g1_affine_t& out);
 bool decode_g2(const uint8_t* in, g2_affine_t& out);
+// io's wording of a decode failure, appended to the point's name:
+// " is not on the curve", ": a coordinate is not below q", or ": " and
+// ec's describe() for the other statuses ("" for ok).
+std::string problem_text(decode_status s);
 // Curve and subgroup membership plus the infinity rule, as a problem text
 // ("" when the point is fine).
 std::string point_problem(const g1_affine_t& p, infinity_t inf);

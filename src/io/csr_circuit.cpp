@@ -1,0 +1,105 @@
+// The CSR circuit file: writer, zero-copy view, validation (csr_circuit.hpp).
+#include "io/csr_circuit.hpp"
+
+#include "io/binfile.hpp"
+#include "io/io_error.hpp"
+
+namespace starzk {
+
+namespace {
+
+constexpr uint64_t meta_size = 64;
+const char* const matrix_names[3] = {"A", "B", "C"};
+
+std::vector<std::string> section_names() {
+  std::vector<std::string> v;
+  for (const char* m : matrix_names) {
+    for (const char* part : {" row_ptr", " col", " val"}) v.push_back(std::string(m) + part);
+  }
+  return v;
+}
+
+}  // namespace
+
+csr_circuit_view_t::csr_circuit_view_t(const std::filesystem::path& file, bool checksums, unsigned threads)
+    : c_(file, "szcs", csr_circuit_version, meta_size, section_names()) {
+  const uint8_t* m = c_.meta().data();
+  n_vars = load_u32_le(m);
+  n_public = load_u32_le(m + 4);
+  n_constraints = load_u32_le(m + 8);
+  if (uint64_t(n_public) + 1 > n_vars) c_.fail("n_public + 1 exceeds n_vars");
+  sparse_matrix_view_t* mats[3] = {&a, &b, &c};
+  for (size_t i = 0; i < 3; ++i) {
+    sparse_matrix_view_t& x = *mats[i];
+    x.n_rows = load_u64_le(m + 16 + 16 * i);
+    x.n_cols = load_u64_le(m + 24 + 16 * i);
+    if (x.n_rows != n_constraints || x.n_cols != n_vars) {
+      c_.fail(std::string(matrix_names[i]) + " is " + std::to_string(x.n_rows) + " x " + std::to_string(x.n_cols) +
+              ", expected n_constraints x n_vars = " + std::to_string(n_constraints) + " x " + std::to_string(n_vars));
+    }
+    x.row_ptr = c_.span<uint64_t>(3 * i);
+    x.col = c_.span<uint32_t>(3 * i + 1);
+    x.val = c_.span<fr_t>(3 * i + 2);
+    if (std::string s = check_matrix_shape(x, matrix_names[i]); !s.empty()) c_.fail(s);
+  }
+  if (checksums) c_.verify_checksums(threads);
+}
+
+void csr_circuit_view_t::validate(unsigned threads) const {
+  const sparse_matrix_view_t* mats[3] = {&a, &b, &c};
+  for (size_t i = 0; i < 3; ++i) {
+    if (std::string s = check_matrix_indices(*mats[i], matrix_names[i], threads); !s.empty()) c_.fail(s);
+  }
+}
+
+r1cs_t csr_circuit_view_t::to_r1cs() const {
+  r1cs_t r;
+  r.n_vars = n_vars;
+  r.n_public = n_public;
+  r.n_constraints = n_constraints;
+  r.a = a.to_matrix();
+  r.b = b.to_matrix();
+  r.c = c.to_matrix();
+  return r;
+}
+
+void write_csr_circuit(const std::filesystem::path& file, const r1cs_t& r, unsigned threads) {
+  const sparse_matrix_t* mats[3] = {&r.a, &r.b, &r.c};
+  for (size_t i = 0; i < 3; ++i) {
+    const sparse_matrix_t& x = *mats[i];
+    if (x.n_rows != r.n_constraints || x.n_cols != r.n_vars) {
+      throw io_error(file, std::string("cannot write the CSR circuit: ") + matrix_names[i] +
+                               " is not n_constraints x n_vars");
+    }
+    if (std::string s = check_matrix_shape(sparse_matrix_view_t::of(x), matrix_names[i]); !s.empty()) {
+      throw io_error(file, "cannot write the CSR circuit: " + s);
+    }
+  }
+  if (uint64_t(r.n_public) + 1 > r.n_vars) throw io_error(file, "cannot write the CSR circuit: n_public + 1 exceeds n_vars");
+  std::vector<uint8_t> meta(meta_size, 0);
+  store_u32_le(meta.data(), r.n_vars);
+  store_u32_le(meta.data() + 4, r.n_public);
+  store_u32_le(meta.data() + 8, r.n_constraints);
+  std::vector<page_section_data_t> sections;
+  for (size_t i = 0; i < 3; ++i) {
+    store_u64_le(meta.data() + 16 + 16 * i, mats[i]->n_rows);
+    store_u64_le(meta.data() + 24 + 16 * i, mats[i]->n_cols);
+    sections.push_back(section_of<uint64_t>(mats[i]->row_ptr));
+    sections.push_back(section_of<uint32_t>(mats[i]->col));
+    sections.push_back(section_of<fr_t>(mats[i]->val));
+  }
+  write_page_container(file, "szcs", csr_circuit_version, meta, sections, threads);
+}
+
+r1cs_t read_csr_circuit(const std::filesystem::path& file, unsigned threads) {
+  const csr_circuit_view_t v(file, true, threads);
+  v.validate(threads);
+  return v.to_r1cs();
+}
+
+void check_csr_circuit(const std::filesystem::path& file, unsigned threads) {
+  const csr_circuit_view_t v(file, true, threads);
+  v.validate(threads);
+}
+
+}  // namespace starzk

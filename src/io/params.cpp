@@ -1,0 +1,407 @@
+// bellman / Filecoin .params: layout scan, parallel decoding with density
+// restoration, streaming writer (format in params.hpp).
+#include "io/params.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <limits>
+#include <mutex>
+#include <string>
+
+#include "io/atomic_file.hpp"
+#include "io/io_error.hpp"
+#include "io/mapped_file.hpp"
+#include "util/parallel.hpp"
+
+namespace starzk {
+
+namespace {
+
+constexpr uint64_t g1_size = g1_uncompressed_size;  // 96
+constexpr uint64_t g2_size = g2_uncompressed_size;  // 192
+// alpha_g1, beta_g1, beta_g2, gamma_g2, delta_g1, delta_g2.
+constexpr uint64_t vk_fixed_size = 3 * g1_size + 3 * g2_size;  // 864
+// The queries below size their byte strides with sizeof(affine_t<P>).
+static_assert(sizeof(g1_affine_t) == g1_size && sizeof(g2_affine_t) == g2_size);
+
+uint32_t load_u32_be(const uint8_t* p) {
+  return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | uint32_t(p[3]);
+}
+void store_u32_be(uint8_t* p, uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = uint8_t(v >> (24 - 8 * i));
+}
+
+// ---- layout -------------------------------------------------------------------
+
+params_layout_t scan(const mapped_file_t& f) {
+  const uint64_t size = f.size();
+  if (size < vk_fixed_size + 4) {
+    throw io_error(f.path(), "truncated: " + std::to_string(size) +
+                                 " bytes is too short for a .params verifying key (at least " +
+                                 std::to_string(vk_fixed_size + 4) + ")");
+  }
+  params_layout_t l;
+  l.file_size = size;
+  uint64_t pos = vk_fixed_size;
+  auto query = [&](const char* name, uint64_t elem) {
+    if (size - pos < 4) {
+      throw io_error(f.path(), std::string("truncated: the ") + name + " count at offset " + std::to_string(pos) +
+                                   " is cut off (file has " + std::to_string(size) + " bytes)");
+    }
+    params_query_t q;
+    q.count = load_u32_be(f.data() + pos);
+    pos += 4;
+    if (q.count > (size - pos) / elem) {
+      throw io_error(f.path(), std::string("truncated or lying count: the ") + name + " query claims " +
+                                   std::to_string(q.count) + " points (" + std::to_string(q.count * elem) +
+                                   " bytes) at offset " + std::to_string(pos) + " but only " +
+                                   std::to_string(size - pos) + " bytes remain");
+    }
+    q.offset = pos;
+    pos += q.count * elem;
+    return q;
+  };
+  l.ic = query("ic", g1_size);
+  l.h = query("h", g1_size);
+  l.l = query("l", g1_size);
+  l.a = query("a", g1_size);
+  l.b_g1 = query("b_g1", g1_size);
+  l.b_g2 = query("b_g2", g2_size);
+  if (pos != size) {
+    throw io_error(f.path(), std::to_string(size - pos) + " trailing bytes after the b_g2 query (it ends at offset " +
+                                 std::to_string(pos) + ")");
+  }
+  return l;
+}
+
+// ---- decoding -------------------------------------------------------------------
+
+decode_status decode_point(const uint8_t* in, g1_affine_t& p, decode_check c) {
+  return decode_g1_uncompressed(in, p, c);
+}
+decode_status decode_point(const uint8_t* in, g2_affine_t& p, decode_check c) {
+  return decode_g2_uncompressed(in, p, c);
+}
+
+enum class infinity_rule { forbidden, allowed };
+
+// Decodes `q` into out[wire_of[k]] (or out[k] without a map), in parallel.
+// Reports the lowest-numbered bad point: every chunk stops at its first bad
+// point, and the chunks cover increasing index ranges.
+template <class P>
+void decode_query(const mapped_file_t& f, const char* name, const params_query_t& q,
+                  std::vector<affine_t<P>>& out, const std::vector<uint32_t>* wire_of, infinity_rule inf,
+                  const params_read_options_t& opt) {
+  constexpr uint64_t size = sizeof(affine_t<P>);  // 96 / 192: the uncompressed sizes too
+  const uint8_t* src = f.data() + q.offset;
+  std::mutex m;
+  uint64_t bad = std::numeric_limits<uint64_t>::max();
+  std::string problem;
+  parallel_for(
+      q.count, opt.threads,
+      [&](size_t begin, size_t end) {
+        for (size_t k = begin; k < end; ++k) {
+          affine_t<P> p;
+          const decode_status s = decode_point(src + k * size, p, opt.check);
+          const char* why = s != decode_status::ok ? describe(s) : nullptr;
+          if (!why && inf == infinity_rule::forbidden && p.is_infinity()) {
+            why = "is the point at infinity, which bellman never stores in this query";
+          }
+          if (why) {
+            std::lock_guard<std::mutex> lock(m);
+            if (k < bad) {
+              bad = k;
+              problem = why;
+            }
+            return;
+          }
+          out[wire_of ? (*wire_of)[k] : k] = p;
+        }
+      },
+      64);
+  if (bad != std::numeric_limits<uint64_t>::max()) {
+    std::string where = std::string(name) + " point " + std::to_string(bad);
+    if (wire_of) where += " (wire " + std::to_string((*wire_of)[bad]) + ")";
+    throw io_error(f.path(), where + " at offset " + std::to_string(q.offset + bad * size) + ": " + problem);
+  }
+}
+
+template <class P>
+affine_t<P> decode_vk_point(const mapped_file_t& f, const char* name, uint64_t offset, decode_check check) {
+  affine_t<P> p;
+  const decode_status s = decode_point(f.data() + offset, p, check);
+  if (s != decode_status::ok) throw io_error(f.path(), std::string(name) + ": " + describe(s));
+  if (p.is_infinity()) throw io_error(f.path(), std::string(name) + " is the point at infinity");
+  return p;
+}
+
+// The wires that own the points of a dense query, in order.
+std::vector<uint32_t> dense_wires(const std::vector<uint8_t>& dense) {
+  std::vector<uint32_t> w;
+  for (size_t j = 0; j < dense.size(); ++j) {
+    if (dense[j]) w.push_back(uint32_t(j));
+  }
+  return w;
+}
+
+void mark_columns(const mapped_file_t* f, const sparse_matrix_t& m, uint32_t n_vars, const char* name,
+                  std::vector<uint8_t>& dense) {
+  for (uint32_t c : m.col) {
+    if (c >= n_vars) {
+      const std::string msg = std::string("circuit matrix ") + name + " names wire " + std::to_string(c) +
+                              " but the circuit has " + std::to_string(n_vars) + " wires";
+      if (f) throw io_error(f->path(), msg);
+      throw std::invalid_argument(msg);
+    }
+    dense[c] = 1;
+  }
+}
+
+proving_key_t read(const std::filesystem::path& file, const r1cs_t* cs, const params_read_options_t& opt) {
+  const mapped_file_t f(file);
+  f.advise_sequential();
+  const params_layout_t lay = scan(f);
+
+  // Shape: everything follows from the counts.
+  if (lay.ic.count == 0) throw io_error(file, "the verifying key has no ic points (it needs n_public + 1)");
+  const uint64_t n_public = uint64_t(lay.ic.count) - 1;
+  const uint64_t n_vars = n_public + 1 + lay.l.count;
+  const uint64_t domain = uint64_t(lay.h.count) + 1;
+  if (n_vars > std::numeric_limits<uint32_t>::max()) {
+    throw io_error(file, "ic and l describe " + std::to_string(n_vars) + " wires, more than 2^32 - 1");
+  }
+  if ((domain & (domain - 1)) != 0) {
+    throw io_error(file, "the h query has " + std::to_string(lay.h.count) +
+                             " points: the domain size (h + 1) must be a power of two");
+  }
+  if (domain < n_public + 1) {
+    throw io_error(file, "the domain of " + std::to_string(domain) + " rows cannot hold the " +
+                             std::to_string(n_public + 1) + " input rows");
+  }
+
+  std::vector<uint32_t> a_wires, b_wires;
+  const bool full = lay.a.count == n_vars && lay.b_g1.count == n_vars && lay.b_g2.count == n_vars;
+  if (cs) {
+    if (cs->n_public != n_public || cs->n_vars != n_vars) {
+      throw io_error(file, "the key is for " + std::to_string(n_vars) + " wires with " + std::to_string(n_public) +
+                               " public inputs, the circuit has " + std::to_string(cs->n_vars) + " wires with " +
+                               std::to_string(cs->n_public));
+    }
+    const uint64_t rows = uint64_t(cs->n_constraints) + n_public + 1;
+    if (rows > domain) {
+      throw io_error(file, "the key's domain of " + std::to_string(domain) + " rows cannot hold the circuit's " +
+                               std::to_string(rows) + " (constraints + public inputs + 1)");
+    }
+    std::vector<uint8_t> da(n_vars, 0), db(n_vars, 0);
+    std::fill(da.begin(), da.begin() + std::ptrdiff_t(n_public + 1), uint8_t(1));
+    mark_columns(&f, cs->a, uint32_t(n_vars), "A", da);
+    mark_columns(&f, cs->b, uint32_t(n_vars), "B", db);
+    a_wires = dense_wires(da);
+    b_wires = dense_wires(db);
+    auto check = [&](const char* q, uint32_t have, size_t want, const char* m) {
+      if (have != want) {
+        throw io_error(file, std::string("has ") + std::to_string(have) + " " + q + " points but the circuit uses " +
+                                 std::to_string(want) + " wires in " + m);
+      }
+    };
+    check("A", lay.a.count, a_wires.size(), "A");
+    check("B_g1", lay.b_g1.count, b_wires.size(), "B");
+    check("B_g2", lay.b_g2.count, b_wires.size(), "B");
+  } else if (!full) {
+    throw io_error(file, "the A and B queries omit their points at infinity (bellman drops them): " +
+                             std::to_string(lay.a.count) + " A, " + std::to_string(lay.b_g1.count) + " B_g1 and " +
+                             std::to_string(lay.b_g2.count) + " B_g2 points for " + std::to_string(n_vars) +
+                             " wires; which wire each belongs to depends on the circuit: read the key together "
+                             "with its circuit (read_params(file, r1cs); CLI: --circuit)");
+  }
+
+  proving_key_t pk;
+  pk.convention = h_convention_t::bellman_coset;
+  pk.n_vars = uint32_t(n_vars);
+  pk.n_public = uint32_t(n_public);
+  pk.domain_size = domain;
+
+  // Verifying key.
+  const decode_check c = opt.check;
+  pk.alpha_g1 = decode_vk_point<g1_params>(f, "vk.alpha_g1", 0, c);
+  pk.beta_g1 = decode_vk_point<g1_params>(f, "vk.beta_g1", 96, c);
+  pk.beta_g2 = decode_vk_point<g2_params>(f, "vk.beta_g2", 192, c);
+  pk.vk.gamma_g2 = decode_vk_point<g2_params>(f, "vk.gamma_g2", 384, c);
+  pk.delta_g1 = decode_vk_point<g1_params>(f, "vk.delta_g1", 576, c);
+  pk.delta_g2 = decode_vk_point<g2_params>(f, "vk.delta_g2", 672, c);
+  pk.vk.alpha_g1 = pk.alpha_g1;
+  pk.vk.beta_g2 = pk.beta_g2;
+  pk.vk.delta_g2 = pk.delta_g2;
+
+  // Queries: allocated at full length (value-initialised: all O), then the
+  // file's points are decoded in place, on their wires.
+  pk.vk.ic.resize(lay.ic.count);
+  pk.h.resize(lay.h.count);
+  pk.l.resize(lay.l.count);
+  pk.a.resize(n_vars);
+  pk.b_g1.resize(n_vars);
+  pk.b_g2.resize(n_vars);
+  const auto* am = cs ? &a_wires : nullptr;
+  const auto* bm = cs ? &b_wires : nullptr;
+  decode_query(f, "ic", lay.ic, pk.vk.ic, nullptr, infinity_rule::forbidden, opt);
+  decode_query(f, "h", lay.h, pk.h, nullptr, infinity_rule::forbidden, opt);
+  decode_query(f, "l", lay.l, pk.l, nullptr, infinity_rule::allowed, opt);
+  decode_query(f, "a", lay.a, pk.a, am, infinity_rule::forbidden, opt);
+  decode_query(f, "b_g1", lay.b_g1, pk.b_g1, bm, infinity_rule::forbidden, opt);
+  decode_query(f, "b_g2", lay.b_g2, pk.b_g2, bm, infinity_rule::forbidden, opt);
+  return pk;
+}
+
+// ---- writing ---------------------------------------------------------------------
+
+void encode(const g1_affine_t& p, uint8_t* out) { encode_g1_uncompressed(p, out); }
+void encode(const g2_affine_t& p, uint8_t* out) { encode_g2_uncompressed(p, out); }
+
+// Writes the u32 count and the points of `v` (without its O points when
+// `drop_infinity`), encoding chunk by chunk in parallel so that a key of any
+// size streams through a bounded buffer.
+template <class P>
+void write_query(atomic_file_t& out, const char* name, const std::vector<affine_t<P>>& v, bool drop_infinity,
+                 bool infinity_ok, unsigned threads) {
+  constexpr size_t size = sizeof(affine_t<P>);  // 96 / 192: the uncompressed sizes too
+  // One pass to count (and to refuse O where no reader would accept it).
+  std::atomic<uint64_t> kept{0};
+  std::atomic<bool> has_inf{false};
+  parallel_for(
+      v.size(), threads,
+      [&](size_t b, size_t e) {
+        uint64_t k = 0;
+        for (size_t i = b; i < e; ++i) {
+          if (v[i].is_infinity()) has_inf = true;
+          else ++k;
+        }
+        kept += k;
+      },
+      4096);
+  if (!infinity_ok && has_inf) {
+    throw io_error(out.target(), std::string("cannot write .params: the ") + name +
+                                     " query contains the point at infinity, which no .params reader accepts");
+  }
+  const uint64_t count = drop_infinity ? kept.load() : v.size();
+  if (count > std::numeric_limits<uint32_t>::max()) {
+    throw io_error(out.target(), std::string("cannot write .params: the ") + name + " query has " +
+                                     std::to_string(count) + " points, more than a u32 count can say");
+  }
+  uint8_t be[4];
+  store_u32_be(be, uint32_t(count));
+  out.write(be, 4);
+
+  constexpr size_t chunk = size_t(1) << 16;  // 6 / 12 MiB of output per round
+  std::vector<uint8_t> buf;
+  std::vector<size_t> idx;
+  for (size_t start = 0; start < v.size(); start += chunk) {
+    const size_t end = std::min(v.size(), start + chunk);
+    idx.clear();
+    for (size_t i = start; i < end; ++i) {
+      if (!drop_infinity || !v[i].is_infinity()) idx.push_back(i);
+    }
+    buf.resize(idx.size() * size);
+    parallel_for(
+        idx.size(), threads,
+        [&](size_t b, size_t e) {
+          for (size_t k = b; k < e; ++k) encode(v[idx[k]], buf.data() + k * size);
+        },
+        1024);
+    out.write(buf.data(), buf.size());
+  }
+}
+
+void check_shape(const std::filesystem::path& file, const proving_key_t& k) {
+  auto fail = [&](const std::string& m) { throw io_error(file, "cannot write .params: " + m); };
+  if (k.convention != h_convention_t::bellman_coset) {
+    fail("the key uses the snarkjs H convention (odd-coset evaluations); .params needs a bellman_coset key "
+         "(starzk setup --params makes one)");
+  }
+  auto want = [&](const char* name, size_t have, uint64_t need) {
+    if (have != need) fail(std::string(name) + " has " + std::to_string(have) + " points, expected " + std::to_string(need));
+  };
+  if (k.n_vars < uint64_t(k.n_public) + 1) fail("n_vars is smaller than n_public + 1");
+  if (k.domain_size == 0 || (k.domain_size & (k.domain_size - 1)) != 0) fail("domain_size is not a power of two");
+  want("vk.ic", k.vk.ic.size(), uint64_t(k.n_public) + 1);
+  want("h", k.h.size(), k.domain_size - 1);
+  want("l", k.l.size(), uint64_t(k.n_vars) - k.n_public - 1);
+  want("a", k.a.size(), k.n_vars);
+  want("b_g1", k.b_g1.size(), k.n_vars);
+  want("b_g2", k.b_g2.size(), k.n_vars);
+  if (k.alpha_g1.is_infinity() || k.beta_g1.is_infinity() || k.delta_g1.is_infinity() || k.beta_g2.is_infinity() ||
+      k.delta_g2.is_infinity() || k.vk.gamma_g2.is_infinity()) {
+    fail("a verifying key point (alpha, beta, gamma or delta) is the point at infinity");
+  }
+}
+
+}  // namespace
+
+// ---- public API -------------------------------------------------------------------
+
+params_layout_t scan_params(const std::filesystem::path& file) { return scan(mapped_file_t(file)); }
+
+std::vector<uint8_t> params_density_a(const r1cs_t& cs) {
+  std::vector<uint8_t> d(cs.n_vars, 0);
+  std::fill(d.begin(), d.begin() + std::min<std::ptrdiff_t>(cs.n_vars, std::ptrdiff_t(cs.n_public) + 1), uint8_t(1));
+  mark_columns(nullptr, cs.a, cs.n_vars, "A", d);
+  return d;
+}
+
+std::vector<uint8_t> params_density_b(const r1cs_t& cs) {
+  std::vector<uint8_t> d(cs.n_vars, 0);
+  mark_columns(nullptr, cs.b, cs.n_vars, "B", d);
+  return d;
+}
+
+proving_key_t read_params(const std::filesystem::path& file) { return read(file, nullptr, {}); }
+proving_key_t read_params(const std::filesystem::path& file, const params_read_options_t& options) {
+  return read(file, nullptr, options);
+}
+proving_key_t read_params(const std::filesystem::path& file, const r1cs_t& circuit) {
+  return read(file, &circuit, {});
+}
+proving_key_t read_params(const std::filesystem::path& file, const r1cs_t& circuit,
+                          const params_read_options_t& options) {
+  return read(file, &circuit, options);
+}
+
+void write_params(const std::filesystem::path& file, const proving_key_t& key) { write_params(file, key, 0); }
+
+void write_params(const std::filesystem::path& file, const proving_key_t& k, unsigned threads) {
+  check_shape(file, k);
+  write_file_atomic(file, [&](atomic_file_t& out) {
+    uint8_t vk[vk_fixed_size];
+    encode(k.alpha_g1, vk);
+    encode(k.beta_g1, vk + 96);
+    encode(k.beta_g2, vk + 192);
+    encode(k.vk.gamma_g2, vk + 384);
+    encode(k.delta_g1, vk + 576);
+    encode(k.delta_g2, vk + 672);
+    out.write(vk, sizeof vk);
+    write_query(out, "ic", k.vk.ic, false, false, threads);
+    write_query(out, "h", k.h, false, false, threads);
+    write_query(out, "l", k.l, false, true, threads);
+    write_query(out, "a", k.a, true, true, threads);
+    write_query(out, "b_g1", k.b_g1, true, true, threads);
+    write_query(out, "b_g2", k.b_g2, true, true, threads);
+  });
+}
+
+// The verifying key alone: the first 864 bytes and ic, nothing else decoded
+// (a verifier should not read a 47 GiB proving key).
+verifying_key_t read_params_vk(const std::filesystem::path& file) {
+  const mapped_file_t f(file);
+  const params_layout_t lay = scan(f);
+  if (lay.ic.count == 0) throw io_error(file, "the verifying key has no ic points (it needs n_public + 1)");
+  const decode_check c = decode_check::full;
+  verifying_key_t vk;
+  vk.alpha_g1 = decode_vk_point<g1_params>(f, "vk.alpha_g1", 0, c);
+  vk.beta_g2 = decode_vk_point<g2_params>(f, "vk.beta_g2", 192, c);
+  vk.gamma_g2 = decode_vk_point<g2_params>(f, "vk.gamma_g2", 384, c);
+  vk.delta_g2 = decode_vk_point<g2_params>(f, "vk.delta_g2", 672, c);
+  vk.ic.resize(lay.ic.count);
+  decode_query(f, "ic", lay.ic, vk.ic, nullptr, infinity_rule::forbidden, params_read_options_t{});
+  return vk;
+}
+
+}  // namespace starzk
