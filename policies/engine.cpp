@@ -60,6 +60,7 @@ private:
 
 	int cap() const { return rules_.mem_heavy_max > 0 ? rules_.mem_heavy_max : (hw_cap_ > 0 ? hw_cap_ : 1); }
 	const worker_place_t &place(int w);
+	bool locks(unsigned lock_domain) const;
 	bool class_open(int rc, const worker_place_t &me, const ledger_t &L) const;
 	bool chain_admits(const ready_entry_t &e, const worker_place_t &me, const ledger_t &L);
 	bool some_cuda_can_run(starpu_task *task);
@@ -107,6 +108,16 @@ bool engine_t::class_open(int rc, const worker_place_t &me, const ledger_t &L) c
 	}
 }
 
+// The GPU lock guards device memory and the device's one chain at a time;
+// chain tasks run on CPU workers (no GPU, or STARZK_CHAIN_ON_CPU) are only
+// locked when STARZK_CPU_LOCK asks for it, since serialising chains on the
+// CPU would idle the cores (the switch exists to test the rule on CPU-only
+// machines).
+bool engine_t::locks(unsigned lock_domain) const
+{
+	return lock_domain != STARPU_MAIN_RAM || rules_.cpu_lock;
+}
+
 bool engine_t::some_cuda_can_run(starpu_task *task)
 {
 	for (int w : workers_)
@@ -121,7 +132,7 @@ bool engine_t::chain_admits(const ready_entry_t &e, const worker_place_t &me, co
 	// workers whenever one of them could run it.
 	if (me.kind != worker_kind_t::cuda && rules_.chain_on_cpu < 0 && some_cuda_can_run(e.task))
 		return false;
-	if (!rules_.gpu_lock)
+	if (!rules_.gpu_lock || !locks(me.lock_domain))
 		return true;
 	// A chain stays in the domain it started in; it may take a second
 	// domain only when no worker of its own domains can run this task.
@@ -285,7 +296,7 @@ starpu_task *engine_t::pop() noexcept
 	a.counts_mem = c.rc == STARZK_RC_MEMORY_HEAVY && me.kind == worker_kind_t::cpu;
 	a.l3 = me.l3;
 	a.counts_free = c.rc == STARZK_RC_DEALLOC;
-	a.in_chain = c.rc == STARZK_RC_GPU_CHAIN && rules_.gpu_lock;
+	a.in_chain = c.rc == STARZK_RC_GPU_CHAIN && rules_.gpu_lock && locks(me.lock_domain);
 	a.chain = c.it->chain;
 	a.last = c.it->last;
 	queue_.erase(c.rc, c.it);
@@ -333,7 +344,7 @@ void engine_t::push_notify(starpu_task *task, int workerid) noexcept
 	a.counts_mem = rc == STARZK_RC_MEMORY_HEAVY && me.kind == worker_kind_t::cpu;
 	a.l3 = me.l3;
 	a.counts_free = rc == STARZK_RC_DEALLOC;
-	a.in_chain = rc == STARZK_RC_GPU_CHAIN && rules_.gpu_lock;
+	a.in_chain = rc == STARZK_RC_GPU_CHAIN && rules_.gpu_lock && locks(me.lock_domain);
 	a.chain = chain_key(tag.has_chain, tag.chain, starpu_task_get_job_id(task));
 	a.last = tag.has_chain ? tag.is_last != 0 : true;
 	L.start(task, a, me.lock_domain);
@@ -379,6 +390,7 @@ void engine_t::config(starzk_policy_config *cfg)
 	cfg->serial_free = rules_.serial_free;
 	cfg->l3_spread = rules_.l3_spread;
 	cfg->chain_on_cpu = rules_.chain_on_cpu;
+	cfg->cpu_lock = rules_.cpu_lock ? 1 : 0;
 }
 
 engine_t *engine_of(unsigned ctx)

@@ -35,6 +35,7 @@ struct rule_set_t
 	bool serial_free = true;    // STARZK_SERIAL_FREE
 	bool l3_spread = true;      // STARZK_L3_SPREAD
 	int chain_on_cpu = -1;      // STARZK_CHAIN_ON_CPU: -1 auto, 0 never, 1 always
+	bool cpu_lock = false;      // STARZK_CPU_LOCK: the CPU workers form one lock domain too
 };
 
 // "1/0", "on/off", "true/false", "yes/no" (any case). False on anything else.

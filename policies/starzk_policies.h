@@ -42,6 +42,7 @@ struct starzk_policy_config
 	int serial_free;       /* at most one DEALLOC task at a time */
 	int l3_spread;         /* spread MEMORY_HEAVY tasks over L3 domains */
 	int chain_on_cpu;      /* -1 auto (only when no CUDA worker can run it), 0 never, 1 always */
+	int cpu_lock;          /* 1: the CPU workers form one GPU-lock domain too (STARZK_CPU_LOCK) */
 };
 
 /* Fill *cfg with the rules the scheduling context runs. Returns 0, or -1

@@ -58,6 +58,7 @@ TEST_P(dag_under_policy, invariants_hold_and_every_job_finishes)
 {
 	const policy_case_t &c = GetParam();
 	setenv("STARZK_MEM_HEAVY_MAX", "2", 1);
+	setenv("STARZK_CPU_LOCK", "1", 1);  // CPU-only: lock the CPU domain so the chain rule is exercised
 	runtime::starpu_session session(cpu_only(c.name, c.ncpu));
 	ASSERT_EQ(session.cpu_workers(), static_cast<unsigned>(c.ncpu));
 	starzk_policy_config cfg{};
@@ -150,8 +151,9 @@ TEST(memory_cap, starzk_keeps_it)
 // 4 chains of 5 independent GPU_CHAIN tasks plus a last task depending on
 // them: without the lock the workers start chain 1 while chain 0 waits for
 // its last task.
-runtime::trace_t run_parallel_chains(const char *policy)
+runtime::trace_t run_parallel_chains(const char *policy, bool cpu_lock = true)
 {
+	setenv("STARZK_CPU_LOCK", cpu_lock ? "1" : "0", 1);
 	std::vector<test::task_spec_t> dag;
 	for (int chain = 0; chain < 4; ++chain)
 	{
@@ -174,6 +176,7 @@ runtime::trace_t run_parallel_chains(const char *policy)
 	runtime::starpu_session session(cpu_only(policy, 3));
 	runtime::trace_recorder recorder;
 	test::run_dag(dag, recorder);
+	unsetenv("STARZK_CPU_LOCK");
 	return recorder.snapshot();
 }
 
@@ -181,6 +184,15 @@ TEST(gpu_lock, nolock_interleaves_chains_so_the_checker_can_fail)
 {
 	runtime::trace_t t = run_parallel_chains("starzk-nolock");
 	EXPECT_FALSE(runtime::check_chains_contiguous(t).empty());
+}
+
+// By default the lock guards devices only: on CPU workers chains overlap,
+// so a CPU-only machine keeps every core busy.
+TEST(gpu_lock, cpu_workers_are_not_locked_by_default)
+{
+	runtime::trace_t t = run_parallel_chains("starzk", false);
+	EXPECT_FALSE(runtime::check_chains_contiguous(t).empty());
+	EXPECT_TRUE(runtime::check_all_finished(t).empty());
 }
 
 TEST(gpu_lock, starzk_runs_each_chain_as_one_block)

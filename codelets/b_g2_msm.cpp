@@ -1,0 +1,62 @@
+// b_g2_msm.cpp: the G2 MSM codelet, B2 = Σ_j w_j·B2_j over the B_g2 query
+// (DESIGN §2 step 4), split by prep.w like msm_a: batch_add of the bases
+// whose scalar is 1 plus a Pippenger MSM of the tail. G2 points are twice
+// as wide (192 bytes) and each addition costs ~3× a G1 one; on the CPU it
+// streams the whole query, so it is STARZK_RC_MEMORY_HEAVY (cuzk runs it
+// on the CPU, 0.48 s per partition, beside the GPU chain).
+//
+// Buffers: 0 B_g2 bases (R, a key handle), 1 prep (R), 2 result (W).
+#include <starpu.h>
+
+#include "codelets/codelet_common.hpp"
+#include "codelets/codelets.hpp"
+#include "msm/pippenger.hpp"
+#include "policies/resource_class.h"
+
+namespace starzk::codelets {
+
+namespace {
+
+uint64_t b_g2_msm_size(const starpu_task* task) {
+  return static_cast<const partition_state_t*>(task->cl_arg)->key.pk->b_g2.size();
+}
+
+void b_g2_msm_cpu(void* /*buffers*/[], void* arg) noexcept {
+  auto& p = *static_cast<partition_state_t*>(arg);
+  guarded(p, "b_g2_msm", [&] {
+    p.msm.b_g2 = split_msm(std::span<const g2_affine_t>(p.key.pk->b_g2), p.prep.w, p.threads);
+  });
+}
+
+starpu_perfmodel b_g2_msm_model;
+
+}  // namespace
+
+double b_g2_msm_flops(const partition_state_t& p) {
+  const double n = double(p.key.pk->b_g2.size());
+  const msm_plan_t plan = msm_plan(size_t(n), 1);
+  return 3.0 * double(plan.windows) * (n + 1.4 * double(uint64_t(1) << plan.window_bits));
+}
+
+starpu_codelet* b_g2_msm_codelet() {
+  static starpu_codelet cl = [] {
+    starpu_codelet c;
+    starpu_codelet_init(&c);
+    detail::init_size_model<&b_g2_msm_size>(b_g2_msm_model, "starzk_b_g2_msm");
+    c.cpu_funcs[0] = b_g2_msm_cpu;
+    c.cpu_funcs_name[0] = "b_g2_msm_cpu";
+    c.nbuffers = 3;
+    c.modes[0] = STARPU_R;
+    c.modes[1] = STARPU_R;
+    c.modes[2] = STARPU_W;
+    c.model = &b_g2_msm_model;
+    c.name = "b_g2_msm";
+    c.color = detail::color_b_g2_msm;
+    return c;
+  }();
+  static const bool declared = (starzk_codelet_set_class(&cl, STARZK_RC_MEMORY_HEAVY), true);
+  (void)declared;
+  return &cl;
+}
+
+}  // namespace starzk::codelets

@@ -1,0 +1,58 @@
+// codelet_common.hpp: what every codelet file shares (private to
+// codelets/): the performance model keyed by problem size, the check that
+// a buffer is the home object the body reads, and the palette.
+//
+// Performance models are STARPU_HISTORY_BASED: StarPU records the measured
+// time per (worker architecture, footprint) and the dm* policies predict
+// from it. The footprint is a CRC32 of the task's problem size (e.g. the
+// domain size for ntt_h, the number of bases for an MSM, with the query in
+// the high bits), so one model serves every circuit size and each size gets
+// its own history; size_base returns the same number for StarPU's
+// regression plots (starpu_perfmodel_plot).
+#pragma once
+
+#include <starpu.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace starzk::codelets::detail {
+
+template <uint64_t (*Size)(const starpu_task*)>
+uint32_t size_footprint(starpu_task* task) {
+  const uint64_t s = Size(task);
+  return starpu_hash_crc32c_be(uint32_t(s >> 32), starpu_hash_crc32c_be(uint32_t(s), 0));
+}
+
+template <uint64_t (*Size)(const starpu_task*)>
+size_t size_base(starpu_task* task, unsigned /*nimpl*/) {
+  return size_t(Size(task));
+}
+
+// Fills a zero-initialised static model (StarPU requires static storage).
+template <uint64_t (*Size)(const starpu_task*)>
+void init_size_model(starpu_perfmodel& m, const char* symbol) {
+  m.type = STARPU_HISTORY_BASED;
+  m.symbol = symbol;
+  m.footprint = &size_footprint<Size>;
+  m.size_base = &size_base<Size>;
+}
+
+// The CPU body reads the home object; the buffer StarPU hands it must be
+// that object (partition_state.hpp explains why it always is).
+inline void expect_home(void* vector_buffer, const void* home, const char* what) {
+  if (reinterpret_cast<const void*>(STARPU_VECTOR_GET_PTR(vector_buffer)) != home)
+    throw std::runtime_error(std::string("buffer '") + what + "' is not its main-RAM home (STARPU_USE_NUMA?)");
+}
+
+// Codelet colors (0xRRGGBB), also used by the trace plot.
+inline constexpr unsigned color_spmv = 0x4e79a7;
+inline constexpr unsigned color_ntt_h = 0xf28e2b;
+inline constexpr unsigned color_prep_msm = 0x59a14f;
+inline constexpr unsigned color_msm = 0xe15759;
+inline constexpr unsigned color_b_g2_msm = 0xb07aa1;
+inline constexpr unsigned color_assemble = 0x76b7b2;
+inline constexpr unsigned color_free = 0x9c755f;
+
+}  // namespace starzk::codelets::detail

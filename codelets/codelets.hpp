@@ -1,0 +1,55 @@
+// codelets.hpp: the StarPU codelets of one Groth16 proof (DESIGN §3), one
+// per file, each with a CPU body calling the reference prover's functions,
+// a performance model keyed by problem size, a name, a color and a
+// resource class (policies/resource_class.h):
+//
+//   codelet    buffers (mode)                                   class
+//   spmv       w (R), a b c (W), circuit/key CSR arrays (R)     memory_heavy
+//   ntt_h      a b c (RW): h left in a                          gpu_chain
+//   prep_msm   w (R), prep (W)                                  memory_heavy
+//   msm        query bases (R), h or prep (R), result (W)       gpu_chain
+//              (one codelet for the H, L, A and B_g1 queries)
+//   b_g2_msm   B_g2 bases (R), prep (R), result (W)             memory_heavy
+//   assemble   the five MSM results (R), proof (W)              light
+//   free       w a b c prep (W): releases their memory          dealloc
+//
+// cl_arg is the partition's codelets::partition_state_t (msm: an
+// msm_task_arg_t naming the query). A CUDA body can be added beside each
+// CPU body (cuda_funcs[0]) without changing the buffers.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "codelets/partition_state.hpp"
+
+struct starpu_codelet;
+
+namespace starzk::codelets {
+
+starpu_codelet* spmv_codelet();
+starpu_codelet* ntt_h_codelet();
+starpu_codelet* prep_msm_codelet();
+starpu_codelet* msm_codelet();
+starpu_codelet* b_g2_msm_codelet();
+starpu_codelet* assemble_codelet();
+starpu_codelet* free_codelet();
+
+// All seven, in DAG order (tests, docs, the trace plot's legend).
+std::vector<starpu_codelet*> all_codelets();
+
+// Estimated work of one task, for STARPU_FLOPS (unit: F_r multiplications,
+// or curve additions for the MSMs; see each codelet's file).
+double spmv_flops(const partition_state_t& p);
+double ntt_h_flops(const partition_state_t& p);
+double prep_msm_flops(const partition_state_t& p);
+double msm_flops(const partition_state_t& p, msm_query_t q);
+double b_g2_msm_flops(const partition_state_t& p);
+
+// Bytes the prep_msm result may hold at most (bitmaps + full tails): what
+// the memory budget reserves before prep_msm runs.
+uint64_t prep_msm_max_bytes(uint64_t n_vars, uint64_t n_public);
+// Bytes a prep_msm_t holds.
+uint64_t prep_msm_bytes(const prep_msm_t& p);
+
+}  // namespace starzk::codelets

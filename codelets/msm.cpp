@@ -1,0 +1,97 @@
+// msm.cpp: the G1 MSM codelet, one codelet for the four G1 queries of a
+// proof (DESIGN §2 step 4), all in the partition's GPU chain
+// (STARZK_RC_GPU_CHAIN):
+//   msm_h   H  = Σ_{k < h_len} h[k]·H[k]           full Pippenger (h is dense)
+//   msm_l   L  = Σ_{aux j} w_j·L_j                 split by prep.aux
+//   msm_a   A  = Σ_j w_j·A_j                       split by prep.w
+//   msm_b1  B1 = Σ_j w_j·B1_j                      split by prep.w
+// A split MSM is batch_add of the bases whose scalar is 1 (8M + 2S per base)
+// plus a Pippenger MSM of the tail (msm/prep_msm.hpp); Pippenger costs
+// about W·(n + 1.4·2^c) mixed additions for W = ceil(256/c) windows
+// (msm/pippenger.hpp).
+//
+// Buffers: 0 the query's bases (R, a key handle), 1 the scalars (R): the a
+// vector holding h for msm_h, the prep_pair_t variable otherwise, 2 the
+// result (W, a variable on the partition's msm_results_t field); the chain's
+// last task (msm_b1) also reads the h, l and a results (3 more R buffers,
+// unused by the body) so that it depends on every other task of the chain,
+// as the GPU lock requires (dag/partition_dag.hpp). cl_arg is
+// an msm_task_arg_t naming the partition and the query; the performance
+// model's footprint keys on (query, number of bases).
+#include <starpu.h>
+
+#include "codelets/codelet_common.hpp"
+#include "codelets/codelets.hpp"
+#include "msm/pippenger.hpp"
+#include "policies/resource_class.h"
+
+namespace starzk::codelets {
+
+namespace {
+
+const std::vector<g1_affine_t>& bases_of(const proving_key_t& pk, msm_query_t q) {
+  switch (q) {
+    case msm_query_t::h: return pk.h;
+    case msm_query_t::l: return pk.l;
+    case msm_query_t::a: return pk.a;
+    case msm_query_t::b_g1: return pk.b_g1;
+  }
+  throw std::invalid_argument("unknown MSM query");
+}
+
+uint64_t msm_size(const starpu_task* task) {
+  const auto& arg = *static_cast<const msm_task_arg_t*>(task->cl_arg);
+  return (uint64_t(arg.query) << 56) | bases_of(*arg.part->key.pk, arg.query).size();
+}
+
+void msm_cpu(void* buffers[], void* cl_arg) noexcept {
+  const auto& arg = *static_cast<const msm_task_arg_t*>(cl_arg);
+  partition_state_t& p = *arg.part;
+  guarded(p, msm_query_name(arg.query), [&] {
+    const proving_key_t& pk = *p.key.pk;
+    const std::span<const g1_affine_t> bases(bases_of(pk, arg.query));
+    switch (arg.query) {
+      case msm_query_t::h: {
+        detail::expect_home(buffers[1], p.a.data(), "h");
+        const uint64_t n_h = p.h_len();
+        if (p.a.size() < n_h || bases.size() != n_h) throw std::invalid_argument("H query and h differ in length");
+        p.msm.h = msm_pippenger(bases, std::span<const fr_t>(p.a.data(), n_h), msm_config_t{.threads = p.threads});
+        break;
+      }
+      case msm_query_t::l: p.msm.l = split_msm(bases, p.prep.aux, p.threads); break;
+      case msm_query_t::a: p.msm.a = split_msm(bases, p.prep.w, p.threads); break;
+      case msm_query_t::b_g1: p.msm.b_g1 = split_msm(bases, p.prep.w, p.threads); break;
+    }
+  });
+}
+
+starpu_perfmodel msm_model;
+
+}  // namespace
+
+double msm_flops(const partition_state_t& p, msm_query_t q) {
+  // Mixed additions of a Pippenger MSM over n terms: W·(n + 1.4·2^c).
+  const double n = double(bases_of(*p.key.pk, q).size());
+  const msm_plan_t plan = msm_plan(size_t(n), 1);
+  return double(plan.windows) * (n + 1.4 * double(uint64_t(1) << plan.window_bits));
+}
+
+starpu_codelet* msm_codelet() {
+  static starpu_codelet cl = [] {
+    starpu_codelet c;
+    starpu_codelet_init(&c);
+    detail::init_size_model<&msm_size>(msm_model, "starzk_msm");
+    c.cpu_funcs[0] = msm_cpu;
+    c.cpu_funcs_name[0] = "msm_cpu";
+    c.nbuffers = STARPU_VARIABLE_NBUFFERS;  // 3, or 6 for the chain's last task
+    c.model = &msm_model;
+    c.name = "msm";
+    c.color = detail::color_msm;
+    return c;
+  }();
+  static const bool declared = (starzk_codelet_set_class(&cl, STARZK_RC_GPU_CHAIN), true);
+  (void)declared;
+  return &cl;
+}
+
+}  // namespace starzk::codelets

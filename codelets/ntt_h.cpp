@@ -1,0 +1,75 @@
+// ntt_h.cpp: the H-phase codelet (DESIGN §2 step 2), the first task of a
+// partition's GPU chain (STARZK_RC_GPU_CHAIN). From the QAP rows a, b, c it
+// leaves in a the scalars of the key's H query, in the key's convention
+// (ntt/h_phase.hpp derives both):
+//   bellman_coset:     iNTT; ×g^k; NTT; h = (a∘b − c)/(g^n − 1); coset iNTT
+//                      → coefficients of h, the first n − 1 used
+//                      (7 transforms of (n/2)·log2 n M, plus 6n M);
+//   snarkjs_odd_coset: iNTT; ×ω_{2n}^k; NTT; h = a∘b − c
+//                      → P at the odd 2n-th roots, all n used
+//                      (6 transforms, plus 4n M).
+// b and c are scratch afterwards.
+//
+// Buffers: 0 a, 1 b, 2 c (RW). The CPU body runs h_phase_bellman /
+// h_phase_snarkjs on the partition's vectors with the key's prebuilt domain.
+#include <starpu.h>
+
+#include "codelets/codelet_common.hpp"
+#include "codelets/codelets.hpp"
+#include "ntt/h_phase.hpp"
+#include "policies/resource_class.h"
+
+namespace starzk::codelets {
+
+namespace {
+
+uint64_t ntt_h_size(const starpu_task* task) {
+  return static_cast<const partition_state_t*>(task->cl_arg)->key.pk->domain_size;
+}
+
+void ntt_h_cpu(void* buffers[], void* arg) noexcept {
+  auto& p = *static_cast<partition_state_t*>(arg);
+  guarded(p, "ntt_h", [&] {
+    detail::expect_home(buffers[0], p.a.data(), "a");
+    detail::expect_home(buffers[1], p.b.data(), "b");
+    detail::expect_home(buffers[2], p.c.data(), "c");
+    if (p.key.pk->convention == h_convention_t::bellman_coset)
+      h_phase_bellman(p.a, p.b, p.c, *p.key.domain, p.threads);
+    else
+      h_phase_snarkjs(p.a, p.b, p.c, *p.key.domain, p.threads);
+  });
+}
+
+starpu_perfmodel ntt_h_model;
+
+}  // namespace
+
+double ntt_h_flops(const partition_state_t& p) {
+  const double n = double(p.key.pk->domain_size);
+  double log_n = 0;
+  for (uint64_t s = p.key.pk->domain_size; s > 1; s >>= 1) log_n += 1;
+  return 7 * (n / 2) * log_n + 6 * n;
+}
+
+starpu_codelet* ntt_h_codelet() {
+  static starpu_codelet cl = [] {
+    starpu_codelet c;
+    starpu_codelet_init(&c);
+    detail::init_size_model<&ntt_h_size>(ntt_h_model, "starzk_ntt_h");
+    c.cpu_funcs[0] = ntt_h_cpu;
+    c.cpu_funcs_name[0] = "ntt_h_cpu";
+    c.nbuffers = 3;
+    c.modes[0] = STARPU_RW;
+    c.modes[1] = STARPU_RW;
+    c.modes[2] = STARPU_RW;
+    c.model = &ntt_h_model;
+    c.name = "ntt_h";
+    c.color = detail::color_ntt_h;
+    return c;
+  }();
+  static const bool declared = (starzk_codelet_set_class(&cl, STARZK_RC_GPU_CHAIN), true);
+  (void)declared;
+  return &cl;
+}
+
+}  // namespace starzk::codelets

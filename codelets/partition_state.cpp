@@ -1,0 +1,42 @@
+// partition_state.cpp: failure recording and small helpers of the
+// per-partition state (see partition_state.hpp).
+#include "codelets/partition_state.hpp"
+
+namespace starzk::codelets {
+
+const char* msm_query_name(msm_query_t q) {
+  switch (q) {
+    case msm_query_t::h: return "msm_h";
+    case msm_query_t::l: return "msm_l";
+    case msm_query_t::a: return "msm_a";
+    case msm_query_t::b_g1: return "msm_b1";
+  }
+  return "msm_?";
+}
+
+partition_state_t::partition_state_t() {
+  for (int q = 0; q < msm_query_count; ++q) msm_args[q] = msm_task_arg_t{this, static_cast<msm_query_t>(q)};
+}
+
+uint64_t partition_state_t::h_len() const {
+  return key.pk->convention == h_convention_t::bellman_coset ? key.pk->domain_size - 1 : key.pk->domain_size;
+}
+
+void partition_state_t::fail(const char* phase, const char* what) noexcept {
+  try {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (failed_.load(std::memory_order_relaxed)) return;
+    error_ = "partition " + label + ": " + phase + ": " + what;
+  } catch (...) {
+    // Out of memory while building the message: the flag alone still fails the partition.
+  }
+  failed_.store(true, std::memory_order_release);
+}
+
+std::string partition_state_t::error() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (error_.empty() && failed()) return "partition " + label + ": failed";
+  return error_;
+}
+
+}  // namespace starzk::codelets

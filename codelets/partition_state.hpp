@@ -1,0 +1,115 @@
+// partition_state.hpp: what the codelets of one partition (one Groth16
+// proof) work on, and the rule that lets a CPU body read it.
+//
+// A partition's DAG (dag/partition_dag.hpp) registers every vector below as
+// a StarPU handle whose home is STARPU_MAIN_RAM on this very memory, and
+// the key's queries and the circuit's CSR arrays likewise (dag/key_bundle.hpp).
+// StarPU keeps a handle's main-RAM replica in its home buffer, and makes it
+// valid before a CPU task that accesses the handle starts. So a CPU body may
+// read and write these objects in place, through the pointers below, while
+// its task holds the matching buffers: the buffers carry the dependencies
+// (data access modes) and the residency (device replicas for the CUDA
+// bodies to come), the objects carry the C++ types the reference functions
+// take (std::vector for h_phase, sparse_matrix_t for spmv). This holds as
+// long as main RAM is one StarPU memory node (STARPU_USE_NUMA unset, which
+// dag::batch_t checks).
+//
+// Failures: a body never lets an exception reach StarPU. It records the
+// first failure here ("partition <label>: <phase>: <what>"); later bodies of
+// the same partition see failed() and skip their work, the free body still
+// releases the memory, and the batch reports the error for the partition.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ff/fr.hpp"
+#include "groth16/keys.hpp"
+#include "groth16/prover.hpp"
+#include "groth16/r1cs.hpp"
+#include "msm/prep_msm.hpp"
+#include "ntt/domain.hpp"
+
+namespace starzk::codelets {
+
+// The read-only inputs shared by every partition of every job using one key.
+struct key_view_t {
+  const proving_key_t* pk = nullptr;
+  const r1cs_t* cs = nullptr;        // the circuit; null for a .zkey proved without one
+  const domain_t* domain = nullptr;  // size pk->domain_size, in the key's root convention
+};
+
+// The four G1 queries one msm codelet serves.
+enum class msm_query_t : uint8_t { h = 0, l = 1, a = 2, b_g1 = 3 };
+inline constexpr int msm_query_count = 4;
+const char* msm_query_name(msm_query_t q);  // "msm_h", "msm_l", "msm_a", "msm_b1"
+
+// prep_msm of the two scalar vectors the split queries use (DESIGN §2 step 3):
+// w   = the whole witness, inputs forced to the tail (queries A, B_g1, B_g2);
+// aux = the aux wires only, no forced entries (query L).
+struct prep_pair_t {
+  prep_msm_t w;
+  prep_msm_t aux;
+};
+
+struct partition_state_t;
+
+// cl_arg of an msm task: which query, of which partition.
+struct msm_task_arg_t {
+  partition_state_t* part = nullptr;
+  msm_query_t query = msm_query_t::h;
+};
+
+struct partition_state_t {
+  key_view_t key;
+  std::string label;          // names the partition in every message
+  unsigned threads = 1;       // threads a body may fork (its worker's share)
+  bool verify = true;         // assemble verifies the proof (the prover's rule)
+  std::optional<blinding_t> fixed_rs;  // TEST ONLY: fixed r, s (byte identity)
+
+  std::vector<fr_t> w;        // the witness, n_vars values (w[0] = 1)
+  std::vector<fr_t> a, b, c;  // QAP rows, domain_size each; after ntt_h, a holds h
+  std::vector<fr_t> publics;  // w[1..n_public], kept for verification and output
+  prep_pair_t prep;
+  uint64_t prep_bytes = 0;    // set by the prep_msm body: bytes its result holds
+  msm_results_t msm;          // one handle per field
+  proof_t proof;
+  msm_task_arg_t msm_args[msm_query_count];
+
+  partition_state_t();
+  partition_state_t(const partition_state_t&) = delete;
+  partition_state_t& operator=(const partition_state_t&) = delete;
+
+  // Number of H scalars the key's convention uses: n − 1 (bellman) or n (snarkjs).
+  uint64_t h_len() const;
+
+  // Record a failure of `phase` (the first one wins). Never throws.
+  void fail(const char* phase, const char* what) noexcept;
+  bool failed() const noexcept { return failed_.load(std::memory_order_acquire); }
+  std::string error() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::string error_;
+  std::atomic<bool> failed_{false};
+};
+
+// Runs body() for `phase` of partition p unless p already failed; records
+// any exception instead of letting it escape (StarPU's callbacks are C).
+template <class Body>
+void guarded(partition_state_t& p, const char* phase, Body&& body) noexcept {
+  if (p.failed()) return;
+  try {
+    body();
+  } catch (const std::exception& e) {
+    p.fail(phase, e.what());
+  } catch (...) {
+    p.fail(phase, "unknown exception");
+  }
+}
+
+}  // namespace starzk::codelets

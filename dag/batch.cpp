@@ -1,0 +1,172 @@
+// batch.cpp: jobs, partitions in flight, the memory budget and the
+// completion queue (see batch.hpp).
+#include "dag/batch.hpp"
+
+#include <starpu.h>
+
+#include <cstring>
+#include <stdexcept>
+
+#include "codelets/codelets.hpp"
+#include "policies/resource_class.h"
+
+namespace starzk::dag {
+
+namespace {
+
+bool running_heteroprio() {
+  const starpu_sched_policy* p = starpu_sched_ctx_get_sched_policy(0);
+  return p && p->policy_name && std::strcmp(p->policy_name, "heteroprio") == 0;
+}
+
+}  // namespace
+
+batch_t::batch_t(const batch_options_t& options) : options_(options), budget_(options.mem_budget) {
+  if (!starpu_is_initialized()) throw std::runtime_error("batch: StarPU is not running");
+  if (starpu_cpu_worker_get_count() == 0)
+    throw std::runtime_error("batch: no CPU worker (the codelets have CPU bodies only; set STARPU_NCPU >= 1)");
+  if (starpu_memory_nodes_get_numa_count() > 1)
+    throw std::runtime_error("batch: StarPU runs several main-RAM nodes (STARPU_USE_NUMA); the CPU bodies need one");
+  // heteroprio's default buckets take priority 0 only.
+  priorities_ = options.priorities < 0 ? !running_heteroprio() : options.priorities != 0;
+}
+
+batch_t::~batch_t() {
+  try {
+    while (wait_next()) {
+    }
+  } catch (...) {
+  }
+}
+
+uint32_t batch_t::open_job(std::shared_ptr<const key_bundle_t> key, std::string name) {
+  if (!key) throw std::runtime_error("batch: open_job without a key");
+  if (next_job_ > STARZK_TAG_JOB_MAX) throw std::runtime_error("batch: too many jobs for the task tag");
+  const uint32_t seq = next_job_++;
+  jobs_[seq] = {std::move(key), std::move(name)};
+  return seq;
+}
+
+void batch_t::close_job(uint32_t job) { jobs_.erase(job); }
+
+void batch_t::submit(uint32_t job, uint32_t index, std::vector<fr_t> witness, std::string label,
+                     std::optional<blinding_t> fixed_rs) {
+  auto shared = std::make_shared<std::vector<fr_t>>(std::move(witness));
+  submit(job, index, [shared] { return std::move(*shared); }, std::move(label), fixed_rs);
+}
+
+void batch_t::submit(uint32_t job, uint32_t index, const std::function<std::vector<fr_t>()>& load,
+                     std::string label, std::optional<blinding_t> fixed_rs) {
+  auto it = jobs_.find(job);
+  if (it == jobs_.end()) throw std::runtime_error(label + ": job " + std::to_string(job) + " is not open");
+  std::shared_ptr<const key_bundle_t> key = it->second.first;
+  const proving_key_t& pk = key->pk();
+  const uint64_t bytes = key->partition_bytes();
+  const uint64_t prep_max = codelets::prep_msm_max_bytes(pk.n_vars, pk.n_public);
+
+  budget_.reserve(bytes);
+  std::unique_ptr<partition_t> part;
+  try {
+    part = std::make_unique<partition_t>(key, load(), label, options_.threads_per_task, options_.verify);
+  } catch (...) {
+    budget_.release(bytes);
+    throw;
+  }
+  part->state().fixed_rs = fixed_rs;
+  const uint32_t chain = next_chain_++;
+  // prep_msm ran: give back the part of its reservation the result left unused.
+  part->on_prep = [this, prep_max](partition_t&, uint64_t actual) {
+    budget_.release(prep_max > actual ? prep_max - actual : 0);
+  };
+  // Everything ran (free included): give back the rest, queue the result.
+  part->on_done = [this, chain, bytes, prep_max](partition_t& p) {
+    const uint64_t actual = p.state().prep_bytes;
+    budget_.release(bytes - (prep_max > actual ? prep_max - actual : 0));
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      done_.push_back(chain);
+    }
+    done_cv_.notify_all();
+  };
+  partition_t* raw = part.get();
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    flights_[chain] = flight_t{std::move(part), job, index, bytes};
+  }
+  submit_context_t ctx{options_.trace, priorities_, job, chain};
+  try {
+    submit_partition(*raw, ctx);
+  } catch (const std::exception& e) {
+    // Some tasks are in StarPU: let them drain, then drop the partition.
+    raw->state().fail("submit", e.what());
+    starpu_task_wait_for_all();
+    std::unique_ptr<partition_t> dead;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      dead = std::move(flights_[chain].part);
+      flights_.erase(chain);
+      std::erase(done_, chain);
+    }
+    // Its reservation, unless on_done already gave it back (release() clamps
+    // at zero if on_prep returned part of it: a rare, harmless over-release).
+    if (dead->pending_callbacks.load() > 0) budget_.release(bytes);
+    dead.reset();
+    throw;
+  }
+}
+
+partition_result_t batch_t::collect(uint32_t chain) {
+  flight_t f;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    auto it = flights_.find(chain);
+    if (it == flights_.end()) throw std::logic_error("batch: unknown partition finished");
+    f = std::move(it->second);
+    flights_.erase(it);
+  }
+  const codelets::partition_state_t& s = f.part->state();
+  partition_result_t r;
+  r.job = f.job;
+  r.index = f.index;
+  r.chain = chain;
+  r.label = s.label;
+  r.ok = !s.failed();
+  if (r.ok) {
+    r.proof = s.proof;
+    r.publics = s.publics;
+  } else {
+    r.error = s.error();
+  }
+  f.part.reset();  // unregisters the handles (its tasks are all over)
+  return r;
+}
+
+std::optional<partition_result_t> batch_t::wait_next() {
+  uint32_t chain = 0;
+  {
+    std::unique_lock<std::mutex> lk(mu_);
+    if (flights_.empty()) return std::nullopt;
+    done_cv_.wait(lk, [&] { return !done_.empty(); });
+    chain = done_.front();
+    done_.pop_front();
+  }
+  return collect(chain);
+}
+
+std::optional<partition_result_t> batch_t::poll() {
+  uint32_t chain = 0;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (done_.empty()) return std::nullopt;
+    chain = done_.front();
+    done_.pop_front();
+  }
+  return collect(chain);
+}
+
+size_t batch_t::in_flight() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return flights_.size();
+}
+
+}  // namespace starzk::dag

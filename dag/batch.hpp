@@ -1,0 +1,115 @@
+// batch.hpp: many jobs, each of j partitions sharing one key, proved at
+// once as partition DAGs (dag/partition_dag.hpp) under one StarPU session,
+// with a host-memory budget (dag/memory_budget.hpp).
+//
+// The application thread opens jobs (a job = a key bundle + a name; its
+// sequence number orders jobs by age for the policies), submits partitions
+// (submit() blocks while the budget has no room, so submission streams at
+// the pace partitions finish) and collects finished partitions with
+// wait_next(), which also unregisters their handles. StarPU callbacks only
+// give memory back and queue the finished partition; everything that may
+// block or throw happens on the application thread.
+//
+//   batch_t batch({.mem_budget = parse_memory_budget("auto")});
+//   auto job = batch.open_job(key);          // key: shared key_bundle_t
+//   for (i...) batch.submit(job, i, read_wtns(...), "sector-1/3");
+//   batch.close_job(job);
+//   while (auto r = batch.wait_next()) write(*r);
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dag/key_bundle.hpp"
+#include "dag/memory_budget.hpp"
+#include "dag/partition_dag.hpp"
+#include "groth16/prover.hpp"
+
+namespace starzk::dag {
+
+struct batch_options_t {
+  uint64_t mem_budget = 0;                   // bytes in flight; 0 = no cap
+  unsigned threads_per_task = 1;             // threads each body may fork
+  bool verify = true;                        // assemble verifies every proof
+  runtime::trace_recorder* trace = nullptr;  // record every task when set
+  int priorities = -1;                       // 1 on, 0 off, -1 auto (off under heteroprio)
+};
+
+struct partition_result_t {
+  uint32_t job = 0;      // open_job()'s sequence number
+  uint32_t index = 0;    // the partition's index in its job
+  uint32_t chain = 0;    // its chain id (traces)
+  std::string label;
+  bool ok = false;
+  std::string error;     // when !ok: names the partition and the phase
+  proof_t proof;         // when ok: verified (unless verify was off)
+  std::vector<fr_t> publics;
+};
+
+class batch_t {
+ public:
+  // StarPU must be running (with a CPU worker, and main RAM as one memory node).
+  explicit batch_t(const batch_options_t& options = {});
+  // Waits for every partition still in flight (results are dropped).
+  ~batch_t();
+  batch_t(const batch_t&) = delete;
+  batch_t& operator=(const batch_t&) = delete;
+
+  // A new job on `key`; returns its sequence number (older = smaller).
+  uint32_t open_job(std::shared_ptr<const key_bundle_t> key, std::string name = {});
+  // No more partitions for this job: the batch drops its reference to the key.
+  void close_job(uint32_t job);
+
+  // Submits one partition's DAG. Blocks while the memory budget has no
+  // room. Throws std::runtime_error naming `label` if the witness does not
+  // fit the job's key (nothing is submitted then). fixed_rs is the TEST-ONLY
+  // hook for byte identity with prove_with_blinding; leave it empty to draw
+  // r, s from the OS CSPRNG.
+  void submit(uint32_t job, uint32_t index, std::vector<fr_t> witness, std::string label,
+              std::optional<blinding_t> fixed_rs = std::nullopt);
+  // The same, reading the witness only once the budget has room (so the
+  // witness itself is inside the budget): load() runs on this thread.
+  void submit(uint32_t job, uint32_t index, const std::function<std::vector<fr_t>()>& load, std::string label,
+              std::optional<blinding_t> fixed_rs = std::nullopt);
+
+  // The next finished partition, waiting for one; std::nullopt when none is
+  // in flight.
+  std::optional<partition_result_t> wait_next();
+  // The next finished partition if one is ready.
+  std::optional<partition_result_t> poll();
+
+  size_t in_flight() const;
+  uint64_t submitted() const { return next_chain_; }
+  const memory_budget_t& budget() const { return budget_; }
+  bool priorities() const { return priorities_; }
+
+ private:
+  partition_result_t collect(uint32_t chain);
+
+  batch_options_t options_;
+  bool priorities_ = true;
+  memory_budget_t budget_;
+  std::map<uint32_t, std::pair<std::shared_ptr<const key_bundle_t>, std::string>> jobs_;
+  uint32_t next_job_ = 1;
+  uint32_t next_chain_ = 0;
+
+  struct flight_t {
+    std::unique_ptr<partition_t> part;
+    uint32_t job = 0, index = 0;
+    uint64_t reserved = 0;
+  };
+  mutable std::mutex mu_;  // guards flights_ and done_
+  std::condition_variable done_cv_;
+  std::map<uint32_t, flight_t> flights_;
+  std::deque<uint32_t> done_;
+};
+
+}  // namespace starzk::dag

@@ -1,0 +1,110 @@
+// key_bundle.cpp: registering a key and its circuit once (see key_bundle.hpp).
+#include "dag/key_bundle.hpp"
+
+#include <stdexcept>
+
+#include "codelets/codelets.hpp"
+#include "groth16/witness_map.hpp"
+
+namespace starzk::dag {
+
+namespace {
+
+void expect_count(const std::string& name, const char* what, uint64_t got, uint64_t want) {
+  if (got != want)
+    throw std::runtime_error(name + ": " + what + " has " + std::to_string(got) + " entries, expected " +
+                             std::to_string(want));
+}
+
+// The counts every query must have (keys.hpp), checked once per key.
+void check_key(const std::string& name, const proving_key_t& pk, const r1cs_t* cs) {
+  if (pk.domain_size == 0 || (pk.domain_size & (pk.domain_size - 1)) != 0)
+    throw std::runtime_error(name + ": domain size " + std::to_string(pk.domain_size) + " is not a power of two");
+  if (pk.n_vars < uint64_t(pk.n_public) + 1) throw std::runtime_error(name + ": fewer wires than public inputs");
+  const uint64_t n_aux = uint64_t(pk.n_vars) - pk.n_public - 1;
+  const bool bellman = pk.convention == h_convention_t::bellman_coset;
+  expect_count(name, "A query", pk.a.size(), pk.n_vars);
+  expect_count(name, "B_g1 query", pk.b_g1.size(), pk.n_vars);
+  expect_count(name, "B_g2 query", pk.b_g2.size(), pk.n_vars);
+  expect_count(name, "L query", pk.l.size(), n_aux);
+  expect_count(name, "H query", pk.h.size(), bellman ? pk.domain_size - 1 : pk.domain_size);
+  expect_count(name, "IC", pk.vk.ic.size(), uint64_t(pk.n_public) + 1);
+  if (bellman && cs == nullptr) throw std::runtime_error(name + ": a bellman/Filecoin key needs the circuit (.r1cs)");
+  if (cs == nullptr) return;
+  if (cs->n_vars != pk.n_vars || cs->n_public != pk.n_public)
+    throw std::runtime_error(name + ": circuit (" + std::to_string(cs->n_vars) + " wires, " +
+                             std::to_string(cs->n_public) + " public) does not match the key (" +
+                             std::to_string(pk.n_vars) + " wires, " + std::to_string(pk.n_public) + " public)");
+  if (domain_size_for(*cs) > pk.domain_size)
+    throw std::runtime_error(name + ": circuit needs a domain of " + std::to_string(domain_size_for(*cs)) +
+                             " rows, the key has " + std::to_string(pk.domain_size));
+}
+
+unsigned log2_exact(uint64_t n) {
+  unsigned k = 0;
+  while ((uint64_t(1) << k) < n) ++k;
+  return k;
+}
+
+}  // namespace
+
+key_bundle_t::key_bundle_t(std::shared_ptr<const proving_key_t> pk, std::shared_ptr<const r1cs_t> cs,
+                           std::string name, unsigned threads)
+    : name_(std::move(name)), pk_(std::move(pk)), cs_(std::move(cs)) {
+  if (!pk_) throw std::runtime_error(name_ + ": no proving key");
+  if (!starpu_is_initialized()) throw std::runtime_error(name_ + ": StarPU is not running");
+  check_key(name_, *pk_, cs_.get());
+  const bool bellman = pk_->convention == h_convention_t::bellman_coset;
+  domain_ = std::make_unique<domain_t>(log2_exact(pk_->domain_size),
+                                       bellman ? root_convention::bellman : root_convention::snarkjs, threads);
+  view_ = codelets::key_view_t{pk_.get(), cs_.get(), domain_.get()};
+  try {
+    using codelets::msm_query_t;
+    register_vector(g1_[int(msm_query_t::h)], pk_->h.data(), pk_->h.size(), sizeof(g1_affine_t));
+    register_vector(g1_[int(msm_query_t::l)], pk_->l.data(), pk_->l.size(), sizeof(g1_affine_t));
+    register_vector(g1_[int(msm_query_t::a)], pk_->a.data(), pk_->a.size(), sizeof(g1_affine_t));
+    register_vector(g1_[int(msm_query_t::b_g1)], pk_->b_g1.data(), pk_->b_g1.size(), sizeof(g1_affine_t));
+    register_vector(b_g2_, pk_->b_g2.data(), pk_->b_g2.size(), sizeof(g2_affine_t));
+    std::vector<const sparse_matrix_t*> ms;
+    if (bellman)
+      ms = {&cs_->a, &cs_->b, &cs_->c};
+    else
+      ms = {&pk_->zkey_a, &pk_->zkey_b};
+    for (const sparse_matrix_t* m : ms) {
+      matrices_.emplace_back();
+      register_vector(matrices_.back(), m->row_ptr.data(), m->row_ptr.size(), sizeof(uint64_t));
+      matrices_.emplace_back();
+      register_vector(matrices_.back(), m->col.data(), m->col.size(), sizeof(uint32_t));
+      matrices_.emplace_back();
+      register_vector(matrices_.back(), m->val.data(), m->val.size(), sizeof(fr_t));
+    }
+  } catch (...) {
+    for (starpu_data_handle_t h : all_) starpu_data_unregister(h);
+    throw;
+  }
+}
+
+void key_bundle_t::register_vector(starpu_data_handle_t& h, const void* data, size_t count, size_t elem) {
+  if (count == 0 || data == nullptr) {
+    if (elem > sizeof(dummy_)) throw std::logic_error("key_bundle_t: element larger than the dummy");
+    data = dummy_;
+    count = 1;
+  }
+  if (count > UINT32_MAX)
+    throw std::runtime_error(name_ + ": array of " + std::to_string(count) + " entries is too long for a StarPU vector");
+  starpu_vector_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(data), uint32_t(count), elem);
+  all_.push_back(h);
+}
+
+key_bundle_t::~key_bundle_t() {
+  // Every task reading these handles is over (partitions hold a reference
+  // until theirs are); unregistering copies nothing back (all are R-only).
+  for (starpu_data_handle_t h : all_) starpu_data_unregister(h);
+}
+
+uint64_t key_bundle_t::partition_bytes() const {
+  const uint64_t n = pk_->domain_size, n_vars = pk_->n_vars;
+  return sizeof(fr_t) * (n_vars + 3 * n + pk_->n_public) + codelets::prep_msm_max_bytes(n_vars, pk_->n_public);
+}
+
+}  // namespace starzk::dag

@@ -1,0 +1,79 @@
+// key_bundle.hpp: a proving key (and, for bellman keys, its circuit)
+// registered with StarPU once, as read-only handles that stay resident for
+// every partition of every job that uses the key (DESIGN §3: "the key and
+// the circuit matrices are registered once").
+//
+// Handles (all vector handles, home STARPU_MAIN_RAM on the key's own
+// memory, accessed STARPU_R by every task, so they never create
+// dependencies and StarPU may keep device replicas between tasks):
+//   h, l, a, b_g1        the G1 queries (96-byte affine points)
+//   b_g2                 the G2 query (192-byte affine points)
+//   spmv's matrices      row_ptr (u64), col (u32), val (F_r) of each matrix
+//                        the witness map reads: the circuit's A, B, C for a
+//                        bellman key, the .zkey's A and B for a snarkjs key.
+// An empty array is registered as a one-element dummy (StarPU refuses
+// zero-sized vectors); bodies take lengths from the key, never the handle.
+// The bundle also builds the NTT domain once, in the key's root convention.
+//
+// Lifetime: the bundle is shared (std::shared_ptr) by the jobs and the
+// partitions using it; the last owner unregisters the handles, which must
+// happen on the application thread (never in a StarPU callback) and before
+// starpu_shutdown.
+#pragma once
+
+#include <starpu.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codelets/partition_state.hpp"
+#include "groth16/keys.hpp"
+#include "groth16/r1cs.hpp"
+#include "ntt/domain.hpp"
+
+namespace starzk::dag {
+
+class key_bundle_t {
+ public:
+  // Validates the key's shape and that the circuit fits it (std::runtime_error
+  // naming `name` otherwise); a bellman key needs the circuit. StarPU must be
+  // running. `threads` parallelises the domain table build (0 = all cores).
+  key_bundle_t(std::shared_ptr<const proving_key_t> pk, std::shared_ptr<const r1cs_t> cs, std::string name,
+               unsigned threads = 0);
+  ~key_bundle_t();
+  key_bundle_t(const key_bundle_t&) = delete;
+  key_bundle_t& operator=(const key_bundle_t&) = delete;
+
+  const std::string& name() const { return name_; }
+  const proving_key_t& pk() const { return *pk_; }
+  const r1cs_t* cs() const { return cs_.get(); }
+  const codelets::key_view_t& view() const { return view_; }
+
+  starpu_data_handle_t query(codelets::msm_query_t q) const { return g1_[static_cast<int>(q)]; }
+  starpu_data_handle_t b_g2() const { return b_g2_; }
+  // row_ptr, col, val of each matrix spmv reads, in matrix order.
+  const std::vector<starpu_data_handle_t>& matrices() const { return matrices_; }
+
+  // Host bytes one partition of this key holds at most while in flight:
+  // the witness, the rows a, b, c (h lives in a), the public inputs and
+  // the prep_msm bitmaps and tails (at their largest). What the memory
+  // budget reserves per partition.
+  uint64_t partition_bytes() const;
+
+ private:
+  void register_vector(starpu_data_handle_t& h, const void* data, size_t count, size_t elem);
+
+  std::string name_;
+  std::shared_ptr<const proving_key_t> pk_;
+  std::shared_ptr<const r1cs_t> cs_;
+  std::unique_ptr<domain_t> domain_;
+  codelets::key_view_t view_;
+  starpu_data_handle_t g1_[codelets::msm_query_count] = {};
+  starpu_data_handle_t b_g2_ = nullptr;
+  std::vector<starpu_data_handle_t> matrices_;
+  std::vector<starpu_data_handle_t> all_;
+  alignas(64) unsigned char dummy_[256] = {};  // home of empty arrays' one-element handles
+};
+
+}  // namespace starzk::dag

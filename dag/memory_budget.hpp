@@ -1,0 +1,62 @@
+// memory_budget.hpp: a cap on the host bytes that partitions in flight may
+// hold, so a big batch throttles its submission (waits for a partition to
+// finish before submitting the next) instead of running out of memory.
+//
+// Accounting (dag/batch.cpp): before a partition is submitted it reserves
+// key_bundle_t::partition_bytes() (witness, a, b, c, publics, and the
+// prep_msm result at its largest); when prep_msm has run, the part of the
+// prep reservation its result did not use is given back; when the free
+// task has run, the rest is. So the reserved total is always an upper
+// bound of what the partitions really hold, and it never exceeds the cap,
+// except that a partition larger than the whole cap may run alone (else it
+// could never run). Keys and circuits are resident and outside the budget.
+//
+// The default cap is a fraction of MemAvailable from /proc/meminfo.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string_view>
+
+namespace starzk::dag {
+
+class memory_budget_t {
+ public:
+  explicit memory_budget_t(uint64_t cap = 0);  // 0: no cap
+
+  uint64_t cap() const { return cap_; }
+  // Blocks until `bytes` fit under the cap (or nothing is reserved), then
+  // reserves them.
+  void reserve(uint64_t bytes);
+  // Reserves without waiting when the bytes fit; false otherwise.
+  bool try_reserve(uint64_t bytes);
+  // Gives bytes back (any thread, StarPU callbacks included). Never throws.
+  void release(uint64_t bytes) noexcept;
+
+  uint64_t in_use() const;
+  uint64_t peak() const;  // largest in_use() seen
+  uint64_t waits() const; // reserve() calls that had to wait
+
+ private:
+  bool fits(uint64_t bytes) const { return cap_ == 0 || in_use_ == 0 || in_use_ + bytes <= cap_; }
+
+  uint64_t cap_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  uint64_t in_use_ = 0, peak_ = 0, waits_ = 0;
+};
+
+// MemAvailable from /proc/meminfo, in bytes. Throws std::runtime_error if it
+// cannot be read.
+uint64_t mem_available_bytes();
+
+// The default cap: `fraction` of MemAvailable.
+uint64_t default_memory_budget(double fraction = 0.5);
+
+// "auto" (the default cap), "0" / "none" (no cap), or a byte count with an
+// optional binary suffix: "123456", "512M", "1.5G", "2GiB", "64k".
+// Throws std::runtime_error naming the text.
+uint64_t parse_memory_budget(std::string_view text);
+
+}  // namespace starzk::dag

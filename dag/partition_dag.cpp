@@ -1,0 +1,201 @@
+// partition_dag.cpp: one partition's handles and tasks (see partition_dag.hpp).
+#include "dag/partition_dag.hpp"
+
+#include <cerrno>
+#include <stdexcept>
+
+#include "codelets/codelets.hpp"
+#include "policies/resource_class.h"
+#include "runtime/starpu_session.hpp"
+#include "runtime/trace.hpp"
+
+namespace starzk::dag {
+
+using codelets::msm_query_t;
+
+namespace {
+
+starpu_data_handle_t register_vector(std::vector<fr_t>& v) {
+  starpu_data_handle_t h = nullptr;
+  starpu_vector_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(v.data()), uint32_t(v.size()),
+                              sizeof(fr_t));
+  return h;
+}
+
+template <class T>
+starpu_data_handle_t register_variable(T& x) {
+  starpu_data_handle_t h = nullptr;
+  starpu_variable_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(&x), sizeof(T));
+  return h;
+}
+
+// StarPU callbacks (C): never throw.
+void on_prep_done(void* arg) noexcept {
+  auto* p = static_cast<partition_t*>(arg);
+  try {
+    if (p->on_prep) p->on_prep(*p, p->state().prep_bytes);
+  } catch (...) {
+  }
+  p->callback_done();
+}
+
+void on_task_done(void* arg) noexcept { static_cast<partition_t*>(arg)->callback_done(); }
+
+// Builds one task of partition p, tags it, attaches it to the trace and
+// submits it.
+void submit_task(partition_t& p, const submit_context_t& ctx, starpu_codelet* cl, void* cl_arg,
+                 std::vector<starpu_data_descr> data, const char* name, int priority, double flops,
+                 bool chain_last = false, void (*callback)(void*) = nullptr) {
+  void* tag = starzk_tag_make(ctx.job_seq, ctx.chain_id, chain_last ? 1 : 0, STARZK_TAG_NO_CLASS);
+  starpu_task* t = starpu_task_build(cl,
+                                     STARPU_DATA_MODE_ARRAY, data.data(), int(data.size()),
+                                     STARPU_NAME, name,
+                                     STARPU_PRIORITY, ctx.priorities ? priority : 0,
+                                     STARPU_FLOPS, flops,
+                                     STARPU_TASK_SCHED_DATA, tag,
+                                     0);
+  if (t == nullptr) throw std::runtime_error(p.state().label + ": cannot build task " + name);
+  t->cl_arg = cl_arg;  // owned by the partition, not by the task
+  t->cl_arg_size = 0;
+  t->cl_arg_free = 0;
+  if (callback) {
+    t->callback_func = callback;
+    t->callback_arg = &p;
+  }
+  if (ctx.trace) ctx.trace->attach(t);
+  const int rc = starpu_task_submit(t);
+  if (rc != 0) {
+    starpu_task_destroy(t);
+    runtime::check_starpu(rc < 0 ? rc : -EINVAL, (std::string("starpu_task_submit(") + name + ")").c_str());
+  }
+}
+
+}  // namespace
+
+partition_t::partition_t(std::shared_ptr<const key_bundle_t> key, std::vector<fr_t> witness, std::string label,
+                         unsigned threads, bool verify)
+    : key_(std::move(key)) {
+  if (!key_) throw std::runtime_error(label + ": no key");
+  const proving_key_t& pk = key_->pk();
+  if (witness.size() != pk.n_vars)
+    throw std::runtime_error(label + ": witness has " + std::to_string(witness.size()) + " values, the key '" +
+                             key_->name() + "' expects " + std::to_string(pk.n_vars));
+  if (!witness[0].is_one()) throw std::runtime_error(label + ": witness: w[0] must be 1");
+  codelets::partition_state_t& s = state_;
+  s.key = key_->view();
+  s.label = std::move(label);
+  s.threads = threads == 0 ? 1 : threads;
+  s.verify = verify;
+  s.w = std::move(witness);
+  s.publics.assign(s.w.begin() + 1, s.w.begin() + 1 + pk.n_public);
+  s.a.assign(pk.domain_size, fr_t::zero());
+  s.b.assign(pk.domain_size, fr_t::zero());
+  s.c.assign(pk.domain_size, fr_t::zero());
+  w = register_vector(s.w);
+  a = register_vector(s.a);
+  b = register_vector(s.b);
+  c = register_vector(s.c);
+  prep = register_variable(s.prep);
+  res[int(msm_query_t::h)] = register_variable(s.msm.h);
+  res[int(msm_query_t::l)] = register_variable(s.msm.l);
+  res[int(msm_query_t::a)] = register_variable(s.msm.a);
+  res[int(msm_query_t::b_g1)] = register_variable(s.msm.b_g1);
+  res_b2 = register_variable(s.msm.b_g2);
+  proof = register_variable(s.proof);
+}
+
+partition_t::~partition_t() {
+  // The free task released the big vectors: nothing may be copied back.
+  for (starpu_data_handle_t h : {w, a, b, c, prep})
+    if (h) starpu_data_unregister_no_coherency(h);
+  for (starpu_data_handle_t h : res)
+    if (h) starpu_data_unregister(h);
+  for (starpu_data_handle_t h : {res_b2, proof})
+    if (h) starpu_data_unregister(h);
+}
+
+void partition_t::callback_done() noexcept {
+  if (pending_callbacks.fetch_sub(1, std::memory_order_acq_rel) == 1 && on_done) {
+    try {
+      on_done(*this);
+    } catch (...) {
+    }
+  }
+}
+
+// ---- the phases -------------------------------------------------------------
+
+void submit_witness_map(partition_t& p, const submit_context_t& ctx) {
+  std::vector<starpu_data_descr> data = {{p.w, STARPU_R}, {p.a, STARPU_W}, {p.b, STARPU_W}, {p.c, STARPU_W}};
+  for (starpu_data_handle_t m : p.key().matrices()) data.push_back({m, STARPU_R});
+  submit_task(p, ctx, codelets::spmv_codelet(), &p.state(), std::move(data), "spmv", prio_memory_phase,
+              codelets::spmv_flops(p.state()));
+}
+
+void submit_h_phase(partition_t& p, const submit_context_t& ctx) {
+  submit_task(p, ctx, codelets::ntt_h_codelet(), &p.state(), {{p.a, STARPU_RW}, {p.b, STARPU_RW}, {p.c, STARPU_RW}},
+              "ntt_h", prio_chain, codelets::ntt_h_flops(p.state()));
+}
+
+void submit_prep_msm(partition_t& p, const submit_context_t& ctx) {
+  submit_task(p, ctx, codelets::prep_msm_codelet(), &p.state(), {{p.w, STARPU_R}, {p.prep, STARPU_W}}, "prep_msm",
+              prio_memory_phase, codelets::prep_msm_flops(p.state()), false, &on_prep_done);
+}
+
+namespace {
+
+// One G1 query: bases (key), scalars (h in a, or prep), result.
+void submit_msm(partition_t& p, const submit_context_t& ctx, msm_query_t q, bool last) {
+  const int qi = int(q);
+  std::vector<starpu_data_descr> data = {{p.key().query(q), STARPU_R},
+                                         {q == msm_query_t::h ? p.a : p.prep, STARPU_R},
+                                         {p.res[qi], STARPU_W}};
+  if (last)  // the chain's last task waits for the chain's other results
+    for (msm_query_t other : {msm_query_t::h, msm_query_t::l, msm_query_t::a})
+      data.push_back({p.res[int(other)], STARPU_R});
+  submit_task(p, ctx, codelets::msm_codelet(), &p.state().msm_args[qi], std::move(data),
+              codelets::msm_query_name(q), prio_chain, codelets::msm_flops(p.state(), q), last);
+}
+
+}  // namespace
+
+void submit_msm_h(partition_t& p, const submit_context_t& ctx) { submit_msm(p, ctx, msm_query_t::h, false); }
+void submit_msm_l(partition_t& p, const submit_context_t& ctx) { submit_msm(p, ctx, msm_query_t::l, false); }
+void submit_msm_a(partition_t& p, const submit_context_t& ctx) { submit_msm(p, ctx, msm_query_t::a, false); }
+void submit_msm_b1(partition_t& p, const submit_context_t& ctx) { submit_msm(p, ctx, msm_query_t::b_g1, true); }
+
+void submit_b_g2_msm(partition_t& p, const submit_context_t& ctx) {
+  submit_task(p, ctx, codelets::b_g2_msm_codelet(), &p.state(),
+              {{p.key().b_g2(), STARPU_R}, {p.prep, STARPU_R}, {p.res_b2, STARPU_W}}, "b_g2_msm", prio_memory_phase,
+              codelets::b_g2_msm_flops(p.state()));
+}
+
+void submit_assemble(partition_t& p, const submit_context_t& ctx) {
+  std::vector<starpu_data_descr> data;
+  for (starpu_data_handle_t r : p.res) data.push_back({r, STARPU_R});
+  data.push_back({p.res_b2, STARPU_R});
+  data.push_back({p.proof, STARPU_W});
+  submit_task(p, ctx, codelets::assemble_codelet(), &p.state(), std::move(data), "assemble", prio_finish, 0.0, false,
+              &on_task_done);
+}
+
+void submit_free(partition_t& p, const submit_context_t& ctx) {
+  submit_task(p, ctx, codelets::free_codelet(), &p.state(),
+              {{p.w, STARPU_W}, {p.a, STARPU_W}, {p.b, STARPU_W}, {p.c, STARPU_W}, {p.prep, STARPU_W}}, "free",
+              prio_finish, 0.0, false, &on_task_done);
+}
+
+void submit_partition(partition_t& p, const submit_context_t& ctx) {
+  submit_witness_map(p, ctx);  // a, b, c = A·w, B·w, C·w
+  submit_prep_msm(p, ctx);     // split the witness scalars: 0 / 1 / tail
+  submit_h_phase(p, ctx);      // h from a∘b − c (the chain starts)
+  submit_msm_h(p, ctx);        // Σ h·H
+  submit_msm_l(p, ctx);        // Σ w_aux·L
+  submit_msm_a(p, ctx);        // Σ w·A
+  submit_b_g2_msm(p, ctx);     // Σ w·B2 (G2, beside the chain)
+  submit_msm_b1(p, ctx);       // Σ w·B1 (the chain ends)
+  submit_assemble(p, ctx);     // A, B, C with r, s; verify
+  submit_free(p, ctx);         // release w, a, b, c, prep
+}
+
+}  // namespace starzk::dag

@@ -1,0 +1,114 @@
+// partition_dag.hpp: one partition's proof as a StarPU task DAG (DESIGN §3),
+// one function per phase, in the order of the math:
+//
+//   w ─► spmv ─► a,b,c ─► ntt_h ─► h(in a) ─► msm_h ──────────────┐
+//   w ─► prep_msm ─► prep ─► msm_l, msm_a ─────────────────────────┤
+//                      ├───► msm_b1 (reads h, l, a results: last) ─┤
+//                      └───► b_g2_msm ─────────────────────────────┤
+//                                                   assemble ─► proof
+//   free(w, a, b, c, prep) after the last reader of each
+//
+// Every dependency comes from data access modes (StarPU's sequential
+// consistency on the partition's handles): spmv writes a, b, c; ntt_h
+// reads-writes them; msm_h reads a; prep_msm writes prep, which the split
+// MSMs read; each MSM writes its own result handle; assemble reads the five
+// results; free writes w, a, b, c and prep, so it waits for every reader.
+//
+// GPU chain (policies/resource_class.h): ntt_h, msm_h, msm_l, msm_a and
+// msm_b1 are STARZK_RC_GPU_CHAIN tasks of chain `chain_id` (unique per
+// partition in a process). msm_b1 carries is_last and reads the h, l and a
+// results, so it depends on every other task of the chain, as the lock
+// requires; the chain waits only on non-chain work of its own partition
+// (spmv, prep_msm), never on another chain. Every task, chain or not,
+// carries the partition's chain id and its job's sequence number in its tag,
+// so traces name job and partition for each task (the policies apply the
+// lock to GPU_CHAIN tasks only).
+#pragma once
+
+#include <starpu.h>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codelets/partition_state.hpp"
+#include "dag/key_bundle.hpp"
+
+namespace starzk::runtime {
+class trace_recorder;
+}
+
+namespace starzk::dag {
+
+// How tasks are submitted: tracing, priorities, tags.
+struct submit_context_t {
+  runtime::trace_recorder* trace = nullptr;  // attach every task when set
+  bool priorities = true;                    // false: every task priority 0
+  uint32_t job_seq = 0;                      // smaller = older job
+  uint32_t chain_id = 0;                     // the partition's chain
+};
+
+// Task priorities when enabled: finish what is started (free, assemble, the
+// chain) before starting more (spmv, prep_msm), which also bounds memory.
+inline constexpr int prio_memory_phase = 0;
+inline constexpr int prio_chain = 1;
+inline constexpr int prio_finish = 2;
+
+// A partition in flight: its state and its handles. Created and destroyed
+// on the application thread; destroy it only after all its tasks have
+// finished (on_done ran).
+class partition_t {
+ public:
+  // Takes the witness; copies its public inputs. Throws std::runtime_error
+  // naming `label` when the witness does not fit the key.
+  partition_t(std::shared_ptr<const key_bundle_t> key, std::vector<fr_t> witness, std::string label,
+              unsigned threads, bool verify);
+  ~partition_t();
+  partition_t(const partition_t&) = delete;
+  partition_t& operator=(const partition_t&) = delete;
+
+  codelets::partition_state_t& state() { return state_; }
+  const codelets::partition_state_t& state() const { return state_; }
+  const key_bundle_t& key() const { return *key_; }
+
+  // Called from StarPU callbacks (any thread; must not throw):
+  //   on_prep: after prep_msm, with the bytes its result holds;
+  //   on_done: once, after the last of prep_msm, assemble and free.
+  std::function<void(partition_t&, uint64_t prep_bytes)> on_prep;
+  std::function<void(partition_t&)> on_done;
+
+  // Handles (home: the state's vectors and fields).
+  starpu_data_handle_t w = nullptr, a = nullptr, b = nullptr, c = nullptr, prep = nullptr;
+  starpu_data_handle_t res[codelets::msm_query_count] = {};  // h, l, a, b_g1 results
+  starpu_data_handle_t res_b2 = nullptr, proof = nullptr;
+
+  // Internal: a callback finished (counts down to on_done).
+  void callback_done() noexcept;
+  std::atomic<int> pending_callbacks{3};
+
+ private:
+  std::shared_ptr<const key_bundle_t> key_;
+  codelets::partition_state_t state_;
+};
+
+// The phases. Each builds, tags and submits one task (throws
+// std::runtime_error if StarPU refuses it).
+void submit_witness_map(partition_t& p, const submit_context_t& ctx);  // spmv
+void submit_h_phase(partition_t& p, const submit_context_t& ctx);      // ntt_h
+void submit_prep_msm(partition_t& p, const submit_context_t& ctx);
+void submit_msm_h(partition_t& p, const submit_context_t& ctx);
+void submit_msm_l(partition_t& p, const submit_context_t& ctx);
+void submit_msm_a(partition_t& p, const submit_context_t& ctx);
+void submit_msm_b1(partition_t& p, const submit_context_t& ctx);       // last of the chain
+void submit_b_g2_msm(partition_t& p, const submit_context_t& ctx);
+void submit_assemble(partition_t& p, const submit_context_t& ctx);
+void submit_free(partition_t& p, const submit_context_t& ctx);
+
+// The whole DAG, phase by phase (the order matters only for free, which
+// must come after every reader).
+void submit_partition(partition_t& p, const submit_context_t& ctx);
+
+}  // namespace starzk::dag

@@ -1,0 +1,64 @@
+// trace_report.hpp: what `starzk trace summary` and `starzk trace plot`
+// compute from a recorded run (runtime/trace.hpp's Chrome trace JSON).
+//
+// Summary: the run's span (first task start to last task end), proofs (one
+// per assemble task) and proofs per second; per phase (task name: spmv,
+// prep_msm, ntt_h, msm_h, msm_l, msm_a, msm_b1, b_g2_msm, assemble, free)
+// the task count and total / mean / max time; per worker the tasks run,
+// the busy time and the busy fraction (busy / span); per partition (job,
+// chain) the latency from its first task's start to its last task's end.
+//
+// Plot: a gnuplot script drawing the waterfall: one row per worker, one
+// horizontal bar per task from its start to its end, colored by codelet
+// (the codelet's own .color), with a legend of codelets. The task list is
+// embedded in the script (a data block), so the script is self-contained.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "runtime/trace.hpp"
+
+namespace starzk::dag {
+
+struct phase_stat_t {
+  std::string phase;
+  size_t tasks = 0;
+  double total_s = 0, mean_ms = 0, max_ms = 0;
+};
+
+struct worker_stat_t {
+  int worker = -1;
+  std::string kind;
+  size_t tasks = 0;
+  double busy_s = 0;
+  double busy_fraction = 0;
+};
+
+struct trace_summary_t {
+  double span_s = 0;
+  size_t tasks = 0, jobs = 0, partitions = 0, proofs = 0;
+  double proofs_per_s = 0;
+  double latency_mean_s = 0, latency_max_s = 0;  // per partition
+  std::vector<phase_stat_t> phases;                // DAG order, then any others
+  std::vector<worker_stat_t> workers;              // by worker id
+  std::string policy;                              // from the trace's metadata
+};
+
+trace_summary_t summarize_trace(const runtime::trace_t& trace);
+
+// A fixed-column text table (one "phase" line per phase and one "worker"
+// line per worker, so it greps and parses).
+void print_trace_summary(const trace_summary_t& s, std::ostream& out);
+// The same as one JSON object.
+void print_trace_summary_json(const trace_summary_t& s, std::ostream& out);
+
+// The gnuplot script that draws `trace` into png_path.
+std::string waterfall_gnuplot_script(const runtime::trace_t& trace, const std::string& png_path,
+                                     const std::string& title);
+
+// The codelet color (0xRRGGBB) used for a phase or codelet name; grey when unknown.
+unsigned phase_color(const std::string& phase_or_codelet);
+
+}  // namespace starzk::dag

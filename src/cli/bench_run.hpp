@@ -1,0 +1,99 @@
+// bench_run.hpp: one configuration of `starzk bench` (cmd_bench.cpp) and
+// what it measured.
+//
+// A configuration is (size 2^k, policy, concurrency c, partitions j, jobs):
+// `jobs` jobs of j partitions each, all on one key, with at most c jobs in
+// flight at once. It runs in a process of its own (the hidden `starzk
+// bench-one` subcommand), so that every configuration gets a fresh StarPU
+// with its policy and its own peak RSS. The inputs come from a folder that
+// prepare_bench_inputs() fills once per size: a Filecoin-shaped circuit
+// (src/gen), max(j) witnesses and a development key in the bellman
+// convention, stored as a resident key cache (.szkc) so that loading it is
+// cheap.
+//
+// What is measured (the window starts after the key is registered and ends
+// when the last partition is collected; reading inputs and verifying are
+// outside it):
+//   wall_s          the window;  s_per_proof = wall_s / proofs (throughput)
+//   latency         per job, from opening it (its first submit) to the
+//                   collection of its last partition; mean, p95 (nearest
+//                   rank) and max over jobs
+//   phases, workers per-phase task time and per-worker busy fraction, from
+//                   the trace of the run (dag/trace_report.hpp)
+//   peak_rss_kib    the process's high-water resident set (VmHWM)
+// Every proof is then verified against the key's verifying key; the
+// process exits non-zero when one does not verify.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace starzk::cli {
+
+struct bench_config_t {
+  unsigned log2 = 12;            // domain 2^k
+  std::string policy;            // ours or StarPU's built-in
+  unsigned concurrency = 1;      // c: jobs in flight at most
+  unsigned partitions = 1;       // j: partitions per job
+  unsigned jobs = 4;             // jobs in the run (proofs = jobs * j)
+  int ncpu = -1;                 // StarPU CPU workers; -1: StarPU's default
+  bool baseline = false;         // the one-proof-at-a-time row (c = j = 1)
+  std::filesystem::path inputs;  // prepare_bench_inputs()'s folder
+  std::filesystem::path trace;   // where to save the run's trace; empty: nowhere
+};
+
+struct bench_phase_t {
+  std::string phase;
+  size_t tasks = 0;
+  double total_s = 0;  // summed task time
+};
+
+struct bench_worker_t {
+  int worker = -1;
+  std::string kind;
+  double busy_fraction = 0;
+};
+
+struct bench_result_t {
+  bench_config_t config;
+  std::string error;       // empty: the run completed
+  size_t proofs = 0;       // partitions proved
+  size_t verified = 0;     // of which verified
+  unsigned cpu_workers = 0, cuda_workers = 0;
+  double wall_s = 0, s_per_proof = 0;
+  double latency_mean_s = 0, latency_p95_s = 0, latency_max_s = 0;
+  std::vector<bench_phase_t> phases;
+  std::vector<bench_worker_t> workers;
+  uint64_t peak_rss_kib = 0;
+  // Filled by the sweep (cmd_bench.cpp), 0 when there is nothing to compare with:
+  double speedup_vs_baseline = 0;  // baseline s/proof ÷ this row's
+  double speedup_vs_eager = 0;     // eager's s/proof (same k, c, j) ÷ this row's
+
+  bool ok() const { return error.empty() && proofs > 0 && verified == proofs; }
+};
+
+// Fills dir (created if missing) with circuit.r1cs, witness-<i>.wtns for
+// i < partitions and key.szkc (bellman convention), unless a previous call
+// with the same (log2, partitions) left them there complete (inputs.txt is
+// written last and names them). threads = 0: all cores. Progress lines go
+// to stderr.
+void prepare_bench_inputs(const std::filesystem::path& dir, unsigned log2, unsigned partitions, unsigned threads = 0);
+
+// Runs one configuration in this process (StarPU must not be running;
+// STARPU_SCHED is ignored: the configuration names the policy). Errors
+// while running are returned in result.error, not thrown.
+bench_result_t run_bench_config(const bench_config_t& config);
+
+// Nearest-rank percentile (p in (0, 100]) of the values; 0 for none.
+double percentile(std::vector<double> values, double p);
+
+// The result as JSON and back (the child process hands it to the sweep in
+// a file). from_json throws std::runtime_error naming the missing field.
+nlohmann::json bench_result_to_json(const bench_result_t& r);
+bench_result_t bench_result_from_json(const nlohmann::json& j);
+
+}  // namespace starzk::cli

@@ -1,0 +1,254 @@
+// starzk prove --manifest: a batch of jobs proved as StarPU task DAGs
+// (dag/batch.hpp). Reads the manifest and checks every input exists, starts
+// StarPU with the chosen policy, then streams: for each job it registers
+// the key once (shared with later jobs on the same key), submits its
+// partitions (submission waits while the host-memory budget is full), and
+// writes each finished proof: proof-<i>.json / public-<i>.json as soon as
+// partition i is done, the 192-byte-per-proof .bin when the whole job is.
+// Every proof was verified by the DAG's assemble task before it gets here,
+// and every file goes through write_file_atomic. A failed partition is
+// reported with its job and witness file; the others carry on; the exit
+// status says whether all succeeded.
+//
+// Progress: on a terminal one line is redrawn (jobs done / total,
+// partitions done and in flight, proofs per second, ETA); when stdout is
+// not a terminal only the per-job lines and the final summary are printed.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/batch_run.hpp"
+#include "cli/commands.hpp"
+#include "cli/inputs.hpp"
+#include "cli/manifest.hpp"
+#include "dag/batch.hpp"
+#include "dag/key_bundle.hpp"
+#include "groth16/proof_bytes.hpp"
+#include "io/atomic_file.hpp"
+#include "io/proof_json.hpp"
+#include "io/wtns.hpp"
+#include "runtime/starpu_session.hpp"
+#include "runtime/trace.hpp"
+
+namespace starzk::cli {
+
+namespace {
+
+using clock_t_ = std::chrono::steady_clock;
+
+double seconds_since(clock_t_::time_point t0) {
+  return std::chrono::duration<double>(clock_t_::now() - t0).count();
+}
+
+// The one-line progress display (terminal only).
+class progress_t {
+ public:
+  progress_t(size_t jobs, size_t partitions) : jobs_(jobs), parts_(partitions), tty_(isatty(STDOUT_FILENO) == 1) {}
+  void update(size_t jobs_done, size_t parts_done, size_t in_flight) {
+    if (!tty_) return;
+    const double t = seconds_since(t0_);
+    const double rate = t > 0 ? double(parts_done) / t : 0;
+    char eta[32] = "?";
+    if (rate > 0) std::snprintf(eta, sizeof eta, "%.0f s", double(parts_ - parts_done) / rate);
+    std::printf("\r\033[Kjobs %zu/%zu  partitions %zu/%zu  in flight %zu  %.2f proofs/s  ETA %s", jobs_done, jobs_,
+                parts_done, parts_, in_flight, rate, eta);
+    std::fflush(stdout);
+    drawn_ = true;
+  }
+  // Prints a line above the progress line.
+  void line(const std::string& s) {
+    if (drawn_) std::printf("\r\033[K");
+    std::printf("%s\n", s.c_str());
+    std::fflush(stdout);
+  }
+  void finish() {
+    if (drawn_) std::printf("\r\033[K");
+    std::fflush(stdout);
+  }
+
+ private:
+  size_t jobs_, parts_;
+  bool tty_;
+  bool drawn_ = false;
+  clock_t_::time_point t0_ = clock_t_::now();
+};
+
+struct job_state_t {
+  const manifest_job_t* job = nullptr;
+  std::vector<proof_t> proofs;
+  size_t done = 0, failed = 0;
+  clock_t_::time_point start = clock_t_::now();
+};
+
+// Keys shared by the jobs that name the same key and circuit; dropped from
+// the cache after the last job using them has been submitted.
+class key_cache_t {
+ public:
+  explicit key_cache_t(const manifest_t& m) {
+    for (const manifest_job_t& j : m.jobs) ++remaining_[id(j)];
+  }
+  std::shared_ptr<const dag::key_bundle_t> get(const manifest_job_t& j, unsigned threads) {
+    auto& slot = cache_[id(j)];
+    if (!slot) {
+      std::shared_ptr<const r1cs_t> cs;
+      if (!j.circuit.empty()) cs = std::make_shared<const r1cs_t>(load_circuit(j.circuit.string()));
+      loaded_key_t key = j.key_is_params() ? load_key("", j.key.string(), cs.get()) : load_key(j.key.string(), "");
+      auto pk = std::make_shared<const proving_key_t>(std::move(key.pk));
+      slot = std::make_shared<const dag::key_bundle_t>(pk, cs, j.key.filename().string(), threads);
+    }
+    return slot;
+  }
+  void submitted(const manifest_job_t& j) {
+    if (--remaining_[id(j)] == 0) cache_.erase(id(j));
+  }
+
+ private:
+  static std::string id(const manifest_job_t& j) { return j.key.string() + "\n" + j.circuit.string(); }
+  std::map<std::string, size_t> remaining_;
+  std::map<std::string, std::shared_ptr<const dag::key_bundle_t>> cache_;
+};
+
+}  // namespace
+
+int run_manifest(const batch_run_options_t& o) {
+  const auto t0 = clock_t_::now();
+  const manifest_t m = read_manifest(o.manifest);
+  check_manifest_inputs(m);
+  const uint64_t budget = dag::parse_memory_budget(o.mem_budget);
+
+  runtime::session_options_t so;
+  so.policy = o.policy;
+  so.ncpu = o.cpus;
+  so.profiling = !o.trace.empty();
+  runtime::starpu_session session(so);
+  std::unique_ptr<runtime::trace_recorder> recorder;
+  if (!o.trace.empty()) {
+    recorder = std::make_unique<runtime::trace_recorder>();
+    recorder->set_meta("policy", session.policy_name());
+    recorder->set_meta("manifest", m.file.string());
+    recorder->set_meta("mem_budget", std::to_string(budget));
+  }
+
+  size_t jobs_done = 0, parts_done = 0, failures = 0;
+  std::map<uint32_t, job_state_t> states;
+  progress_t progress(m.jobs.size(), m.partitions());
+  std::string budget_text = budget ? std::to_string(budget >> 20) + " MiB" : "none";
+  if (!o.quiet)
+    progress.line("starzk: " + std::to_string(m.jobs.size()) + " jobs, " + std::to_string(m.partitions()) +
+                  " partitions, policy " + session.policy_name() + ", " + std::to_string(session.cpu_workers()) +
+                  " CPU workers, memory budget " + budget_text);
+  {
+    key_cache_t keys(m);
+    dag::batch_t batch(dag::batch_options_t{
+        .mem_budget = budget, .threads_per_task = o.threads_per_task, .verify = true, .trace = recorder.get()});
+
+    auto handle = [&](const dag::partition_result_t& r) {
+      job_state_t& js = states.at(r.job);
+      const manifest_job_t& j = *js.job;
+      ++parts_done;
+      ++js.done;
+      if (r.ok) {
+        try {
+          js.proofs[r.index] = r.proof;
+          if (!j.out_dir.empty()) {
+            std::filesystem::create_directories(j.out_dir);
+            write_proof_json(j.proof_json(r.index), r.proof);
+            write_public_json(j.public_json(r.index), r.publics);
+          }
+        } catch (const std::exception& e) {
+          ++js.failed;
+          progress.line("starzk: " + r.label + ": cannot write the proof: " + e.what());
+        }
+      } else {
+        ++js.failed;
+        progress.line("starzk: " + r.error);
+      }
+      if (js.done == j.witnesses.size()) {
+        ++jobs_done;
+        failures += js.failed;
+        if (js.failed == 0 && !j.proofs_bin.empty()) {
+          try {
+            std::vector<uint8_t> bytes;
+            for (const proof_t& p : js.proofs) {
+              const auto b = encode_proof(p);
+              bytes.insert(bytes.end(), b.begin(), b.end());
+            }
+            if (j.proofs_bin.has_parent_path()) std::filesystem::create_directories(j.proofs_bin.parent_path());
+            write_file_atomic(j.proofs_bin, std::span<const uint8_t>(bytes));
+          } catch (const std::exception& e) {
+            ++failures;
+            js.failed = 1;
+            progress.line("starzk: job '" + j.name + "': cannot write " + j.proofs_bin.string() + ": " + e.what());
+          }
+        }
+        char line[256];
+        std::snprintf(line, sizeof line, "job '%s': %zu/%zu proofs %s (%.2f s)", j.name.c_str(),
+                      j.witnesses.size() - js.failed, j.witnesses.size(), js.failed ? "FAILED" : "written",
+                      seconds_since(js.start));
+        if (!o.quiet || js.failed) progress.line(line);
+        states.erase(r.job);
+      }
+      progress.update(jobs_done, parts_done, batch.in_flight());
+    };
+    auto drain_ready = [&] {
+      while (auto r = batch.poll()) handle(*r);
+    };
+
+    for (const manifest_job_t& j : m.jobs) {
+      std::shared_ptr<const dag::key_bundle_t> key;
+      try {
+        key = keys.get(j, 0);
+      } catch (const std::exception& e) {
+        keys.submitted(j);
+        failures += j.witnesses.size();
+        parts_done += j.witnesses.size();
+        ++jobs_done;
+        progress.line("starzk: job '" + j.name + "': " + e.what());
+        continue;
+      }
+      const uint32_t seq = batch.open_job(key, j.name);
+      job_state_t& js = states[seq];
+      js.job = &j;
+      js.proofs.resize(j.witnesses.size());
+      const uint32_t n_vars = key->pk().n_vars;
+      for (size_t i = 0; i < j.witnesses.size(); ++i) {
+        const std::string label = "job '" + j.name + "' partition " + std::to_string(i) + " (" +
+                                  j.witnesses[i].filename().string() + ")";
+        const std::filesystem::path wpath = j.witnesses[i];
+        try {
+          batch.submit(seq, uint32_t(i), [&] { return read_wtns(wpath, n_vars); }, label, o.fixed_rs);
+        } catch (const std::exception& e) {
+          dag::partition_result_t failed;
+          failed.job = seq;
+          failed.index = uint32_t(i);
+          failed.label = label;
+          failed.error = e.what();
+          handle(failed);
+        }
+        drain_ready();
+        progress.update(jobs_done, parts_done, batch.in_flight());
+      }
+      batch.close_job(seq);
+      keys.submitted(j);
+    }
+    while (auto r = batch.wait_next()) handle(*r);
+  }  // batch and keys go before the session
+
+  progress.finish();
+  if (recorder) {
+    runtime::save_trace(recorder->snapshot(), o.trace);
+    if (!o.quiet) std::printf("trace written to %s (starzk trace summary %s)\n", o.trace.c_str(), o.trace.c_str());
+  }
+  const double s = seconds_since(t0);
+  const size_t ok = parts_done - failures;
+  std::printf("%zu of %zu proofs verified and written in %.2f s (%.2f proofs/s)%s\n", ok, m.partitions(), s,
+              s > 0 ? double(ok) / s : 0.0, failures ? "; some partitions FAILED" : "");
+  return failures ? 1 : 0;
+}
+
+}  // namespace starzk::cli

@@ -1,0 +1,278 @@
+// starzk bench: the policy × concurrency × partitions × size sweep
+// (DESIGN §7). For every size 2^k it prepares the inputs once (a
+// Filecoin-shaped circuit, max(j) witnesses, a bellman-convention
+// development key; bench_run.hpp), then runs, each in a child process of
+// its own (`starzk bench-one`, hidden: a fresh StarPU with the policy, and
+// the child's own peak RSS):
+//   - the baseline: one proof at a time (c = 1, j = 1) under the baseline
+//     policy, jobs × max(j) proofs: the same kernels without the pipeline;
+//   - every (c, j, policy): `jobs` jobs of j partitions, at most c in flight.
+// Rows of one (k, c, j) run back to back, so the policies they compare see
+// the same machine. At the end it prints the table (bench_report.hpp) and
+// writes DIR/bench.csv and DIR/bench.json (atomically); each run's trace
+// goes to DIR/traces/ (`starzk trace summary|plot` reads them). A row whose
+// proofs do not all verify, or whose child fails, makes the exit status 1
+// (the files are still written, the row marked FAILED).
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/bench_report.hpp"
+#include "cli/bench_run.hpp"
+#include "cli/commands.hpp"
+#include "io/atomic_file.hpp"
+#include "runtime/starpu_session.hpp"
+
+namespace starzk::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct bench_options_t {
+  std::vector<std::string> policies = {"starzk", "starzk-nolock", "eager", "lws", "dmda", "dmdas", "heteroprio"};
+  std::vector<unsigned> concurrency = {1, 2, 4};
+  std::vector<unsigned> partitions = {1, 4};
+  std::vector<unsigned> log2 = {10, 12};
+  unsigned jobs = 4;
+  int ncpu = -1;
+  std::string out = "bench-out";
+  std::string baseline = "eager";
+  bool no_baseline = false;
+  unsigned threads = 0;
+};
+
+template <class T>
+std::string join(const std::vector<T>& v) {
+  std::string s;
+  for (const T& x : v) {
+    if (!s.empty()) s += ",";
+    if constexpr (std::is_same_v<T, std::string>) s += x;
+    else s += std::to_string(x);
+  }
+  return s;
+}
+
+template <class T>
+std::vector<T> unique_in_order(const std::vector<T>& v) {
+  std::vector<T> u;
+  for (const T& x : v)
+    if (std::find(u.begin(), u.end(), x) == u.end()) u.push_back(x);
+  return u;
+}
+
+void check_policy(const std::string& name, const char* option) {
+  const std::vector<std::string> known = runtime::starpu_session::policy_names();
+  if (std::find(known.begin(), known.end(), name) == known.end())
+    throw std::runtime_error(std::string("bench: ") + option + ": unknown scheduling policy '" + name +
+                             "' (known: " + join(known) + ")");
+}
+
+std::string canonical_command(const bench_options_t& o) {
+  std::string s = "starzk bench --policies " + join(o.policies) + " --concurrency " + join(o.concurrency) +
+                  " --partitions " + join(o.partitions) + " --log2 " + join(o.log2) + " --jobs " +
+                  std::to_string(o.jobs);
+  if (o.ncpu >= 0) s += " --ncpu " + std::to_string(o.ncpu);
+  s += o.no_baseline ? " --no-baseline" : " --baseline " + o.baseline;
+  return s + " --out " + o.out;
+}
+
+// Runs `starzk bench-one` for cfg in a child process and reads its result.
+bench_result_t run_child(const bench_config_t& cfg, const fs::path& result_file) {
+  std::vector<std::string> args = {"starzk",        "bench-one",
+                                   "--log2",        std::to_string(cfg.log2),
+                                   "--policy",      cfg.policy,
+                                   "--concurrency", std::to_string(cfg.concurrency),
+                                   "--partitions",  std::to_string(cfg.partitions),
+                                   "--jobs",        std::to_string(cfg.jobs),
+                                   "--ncpu",        std::to_string(cfg.ncpu),
+                                   "--inputs",      cfg.inputs.string(),
+                                   "--result",      result_file.string()};
+  if (!cfg.trace.empty()) args.insert(args.end(), {"--trace", cfg.trace.string()});
+  if (cfg.baseline) args.push_back("--baseline");
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  fs::remove(result_file);
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(std::string("bench: fork failed: ") + std::strerror(errno));
+  if (pid == 0) {
+    execv("/proc/self/exe", argv.data());
+    std::fprintf(stderr, "bench: cannot run /proc/self/exe: %s\n", std::strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  rusage ru{};
+  while (wait4(pid, &status, 0, &ru) < 0)
+    if (errno != EINTR) throw std::runtime_error(std::string("bench: wait4 failed: ") + std::strerror(errno));
+
+  bench_result_t r;
+  std::ifstream f(result_file);
+  const nlohmann::json j = nlohmann::json::parse(f, nullptr, false);
+  if (f && !j.is_discarded()) {
+    r = bench_result_from_json(j);
+  } else {
+    r.config = cfg;
+    r.error = WIFSIGNALED(status) ? "the run was killed by signal " + std::to_string(WTERMSIG(status))
+                                  : "the run exited with status " + std::to_string(WEXITSTATUS(status)) +
+                                        " and left no result";
+  }
+  r.config.inputs = cfg.inputs;
+  r.config.trace = cfg.trace;
+  if (r.peak_rss_kib == 0) r.peak_rss_kib = uint64_t(ru.ru_maxrss);
+  if (r.error.empty() && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+    r.error = "the run exited abnormally (status " + std::to_string(status) + ")";
+  return r;
+}
+
+std::string row_name(const bench_config_t& c) {
+  return "k" + std::to_string(c.log2) + "-" + (c.baseline ? "baseline-" + c.policy : c.policy) + "-c" +
+         std::to_string(c.concurrency) + "-j" + std::to_string(c.partitions);
+}
+
+void run_bench(bench_options_t o) {
+  o.policies = unique_in_order(o.policies);
+  o.concurrency = unique_in_order(o.concurrency);
+  o.partitions = unique_in_order(o.partitions);
+  o.log2 = unique_in_order(o.log2);
+  for (const std::string& p : o.policies) check_policy(p, "--policies");
+  if (!o.no_baseline) check_policy(o.baseline, "--baseline");
+  if (const char* s = std::getenv("STARPU_SCHED"); s && *s)
+    std::fprintf(stderr, "bench: STARPU_SCHED=%s is ignored: every run uses the policy of its row\n", s);
+
+  const fs::path out(o.out);
+  fs::create_directories(out / "runs");
+  fs::create_directories(out / "traces");
+  bench_machine_t machine = describe_machine(canonical_command(o));
+  const unsigned max_j = *std::max_element(o.partitions.begin(), o.partitions.end());
+  const size_t total = o.log2.size() * (o.policies.size() * o.concurrency.size() * o.partitions.size() +
+                                        (o.no_baseline ? 0 : 1));
+  std::fprintf(stderr, "bench: %zu runs on %u CPUs (%s), load %s\n", total, machine.nproc, machine.cpu_model.c_str(),
+               machine.load_start.c_str());
+
+  std::vector<bench_result_t> rows;
+  for (unsigned k : o.log2) {
+    const fs::path inputs = out / "inputs" / ("k" + std::to_string(k));
+    prepare_bench_inputs(inputs, k, max_j, o.threads);
+    std::vector<bench_config_t> configs;
+    auto add = [&](const std::string& policy, unsigned c, unsigned j, unsigned jobs, bool baseline) {
+      bench_config_t cfg;
+      cfg.log2 = k;
+      cfg.policy = policy;
+      cfg.concurrency = c;
+      cfg.partitions = j;
+      cfg.jobs = jobs;
+      cfg.ncpu = o.ncpu;
+      cfg.baseline = baseline;
+      cfg.inputs = inputs;
+      cfg.trace = out / "traces" / (row_name(cfg) + ".json");
+      configs.push_back(cfg);
+    };
+    if (!o.no_baseline) add(o.baseline, 1, 1, o.jobs * max_j, true);
+    for (unsigned c : o.concurrency)
+      for (unsigned j : o.partitions)
+        for (const std::string& p : o.policies) add(p, c, j, o.jobs, false);
+    for (const bench_config_t& cfg : configs) {
+      bench_result_t r = run_child(cfg, out / "runs" / (row_name(cfg) + ".json"));
+      std::fprintf(stderr, "bench: [%zu/%zu] %s: %.3f s/proof, %zu/%zu verified%s%s\n", rows.size() + 1, total,
+                   row_name(cfg).c_str(), r.s_per_proof, r.verified, r.proofs, r.ok() ? "" : ", FAILED: ",
+                   r.ok() ? "" : r.error.c_str());
+      rows.push_back(std::move(r));
+    }
+  }
+
+  compute_ratios(rows);
+  machine.load_end = read_loadavg();
+  std::cout << "\n" << machine.command << "\n" << machine.date << ", " << machine.nproc << " CPUs ("
+            << machine.cpu_model << "), load " << machine.load_start << " -> " << machine.load_end << "\n"
+            << "s/proof = wall / proofs; x base, x eager = s/proof ratios (> 1: faster); latency per job (s)\n\n";
+  print_bench_table(rows, std::cout);
+  std::cout.flush();
+  write_file_atomic(out / "bench.csv", std::string_view(bench_csv(rows)));
+  write_file_atomic(out / "bench.json", std::string_view(bench_json(rows, machine).dump(2) + "\n"));
+  std::printf("\nwrote %s and %s\n", (out / "bench.csv").c_str(), (out / "bench.json").c_str());
+  const size_t failed = size_t(std::count_if(rows.begin(), rows.end(), [](const bench_result_t& r) { return !r.ok(); }));
+  if (failed) {
+    std::fprintf(stderr, "starzk: bench: %zu of %zu runs FAILED (see the status column)\n", failed, rows.size());
+    throw exit_status{1};
+  }
+}
+
+struct bench_one_options_t {
+  bench_config_t config;
+  std::string inputs, trace, result;
+};
+
+void run_bench_one(const bench_one_options_t& o) {
+  bench_config_t cfg = o.config;
+  cfg.inputs = o.inputs;
+  cfg.trace = o.trace;
+  const bench_result_t r = run_bench_config(cfg);
+  write_file_atomic(o.result, std::string_view(bench_result_to_json(r).dump(1) + "\n"));
+  if (!r.ok()) throw exit_status{1};
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app) {
+  auto o = std::make_shared<bench_options_t>();
+  CLI::App* cmd = app.add_subcommand(
+      "bench", "Sweep scheduling policy x concurrency x partitions x circuit size; print and save the table");
+  cmd->footer(
+      "Example:  starzk bench --policies starzk,eager,dmda --concurrency 1,4 --partitions 4 --log2 12 --out b/\n"
+      "Each run proves --jobs jobs of j partitions on a Filecoin-shaped circuit of 2^k constraints with a\n"
+      "development key, at most c jobs in flight, in a fresh process (fresh StarPU, own peak RSS); every\n"
+      "proof is verified. The baseline row proves jobs x max(j) proofs one at a time with the same kernels.\n"
+      "Writes OUT/bench.csv, OUT/bench.json, OUT/traces/<run>.json (see 'starzk trace') and caches the\n"
+      "inputs in OUT/inputs/. Exit status 1 if any run failed or any proof did not verify.");
+  cmd->add_option("--policies,-p", o->policies, "scheduling policies (ours and StarPU's), comma-separated")
+      ->delimiter(',');
+  cmd->add_option("--concurrency,-c", o->concurrency, "jobs in flight, comma-separated")
+      ->delimiter(',')
+      ->check(CLI::Range(1u, 1024u));
+  cmd->add_option("--partitions,-j", o->partitions, "partitions per job, comma-separated")
+      ->delimiter(',')
+      ->check(CLI::Range(1u, 1024u));
+  cmd->add_option("--log2,-k", o->log2, "circuit sizes 2^k, comma-separated, k in [10, 27]")
+      ->delimiter(',')
+      ->check(CLI::Range(10u, 27u));
+  cmd->add_option("--jobs,-n", o->jobs, "jobs per run")->check(CLI::Range(1u, 100000u));
+  cmd->add_option("--ncpu", o->ncpu, "StarPU CPU workers (default: StarPU's)")->check(CLI::Range(0, 4096));
+  cmd->add_option("--out,-o", o->out, "output folder");
+  cmd->add_option("--baseline", o->baseline, "policy of the one-proof-at-a-time row");
+  cmd->add_flag("--no-baseline", o->no_baseline, "skip the one-proof-at-a-time row");
+  cmd->add_option("--threads", o->threads, "threads for generating the inputs (default: all cores)");
+  cmd->callback([o] { run_bench(*o); });
+
+  // One run, in its own process; started by `starzk bench`.
+  auto one = std::make_shared<bench_one_options_t>();
+  CLI::App* sub = app.add_subcommand("bench-one", "one run of starzk bench (internal)");
+  sub->group("");  // hidden from --help
+  sub->add_option("--log2", one->config.log2)->required()->check(CLI::Range(10u, 27u));
+  sub->add_option("--policy", one->config.policy)->required();
+  sub->add_option("--concurrency", one->config.concurrency)->required()->check(CLI::Range(1u, 1024u));
+  sub->add_option("--partitions", one->config.partitions)->required()->check(CLI::Range(1u, 1024u));
+  sub->add_option("--jobs", one->config.jobs)->required()->check(CLI::Range(1u, 100000u));
+  sub->add_option("--ncpu", one->config.ncpu);
+  sub->add_option("--inputs", one->inputs)->required()->check(CLI::ExistingDirectory);
+  sub->add_option("--trace", one->trace);
+  sub->add_option("--result", one->result)->required();
+  sub->add_flag("--baseline", one->config.baseline);
+  sub->callback([one] { run_bench_one(*one); });
+}
+
+}  // namespace starzk::cli

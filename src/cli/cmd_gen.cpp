@@ -1,0 +1,89 @@
+// starzk gen: a Filecoin-shaped job for tests and benchmarks (src/gen):
+// DIR/circuit.r1cs, DIR/witness-<i>.wtns for N partitions, a development
+// key (NOT from a ceremony: whoever ran the setup could forge proofs) and
+// DIR/jobs.toml, a manifest ready for `starzk prove --manifest DIR/jobs.toml`.
+// --convention snarkjs (default): DIR/key.zkey, outputs proof-<i>.json /
+// public-<i>.json and proofs.bin; --convention bellman: DIR/key.params (the
+// Filecoin convention), output proofs.bin.
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "cli/manifest.hpp"
+#include "gen/filecoin_shape.hpp"
+#include "gen/write.hpp"
+#include "groth16/setup.hpp"
+#include "io/atomic_file.hpp"
+#include "io/r1cs.hpp"
+#include "io/params.hpp"
+#include "io/zkey.hpp"
+
+namespace starzk::cli {
+
+namespace {
+
+struct gen_options {
+  unsigned log2 = 10;
+  uint32_t partitions = 1;
+  uint32_t n_public = 328;
+  uint64_t seed = 0;
+  std::string out;
+  bool no_key = false;
+  std::string convention = "snarkjs";
+  unsigned threads = 0;
+};
+
+void run_gen(const gen_options& o) {
+  namespace fs = std::filesystem;
+  const fs::path dir(o.out);
+  const gen_params_t params{.log2_constraints = o.log2, .n_public = o.n_public, .seed = o.seed};
+  write_generated(params, dir, o.partitions, o.threads,
+                  [](const fs::path& p) { std::printf("wrote %s\n", p.c_str()); });
+  manifest_t m;
+  manifest_job_t job;
+  job.name = "gen-k" + std::to_string(o.log2) + "-seed" + std::to_string(o.seed);
+  const bool bellman = o.convention == "bellman";
+  job.key = bellman ? "key.params" : "key.zkey";
+  job.circuit = "circuit.r1cs";
+  for (uint32_t i = 0; i < o.partitions; ++i) job.witnesses.push_back(generated_witness_name(i));
+  if (!bellman) job.out_dir = "proofs";
+  job.proofs_bin = "proofs.bin";
+  m.jobs.push_back(job);
+  if (!o.no_key) {
+    const r1cs_t cs = read_r1cs(dir / "circuit.r1cs");
+    const fs::path key = dir / job.key;
+    if (bellman)
+      write_params(key, setup(cs, h_convention_t::bellman_coset, o.threads));
+    else
+      write_zkey(key, setup(cs, h_convention_t::snarkjs_odd_coset, o.threads));
+    std::printf("wrote %s (development key: NOT from a ceremony)\n", key.c_str());
+  }
+  write_file_atomic(dir / "jobs.toml", std::string_view(manifest_to_toml(m)));
+  std::printf("wrote %s\n", (dir / "jobs.toml").c_str());
+}
+
+}  // namespace
+
+void add_gen_command(CLI::App& app) {
+  auto o = std::make_shared<gen_options>();
+  CLI::App* cmd = app.add_subcommand("gen", "Generate a Filecoin-shaped circuit, witnesses, a dev key and a manifest");
+  cmd->footer(
+      "Example:  starzk gen --log2 12 --partitions 4 --out job/ && starzk prove --manifest job/jobs.toml\n"
+      "The circuit has 2^k rows (bit decompositions, AND/XOR gadgets, 32-bit additions), ~99% of its aux\n"
+      "witness values are 0 or 1; each partition gets its own satisfying witness.\n"
+      "The key is a development key (fresh toxic waste): never use it for anything that matters.");
+  cmd->add_option("--log2,-k", o->log2, "domain size 2^k, k in [10, 27]")->check(CLI::Range(10, 27));
+  cmd->add_option("--partitions,-n", o->partitions, "partitions (witnesses)")->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--public", o->n_public, "public inputs (clamped for small k)");
+  cmd->add_option("--seed", o->seed, "seed of the circuit and witnesses");
+  cmd->add_option("--out,-o", o->out, "output folder")->required();
+  cmd->add_option("--convention", o->convention, "key convention: snarkjs (.zkey) or bellman (.params, Filecoin)")
+      ->check(CLI::IsMember({"snarkjs", "bellman"}));
+  cmd->add_flag("--no-key", o->no_key, "skip the development key (the manifest then names a missing key)");
+  cmd->add_option("--threads", o->threads, "CPU threads (default: all cores)");
+  cmd->callback([o] { run_gen(*o); });
+}
+
+}  // namespace starzk::cli

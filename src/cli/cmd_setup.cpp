@@ -1,0 +1,63 @@
+// starzk setup: a DEVELOPMENT key for a circuit, from fresh toxic waste.
+// Not a ceremony: the secrets pass through this process (see
+// groth16/setup.hpp). Writes the proving key (.zkey for the snarkjs
+// convention, .params for the bellman/Filecoin one) and a snarkjs-style
+// verification_key.json.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "cli/vk_export.hpp"
+#include "groth16/setup.hpp"
+#include "io/params.hpp"
+#include "io/r1cs.hpp"
+#include "io/zkey.hpp"
+
+namespace starzk::cli {
+
+namespace {
+
+struct setup_options {
+  std::string r1cs, zkey, params, vkey;
+  unsigned threads = 0;
+};
+
+void run_setup(const setup_options& o) {
+  const r1cs_t cs = read_r1cs(o.r1cs);
+  std::fprintf(stderr,
+               "starzk setup: DEVELOPMENT KEY from fresh toxic waste, NOT a ceremony: do not use it to secure "
+               "anything.\n");
+  const h_convention_t conv = o.zkey.empty() ? h_convention_t::bellman_coset : h_convention_t::snarkjs_odd_coset;
+  const proving_key_t pk = setup(cs, conv, o.threads);
+  if (!o.zkey.empty()) write_zkey(o.zkey, pk);
+  if (!o.params.empty()) write_params(o.params, pk);
+  if (!o.vkey.empty()) write_vkey_with_alphabeta(o.vkey, pk.vk);
+  std::printf("key for %u constraints, %u wires, %u public, domain %llu written\n", cs.n_constraints, cs.n_vars,
+              cs.n_public, static_cast<unsigned long long>(pk.domain_size));
+}
+
+}  // namespace
+
+void add_setup_command(CLI::App& app) {
+  auto o = std::make_shared<setup_options>();
+  CLI::App* cmd = app.add_subcommand("setup", "Make a DEVELOPMENT proving key for a circuit (not a ceremony)");
+  cmd->footer(
+      "Examples:\n"
+      "  snarkjs convention:  starzk setup --r1cs c.r1cs --zkey c.zkey --vkey verification_key.json\n"
+      "  bellman convention:  starzk setup --r1cs c.r1cs --params c.params --vkey verification_key.json\n"
+      "The toxic waste (tau, alpha, beta, gamma, delta) comes from the OS CSPRNG and is dropped, but this\n"
+      "process saw it: keys made here are for development, tests and benchmarks only.");
+  cmd->add_option("--r1cs", o->r1cs, "circuit (.r1cs)")->required()->check(CLI::ExistingFile);
+  auto* zkey = cmd->add_option("--zkey", o->zkey, "write a snarkjs .zkey (odd-coset H convention)");
+  auto* params = cmd->add_option("--params", o->params, "write a bellman/Filecoin .params (coset H convention)");
+  zkey->excludes(params);
+  cmd->add_option("--vkey", o->vkey, "write verification_key.json");
+  cmd->add_option("--threads", o->threads, "CPU threads (default: all cores)");
+  cmd->callback([o, zkey, params] {
+    if (zkey->count() + params->count() != 1) throw std::invalid_argument("give exactly one of --zkey or --params");
+    run_setup(*o);
+  });
+}
+
+}  // namespace starzk::cli

@@ -1,0 +1,97 @@
+// starzk verify: checks Groth16 proofs with one multi-pairing each. Exit
+// status 0 only if every proof is valid; 1 with the reason otherwise.
+//   snarkjs form:  --vkey verification_key.json --proof proof.json --public public.json
+//   bellman form:  --params P.params (or --zkey K.zkey) --proof proof.bin --public public.json...
+//                  (proof.bin holds one 192-byte proof per --public file)
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "cli/inputs.hpp"
+#include "groth16/proof_bytes.hpp"
+#include "groth16/verifier.hpp"
+#include "io/io_error.hpp"
+#include "io/proof_json.hpp"
+#include "io/vkey_json.hpp"
+
+namespace starzk::cli {
+
+namespace {
+
+struct verify_options {
+  std::string vkey, zkey, params, proof;
+  std::vector<std::string> publics;
+};
+
+bool is_json(const std::string& path) { return path.size() >= 5 && path.substr(path.size() - 5) == ".json"; }
+
+std::vector<uint8_t> read_bytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw io_error(path, "cannot open");
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
+}
+
+int run_verify(const verify_options& o) {
+  const verifying_key_t vk = load_verifying_key(o.vkey, o.zkey, o.params);
+  std::vector<proof_t> proofs;
+  if (is_json(o.proof)) {
+    proofs.push_back(read_proof_json(o.proof));
+  } else {
+    try {
+      proofs = decode_proofs(read_bytes(o.proof));
+    } catch (const std::invalid_argument& e) {
+      throw io_error(o.proof, e.what());
+    }
+  }
+  if (proofs.size() != o.publics.size())
+    throw std::invalid_argument(o.proof + " holds " + std::to_string(proofs.size()) + " proof(s) but " +
+                                std::to_string(o.publics.size()) + " --public file(s) were given");
+  int bad = 0;
+  for (size_t i = 0; i < proofs.size(); ++i) {
+    const std::vector<fr_t> x = read_public_json(o.publics[i]);
+    if (x.size() + 1 != vk.ic.size())
+      throw io_error(o.publics[i], "has " + std::to_string(x.size()) + " public inputs, the key expects " +
+                                       std::to_string(vk.ic.size() - 1));
+    const bool ok = verify(vk, x, proofs[i]);
+    if (!ok) ++bad;
+    if (proofs.size() > 1) std::printf("proof %zu: %s\n", i, ok ? "OK" : "INVALID");
+  }
+  if (bad) {
+    std::fprintf(stderr, "starzk: INVALID proof (%d of %zu)\n", bad, proofs.size());
+    return 1;
+  }
+  std::printf("OK\n");
+  return 0;
+}
+
+}  // namespace
+
+void add_verify_command(CLI::App& app) {
+  auto o = std::make_shared<verify_options>();
+  CLI::App* cmd = app.add_subcommand("verify", "Verify Groth16 proofs (exit 0 only if all are valid)");
+  cmd->footer(
+      "Examples:\n"
+      "  starzk verify --vkey verification_key.json --proof proof.json --public public.json\n"
+      "  starzk verify --params p.params --proof proof.bin --public public.json\n"
+      "Proof points are checked to be on the curve and in the prime-order subgroup.");
+  auto* vkey = cmd->add_option("--vkey", o->vkey, "snarkjs verification_key.json")->check(CLI::ExistingFile);
+  auto* zkey = cmd->add_option("--zkey", o->zkey, "take the verifying key from a .zkey")->check(CLI::ExistingFile);
+  auto* params = cmd->add_option("--params", o->params, "take the verifying key from a .params")->check(CLI::ExistingFile);
+  vkey->excludes(zkey)->excludes(params);
+  zkey->excludes(params);
+  cmd->add_option("--proof", o->proof, "proof.json (snarkjs) or a file of 192-byte proofs")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--public", o->publics, "public.json (one per proof, in order)")->required()->check(CLI::ExistingFile);
+  cmd->callback([o, vkey, zkey, params] {
+    if (vkey->count() + zkey->count() + params->count() != 1)
+      throw std::invalid_argument("give exactly one of --vkey, --zkey, --params");
+    if (int rc = run_verify(*o)) throw exit_status{rc};
+  });
+}
+
+}  // namespace starzk::cli

@@ -1,0 +1,49 @@
+// File loading for the subcommands; see inputs.hpp.
+#include "cli/inputs.hpp"
+
+#include <fstream>
+#include <stdexcept>
+
+#include "io/key_cache.hpp"
+#include "io/params.hpp"
+#include "io/r1cs.hpp"
+#include "io/vkey_json.hpp"
+#include "io/wtns.hpp"
+#include "io/zkey.hpp"
+
+namespace starzk::cli {
+
+namespace {
+
+// A resident key cache (starzk cache) is accepted wherever a key is.
+bool is_key_cache(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  char m[4] = {};
+  f.read(m, 4);
+  return f.gcount() == 4 && std::string(m, 4) == "szkc";
+}
+
+}  // namespace
+
+loaded_key_t load_key(const std::string& zkey, const std::string& params, const r1cs_t* circuit) {
+  for (const std::string* p : {&zkey, &params})
+    if (!p->empty() && is_key_cache(*p)) return loaded_key_t{*p, read_key_cache(*p)};
+  if (!zkey.empty()) return loaded_key_t{zkey, read_zkey(zkey)};
+  if (!params.empty()) return loaded_key_t{params, circuit ? read_params(params, *circuit) : read_params(params)};
+  throw std::invalid_argument("no key given: use --zkey or --params");
+}
+
+verifying_key_t load_verifying_key(const std::string& vkey_json, const std::string& zkey, const std::string& params) {
+  if (!vkey_json.empty()) return read_vkey_json(vkey_json);
+  for (const std::string* p : {&zkey, &params})
+    if (!p->empty() && is_key_cache(*p)) return key_cache_view_t(*p, cache_check_t::header).vk();
+  if (!zkey.empty()) return read_zkey(zkey).vk;
+  if (!params.empty()) return read_params_vk(params);
+  throw std::invalid_argument("no verifying key given: use --vkey, --zkey or --params");
+}
+
+r1cs_t load_circuit(const std::string& path) { return read_r1cs(path); }
+
+std::vector<fr_t> load_witness(const std::string& path, uint32_t n_vars) { return read_wtns(path, n_vars); }
+
+}  // namespace starzk::cli

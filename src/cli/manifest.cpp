@@ -1,0 +1,210 @@
+// manifest.cpp: reading, validating and writing job manifests (see manifest.hpp).
+#include "cli/manifest.hpp"
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <toml++/toml.h>
+
+namespace starzk::cli {
+
+namespace fs = std::filesystem;
+
+bool manifest_job_t::key_is_params() const { return key.extension() == ".params"; }
+
+fs::path manifest_job_t::proof_json(size_t i) const { return out_dir / ("proof-" + std::to_string(i) + ".json"); }
+fs::path manifest_job_t::public_json(size_t i) const { return out_dir / ("public-" + std::to_string(i) + ".json"); }
+
+size_t manifest_t::partitions() const {
+  size_t n = 0;
+  for (const manifest_job_t& j : jobs) n += j.witnesses.size();
+  return n;
+}
+
+namespace {
+
+[[noreturn]] void fail(const std::string& origin, size_t job, const std::string& name, const std::string& what) {
+  std::string where = origin + ": job " + std::to_string(job + 1);
+  if (!name.empty()) where += " ('" + name + "')";
+  throw std::runtime_error(where + ": " + what);
+}
+
+fs::path resolve(const fs::path& base, const std::string& p) {
+  const fs::path path(p);
+  return path.is_absolute() || base.empty() ? path : base / path;
+}
+
+// The fields of one job, however they were spelled in the file.
+struct raw_job_t {
+  std::map<std::string, std::string> text;  // key, circuit, name, out_dir, proofs_bin
+  std::vector<std::string> witnesses;
+  bool has_witnesses = false;
+};
+
+const std::set<std::string> k_fields = {"name", "key", "circuit", "witnesses", "out_dir", "proofs_bin"};
+
+manifest_t finish(std::vector<raw_job_t> raws, const fs::path& base, const std::string& origin) {
+  manifest_t m;
+  m.file = origin;
+  if (raws.empty()) throw std::runtime_error(origin + ": no jobs (add a [[job]] table)");
+  std::set<fs::path> outputs;
+  for (size_t i = 0; i < raws.size(); ++i) {
+    raw_job_t& r = raws[i];
+    manifest_job_t j;
+    const std::string given = r.text.count("name") ? r.text["name"] : "";  // for messages
+    j.name = given.empty() ? "job-" + std::to_string(i + 1) : given;
+    if (!r.text.count("key") || r.text["key"].empty()) fail(origin, i, given, "field 'key' is missing");
+    j.key = resolve(base, r.text["key"]);
+    const std::string ext = j.key.extension().string();
+    if (ext != ".zkey" && ext != ".params")
+      fail(origin, i, given, "field 'key': '" + r.text["key"] + "' is neither a .zkey nor a .params file");
+    if (r.text.count("circuit")) j.circuit = resolve(base, r.text["circuit"]);
+    if (j.key_is_params() && j.circuit.empty())
+      fail(origin, i, given, "field 'circuit' is required with a .params key (bellman keys carry no matrices)");
+    if (!r.has_witnesses) fail(origin, i, given, "field 'witnesses' is missing");
+    if (r.witnesses.empty()) fail(origin, i, given, "field 'witnesses' is empty");
+    for (const std::string& w : r.witnesses) j.witnesses.push_back(resolve(base, w));
+    if (r.text.count("out_dir")) j.out_dir = resolve(base, r.text["out_dir"]);
+    if (r.text.count("proofs_bin")) j.proofs_bin = resolve(base, r.text["proofs_bin"]);
+    if (j.out_dir.empty() && j.proofs_bin.empty())
+      fail(origin, i, given, "no output: give 'out_dir' (proof.json files) and/or 'proofs_bin' (192-byte proofs)");
+    std::vector<fs::path> mine;
+    if (!j.proofs_bin.empty()) mine.push_back(j.proofs_bin.lexically_normal());
+    if (!j.out_dir.empty())
+      for (size_t k = 0; k < j.witnesses.size(); ++k) mine.push_back(j.proof_json(k).lexically_normal());
+    for (const fs::path& o : mine)
+      if (!outputs.insert(o).second) fail(origin, i, given, "output '" + o.string() + "' is also written by another job");
+    m.jobs.push_back(std::move(j));
+  }
+  return m;
+}
+
+}  // namespace
+
+manifest_t parse_manifest_toml(std::string_view text, const fs::path& base, const std::string& origin) {
+  toml::table doc;
+  try {
+    doc = toml::parse(text, origin);
+  } catch (const toml::parse_error& e) {
+    std::ostringstream msg;
+    msg << origin << ":" << e.source().begin.line << ":" << e.source().begin.column << ": " << e.description();
+    throw std::runtime_error(msg.str());
+  }
+  for (auto&& [k, v] : doc)
+    if (k.str() != "job") throw std::runtime_error(origin + ": unknown top-level entry '" + std::string(k.str()) + "'");
+  std::vector<raw_job_t> raws;
+  const toml::node* jobs = doc.get("job");
+  if (jobs && !jobs->is_array_of_tables())
+    throw std::runtime_error(origin + ": 'job' must be an array of tables ([[job]])");
+  if (jobs)
+    for (const toml::node& n : *jobs->as_array()) {
+      const toml::table& t = *n.as_table();
+      raw_job_t r;
+      const size_t index = raws.size();
+      for (auto&& [k, v] : t) {
+        const std::string key(k.str());
+        if (!k_fields.count(key)) fail(origin, index, "", "unknown field '" + key + "'");
+        if (key == "witnesses") {
+          const toml::array* a = v.as_array();
+          if (!a) fail(origin, index, "", "field 'witnesses' must be an array of file names");
+          r.has_witnesses = true;
+          for (const toml::node& w : *a) {
+            if (!w.is_string()) fail(origin, index, "", "field 'witnesses' holds a non-string");
+            r.witnesses.push_back(std::string(*w.value<std::string>()));
+          }
+        } else {
+          if (!v.is_string()) fail(origin, index, "", "field '" + key + "' must be a string");
+          r.text[key] = *v.value<std::string>();
+        }
+      }
+      raws.push_back(std::move(r));
+    }
+  return finish(std::move(raws), base, origin);
+}
+
+manifest_t parse_manifest_json(std::string_view text, const fs::path& base, const std::string& origin) {
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(origin + ": not valid JSON: " + e.what());
+  }
+  if (!doc.is_object() || !doc.contains("jobs") || !doc["jobs"].is_array())
+    throw std::runtime_error(origin + ": expected {\"jobs\": [...]}");
+  for (auto& [k, v] : doc.items())
+    if (k != "jobs") throw std::runtime_error(origin + ": unknown top-level entry '" + k + "'");
+  std::vector<raw_job_t> raws;
+  for (const nlohmann::json& j : doc["jobs"]) {
+    const size_t index = raws.size();
+    if (!j.is_object()) fail(origin, index, "", "a job must be an object");
+    raw_job_t r;
+    for (auto& [key, v] : j.items()) {
+      if (!k_fields.count(key)) fail(origin, index, "", "unknown field '" + key + "'");
+      if (key == "witnesses") {
+        if (!v.is_array()) fail(origin, index, "", "field 'witnesses' must be an array of file names");
+        r.has_witnesses = true;
+        for (const nlohmann::json& w : v) {
+          if (!w.is_string()) fail(origin, index, "", "field 'witnesses' holds a non-string");
+          r.witnesses.push_back(w.get<std::string>());
+        }
+      } else {
+        if (!v.is_string()) fail(origin, index, "", "field '" + key + "' must be a string");
+        r.text[key] = v.get<std::string>();
+      }
+    }
+    raws.push_back(std::move(r));
+  }
+  return finish(std::move(raws), base, origin);
+}
+
+manifest_t read_manifest(const fs::path& file) {
+  std::ifstream f(file, std::ios::binary);
+  if (!f) throw std::runtime_error(file.string() + ": cannot open the manifest");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  const std::string text = ss.str();
+  const fs::path base = file.parent_path();
+  bool json = file.extension() == ".json";
+  if (file.extension() != ".json" && file.extension() != ".toml") {
+    const size_t first = text.find_first_not_of(" \t\r\n");
+    json = first != std::string::npos && text[first] == '{';
+  }
+  manifest_t m = json ? parse_manifest_json(text, base, file.string()) : parse_manifest_toml(text, base, file.string());
+  m.file = file;
+  return m;
+}
+
+void check_manifest_inputs(const manifest_t& m) {
+  for (size_t i = 0; i < m.jobs.size(); ++i) {
+    const manifest_job_t& j = m.jobs[i];
+    auto need = [&](const fs::path& p, const char* field) {
+      if (!fs::is_regular_file(p)) fail(m.file.string(), i, j.name, std::string(field) + ": no file '" + p.string() + "'");
+    };
+    need(j.key, "key");
+    if (!j.circuit.empty()) need(j.circuit, "circuit");
+    for (const fs::path& w : j.witnesses) need(w, "witnesses");
+  }
+}
+
+std::string manifest_to_toml(const manifest_t& m) {
+  std::ostringstream o;
+  o << "# starzk job manifest: run with  starzk prove --manifest <this file>\n";
+  for (const manifest_job_t& j : m.jobs) {
+    toml::table t;
+    t.insert("name", j.name);
+    t.insert("key", j.key.generic_string());
+    if (!j.circuit.empty()) t.insert("circuit", j.circuit.generic_string());
+    toml::array ws;
+    for (const fs::path& w : j.witnesses) ws.push_back(w.generic_string());
+    t.insert("witnesses", ws);
+    if (!j.out_dir.empty()) t.insert("out_dir", j.out_dir.generic_string());
+    if (!j.proofs_bin.empty()) t.insert("proofs_bin", j.proofs_bin.generic_string());
+    o << "\n[[job]]\n" << t << "\n";
+  }
+  return o.str();
+}
+
+}  // namespace starzk::cli

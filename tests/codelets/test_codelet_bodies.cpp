@@ -1,0 +1,211 @@
+// The codelets' CPU bodies, called directly (no StarPU running) with
+// hand-made vector interfaces as their buffers, phase by phase against the
+// reference prover: spmv = witness_map, ntt_h = compute_h, prep_msm =
+// prep_msm, msm / b_g2_msm = compute_msms, assemble = prove_with_blinding.
+// Then the failure paths: an unsatisfied witness fails at assemble (the
+// proof does not verify), a buffer that is not the home object fails at
+// spmv, later phases skip, and free still releases the memory; nothing
+// throws out of a body.
+#include <gtest/gtest.h>
+#include <starpu.h>
+
+#include <memory>
+
+#include "codelets/codelets.hpp"
+#include "codelets/witness_map_into.hpp"
+#include "groth16/prover.hpp"
+#include "msm/prep_msm.hpp"
+#include "test_inputs.hpp"
+
+namespace starzk {
+namespace {
+
+using codelets::msm_query_t;
+using codelets::partition_state_t;
+
+// A vector interface standing for a StarPU buffer of the given memory.
+struct fake_buffer_t {
+  starpu_vector_interface iface{};
+  fake_buffer_t(const void* p, size_t n, size_t elem) {
+    iface.id = STARPU_VECTOR_INTERFACE_ID;
+    iface.ptr = reinterpret_cast<uintptr_t>(p);
+    iface.nx = uint32_t(n);
+    iface.elemsize = elem;
+  }
+};
+
+// Runs a codelet's CPU body on fake buffers.
+void run_body(starpu_codelet* cl, std::vector<fake_buffer_t> bufs, void* arg) {
+  std::vector<void*> ptrs;
+  for (fake_buffer_t& b : bufs) ptrs.push_back(&b.iface);
+  ASSERT_NE(cl->cpu_funcs[0], nullptr);
+  cl->cpu_funcs[0](ptrs.data(), arg);
+}
+
+fake_buffer_t vec(std::vector<fr_t>& v) { return fake_buffer_t(v.data(), v.size(), sizeof(fr_t)); }
+fake_buffer_t dummy() {
+  static uint64_t x = 0;
+  return fake_buffer_t(&x, 1, sizeof(x));
+}
+
+unsigned log2u(uint64_t n) {
+  unsigned k = 0;
+  while ((uint64_t(1) << k) < n) ++k;
+  return k;
+}
+
+// A partition state over a case's key, with its own domain.
+struct bench_t {
+  const test::prove_case_t& c;
+  domain_t domain;
+  std::unique_ptr<partition_state_t> p = std::make_unique<partition_state_t>();
+  explicit bench_t(const test::prove_case_t& pc, const std::vector<fr_t>& w)
+      : c(pc),
+        domain(log2u(pc.pk->domain_size),
+               pc.pk->convention == h_convention_t::bellman_coset ? root_convention::bellman : root_convention::snarkjs,
+               1) {
+    p->key = codelets::key_view_t{c.pk.get(), c.cs.get(), &domain};
+    p->label = c.name + "#0";
+    p->w = w;
+    p->publics = public_inputs(*c.pk, w);
+    p->a.assign(c.pk->domain_size, fr_t::zero());
+    p->b = p->a;
+    p->c = p->a;
+  }
+  void spmv() { run_body(codelets::spmv_codelet(), {vec(p->w), vec(p->a), vec(p->b), vec(p->c)}, p.get()); }
+  void ntt_h() { run_body(codelets::ntt_h_codelet(), {vec(p->a), vec(p->b), vec(p->c)}, p.get()); }
+  void prep() { run_body(codelets::prep_msm_codelet(), {vec(p->w), dummy()}, p.get()); }
+  void msm(msm_query_t q) {
+    run_body(codelets::msm_codelet(), {dummy(), q == msm_query_t::h ? vec(p->a) : dummy(), dummy()},
+             &p->msm_args[int(q)]);
+  }
+  void b_g2() { run_body(codelets::b_g2_msm_codelet(), {dummy(), dummy(), dummy()}, p.get()); }
+  void assemble() { run_body(codelets::assemble_codelet(), {dummy(), dummy(), dummy(), dummy(), dummy(), dummy()}, p.get()); }
+  void free() { run_body(codelets::free_codelet(), {vec(p->w), vec(p->a), vec(p->b), vec(p->c), dummy()}, p.get()); }
+  void all() {
+    spmv();
+    prep();
+    ntt_h();
+    for (int q = 0; q < codelets::msm_query_count; ++q) msm(msm_query_t(q));
+    b_g2();
+    assemble();
+  }
+};
+
+class codelet_bodies : public ::testing::TestWithParam<std::string> {};
+class codelet_bodies_light : public ::testing::TestWithParam<std::string> {};  // "bits" (slow to load) left out
+
+TEST_P(codelet_bodies, each_phase_matches_the_reference_prover) {
+  const test::prove_case_t& c = test::prove_case(GetParam());
+  const std::vector<fr_t>& w = c.witnesses.front();
+  const proving_key_t& pk = *c.pk;
+  bench_t b(c, w);
+
+  b.spmv();
+  ASSERT_FALSE(b.p->failed()) << b.p->error();
+  qap_rows_t rows = witness_map(pk, c.cs.get(), w, 1);
+  EXPECT_EQ(b.p->a, rows.a);
+  EXPECT_EQ(b.p->b, rows.b);
+  EXPECT_EQ(b.p->c, rows.c);
+
+  b.ntt_h();
+  const std::vector<fr_t> h = compute_h(pk, std::move(rows), 1);
+  ASSERT_EQ(h.size(), b.p->h_len());
+  EXPECT_TRUE(std::equal(h.begin(), h.end(), b.p->a.begin()));
+
+  b.prep();
+  const prep_msm_t ref_w = prep_msm(w, pk.n_public + 1, 1);
+  EXPECT_EQ(b.p->prep.w.tail_index, ref_w.tail_index);
+  EXPECT_EQ(b.p->prep.w.ones, ref_w.ones);
+  EXPECT_EQ(b.p->prep_bytes, codelets::prep_msm_bytes(b.p->prep.w) + codelets::prep_msm_bytes(b.p->prep.aux));
+  EXPECT_LE(b.p->prep_bytes, codelets::prep_msm_max_bytes(pk.n_vars, pk.n_public));
+
+  for (int q = 0; q < codelets::msm_query_count; ++q) b.msm(msm_query_t(q));
+  b.b_g2();
+  const msm_results_t ref = compute_msms(pk, w, h, 1);
+  EXPECT_EQ(b.p->msm.h.to_affine(), ref.h.to_affine());
+  EXPECT_EQ(b.p->msm.l.to_affine(), ref.l.to_affine());
+  EXPECT_EQ(b.p->msm.a.to_affine(), ref.a.to_affine());
+  EXPECT_EQ(b.p->msm.b_g1.to_affine(), ref.b_g1.to_affine());
+  EXPECT_EQ(b.p->msm.b_g2.to_affine(), ref.b_g2.to_affine());
+
+  const blinding_t rs = test::test_blinding(7);
+  b.p->fixed_rs = rs;
+  b.assemble();
+  ASSERT_FALSE(b.p->failed()) << b.p->error();
+  EXPECT_EQ(b.p->proof, prove_with_blinding(pk, c.cs.get(), w, rs, 1));
+
+  b.free();
+  EXPECT_TRUE(b.p->w.empty() && b.p->a.empty() && b.p->b.empty() && b.p->c.empty());
+  EXPECT_TRUE(b.p->prep.w.tail_scalars.empty() && b.p->prep.aux.ones.empty());
+}
+
+TEST_P(codelet_bodies_light, witness_map_into_matches_witness_map) {
+  const test::prove_case_t& c = test::prove_case(GetParam());
+  const std::vector<fr_t>& w = c.witnesses.back();
+  const uint64_t n = c.pk->domain_size;
+  std::vector<fr_t> a(n, fr_t::one()), b(n, fr_t::one()), cc(n, fr_t::one());  // stale values must go
+  codelets::witness_map_into(*c.pk, c.cs.get(), w, a, b, cc, 2);
+  const qap_rows_t rows = witness_map(*c.pk, c.cs.get(), w, 1);
+  EXPECT_EQ(a, rows.a);
+  EXPECT_EQ(b, rows.b);
+  EXPECT_EQ(cc, rows.c);
+  std::vector<fr_t> short_row(n - 1);
+  EXPECT_THROW(codelets::witness_map_into(*c.pk, c.cs.get(), w, a, b, short_row), std::invalid_argument);
+  EXPECT_THROW(codelets::witness_map_into(*c.pk, c.cs.get(), std::span<const fr_t>(w).first(w.size() - 1), a, b, cc),
+               std::invalid_argument);
+}
+
+TEST_P(codelet_bodies_light, unsatisfied_witness_fails_at_assemble_and_names_the_partition) {
+  const test::prove_case_t& c = test::prove_case(GetParam());
+  std::vector<fr_t> w = c.witnesses.front();
+  w.back() += fr_t::one();  // the last aux wire: some constraint breaks
+  bench_t b(c, w);
+  b.all();
+  ASSERT_TRUE(b.p->failed());
+  EXPECT_NE(b.p->error().find("partition " + c.name + "#0: assemble:"), std::string::npos) << b.p->error();
+  EXPECT_NE(b.p->error().find("does not verify"), std::string::npos) << b.p->error();
+  b.free();
+  EXPECT_TRUE(b.p->a.empty());
+}
+
+std::string case_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string n = info.param;
+  for (char& ch : n)
+    if (ch == '-') ch = '_';
+  return n;
+}
+
+INSTANTIATE_TEST_SUITE_P(cases, codelet_bodies, ::testing::ValuesIn(test::prove_case_names()), case_name);
+INSTANTIATE_TEST_SUITE_P(cases, codelet_bodies_light,
+                         ::testing::Values("multiplier", "mimc", "gen-bellman", "gen-snarkjs"), case_name);
+
+TEST(codelet_failures, foreign_buffer_fails_spmv_then_later_phases_skip) {
+  const test::prove_case_t& c = test::prove_case("multiplier");
+  bench_t b(c, c.witnesses.front());
+  std::vector<fr_t> elsewhere(b.p->a.size(), fr_t::one());
+  run_body(codelets::spmv_codelet(), {vec(b.p->w), vec(elsewhere), vec(b.p->b), vec(b.p->c)}, b.p.get());
+  ASSERT_TRUE(b.p->failed());
+  EXPECT_NE(b.p->error().find("spmv"), std::string::npos);
+  EXPECT_NE(b.p->error().find("main-RAM home"), std::string::npos);
+  const std::string first = b.p->error();
+  b.p->a[0] = fr_t::one();
+  b.ntt_h();  // skipped: a untouched, the first error kept
+  EXPECT_TRUE(b.p->a[0].is_one());
+  b.assemble();
+  EXPECT_EQ(b.p->error(), first);
+  b.free();  // runs anyway
+  EXPECT_TRUE(b.p->w.empty());
+}
+
+TEST(codelet_failures, wrong_witness_length_is_caught_inside_the_body) {
+  const test::prove_case_t& c = test::prove_case("mimc");
+  bench_t b(c, c.witnesses.front());
+  b.p->w.pop_back();
+  b.spmv();
+  ASSERT_TRUE(b.p->failed());
+  EXPECT_NE(b.p->error().find("witness has"), std::string::npos) << b.p->error();
+}
+
+}  // namespace
+}  // namespace starzk

@@ -1,0 +1,93 @@
+// What the policies and StarPU read from each codelet: a unique name, a
+// distinct color, a CPU body, a resource class (policies/resource_class.h)
+// and a history-based performance model whose footprint follows the
+// problem size (same size, same footprint; other size, other footprint).
+#include <gtest/gtest.h>
+#include <starpu.h>
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "codelets/codelets.hpp"
+#include "policies/resource_class.h"
+#include "test_inputs.hpp"
+
+namespace starzk {
+namespace {
+
+TEST(codelet_meta, names_colors_bodies_models_and_classes) {
+  const std::map<std::string, starzk_resource_class> want = {
+      {"spmv", STARZK_RC_MEMORY_HEAVY}, {"ntt_h", STARZK_RC_GPU_CHAIN},    {"prep_msm", STARZK_RC_MEMORY_HEAVY},
+      {"msm", STARZK_RC_GPU_CHAIN},     {"b_g2_msm", STARZK_RC_MEMORY_HEAVY}, {"assemble", STARZK_RC_LIGHT},
+      {"free", STARZK_RC_DEALLOC}};
+  std::set<std::string> names, symbols;
+  std::set<unsigned> colors;
+  const auto all = codelets::all_codelets();
+  ASSERT_EQ(all.size(), want.size());
+  for (starpu_codelet* cl : all) {
+    ASSERT_NE(cl->name, nullptr);
+    const std::string name = cl->name;
+    ASSERT_TRUE(want.count(name)) << name;
+    EXPECT_EQ(starzk_codelet_get_class(cl), want.at(name)) << name;
+    EXPECT_NE(cl->cpu_funcs[0], nullptr) << name;
+    EXPECT_NE(cl->color, 0u) << name;
+    ASSERT_NE(cl->model, nullptr) << name;
+    EXPECT_EQ(cl->model->type, STARPU_HISTORY_BASED) << name;
+    ASSERT_NE(cl->model->symbol, nullptr);
+    EXPECT_NE(cl->model->footprint, nullptr) << name;
+    names.insert(name);
+    colors.insert(cl->color);
+    symbols.insert(cl->model->symbol);
+  }
+  EXPECT_EQ(names.size(), all.size());
+  EXPECT_EQ(colors.size(), all.size());
+  EXPECT_EQ(symbols.size(), all.size());
+  // Same object every time (the class table is keyed by address).
+  EXPECT_EQ(codelets::msm_codelet(), codelets::msm_codelet());
+}
+
+TEST(codelet_meta, footprints_follow_the_problem_size) {
+  const test::prove_case_t& small = test::prove_case("multiplier");
+  const test::prove_case_t& big = test::prove_case("gen-bellman");
+  codelets::partition_state_t ps, pb, ps2;
+  ps.key.pk = small.pk.get();
+  ps.key.cs = small.cs.get();
+  ps2.key = ps.key;
+  pb.key.pk = big.pk.get();
+  pb.key.cs = big.cs.get();
+  auto footprint = [](starpu_codelet* cl, void* arg) {
+    starpu_task t;
+    starpu_task_init(&t);
+    t.cl = cl;
+    t.cl_arg = arg;
+    const uint32_t f = cl->model->footprint(&t);
+    const size_t size = cl->model->size_base(&t, 0);
+    return std::make_pair(f, size);
+  };
+  for (starpu_codelet* cl : {codelets::spmv_codelet(), codelets::ntt_h_codelet(), codelets::prep_msm_codelet(),
+                             codelets::b_g2_msm_codelet(), codelets::free_codelet()}) {
+    EXPECT_EQ(footprint(cl, &ps), footprint(cl, &ps2)) << cl->name;
+    EXPECT_NE(footprint(cl, &ps).first, footprint(cl, &pb).first) << cl->name;
+    EXPECT_LT(footprint(cl, &ps).second, footprint(cl, &pb).second) << cl->name;
+  }
+  // One msm codelet, four queries: each its own history.
+  std::set<uint32_t> fps;
+  for (int q = 0; q < codelets::msm_query_count; ++q) fps.insert(footprint(codelets::msm_codelet(), &pb.msm_args[q]).first);
+  EXPECT_EQ(fps.size(), 4u);
+}
+
+TEST(codelet_meta, flop_estimates_grow_with_size) {
+  const test::prove_case_t& small = test::prove_case("multiplier");
+  const test::prove_case_t& big = test::prove_case("gen-snarkjs");
+  codelets::partition_state_t ps, pb;
+  ps.key.pk = small.pk.get();
+  pb.key.pk = big.pk.get();
+  EXPECT_LT(codelets::spmv_flops(ps), codelets::spmv_flops(pb));
+  EXPECT_LT(codelets::ntt_h_flops(ps), codelets::ntt_h_flops(pb));
+  EXPECT_LT(codelets::msm_flops(ps, codelets::msm_query_t::h), codelets::msm_flops(pb, codelets::msm_query_t::h));
+  EXPECT_GT(codelets::b_g2_msm_flops(pb), codelets::msm_flops(pb, codelets::msm_query_t::a));
+}
+
+}  // namespace
+}  // namespace starzk

@@ -1,0 +1,193 @@
+// `starzk bench` end to end, on a tiny sweep (policies starzk and eager,
+// c = 1, 2, j = 2, 2^10, 2 jobs, 2 CPU workers): the command succeeds, the
+// CSV parses with the expected columns and exactly the expected rows (the
+// one-at-a-time baseline plus one per policy × c), every proof of every row
+// verified, the numbers are consistent (proofs = jobs × j, p95 ≥ mean, eager
+// against itself is 1, busy fractions in (0, 1]), bench.json agrees, and a
+// trace per run was written. Then the failure paths: a witness that no
+// longer satisfies the circuit makes the run fail (exit status 1, the row
+// marked FAILED with 0 verified), and an unknown policy is refused by name
+// before anything runs.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "groth16/r1cs.hpp"
+#include "io/r1cs.hpp"
+#include "io/wtns.hpp"
+
+namespace starzk {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path starzk_bin = fs::path(STARZK_BINARY_DIR) / "bin" / "starzk";
+
+struct run_t {
+  int rc;
+  std::string out;
+};
+
+run_t run(const std::string& args) {
+  const std::string cmd = "STARPU_SILENT=1 " + starzk_bin.string() + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return {-1, ""};
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  const int st = pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+// A CSV without quoted fields (bench quotes only fields with commas, which
+// this sweep's rows do not have); one map per row, keyed by the header.
+std::vector<std::map<std::string, std::string>> read_csv(const fs::path& file, std::vector<std::string>& header) {
+  std::ifstream f(file);
+  auto split = [](const std::string& line) {
+    std::vector<std::string> v;
+    std::stringstream ss(line);
+    std::string cell;
+    while (std::getline(ss, cell, ',')) v.push_back(cell);
+    if (!line.empty() && line.back() == ',') v.emplace_back();
+    return v;
+  };
+  std::string line;
+  std::vector<std::map<std::string, std::string>> rows;
+  if (!std::getline(f, line)) return rows;
+  header = split(line);
+  while (std::getline(f, line)) {
+    const std::vector<std::string> cells = split(line);
+    EXPECT_EQ(cells.size(), header.size()) << line;
+    std::map<std::string, std::string> row;
+    for (size_t i = 0; i < std::min(cells.size(), header.size()); ++i) row[header[i]] = cells[i];
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+class bench_cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fs::exists(starzk_bin)) GTEST_SKIP() << "starzk binary not built: " << starzk_bin;
+    dir_ = fs::temp_directory_path() / ("starzk-bench-" + std::to_string(std::random_device{}()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+  fs::path dir_;
+};
+
+TEST_F(bench_cli, tiny_sweep_table_csv_json_and_failures) {
+  const std::string sweep =
+      "bench --policies starzk,eager --concurrency 1,2 --partitions 2 --log2 10 --jobs 2 --ncpu 2 --threads 2";
+  const run_t b = run(sweep + " --out " + dir_.string());
+  ASSERT_EQ(b.rc, 0) << b.out;
+  EXPECT_NE(b.out.find("s/proof"), std::string::npos) << b.out;
+  EXPECT_NE(b.out.find("eager, 1 at a time"), std::string::npos) << b.out;
+
+  // The CSV: its columns, then exactly the expected rows.
+  std::vector<std::string> header;
+  const auto rows = read_csv(dir_ / "bench.csv", header);
+  const std::vector<std::string> want_cols = {
+      "log2", "mode", "policy", "concurrency", "partitions", "jobs", "proofs", "verified", "cpu_workers",
+      "cuda_workers", "wall_s", "s_per_proof", "proofs_per_s", "speedup_vs_baseline", "speedup_vs_eager",
+      "latency_mean_s", "latency_p95_s", "latency_max_s", "busy_mean", "busy_per_worker", "peak_rss_mib",
+      "spmv_ms", "prep_msm_ms", "ntt_h_ms", "msm_h_ms", "msm_l_ms", "msm_a_ms", "msm_b1_ms", "b_g2_msm_ms",
+      "assemble_ms", "free_ms", "status"};
+  EXPECT_EQ(header, want_cols);
+  ASSERT_EQ(rows.size(), 5u) << b.out;
+
+  std::set<std::string> seen;
+  for (const auto& r : rows) {
+    const std::string key = r.at("mode") + "/" + r.at("policy") + "/c" + r.at("concurrency") + "/j" + r.at("partitions");
+    seen.insert(key);
+    const bool baseline = r.at("mode") == "baseline";
+    const int jobs = std::stoi(r.at("jobs")), parts = std::stoi(r.at("partitions"));
+    EXPECT_EQ(r.at("status"), "ok") << key;
+    EXPECT_EQ(r.at("log2"), "10") << key;
+    EXPECT_EQ(std::stoi(r.at("proofs")), jobs * parts) << key;
+    EXPECT_EQ(r.at("verified"), r.at("proofs")) << key;
+    EXPECT_EQ(jobs, baseline ? 4 : 2) << key;  // the baseline proves jobs × max(j) proofs
+    EXPECT_EQ(r.at("cpu_workers"), "2") << key;
+    const double spp = std::stod(r.at("s_per_proof")), wall = std::stod(r.at("wall_s"));
+    EXPECT_GT(spp, 0) << key;
+    EXPECT_NEAR(spp * jobs * parts, wall, 1e-3 * wall + 1e-5) << key;
+    EXPECT_GE(std::stod(r.at("latency_p95_s")), std::stod(r.at("latency_mean_s")) - 1e-6) << key;
+    EXPECT_GE(std::stod(r.at("latency_max_s")), std::stod(r.at("latency_p95_s")) - 1e-6) << key;
+    const double busy = std::stod(r.at("busy_mean"));
+    EXPECT_GT(busy, 0) << key;
+    EXPECT_LE(busy, 1.0001) << key;
+    EXPECT_EQ(std::count(r.at("busy_per_worker").begin(), r.at("busy_per_worker").end(), ';'), 1) << key;
+    EXPECT_GT(std::stod(r.at("peak_rss_mib")), 0) << key;
+    EXPECT_GT(std::stod(r.at("msm_h_ms")), 0) << key;
+    EXPECT_GT(std::stod(r.at("spmv_ms")), 0) << key;
+    EXPECT_GT(std::stod(r.at("speedup_vs_baseline")), 0) << key;
+    if (baseline) {
+      EXPECT_NEAR(std::stod(r.at("speedup_vs_baseline")), 1.0, 1e-4) << key;
+    }
+    if (!baseline && r.at("policy") == "eager") {
+      EXPECT_NEAR(std::stod(r.at("speedup_vs_eager")), 1.0, 1e-4) << key;
+    }
+    if (!baseline) {
+      EXPECT_GT(std::stod(r.at("speedup_vs_eager")), 0) << key;
+    }
+    const std::string trace = std::string("k10-") + (baseline ? "baseline-eager" : r.at("policy")) + "-c" +
+                              r.at("concurrency") + "-j" + r.at("partitions") + ".json";
+    EXPECT_TRUE(fs::exists(dir_ / "traces" / trace)) << trace;
+  }
+  const std::set<std::string> want_rows = {"baseline/eager/c1/j1", "pipeline/starzk/c1/j2", "pipeline/eager/c1/j2",
+                                           "pipeline/starzk/c2/j2", "pipeline/eager/c2/j2"};
+  EXPECT_EQ(seen, want_rows);
+
+  // bench.json: the same rows, all verified, with the machine described.
+  std::ifstream jf(dir_ / "bench.json");
+  const nlohmann::json j = nlohmann::json::parse(jf, nullptr, false);
+  ASSERT_FALSE(j.is_discarded());
+  ASSERT_EQ(j.at("rows").size(), 5u);
+  EXPECT_GE(j.at("machine").at("nproc").get<unsigned>(), 1u);
+  for (const auto& r : j.at("rows")) {
+    EXPECT_TRUE(r.at("ok").get<bool>()) << r.dump();
+    EXPECT_EQ(r.at("verified"), r.at("proofs"));
+    EXPECT_EQ(r.at("workers").size(), 2u);
+    EXPECT_FALSE(r.at("phases").empty());
+  }
+
+  // A witness that no longer satisfies the circuit: the first aux wire is
+  // a bit with a boolean constraint, so 2 breaks it. The cached inputs are
+  // reused (same size and partitions), the proof does not verify, the run
+  // and the command fail, and the files still say which row.
+  const fs::path inputs = dir_ / "inputs" / "k10";
+  const r1cs_t cs = read_r1cs(inputs / "circuit.r1cs");
+  std::vector<fr_t> w = read_wtns(inputs / "witness-0.wtns", cs.n_vars);
+  w.at(1 + cs.n_public) = fr_t::from_u64(2);
+  write_wtns(inputs / "witness-0.wtns", w);
+  const run_t f = run("bench --policies eager --concurrency 1 --partitions 2 --log2 10 --jobs 2 --ncpu 2 --no-baseline --out " +
+                      dir_.string());
+  EXPECT_EQ(f.rc, 1) << f.out;
+  EXPECT_NE(f.out.find("FAILED"), std::string::npos) << f.out;
+  EXPECT_NE(f.out.find("reusing the inputs"), std::string::npos) << f.out;
+  const auto failed = read_csv(dir_ / "bench.csv", header);
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_NE(failed[0].at("status").find("FAILED"), std::string::npos);
+  EXPECT_NE(failed[0].at("verified"), failed[0].at("proofs"));
+
+  // An unknown policy is refused, by name, before any run.
+  const run_t u = run("bench --policies starzk,no-such-policy --log2 10 --out " + (dir_ / "u").string());
+  EXPECT_NE(u.rc, 0);
+  EXPECT_NE(u.out.find("no-such-policy"), std::string::npos) << u.out;
+  EXPECT_FALSE(fs::exists(dir_ / "u" / "bench.csv"));
+}
+
+}  // namespace
+}  // namespace starzk

@@ -1,0 +1,99 @@
+// The job manifest (src/cli/manifest.hpp): TOML and JSON give the same
+// jobs, relative paths resolve against the manifest's folder, and every
+// mistake is refused with the job and field named.
+#include <gtest/gtest.h>
+
+#include "cli/manifest.hpp"
+
+namespace starzk {
+namespace {
+
+using cli::manifest_t;
+
+const char* k_toml = R"(
+[[job]]
+name = "sector-1"
+key = "keys/porep.params"
+circuit = "keys/porep.r1cs"
+witnesses = ["w/p0.wtns", "w/p1.wtns"]
+proofs_bin = "out/sector-1.proofs"
+
+[[job]]
+key = "/abs/multiplier.zkey"
+witnesses = ["w.wtns"]
+out_dir = "out/mul"
+)";
+
+TEST(manifest, toml_and_json_agree) {
+  const manifest_t t = cli::parse_manifest_toml(k_toml, "/base", "jobs.toml");
+  const manifest_t j = cli::parse_manifest_json(R"({"jobs": [
+    {"name": "sector-1", "key": "keys/porep.params", "circuit": "keys/porep.r1cs",
+     "witnesses": ["w/p0.wtns", "w/p1.wtns"], "proofs_bin": "out/sector-1.proofs"},
+    {"key": "/abs/multiplier.zkey", "witnesses": ["w.wtns"], "out_dir": "out/mul"}]})",
+                                                "/base", "jobs.json");
+  for (const manifest_t* m : {&t, &j}) {
+    ASSERT_EQ(m->jobs.size(), 2u);
+    EXPECT_EQ(m->partitions(), 3u);
+    const cli::manifest_job_t& a = m->jobs[0];
+    EXPECT_EQ(a.name, "sector-1");
+    EXPECT_TRUE(a.key_is_params());
+    EXPECT_EQ(a.key, "/base/keys/porep.params");
+    EXPECT_EQ(a.circuit, "/base/keys/porep.r1cs");
+    EXPECT_EQ(a.witnesses[1], "/base/w/p1.wtns");
+    EXPECT_EQ(a.proofs_bin, "/base/out/sector-1.proofs");
+    EXPECT_TRUE(a.out_dir.empty());
+    const cli::manifest_job_t& b = m->jobs[1];
+    EXPECT_EQ(b.name, "job-2");
+    EXPECT_EQ(b.key, "/abs/multiplier.zkey");
+    EXPECT_EQ(b.proof_json(0), "/base/out/mul/proof-0.json");
+    EXPECT_EQ(b.public_json(0), "/base/out/mul/public-0.json");
+  }
+  // Round trip through the writer.
+  const manifest_t back = cli::parse_manifest_toml(cli::manifest_to_toml(t), "", "again");
+  ASSERT_EQ(back.jobs.size(), 2u);
+  EXPECT_EQ(back.jobs[0].witnesses, t.jobs[0].witnesses);
+  EXPECT_EQ(back.jobs[1].out_dir, t.jobs[1].out_dir);
+}
+
+void expect_refused(const std::string& toml, const std::string& needle) {
+  try {
+    cli::parse_manifest_toml(toml, "", "m.toml");
+    ADD_FAILURE() << "accepted: " << toml;
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("m.toml"), std::string::npos) << e.what();
+  }
+}
+
+TEST(manifest, mistakes_are_named) {
+  expect_refused("", "no jobs");
+  expect_refused("[[job]]\nwitnesses=['a']\nout_dir='o'\n", "job 1: field 'key' is missing");
+  expect_refused("[[job]]\nkey='k.bin'\nwitnesses=['a']\nout_dir='o'\n", "neither a .zkey nor a .params");
+  expect_refused("[[job]]\nkey='k.params'\nwitnesses=['a']\nout_dir='o'\n", "field 'circuit' is required");
+  expect_refused("[[job]]\nkey='k.zkey'\nout_dir='o'\n", "field 'witnesses' is missing");
+  expect_refused("[[job]]\nkey='k.zkey'\nwitnesses=[]\nout_dir='o'\n", "field 'witnesses' is empty");
+  expect_refused("[[job]]\nkey='k.zkey'\nwitnesses=[1]\nout_dir='o'\n", "non-string");
+  expect_refused("[[job]]\nkey='k.zkey'\nwitnesses=['a']\n", "no output");
+  expect_refused("[[job]]\nkey='k.zkey'\nwitnesses=['a']\nout_dir='o'\nspeed=3\n", "unknown field 'speed'");
+  expect_refused("[[job]]\nname='x'\nkey='k.zkey'\nwitnesses=['a']\nout_dir='o'\n[[job]]\nname='y'\n"
+                 "key='k.zkey'\nwitnesses=['b']\nout_dir='o'\n",
+                 "job 2 ('y'): output");
+  expect_refused("[[job]\nkey=", "m.toml:1");
+  expect_refused("jobs = 3\n", "unknown top-level entry 'jobs'");
+}
+
+TEST(manifest, missing_input_files_are_found_before_the_run) {
+  const manifest_t m = cli::parse_manifest_toml("[[job]]\nname='j'\nkey='" STARZK_TEST_DATA
+                                                "/fixtures/multiplier/circuit.zkey'\nwitnesses=['nope.wtns']\n"
+                                                "out_dir='o'\n",
+                                                "/tmp", "m.toml");
+  try {
+    cli::check_manifest_inputs(m);
+    ADD_FAILURE() << "a missing witness was not reported";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("witnesses: no file '/tmp/nope.wtns'"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace starzk

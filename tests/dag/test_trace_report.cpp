@@ -1,0 +1,126 @@
+// The trace report on a recorded batch: the summary counts every phase,
+// proof and worker of the run, busy fractions lie in (0, 1], the JSON form
+// parses back to the same numbers, and the waterfall script holds one bar
+// per task and a legend entry per codelet. A hand-made trace pins the
+// arithmetic.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "dag/batch.hpp"
+#include "dag/trace_report.hpp"
+#include "dag_test_util.hpp"
+#include "runtime/trace.hpp"
+
+namespace starzk {
+namespace {
+
+runtime::trace_event_t ev(const char* name, int worker, double s, double e, uint32_t job, uint32_t chain) {
+  runtime::trace_event_t x;
+  x.name = name;
+  x.codelet = name;
+  x.worker = worker;
+  x.worker_kind = "cpu";
+  x.start_us = s;
+  x.end_us = e;
+  x.job = job;
+  x.chain = chain;
+  x.has_chain = true;
+  return x;
+}
+
+TEST(trace_report, arithmetic_on_a_hand_made_trace) {
+  runtime::trace_t t;
+  t.meta["policy"] = "eager";
+  t.events = {ev("spmv", 0, 0, 400000, 1, 0), ev("assemble", 1, 500000, 1000000, 1, 0),
+              ev("spmv", 1, 0, 200000, 2, 1), ev("assemble", 0, 600000, 800000, 2, 1)};
+  const dag::trace_summary_t s = dag::summarize_trace(t);
+  EXPECT_DOUBLE_EQ(s.span_s, 1.0);
+  EXPECT_EQ(s.proofs, 2u);
+  EXPECT_EQ(s.jobs, 2u);
+  EXPECT_EQ(s.partitions, 2u);
+  EXPECT_DOUBLE_EQ(s.proofs_per_s, 2.0);
+  EXPECT_DOUBLE_EQ(s.latency_max_s, 1.0);
+  EXPECT_DOUBLE_EQ(s.latency_mean_s, 0.9);
+  ASSERT_EQ(s.phases.size(), 2u);
+  EXPECT_EQ(s.phases[0].phase, "spmv");  // DAG order
+  EXPECT_NEAR(s.phases[0].total_s, 0.6, 1e-12);
+  EXPECT_NEAR(s.phases[0].mean_ms, 300, 1e-9);
+  EXPECT_NEAR(s.phases[0].max_ms, 400, 1e-9);
+  ASSERT_EQ(s.workers.size(), 2u);
+  EXPECT_NEAR(s.workers[0].busy_fraction, 0.6, 1e-12);
+  EXPECT_NEAR(s.workers[1].busy_fraction, 0.7, 1e-12);
+  EXPECT_EQ(s.policy, "eager");
+}
+
+TEST(trace_report, summary_and_plot_of_a_recorded_batch) {
+  const test::prove_case_t& c = test::prove_case("gen-snarkjs");
+  runtime::starpu_session session(test::cpu_session("starzk", 2));
+  runtime::trace_recorder recorder;
+  recorder.set_meta("policy", session.policy_name());
+  {
+    auto key = test::bundle(c);
+    dag::batch_t batch(dag::batch_options_t{.trace = &recorder});
+    for (int j = 0; j < 2; ++j) {
+      const uint32_t job = batch.open_job(key);
+      for (int p = 0; p < 2; ++p) batch.submit(job, p, c.witnesses[p], "t" + std::to_string(j) + std::to_string(p));
+      batch.close_job(job);
+    }
+    while (auto r = batch.wait_next()) ASSERT_TRUE(r->ok) << r->error;
+  }
+  // Through the JSON file, as the CLI reads it.
+  std::stringstream file;
+  runtime::write_trace_json(recorder.snapshot(), file);
+  const runtime::trace_t trace = runtime::read_trace_json(file);
+  const dag::trace_summary_t s = dag::summarize_trace(trace);
+  EXPECT_EQ(s.proofs, 4u);
+  EXPECT_EQ(s.partitions, 4u);
+  EXPECT_EQ(s.jobs, 2u);
+  EXPECT_EQ(s.tasks, 40u);
+  EXPECT_EQ(s.policy, "starzk");
+  ASSERT_EQ(s.phases.size(), 10u);
+  const char* order[] = {"spmv", "prep_msm", "ntt_h", "msm_h", "msm_l", "msm_a", "msm_b1", "b_g2_msm", "assemble", "free"};
+  for (size_t i = 0; i < 10; ++i) {
+    EXPECT_EQ(s.phases[i].phase, order[i]);
+    EXPECT_EQ(s.phases[i].tasks, 4u);
+  }
+  ASSERT_EQ(s.workers.size(), 2u);
+  for (const dag::worker_stat_t& w : s.workers) {
+    EXPECT_GT(w.busy_fraction, 0.0);
+    EXPECT_LE(w.busy_fraction, 1.0 + 1e-9);
+  }
+  std::stringstream js;
+  dag::print_trace_summary_json(s, js);
+  const nlohmann::json j = nlohmann::json::parse(js.str());
+  EXPECT_EQ(j["proofs"], 4);
+  EXPECT_EQ(j["phases"].size(), 10u);
+  EXPECT_EQ(j["workers"].size(), 2u);
+  std::stringstream text;
+  dag::print_trace_summary(s, text);
+  int phase_lines = 0, worker_lines = 0;
+  for (std::string line; std::getline(text, line);) {
+    phase_lines += line.rfind("phase ", 0) == 0;
+    worker_lines += line.rfind("worker ", 0) == 0;
+  }
+  EXPECT_EQ(phase_lines, 10);
+  EXPECT_EQ(worker_lines, 2);
+
+  const std::string gp = dag::waterfall_gnuplot_script(trace, "out.png", "title");
+  size_t bars = 0;
+  std::istringstream in(gp);
+  bool in_data = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line == "EOD") in_data = false;
+    if (in_data) ++bars;
+    if (line == "$tasks << EOD") in_data = true;
+  }
+  EXPECT_EQ(bars, 40u);
+  size_t legend = 0;
+  for (size_t pos = gp.find("keyentry"); pos != std::string::npos; pos = gp.find("keyentry", pos + 1)) ++legend;
+  EXPECT_EQ(legend, 7u);
+  EXPECT_NE(gp.find("set output 'out.png'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace starzk
