@@ -5,7 +5,9 @@
 #      starzk verify AND snarkjs groth16 verify (an outside verifier);
 #   2. with a fresh development key in the bellman/Filecoin convention:
 #      starzk setup --params, starzk prove --out proof.bin (192-byte form),
-#      starzk verify.
+#      starzk verify;
+#   3. the same key validated once into a resident cache and the circuit
+#      converted to the CSR file, both mmap-loaded: starzk cache, prove, verify.
 # Outputs go to ./out/example/.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -30,4 +32,9 @@ echo "== 2. development key, bellman/Filecoin convention, 192-byte proof"
 "$starzk" prove --params "$out/dev.params" --circuit "$fx/circuit.r1cs" --wtns "$fx/witness.wtns" \
   --out "$out/proof.bin" --public "$out/public_dev.json"
 "$starzk" verify --params "$out/dev.params" --proof "$out/proof.bin" --public "$out/public_dev.json"
+echo "== 3. the fast-load path: validate the key once, mmap it afterwards"
+"$starzk" cache --params "$out/dev.params" --circuit "$fx/circuit.r1cs" --out "$out/dev.szkc" --csr-out "$out/circuit.szcs"
+"$starzk" prove --params "$out/dev.szkc" --circuit "$out/circuit.szcs" --wtns "$fx/witness.wtns" \
+  --out "$out/proof_cached.bin" --public "$out/public_cached.json"
+"$starzk" verify --params "$out/dev.params" --proof "$out/proof_cached.bin" --public "$out/public_cached.json"
 echo "== example done: outputs in $out"

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "io/csr_circuit.hpp"
 #include "io/key_cache.hpp"
 #include "io/params.hpp"
 #include "io/r1cs.hpp"
@@ -15,13 +16,15 @@ namespace starzk::cli {
 
 namespace {
 
-// A resident key cache (starzk cache) is accepted wherever a key is.
-bool is_key_cache(const std::string& path) {
+bool has_magic(const std::string& path, const char* magic) {
   std::ifstream f(path, std::ios::binary);
   char m[4] = {};
   f.read(m, 4);
-  return f.gcount() == 4 && std::string(m, 4) == "szkc";
+  return f.gcount() == 4 && std::string(m, 4) == magic;
 }
+
+// A resident key cache (starzk cache) is accepted wherever a key is.
+bool is_key_cache(const std::string& path) { return has_magic(path, "szkc"); }
 
 }  // namespace
 
@@ -42,7 +45,10 @@ verifying_key_t load_verifying_key(const std::string& vkey_json, const std::stri
   throw std::invalid_argument("no verifying key given: use --vkey, --zkey or --params");
 }
 
-r1cs_t load_circuit(const std::string& path) { return read_r1cs(path); }
+// An iden3 .r1cs, or the CSR circuit file (io/csr_circuit.hpp) made from one.
+r1cs_t load_circuit(const std::string& path) {
+  return has_magic(path, "szcs") ? read_csr_circuit(path) : read_r1cs(path);
+}
 
 std::vector<fr_t> load_witness(const std::string& path, uint32_t n_vars) { return read_wtns(path, n_vars); }
 

@@ -228,8 +228,12 @@ TEST_F(CliMalformed, EveryBadInputFailsCleanly) {
     EXPECT_NE(r.status, 0) << r.output;
     EXPECT_EQ(r.output.find("Segmentation"), std::string::npos) << r.output;
     EXPECT_LE(std::count(r.output.begin(), r.output.end(), '\n'), 2) << r.output;
-    if (*bc.broken) EXPECT_NE(r.output.find(bc.broken), std::string::npos) << r.output;
-    if (*bc.expect) EXPECT_NE(r.output.find(bc.expect), std::string::npos) << r.output;
+    if (*bc.broken) {
+      EXPECT_NE(r.output.find(bc.broken), std::string::npos) << r.output;
+    }
+    if (*bc.expect) {
+      EXPECT_NE(r.output.find(bc.expect), std::string::npos) << r.output;
+    }
     EXPECT_EQ(list_dir(dir_), before) << "outputs or temporaries were left behind";
   }
 }
@@ -243,6 +247,39 @@ TEST_F(CliMalformed, VerifyRejectsATamperedProofWithExitOne) {
   const run_result r = run(command::verify);
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_NE(r.output.find("INVALID"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace starzk::test
+
+namespace starzk::test {
+namespace {
+
+// The fast-load path end to end: a key validated once into a cache and the
+// circuit converted to the CSR file give the same verifying proofs; a
+// corrupted cache is refused by its checksums.
+TEST_F(CliMalformed, KeyCacheAndCsrCircuitProve) {
+  const fs::path d = dir_;
+  auto path = [&](const char* f) { return (d / f).string(); };
+  run_result r = run_starzk("setup --r1cs " + path("circuit.r1cs") + " --params " + path("p.params") + " --vkey " +
+                            path("vk.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  r = run_starzk("cache --params " + path("p.params") + " --circuit " + path("circuit.r1cs") + " --out " +
+                 path("p.szkc") + " --csr-out " + path("c.szcs"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  r = run_starzk("prove --params " + path("p.szkc") + " --circuit " + path("c.szcs") + " --wtns " +
+                 path("witness.wtns") + " --out " + path("proof.bin") + " --public " + path("pub.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  r = run_starzk("verify --params " + path("p.params") + " --proof " + path("proof.bin") + " --public " +
+                 path("pub.json"));
+  EXPECT_EQ(r.status, 0) << r.output;
+  // Flip one byte in the last page of the cache (point data): the checksum catches it.
+  edit(d / "p.szkc", [](auto& b) { b[b.size() - 100] ^= 0x40; });
+  r = run_starzk("prove --params " + path("p.szkc") + " --circuit " + path("c.szcs") + " --wtns " +
+                 path("witness.wtns") + " --out " + path("proof2.bin"));
+  EXPECT_NE(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("p.szkc"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(d / "proof2.bin"));
 }
 
 }  // namespace
