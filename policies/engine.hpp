@@ -16,6 +16,9 @@
 // push_task_notify books them so the counts stay true.
 #pragma once
 
+#include <starpu.h>
+#include <starpu_scheduler.h>
+
 #include "policies/rules.hpp"
 
 struct starpu_task;
@@ -33,6 +36,25 @@ void engine_post_exec(starpu_task *task, unsigned sched_ctx_id);
 void engine_push_notify(starpu_task *task, int workerid, int perf_workerid, unsigned sched_ctx_id);
 void engine_add_workers(unsigned sched_ctx_id, int *workerids, unsigned nworkers);
 void engine_remove_workers(unsigned sched_ctx_id, int *workerids, unsigned nworkers);
+
+// A policy built on the engine: only its rule defaults (applied by `init`),
+// its name and its description differ.
+inline starpu_sched_policy engine_policy(void (*init)(unsigned), const char *name, const char *description)
+{
+	starpu_sched_policy p{};
+	p.init_sched = init;
+	p.deinit_sched = engine_deinit;
+	p.push_task = engine_push;
+	p.push_task_notify = engine_push_notify;
+	p.pop_task = engine_pop;
+	p.post_exec_hook = engine_post_exec;
+	p.add_workers = engine_add_workers;
+	p.remove_workers = engine_remove_workers;
+	p.policy_name = name;
+	p.policy_description = description;
+	p.worker_type = STARPU_WORKER_LIST;
+	return p;
+}
 
 // Effective rules of the engine running the context (must be one of ours).
 void engine_config(unsigned sched_ctx_id, starzk_policy_config *cfg);

@@ -24,23 +24,7 @@ void init_nolock(unsigned sched_ctx_id)
 
 }  // namespace
 
-struct starpu_sched_policy policy_nolock = {
-	.init_sched = init_nolock,
-	.deinit_sched = engine_deinit,
-	.push_task = engine_push,
-	.simulate_push_task = nullptr,
-	.push_task_notify = engine_push_notify,
-	.pop_task = engine_pop,
-	.pop_every_task = nullptr,
-	.submit_hook = nullptr,
-	.pre_exec_hook = nullptr,
-	.post_exec_hook = engine_post_exec,
-	.do_schedule = nullptr,
-	.add_workers = engine_add_workers,
-	.remove_workers = engine_remove_workers,
-	.policy_name = "starzk-nolock",
-	.policy_description = "starzk without the GPU lock",
-	.worker_type = STARPU_WORKER_LIST,
-};
+struct starpu_sched_policy policy_nolock = engine_policy(init_nolock, "starzk-nolock",
+                                                   "starzk without the GPU lock");
 
 }  // namespace starzk::policies

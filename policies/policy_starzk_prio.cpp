@@ -27,23 +27,7 @@ void init_prio(unsigned sched_ctx_id)
 
 }  // namespace
 
-struct starpu_sched_policy policy_prio = {
-	.init_sched = init_prio,
-	.deinit_sched = engine_deinit,
-	.push_task = engine_push,
-	.simulate_push_task = nullptr,
-	.push_task_notify = engine_push_notify,
-	.pop_task = engine_pop,
-	.pop_every_task = nullptr,
-	.submit_hook = nullptr,
-	.pre_exec_hook = nullptr,
-	.post_exec_hook = engine_post_exec,
-	.do_schedule = nullptr,
-	.add_workers = engine_add_workers,
-	.remove_workers = engine_remove_workers,
-	.policy_name = "starzk-prio",
-	.policy_description = "starzk ordering only (oldest job first), no resource rule",
-	.worker_type = STARPU_WORKER_LIST,
-};
+struct starpu_sched_policy policy_prio = engine_policy(init_prio, "starzk-prio",
+                                                   "starzk ordering only (oldest job first), no resource rule");
 
 }  // namespace starzk::policies
