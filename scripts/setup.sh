@@ -33,7 +33,7 @@ as_root() {
 }
 
 # ---- 1. Debian packages -----------------------------------------------------
-packages=(build-essential cmake ninja-build pkg-config git ca-certificates
+packages=(build-essential cmake ninja-build pkg-config git ca-certificates python3
   libhwloc-dev hwloc libopenmpi-dev openmpi-bin
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libspdlog-dev libfmt-dev
