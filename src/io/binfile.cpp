@@ -1,11 +1,6 @@
 // The iden3 container: bounded reading and in-memory writing (binfile.hpp).
 #include "io/binfile.hpp"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstring>
 
@@ -66,73 +61,43 @@ void bin_cursor_t::expect_end() const {
 
 bin_file_t::bin_file_t(const std::filesystem::path& file, std::string_view magic, uint32_t min_version,
                        uint32_t max_version)
-    : path_(file) {
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw io_error(file, std::string("cannot open: ") + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw io_error(file, "not a regular file");
+    : path_(file), map_(file), data_(map_.data()), size_(map_.size()) {
+  bin_cursor_t c(data_, size_, &path_, "file header");
+  if (size_ < 12) {
+    fail("too short for a '" + std::string(magic) + "' file (" + std::to_string(size_) + " bytes)");
   }
-  size_ = size_t(st.st_size);
-  if (size_ > 0) {
-    map_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (map_ == MAP_FAILED) {
-      map_ = nullptr;
-      const int e = errno;
-      ::close(fd);
-      throw io_error(file, std::string("cannot map: ") + std::strerror(e));
-    }
-    data_ = static_cast<const uint8_t*>(map_);
+  auto m = c.bytes(4);
+  if (std::memcmp(m.data(), magic.data(), 4) != 0) {
+    std::string found;
+    for (uint8_t ch : m) found += (ch >= 32 && ch < 127) ? char(ch) : '?';
+    fail("wrong magic: expected '" + std::string(magic) + "', found '" + found + "'");
   }
-  ::close(fd);
-
-  try {
-    bin_cursor_t c(data_, size_, &path_, "file header");
-    if (size_ < 12) {
-      fail("too short for a '" + std::string(magic) + "' file (" + std::to_string(size_) + " bytes)");
-    }
-    auto m = c.bytes(4);
-    if (std::memcmp(m.data(), magic.data(), 4) != 0) {
-      std::string found;
-      for (uint8_t ch : m) found += (ch >= 32 && ch < 127) ? char(ch) : '?';
-      fail("wrong magic: expected '" + std::string(magic) + "', found '" + found + "'");
-    }
-    version_ = c.u32();
-    if (version_ < min_version || version_ > max_version) {
-      fail("unsupported version " + std::to_string(version_) + " (supported: " +
-           std::to_string(min_version) + (min_version == max_version ? "" : "-" + std::to_string(max_version)) +
-           ")");
-    }
-    const uint32_t n = c.u32();
-    c.need_elements(n, 12, "section headers");
-    sections_.reserve(n);
-    for (uint32_t i = 0; i < n; ++i) {
-      if (c.remaining() < 12) {
-        fail("truncated: section header " + std::to_string(i) + " of " + std::to_string(n) + " at offset " +
-             std::to_string(c.offset()) + " is cut off");
-      }
-      bin_section_t s{};
-      s.id = c.u32();
-      s.size = c.u64();
-      s.offset = c.offset();
-      if (s.size > c.remaining()) {
-        fail("truncated: section " + std::to_string(s.id) + " claims " + std::to_string(s.size) +
-             " bytes but only " + std::to_string(c.remaining()) + " remain");
-      }
-      c.skip(size_t(s.size));
-      sections_.push_back(s);
-    }
-    if (c.remaining() != 0) fail(std::to_string(c.remaining()) + " trailing bytes after the last section");
-  } catch (...) {
-    if (map_) ::munmap(map_, size_);
-    map_ = nullptr;
-    throw;
+  version_ = c.u32();
+  if (version_ < min_version || version_ > max_version) {
+    fail("unsupported version " + std::to_string(version_) + " (supported: " +
+         std::to_string(min_version) + (min_version == max_version ? "" : "-" + std::to_string(max_version)) +
+         ")");
   }
-}
-
-bin_file_t::~bin_file_t() {
-  if (map_) ::munmap(map_, size_);
+  const uint32_t n = c.u32();
+  c.need_elements(n, 12, "section headers");
+  sections_.reserve(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    if (c.remaining() < 12) {
+      fail("truncated: section header " + std::to_string(i) + " of " + std::to_string(n) + " at offset " +
+           std::to_string(c.offset()) + " is cut off");
+    }
+    bin_section_t s{};
+    s.id = c.u32();
+    s.size = c.u64();
+    s.offset = c.offset();
+    if (s.size > c.remaining()) {
+      fail("truncated: section " + std::to_string(s.id) + " claims " + std::to_string(s.size) +
+           " bytes but only " + std::to_string(c.remaining()) + " remain");
+    }
+    c.skip(size_t(s.size));
+    sections_.push_back(s);
+  }
+  if (c.remaining() != 0) fail(std::to_string(c.remaining()) + " trailing bytes after the last section");
 }
 
 void bin_file_t::fail(const std::string& problem) const { throw io_error(path_, problem); }

@@ -26,6 +26,8 @@
 #include <string_view>
 #include <vector>
 
+#include "io/mapped_file.hpp"
+
 namespace starzk {
 
 // A bounded reader over one section's payload.
@@ -76,9 +78,6 @@ class bin_file_t {
  public:
   bin_file_t(const std::filesystem::path& file, std::string_view magic, uint32_t min_version,
              uint32_t max_version);
-  ~bin_file_t();
-  bin_file_t(const bin_file_t&) = delete;
-  bin_file_t& operator=(const bin_file_t&) = delete;
 
   uint32_t version() const { return version_; }
   uint64_t file_size() const { return size_; }
@@ -95,9 +94,9 @@ class bin_file_t {
 
  private:
   std::filesystem::path path_;
+  mapped_file_t map_;  // owns the mapping; data_/size_ view it
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
-  void* map_ = nullptr;
   uint32_t version_ = 0;
   std::vector<bin_section_t> sections_;
 };
