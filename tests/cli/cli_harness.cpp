@@ -1,28 +1,14 @@
 // See cli_harness.hpp.
 #include "cli_harness.hpp"
 
-#include <sys/wait.h>
-
 #include <algorithm>
-#include <array>
-#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
 
 namespace starzk::test {
 
-run_result run_starzk(const std::string& args) {
-  const std::string cmd = std::string(STARZK_BIN) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) throw std::runtime_error("popen failed");
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  const int rc = pclose(p);
-  return run_result{WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, out};
-}
+run_result run_starzk(const std::string& args) { return run_binary(STARZK_BIN, args); }
 
 std::vector<uint8_t> read_all(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);

@@ -8,14 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "../run_binary.hpp"
+
 namespace starzk::test {
 
 namespace fs = std::filesystem;
-
-struct run_result {
-  int status;          // exit status (-1 if killed)
-  std::string output;  // stdout + stderr
-};
 
 run_result run_starzk(const std::string& args);
 

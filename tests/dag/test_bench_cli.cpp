@@ -10,7 +10,8 @@
 // before anything runs.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
+#include "../run_binary.hpp"
+
 
 #include <cstdio>
 #include <filesystem>
@@ -39,14 +40,8 @@ struct run_t {
 };
 
 run_t run(const std::string& args) {
-  const std::string cmd = "STARPU_SILENT=1 " + starzk_bin.string() + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return {-1, ""};
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  const int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+  const test::run_result r = test::run_binary(starzk_bin.string(), args);
+  return {r.status, r.output};
 }
 
 // A CSV without quoted fields (bench quotes only fields with commas, which
