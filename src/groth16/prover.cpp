@@ -1,12 +1,15 @@
 // The Groth16 prover's phases and their composition; see prover.hpp.
 #include "groth16/prover.hpp"
 
+#include <atomic>
+
 #include "ec/scalar_mul.hpp"
 #include "groth16/random.hpp"
 #include "groth16/verifier.hpp"
 #include "msm/pippenger.hpp"
 #include "msm/prep_msm.hpp"
 #include "ntt/h_phase.hpp"
+#include "util/parallel.hpp"
 
 namespace starzk {
 
@@ -31,6 +34,26 @@ void check_key_shape(const proving_key_t& pk) {
     throw prove_error("key: " + count_mismatch("IC", pk.vk.ic.size(), uint64_t(pk.n_public) + 1));
 }
 
+[[noreturn]] void throw_unsatisfied(uint64_t row) {
+  throw prove_error("witness does not satisfy constraint " + std::to_string(row) + " of the circuit");
+}
+
+// Row i of the circuit holds iff a_i·b_i = c_i: checked on the witness map's
+// own output, so the SpMV is not done twice.
+void check_rows(const qap_rows_t& q, uint64_t n_constraints, unsigned threads) {
+  std::atomic<uint64_t> first{UINT64_MAX};
+  parallel_for(n_constraints, threads, [&](uint64_t begin, uint64_t end) {
+    for (uint64_t i = begin; i < end; ++i)
+      if (!(q.a[i] * q.b[i] == q.c[i])) {
+        uint64_t cur = first.load();
+        while (i < cur && !first.compare_exchange_weak(cur, i)) {
+        }
+        return;
+      }
+  });
+  if (first.load() != UINT64_MAX) throw_unsatisfied(first.load());
+}
+
 }  // namespace
 
 void check_prover_inputs(const proving_key_t& pk, const r1cs_t* cs, std::span<const fr_t> w, unsigned threads) {
@@ -51,8 +74,12 @@ void check_prover_inputs(const proving_key_t& pk, const r1cs_t* cs, std::span<co
   if (domain_size_for(*cs) > pk.domain_size)
     throw prove_error("circuit needs a domain of " + std::to_string(domain_size_for(*cs)) +
                       " rows, the key has " + std::to_string(pk.domain_size));
-  if (auto row = first_unsatisfied_row(*cs, w, threads))
-    throw prove_error("witness does not satisfy constraint " + std::to_string(*row) + " of the circuit");
+  // A bellman key's rows come from this circuit's SpMV, which the prover
+  // checks as it computes them (see prove_with_blinding); a snarkjs key's
+  // rows come from the key, so the circuit is checked here.
+  if (pk.convention == h_convention_t::snarkjs_odd_coset) {
+    if (auto row = first_unsatisfied_row(*cs, w, threads)) throw_unsatisfied(*row);
+  }
 }
 
 qap_rows_t witness_map(const proving_key_t& pk, const r1cs_t* cs, std::span<const fr_t> w, unsigned threads) {
@@ -111,7 +138,9 @@ std::vector<fr_t> public_inputs(const proving_key_t& pk, std::span<const fr_t> w
 proof_t prove_with_blinding(const proving_key_t& pk, const r1cs_t* cs, std::span<const fr_t> w,
                             const blinding_t& rs, unsigned threads) {
   check_prover_inputs(pk, cs, w, threads);
-  std::vector<fr_t> h = compute_h(pk, witness_map(pk, cs, w, threads), threads);
+  qap_rows_t rows = witness_map(pk, cs, w, threads);
+  if (pk.convention == h_convention_t::bellman_coset) check_rows(rows, cs->n_constraints, threads);
+  std::vector<fr_t> h = compute_h(pk, std::move(rows), threads);
   proof_t proof = assemble(pk, compute_msms(pk, w, h, threads), rs);
   if (!verify(pk.vk, public_inputs(pk, w), proof))
     throw prove_error(cs ? "the proof does not verify against the key (key and circuit do not match?)"

@@ -47,8 +47,10 @@ struct msm_results_t {
   g2_jacobian_t b_g2;
 };
 
-// Checks that key, circuit and witness fit together (counts, w[0] = 1, the
-// circuit is satisfied when one is given). Throws prove_error.
+// Checks that key, circuit and witness fit together (counts, w[0] = 1; for a
+// snarkjs key with a circuit, that the circuit is satisfied; a bellman key's
+// rows are checked by prove_with_blinding on the witness map's output).
+// Throws prove_error.
 void check_prover_inputs(const proving_key_t& pk, const r1cs_t* cs, std::span<const fr_t> w,
                          unsigned threads = 0);
 
