@@ -5,13 +5,23 @@
 // streams the whole query, so it is STARZK_RC_MEMORY_HEAVY (cuzk runs it
 // on the CPU, 0.48 s per partition, beside the GPU chain).
 //
-// Buffers: 0 B_g2 bases (R, a key handle), 1 prep (R), 2 result (W).
+// On a GPU (gpu::msm_g2_jacobian) it is the same split, computed from w on
+// the device; there it takes the GPU between two chains, which is why it is
+// not part of a chain (the GPU lock would hold it to one device).
+//
+// Buffers: 0 B_g2 bases (R, a key handle), 1 w (R), 2 result (W), 3 prep
+// (R: the CPU body's split).
 #include <starpu.h>
 
 #include "codelets/codelet_common.hpp"
 #include "codelets/codelets.hpp"
+#include "codelets/cuda_support.hpp"
 #include "msm/pippenger.hpp"
 #include "policies/resource_class.h"
+
+#if STARZK_CODELETS_CUDA
+#include "cuda/starzk_cuda.hpp"
+#endif
 
 namespace starzk::codelets {
 
@@ -27,6 +37,26 @@ void b_g2_msm_cpu(void* /*buffers*/[], void* arg) noexcept {
     p.msm.b_g2 = split_msm(std::span<const g2_affine_t>(p.key.pk->b_g2), p.prep.w, p.threads);
   });
 }
+
+#if STARZK_CODELETS_CUDA
+void b_g2_msm_cuda(void* buffers[], void* arg) noexcept {
+  auto& p = *static_cast<partition_state_t*>(arg);
+  guarded(p, "b_g2_msm", [&] {
+    const proving_key_t& pk = *p.key.pk;
+    const size_t n = pk.b_g2.size();
+    if (n != pk.n_vars || STARPU_VECTOR_GET_NX(buffers[1]) < n)
+      throw std::invalid_argument("B_g2 query and witness differ in length");
+    const auto* bases = reinterpret_cast<const g2_affine_t*>(STARPU_VECTOR_GET_PTR(buffers[0]));
+    const auto* w = reinterpret_cast<const fr_t*>(STARPU_VECTOR_GET_PTR(buffers[1]));
+    auto* out = reinterpret_cast<g2_jacobian_t*>(STARPU_VARIABLE_GET_PTR(buffers[2]));
+    const size_t bytes = gpu::msm_g2_jacobian_scratch_bytes(n, true);
+    void* scratch = detail::worker_scratch(bytes);
+    detail::check_cuda(gpu::msm_g2_jacobian(out, bases, w, n, size_t(pk.n_public) + 1, scratch, bytes,
+                                            detail::worker_stream()),
+                       "gpu::msm_g2_jacobian");
+  });
+}
+#endif
 
 starpu_perfmodel b_g2_msm_model;
 
@@ -45,10 +75,15 @@ starpu_codelet* b_g2_msm_codelet() {
     detail::init_size_model<&b_g2_msm_size>(b_g2_msm_model, "starzk_b_g2_msm");
     c.cpu_funcs[0] = b_g2_msm_cpu;
     c.cpu_funcs_name[0] = "b_g2_msm_cpu";
-    c.nbuffers = 3;
+#if STARZK_CODELETS_CUDA
+    c.cuda_funcs[0] = b_g2_msm_cuda;
+    c.cuda_flags[0] = STARPU_CUDA_ASYNC;
+#endif
+    c.nbuffers = 4;
     c.modes[0] = STARPU_R;
     c.modes[1] = STARPU_R;
     c.modes[2] = STARPU_W;
+    c.modes[3] = STARPU_R;
     c.model = &b_g2_msm_model;
     c.name = "b_g2_msm";
     c.color = detail::color_b_g2_msm;

@@ -14,11 +14,13 @@
 //   free       w a b c prep (W): releases their memory          dealloc
 //
 // cl_arg is the partition's codelets::partition_state_t (msm: an
-// msm_task_arg_t naming the query). A CUDA body can be added beside each
-// CPU body (cuda_funcs[0]) without changing the buffers.
+// msm_task_arg_t naming the query). spmv, ntt_h, msm and b_g2_msm also
+// have CUDA bodies (cuda_support.hpp) when built with the kernels; StarPU
+// (or set_placement) picks the body per task.
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "codelets/partition_state.hpp"
@@ -37,6 +39,14 @@ starpu_codelet* free_codelet();
 
 // All seven, in DAG order (tests, docs, the trace plot's legend).
 std::vector<starpu_codelet*> all_codelets();
+
+// Where each codelet may run, for the whole process: "name=cpu|cuda|any,..."
+// (names as above: spmv, ntt_h, prep_msm, msm, b_g2_msm, assemble, free).
+// Applies to tasks submitted afterwards. Throws std::invalid_argument for
+// an unknown codelet or kind, or a body this build lacks. placement()
+// prints the current masks in the same syntax.
+void set_placement(const std::string& spec);
+std::string placement();
 
 // Estimated work of one task, for STARPU_FLOPS (unit: F_r multiplications,
 // or curve additions for the MSMs; see each codelet's file).

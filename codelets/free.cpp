@@ -31,6 +31,10 @@ uint64_t free_size(const starpu_task* task) {
 
 void free_cpu(void* /*buffers*/[], void* arg) noexcept {
   auto& p = *static_cast<partition_state_t*>(arg);
+  if (p.w_pinned) {
+    starpu_memory_unpin(p.w.data(), p.w.size() * sizeof(fr_t));
+    p.w_pinned = false;
+  }
   release(p.w);
   release(p.a);
   release(p.b);

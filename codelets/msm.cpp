@@ -11,19 +11,33 @@
 // (msm/pippenger.hpp).
 //
 // Buffers: 0 the query's bases (R, a key handle), 1 the scalars (R): the a
-// vector holding h for msm_h, the prep_pair_t variable otherwise, 2 the
-// result (W, a variable on the partition's msm_results_t field); the chain's
-// last task (msm_b1) also reads the h, l and a results (3 more R buffers,
-// unused by the body) so that it depends on every other task of the chain,
-// as the GPU lock requires (dag/partition_dag.hpp). cl_arg is
-// an msm_task_arg_t naming the partition and the query; the performance
-// model's footprint keys on (query, number of bases).
+// vector holding h for msm_h, the witness w otherwise, 2 the result (W, a
+// variable on the partition's msm_results_t field), and for the split
+// queries 3 the prep_pair_t variable (R: the CPU body's split; the CUDA
+// body derives the same split from w on the device). The chain's last task
+// (msm_b1) also reads the h, l and a results (3 more R buffers, unused by
+// the body) so that it depends on every other task of the chain, as the
+// GPU lock requires (dag/partition_dag.hpp). cl_arg is an msm_task_arg_t
+// naming the partition and the query; the performance model's footprint
+// keys on (query, number of bases).
+//
+// CUDA body (gpu::msm_g1_jacobian, cuda/starzk_cuda.hpp): msm_h is a plain
+// Pippenger over h; the split queries pass the witness with split_from =
+// n_public + 1 (A, B_g1: the constant wire and the inputs stay in the tail)
+// or 0 (L over the aux wires w[n_public + 1 ..]), and the device builds the
+// ones bitmap itself. The result is written as a Jacobian point into the
+// result buffer's device copy; StarPU brings it to main RAM for assemble.
 #include <starpu.h>
 
 #include "codelets/codelet_common.hpp"
 #include "codelets/codelets.hpp"
+#include "codelets/cuda_support.hpp"
 #include "msm/pippenger.hpp"
 #include "policies/resource_class.h"
+
+#if STARZK_CODELETS_CUDA
+#include "cuda/starzk_cuda.hpp"
+#endif
 
 namespace starzk::codelets {
 
@@ -65,6 +79,45 @@ void msm_cpu(void* buffers[], void* cl_arg) noexcept {
   });
 }
 
+#if STARZK_CODELETS_CUDA
+void msm_cuda(void* buffers[], void* cl_arg) noexcept {
+  const auto& arg = *static_cast<const msm_task_arg_t*>(cl_arg);
+  partition_state_t& p = *arg.part;
+  guarded(p, msm_query_name(arg.query), [&] {
+    const proving_key_t& pk = *p.key.pk;
+    const size_t n_in = size_t(pk.n_public) + 1;
+    const auto* bases = reinterpret_cast<const g1_affine_t*>(STARPU_VECTOR_GET_PTR(buffers[0]));
+    const auto* scalars = reinterpret_cast<const fr_t*>(STARPU_VECTOR_GET_PTR(buffers[1]));
+    auto* out = reinterpret_cast<g1_jacobian_t*>(STARPU_VARIABLE_GET_PTR(buffers[2]));
+    size_t n = bases_of(pk, arg.query).size();
+    size_t split_from = 0;
+    switch (arg.query) {
+      case msm_query_t::h:
+        n = p.h_len();
+        split_from = gpu::msm_no_split;
+        break;
+      case msm_query_t::l:
+        if (pk.n_vars < n_in || n != pk.n_vars - n_in) throw std::invalid_argument("L query and witness differ in length");
+        scalars += n_in;  // the aux wires
+        split_from = 0;
+        break;
+      case msm_query_t::a:
+      case msm_query_t::b_g1:
+        if (n != pk.n_vars) throw std::invalid_argument("query and witness differ in length");
+        split_from = n_in;
+        break;
+    }
+    if (STARPU_VECTOR_GET_NX(buffers[1]) < (arg.query == msm_query_t::l ? n + n_in : n))
+      throw std::invalid_argument("scalar buffer shorter than the query");
+    const bool split = split_from != gpu::msm_no_split;
+    const size_t bytes = gpu::msm_g1_jacobian_scratch_bytes(n, split);
+    void* scratch = detail::worker_scratch(bytes);
+    detail::check_cuda(gpu::msm_g1_jacobian(out, bases, scalars, n, split_from, scratch, bytes, detail::worker_stream()),
+                       "gpu::msm_g1_jacobian");
+  });
+}
+#endif
+
 starpu_perfmodel msm_model;
 
 }  // namespace
@@ -83,7 +136,11 @@ starpu_codelet* msm_codelet() {
     detail::init_size_model<&msm_size>(msm_model, "starzk_msm");
     c.cpu_funcs[0] = msm_cpu;
     c.cpu_funcs_name[0] = "msm_cpu";
-    c.nbuffers = STARPU_VARIABLE_NBUFFERS;  // 3, or 6 for the chain's last task
+#if STARZK_CODELETS_CUDA
+    c.cuda_funcs[0] = msm_cuda;
+    c.cuda_flags[0] = STARPU_CUDA_ASYNC;
+#endif
+    c.nbuffers = STARPU_VARIABLE_NBUFFERS;  // 3 (msm_h), 4 (split), 7 (msm_b1: the chain's last)
     c.model = &msm_model;
     c.name = "msm";
     c.color = detail::color_msm;

@@ -10,14 +10,23 @@
 //                      (6 transforms, plus 4n M).
 // b and c are scratch afterwards.
 //
-// Buffers: 0 a, 1 b, 2 c (RW). The CPU body runs h_phase_bellman /
-// h_phase_snarkjs on the partition's vectors with the key's prebuilt domain.
+// Buffers: 0 a, 1 b, 2 c (RW), 3 the key's device NTT domain (R: twiddle
+// and coset tables, dag/key_bundle.hpp; a one-element dummy without CUDA
+// workers). The CPU body runs h_phase_bellman / h_phase_snarkjs on the
+// partition's vectors with the key's host domain and ignores buffer 3. The
+// CUDA body runs gpu::ntt_h on the buffers' device copies, in the same
+// order of operations (cuda/starzk_cuda.hpp), on the worker's stream.
 #include <starpu.h>
 
 #include "codelets/codelet_common.hpp"
 #include "codelets/codelets.hpp"
+#include "codelets/cuda_support.hpp"
 #include "ntt/h_phase.hpp"
 #include "policies/resource_class.h"
+
+#if STARZK_CODELETS_CUDA
+#include "cuda/starzk_cuda.hpp"
+#endif
 
 namespace starzk::codelets {
 
@@ -40,6 +49,26 @@ void ntt_h_cpu(void* buffers[], void* arg) noexcept {
   });
 }
 
+#if STARZK_CODELETS_CUDA
+void ntt_h_cuda(void* buffers[], void* arg) noexcept {
+  auto& p = *static_cast<partition_state_t*>(arg);
+  guarded(p, "ntt_h", [&] {
+    const uint64_t n = p.key.pk->domain_size;
+    unsigned log_n = 0;
+    while ((uint64_t(1) << log_n) < n) ++log_n;
+    if (STARPU_VECTOR_GET_NX(buffers[3]) * STARPU_VECTOR_GET_ELEMSIZE(buffers[3]) != gpu::ntt_domain_bytes(log_n))
+      throw std::runtime_error("the key's device NTT domain is missing or of the wrong size");
+    const auto conv = p.key.pk->convention == h_convention_t::bellman_coset ? gpu::root_convention_t::bellman
+                                                                            : gpu::root_convention_t::snarkjs;
+    auto* a = reinterpret_cast<fr_t*>(STARPU_VECTOR_GET_PTR(buffers[0]));
+    auto* b = reinterpret_cast<fr_t*>(STARPU_VECTOR_GET_PTR(buffers[1]));
+    auto* c = reinterpret_cast<fr_t*>(STARPU_VECTOR_GET_PTR(buffers[2]));
+    const void* domain = reinterpret_cast<const void*>(STARPU_VECTOR_GET_PTR(buffers[3]));
+    detail::check_cuda(gpu::ntt_h(a, b, c, log_n, conv, domain, detail::worker_stream()), "gpu::ntt_h");
+  });
+}
+#endif
+
 starpu_perfmodel ntt_h_model;
 
 }  // namespace
@@ -58,10 +87,15 @@ starpu_codelet* ntt_h_codelet() {
     detail::init_size_model<&ntt_h_size>(ntt_h_model, "starzk_ntt_h");
     c.cpu_funcs[0] = ntt_h_cpu;
     c.cpu_funcs_name[0] = "ntt_h_cpu";
-    c.nbuffers = 3;
+#if STARZK_CODELETS_CUDA
+    c.cuda_funcs[0] = ntt_h_cuda;
+    c.cuda_flags[0] = STARPU_CUDA_ASYNC;
+#endif
+    c.nbuffers = 4;
     c.modes[0] = STARPU_RW;
     c.modes[1] = STARPU_RW;
     c.modes[2] = STARPU_RW;
+    c.modes[3] = STARPU_R;
     c.model = &ntt_h_model;
     c.name = "ntt_h";
     c.color = detail::color_ntt_h;

@@ -72,6 +72,7 @@ struct partition_state_t {
   std::optional<blinding_t> fixed_rs;  // TEST ONLY: fixed r, s (byte identity)
 
   std::vector<fr_t> w;        // the witness, n_vars values (w[0] = 1)
+  bool w_pinned = false;      // w is page-locked (starpu_memory_pin); free unpins it
   std::vector<fr_t> a, b, c;  // QAP rows, domain_size each; after ntt_h, a holds h
   std::vector<fr_t> publics;  // w[1..n_public], kept for verification and output
   prep_pair_t prep;

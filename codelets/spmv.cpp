@@ -11,12 +11,24 @@
 // STARPU_VARIABLE_NBUFFERS. The CPU body calls witness_map_into
 // (groth16's spmv plus the input rows). Work: nnz multiplications
 // (+ n for the snarkjs a∘b).
+//
+// CUDA body: gpu::qap_rows_bellman / gpu::qap_rows_snarkjs on the device
+// copies of w and of the CSR arrays, which StarPU keeps resident on the
+// GPU between tasks (read-only key handles); a, b, c are produced on the
+// device, where ntt_h reads them, and never cross PCIe when the chain runs
+// on the same GPU. On a GPU the class still says memory_heavy, but the
+// host-bandwidth cap only counts CPU workers (policies/engine.cpp).
 #include <starpu.h>
 
 #include "codelets/codelet_common.hpp"
 #include "codelets/codelets.hpp"
+#include "codelets/cuda_support.hpp"
 #include "codelets/witness_map_into.hpp"
 #include "policies/resource_class.h"
+
+#if STARZK_CODELETS_CUDA
+#include "cuda/starzk_cuda.hpp"
+#endif
 
 namespace starzk::codelets {
 
@@ -45,6 +57,46 @@ void spmv_cpu(void* buffers[], void* arg) noexcept {
   });
 }
 
+#if STARZK_CODELETS_CUDA
+// The device view of matrix k of the task (buffers 4 + 3k .. 6 + 3k).
+gpu::csr_view_t csr_of(void* buffers[], int k, const sparse_matrix_t& m) {
+  if (STARPU_VECTOR_GET_NX(buffers[4 + 3 * k]) < m.n_rows + 1) throw std::invalid_argument("CSR row_ptr too short");
+  return gpu::csr_view_t{reinterpret_cast<const uint64_t*>(STARPU_VECTOR_GET_PTR(buffers[4 + 3 * k])),
+                         reinterpret_cast<const uint32_t*>(STARPU_VECTOR_GET_PTR(buffers[5 + 3 * k])),
+                         reinterpret_cast<const fr_t*>(STARPU_VECTOR_GET_PTR(buffers[6 + 3 * k])), m.n_rows};
+}
+
+void spmv_cuda(void* buffers[], void* arg) noexcept {
+  auto& p = *static_cast<partition_state_t*>(arg);
+  guarded(p, "spmv", [&] {
+    const proving_key_t& pk = *p.key.pk;
+    const uint64_t n = pk.domain_size;
+    const auto* w = reinterpret_cast<const fr_t*>(STARPU_VECTOR_GET_PTR(buffers[0]));
+    auto* a = reinterpret_cast<fr_t*>(STARPU_VECTOR_GET_PTR(buffers[1]));
+    auto* b = reinterpret_cast<fr_t*>(STARPU_VECTOR_GET_PTR(buffers[2]));
+    auto* c = reinterpret_cast<fr_t*>(STARPU_VECTOR_GET_PTR(buffers[3]));
+    if (STARPU_VECTOR_GET_NX(buffers[0]) != pk.n_vars || STARPU_VECTOR_GET_NX(buffers[1]) != n)
+      throw std::invalid_argument("witness or rows of the wrong length");
+    const cudaStream_t s = detail::worker_stream();
+    if (pk.convention == h_convention_t::snarkjs_odd_coset) {
+      if (pk.zkey_a.n_rows > n || pk.zkey_b.n_rows > n)
+        throw std::invalid_argument("key matrices have more rows than its domain");
+      detail::check_cuda(gpu::qap_rows_snarkjs(a, b, c, n, csr_of(buffers, 0, pk.zkey_a), csr_of(buffers, 1, pk.zkey_b),
+                                               w, s),
+                         "gpu::qap_rows_snarkjs");
+      return;
+    }
+    const r1cs_t* cs = p.key.cs;
+    if (cs == nullptr) throw std::invalid_argument("a bellman/Filecoin key needs the circuit");
+    if (uint64_t(cs->n_constraints) + cs->n_public + 1 > n)
+      throw std::invalid_argument("the domain cannot hold the constraints and the input rows");
+    detail::check_cuda(gpu::qap_rows_bellman(a, b, c, n, csr_of(buffers, 0, cs->a), csr_of(buffers, 1, cs->b),
+                                             csr_of(buffers, 2, cs->c), cs->n_constraints, cs->n_public, w, s),
+                       "gpu::qap_rows_bellman");
+  });
+}
+#endif
+
 starpu_perfmodel spmv_model;  // zero-initialised, filled once below
 
 }  // namespace
@@ -58,6 +110,10 @@ starpu_codelet* spmv_codelet() {
     detail::init_size_model<&spmv_size>(spmv_model, "starzk_spmv");
     c.cpu_funcs[0] = spmv_cpu;
     c.cpu_funcs_name[0] = "spmv_cpu";
+#if STARZK_CODELETS_CUDA
+    c.cuda_funcs[0] = spmv_cuda;
+    c.cuda_flags[0] = STARPU_CUDA_ASYNC;
+#endif
     c.nbuffers = STARPU_VARIABLE_NBUFFERS;
     c.model = &spmv_model;
     c.name = "spmv";

@@ -3,6 +3,8 @@
 // around each launcher. Plain C++ on the CUDA runtime API; no device code.
 #include "cuda/starzk_cuda_host.hpp"
 
+#include "cuda/msm_launchers.hpp"
+
 #include <cuda_runtime_api.h>
 
 namespace starzk::gpu {
@@ -132,71 +134,162 @@ std::vector<fr_t> ntt_h_host(std::span<const fr_t> a, std::span<const fr_t> b, s
   return h;
 }
 
+namespace {
+
+// The MSM wrappers, written once for G1 and G2 (P = g1_params / g2_params):
+// L names the curve's launchers (cuda/msm_launchers.hpp).
+template <class T>
+device_buffer_t to_device(std::span<const T> h) {
+  device_buffer_t d(h.size_bytes());
+  d.upload(h.data(), h.size_bytes());
+  return d;
+}
+template <class T>
+T download_one(const device_buffer_t& d, size_t index = 0) {
+  T r;
+  d.download(&r, sizeof r, index * sizeof r);
+  return r;
+}
+// The launcher's name for error messages, e.g. msm_g2_split.
+std::string msm_what(const char* prefix, const char* name, const char* suffix = "") {
+  return std::string(prefix) + name + suffix;
+}
+
+template <class P>
+void check_sizes(size_t bases, size_t scalars, const char* prefix, const char* suffix) {
+  if (bases != scalars)
+    throw std::runtime_error("starzk_cuda: " + msm_what(prefix, msm_launchers_t<P>::name, suffix) +
+                             ": bases and scalars differ in length");
+}
+template <class P>
+void check_bitmap(size_t n, size_t words, const char* prefix, const char* suffix) {
+  if (words < (n + 31) / 32)
+    throw std::runtime_error("starzk_cuda: " + msm_what(prefix, msm_launchers_t<P>::name, suffix) +
+                             ": bitmap too short");
+}
+
+template <class P>
+xyzz_t<P> msm_host(std::span<const affine_t<P>> bases, std::span<const fr_t> scalars, const msm_tuning_t& tune) {
+  using L = msm_launchers_t<P>;
+  check_sizes<P>(bases.size(), scalars.size(), "msm_", "");
+  const size_t n = bases.size();
+  stream_t s;
+  device_buffer_t db = to_device(bases), ds = to_device(scalars), dr(sizeof(xyzz_t<P>));
+  const size_t scratch = L::msm_scratch_bytes(n, tune);
+  device_buffer_t dscr(scratch);
+  check_cuda(L::msm(dr.as<xyzz_t<P>>(), db.as<affine_t<P>>(), ds.as<fr_t>(), n, dscr.get(), scratch, s.get(), tune,
+                    nullptr),
+             msm_what("msm_", L::name).c_str());
+  s.sync();
+  return download_one<xyzz_t<P>>(dr);
+}
+
+template <class P>
+xyzz_t<P> batch_add_host(std::span<const affine_t<P>> bases, std::span<const uint32_t> bitmap) {
+  using L = msm_launchers_t<P>;
+  const size_t n = bases.size();
+  check_bitmap<P>(n, bitmap.size(), "batch_add_", "");
+  stream_t s;
+  device_buffer_t db = to_device(bases), dm = to_device(bitmap), dr(sizeof(xyzz_t<P>));
+  const size_t scratch = L::batch_add_scratch_bytes(n);
+  device_buffer_t dscr(scratch);
+  check_cuda(L::batch_add(dr.as<xyzz_t<P>>(), db.as<affine_t<P>>(), dm.as<uint32_t>(), n, dscr.get(), scratch,
+                          s.get()),
+             msm_what("batch_add_", L::name).c_str());
+  s.sync();
+  return download_one<xyzz_t<P>>(dr);
+}
+
+template <class P>
+std::pair<xyzz_t<P>, xyzz_t<P>> split_host(std::span<const affine_t<P>> bases, std::span<const fr_t> scalars,
+                                           std::span<const uint32_t> ones_bitmap, const msm_tuning_t& tune) {
+  using L = msm_launchers_t<P>;
+  const size_t n = bases.size();
+  check_sizes<P>(n, scalars.size(), "msm_", "_split");
+  check_bitmap<P>(n, ones_bitmap.size(), "msm_", "_split");
+  stream_t s;
+  device_buffer_t db = to_device(bases), ds = to_device(scalars), dm = to_device(ones_bitmap),
+                  dr(2 * sizeof(xyzz_t<P>));
+  const size_t scratch = L::split_scratch_bytes(n, tune);
+  device_buffer_t dscr(scratch);
+  check_cuda(L::split(dr.as<xyzz_t<P>>(), dr.as<xyzz_t<P>>() + 1, db.as<affine_t<P>>(), ds.as<fr_t>(),
+                      dm.as<uint32_t>(), n, dscr.get(), scratch, s.get(), tune),
+             msm_what("msm_", L::name, "_split").c_str());
+  s.sync();
+  return {download_one<xyzz_t<P>>(dr, 0), download_one<xyzz_t<P>>(dr, 1)};
+}
+
+template <class P>
+jacobian_t<P> to_jacobian_host(const xyzz_t<P>& p) {
+  using L = msm_launchers_t<P>;
+  stream_t s;
+  device_buffer_t din = to_device(std::span<const xyzz_t<P>>(&p, 1)), dout(sizeof(jacobian_t<P>));
+  check_cuda(L::to_jacobian(dout.as<jacobian_t<P>>(), din.as<xyzz_t<P>>(), 1, s.get()),
+             msm_what("", L::name, "_xyzz_to_jacobian").c_str());
+  s.sync();
+  return download_one<jacobian_t<P>>(dout);
+}
+
+template <class P>
+jacobian_t<P> jacobian_msm_host(std::span<const affine_t<P>> bases, std::span<const fr_t> scalars, size_t split_from,
+                                const msm_tuning_t& tune) {
+  using L = msm_launchers_t<P>;
+  check_sizes<P>(bases.size(), scalars.size(), "msm_", "_jacobian");
+  const size_t n = bases.size();
+  stream_t s;
+  device_buffer_t db = to_device(bases), ds = to_device(scalars), dout(sizeof(jacobian_t<P>));
+  const size_t scratch = L::jacobian_scratch_bytes(n, split_from != msm_no_split, tune);
+  device_buffer_t dscr(scratch);
+  check_cuda(L::jacobian(dout.as<jacobian_t<P>>(), db.as<affine_t<P>>(), ds.as<fr_t>(), n, split_from, dscr.get(),
+                         scratch, s.get(), tune),
+             msm_what("msm_", L::name, "_jacobian").c_str());
+  s.sync();
+  return download_one<jacobian_t<P>>(dout);
+}
+
+}  // namespace
+
 g1_xyzz_t msm_g1_host(std::span<const g1_affine_t> bases, std::span<const fr_t> scalars, const msm_tuning_t& tune) {
-  if (bases.size() != scalars.size()) throw std::runtime_error("starzk_cuda: msm_g1: bases and scalars differ in length");
-  const size_t n = bases.size();
-  stream_t s;
-  device_buffer_t db(n * sizeof(g1_affine_t)), ds(n * sizeof(fr_t)), dr(sizeof(g1_xyzz_t));
-  const size_t scratch = msm_g1_scratch_bytes(n, tune);
-  device_buffer_t dscr(scratch);
-  db.upload(bases.data(), bases.size_bytes());
-  ds.upload(scalars.data(), scalars.size_bytes());
-  check_cuda(msm_g1(dr.as<g1_xyzz_t>(), db.as<g1_affine_t>(), ds.as<fr_t>(), n, dscr.get(), scratch, s.get(), tune),
-             "msm_g1");
-  s.sync();
-  g1_xyzz_t r;
-  dr.download(&r, sizeof r);
-  return r;
+  return msm_host<g1_params>(bases, scalars, tune);
 }
-
+g2_xyzz_t msm_g2_host(std::span<const g2_affine_t> bases, std::span<const fr_t> scalars, const msm_tuning_t& tune) {
+  return msm_host<g2_params>(bases, scalars, tune);
+}
 g1_xyzz_t batch_add_g1_host(std::span<const g1_affine_t> bases, std::span<const uint32_t> bitmap) {
-  const size_t n = bases.size();
-  if (bitmap.size() < (n + 31) / 32) throw std::runtime_error("starzk_cuda: batch_add_g1: bitmap too short");
-  stream_t s;
-  device_buffer_t db(n * sizeof(g1_affine_t)), dm(bitmap.size_bytes()), dr(sizeof(g1_xyzz_t));
-  const size_t scratch = batch_add_g1_scratch_bytes(n);
-  device_buffer_t dscr(scratch);
-  db.upload(bases.data(), bases.size_bytes());
-  dm.upload(bitmap.data(), bitmap.size_bytes());
-  check_cuda(batch_add_g1(dr.as<g1_xyzz_t>(), db.as<g1_affine_t>(), dm.as<uint32_t>(), n, dscr.get(), scratch, s.get()),
-             "batch_add_g1");
-  s.sync();
-  g1_xyzz_t r;
-  dr.download(&r, sizeof r);
-  return r;
+  return batch_add_host<g1_params>(bases, bitmap);
 }
-
+g2_xyzz_t batch_add_g2_host(std::span<const g2_affine_t> bases, std::span<const uint32_t> bitmap) {
+  return batch_add_host<g2_params>(bases, bitmap);
+}
 std::pair<g1_xyzz_t, g1_xyzz_t> msm_g1_split_host(std::span<const g1_affine_t> bases, std::span<const fr_t> scalars,
                                                   std::span<const uint32_t> ones_bitmap, const msm_tuning_t& tune) {
-  const size_t n = bases.size();
-  if (scalars.size() != n || ones_bitmap.size() < (n + 31) / 32)
-    throw std::runtime_error("starzk_cuda: msm_g1_split: sizes of bases, scalars and bitmap disagree");
-  stream_t s;
-  device_buffer_t db(n * sizeof(g1_affine_t)), ds(n * sizeof(fr_t)), dm(ones_bitmap.size_bytes()),
-      dr(2 * sizeof(g1_xyzz_t));
-  const size_t scratch = msm_g1_split_scratch_bytes(n, tune);
-  device_buffer_t dscr(scratch);
-  db.upload(bases.data(), bases.size_bytes());
-  ds.upload(scalars.data(), scalars.size_bytes());
-  dm.upload(ones_bitmap.data(), ones_bitmap.size_bytes());
-  check_cuda(msm_g1_split(dr.as<g1_xyzz_t>(), dr.as<g1_xyzz_t>() + 1, db.as<g1_affine_t>(), ds.as<fr_t>(),
-                          dm.as<uint32_t>(), n, dscr.get(), scratch, s.get(), tune),
-             "msm_g1_split");
-  s.sync();
-  g1_xyzz_t r[2];
-  dr.download(r, sizeof r);
-  return {r[0], r[1]};
+  return split_host<g1_params>(bases, scalars, ones_bitmap, tune);
+}
+std::pair<g2_xyzz_t, g2_xyzz_t> msm_g2_split_host(std::span<const g2_affine_t> bases, std::span<const fr_t> scalars,
+                                                  std::span<const uint32_t> ones_bitmap, const msm_tuning_t& tune) {
+  return split_host<g2_params>(bases, scalars, ones_bitmap, tune);
+}
+g1_jacobian_t g1_xyzz_to_jacobian_host(const g1_xyzz_t& p) { return to_jacobian_host<g1_params>(p); }
+g2_jacobian_t g2_xyzz_to_jacobian_host(const g2_xyzz_t& p) { return to_jacobian_host<g2_params>(p); }
+
+g1_jacobian_t msm_g1_jacobian_host(std::span<const g1_affine_t> bases, std::span<const fr_t> scalars,
+                                   size_t split_from, const msm_tuning_t& tune) {
+  return jacobian_msm_host<g1_params>(bases, scalars, split_from, tune);
+}
+g2_jacobian_t msm_g2_jacobian_host(std::span<const g2_affine_t> bases, std::span<const fr_t> scalars,
+                                   size_t split_from, const msm_tuning_t& tune) {
+  return jacobian_msm_host<g2_params>(bases, scalars, split_from, tune);
 }
 
-g1_jacobian_t g1_xyzz_to_jacobian_host(const g1_xyzz_t& p) {
+std::vector<uint32_t> ones_bitmap_host(std::span<const fr_t> scalars, size_t split_from) {
+  const size_t n = scalars.size(), words = (n + 31) / 32;
   stream_t s;
-  device_buffer_t din(sizeof p), dout(sizeof(g1_jacobian_t));
-  din.upload(&p, sizeof p);
-  check_cuda(g1_xyzz_to_jacobian(dout.as<g1_jacobian_t>(), din.as<g1_xyzz_t>(), 1, s.get()), "g1_xyzz_to_jacobian");
+  device_buffer_t ds = to_device(scalars), dm(words * sizeof(uint32_t));
+  check_cuda(ones_bitmap(dm.as<uint32_t>(), ds.as<fr_t>(), n, split_from, s.get()), "ones_bitmap");
   s.sync();
-  g1_jacobian_t r;
-  dout.download(&r, sizeof r);
-  return r;
+  std::vector<uint32_t> bitmap(words);
+  dm.download(bitmap.data(), words * sizeof(uint32_t));
+  return bitmap;
 }
 
 }  // namespace starzk::gpu

@@ -1,5 +1,8 @@
-// G1 multi-scalar multiplication, sum_i s_i·P_i, by Pippenger's bucket method
-// with signed windows, sorted buckets and XYZZ accumulation.
+// Multi-scalar multiplication on G1 and G2, sum_i s_i·P_i, by Pippenger's
+// bucket method with signed windows, sorted buckets and XYZZ accumulation.
+// One implementation: the point kernels and the driver are templates over a
+// curve bundle (msm_curve.cuh), instantiated for G1 and G2 at the bottom;
+// the digit, sort and bucket-bound kernels do not depend on the curve.
 //
 //  1. digits: each scalar leaves Montgomery form (one Fr product) and is cut
 //     into W = ceil(256/c) signed c-bit digits d in [-2^(c-1), 2^(c-1)]
@@ -29,8 +32,11 @@
 // at n = 2^27 and c = 20 that is 2 windows per group, 7 groups). Step 1
 // recomputes the signed-digit carries from window 0 for each group (one Fr
 // product and a few shifts per scalar: cheap next to a window's additions).
-// The level-1 accumulation, the hot loop, lives in msm_accumulate.cu with the
-// Fp product inlined.
+// The level-1 accumulation, the hot loop, lives in msm_accumulate.cu (for G1
+// with the Fp product inlined).
+// The window c minimises W·(n + w·2^c) madd-equivalents, w = the curve's
+// bucket_weight (G1 10, G2 8: msm_curve.cuh). A G2 MSM needs twice the
+// bytes per bucket partial (384 B); the key/value arrays do not change.
 // The result is an XYZZ point written to device memory.
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
@@ -55,7 +61,7 @@ struct plan_t {
 
   static unsigned window_count(unsigned c) { return (256 + c - 1) / c; }
 
-  static plan_t make(size_t n, const msm_tuning_t& tune) {
+  static plan_t make(size_t n, const msm_tuning_t& tune, double bucket_weight) {
     plan_t p{};
     p.n = n;
     p.chunk = tune.chunk < 2 ? 2 : tune.chunk;
@@ -63,13 +69,13 @@ struct plan_t {
     unsigned c = tune.window_bits;
     if (c == 0) {
       // Cost model in madd-equivalents: W·n bucket additions plus about
-      // 10·2^c per window for the sort, the bounds, the running sums and the
-      // partial folding. The weight 10 fits the H200 timings of c = 16..20
+      // w·2^c per window for the sort, the bounds, the running sums and the
+      // partial folding. For G1, w = 10 fits the H200 timings of c = 16..20
       // at n = 2^24 and 2^26 within 3% (2^24: c = 16 128 ms, c = 20 162 ms;
       // 2^26: c = 20 473 ms, c = 16 506 ms; docs/benchmarks.md).
       double best = 1e300;
       for (unsigned t = 2; t <= 20; ++t) {
-        const double cost = double(window_count(t)) * (double(n) + 10.0 * double(1u << t));
+        const double cost = double(window_count(t)) * (double(n) + bucket_weight * double(1u << t));
         if (cost < best) best = cost, c = t;
       }
     }
@@ -102,13 +108,14 @@ struct plan_t {
   }
 };
 
+template <class X>
 struct buffers_t {
   uint32_t *keys_in, *vals_in, *keys_out, *vals_out;
   void* sort_temp;
   void* scan_temp;
   uint64_t *start, *end;
   uint32_t *counts, *off_a, *off_b;
-  dev_g1_xyzz_t *part_a, *part_b, *segs, *windows;
+  X *part_a, *part_b, *segs, *windows;
 
   static buffers_t carve(carve_t& cv, const plan_t& p) {
     buffers_t b{};
@@ -125,10 +132,10 @@ struct buffers_t {
     b.off_b = cv.take<uint32_t>(p.buckets + 1);
     size_t ma = 0, mb = 0;
     for (unsigned l = 0; l < p.levels; ++l) (l % 2 == 0 ? ma : mb) = std::max(l % 2 == 0 ? ma : mb, p.bound[l]);
-    b.part_a = cv.take<dev_g1_xyzz_t>(ma);
-    b.part_b = cv.take<dev_g1_xyzz_t>(mb == 0 ? 1 : mb);
-    b.segs = cv.take<dev_g1_xyzz_t>(size_t(p.Wg) * p.J);
-    b.windows = cv.take<dev_g1_xyzz_t>(p.W);
+    b.part_a = cv.take<X>(ma);
+    b.part_b = cv.take<X>(mb == 0 ? 1 : mb);
+    b.segs = cv.take<X>(size_t(p.Wg) * p.J);
+    b.windows = cv.take<X>(p.W);
     return b;
   }
 };
@@ -197,27 +204,28 @@ __global__ void __launch_bounds__(256) count_parts_kernel(const uint32_t* off, s
 // ---- 3. accumulation ----
 // Level 1 (points): launch_accumulate_points, msm_accumulate.cu.
 // Later levels fold `chunk` partials of one bucket into one (add-2008-s).
-__global__ void __launch_bounds__(128) fold_parts_kernel(const dev_g1_xyzz_t* in, const uint32_t* off_in,
-                                                         const uint32_t* off_out, size_t buckets, unsigned chunk,
-                                                         dev_g1_xyzz_t* out) {
+template <class X>
+__global__ void __launch_bounds__(128) fold_parts_kernel(const X* in, const uint32_t* off_in, const uint32_t* off_out,
+                                                         size_t buckets, unsigned chunk, X* out) {
   const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   const uint32_t total = off_out[buckets];
   if (t >= total) return;
   const size_t g = find_bucket(off_out, buckets, uint32_t(t));
   const uint32_t b = off_in[g] + (uint32_t(t) - off_out[g]) * chunk;
   const uint32_t e = b + chunk < off_in[g + 1] ? b + chunk : off_in[g + 1];
-  dev_g1_xyzz_t acc = in[b];
+  X acc = in[b];
   for (uint32_t k = b + 1; k < e; ++k) acc = acc.add(in[k]);
   out[t] = acc;
 }
 
 // ---- 4. window sums, segment part ----
-__global__ void __launch_bounds__(128) segment_kernel(const dev_g1_xyzz_t* parts, const uint32_t* off, unsigned K,
-                                                      unsigned J, unsigned M, unsigned W, dev_g1_xyzz_t* segs) {
+template <class X>
+__global__ void __launch_bounds__(128) segment_kernel(const X* parts, const uint32_t* off, unsigned K, unsigned J,
+                                                      unsigned M, unsigned W, X* segs) {
   const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (t >= size_t(W) * J) return;
   const unsigned w = unsigned(t / J), j = unsigned(t % J);
-  dev_g1_xyzz_t run = dev_g1_xyzz_t::infinity(), acc = dev_g1_xyzz_t::infinity();
+  X run = X::infinity(), acc = X::infinity();
   for (unsigned b = j * M + M; b > j * M; --b) {
     const size_t g = size_t(w) * (K + 1) + b;
     if (off[g + 1] > off[g]) run = run.add(parts[off[g]]);
@@ -228,10 +236,10 @@ __global__ void __launch_bounds__(128) segment_kernel(const dev_g1_xyzz_t* parts
 }
 
 // ---- 5. Horner over the windows ----
-__global__ void __launch_bounds__(32) horner_kernel(const dev_g1_xyzz_t* windows, unsigned W, unsigned c,
-                                                    dev_g1_xyzz_t* result) {
+template <class X>
+__global__ void __launch_bounds__(32) horner_kernel(const X* windows, unsigned W, unsigned c, X* result) {
   if (threadIdx.x != 0) return;
-  dev_g1_xyzz_t acc = windows[W - 1];
+  X acc = windows[W - 1];
   for (int w = int(W) - 2; w >= 0; --w) {
     for (unsigned d = 0; d < c; ++d) acc = acc.dbl();
     acc = acc.add(windows[w]);
@@ -239,35 +247,37 @@ __global__ void __launch_bounds__(32) horner_kernel(const dev_g1_xyzz_t* windows
   *result = acc;
 }
 
-}  // namespace
-
-size_t msm_g1_scratch_bytes(size_t n, const msm_tuning_t& tune) {
+template <class C>
+size_t scratch_for(size_t n, const msm_tuning_t& tune) {
   if (n == 0) return 0;
-  const plan_t p = plan_t::make(n, tune);
+  const plan_t p = plan_t::make(n, tune, C::bucket_weight);
   carve_t cv{nullptr};
-  buffers_t::carve(cv, p);
+  buffers_t<typename C::xyzz_type>::carve(cv, p);
   return cv.used;
 }
 
-cudaError_t msm_g1(g1_xyzz_t* d_result, const g1_affine_t* d_bases_h, const fr_t* d_scalars_h, size_t n,
-                   void* d_scratch, size_t scratch_bytes, cudaStream_t s, const msm_tuning_t& tune,
-                   const uint32_t* d_skip) {
-  auto* result = reinterpret_cast<dev_g1_xyzz_t*>(d_result);
+// The whole MSM for curve bundle C (steps 1-5 of the file comment).
+template <class C>
+cudaError_t run(typename C::host_xyzz_type* d_result, const typename C::host_affine_type* d_bases,
+                const fr_t* d_scalars, size_t n, void* d_scratch, size_t scratch_bytes, cudaStream_t s,
+                const msm_tuning_t& tune, const uint32_t* d_skip) {
+  using X = typename C::xyzz_type;
+  auto* result = reinterpret_cast<X*>(d_result);
   if (!d_result) return cudaErrorInvalidValue;
   if (n == 0) {
-    set_infinity_kernel<<<1, 32, 0, s>>>(result);
+    set_infinity_kernel<X><<<1, 32, 0, s>>>(result);
     SZK_CHECK_LAUNCH();
     return cudaSuccess;
   }
-  if (n >= (size_t(1) << 31) || !d_bases_h || !d_scalars_h || !d_scratch) return cudaErrorInvalidValue;
+  if (n >= (size_t(1) << 31) || !d_bases || !d_scalars || !d_scratch) return cudaErrorInvalidValue;
   if (tune.window_bits > 20 || (tune.window_bits != 0 && tune.window_bits < 2)) return cudaErrorInvalidValue;
   if (tune.block == 0 || tune.block > 128) return cudaErrorInvalidValue;
-  const plan_t p = plan_t::make(n, tune);
+  const plan_t p = plan_t::make(n, tune, C::bucket_weight);
   carve_t cv{static_cast<char*>(d_scratch)};
-  const buffers_t b = buffers_t::carve(cv, p);
+  const buffers_t<X> b = buffers_t<X>::carve(cv, p);
   if (cv.used > scratch_bytes) return cudaErrorInvalidValue;
-  const auto* bases = reinterpret_cast<const dev_g1_affine_t*>(d_bases_h);
-  const auto* scalars = reinterpret_cast<const dev_fr_t*>(d_scalars_h);
+  const auto* bases = reinterpret_cast<const typename C::affine_type*>(d_bases);
+  const auto* scalars = reinterpret_cast<const dev_fr_t*>(d_scalars);
 
   for (unsigned w0 = 0; w0 < p.W; w0 += p.Wg) {
     const unsigned gw = std::min(p.Wg, p.W - w0);  // windows in this group
@@ -295,12 +305,12 @@ cudaError_t msm_g1(g1_xyzz_t* d_result, const g1_affine_t* d_bases_h, const fr_t
                                                                      b.counts);
     SZK_CHECK_LAUNCH();
     SZK_TRY(scan(b.off_a));
-    SZK_TRY(launch_accumulate_points(bases, b.vals_out, b.start, b.end, b.off_a, buckets, p.chunk, b.part_a,
-                                     p.bound[0], p.block, s));
-    dev_g1_xyzz_t* parts = b.part_a;
+    SZK_TRY(launch_accumulate_points<C>(bases, b.vals_out, b.start, b.end, b.off_a, buckets, p.chunk, b.part_a,
+                                        p.bound[0], p.block, s));
+    X* parts = b.part_a;
     uint32_t* off = b.off_a;
     for (unsigned l = 1; l < p.levels; ++l) {
-      dev_g1_xyzz_t* next = (l % 2 == 0) ? b.part_a : b.part_b;
+      X* next = (l % 2 == 0) ? b.part_a : b.part_b;
       uint32_t* next_off = (off == b.off_a) ? b.off_b : b.off_a;
       count_parts_kernel<<<grid_for(buckets + 1, 256), 256, 0, s>>>(off, buckets, p.chunk, b.counts);
       SZK_CHECK_LAUNCH();
@@ -315,7 +325,7 @@ cudaError_t msm_g1(g1_xyzz_t* d_result, const g1_affine_t* d_bases_h, const fr_t
     // 4: window sums of the group.
     segment_kernel<<<grid_for(size_t(gw) * p.J, 128), 128, 0, s>>>(parts, off, p.K, p.J, p.M, gw, b.segs);
     SZK_CHECK_LAUNCH();
-    sum_segments_kernel<<<gw, sum_block, 0, s>>>(b.segs, p.J, b.windows + w0);
+    sum_segments_kernel<X><<<gw, sum_block_v<X>, 0, s>>>(b.segs, p.J, b.windows + w0);
     SZK_CHECK_LAUNCH();
   }
   // 5: Horner over all windows.
@@ -324,33 +334,20 @@ cudaError_t msm_g1(g1_xyzz_t* d_result, const g1_affine_t* d_bases_h, const fr_t
   return cudaSuccess;
 }
 
-namespace {
-__global__ void __launch_bounds__(256) to_jacobian_kernel(const dev_g1_xyzz_t* in, dev_fp_t* out, size_t n) {
-  const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (i >= n) return;
-  const dev_g1_xyzz_t p = in[i];
-  dev_fp_t* o = out + 3 * i;
-  if (p.is_infinity()) {  // (1 : 1 : 0), as the host's jacobian_t::infinity()
-    o[0] = dev_fp_t::one();
-    o[1] = dev_fp_t::one();
-    o[2] = dev_fp_t::zero();
-    return;
-  }
-  // X_J = X·ZZ^2, Y_J = Y·ZZZ^2, Z_J = ZZZ (see src/ec/xyzz.hpp): 2M + 2S.
-  o[0] = p.x * p.zz.sqr();
-  o[1] = p.y * p.zzz.sqr();
-  o[2] = p.zzz;
-}
 }  // namespace
 
-cudaError_t g1_xyzz_to_jacobian(g1_jacobian_t* d_out, const g1_xyzz_t* d_in, size_t n, cudaStream_t s) {
-  if (n == 0) return cudaSuccess;
-  if (!d_out || !d_in) return cudaErrorInvalidValue;
-  static_assert(sizeof(g1_jacobian_t) == 3 * sizeof(dev_fp_t));
-  to_jacobian_kernel<<<grid_for(n, 256), 256, 0, s>>>(reinterpret_cast<const dev_g1_xyzz_t*>(d_in),
-                                                      reinterpret_cast<dev_fp_t*>(d_out), n);
-  SZK_CHECK_LAUNCH();
-  return cudaSuccess;
+size_t msm_g1_scratch_bytes(size_t n, const msm_tuning_t& tune) { return scratch_for<g1_curve_t>(n, tune); }
+cudaError_t msm_g1(g1_xyzz_t* d_result, const g1_affine_t* d_bases, const fr_t* d_scalars, size_t n,
+                   void* d_scratch, size_t scratch_bytes, cudaStream_t s, const msm_tuning_t& tune,
+                   const uint32_t* d_skip) {
+  return run<g1_curve_t>(d_result, d_bases, d_scalars, n, d_scratch, scratch_bytes, s, tune, d_skip);
+}
+
+size_t msm_g2_scratch_bytes(size_t n, const msm_tuning_t& tune) { return scratch_for<g2_curve_t>(n, tune); }
+cudaError_t msm_g2(g2_xyzz_t* d_result, const g2_affine_t* d_bases, const fr_t* d_scalars, size_t n,
+                   void* d_scratch, size_t scratch_bytes, cudaStream_t s, const msm_tuning_t& tune,
+                   const uint32_t* d_skip) {
+  return run<g2_curve_t>(d_result, d_bases, d_scalars, n, d_scratch, scratch_bytes, s, tune, d_skip);
 }
 
 }  // namespace starzk::gpu

@@ -1,37 +1,49 @@
-// Small device pieces shared by the G1 MSM (msm.cu, msm_accumulate.cu) and
-// the batch addition (batch_add.cu): a block-wide sum of XYZZ points in shared
-// memory, a kernel summing consecutive segments of a point array (one block
-// per segment), one that writes the point at infinity, the bucket search of
-// the chunked accumulation, and the launcher of the accumulation kernel.
+// Small device pieces shared by the MSM (msm.cu, msm_accumulate.cu) and the
+// batch addition (batch_add.cu), templated over the XYZZ point type so G1 and
+// G2 use the same code: a block-wide sum of points in shared memory, a kernel
+// summing consecutive segments of a point array (one block per segment), one
+// that writes the point at infinity, the bucket search of the chunked
+// accumulation, and the launcher of the accumulation kernel.
 #pragma once
 
-#include "cuda/point.cuh"
+#include "cuda/msm_curve.cuh"
 
 namespace starzk::gpu {
 
-constexpr unsigned sum_block = 128;  // 128 x 192 B = 24 KiB of shared memory
+// Threads of a block-wide sum: one point each in 24 KiB of shared memory,
+// 128 threads for G1 (192-byte XYZZ points), 64 for G2 (384 bytes).
+template <class X>
+inline constexpr unsigned sum_block_v = unsigned(24576 / sizeof(X));
 
 // Tree reduction of one value per thread; thread 0 returns the block's sum.
-// blockDim.x must be sum_block. Cost: log2(128) = 7 rounds of add-2008-s.
-SZK_D dev_g1_xyzz_t block_sum(dev_g1_xyzz_t v) {
-  __shared__ dev_g1_xyzz_t sm[sum_block];
+// blockDim.x must be sum_block_v<X>. Cost: log2(blockDim) rounds of add-2008-s.
+template <class X>
+SZK_D X block_sum(X v) {
+  constexpr unsigned threads = sum_block_v<X>;
+  __shared__ X sm[threads];
   sm[threadIdx.x] = v;
   __syncthreads();
-  for (unsigned s = sum_block / 2; s > 0; s >>= 1) {
+  for (unsigned s = threads / 2; s > 0; s >>= 1) {
     if (threadIdx.x < s) sm[threadIdx.x] = sm[threadIdx.x].add(sm[threadIdx.x + s]);
     __syncthreads();
   }
   return sm[0];
 }
 
-// out[s] = in[s·len] + ... + in[s·len + len - 1]; grid = number of segments.
-inline __global__ void __launch_bounds__(sum_block) sum_segments_kernel(const dev_g1_xyzz_t* in, size_t len,
-                                                                        dev_g1_xyzz_t* out) {
-  dev_g1_xyzz_t acc = dev_g1_xyzz_t::infinity();
-  const dev_g1_xyzz_t* seg = in + blockIdx.x * len;
-  for (size_t i = threadIdx.x; i < len; i += sum_block) acc = acc.add(seg[i]);
+// out[s] = in[s·len] + ... + in[s·len + len - 1]; grid = number of segments,
+// block = sum_block_v<X>.
+template <class X>
+__global__ void __launch_bounds__(sum_block_v<X>) sum_segments_kernel(const X* in, size_t len, X* out) {
+  X acc = X::infinity();
+  const X* seg = in + blockIdx.x * len;
+  for (size_t i = threadIdx.x; i < len; i += sum_block_v<X>) acc = acc.add(seg[i]);
   acc = block_sum(acc);
   if (threadIdx.x == 0) out[blockIdx.x] = acc;
+}
+
+template <class X>
+__global__ void __launch_bounds__(32) set_infinity_kernel(X* out) {
+  if (threadIdx.x == 0) *out = X::infinity();
 }
 
 constexpr uint32_t msm_sign_bit = 0x80000000u;  // value = point index | sign << 31
@@ -47,15 +59,14 @@ SZK_D size_t find_bucket(const uint32_t* off, size_t buckets, uint32_t x) {
   return lo;
 }
 
-// Level 1 of the bucket accumulation (msm_accumulate.cu): thread t sums the
-// `chunk` sorted entries starting at start[g] + (t - off[g])·chunk of its
-// bucket g into out[t]; `threads` = off[buckets] is an upper bound on t.
-cudaError_t launch_accumulate_points(const dev_g1_affine_t* bases, const uint32_t* vals, const uint64_t* start,
-                                     const uint64_t* end, const uint32_t* off, size_t buckets, unsigned chunk,
-                                     dev_g1_xyzz_t* out, size_t threads, unsigned block, cudaStream_t s);
-
-inline __global__ void __launch_bounds__(32) set_infinity_kernel(dev_g1_xyzz_t* out) {
-  if (threadIdx.x == 0) *out = dev_g1_xyzz_t::infinity();
-}
+// Level 1 of the bucket accumulation (msm_accumulate.cu, instantiated there
+// for g1_curve_t and g2_curve_t): thread t sums the `chunk` sorted entries
+// starting at start[g] + (t - off[g])·chunk of its bucket g into out[t];
+// `threads` = off[buckets] is an upper bound on t.
+template <class C>
+cudaError_t launch_accumulate_points(const typename C::affine_type* bases, const uint32_t* vals,
+                                     const uint64_t* start, const uint64_t* end, const uint32_t* off,
+                                     size_t buckets, unsigned chunk, typename C::xyzz_type* out, size_t threads,
+                                     unsigned block, cudaStream_t s);
 
 }  // namespace starzk::gpu

@@ -64,6 +64,10 @@ inline constexpr unsigned ntt_max_log = 27;
 // buffer is released before return).
 size_t ntt_domain_bytes(unsigned log_n);
 cudaError_t ntt_domain_init(void* d_domain, unsigned log_n, root_convention_t conv, cudaStream_t stream);
+// The same ntt_domain_bytes(log_n) bytes built entirely in host memory
+// h_domain (full tables included, on all cores), for a runtime that keeps
+// the domain on the host and copies it to each device itself. No CUDA call.
+cudaError_t ntt_domain_build_host(void* h_domain, unsigned log_n, root_convention_t conv);
 
 struct ntt_tuning_t {
   unsigned block = 256;  // threads per block of the shared-memory passes
@@ -118,5 +122,113 @@ cudaError_t msm_g1_split(g1_xyzz_t* d_ones, g1_xyzz_t* d_tail, const g1_affine_t
 
 // XYZZ -> Jacobian (X·ZZ^2, Y·ZZZ^2, ZZZ), 2M + 2S, on the device.
 cudaError_t g1_xyzz_to_jacobian(g1_jacobian_t* d_out, const g1_xyzz_t* d_in, size_t n, cudaStream_t stream);
+
+// The same four over G2 (b_g2_msm): P_i affine on E'(Fp2), 192 bytes, O = (0,0);
+// XYZZ result 384 bytes. Same kernels as G1 (templates over the curve);
+// the window comes from the same cost model with G2's bucket weight.
+size_t msm_g2_scratch_bytes(size_t n, const msm_tuning_t& tune = {});
+cudaError_t msm_g2(g2_xyzz_t* d_result, const g2_affine_t* d_bases, const fr_t* d_scalars, size_t n,
+                   void* d_scratch, size_t scratch_bytes, cudaStream_t stream,
+                   const msm_tuning_t& tune = {}, const uint32_t* d_skip = nullptr);
+size_t batch_add_g2_scratch_bytes(size_t n);
+cudaError_t batch_add_g2(g2_xyzz_t* d_result, const g2_affine_t* d_bases, const uint32_t* d_bitmap, size_t n,
+                         void* d_scratch, size_t scratch_bytes, cudaStream_t stream);
+size_t msm_g2_split_scratch_bytes(size_t n, const msm_tuning_t& tune = {});
+cudaError_t msm_g2_split(g2_xyzz_t* d_ones, g2_xyzz_t* d_tail, const g2_affine_t* d_bases,
+                         const fr_t* d_scalars, const uint32_t* d_ones_bitmap, size_t n, void* d_scratch,
+                         size_t scratch_bytes, cudaStream_t stream, const msm_tuning_t& tune = {});
+cudaError_t g2_xyzz_to_jacobian(g2_jacobian_t* d_out, const g2_xyzz_t* d_in, size_t n, cudaStream_t stream);
+
+// The prep_msm bitmap on the device: bit i (word i/32, bit i%32) is set iff
+// i >= split_from and d_scalars[i] is one (Montgomery form, as fr_t::one()).
+// Writes exactly (n+31)/32 words (nothing for n = 0). One thread per scalar.
+cudaError_t ones_bitmap(uint32_t* d_bitmap, const fr_t* d_scalars, size_t n, size_t split_from,
+                        cudaStream_t stream);
+
+// One-call MSMs for the codelets: Sum_i s_i·P_i written to d_out as ONE
+// Jacobian point in the host layout (g1_jacobian_t / g2_jacobian_t of
+// src/ec/jacobian.hpp, O = (1 : 1 : 0)), in device memory. n = 0 gives O
+// (scratch may then be null). Enqueued on `stream`, no allocation, no sync.
+//   split_from = msm_no_split: plain Pippenger over all n terms.
+//   otherwise the prep_msm split (src/msm/prep_msm.hpp, forced_tail =
+//   split_from): terms i >= split_from whose scalar is one are summed by
+//   batch addition and left out of the Pippenger tail; terms i < split_from
+//   always go to the tail (the constant wire and the public inputs). A
+//   split_from >= n puts every term in the tail.
+// Scratch: msm_g*_jacobian_scratch_bytes(n, split) with
+// split = (split_from != msm_no_split).
+inline constexpr size_t msm_no_split = SIZE_MAX;
+size_t msm_g1_jacobian_scratch_bytes(size_t n, bool split, const msm_tuning_t& tune = {});
+cudaError_t msm_g1_jacobian(g1_jacobian_t* d_out, const g1_affine_t* d_bases, const fr_t* d_scalars, size_t n,
+                            size_t split_from, void* d_scratch, size_t scratch_bytes, cudaStream_t stream,
+                            const msm_tuning_t& tune = {});
+size_t msm_g2_jacobian_scratch_bytes(size_t n, bool split, const msm_tuning_t& tune = {});
+cudaError_t msm_g2_jacobian(g2_jacobian_t* d_out, const g2_affine_t* d_bases, const fr_t* d_scalars, size_t n,
+                            size_t split_from, void* d_scratch, size_t scratch_bytes, cudaStream_t stream,
+                            const msm_tuning_t& tune = {});
+
+
+// ------------------------------------------------------------------ SpMV --
+// The witness map (DESIGN.md §2 step 1) on the device; cuda/spmv.cu.
+// A CSR matrix in device memory, the layout of src/groth16/r1cs.hpp
+// sparse_matrix_t: row_ptr (n_rows + 1 entries, row_ptr[0] = 0), col and val
+// (nnz entries each; val Montgomery fr_t, 16-byte aligned). Every col must
+// index into the witness the launcher is given (not checked on the device).
+struct csr_view_t {
+  const uint64_t* row_ptr;
+  const uint32_t* col;
+  const fr_t* val;
+  uint64_t n_rows;
+};
+// Rows of at most short_max terms are summed by one thread, rows of at most
+// warp_max terms by one warp, longer rows by a whole block of 256 threads.
+struct spmv_tuning_t {
+  unsigned short_max = 8;
+  unsigned warp_max = 1024;
+};
+// out[i] = sum_k val[k]·w[col[k]] for i < m.n_rows, 0 for m.n_rows <= i < n_out.
+// cudaErrorInvalidValue if m.n_rows > n_out, or a pointer is null / misaligned.
+cudaError_t spmv_fr(fr_t* d_out, size_t n_out, const csr_view_t& m, const fr_t* d_w, cudaStream_t stream,
+                    const spmv_tuning_t& tune = {});
+// Bellman / Filecoin witness map, identical to codelets/witness_map_into:
+// a = A·w, b = B·w, c = C·w, then a[n_constraints + s] = w[s] for
+// s = 0..n_public (the input rows), every other entry up to n zero. One launch.
+// cudaErrorInvalidValue unless n_constraints + n_public + 1 <= n and every
+// matrix has at most n rows. d_a, d_b, d_c are n entries each, distinct.
+cudaError_t qap_rows_bellman(fr_t* d_a, fr_t* d_b, fr_t* d_c, size_t n, const csr_view_t& A, const csr_view_t& B,
+                             const csr_view_t& C, uint64_t n_constraints, uint64_t n_public, const fr_t* d_w,
+                             cudaStream_t stream, const spmv_tuning_t& tune = {});
+// snarkjs witness map: a = A·w, b = B·w (the .zkey matrices, input rows
+// included), c = a∘b, zero beyond the rows. Two launches (c fused into b's).
+// cudaErrorInvalidValue if a matrix has more than n rows.
+cudaError_t qap_rows_snarkjs(fr_t* d_a, fr_t* d_b, fr_t* d_c, size_t n, const csr_view_t& A, const csr_view_t& B,
+                             const fr_t* d_w, cudaStream_t stream, const spmv_tuning_t& tune = {});
+
+// ------------------------------------------------------------ fixed-base --
+// out[i] = k[i]·G for one fixed base G of G1 or G2 (the development setup's
+// queries, src/groth16/setup.hpp), affine in the host layout, O = (0,0)
+// where k[i] = 0. 8-bit comb (cuda/fixed_base.cu): a table of 32 x 256
+// affine multiples of G in caller memory, built on the device by
+// *_table_init (enqueued on `stream`, no host staging), then at most 31
+// mixed additions per point and a batched inversion (one per thread and
+// `batch` points). Scalars: Montgomery fr_t, any 256-bit value (read mod r).
+// Table and scratch: *_table_bytes() and *_scratch_bytes(n) (3 field
+// elements per point). Results do not depend on the tuning.
+struct fixed_base_tuning_t {
+  unsigned batch = 32;                    // points per thread, sharing one inversion
+  unsigned block = 128;                   // threads per block, a multiple of 32, at most 256
+  size_t min_threads = size_t(1) << 17;   // halve batch while fewer threads than this would run
+};
+size_t fixed_base_g1_table_bytes();
+cudaError_t fixed_base_g1_table_init(void* d_table, const g1_affine_t& g, cudaStream_t stream);
+size_t fixed_base_g1_scratch_bytes(size_t n);
+cudaError_t fixed_base_g1(g1_affine_t* d_out, const fr_t* d_k, size_t n, const void* d_table, void* d_scratch,
+                          size_t scratch_bytes, cudaStream_t stream, const fixed_base_tuning_t& tune = {});
+
+size_t fixed_base_g2_table_bytes();
+cudaError_t fixed_base_g2_table_init(void* d_table, const g2_affine_t& g, cudaStream_t stream);
+size_t fixed_base_g2_scratch_bytes(size_t n);
+cudaError_t fixed_base_g2(g2_affine_t* d_out, const fr_t* d_k, size_t n, const void* d_table, void* d_scratch,
+                          size_t scratch_bytes, cudaStream_t stream, const fixed_base_tuning_t& tune = {});
 
 }  // namespace starzk::gpu

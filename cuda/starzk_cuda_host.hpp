@@ -77,4 +77,22 @@ std::pair<g1_xyzz_t, g1_xyzz_t> msm_g1_split_host(std::span<const g1_affine_t> b
                                                   const msm_tuning_t& tune = {});
 g1_jacobian_t g1_xyzz_to_jacobian_host(const g1_xyzz_t& p);
 
+// The same over G2.
+g2_xyzz_t msm_g2_host(std::span<const g2_affine_t> bases, std::span<const fr_t> scalars,
+                      const msm_tuning_t& tune = {});
+g2_xyzz_t batch_add_g2_host(std::span<const g2_affine_t> bases, std::span<const uint32_t> bitmap);
+std::pair<g2_xyzz_t, g2_xyzz_t> msm_g2_split_host(std::span<const g2_affine_t> bases, std::span<const fr_t> scalars,
+                                                  std::span<const uint32_t> ones_bitmap,
+                                                  const msm_tuning_t& tune = {});
+g2_jacobian_t g2_xyzz_to_jacobian_host(const g2_xyzz_t& p);
+
+// The one-call Jacobian MSMs (msm_g1_jacobian / msm_g2_jacobian), with
+// exactly the scratch their query asks for; split_from as there.
+g1_jacobian_t msm_g1_jacobian_host(std::span<const g1_affine_t> bases, std::span<const fr_t> scalars,
+                                   size_t split_from = msm_no_split, const msm_tuning_t& tune = {});
+g2_jacobian_t msm_g2_jacobian_host(std::span<const g2_affine_t> bases, std::span<const fr_t> scalars,
+                                   size_t split_from = msm_no_split, const msm_tuning_t& tune = {});
+// The device ones bitmap, (n+31)/32 words.
+std::vector<uint32_t> ones_bitmap_host(std::span<const fr_t> scalars, size_t split_from);
+
 }  // namespace starzk::gpu

@@ -1,10 +1,16 @@
 // key_bundle.cpp: registering a key and its circuit once (see key_bundle.hpp).
 #include "dag/key_bundle.hpp"
 
+#include <cstdlib>
 #include <stdexcept>
 
 #include "codelets/codelets.hpp"
+#include "codelets/cuda_support.hpp"
 #include "groth16/witness_map.hpp"
+
+#if STARZK_CODELETS_CUDA
+#include "cuda/starzk_cuda.hpp"
+#endif
 
 namespace starzk::dag {
 
@@ -65,6 +71,7 @@ key_bundle_t::key_bundle_t(std::shared_ptr<const proving_key_t> pk, std::shared_
     register_vector(g1_[int(msm_query_t::a)], pk_->a.data(), pk_->a.size(), sizeof(g1_affine_t));
     register_vector(g1_[int(msm_query_t::b_g1)], pk_->b_g1.data(), pk_->b_g1.size(), sizeof(g1_affine_t));
     register_vector(b_g2_, pk_->b_g2.data(), pk_->b_g2.size(), sizeof(g2_affine_t));
+    register_device_domain();
     std::vector<const sparse_matrix_t*> ms;
     if (bellman)
       ms = {&cs_->a, &cs_->b, &cs_->c};
@@ -80,8 +87,62 @@ key_bundle_t::key_bundle_t(std::shared_ptr<const proving_key_t> pk, std::shared_
     }
   } catch (...) {
     for (starpu_data_handle_t h : all_) starpu_data_unregister(h);
+    unpin_all();
     throw;
   }
+  pin_for_devices();
+}
+
+// The device NTT domain (ntt_h's buffer 3): the whole table in host memory,
+// registered like the queries, so StarPU copies it once to each GPU that
+// runs an ntt_h and keeps it there. Without CUDA workers (or above the
+// kernels' 2^27) a one-element dummy stands in: the CPU body never reads it.
+void key_bundle_t::register_device_domain() {
+#if STARZK_CODELETS_CUDA
+  const unsigned log_n = log2_exact(pk_->domain_size);
+  if (starpu_cuda_worker_get_count() > 0 && log_n >= 1 && log_n <= gpu::ntt_max_log) {
+    const auto conv = pk_->convention == h_convention_t::bellman_coset ? gpu::root_convention_t::bellman
+                                                                        : gpu::root_convention_t::snarkjs;
+    device_domain_.resize(gpu::ntt_domain_bytes(log_n) / sizeof(fr_t));
+    if (gpu::ntt_domain_build_host(device_domain_.data(), log_n, conv) != cudaSuccess)
+      throw std::runtime_error(name_ + ": cannot build the device NTT domain");
+  }
+#endif
+  register_vector(domain_h_, device_domain_.data(), device_domain_.size(), sizeof(fr_t));
+}
+
+// With CUDA workers, page-lock the arrays StarPU copies to the GPUs (the
+// queries, the CSR arrays, the domain) so that the copies run at full PCIe
+// speed and asynchronously. Pinning is an optimisation: an array that
+// cannot be pinned (starpu_memory_pin fails, e.g. over the locked-memory
+// limit) is copied from pageable memory instead. STARZK_PIN_KEY=0 skips it.
+void key_bundle_t::pin_for_devices() {
+  if (starpu_cuda_worker_get_count() == 0) return;
+  if (const char* e = std::getenv("STARZK_PIN_KEY"); e && std::string(e) == "0") return;
+  auto pin = [&](const void* p, size_t bytes) {
+    if (p && bytes && starpu_memory_pin(const_cast<void*>(p), bytes) == 0) pinned_.push_back({p, bytes});
+  };
+  pin(pk_->h.data(), pk_->h.size() * sizeof(g1_affine_t));
+  pin(pk_->l.data(), pk_->l.size() * sizeof(g1_affine_t));
+  pin(pk_->a.data(), pk_->a.size() * sizeof(g1_affine_t));
+  pin(pk_->b_g1.data(), pk_->b_g1.size() * sizeof(g1_affine_t));
+  pin(pk_->b_g2.data(), pk_->b_g2.size() * sizeof(g2_affine_t));
+  pin(device_domain_.data(), device_domain_.size() * sizeof(fr_t));
+  std::vector<const sparse_matrix_t*> ms;
+  if (pk_->convention == h_convention_t::bellman_coset)
+    ms = {&cs_->a, &cs_->b, &cs_->c};
+  else
+    ms = {&pk_->zkey_a, &pk_->zkey_b};
+  for (const sparse_matrix_t* m : ms) {
+    pin(m->row_ptr.data(), m->row_ptr.size() * sizeof(uint64_t));
+    pin(m->col.data(), m->col.size() * sizeof(uint32_t));
+    pin(m->val.data(), m->val.size() * sizeof(fr_t));
+  }
+}
+
+void key_bundle_t::unpin_all() noexcept {
+  for (const auto& [p, bytes] : pinned_) starpu_memory_unpin(const_cast<void*>(p), bytes);
+  pinned_.clear();
 }
 
 void key_bundle_t::register_vector(starpu_data_handle_t& h, const void* data, size_t count, size_t elem) {
@@ -100,6 +161,10 @@ key_bundle_t::~key_bundle_t() {
   // Every task reading these handles is over (partitions hold a reference
   // until theirs are); unregistering copies nothing back (all are R-only).
   for (starpu_data_handle_t h : all_) starpu_data_unregister(h);
+  unpin_all();
+  // The CUDA workers' scratch goes with the key (re-grown on demand by the
+  // next task that needs it), so nothing is left on the devices at shutdown.
+  codelets::detail::release_worker_scratch();
 }
 
 uint64_t key_bundle_t::partition_bytes() const {

@@ -11,6 +11,11 @@
 //   spmv's matrices      row_ptr (u64), col (u32), val (F_r) of each matrix
 //                        the witness map reads: the circuit's A, B, C for a
 //                        bellman key, the .zkey's A and B for a snarkjs key.
+//   device domain        the NTT tables the CUDA ntt_h reads (n·32 bytes,
+//                        built only when StarPU has CUDA workers).
+// With CUDA workers these stay resident on each GPU that used them while
+// device memory allows (StarPU evicts read-only replicas only under
+// pressure), and their host arrays are pinned for fast copies.
 // An empty array is registered as a one-element dummy (StarPU refuses
 // zero-sized vectors); bodies take lengths from the key, never the handle.
 // The bundle also builds the NTT domain once, in the key's root convention.
@@ -24,6 +29,7 @@
 #include <starpu.h>
 
 #include <memory>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -54,6 +60,8 @@ class key_bundle_t {
   starpu_data_handle_t b_g2() const { return b_g2_; }
   // row_ptr, col, val of each matrix spmv reads, in matrix order.
   const std::vector<starpu_data_handle_t>& matrices() const { return matrices_; }
+  // The device NTT domain (ntt_h's buffer 3).
+  starpu_data_handle_t device_domain() const { return domain_h_; }
 
   // Host bytes one partition of this key holds at most while in flight:
   // the witness, the rows a, b, c (h lives in a), the public inputs and
@@ -63,6 +71,9 @@ class key_bundle_t {
 
  private:
   void register_vector(starpu_data_handle_t& h, const void* data, size_t count, size_t elem);
+  void register_device_domain();
+  void pin_for_devices();
+  void unpin_all() noexcept;
 
   std::string name_;
   std::shared_ptr<const proving_key_t> pk_;
@@ -72,6 +83,9 @@ class key_bundle_t {
   starpu_data_handle_t g1_[codelets::msm_query_count] = {};
   starpu_data_handle_t b_g2_ = nullptr;
   std::vector<starpu_data_handle_t> matrices_;
+  std::vector<fr_t> device_domain_;  // empty without CUDA workers
+  starpu_data_handle_t domain_h_ = nullptr;
+  std::vector<std::pair<const void*, size_t>> pinned_;
   std::vector<starpu_data_handle_t> all_;
   alignas(64) unsigned char dummy_[256] = {};  // home of empty arrays' one-element handles
 };

@@ -91,6 +91,11 @@ partition_t::partition_t(std::shared_ptr<const key_bundle_t> key, std::vector<fr
   s.a.assign(pk.domain_size, fr_t::zero());
   s.b.assign(pk.domain_size, fr_t::zero());
   s.c.assign(pk.domain_size, fr_t::zero());
+  // With CUDA workers the witness crosses PCIe (spmv and the MSMs read it
+  // on the GPU): page-lock it for fast asynchronous copies; the free task
+  // unlocks it. Failing to pin only costs speed.
+  if (starpu_cuda_worker_get_count() > 0 && !s.w.empty())
+    s.w_pinned = starpu_memory_pin(s.w.data(), s.w.size() * sizeof(fr_t)) == 0;
   w = register_vector(s.w);
   a = register_vector(s.a);
   b = register_vector(s.b);
@@ -112,6 +117,7 @@ partition_t::~partition_t() {
     if (h) starpu_data_unregister(h);
   for (starpu_data_handle_t h : {res_b2, proof})
     if (h) starpu_data_unregister(h);
+  if (state_.w_pinned) starpu_memory_unpin(state_.w.data(), state_.w.size() * sizeof(fr_t));  // never freed
 }
 
 void partition_t::callback_done() noexcept {
@@ -133,7 +139,7 @@ void submit_witness_map(partition_t& p, const submit_context_t& ctx) {
 }
 
 void submit_h_phase(partition_t& p, const submit_context_t& ctx) {
-  submit_task(p, ctx, codelets::ntt_h_codelet(), &p.state(), {{p.a, STARPU_RW}, {p.b, STARPU_RW}, {p.c, STARPU_RW}},
+  submit_task(p, ctx, codelets::ntt_h_codelet(), &p.state(), {{p.a, STARPU_RW}, {p.b, STARPU_RW}, {p.c, STARPU_RW}, {p.key().device_domain(), STARPU_R}},
               "ntt_h", prio_chain, codelets::ntt_h_flops(p.state()));
 }
 
@@ -148,8 +154,9 @@ namespace {
 void submit_msm(partition_t& p, const submit_context_t& ctx, msm_query_t q, bool last) {
   const int qi = int(q);
   std::vector<starpu_data_descr> data = {{p.key().query(q), STARPU_R},
-                                         {q == msm_query_t::h ? p.a : p.prep, STARPU_R},
+                                         {q == msm_query_t::h ? p.a : p.w, STARPU_R},
                                          {p.res[qi], STARPU_W}};
+  if (q != msm_query_t::h) data.push_back({p.prep, STARPU_R});  // the CPU body's split
   if (last)  // the chain's last task waits for the chain's other results
     for (msm_query_t other : {msm_query_t::h, msm_query_t::l, msm_query_t::a})
       data.push_back({p.res[int(other)], STARPU_R});
@@ -166,7 +173,7 @@ void submit_msm_b1(partition_t& p, const submit_context_t& ctx) { submit_msm(p, 
 
 void submit_b_g2_msm(partition_t& p, const submit_context_t& ctx) {
   submit_task(p, ctx, codelets::b_g2_msm_codelet(), &p.state(),
-              {{p.key().b_g2(), STARPU_R}, {p.prep, STARPU_R}, {p.res_b2, STARPU_W}}, "b_g2_msm", prio_memory_phase,
+              {{p.key().b_g2(), STARPU_R}, {p.w, STARPU_R}, {p.res_b2, STARPU_W}, {p.prep, STARPU_R}}, "b_g2_msm", prio_memory_phase,
               codelets::b_g2_msm_flops(p.state()));
 }
 

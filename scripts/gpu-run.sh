@@ -11,7 +11,11 @@
 #
 # Environment for `run`: STARZK_GPU_TESTS (ctest -L regex, default "gpu"),
 # STARZK_GPU_BENCH=0 to skip benchmarks, STARZK_FULL_SUITE=1 to also run
-# every other test there, STARZK_TARGETS="t1 t2" to build only those targets.
+# every other test there, STARZK_TARGETS="t1 t2" to build only those targets,
+# STARZK_SKIP_TESTS=1 to run no test, STARZK_PROOF_BENCH=1 to run bench/proof-bench.sh (whole proofs through the
+# DAG; its own STARZK_PROOF_* variables). Everything but gpu-run.log is
+# packed into OUTDIR/results.tgz at the end (the device tool brings back at
+# most 8 files).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 carry="$root/.deps/carry"
@@ -54,7 +58,9 @@ run)
   echo "== built in $(( $(date +%s) - t0 )) s"
   starpu_machine_display 2>/dev/null | head -20 || true
   rc=0
-  if [ -n "${STARZK_TARGETS:-}" ]; then
+  if [ "${STARZK_SKIP_TESTS:-0}" = 1 ]; then
+    echo "== tests skipped (STARZK_SKIP_TESTS=1)" > "$out/gpu-tests.log"
+  elif [ -n "${STARZK_TARGETS:-}" ]; then
     # a partial build: ctest would trip over the test binaries not built, so
     # run the chosen test binaries directly
     for t in ${STARZK_TARGETS}; do
@@ -72,7 +78,11 @@ run)
   if [ "${STARZK_GPU_BENCH:-1}" = 1 ] && [ -x "$root/bench/gpu-bench.sh" ]; then
     "$root/bench/gpu-bench.sh" "$build" "$out" || rc=$?
   fi
+  if [ "${STARZK_PROOF_BENCH:-0}" = 1 ]; then
+    "$root/bench/proof-bench.sh" "$build" "$out" || rc=$?
+  fi
   echo "== done rc=$rc"
+  (cd "$out" && ls | grep -v '^gpu-run.log$' | tar czf results.tgz -T - && ls | grep -v -e '^gpu-run.log$' -e '^results.tgz$' | xargs rm -rf)
   exit $rc
   ;;
 *)

@@ -1,20 +1,198 @@
-// G1 MSM benchmark on the H200: n = 2^20, 2^22, 2^24, 2^26, 2^27 (or the log sizes
-// given as arguments), bases resident on the device, scalars random or
-// boolean-heavy (45% zero, 45% one, 10% random). Boolean-heavy scalars are
-// run both through the plain MSM and through the prep_msm split (batch add of
-// the ones + tail MSM). Prints CSV rows name,n,ms,ratio_to_floor; the floor
-// is the integer-multiply bound of DESIGN.md section 7: 16 windows x n bucket
-// additions x 10 Fp products at the measured Fp product rate. A row
-// msm_g1_scratch_GiB per size gives the scratch the MSM asked for (the last
-// column holds the GiB), so the memory cap of the window groups shows.
+// MSM benchmarks on the H200, bases resident on the device, scalars random
+// or boolean-heavy (45% zero, 45% one, 10% random). Prints CSV rows
+// name,n,ms,ratio_to_floor.
+//
+// G1: n = 2^20, 2^22, 2^24, 2^26, 2^27 (or the log sizes given as
+// arguments). Boolean-heavy scalars run through the plain MSM, the prep_msm
+// split (batch add of the ones + tail MSM, bitmap given) and the codelets'
+// one-call form msm_g1_jacobian with split_from = 0 (bitmap built on the
+// device, Jacobian result). A row msm_g1_scratch_GiB per size gives the
+// scratch of the split (last column, GiB), so the memory cap of the window
+// groups shows.
+// G2 (b_g2_msm): n = 2^16, 2^20, 2^22, 2^24 (STARZK_MSM_G2_LOGS), random and
+// boolean-heavy through msm_g2, boolean-heavy also through msm_g2_jacobian
+// with the split; msm_g2_scratch_GiB likewise.
+// STARZK_MSM_WINDOWS / STARZK_MSM_G2_WINDOWS="16 18": random scalars again
+// with those fixed window bits (rows msm_g*_random_c<bits>), to check the
+// window cost model.
+//
+// Floors (the integer-multiply bound of DESIGN.md section 7), at the
+// measured rate of our Fp product (ceiling_fp_mul_per_s):
+//   G1: 16 windows x n bucket additions x 10 Fp products (madd-2008-s, 8M + 2S);
+//   G2: 16 windows x n x 28 Fp products: the same madd over Fp2, where a
+//       product is 3 Fp products (Karatsuba) and a square 2, 8·3 + 2·2 = 28.
+//       So the G2 floor is the G1 floor x 2.8: a G2 MSM at ratio r uses the
+//       Fp multiplier as well as a G1 MSM at the same ratio.
 #include <random>
 
 #include "bench_util.hpp"
 #include "ec/scalar_mul.hpp"
+#include "ff/mont_codec.hpp"
 
 using namespace starzk;
 using namespace starzk::gpu;
 using namespace starzk::gpu::bench;
+
+namespace {
+
+std::vector<unsigned> env_list(const char* name, std::vector<unsigned> fallback) {
+  const char* v = std::getenv(name);
+  if (!v) return fallback;
+  std::vector<unsigned> out;
+  for (const char* q = v; *q;) {
+    char* next = nullptr;
+    const unsigned x = unsigned(std::strtoul(q, &next, 10));
+    if (next == q) break;
+    out.push_back(x);
+    q = next;
+  }
+  return out;
+}
+
+// d[k..n) <- copies of d[0..k) by doubling (d[0..m) already holds m points).
+void tile_by_doubling(void* d, size_t elem_bytes, size_t n, size_t m, cudaStream_t s) {
+  auto* p = static_cast<char*>(d);
+  for (size_t k = m; k < n; k *= 2)
+    check_cuda(cudaMemcpyAsync(p + k * elem_bytes, p, std::min(k, n - k) * elem_bytes, cudaMemcpyDeviceToDevice, s),
+               "tile");
+}
+
+// m distinct points Q + k·R in affine form, uploaded to a fresh device buffer.
+template <class P>
+device_buffer_t distinct_points(const jacobian_t<P>& q, const affine_t<P>& r, size_t m) {
+  std::vector<jacobian_t<P>> jac(m);
+  jac[0] = q;
+  for (size_t i = 1; i < m; ++i) jac[i] = jac[i - 1].add_mixed(r);
+  std::vector<affine_t<P>> pts(m);
+  jacobian_t<P>::batch_to_affine(jac, pts);
+  device_buffer_t d(m * sizeof(affine_t<P>));
+  d.upload(pts.data(), m * sizeof(affine_t<P>));
+  return d;
+}
+
+// The zcash G2 generator (coordinates as in src/ec/curve.cpp).
+g2_affine_t g2_generator() {
+  auto fp = [](const char* h) { return fp_t::from_hex(h); };
+  return g2_affine_t{
+      fp2_t{fp("024aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121bdb8"),
+            fp("13e02b6052719f607dacd3a088274f65596bd0d09920b61ab5da61bbdc7f5049334cf11213945d57e5ac7d055d042b7e")},
+      fp2_t{fp("0ce5d527727d6e118cc9cdc6da2e351aadfd9baa8cbdd3a76d429a695160d12c923ac9cc3baca289e193548608b82801"),
+            fp("0606c4a02ea734cc32acd2b02bc28b99cb3e287e85a763af267492ab572e99ab3f370d275cec1da1aaa9075ff05f79be")}};
+}
+
+// For each window size listed in `env`: the MSM again (random scalars) with
+// that window and scratch of its own size: rows <prefix>_random_c<bits>.
+// need(t) is the scratch query, run(t, scratch, bytes) the launch.
+template <class Need, class Run>
+void window_sweep(const char* env, const std::string& prefix, size_t n, int reps, double floor_ms, cudaStream_t s,
+                  Need need, Run run) {
+  for (unsigned c : env_list(env, {})) {
+    msm_tuning_t t;
+    t.window_bits = c;
+    device_buffer_t scr(need(n, t));
+    const double ms = time_ms(s, reps, [&] { run(t, scr.get(), scr.size()); });
+    row(prefix + "_random_c" + std::to_string(c), double(n), ms, ms / floor_ms);
+  }
+}
+
+void bench_g1(const std::vector<unsigned>& logs, const ceilings_t& ceil, cudaStream_t s) {
+  // 2^16 distinct points (P_{i+1} = P_i + R), tiled on the device.
+  const size_t m = size_t(1) << 16;
+  std::mt19937_64 rng(42);
+  const fp_t b4 = fp_t::from_u64(4);
+  auto random_g1 = [&] {
+    for (;;) {
+      const fp_t x = fp_t::random(rng);
+      fp_t y;
+      if (!(x.sqr() * x + b4).sqrt(y)) continue;
+      return mul_limbs(g1_affine_t{x, y}, std::span<const uint64_t>(g1_params::cofactor));
+    }
+  };
+  const g1_jacobian_t q = random_g1();
+  const device_buffer_t d_distinct = distinct_points<g1_params>(q, random_g1().to_affine(), m);
+
+  for (unsigned L : logs) {
+    const size_t n = size_t(1) << L;
+    device_buffer_t d_bases(n * sizeof(g1_affine_t)), d_scalars(n * sizeof(fr_t)), d_bitmap(((n + 31) / 32) * 4),
+        d_res(2 * sizeof(g1_xyzz_t)), d_jac(sizeof(g1_jacobian_t));
+    tile_points(d_bases.as<g1_affine_t>(), n, d_distinct.as<g1_affine_t>(), std::min(m, n), s);
+    const size_t split_scratch = msm_g1_split_scratch_bytes(n);
+    const size_t scratch = std::max(split_scratch, msm_g1_jacobian_scratch_bytes(n, true));
+    device_buffer_t d_scratch(scratch);
+    row("msm_g1_scratch_GiB", double(n), 0.0, double(split_scratch) / double(size_t(1) << 30));
+    const double floor_ms = 16.0 * double(n) * 10.0 / ceil.fp_mul_per_s * 1e3;
+    const int reps = L >= 26 ? 2 : 3;
+    auto run = [&](const msm_tuning_t& t, void* scr, size_t bytes) {
+      check_cuda(msm_g1(d_res.as<g1_xyzz_t>(), d_bases.as<g1_affine_t>(), d_scalars.as<fr_t>(), n, scr, bytes, s, t),
+                 "msm_g1");
+    };
+    for (int kind : {0, 1}) {
+      fill_scalars(d_scalars.as<fr_t>(), n, kind, 1234 + L, s);
+      const double ms = time_ms(s, reps, [&] { run({}, d_scratch.get(), scratch); });
+      row(kind == 0 ? "msm_g1_random" : "msm_g1_bool", double(n), ms, ms / floor_ms);
+      if (kind == 0) {
+        window_sweep("STARZK_MSM_WINDOWS", "msm_g1", n, reps, floor_ms, s, msm_g1_scratch_bytes, run);
+        continue;
+      }
+      bench::ones_bitmap(d_bitmap.as<uint32_t>(), d_scalars.as<fr_t>(), n, s);
+      const double ms2 = time_ms(s, reps, [&] {
+        check_cuda(msm_g1_split(d_res.as<g1_xyzz_t>(), d_res.as<g1_xyzz_t>() + 1, d_bases.as<g1_affine_t>(),
+                                d_scalars.as<fr_t>(), d_bitmap.as<uint32_t>(), n, d_scratch.get(), scratch, s),
+                   "msm_g1_split");
+      });
+      row("msm_g1_split_bool", double(n), ms2, ms2 / floor_ms);
+      const double ms3 = time_ms(s, reps, [&] {
+        check_cuda(msm_g1_jacobian(d_jac.as<g1_jacobian_t>(), d_bases.as<g1_affine_t>(), d_scalars.as<fr_t>(), n, 0,
+                                   d_scratch.get(), scratch, s),
+                   "msm_g1_jacobian");
+      });
+      row("msm_g1_jacobian_split_bool", double(n), ms3, ms3 / floor_ms);
+    }
+  }
+}
+
+void bench_g2(const std::vector<unsigned>& logs, const ceilings_t& ceil, cudaStream_t s) {
+  // 2^12 distinct points G + k·2G, tiled on the device.
+  const size_t m = size_t(1) << 12;
+  const g2_jacobian_t g = g2_jacobian_t::from_affine(g2_generator());
+  const device_buffer_t d_distinct = distinct_points<g2_params>(g, g.dbl().to_affine(), m);
+
+  for (unsigned L : logs) {
+    const size_t n = size_t(1) << L;
+    device_buffer_t d_bases(n * sizeof(g2_affine_t)), d_scalars(n * sizeof(fr_t)), d_res(sizeof(g2_xyzz_t)),
+        d_jac(sizeof(g2_jacobian_t));
+    check_cuda(cudaMemcpyAsync(d_bases.get(), d_distinct.get(), std::min(m, n) * sizeof(g2_affine_t),
+                               cudaMemcpyDeviceToDevice, s),
+               "copy");
+    tile_by_doubling(d_bases.get(), sizeof(g2_affine_t), n, std::min(m, n), s);
+    const size_t scratch = msm_g2_jacobian_scratch_bytes(n, true);
+    device_buffer_t d_scratch(scratch);
+    row("msm_g2_scratch_GiB", double(n), 0.0, double(scratch) / double(size_t(1) << 30));
+    const double floor_ms = 16.0 * double(n) * 28.0 / ceil.fp_mul_per_s * 1e3;
+    const int reps = L >= 24 ? 2 : 3;
+    auto run = [&](const msm_tuning_t& t, void* scr, size_t bytes) {
+      check_cuda(msm_g2(d_res.as<g2_xyzz_t>(), d_bases.as<g2_affine_t>(), d_scalars.as<fr_t>(), n, scr, bytes, s, t),
+                 "msm_g2");
+    };
+    for (int kind : {0, 1}) {
+      fill_scalars(d_scalars.as<fr_t>(), n, kind, 4321 + L, s);
+      const double ms = time_ms(s, reps, [&] { run({}, d_scratch.get(), scratch); });
+      row(kind == 0 ? "msm_g2_random" : "msm_g2_bool", double(n), ms, ms / floor_ms);
+      if (kind == 0) {
+        window_sweep("STARZK_MSM_G2_WINDOWS", "msm_g2", n, reps, floor_ms, s, msm_g2_scratch_bytes, run);
+        continue;
+      }
+      const double ms2 = time_ms(s, reps, [&] {
+        check_cuda(msm_g2_jacobian(d_jac.as<g2_jacobian_t>(), d_bases.as<g2_affine_t>(), d_scalars.as<fr_t>(), n, 0,
+                                   d_scratch.get(), scratch, s),
+                   "msm_g2_jacobian");
+      });
+      row("msm_g2_jacobian_split_bool", double(n), ms2, ms2 / floor_ms);
+    }
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   try {
@@ -25,77 +203,8 @@ int main(int argc, char** argv) {
     }
     stream_t s;
     const ceilings_t ceil = measure_ceilings(s.get(), true);
-
-    // 2^16 distinct points (P_{i+1} = P_i + R), tiled on the device.
-    const size_t m = size_t(1) << 16;
-    std::mt19937_64 rng(42);
-    const fp_t b4 = fp_t::from_u64(4);
-    auto random_g1 = [&] {
-      for (;;) {
-        const fp_t x = fp_t::random(rng);
-        fp_t y;
-        if (!(x.sqr() * x + b4).sqrt(y)) continue;
-        return mul_limbs(g1_affine_t{x, y}, std::span<const uint64_t>(g1_params::cofactor));
-      }
-    };
-    const g1_jacobian_t q = random_g1();
-    const g1_affine_t r = random_g1().to_affine();
-    std::vector<g1_jacobian_t> jac(m);
-    jac[0] = q;
-    for (size_t i = 1; i < m; ++i) jac[i] = jac[i - 1].add_mixed(r);
-    std::vector<g1_affine_t> pts(m);
-    g1_jacobian_t::batch_to_affine(jac, pts);
-    device_buffer_t d_distinct(m * sizeof(g1_affine_t));
-    d_distinct.upload(pts.data(), m * sizeof(g1_affine_t));
-
-    for (unsigned L : logs) {
-      const size_t n = size_t(1) << L;
-      device_buffer_t d_bases(n * sizeof(g1_affine_t)), d_scalars(n * sizeof(fr_t)),
-          d_bitmap(((n + 31) / 32) * 4), d_res(2 * sizeof(g1_xyzz_t));
-      tile_points(d_bases.as<g1_affine_t>(), n, d_distinct.as<g1_affine_t>(), std::min(m, n), s.get());
-      const size_t scratch = msm_g1_split_scratch_bytes(n);
-      device_buffer_t d_scratch(scratch);
-      row("msm_g1_scratch_GiB", double(n), 0.0, double(scratch) / double(size_t(1) << 30));
-      const double floor_ms = 16.0 * double(n) * 10.0 / ceil.fp_mul_per_s * 1e3;
-      const int reps = L >= 26 ? 2 : 3;
-      for (int kind : {0, 1}) {
-        fill_scalars(d_scalars.as<fr_t>(), n, kind, 1234 + L, s.get());
-        const double ms = time_ms(s.get(), reps, [&] {
-          check_cuda(msm_g1(d_res.as<g1_xyzz_t>(), d_bases.as<g1_affine_t>(), d_scalars.as<fr_t>(), n,
-                            d_scratch.get(), scratch, s.get()),
-                     "msm_g1");
-        });
-        row(kind == 0 ? "msm_g1_random" : "msm_g1_bool", double(n), ms, ms / floor_ms);
-        // STARZK_MSM_WINDOWS="16 18": random scalars again with fixed window bits.
-        const char* wins = std::getenv("STARZK_MSM_WINDOWS");
-        for (const char* q = wins; kind == 0 && q && *q;) {
-          char* next = nullptr;
-          const unsigned c = unsigned(std::strtoul(q, &next, 10));
-          if (next == q) break;
-          q = next;
-          msm_tuning_t t;
-          t.window_bits = c;
-          const size_t need = msm_g1_scratch_bytes(n, t);
-          device_buffer_t d_scr(need);
-          const double msc = time_ms(s.get(), reps, [&] {
-            check_cuda(msm_g1(d_res.as<g1_xyzz_t>(), d_bases.as<g1_affine_t>(), d_scalars.as<fr_t>(), n, d_scr.get(),
-                              need, s.get(), t),
-                       "msm_g1");
-          });
-          row("msm_g1_random_c" + std::to_string(c), double(n), msc, msc / floor_ms);
-        }
-        if (kind == 1) {
-          ones_bitmap(d_bitmap.as<uint32_t>(), d_scalars.as<fr_t>(), n, s.get());
-          const double ms2 = time_ms(s.get(), reps, [&] {
-            check_cuda(msm_g1_split(d_res.as<g1_xyzz_t>(), d_res.as<g1_xyzz_t>() + 1, d_bases.as<g1_affine_t>(),
-                                    d_scalars.as<fr_t>(), d_bitmap.as<uint32_t>(), n, d_scratch.get(), scratch,
-                                    s.get()),
-                       "msm_g1_split");
-          });
-          row("msm_g1_split_bool", double(n), ms2, ms2 / floor_ms);
-        }
-      }
-    }
+    bench_g1(logs, ceil, s.get());
+    bench_g2(env_list("STARZK_MSM_G2_LOGS", {16, 20, 22, 24}), ceil, s.get());
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_cuda_msm: %s\n", e.what());

@@ -16,6 +16,8 @@ struct batch_run_options_t {
   std::string trace;              // Chrome trace JSON to write; empty: none
   std::string mem_budget = "auto";
   int cpus = -1;                  // StarPU CPU workers; -1: StarPU's default
+  int gpus = -1;                  // StarPU CUDA workers; -1: StarPU's default (every GPU)
+  std::string place;              // codelet placement, codelets::set_placement syntax
   unsigned threads_per_task = 1;  // threads a codelet body may fork
   bool quiet = false;
   bool mpi = false;                    // --mpi: one StarPU-MPI rank per node (cli/mpi_run.hpp)

@@ -137,7 +137,7 @@ std::vector<std::string> bench_csv_columns() {
                                 "cpu_workers",    "cuda_workers",   "wall_s",         "s_per_proof",
                                 "proofs_per_s",   "speedup_vs_baseline", "speedup_vs_eager", "latency_mean_s",
                                 "latency_p95_s",  "latency_max_s",  "busy_mean",      "busy_per_worker",
-                                "peak_rss_mib"};
+                                "gpu_s_per_proof", "gpu_busy",    "peak_rss_mib"};
   for (const std::string& p : bench_phases()) c.push_back(p + "_ms");
   c.push_back("status");
   return c;
@@ -145,7 +145,7 @@ std::vector<std::string> bench_csv_columns() {
 
 void print_bench_table(const std::vector<bench_result_t>& rows, std::ostream& out) {
   const std::vector<std::string> head = {"k",      "policy",  "c",       "j",       "proofs", "s/proof", "x base",
-                                         "x eager", "lat mean", "lat p95", "busy %",  "RSS MiB", "status"};
+                                         "x eager", "lat mean", "lat p95", "busy %",  "GPU s/pf", "GPU %", "RSS MiB", "status"};
   std::vector<std::vector<std::string>> cells;
   for (const bench_result_t& r : rows) {
     const bench_config_t& c = r.config;
@@ -153,6 +153,8 @@ void print_bench_table(const std::vector<bench_result_t>& rows, std::ostream& ou
                      std::to_string(c.partitions), std::to_string(r.verified) + "/" + std::to_string(r.proofs),
                      fmt("%.3f", r.s_per_proof), ratio(r.speedup_vs_baseline), ratio(r.speedup_vs_eager),
                      fmt("%.2f", r.latency_mean_s), fmt("%.2f", r.latency_p95_s), busy_text(r),
+                     r.gpu_s_per_proof > 0 ? fmt("%.3f", r.gpu_s_per_proof) : "-",
+                     r.gpu_busy > 0 ? fmt("%.0f", 100 * r.gpu_busy) : "-",
                      fmt("%.0f", double(r.peak_rss_kib) / 1024.0), status_text(r)});
   }
   std::vector<size_t> width(head.size());
@@ -206,6 +208,8 @@ std::string bench_csv(const std::vector<bench_result_t>& rows) {
                                   fmt("%.6f", r.latency_max_s),
                                   fmt("%.4f", busy_mean(r)),
                                   busy,
+                                  fmt("%.6f", r.gpu_s_per_proof),
+                                  fmt("%.4f", r.gpu_busy),
                                   fmt("%.1f", double(r.peak_rss_kib) / 1024.0)};
     for (const std::string& p : bench_phases()) f.push_back(fmt("%.3f", phase_ms_per_proof(r, p)));
     f.push_back(status_text(r));

@@ -96,8 +96,13 @@ void prepare_bench_inputs(const fs::path& dir, unsigned log2, unsigned partition
   const gen_params_t params{.log2_constraints = log2, .seed = 0};
   write_generated(params, dir, partitions, threads);
   const r1cs_t cs = read_r1cs(dir / "circuit.r1cs");
-  // A development key (fresh toxic waste; benchmarks only), bellman convention.
-  write_key_cache(dir / "key.szkc", setup(cs, h_convention_t::bellman_coset, threads), threads);
+  // A development key (fresh toxic waste; benchmarks only), bellman
+  // convention; its fixed-base products on a GPU when there is one.
+  setup_info_t info;
+  const setup_options_t so{.device = setup_device_t::auto_, .threads = threads, .info = &info};
+  write_key_cache(dir / "key.szkc", setup(cs, h_convention_t::bellman_coset, so), threads);
+  std::fprintf(stderr, "bench: development key in %.1f s (%s)\n", info.total_s,
+               info.used_gpu ? ("fixed-base products on " + info.device).c_str() : "CPU");
   write_file_atomic(stamp, std::string_view(want));
   std::fprintf(stderr, "bench: inputs for 2^%u (%u witnesses, development key) in %.1f s: %s\n", log2, partitions,
                seconds(t0, steady_t::now()), dir.c_str());
@@ -119,6 +124,7 @@ bench_result_t run_bench_config(const bench_config_t& cfg) {
     runtime::session_options_t so;
     so.policy = cfg.policy;
     so.ncpu = cfg.ncpu;
+    so.ncuda = cfg.ngpu;
     so.profiling = true;
     runtime::starpu_session session(so);
     res.cpu_workers = session.cpu_workers();
@@ -181,6 +187,14 @@ bench_result_t run_bench_config(const bench_config_t& cfg) {
     const dag::trace_summary_t sum = dag::summarize_trace(trace);
     for (const dag::phase_stat_t& p : sum.phases) res.phases.push_back({p.phase, p.tasks, p.total_s});
     for (const dag::worker_stat_t& w : sum.workers) res.workers.push_back({w.worker, w.kind, w.busy_fraction});
+    double gpu_task_s = 0, gpu_busy = 0;
+    unsigned gpus = 0;
+    for (const runtime::trace_event_t& e : trace.events)
+      if (e.worker_kind == "cuda") gpu_task_s += (e.end_us - e.start_us) * 1e-6;
+    for (const bench_worker_t& w : res.workers)
+      if (w.kind == "cuda") gpu_busy += w.busy_fraction, ++gpus;
+    res.gpu_s_per_proof = res.proofs ? gpu_task_s / double(res.proofs) : 0;
+    res.gpu_busy = gpus ? gpu_busy / gpus : 0;
     if (!cfg.trace.empty()) runtime::save_trace(trace, cfg.trace.string());
 
     for (const dag::partition_result_t& r : done) {
@@ -211,6 +225,7 @@ nlohmann::json bench_result_to_json(const bench_result_t& r) {
       {"partitions", c.partitions},
       {"jobs", c.jobs},
       {"ncpu", c.ncpu},
+      {"ngpu", c.ngpu},
       {"error", r.error},
       {"proofs", r.proofs},
       {"verified", r.verified},
@@ -221,6 +236,8 @@ nlohmann::json bench_result_to_json(const bench_result_t& r) {
       {"latency_mean_s", r.latency_mean_s},
       {"latency_p95_s", r.latency_p95_s},
       {"latency_max_s", r.latency_max_s},
+      {"gpu_s_per_proof", r.gpu_s_per_proof},
+      {"gpu_busy", r.gpu_busy},
       {"peak_rss_kib", r.peak_rss_kib},
       {"speedup_vs_baseline", r.speedup_vs_baseline},
       {"speedup_vs_eager", r.speedup_vs_eager},
@@ -247,6 +264,9 @@ bench_result_t bench_result_from_json(const nlohmann::json& j) {
     r.config.partitions = get("partitions").get<unsigned>();
     r.config.jobs = get("jobs").get<unsigned>();
     r.config.ncpu = get("ncpu").get<int>();
+    r.config.ngpu = j.value("ngpu", -1);
+    r.gpu_s_per_proof = j.value("gpu_s_per_proof", 0.0);
+    r.gpu_busy = j.value("gpu_busy", 0.0);
     r.error = get("error").get<std::string>();
     r.proofs = get("proofs").get<size_t>();
     r.verified = get("verified").get<size_t>();

@@ -20,6 +20,8 @@
 //                   rank) and max over jobs
 //   phases, workers per-phase task time and per-worker busy fraction, from
 //                   the trace of the run (dag/trace_report.hpp)
+//   gpu_s_per_proof task time on CUDA workers per proof (the "GPU time" of
+//                   a proof); gpu_busy the CUDA workers' mean busy fraction
 //   peak_rss_kib    the process's high-water resident set (VmHWM)
 // Every proof is then verified against the key's verifying key; the
 // process exits non-zero when one does not verify.
@@ -41,6 +43,7 @@ struct bench_config_t {
   unsigned partitions = 1;       // j: partitions per job
   unsigned jobs = 4;             // jobs in the run (proofs = jobs * j)
   int ncpu = -1;                 // StarPU CPU workers; -1: StarPU's default
+  int ngpu = -1;                 // StarPU CUDA workers; -1: StarPU's default (every GPU)
   bool baseline = false;         // the one-proof-at-a-time row (c = j = 1)
   std::filesystem::path inputs;  // prepare_bench_inputs()'s folder
   std::filesystem::path trace;   // where to save the run's trace; empty: nowhere
@@ -66,6 +69,8 @@ struct bench_result_t {
   unsigned cpu_workers = 0, cuda_workers = 0;
   double wall_s = 0, s_per_proof = 0;
   double latency_mean_s = 0, latency_p95_s = 0, latency_max_s = 0;
+  double gpu_s_per_proof = 0;  // summed task time on CUDA workers ÷ proofs
+  double gpu_busy = 0;         // mean busy fraction of the CUDA workers (0 without)
   std::vector<bench_phase_t> phases;
   std::vector<bench_worker_t> workers;
   uint64_t peak_rss_kib = 0;

@@ -26,6 +26,7 @@
 #include "cli/commands.hpp"
 #include "cli/inputs.hpp"
 #include "cli/manifest.hpp"
+#include "codelets/codelets.hpp"
 #include "dag/batch.hpp"
 #include "dag/key_bundle.hpp"
 #include "groth16/proof_bytes.hpp"
@@ -124,8 +125,10 @@ int run_manifest(const batch_run_options_t& o) {
   runtime::session_options_t so;
   so.policy = o.policy;
   so.ncpu = o.cpus;
+  so.ncuda = o.gpus;
   so.profiling = !o.trace.empty();
   runtime::starpu_session session(so);
+  if (!o.place.empty()) codelets::set_placement(o.place);
   std::unique_ptr<runtime::trace_recorder> recorder;
   if (!o.trace.empty()) {
     recorder = std::make_unique<runtime::trace_recorder>();
@@ -141,7 +144,7 @@ int run_manifest(const batch_run_options_t& o) {
   if (!o.quiet)
     progress.line("starzk: " + std::to_string(m.jobs.size()) + " jobs, " + std::to_string(m.partitions()) +
                   " partitions, policy " + session.policy_name() + ", " + std::to_string(session.cpu_workers()) +
-                  " CPU workers, memory budget " + budget_text);
+                  " CPU workers, " + std::to_string(session.cuda_workers()) + " GPU workers, memory budget " + budget_text);
   {
     key_cache_t keys(m);
     dag::batch_t batch(dag::batch_options_t{

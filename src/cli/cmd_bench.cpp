@@ -48,6 +48,7 @@ struct bench_options_t {
   std::vector<unsigned> log2 = {10, 12};
   unsigned jobs = 4;
   int ncpu = -1;
+  int ngpu = -1;
   std::string out = "bench-out";
   std::string baseline = "eager";
   bool no_baseline = false;
@@ -85,6 +86,7 @@ std::string canonical_command(const bench_options_t& o) {
                   " --partitions " + join(o.partitions) + " --log2 " + join(o.log2) + " --jobs " +
                   std::to_string(o.jobs);
   if (o.ncpu >= 0) s += " --ncpu " + std::to_string(o.ncpu);
+  if (o.ngpu >= 0) s += " --ngpu " + std::to_string(o.ngpu);
   s += o.no_baseline ? " --no-baseline" : " --baseline " + o.baseline;
   return s + " --out " + o.out;
 }
@@ -98,6 +100,7 @@ bench_result_t run_child(const bench_config_t& cfg, const fs::path& result_file)
                                    "--partitions",  std::to_string(cfg.partitions),
                                    "--jobs",        std::to_string(cfg.jobs),
                                    "--ncpu",        std::to_string(cfg.ncpu),
+                                   "--ngpu",        std::to_string(cfg.ngpu),
                                    "--inputs",      cfg.inputs.string(),
                                    "--result",      result_file.string()};
   if (!cfg.trace.empty()) args.insert(args.end(), {"--trace", cfg.trace.string()});
@@ -177,6 +180,7 @@ void run_bench(bench_options_t o) {
       cfg.partitions = j;
       cfg.jobs = jobs;
       cfg.ncpu = o.ncpu;
+      cfg.ngpu = o.ngpu;
       cfg.baseline = baseline;
       cfg.inputs = inputs;
       cfg.trace = out / "traces" / (row_name(cfg) + ".json");
@@ -252,6 +256,7 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::Range(10u, 27u));
   cmd->add_option("--jobs,-n", o->jobs, "jobs per run")->check(CLI::Range(1u, 100000u));
   cmd->add_option("--ncpu", o->ncpu, "StarPU CPU workers (default: StarPU's)")->check(CLI::Range(0, 4096));
+  cmd->add_option("--ngpu", o->ngpu, "StarPU CUDA workers, one per GPU (default: every GPU)")->check(CLI::Range(0, 64));
   cmd->add_option("--out,-o", o->out, "output folder");
   cmd->add_option("--baseline", o->baseline, "policy of the one-proof-at-a-time row");
   cmd->add_flag("--no-baseline", o->no_baseline, "skip the one-proof-at-a-time row");
@@ -268,6 +273,7 @@ void add_bench_command(CLI::App& app) {
   sub->add_option("--partitions", one->config.partitions)->required()->check(CLI::Range(1u, 1024u));
   sub->add_option("--jobs", one->config.jobs)->required()->check(CLI::Range(1u, 100000u));
   sub->add_option("--ncpu", one->config.ncpu);
+  sub->add_option("--ngpu", one->config.ngpu);
   sub->add_option("--inputs", one->inputs)->required()->check(CLI::ExistingDirectory);
   sub->add_option("--trace", one->trace);
   sub->add_option("--result", one->result)->required();

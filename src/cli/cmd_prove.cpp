@@ -69,6 +69,9 @@ void add_prove_command(CLI::App& app) {
                   "with --manifest: host bytes partitions in flight may hold (auto = half of MemAvailable, "
                   "none, or e.g. 64G)");
   cmd->add_option("--cpus", b->cpus, "with --manifest: StarPU CPU workers (default: StarPU's)");
+  cmd->add_option("--gpus", b->gpus, "with --manifest: StarPU CUDA workers, one per GPU (default: every GPU; 0: none)");
+  cmd->add_option("--place", b->place,
+                  "with --manifest: where codelets may run, e.g. spmv=cpu,msm=cuda (cpu|cuda|any; default any)");
   cmd->add_option("--threads-per-task", b->threads_per_task, "with --manifest: threads each task may use (default 1)");
   cmd->add_flag("--quiet", b->quiet, "with --manifest: only errors and the final line");
 #ifdef STARZK_HAVE_MPI

@@ -2,7 +2,8 @@
 // Not a ceremony: the secrets pass through this process (see
 // groth16/setup.hpp). Writes the proving key (.zkey for the snarkjs
 // convention, .params for the bellman/Filecoin one) and a snarkjs-style
-// verification_key.json.
+// verification_key.json. --gpu auto|on|off picks where the fixed-base
+// products run (groth16/setup.hpp: same bytes either way).
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -21,6 +22,7 @@ namespace {
 struct setup_options {
   std::string r1cs, zkey, params, vkey;
   unsigned threads = 0;
+  std::string gpu = "auto";
 };
 
 void run_setup(const setup_options& o) {
@@ -29,7 +31,14 @@ void run_setup(const setup_options& o) {
                "starzk setup: DEVELOPMENT KEY from fresh toxic waste, NOT a ceremony: do not use it to secure "
                "anything.\n");
   const h_convention_t conv = o.zkey.empty() ? h_convention_t::bellman_coset : h_convention_t::snarkjs_odd_coset;
-  const proving_key_t pk = setup(cs, conv, o.threads);
+  setup_info_t info;
+  setup_options_t so;
+  so.device = parse_setup_device(o.gpu);
+  so.threads = o.threads;
+  so.info = &info;
+  const proving_key_t pk = setup(cs, conv, so);
+  std::fprintf(stderr, "starzk setup: fixed-base products on %s in %.2f s (setup %.2f s)\n", info.device.c_str(),
+               info.fixed_base_s, info.total_s);
   if (!o.zkey.empty()) write_zkey(o.zkey, pk);
   if (!o.params.empty()) write_params(o.params, pk);
   if (!o.vkey.empty()) write_vkey_with_alphabeta(o.vkey, pk.vk);
@@ -54,6 +63,11 @@ void add_setup_command(CLI::App& app) {
   zkey->excludes(params);
   cmd->add_option("--vkey", o->vkey, "write verification_key.json");
   cmd->add_option("--threads", o->threads, "CPU threads (default: all cores)");
+  cmd->add_option("--gpu", o->gpu,
+                  "where the fixed-base products run: auto (a CUDA device if present), on (a GPU or fail), off "
+                  "(CPU); the key is the same bytes either way")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
   cmd->callback([o, zkey, params] {
     if (zkey->count() + params->count() != 1) throw std::invalid_argument("give exactly one of --zkey or --params");
     run_setup(*o);

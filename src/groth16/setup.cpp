@@ -1,10 +1,13 @@
 // Development-key generation; see setup.hpp for the math and the warning.
 #include "groth16/setup.hpp"
 
+#include <chrono>
 #include <stdexcept>
 
 #include "ec/jacobian.hpp"
+#include "ec/scalar_mul.hpp"
 #include "groth16/random.hpp"
+#include "groth16/setup_gpu.hpp"
 #include "groth16/witness_map.hpp"
 #include "ntt/domain.hpp"
 #include "util/parallel.hpp"
@@ -56,19 +59,26 @@ class fixed_base_t {
   std::vector<affine_t<P>> table_;
 };
 
-// L_i(τ) = ω^i·Z(τ) / (n·(τ − ω^i)) for i < n.
-std::vector<fr_t> lagrange_at(const fr_t& tau, const fr_t& omega, uint64_t n) {
+// L_i(τ) = ω^i·Z(τ) / (n·(τ − ω^i)) for i < n. Chunks of i run in parallel,
+// each from ω^begin (one pow) with its own batch inversion (3M per element
+// + one inversion per chunk).
+std::vector<fr_t> lagrange_at(const fr_t& tau, const fr_t& omega, uint64_t n, unsigned threads) {
   const fr_t z = tau.pow(n) - fr_t::one();
   std::vector<fr_t> pow_w(n), den(n);
-  fr_t wi = fr_t::one();
   const fr_t n_fr = fr_t::from_u64(n);
-  for (uint64_t i = 0; i < n; ++i) {
-    pow_w[i] = wi;
-    den[i] = n_fr * (tau - wi);
-    wi = wi * omega;
-  }
-  fr_t::batch_inverse(den);
-  for (uint64_t i = 0; i < n; ++i) den[i] = pow_w[i] * z * den[i];
+  parallel_for(
+      n, threads,
+      [&](uint64_t begin, uint64_t end) {
+        fr_t wi = omega.pow(begin);
+        for (uint64_t i = begin; i < end; ++i) {
+          pow_w[i] = wi;
+          den[i] = n_fr * (tau - wi);
+          wi = wi * omega;
+        }
+        fr_t::batch_inverse(std::span<fr_t>(den).subspan(begin, end - begin));
+        for (uint64_t i = begin; i < end; ++i) den[i] = pow_w[i] * z * den[i];
+      },
+      4096);
   return den;
 }
 
@@ -99,7 +109,31 @@ unsigned log2_exact(uint64_t n) {
   return k;
 }
 
+// Resolves auto_ / gpu to a yes or no; gpu without a device throws.
+bool want_gpu(setup_device_t d) {
+  if (d == setup_device_t::cpu) return false;
+  std::string why;
+  const bool present = setup_detail::gpu_present(&why);
+  if (d == setup_device_t::gpu && !present)
+    throw std::runtime_error("setup: a GPU was asked for (--gpu on) but " + why +
+                             "; use --gpu auto or --gpu off to run on the CPU");
+  return present;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 }  // namespace
+
+bool setup_gpu_available(std::string* why) { return setup_detail::gpu_present(why); }
+
+setup_device_t parse_setup_device(std::string_view s) {
+  if (s == "auto") return setup_device_t::auto_;
+  if (s == "on" || s == "gpu") return setup_device_t::gpu;
+  if (s == "off" || s == "cpu") return setup_device_t::cpu;
+  throw std::invalid_argument("--gpu: '" + std::string(s) + "' is not one of auto, on, off");
+}
 
 fr_t domain_root(h_convention_t convention, unsigned log2n) {
   return domain_t::root(log2n, convention == h_convention_t::snarkjs_odd_coset ? root_convention::snarkjs
@@ -121,6 +155,21 @@ proving_key_t setup(const r1cs_t& cs, h_convention_t convention, unsigned thread
 }
 
 proving_key_t setup(const r1cs_t& cs, h_convention_t convention, const toxic_waste_t& tw, unsigned threads) {
+  setup_options_t o;
+  o.device = setup_device_t::cpu;
+  o.threads = threads;
+  return setup(cs, convention, tw, o);
+}
+
+proving_key_t setup(const r1cs_t& cs, h_convention_t convention, const setup_options_t& options) {
+  return setup(cs, convention, random_toxic_waste(), options);
+}
+
+proving_key_t setup(const r1cs_t& cs, h_convention_t convention, const toxic_waste_t& tw,
+                    const setup_options_t& options) {
+  const auto t_start = std::chrono::steady_clock::now();
+  const unsigned threads = options.threads;
+  const bool use_gpu = want_gpu(options.device);  // before any heavy work: --gpu on fails fast
   if (cs.n_vars < cs.n_public + 1) throw std::invalid_argument("setup: circuit has fewer wires than public inputs");
   const uint64_t n = domain_size_for(cs);
   const unsigned log2n = log2_exact(n);
@@ -129,63 +178,104 @@ proving_key_t setup(const r1cs_t& cs, h_convention_t convention, const toxic_was
   if ((tw.tau.pow(n) - fr_t::one()).is_zero()) throw std::invalid_argument("setup: τ lies in the domain");
 
   // u, v, w: the QAP polynomials at τ, input rows included.
-  const std::vector<fr_t> lag = lagrange_at(tw.tau, omega, n);
+  const std::vector<fr_t> lag = lagrange_at(tw.tau, omega, n, threads);
   std::vector<fr_t> u(cs.n_vars, fr_t::zero()), v(cs.n_vars, fr_t::zero()), w(cs.n_vars, fr_t::zero());
-  accumulate(cs.a, lag, u);
-  accumulate(cs.b, lag, v);
-  accumulate(cs.c, lag, w);
+  parallel_tasks(3, threads, [&](size_t m) {  // one matrix per task: the sums are column scatters
+    if (m == 0) accumulate(cs.a, lag, u);
+    else if (m == 1) accumulate(cs.b, lag, v);
+    else accumulate(cs.c, lag, w);
+  });
   for (uint64_t s = 0; s <= cs.n_public; ++s) u[s] += lag[cs.n_constraints + s];
 
   const fr_t gamma_inv = tw.gamma.inverse(), delta_inv = tw.delta.inverse();
   const uint64_t n_in = uint64_t(cs.n_public) + 1;
   std::vector<fr_t> ic_s(n_in), l_s(cs.n_vars - n_in);
-  for (uint64_t j = 0; j < cs.n_vars; ++j) {
-    const fr_t t = tw.beta * u[j] + tw.alpha * v[j] + w[j];
-    if (j < n_in) ic_s[j] = t * gamma_inv;
-    else l_s[j - n_in] = t * delta_inv;
-  }
+  parallel_for(
+      cs.n_vars, threads,
+      [&](uint64_t begin, uint64_t end) {
+        for (uint64_t j = begin; j < end; ++j) {
+          const fr_t t = tw.beta * u[j] + tw.alpha * v[j] + w[j];
+          if (j < n_in) ic_s[j] = t * gamma_inv;
+          else l_s[j - n_in] = t * delta_inv;
+        }
+      },
+      4096);
 
   // H query scalars.
   std::vector<fr_t> h_s;
   const fr_t z = tw.tau.pow(n) - fr_t::one();
   if (convention == h_convention_t::bellman_coset) {
-    h_s.resize(n - 1);  // τ^i·Z(τ)/δ
-    fr_t t = z * delta_inv;
-    for (uint64_t i = 0; i + 1 < n; ++i, t = t * tw.tau) h_s[i] = t;
+    h_s.resize(n - 1);  // τ^i·Z(τ)/δ, chunks from τ^begin
+    const fr_t zd = z * delta_inv;
+    parallel_for(
+        n - 1, threads,
+        [&](uint64_t begin, uint64_t end) {
+          fr_t t = zd * tw.tau.pow(begin);
+          for (uint64_t i = begin; i < end; ++i, t = t * tw.tau) h_s[i] = t;
+        },
+        4096);
   } else {
     // L'_{2i+1}(τ)/δ over the 2n-th roots (odd indices only).
     if ((tw.tau.pow(2 * n) - fr_t::one()).is_zero()) throw std::invalid_argument("setup: τ lies in the 2n-domain");
-    const std::vector<fr_t> lag2 = lagrange_at(tw.tau, domain_root(convention, log2n + 1), 2 * n);
+    const std::vector<fr_t> lag2 = lagrange_at(tw.tau, domain_root(convention, log2n + 1), 2 * n, threads);
     h_s.resize(n);
-    for (uint64_t i = 0; i < n; ++i) h_s[i] = lag2[2 * i + 1] * delta_inv;
+    parallel_for(
+        n, threads,
+        [&](uint64_t begin, uint64_t end) {
+          for (uint64_t i = begin; i < end; ++i) h_s[i] = lag2[2 * i + 1] * delta_inv;
+        },
+        4096);
   }
 
-  const fixed_base_t<g1_params> g1(g1_affine_t::generator());
-  const fixed_base_t<g2_params> g2(g2_affine_t::generator());
   proving_key_t pk;
   pk.convention = convention;
   pk.n_vars = cs.n_vars;
   pk.n_public = cs.n_public;
   pk.domain_size = n;
-  pk.alpha_g1 = g1.mul(tw.alpha).to_affine();
-  pk.beta_g1 = g1.mul(tw.beta).to_affine();
-  pk.delta_g1 = g1.mul(tw.delta).to_affine();
-  pk.beta_g2 = g2.mul(tw.beta).to_affine();
-  pk.delta_g2 = g2.mul(tw.delta).to_affine();
-  pk.a = g1.mul_all(u, threads);
-  pk.b_g1 = g1.mul_all(v, threads);
-  pk.b_g2 = g2.mul_all(v, threads);
-  pk.l = g1.mul_all(l_s, threads);
-  pk.h = g1.mul_all(h_s, threads);
+  const auto t_fixed = std::chrono::steady_clock::now();
+  std::string device;
+  if (use_gpu) {
+    // The queries on the device; the six single points on the host
+    // (4-bit windows, ec/scalar_mul.hpp: the same affine points).
+    device = setup_detail::fixed_base_queries_gpu(pk, {u, v, l_s, h_s, ic_s}, options.gpu_chunk, threads);
+    const g1_affine_t g1 = g1_affine_t::generator();
+    const g2_affine_t g2 = g2_affine_t::generator();
+    pk.alpha_g1 = mul(g1, tw.alpha).to_affine();
+    pk.beta_g1 = mul(g1, tw.beta).to_affine();
+    pk.delta_g1 = mul(g1, tw.delta).to_affine();
+    pk.beta_g2 = mul(g2, tw.beta).to_affine();
+    pk.delta_g2 = mul(g2, tw.delta).to_affine();
+    pk.vk.gamma_g2 = mul(g2, tw.gamma).to_affine();
+  } else {
+    device = "CPU (" + std::to_string(resolve_threads(threads)) + " threads)";
+    const fixed_base_t<g1_params> g1(g1_affine_t::generator());
+    const fixed_base_t<g2_params> g2(g2_affine_t::generator());
+    pk.alpha_g1 = g1.mul(tw.alpha).to_affine();
+    pk.beta_g1 = g1.mul(tw.beta).to_affine();
+    pk.delta_g1 = g1.mul(tw.delta).to_affine();
+    pk.beta_g2 = g2.mul(tw.beta).to_affine();
+    pk.delta_g2 = g2.mul(tw.delta).to_affine();
+    pk.a = g1.mul_all(u, threads);
+    pk.b_g1 = g1.mul_all(v, threads);
+    pk.b_g2 = g2.mul_all(v, threads);
+    pk.l = g1.mul_all(l_s, threads);
+    pk.h = g1.mul_all(h_s, threads);
+    pk.vk.gamma_g2 = g2.mul(tw.gamma).to_affine();
+    pk.vk.ic = g1.mul_all(ic_s, threads);
+  }
   pk.vk.alpha_g1 = pk.alpha_g1;
   pk.vk.beta_g2 = pk.beta_g2;
-  pk.vk.gamma_g2 = g2.mul(tw.gamma).to_affine();
   pk.vk.delta_g2 = pk.delta_g2;
-  pk.vk.ic = g1.mul_all(ic_s, threads);
+  if (options.info) {
+    options.info->used_gpu = use_gpu;
+    options.info->device = device;
+    options.info->fixed_base_s = seconds_since(t_fixed);
+  }
   if (convention == h_convention_t::snarkjs_odd_coset) {
     pk.zkey_a = with_input_rows(cs.a, n, cs.n_public, true);
     pk.zkey_b = with_input_rows(cs.b, n, cs.n_public, false);
   }
+  if (options.info) options.info->total_s = seconds_since(t_start);
   return pk;
 }
 

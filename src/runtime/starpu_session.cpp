@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "policies/starzk_policies.h"
+#include "runtime/perfmodels.hpp"
 
 namespace starzk::runtime {
 
@@ -50,6 +51,15 @@ starpu_session::starpu_session(const session_options_t &options)
 	policy_ = options.policy.empty() ? "starzk" : options.policy;
 	if (const char *env = std::getenv("STARPU_SCHED"); env && *env)
 		policy_ = env;
+
+	std::string models = options.perfmodels;
+	if (const char *env = std::getenv("STARZK_CALIBRATED_MODELS"); models.empty() && env)
+		models = env;
+	if (!models.empty())
+		seed_perfmodels(models);
+	// A node's GPUs are alike: one CUDA history serves them all, so a
+	// second GPU starts calibrated too.
+	setenv("STARPU_PERF_MODEL_HOMOGENEOUS_CUDA", "1", 0);
 
 	starpu_conf conf;
 	check_starpu(starpu_conf_init(&conf), "starpu_conf_init");

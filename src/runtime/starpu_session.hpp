@@ -8,7 +8,10 @@
 // StarPU itself (1.3 lets it win over the configuration), a non-empty
 // STARPU_SCHED in the environment overrides the name the program asked for. Worker counts are options (-1 keeps StarPU's
 // default and its STARPU_NCPU / STARPU_NCUDA variables). Profiling is
-// switched on when asked, which the trace recorder needs. Every StarPU call
+// switched on when asked, which the trace recorder needs. Calibrated
+// performance models are seeded first when asked (perfmodels.hpp), and the
+// CUDA models are shared by every GPU of the node
+// (STARPU_PERF_MODEL_HOMOGENEOUS_CUDA=1 unless set). Every StarPU call
 // is checked; failures throw std::runtime_error naming the call.
 #pragma once
 
@@ -23,6 +26,7 @@ struct session_options_t
 	int ncpu = -1;            // CPU workers; -1: StarPU's default
 	int ncuda = -1;           // CUDA workers; -1: StarPU's default
 	bool profiling = false;   // turn on StarPU profiling (for trace_recorder)
+	std::string perfmodels;   // calibrated models to seed (perfmodels.hpp); empty: $STARZK_CALIBRATED_MODELS
 };
 
 // Throw std::runtime_error("StarPU: <call> failed: <strerror(-rc)>") when rc < 0.

@@ -73,13 +73,15 @@ struct bench_t {
     p->c = p->a;
   }
   void spmv() { run_body(codelets::spmv_codelet(), {vec(p->w), vec(p->a), vec(p->b), vec(p->c)}, p.get()); }
-  void ntt_h() { run_body(codelets::ntt_h_codelet(), {vec(p->a), vec(p->b), vec(p->c)}, p.get()); }
+  void ntt_h() { run_body(codelets::ntt_h_codelet(), {vec(p->a), vec(p->b), vec(p->c), dummy()}, p.get()); }
   void prep() { run_body(codelets::prep_msm_codelet(), {vec(p->w), dummy()}, p.get()); }
   void msm(msm_query_t q) {
-    run_body(codelets::msm_codelet(), {dummy(), q == msm_query_t::h ? vec(p->a) : dummy(), dummy()},
-             &p->msm_args[int(q)]);
+    if (q == msm_query_t::h)
+      run_body(codelets::msm_codelet(), {dummy(), vec(p->a), dummy()}, &p->msm_args[int(q)]);
+    else
+      run_body(codelets::msm_codelet(), {dummy(), vec(p->w), dummy(), dummy()}, &p->msm_args[int(q)]);
   }
-  void b_g2() { run_body(codelets::b_g2_msm_codelet(), {dummy(), dummy(), dummy()}, p.get()); }
+  void b_g2() { run_body(codelets::b_g2_msm_codelet(), {dummy(), vec(p->w), dummy(), dummy()}, p.get()); }
   void assemble() { run_body(codelets::assemble_codelet(), {dummy(), dummy(), dummy(), dummy(), dummy(), dummy()}, p.get()); }
   void free() { run_body(codelets::free_codelet(), {vec(p->w), vec(p->a), vec(p->b), vec(p->c), dummy()}, p.get()); }
   void all() {

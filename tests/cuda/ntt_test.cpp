@@ -188,6 +188,26 @@ TEST(CudaNtt, GrothHSnarkjs) {
   }
 }
 
+// The host-built domain (what the StarPU key bundle registers) must be the
+// device-built one byte for byte, small and full tables alike, in both
+// conventions and on both sides of the full-table threshold (L - 1 > 16).
+TEST(CudaNtt, HostBuiltDomainEqualsDeviceBuilt) {
+  SZK_REQUIRE_GPU();
+  stream_t s;
+  for (root_convention_t conv : {root_convention_t::snarkjs, root_convention_t::bellman})
+    for (unsigned L : {1u, 2u, 5u, 17u, 18u, 20u}) {
+      const size_t bytes = ntt_domain_bytes(L);
+      std::vector<uint8_t> host(bytes), dev(bytes);
+      ASSERT_EQ(ntt_domain_build_host(host.data(), L, conv), cudaSuccess);
+      device_buffer_t d(bytes);
+      ASSERT_EQ(cudaMemset(d.get(), 0, bytes), cudaSuccess);
+      ASSERT_EQ(ntt_domain_init(d.get(), L, conv, s.get()), cudaSuccess);
+      s.sync();
+      d.download(dev.data(), bytes);
+      EXPECT_TRUE(host == dev) << "L=" << L << " conv=" << int(conv);
+    }
+}
+
 TEST(CudaNtt, RejectsBadSizes) {
   SZK_REQUIRE_GPU();
   std::vector<fr_t> v(3);

@@ -97,7 +97,8 @@ TEST_F(bench_cli, tiny_sweep_table_csv_json_and_failures) {
   const std::vector<std::string> want_cols = {
       "log2", "mode", "policy", "concurrency", "partitions", "jobs", "proofs", "verified", "cpu_workers",
       "cuda_workers", "wall_s", "s_per_proof", "proofs_per_s", "speedup_vs_baseline", "speedup_vs_eager",
-      "latency_mean_s", "latency_p95_s", "latency_max_s", "busy_mean", "busy_per_worker", "peak_rss_mib",
+      "latency_mean_s", "latency_p95_s", "latency_max_s", "busy_mean", "busy_per_worker", "gpu_s_per_proof",
+      "gpu_busy", "peak_rss_mib",
       "spmv_ms", "prep_msm_ms", "ntt_h_ms", "msm_h_ms", "msm_l_ms", "msm_a_ms", "msm_b1_ms", "b_g2_msm_ms",
       "assemble_ms", "free_ms", "status"};
   EXPECT_EQ(header, want_cols);

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Whole proofs on a GPU machine through the DAG (issue: GPU codelets): the
+# `starzk bench` sweep at 2^k on the Filecoin-shaped circuit, our policy
+# against StarPU's dmdas and against one proof at a time, then the
+# calibrated performance models and the traces.
+#
+#   bench/proof-bench.sh BUILD_DIR OUT_DIR
+#
+# STARZK_PROOF_LOG2 (default 24), STARZK_PROOF_JOBS (4),
+# STARZK_PROOF_PARTITIONS (10), STARZK_PROOF_POLICIES (starzk,dmdas),
+# STARZK_PROOF_NGPU (unset: every GPU; e.g. "1 2" runs the sweep once per
+# count, for the scaling figure). Writes OUT_DIR/proof-bench-g<N>.csv /
+# .txt, OUT_DIR/traces-g<N>/ and OUT_DIR/perfmodels/ (StarPU's history
+# files of the starzk codelets, to keep in bench/perfmodels/<machine>/).
+set -uo pipefail
+build=${1:?usage: proof-bench.sh BUILD_DIR OUT_DIR}
+out=${2:?usage: proof-bench.sh BUILD_DIR OUT_DIR}
+exe="$build/bin/starzk"
+[ -x "$exe" ] || { echo "proof-bench: $exe not built" >&2; exit 1; }
+k=${STARZK_PROOF_LOG2:-24}
+jobs=${STARZK_PROOF_JOBS:-4}
+parts=${STARZK_PROOF_PARTITIONS:-10}
+policies=${STARZK_PROOF_POLICIES:-starzk,dmdas}
+inputs=${STARZK_PROOF_INPUTS:-/tmp/starzk-proof-bench}
+mkdir -p "$out"
+rc=0
+for g in ${STARZK_PROOF_NGPU:-all}; do
+  ngpu=(); [ "$g" != all ] && ngpu=(--ngpu "$g")
+  echo "== starzk bench k=$k jobs=$jobs partitions=$parts policies=$policies gpus=$g"
+  t0=$(date +%s)
+  "$exe" bench --policies "$policies" --concurrency "$jobs" --partitions "$parts" --log2 "$k" --jobs "$jobs" \
+    --baseline starzk "${ngpu[@]}" --out "$inputs/run-g$g" 2>&1 | tee "$out/proof-bench-g$g.txt" || rc=1
+  cp -f "$inputs/run-g$g/bench.csv" "$out/proof-bench-g$g.csv" 2>/dev/null || rc=1
+  mkdir -p "$out/traces-g$g"
+  cp -f "$inputs/run-g$g"/traces/*.json "$out/traces-g$g/" 2>/dev/null || true
+  echo "== gpus=$g took $(( $(date +%s) - t0 )) s"
+done
+models="${STARPU_PERF_MODEL_DIR:-${STARPU_HOME:-$HOME}/.starpu/sampling}/codelets/45"
+mkdir -p "$out/perfmodels"
+cp -f "$models"/starzk_* "$out/perfmodels/" 2>/dev/null || echo "proof-bench: no models in $models"
+exit $rc

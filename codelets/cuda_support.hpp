@@ -1,0 +1,57 @@
+// cuda_support.hpp: what the CUDA bodies of the codelets share (private to
+// codelets/): the switch saying whether they exist, the worker's stream,
+// CUDA error checks, and the worker's device scratch.
+//
+// CUDA bodies exist when starzk was built with its kernels (STARZK_HAVE_CUDA,
+// target starzk_cuda) and StarPU with CUDA (STARPU_USE_CUDA); otherwise each
+// codelet has its CPU body alone and STARZK_CODELETS_CUDA is 0.
+//
+// Bodies are STARPU_CUDA_ASYNC: they only enqueue kernels on the worker's
+// stream (starpu_cuda_get_local_stream()) and return; StarPU waits on the
+// stream before it marks the task done. The kernels come from cuda/ (plain
+// device pointers, a stream, caller-provided scratch), the pointers from the
+// task's buffers, which StarPU has made valid on the worker's GPU.
+//
+// Scratch: the MSM and the other kernels need working memory (up to ~7 GiB
+// for a 2^27 MSM). StarPU's STARPU_SCRATCH buffers are per worker of every
+// kind, so a codelet that also has a CPU body would get that much main RAM
+// per CPU worker. Instead each CUDA worker keeps one device buffer, taken
+// from StarPU's allocator (starpu_malloc_on_node_flags with
+// STARPU_MALLOC_COUNT, so StarPU counts it against the device's memory and
+// the GPU-lock policy's prefetch rule sees it), grown when a task needs
+// more and reused by every task of that worker: tasks of one worker run in
+// order on its one stream, so they never share it at once.
+#pragma once
+
+#include <starpu.h>
+
+#include <cstddef>
+
+#if defined(STARZK_HAVE_CUDA) && defined(STARPU_USE_CUDA)
+#define STARZK_CODELETS_CUDA 1
+#include <cuda_runtime_api.h>
+#else
+#define STARZK_CODELETS_CUDA 0
+#endif
+
+namespace starzk::codelets::detail {
+
+#if STARZK_CODELETS_CUDA
+// Throws std::runtime_error("<what>: <CUDA error string>") unless e == cudaSuccess.
+void check_cuda(cudaError_t e, const char* what);
+
+// The calling CUDA worker's stream.
+inline cudaStream_t worker_stream() { return starpu_cuda_get_local_stream(); }
+
+// At least `bytes` of device scratch for the calling CUDA worker, valid
+// until its next call from this worker. Throws when the device cannot
+// provide it.
+void* worker_scratch(size_t bytes);
+#endif
+
+// Frees every CUDA worker's scratch (waits for their streams first). Call
+// from the application thread while StarPU runs, with no task in flight
+// (the key bundle does it when it goes). A no-op without CUDA bodies.
+void release_worker_scratch();
+
+}  // namespace starzk::codelets::detail

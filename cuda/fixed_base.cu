@@ -1,0 +1,179 @@
+// Fixed-base scalar multiplication on the device, out[i] = k[i]·G for one
+// base G of G1 or G2: the bulk of a Groth16 development setup (5n products by
+// the G1 generator, n by the G2 one; see src/groth16/setup.hpp).
+//
+// Comb table with 8-bit digits (the method of the host fixed_base_t in
+// src/groth16/setup.cpp; Lim and Lee, "More flexible exponentiation with
+// precomputation", CRYPTO '94, in its simplest one-row form): write the
+// canonical scalar as k = sum_{w<32} d_w·2^(8w), d_w a byte, and store
+//     T[w][d] = d·2^(8w)·G   (w < 32, d < 256; T[w][0] = O, never read),
+// affine, 8192 points (768 KiB for G1, 1.5 MiB for G2: the hot rows stay in
+// L2). Then k·G = sum_w T[w][d_w]: at most 32 mixed additions and no
+// doubling. XYZZ accumulator, madd-2008-s (8M + 2S; EFD
+// g1p/auto-shortw-xyzz.html), the first non-zero digit a free from_affine:
+// at most 31·(8M + 2S) = 310 Fp products per G1 point, 31·(8·3 + 2·2) = 868
+// per G2 point (Fp2 Karatsuba: M = 3 Fp products, S = 2).
+// For a canonical k (< r < 2^255) the partial sums are distinct multiples of
+// G below r, so the equal and opposite cases of madd never occur; the
+// formula still dispatches them (point.cuh), so any input stays correct.
+//
+// Table: 32 blocks (one per window w) of 256 threads (one per digit d).
+// Thread 0 doubles G 8w times (dbl-2008-s-1, 6M + 3S) into shared memory;
+// thread d takes d·2^(8w)·G by double-and-add on its 8 bits and makes it
+// affine with its own inversion (8192 inversions once per base: noise).
+//
+// Products: thread t owns the points i = t + j·T, j < m (T threads, so
+// neighbouring threads touch neighbouring points: coalesced). Pass 1 forms
+// each XYZZ point, stores X, Y in the output slot and ZZ, ZZZ and the
+// running product of the D_j = ZZ_j·ZZZ_j in scratch. Then one inversion per
+// thread (Fermat, ~380S + ~190M) and pass 2 walks back (Montgomery's trick,
+// "Speeding the Pollard and elliptic curve methods of factorization",
+// Math. Comp. 1987):
+//     1/D_j = (D_0···D_{j-1}) · (D_0···D_j)^-1,   (D_0···D_{j-1})^-1 = (D_0···D_j)^-1 · D_j,
+//     1/ZZ = ZZZ/D, 1/ZZZ = ZZ/D,   x = X/ZZ, y = Y/ZZZ.
+// Per point 8M + I/m (m = 32 by default: ~18M of shared inversion). The
+// point at infinity (k = 0) has ZZ = 0: it is skipped in the product and
+// written as (0, 0), the host encoding of O.
+#include <cstring>
+
+#include "cuda/point.cuh"
+#include "cuda/starzk_cuda.hpp"
+
+namespace starzk::gpu {
+namespace {
+
+constexpr unsigned fb_windows = 32;  // bytes of a 256-bit scalar
+constexpr unsigned fb_digits = 256;  // table entries per window (entry 0 = O)
+constexpr size_t fb_entries = size_t(fb_windows) * fb_digits;
+
+// XYZZ -> affine with one inversion: t = (ZZ·ZZZ)^-1, x = X·(t·ZZZ), y = Y·(t·ZZ).
+// 5M + 1I. O -> (0, 0).
+template <class F>
+SZK_D dev_affine_t<F> to_affine_single(const dev_xyzz_t<F>& p) {
+  if (p.is_infinity()) return {F::zero(), F::zero()};
+  const F t = (p.zz * p.zzz).inverse();
+  return {p.x * (t * p.zzz), p.y * (t * p.zz)};
+}
+
+template <class F>
+__global__ void __launch_bounds__(fb_digits) table_kernel(dev_affine_t<F> g, dev_affine_t<F>* table) {
+  __shared__ dev_xyzz_t<F> base;  // 2^(8w)·G, w = blockIdx.x
+  if (threadIdx.x == 0) {
+    dev_xyzz_t<F> b = dev_xyzz_t<F>::from_affine(g);
+    for (unsigned i = 0; i < 8 * blockIdx.x; ++i) b = b.dbl();
+    base = b;
+  }
+  __syncthreads();
+  const dev_xyzz_t<F> p = base.mul_u32(threadIdx.x);
+  table[size_t(blockIdx.x) * fb_digits + threadIdx.x] = to_affine_single(p);
+}
+
+// See the file comment (pass 1, one inversion, pass 2). zz, zzz, pre: n each.
+template <class F>
+__global__ void __launch_bounds__(256) fixed_base_kernel(dev_affine_t<F>* out, const dev_fr_t* k, size_t n,
+                                                         const dev_affine_t<F>* __restrict__ table, F* zz_s,
+                                                         F* zzz_s, F* pre_s, size_t threads, unsigned batch) {
+  const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (t >= threads) return;
+  F prod = F::one();  // D_0···D_{j-1} over this thread's finite points
+  for (unsigned j = 0; j < batch; ++j) {
+    const size_t i = t + j * threads;
+    if (i >= n) break;
+    const dev_fr_t c = k[i].from_mont();  // canonical digits
+    dev_xyzz_t<F> acc = dev_xyzz_t<F>::infinity();
+#pragma unroll 1
+    for (unsigned w = 0; w < fb_windows; ++w) {
+      const uint32_t d = (c.l[w >> 2] >> (8 * (w & 3))) & 0xffu;
+      if (d) acc = acc.add_affine(table[w * fb_digits + d]);
+    }
+    out[i].x = acc.x;
+    out[i].y = acc.y;
+    zz_s[i] = acc.zz;
+    zzz_s[i] = acc.zzz;
+    pre_s[i] = prod;
+    if (!acc.is_infinity()) prod = prod * (acc.zz * acc.zzz);
+  }
+  F inv = prod.inverse();  // (D_0···D_{m-1})^-1
+  for (unsigned j = batch; j-- > 0;) {
+    const size_t i = t + j * threads;
+    if (i >= n) continue;
+    const F zz = zz_s[i];
+    if (zz.is_zero()) {
+      out[i] = {F::zero(), F::zero()};
+      continue;
+    }
+    const F zzz = zzz_s[i];
+    const F d = zz * zzz;
+    const F d_inv = pre_s[i] * inv;  // 1/D_j
+    inv = inv * d;                   // (D_0···D_{j-1})^-1
+    out[i].x = out[i].x * (d_inv * zzz);
+    out[i].y = out[i].y * (d_inv * zz);
+  }
+}
+
+template <class F>
+size_t scratch_bytes_for(size_t n) {
+  carve_t c{nullptr};
+  for (int a = 0; a < 3; ++a) c.take<F>(n);
+  return c.used;
+}
+
+template <class F, class HostAffine>
+cudaError_t table_init(void* d_table, const HostAffine& g, cudaStream_t s) {
+  static_assert(sizeof(HostAffine) == sizeof(dev_affine_t<F>), "host and device affine layouts differ");
+  if (!d_table) return cudaErrorInvalidValue;
+  dev_affine_t<F> dg;
+  std::memcpy(static_cast<void*>(&dg), &g, sizeof dg);
+  table_kernel<F><<<fb_windows, fb_digits, 0, s>>>(dg, static_cast<dev_affine_t<F>*>(d_table));
+  SZK_CHECK_LAUNCH();
+  return cudaSuccess;
+}
+
+template <class F, class HostAffine>
+cudaError_t run(HostAffine* d_out, const fr_t* d_k, size_t n, const void* d_table, void* d_scratch,
+                size_t scratch_bytes, cudaStream_t s, const fixed_base_tuning_t& tune) {
+  static_assert(sizeof(HostAffine) == sizeof(dev_affine_t<F>), "host and device affine layouts differ");
+  if (n == 0) return cudaSuccess;
+  if (!d_out || !d_k || !d_table || !d_scratch || scratch_bytes < scratch_bytes_for<F>(n)) return cudaErrorInvalidValue;
+  if (tune.batch == 0 || tune.block == 0 || tune.block > 256 || tune.block % 32) return cudaErrorInvalidValue;
+  // m points per thread: tune.batch, halved while fewer than tune.min_threads
+  // threads would run (2^17 by default: below that an H200's 132 SMs idle).
+  size_t batch = tune.batch;
+  while (batch > 1 && (n + batch - 1) / batch < tune.min_threads) batch /= 2;
+  const size_t threads = (n + batch - 1) / batch;
+  carve_t c{static_cast<char*>(d_scratch)};
+  F* zz = c.take<F>(n);
+  F* zzz = c.take<F>(n);
+  F* pre = c.take<F>(n);
+  fixed_base_kernel<F><<<grid_for(threads, tune.block), tune.block, 0, s>>>(
+      reinterpret_cast<dev_affine_t<F>*>(d_out), reinterpret_cast<const dev_fr_t*>(d_k), n,
+      static_cast<const dev_affine_t<F>*>(d_table), zz, zzz, pre, threads, unsigned(batch));
+  SZK_CHECK_LAUNCH();
+  return cudaSuccess;
+}
+
+}  // namespace
+
+size_t fixed_base_g1_table_bytes() { return fb_entries * sizeof(dev_g1_affine_t); }
+size_t fixed_base_g2_table_bytes() { return fb_entries * sizeof(dev_g2_affine_t); }
+
+cudaError_t fixed_base_g1_table_init(void* d_table, const g1_affine_t& g, cudaStream_t s) {
+  return table_init<dev_fp_t>(d_table, g, s);
+}
+cudaError_t fixed_base_g2_table_init(void* d_table, const g2_affine_t& g, cudaStream_t s) {
+  return table_init<dev_fp2_t>(d_table, g, s);
+}
+
+size_t fixed_base_g1_scratch_bytes(size_t n) { return scratch_bytes_for<dev_fp_t>(n); }
+size_t fixed_base_g2_scratch_bytes(size_t n) { return scratch_bytes_for<dev_fp2_t>(n); }
+
+cudaError_t fixed_base_g1(g1_affine_t* d_out, const fr_t* d_k, size_t n, const void* d_table, void* d_scratch,
+                          size_t scratch_bytes, cudaStream_t s, const fixed_base_tuning_t& tune) {
+  return run<dev_fp_t>(d_out, d_k, n, d_table, d_scratch, scratch_bytes, s, tune);
+}
+cudaError_t fixed_base_g2(g2_affine_t* d_out, const fr_t* d_k, size_t n, const void* d_table, void* d_scratch,
+                          size_t scratch_bytes, cudaStream_t s, const fixed_base_tuning_t& tune) {
+  return run<dev_fp2_t>(d_out, d_k, n, d_table, d_scratch, scratch_bytes, s, tune);
+}
+
+}  // namespace starzk::gpu

@@ -1,0 +1,75 @@
+// The two curves of the device MSM as type bundles: G1 and G2 run the same
+// kernel templates (msm.cu, msm_accumulate.cu, batch_add.cu, msm_jacobian.cu),
+// instantiated once per bundle; nothing else differs between them.
+//
+// A bundle names the device point types (point.cuh), the host types they
+// share bytes with (src/ec), the types of the level-1 bucket accumulation,
+// the public launchers of its curve (inherited from msm_launchers.hpp, so
+// generic code above the MSM, the split and the one-call Jacobian forms,
+// reaches them through the bundle), and the one number of the window cost
+// model that depends on the curve.
+//
+// G1: y^2 = x^3 + 4 over Fp. G2: y^2 = x^3 + 4(u + 1) over Fp2 = Fp[u]/(u^2 + 1).
+// Both have a = 0, so the XYZZ formulas of point.cuh (EFD, a = 0) serve both.
+// Costs in Fp products (Fp2: mul = 3M by Karatsuba, sqr = 2M, fp2.cuh):
+//   madd-2008-s  8M + 2S   G1: 10   G2: 8·3 + 2·2 = 28
+//   add-2008-s  12M + 2S   G1: 14   G2: 12·3 + 2·2 = 40
+// so a G2 point operation costs about 2.8 G1 ones, bucket or accumulation.
+#pragma once
+
+#include "cuda/msm_launchers.hpp"
+#include "cuda/point.cuh"
+
+namespace starzk::gpu {
+
+struct g1_curve_t : msm_launchers_t<g1_params> {
+  using field_type = dev_fp_t;
+  using affine_type = dev_g1_affine_t;
+  using xyzz_type = dev_g1_xyzz_t;
+  using host_affine_type = g1_affine_t;
+  using host_xyzz_type = g1_xyzz_t;
+  using host_jacobian_type = g1_jacobian_t;
+  // Level 1 of the accumulation (the hot loop) with the Fp product in line
+  // (dev_fp_fast_t, msm_accumulate.cu): same bytes as the types above.
+  using acc_affine_type = dev_affine_t<dev_fp_fast_t>;
+  using acc_xyzz_type = dev_xyzz_t<dev_fp_fast_t>;
+  // Window cost model, msm.cu: W·(n + bucket_weight·2^c) madd-equivalents.
+  // 10 is the H200 fit of the G1 timings (msm.cu, docs/benchmarks.md).
+  static constexpr double bucket_weight = 10.0;
+};
+
+struct g2_curve_t : msm_launchers_t<g2_params> {
+  using field_type = dev_fp2_t;
+  using affine_type = dev_g2_affine_t;
+  using xyzz_type = dev_g2_xyzz_t;
+  using host_affine_type = g2_affine_t;
+  using host_xyzz_type = g2_xyzz_t;
+  using host_jacobian_type = g2_jacobian_t;
+  // The Fp products of a G2 accumulation stay out of line: dev_fp2_t is
+  // built on dev_fp_t only, and an inlined Fp2 formula would be ~28 products
+  // of 288 multiply-adds each (G1: 10), with ptxas time and code size to
+  // match. The price is the call overhead per product that inlining saves G1.
+  using acc_affine_type = dev_g2_affine_t;
+  using acc_xyzz_type = dev_g2_xyzz_t;
+  // Every term of the cost model is point arithmetic of the curve, so the
+  // 2.8x of G2 scales both terms alike and leaves the best c where it was.
+  // What tilts the balance is that the G1 accumulation runs with in-line
+  // products and the G2 one, like the bucket folding and running sums of
+  // both curves, with out-of-line ones: assuming in-line products are ~1.25x
+  // faster, a G2 bucket weighs 10 / 1.25 = 8 accumulation additions. An
+  // assumption, not a fit: bench_cuda_msm sweeps the G2 window
+  // (STARZK_MSM_G2_WINDOWS) to check it on the device.
+  static constexpr double bucket_weight = 8.0;
+};
+
+template <class C>
+inline constexpr bool same_layout_v =
+    sizeof(typename C::affine_type) == sizeof(typename C::host_affine_type) &&
+    sizeof(typename C::xyzz_type) == sizeof(typename C::host_xyzz_type) &&
+    sizeof(typename C::acc_affine_type) == sizeof(typename C::affine_type) &&
+    sizeof(typename C::acc_xyzz_type) == sizeof(typename C::xyzz_type) &&
+    sizeof(typename C::host_jacobian_type) == 3 * sizeof(typename C::field_type);
+static_assert(same_layout_v<g1_curve_t>, "G1 device and host layouts differ");
+static_assert(same_layout_v<g2_curve_t>, "G2 device and host layouts differ");
+
+}  // namespace starzk::gpu

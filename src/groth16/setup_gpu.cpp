@@ -1,0 +1,204 @@
+// The device half of setup(): the fixed-base products of the query scalars
+// by G1 and G2 on a CUDA device (cuda/fixed_base.cu), streamed in chunks so
+// the key never has to fit in device memory.
+//
+// Pipeline: the queries are cut into pieces of at most `chunk` scalars (a
+// piece never spans two queries) and fed through two slots, each with its
+// own stream, pinned host staging (scalars in, points out) and device
+// buffers. For piece p in slot p mod 2: wait for the slot's previous piece
+// and copy its points from pinned staging into the key's vector (host
+// threads), copy the new scalars into pinned staging, then enqueue
+// upload -> fixed_base -> download on the slot's stream. So the host copies
+// of one piece overlap the device work of the other, and the device runs
+// one slot's kernel while the other slot's transfers are in flight.
+// Device memory per slot: chunk·(32 + 96 + 144) B for G1, chunk·(32 + 192 +
+// 288) B for G2 (2 GiB per slot at the default chunk of 2^22, G2 pass);
+// pinned host memory per slot: chunk·(32 + 96 or 192) B.
+//
+// Without CUDA in the build only gpu_present exists here, and says so.
+#include "groth16/setup_gpu.hpp"
+
+#include <stdexcept>
+
+#if STARZK_HAVE_CUDA
+#include <cuda_runtime_api.h>
+
+#include <cstring>
+#include <vector>
+
+#include "cuda/starzk_cuda.hpp"
+#include "cuda/starzk_cuda_host.hpp"
+#include "util/parallel.hpp"
+#endif
+
+namespace starzk::setup_detail {
+
+#if !STARZK_HAVE_CUDA
+
+bool gpu_present(std::string* why) {
+  if (why) *why = "this starzk was built without CUDA (no nvcc at configure time, or -DSTARZK_CUDA=OFF)";
+  return false;
+}
+
+std::string fixed_base_queries_gpu(proving_key_t&, const query_scalars_t&, uint64_t, unsigned) {
+  throw std::runtime_error("setup: this starzk was built without CUDA");
+}
+
+#else
+
+namespace {
+
+void check(cudaError_t e, const char* call) {
+  if (e != cudaSuccess)
+    throw std::runtime_error(std::string("setup (GPU): ") + call + " failed: " + cudaGetErrorString(e) + " (" +
+                             cudaGetErrorName(e) + ")");
+}
+
+// Page-locked host memory (cudaMallocHost / cudaFreeHost).
+class pinned_t {
+ public:
+  explicit pinned_t(size_t bytes) {
+    if (bytes) check(cudaMallocHost(&p_, bytes), "cudaMallocHost (staging)");
+  }
+  ~pinned_t() {
+    if (p_) (void)cudaFreeHost(p_);
+  }
+  pinned_t(const pinned_t&) = delete;
+  pinned_t& operator=(const pinned_t&) = delete;
+  void* get() const { return p_; }
+
+ private:
+  void* p_ = nullptr;
+};
+
+// memcpy split over host threads (a 400 MiB piece copies at memory speed,
+// not at one core's).
+void copy_parallel(void* dst, const void* src, size_t bytes, unsigned threads) {
+  parallel_for(
+      bytes, threads,
+      [&](size_t b, size_t e) { std::memcpy(static_cast<char*>(dst) + b, static_cast<const char*>(src) + b, e - b); },
+      size_t(8) << 20);
+}
+
+// One query: n scalars in, n points out (host memory).
+template <class Aff>
+struct query_t {
+  const fr_t* k;
+  size_t n;
+  Aff* out;
+};
+
+// The device API of one group (G1 or G2).
+template <class Aff>
+struct group_ops_t {
+  size_t (*table_bytes)();
+  cudaError_t (*table_init)(void*, const Aff&, cudaStream_t);
+  size_t (*scratch_bytes)(size_t);
+  cudaError_t (*mul)(Aff*, const fr_t*, size_t, const void*, void*, size_t, cudaStream_t,
+                     const gpu::fixed_base_tuning_t&);
+};
+
+template <class Aff>
+struct slot_t {
+  gpu::stream_t stream;
+  gpu::device_buffer_t d_k, d_out, d_scratch;
+  pinned_t h_k, h_out;
+  Aff* pending_out = nullptr;  // where the piece in flight goes
+  size_t pending_n = 0;
+
+  slot_t(size_t cap, size_t scratch)
+      : d_k(cap * sizeof(fr_t)), d_out(cap * sizeof(Aff)), d_scratch(scratch), h_k(cap * sizeof(fr_t)),
+        h_out(cap * sizeof(Aff)) {}
+
+  // Waits for the piece in flight (if any) and copies its points home.
+  void drain(unsigned threads) {
+    if (!pending_out) return;
+    check(cudaStreamSynchronize(stream.get()), "cudaStreamSynchronize (fixed-base piece)");
+    copy_parallel(pending_out, h_out.get(), pending_n * sizeof(Aff), threads);
+    pending_out = nullptr;
+  }
+};
+
+// out = k·G for every query, through the two-slot pipeline (file comment).
+template <class Aff>
+void run_group(const group_ops_t<Aff>& ops, const Aff& g, const std::vector<query_t<Aff>>& queries, size_t chunk,
+               unsigned threads) {
+  size_t cap = 0;
+  for (const auto& q : queries) cap = std::max(cap, std::min(q.n, chunk));
+  if (cap == 0) return;
+  const size_t scratch = ops.scratch_bytes(cap);
+  slot_t<Aff> slots[2] = {slot_t<Aff>(cap, scratch), slot_t<Aff>(cap, scratch)};
+  gpu::device_buffer_t d_table(ops.table_bytes());
+  check(ops.table_init(d_table.get(), g, slots[0].stream.get()), "fixed_base table_init");
+  check(cudaStreamSynchronize(slots[0].stream.get()), "cudaStreamSynchronize (fixed-base table)");
+
+  size_t piece = 0;
+  for (const auto& q : queries) {
+    for (size_t off = 0; off < q.n; off += chunk, ++piece) {
+      const size_t len = std::min(chunk, q.n - off);
+      slot_t<Aff>& s = slots[piece % 2];
+      s.drain(threads);
+      copy_parallel(s.h_k.get(), q.k + off, len * sizeof(fr_t), threads);
+      const cudaStream_t st = s.stream.get();
+      check(cudaMemcpyAsync(s.d_k.get(), s.h_k.get(), len * sizeof(fr_t), cudaMemcpyHostToDevice, st),
+            "cudaMemcpyAsync (scalars to device)");
+      check(ops.mul(s.d_out.template as<Aff>(), s.d_k.template as<fr_t>(), len, d_table.get(), s.d_scratch.get(), scratch, st, {}),
+            "fixed_base kernel launch");
+      check(cudaMemcpyAsync(s.h_out.get(), s.d_out.get(), len * sizeof(Aff), cudaMemcpyDeviceToHost, st),
+            "cudaMemcpyAsync (points to host)");
+      s.pending_out = q.out + off;
+      s.pending_n = len;
+    }
+  }
+  slots[piece % 2].drain(threads);  // the older piece first
+  slots[(piece + 1) % 2].drain(threads);
+}
+
+}  // namespace
+
+bool gpu_present(std::string* why) {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    if (why) *why = std::string("no usable CUDA device (cudaGetDeviceCount: ") + cudaGetErrorString(e) + ")";
+    return false;
+  }
+  if (n == 0) {
+    if (why) *why = "no CUDA device (cudaGetDeviceCount found 0)";
+    return false;
+  }
+  return true;
+}
+
+std::string fixed_base_queries_gpu(proving_key_t& pk, const query_scalars_t& s, uint64_t chunk, unsigned threads) {
+  const size_t piece = chunk ? size_t(chunk) : size_t(1) << 22;
+  check(cudaSetDevice(0), "cudaSetDevice(0)");
+  cudaDeviceProp prop{};
+  check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+
+  pk.a.assign(s.u.size(), g1_affine_t{});
+  pk.b_g1.assign(s.v.size(), g1_affine_t{});
+  pk.l.assign(s.l.size(), g1_affine_t{});
+  pk.h.assign(s.h.size(), g1_affine_t{});
+  pk.vk.ic.assign(s.ic.size(), g1_affine_t{});
+  pk.b_g2.assign(s.v.size(), g2_affine_t{});
+
+  const group_ops_t<g1_affine_t> g1{gpu::fixed_base_g1_table_bytes, gpu::fixed_base_g1_table_init,
+                                    gpu::fixed_base_g1_scratch_bytes, gpu::fixed_base_g1};
+  const group_ops_t<g2_affine_t> g2{gpu::fixed_base_g2_table_bytes, gpu::fixed_base_g2_table_init,
+                                    gpu::fixed_base_g2_scratch_bytes, gpu::fixed_base_g2};
+  run_group<g1_affine_t>(g1, g1_affine_t::generator(),
+                         {{s.u.data(), s.u.size(), pk.a.data()},
+                          {s.v.data(), s.v.size(), pk.b_g1.data()},
+                          {s.l.data(), s.l.size(), pk.l.data()},
+                          {s.h.data(), s.h.size(), pk.h.data()},
+                          {s.ic.data(), s.ic.size(), pk.vk.ic.data()}},
+                         piece, threads);
+  run_group<g2_affine_t>(g2, g2_affine_t::generator(), {{s.v.data(), s.v.size(), pk.b_g2.data()}}, piece, threads);
+  return std::string("GPU 0: ") + prop.name;
+}
+
+#endif
+
+}  // namespace starzk::setup_detail

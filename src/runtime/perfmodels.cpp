@@ -1,0 +1,83 @@
+// perfmodels.cpp: installing calibrated performance models (see perfmodels.hpp).
+#include "runtime/perfmodels.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <set>
+#include <stdexcept>
+#include <system_error>
+
+namespace starzk::runtime {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The layout version of StarPU 1.3's history files (_STARPU_PERFMODEL_VERSION).
+constexpr const char* k_model_version = "45";
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
+}  // namespace
+
+fs::path perfmodel_codelet_dir() {
+  fs::path base;
+  if (const std::string d = env("STARPU_PERF_MODEL_DIR"); !d.empty()) {
+    base = d;
+  } else {
+    std::string home = env("STARPU_HOME");
+    if (home.empty()) home = env("HOME");
+    base = fs::path(home) / ".starpu" / "sampling";
+  }
+  return base / "codelets" / k_model_version;
+}
+
+std::string perfmodel_hostname() {
+  if (const std::string h = env("STARPU_HOSTNAME"); !h.empty()) return h;
+  char buf[256] = {};
+  gethostname(buf, sizeof buf - 1);
+  std::string h(buf);
+  if (const size_t dot = h.find('.'); dot != std::string::npos) h.resize(dot);
+  return h;
+}
+
+size_t seed_perfmodels(const fs::path& from) {
+  std::error_code ec;
+  fs::path src = from / "codelets" / k_model_version;
+  if (!fs::is_directory(src, ec)) src = from;
+  if (!fs::is_directory(src, ec))
+    throw std::runtime_error(from.string() + ": no such performance-model folder");
+  const fs::path dst = perfmodel_codelet_dir();
+  fs::create_directories(dst, ec);
+  if (ec) throw std::runtime_error(dst.string() + ": cannot create: " + ec.message());
+  const std::string host = perfmodel_hostname();
+  std::set<std::string> done;
+  size_t copied = 0;
+  for (const fs::directory_entry& e : fs::directory_iterator(src)) {
+    if (!e.is_regular_file()) continue;
+    const std::string name = e.path().filename().string();
+    const size_t dot = name.find('.');
+    if (dot == std::string::npos || dot == 0) continue;
+    const std::string symbol = name.substr(0, dot);
+    if (done.count(symbol)) continue;  // one source per symbol
+    done.insert(symbol);
+    const fs::path target = dst / (symbol + "." + host);
+    if (fs::exists(target, ec)) continue;  // never overwrite what this host learned
+    const fs::path tmp = dst / (symbol + "." + host + ".tmp" + std::to_string(getpid()));
+    fs::copy_file(e.path(), tmp, fs::copy_options::overwrite_existing, ec);
+    if (!ec) fs::rename(tmp, target, ec);
+    if (ec) {
+      fs::remove(tmp);
+      throw std::runtime_error(target.string() + ": cannot install the model from " + e.path().string() + ": " +
+                               ec.message());
+    }
+    ++copied;
+  }
+  return copied;
+}
+
+}  // namespace starzk::runtime

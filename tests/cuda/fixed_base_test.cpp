@@ -1,0 +1,194 @@
+// Device fixed-base products (cuda/fixed_base.cu) against the host: every
+// output k·G, affine byte for byte, equals mul(G, k) of ec/scalar_mul.hpp
+// (4-bit windows and doublings: nothing shared with the device comb).
+// Scalars: 0, 1, 2, r-1, r-2, single-byte digits in every window (each table
+// row), 0xff bytes, fresh random; sizes 0, 1, 2, 31, 32, 33, 1025, 4097;
+// tunings that force one inversion per point, odd batches and full batches,
+// so points at infinity land inside shared inversions. A long arithmetic
+// progression k_i = k0 + i·d (checked by consecutive differences on the
+// host, plus the full oracle at sampled indices) covers 2^18 + 3 points.
+// Bases: the generators and a random multiple of each (not the generator).
+// Bad arguments return cudaErrorInvalidValue.
+#include <vector>
+
+#include "ec/scalar_mul.hpp"
+#include "gpu_test_util.hpp"
+
+namespace starzk::gpu::test {
+namespace {
+
+// The device API of one group, for the typed tests.
+struct g1_ops {
+  using aff = g1_affine_t;
+  using jac = g1_jacobian_t;
+  static size_t table_bytes() { return fixed_base_g1_table_bytes(); }
+  static size_t scratch_bytes(size_t n) { return fixed_base_g1_scratch_bytes(n); }
+  static cudaError_t table_init(void* t, const aff& g, cudaStream_t s) { return fixed_base_g1_table_init(t, g, s); }
+  static cudaError_t mul(aff* o, const fr_t* k, size_t n, const void* t, void* scr, size_t b, cudaStream_t s,
+                         const fixed_base_tuning_t& tune) {
+    return fixed_base_g1(o, k, n, t, scr, b, s, tune);
+  }
+};
+struct g2_ops {
+  using aff = g2_affine_t;
+  using jac = g2_jacobian_t;
+  static size_t table_bytes() { return fixed_base_g2_table_bytes(); }
+  static size_t scratch_bytes(size_t n) { return fixed_base_g2_scratch_bytes(n); }
+  static cudaError_t table_init(void* t, const aff& g, cudaStream_t s) { return fixed_base_g2_table_init(t, g, s); }
+  static cudaError_t mul(aff* o, const fr_t* k, size_t n, const void* t, void* scr, size_t b, cudaStream_t s,
+                         const fixed_base_tuning_t& tune) {
+    return fixed_base_g2(o, k, n, t, scr, b, s, tune);
+  }
+};
+
+// Table from g, scalars up, products down.
+template <class Ops>
+std::vector<typename Ops::aff> device_mul(const typename Ops::aff& g, const std::vector<fr_t>& k,
+                                          const fixed_base_tuning_t& tune = {}) {
+  using aff = typename Ops::aff;
+  const size_t n = k.size();
+  stream_t s;
+  device_buffer_t table(Ops::table_bytes()), dk(n * sizeof(fr_t)), dout(n * sizeof(aff)),
+      scr(Ops::scratch_bytes(n));
+  check_cuda(Ops::table_init(table.get(), g, s.get()), "table_init");
+  dk.upload(k.data(), n * sizeof(fr_t));
+  check_cuda(Ops::mul(dout.as<aff>(), dk.as<fr_t>(), n, table.get(), scr.get(), scr.size(), s.get(), tune),
+             "fixed_base");
+  s.sync();
+  std::vector<aff> out(n);
+  dout.download(out.data(), n * sizeof(aff));
+  return out;
+}
+
+fr_t canonical(uint64_t l0, uint64_t l1 = 0, uint64_t l2 = 0, uint64_t l3 = 0) {
+  return fr_t::from_canonical({l0, l1, l2, l3});
+}
+
+// Edge scalars first, then random ones up to n.
+std::vector<fr_t> scalars(std::mt19937_64& rng, size_t n) {
+  std::vector<fr_t> e = {fr_t::zero(), fr_t::one(), fr_t::from_u64(2), -fr_t::one(), -fr_t::from_u64(2),
+                         canonical(0xff), canonical(~0ull, ~0ull, ~0ull, 0x3fffffffffffffffull)};
+  for (unsigned w = 0; w < 32; ++w) {  // one digit in window w: row w of the table
+    std::array<uint64_t, 4> l{};
+    l[w / 8] = uint64_t(((w * 37) & 0x3f) | 1) << (8 * (w % 8));
+    e.push_back(fr_t::from_canonical(l));
+  }
+  std::vector<fr_t> k;
+  for (size_t i = 0; i < n; ++i) k.push_back(i < e.size() ? e[i] : fr_t::random(rng));
+  // Sprinkle zeros (O inside shared inversions) past the edge block.
+  for (size_t i = e.size() + 5; i < n; i += 13) k[i] = fr_t::zero();
+  return k;
+}
+
+template <class Ops>
+void check(const typename Ops::aff& g, const std::vector<fr_t>& k, const fixed_base_tuning_t& tune, const char* what) {
+  const auto got = device_mul<Ops>(g, k, tune);
+  ASSERT_EQ(got.size(), k.size());
+  size_t bad = 0;
+  for (size_t i = 0; i < k.size(); ++i) {
+    const typename Ops::aff want = mul(g, k[i]).to_affine();
+    if (!(got[i] == want) && bad++ < 3)
+      ADD_FAILURE() << what << ": n=" << k.size() << " i=" << i << " batch=" << tune.batch
+                    << " block=" << tune.block;
+  }
+  EXPECT_EQ(bad, 0u) << what << ": n=" << k.size();
+}
+
+template <class Ops>
+typename Ops::aff random_base(std::mt19937_64& rng) {
+  return mul(Ops::aff::generator(), fr_t::random(rng)).to_affine();
+}
+
+template <class Ops>
+class CudaFixedBase : public ::testing::Test {};
+using groups = ::testing::Types<g1_ops, g2_ops>;
+TYPED_TEST_SUITE(CudaFixedBase, groups);
+
+// Forces full batches even for small n.
+constexpr fixed_base_tuning_t full_batches{32, 128, 1};
+
+TYPED_TEST(CudaFixedBase, EdgeSizesOnTheGenerator) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  const auto g = TypeParam::aff::generator();
+  for (size_t n : {size_t(0), size_t(1), size_t(2), size_t(31), size_t(32), size_t(33), size_t(1025)})
+    check<TypeParam>(g, scalars(rng, n), {}, "default tuning");
+  check<TypeParam>(g, scalars(rng, 1025), full_batches, "full batches");
+}
+
+TYPED_TEST(CudaFixedBase, TuningsAndAnotherBase) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  const auto g = random_base<TypeParam>(rng);
+  const size_t n = std::is_same_v<TypeParam, g1_ops> ? 4097 : 1500;
+  const std::vector<fr_t> k = scalars(rng, n);
+  for (const fixed_base_tuning_t& t : {fixed_base_tuning_t{1, 128, 1}, fixed_base_tuning_t{3, 64, 1},
+                                       fixed_base_tuning_t{64, 256, 1}, fixed_base_tuning_t{32, 96, 1},
+                                       fixed_base_tuning_t{}})
+    check<TypeParam>(g, k, t, "tuning");
+}
+
+TYPED_TEST(CudaFixedBase, AllZeroAndAllOne) {
+  SZK_REQUIRE_GPU();
+  const auto g = TypeParam::aff::generator();
+  const auto zeros = device_mul<TypeParam>(g, std::vector<fr_t>(777, fr_t::zero()), full_batches);
+  for (const auto& p : zeros) ASSERT_TRUE(p.is_infinity());
+  const auto ones = device_mul<TypeParam>(g, std::vector<fr_t>(777, fr_t::one()), full_batches);
+  for (const auto& p : ones) ASSERT_TRUE(p == g);
+}
+
+// k_i = k0 + i·d, so P_i = P_{i-1} + d·G: every output checked by one host
+// addition; k0 = -5d puts O at i = 5. Full oracle at sampled indices.
+TYPED_TEST(CudaFixedBase, LongProgression) {
+  SZK_REQUIRE_GPU();
+  using aff = typename TypeParam::aff;
+  using jac = typename TypeParam::jac;
+  auto rng = seeded_rng();
+  const aff g = aff::generator();
+  const size_t n = std::is_same_v<TypeParam, g1_ops> ? (size_t(1) << 18) + 3 : (size_t(1) << 16) + 3;
+  const fr_t d = fr_t::random(rng), k0 = -(d * fr_t::from_u64(5));
+  std::vector<fr_t> k(n);
+  k[0] = k0;
+  for (size_t i = 1; i < n; ++i) k[i] = k[i - 1] + d;
+  for (const fixed_base_tuning_t& t : {fixed_base_tuning_t{}, full_batches}) {
+    const std::vector<aff> got = device_mul<TypeParam>(g, k, t);
+    ASSERT_TRUE(got[5].is_infinity());
+    const aff step = mul(g, d).to_affine();
+    jac acc = mul(g, k0);
+    size_t bad = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (!(acc == got[i]) && bad++ < 3) ADD_FAILURE() << "progression i=" << i << " batch=" << t.batch;
+      acc = acc.add_mixed(step);
+    }
+    EXPECT_EQ(bad, 0u);
+    for (int s = 0; s < 16; ++s) {
+      const size_t i = rng() % n;
+      EXPECT_TRUE(got[i] == mul(g, k[i]).to_affine()) << "i=" << i;
+    }
+  }
+}
+
+TYPED_TEST(CudaFixedBase, BadArguments) {
+  SZK_REQUIRE_GPU();
+  using aff = typename TypeParam::aff;
+  stream_t s;
+  device_buffer_t table(TypeParam::table_bytes()), dk(64 * sizeof(fr_t)), dout(64 * sizeof(aff)),
+      scr(TypeParam::scratch_bytes(64));
+  EXPECT_EQ(TypeParam::table_init(nullptr, aff::generator(), s.get()), cudaErrorInvalidValue);
+  ASSERT_EQ(TypeParam::table_init(table.get(), aff::generator(), s.get()), cudaSuccess);
+  auto* out = dout.as<aff>();
+  const auto* k = dk.as<fr_t>();
+  EXPECT_EQ(TypeParam::mul(out, k, 64, table.get(), scr.get(), scr.size() - 1, s.get(), {}), cudaErrorInvalidValue);
+  EXPECT_EQ(TypeParam::mul(out, k, 64, nullptr, scr.get(), scr.size(), s.get(), {}), cudaErrorInvalidValue);
+  EXPECT_EQ(TypeParam::mul(nullptr, k, 64, table.get(), scr.get(), scr.size(), s.get(), {}), cudaErrorInvalidValue);
+  EXPECT_EQ(TypeParam::mul(out, k, 64, table.get(), scr.get(), scr.size(), s.get(), fixed_base_tuning_t{0, 128, 1}),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(TypeParam::mul(out, k, 64, table.get(), scr.get(), scr.size(), s.get(), fixed_base_tuning_t{8, 100, 1}),
+            cudaErrorInvalidValue);
+  // n = 0 is a no-op whatever the pointers.
+  EXPECT_EQ(TypeParam::mul(nullptr, nullptr, 0, nullptr, nullptr, 0, s.get(), {}), cudaSuccess);
+  s.sync();
+}
+
+}  // namespace
+}  // namespace starzk::gpu::test

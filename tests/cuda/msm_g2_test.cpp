@@ -1,0 +1,281 @@
+// Device MSMs against the host MSM layer (src/msm), typed over the curve:
+//   - the G2 MSM, batch addition and split vs msm_pippenger / batch_add
+//     (sizes 0, 1, 2, 31, 1000, 2^12 + 1, 2^16; zero, one, r-1 and
+//     boolean-heavy scalars; O among the bases; repeated equal bases, which
+//     send equal points into one bucket and so reach the doubling branches
+//     of madd-2008-s and add-2008-s; small windows and chunks);
+//   - the one-call Jacobian MSMs of G1 and G2, split or not, vs split_msm of
+//     the host prep_msm (split_from = 0, a few public inputs, n, past n);
+//   - the device ones bitmap vs prep_msm's bitmap and a host loop.
+// Results are compared as group elements (to_affine on the host). Every
+// case draws fresh points and scalars from a seeded generator.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "gpu_test_util.hpp"
+#include "msm/batch_add.hpp"
+#include "msm/pippenger.hpp"
+#include "msm/prep_msm.hpp"
+
+namespace starzk::gpu::test {
+namespace {
+
+// Host entry points of one curve (cuda/starzk_cuda_host.hpp).
+template <class P>
+struct host_api_t;
+template <>
+struct host_api_t<g1_params> {
+  static constexpr auto* msm = &msm_g1_host;
+  static constexpr auto* batch_add = &batch_add_g1_host;
+  static constexpr auto* split = &msm_g1_split_host;
+  static constexpr auto* jacobian = &msm_g1_jacobian_host;
+};
+template <>
+struct host_api_t<g2_params> {
+  static constexpr auto* msm = &msm_g2_host;
+  static constexpr auto* batch_add = &batch_add_g2_host;
+  static constexpr auto* split = &msm_g2_split_host;
+  static constexpr auto* jacobian = &msm_g2_jacobian_host;
+};
+
+// A random point of order r: x random until x^3 + b is a square, then the
+// cofactor cleared (G1 h1, G2 h2: src/ec/curve.hpp).
+template <class P>
+jacobian_t<P> random_point(std::mt19937_64& rng) {
+  using field_t = typename P::field_t;
+  for (;;) {
+    const field_t x = field_t::random(rng);
+    field_t y;
+    if (!(x.sqr() * x + P::b()).sqrt(y)) continue;
+    const jacobian_t<P> q = mul_limbs(affine_t<P>{x, y}, std::span<const uint64_t>(P::cofactor));
+    if (!q.is_infinity()) return q;
+  }
+}
+
+// n bases cycling through `distinct` points Q + k·R (one cofactor clearing
+// per curve point, not per base); every inf_every-th base, from index 3, is O.
+template <class P>
+std::vector<affine_t<P>> make_bases(std::mt19937_64& rng, size_t n, size_t distinct = 0, size_t inf_every = 0) {
+  if (distinct == 0 || distinct > n) distinct = n;
+  const jacobian_t<P> q = random_point<P>(rng);
+  const affine_t<P> r = random_point<P>(rng).to_affine();
+  std::vector<jacobian_t<P>> jac(distinct);
+  for (size_t k = 0; k < distinct; ++k) jac[k] = k == 0 ? q : jac[k - 1].add_mixed(r);
+  std::vector<affine_t<P>> pts(distinct), out(n);
+  jacobian_t<P>::batch_to_affine(jac, pts);
+  for (size_t i = 0; i < n; ++i) out[i] = pts[i % distinct];
+  if (inf_every)
+    for (size_t i = 3; i < n; i += inf_every) out[i] = affine_t<P>::infinity();
+  return out;
+}
+
+// Scalars: each is 0 with probability zero_pct %, one with one_pct %, r-1
+// with minus_one_pct %, otherwise uniform in Fr.
+struct mix_t {
+  unsigned zero_pct = 0, one_pct = 0, minus_one_pct = 0;
+};
+constexpr mix_t random_mix{}, all_zero{100, 0, 0}, all_one{0, 100, 0}, all_minus_one{0, 0, 100},
+    boolean_heavy{45, 45, 0};
+
+std::vector<fr_t> make_scalars(std::mt19937_64& rng, size_t n, mix_t m) {
+  std::vector<fr_t> s(n);
+  for (auto& x : s) {
+    const unsigned u = unsigned(rng() % 100);
+    if (u < m.zero_pct) x = fr_t::zero();
+    else if (u < m.zero_pct + m.one_pct) x = fr_t::one();
+    else if (u < m.zero_pct + m.one_pct + m.minus_one_pct) x = -fr_t::one();
+    else x = fr_t::random(rng);
+  }
+  return s;
+}
+
+template <class P>
+bool same(const xyzz_t<P>& got, const jacobian_t<P>& want) {
+  return got.to_affine() == want.to_affine();
+}
+template <class P>
+bool same(const jacobian_t<P>& got, const jacobian_t<P>& want) {
+  return got.to_affine() == want.to_affine() && got.is_infinity() == want.is_infinity();
+}
+
+template <class P>
+class CudaMsmCurve : public ::testing::Test {};
+using curves_t = ::testing::Types<g1_params, g2_params>;
+TYPED_TEST_SUITE(CudaMsmCurve, curves_t);
+
+template <class P>
+void check_msm(std::mt19937_64& rng, size_t n, mix_t m, const msm_tuning_t& tune = {}, size_t distinct = 0,
+               size_t inf_every = 0) {
+  const auto bases = make_bases<P>(rng, n, distinct, inf_every);
+  const auto s = make_scalars(rng, n, m);
+  const xyzz_t<P> got = host_api_t<P>::msm(bases, s, tune);
+  const jacobian_t<P> want = msm_pippenger<P>(std::span<const affine_t<P>>(bases), s);
+  EXPECT_TRUE(same<P>(got, want)) << P::name << " n=" << n << " mix=" << m.zero_pct << "/" << m.one_pct << "/"
+                                  << m.minus_one_pct << " c=" << tune.window_bits << " chunk=" << tune.chunk
+                                  << " distinct=" << distinct << " inf_every=" << inf_every;
+}
+
+TYPED_TEST(CudaMsmCurve, EdgeSizes) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  for (size_t n : {0, 1, 2, 31, 1000, 4097}) check_msm<TypeParam>(rng, n, random_mix);
+}
+
+TYPED_TEST(CudaMsmCurve, Large) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  check_msm<TypeParam>(rng, size_t(1) << 16, random_mix, {}, 4096);
+  check_msm<TypeParam>(rng, size_t(1) << 16, boolean_heavy, {}, 4096);
+}
+
+TYPED_TEST(CudaMsmCurve, SpecialScalars) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  for (mix_t m : {all_zero, all_one, all_minus_one, boolean_heavy, mix_t{30, 30, 30}}) {
+    check_msm<TypeParam>(rng, 50, m);
+    check_msm<TypeParam>(rng, 4097, m, {}, 512);
+  }
+}
+
+TYPED_TEST(CudaMsmCurve, InfinityAndRepeatedBases) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  check_msm<TypeParam>(rng, 40, random_mix, {}, 0, 7);
+  check_msm<TypeParam>(rng, 3000, random_mix, {}, 0, 3);
+  check_msm<TypeParam>(rng, 3000, all_one, {}, 0, 5);
+  // One base everywhere: with all-one scalars every bucket sums equal points
+  // (doubling inside madd), and equal chunk partials meet when folded.
+  check_msm<TypeParam>(rng, 64, all_one, {}, 1);
+  check_msm<TypeParam>(rng, 3000, all_one, msm_tuning_t{0, 4, 128}, 1);
+  check_msm<TypeParam>(rng, 3000, random_mix, {}, 1);
+  check_msm<TypeParam>(rng, 2000, boolean_heavy, msm_tuning_t{6, 2, 64}, 2);
+  check_msm<TypeParam>(rng, 2000, all_minus_one, {}, 2, 9);
+}
+
+TYPED_TEST(CudaMsmCurve, TuningVariants) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  check_msm<TypeParam>(rng, 3000, random_mix, msm_tuning_t{4, 2, 64}, 700);
+  check_msm<TypeParam>(rng, 3000, all_one, msm_tuning_t{5, 3, 128}, 700);
+  check_msm<TypeParam>(rng, 3000, boolean_heavy, msm_tuning_t{13, 16, 32}, 700);
+}
+
+TYPED_TEST(CudaMsmCurve, BatchAddAndSplit) {
+  using P = TypeParam;
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  for (size_t n : {0, 1, 33, 20000}) {
+    const auto bases = make_bases<P>(rng, n, 1000, n > 10 ? 11 : 0);
+    const auto s = make_scalars(rng, n, boolean_heavy);
+    const prep_msm_t prep = prep_msm(s);
+    std::vector<uint32_t> bitmap((n + 31) / 32 + 1, 0);
+    if (n) std::memcpy(bitmap.data(), prep.ones.data(), (n + 7) / 8);  // little-endian: same bits in 32-bit words
+    std::vector<fr_t> tail_s = s;
+    for (size_t i = 0; i < n; ++i)
+      if ((bitmap[i / 32] >> (i % 32)) & 1) tail_s[i] = fr_t::zero();
+    const std::span<const affine_t<P>> b(bases);
+    const jacobian_t<P> ones = batch_add<P>(b, prep.ones), tail = msm_pippenger<P>(b, tail_s);
+    EXPECT_TRUE(same<P>(host_api_t<P>::batch_add(bases, bitmap), ones)) << "batch add n=" << n;
+    const auto [d_ones, d_tail] = host_api_t<P>::split(bases, s, bitmap, {});
+    EXPECT_TRUE(same<P>(d_ones, ones)) << "split ones n=" << n;
+    EXPECT_TRUE(same<P>(d_tail, tail)) << "split tail n=" << n;
+  }
+}
+
+TYPED_TEST(CudaMsmCurve, JacobianOneCall) {
+  using P = TypeParam;
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  for (size_t n : {0, 1, 2, 33, 1000, 4097}) {
+    const auto bases = make_bases<P>(rng, n, 500, n > 100 ? 97 : 0);
+    const std::span<const affine_t<P>> b(bases);
+    for (mix_t m : {random_mix, boolean_heavy, all_one, all_zero}) {
+      const auto s = make_scalars(rng, n, m);
+      const jacobian_t<P> want = msm_pippenger<P>(b, s);
+      EXPECT_TRUE(same<P>(host_api_t<P>::jacobian(bases, s, msm_no_split, {}), want)) << "no split n=" << n;
+      for (size_t from : {size_t(0), std::min<size_t>(n, 5), n, n + 3}) {
+        const jacobian_t<P> got = host_api_t<P>::jacobian(bases, s, from, {});
+        if (from <= n) {
+          const jacobian_t<P> host = split_msm<P>(b, prep_msm(s, from));
+          EXPECT_TRUE(host == want) << "host split_msm disagrees with msm_pippenger";
+        }
+        EXPECT_TRUE(same<P>(got, want)) << P::name << " split n=" << n << " split_from=" << from
+                                        << " mix=" << m.zero_pct << "/" << m.one_pct;
+      }
+    }
+  }
+}
+
+TYPED_TEST(CudaMsmCurve, JacobianInfinityEncoding) {
+  using P = TypeParam;
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  const auto bases = make_bases<P>(rng, 7);
+  // n = 0 and all-zero scalars give O as the host encodes it, (1 : 1 : 0).
+  const jacobian_t<P> inf = jacobian_t<P>::infinity();
+  for (size_t from : {msm_no_split, size_t(0)}) {
+    const jacobian_t<P> empty = host_api_t<P>::jacobian({}, {}, from, {});
+    EXPECT_TRUE(empty.x == inf.x && empty.y == inf.y && empty.z == inf.z);
+    const jacobian_t<P> zero = host_api_t<P>::jacobian(bases, std::vector<fr_t>(7, fr_t::zero()), from, {});
+    EXPECT_TRUE(zero.x == inf.x && zero.y == inf.y && zero.z == inf.z);
+  }
+  // P + (-P) through the split with split_from = 1: the tail holds P (index 0
+  // is forced there), the ones -P; their sum, added on the device, is O.
+  const std::vector<affine_t<P>> opposite = {bases[1], -bases[1]};
+  const jacobian_t<P> cancel =
+      host_api_t<P>::jacobian(opposite, std::vector<fr_t>{fr_t::one(), fr_t::one()}, 1, {});
+  EXPECT_TRUE(cancel.is_infinity());
+}
+
+TEST(CudaOnesBitmap, MatchesPrepMsm) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  for (size_t n : {1, 2, 31, 32, 33, 1000, 100001}) {
+    const auto s = make_scalars(rng, n, mix_t{30, 50, 0});
+    for (size_t from : {size_t(0), size_t(7), n / 2, n, n + 40, msm_no_split}) {
+      // Device buffer with one guard word past the (n+31)/32 written ones.
+      const size_t words = (n + 31) / 32;
+      device_buffer_t ds(n * sizeof(fr_t)), dm((words + 1) * sizeof(uint32_t));
+      ds.upload(s.data(), n * sizeof(fr_t));
+      std::vector<uint32_t> got(words + 1, 0xa5a5a5a5u);
+      dm.upload(got.data(), got.size() * sizeof(uint32_t));
+      stream_t st;
+      check_cuda(ones_bitmap(dm.as<uint32_t>(), ds.as<fr_t>(), n, from, st.get()), "ones_bitmap");
+      st.sync();
+      dm.download(got.data(), got.size() * sizeof(uint32_t));
+      EXPECT_EQ(got[words], 0xa5a5a5a5u) << "wrote past (n+31)/32 words, n=" << n;
+      for (size_t i = 0; i < n; ++i) {
+        const bool want = i >= from && s[i].is_one();
+        ASSERT_EQ(((got[i / 32] >> (i % 32)) & 1) != 0, want) << "n=" << n << " from=" << from << " i=" << i;
+      }
+      for (size_t i = n; i < words * 32; ++i) ASSERT_EQ((got[i / 32] >> (i % 32)) & 1, 0u) << "bit past n";
+      if (from <= n) {
+        const prep_msm_t prep = prep_msm(s, from);
+        EXPECT_EQ(std::memcmp(got.data(), prep.ones.data(), (n + 7) / 8), 0) << "vs prep_msm, n=" << n;
+      }
+    }
+  }
+  EXPECT_TRUE(ones_bitmap_host({}, 0).empty());
+}
+
+TEST(CudaMsmG2, RejectsBadArguments) {
+  SZK_REQUIRE_GPU();
+  std::vector<g2_affine_t> b(3);
+  std::vector<fr_t> s(2), s3(3);
+  EXPECT_THROW(msm_g2_host(b, s), std::runtime_error);
+  EXPECT_THROW(msm_g2_jacobian_host(b, s), std::runtime_error);
+  EXPECT_THROW(msm_g2_host(b, s3, msm_tuning_t{21, 32, 128}), std::runtime_error);
+  EXPECT_EQ(msm_g2(nullptr, nullptr, nullptr, 5, nullptr, 0, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(msm_g2_jacobian(nullptr, nullptr, nullptr, 0, 0, nullptr, 0, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(ones_bitmap(nullptr, nullptr, 5, 0, nullptr), cudaErrorInvalidValue);
+  // Scratch one byte short of the query.
+  const size_t need = msm_g1_jacobian_scratch_bytes(3, true);
+  device_buffer_t out(sizeof(g1_jacobian_t)), db(3 * sizeof(g1_affine_t)), ds(3 * sizeof(fr_t)), scr(need);
+  EXPECT_EQ(msm_g1_jacobian(out.as<g1_jacobian_t>(), db.as<g1_affine_t>(), ds.as<fr_t>(), 3, 0, scr.get(), need - 1,
+                            nullptr),
+            cudaErrorInvalidValue);
+}
+
+}  // namespace
+}  // namespace starzk::gpu::test

@@ -1,0 +1,329 @@
+// Device witness map (cuda/spmv.cu) against the host reference of
+// src/groth16: spmv() for one matrix, witness_map_r1cs() for the bellman
+// form (the same rule as codelets/witness_map_into: input rows
+// a[n_constraints + s] = w[s], zero padding), and spmv + a∘b for snarkjs.
+// Inputs are fresh each run (seed printed; STARZK_SEED replays): random CSR
+// matrices with empty rows, rows of 1..3 terms, some of 9..200 and a few of
+// 100..5000, duplicate columns, coefficients ±1 / small / random and a
+// witness mostly 0/1; sizes 0, 1, 2, 2^k, 2^k + 1, n_out > n_rows; every
+// tier of the kernel forced through the tuning. Two oracles that share
+// nothing with spmv(): all-one coefficients and witness give the row length,
+// and a Filecoin-shaped circuit (src/gen) with a satisfying witness must give
+// a∘b = c on every row. Outputs carry a poisoned guard past their end.
+// Argument checks run without a GPU too.
+#include <array>
+#include <vector>
+
+#include "gen/filecoin_shape.hpp"
+#include "gpu_test_util.hpp"
+#include "groth16/witness_map.hpp"
+
+namespace starzk::gpu::test {
+namespace {
+
+constexpr size_t guard = 3;         // entries past the end that must stay untouched
+constexpr uint8_t poison = 0xA5;    // byte pattern of outputs before a launch
+
+// ---- random inputs ----
+fr_t random_coeff(std::mt19937_64& rng) {
+  const unsigned u = rng() % 100;
+  if (u < 35) return fr_t::one();
+  if (u < 60) return -fr_t::one();
+  if (u < 75) return fr_t::from_u64(uint64_t(1) << (rng() % 40));  // bit packing: 2^i
+  return fr_t::random(rng);
+}
+
+std::vector<fr_t> random_witness(std::mt19937_64& rng, size_t n) {
+  std::vector<fr_t> w(n);
+  for (auto& x : w) {
+    const unsigned u = rng() % 100;
+    x = u < 40 ? fr_t::zero() : u < 80 ? fr_t::one() : fr_t::random(rng);
+  }
+  if (n) w[0] = fr_t::one();
+  return w;
+}
+
+// Row lengths: ~15% empty, ~80% 1..3, ~3% 9..200; n_long rows of 100..5000.
+sparse_matrix_t random_matrix(std::mt19937_64& rng, uint64_t rows, uint64_t cols, size_t n_long) {
+  sparse_matrix_t m = sparse_matrix_t::empty(rows, cols);
+  std::vector<bool> is_long(rows, false);
+  for (size_t t = 0; t < n_long && rows; ++t) is_long[rng() % rows] = true;
+  for (uint64_t i = 0; i < rows; ++i) {
+    const unsigned u = rng() % 100;
+    uint64_t len = is_long[i] ? 100 + rng() % 4901 : u < 15 ? 0 : u < 97 ? 1 + rng() % 3 : 9 + rng() % 192;
+    if (cols == 0) len = 0;
+    for (uint64_t k = 0; k < len; ++k) {
+      const bool dup = k > 0 && rng() % 10 == 0;  // a column twice in a row: SpMV sums both
+      m.col.push_back(dup ? m.col.back() : uint32_t(rng() % cols));
+      m.val.push_back(random_coeff(rng));
+    }
+    m.row_ptr[i + 1] = m.col.size();
+  }
+  return m;
+}
+
+// ---- device buffers ----
+struct dev_csr_t {
+  device_buffer_t rp, col, val;
+  csr_view_t view{};
+  explicit dev_csr_t(const sparse_matrix_t& m)
+      : rp(m.row_ptr.size() * sizeof(uint64_t)), col(m.col.size() * sizeof(uint32_t)),
+        val(m.val.size() * sizeof(fr_t)) {
+    rp.upload(m.row_ptr.data(), rp.size());
+    col.upload(m.col.data(), col.size());
+    val.upload(m.val.data(), val.size());
+    view = {rp.as<const uint64_t>(), col.as<const uint32_t>(), val.as<const fr_t>(), m.n_rows};
+  }
+};
+
+struct dev_vec_t {
+  device_buffer_t buf;
+  explicit dev_vec_t(const std::vector<fr_t>& h) : buf(h.size() * sizeof(fr_t)) { buf.upload(h.data(), buf.size()); }
+  const fr_t* get() const { return buf.as<const fr_t>(); }
+};
+
+// n outputs plus a guard, all poisoned; read() checks the guard.
+struct dev_out_t {
+  size_t n;
+  device_buffer_t buf;
+  explicit dev_out_t(size_t n) : n(n), buf((n + guard) * sizeof(fr_t)) {
+    const std::vector<uint8_t> p(buf.size(), poison);
+    buf.upload(p.data(), p.size());
+  }
+  fr_t* get() const { return buf.as<fr_t>(); }
+  std::vector<fr_t> read() const {
+    std::vector<fr_t> h(n + guard);
+    buf.download(h.data(), buf.size());
+    const auto* bytes = reinterpret_cast<const uint8_t*>(h.data() + n);
+    for (size_t k = 0; k < guard * sizeof(fr_t); ++k)
+      if (bytes[k] != poison) {
+        ADD_FAILURE() << "write past the end (n = " << n << ")";
+        break;
+      }
+    h.resize(n);
+    return h;
+  }
+};
+
+// Number of differing entries; the first one goes to the log.
+size_t mismatches(const std::vector<fr_t>& got, const std::vector<fr_t>& want, const char* what) {
+  size_t bad = 0;
+  for (size_t i = 0; i < want.size(); ++i)
+    if (got[i] != want[i] && bad++ == 0) ADD_FAILURE() << what << ": first mismatch at row " << i;
+  return bad;
+}
+
+const spmv_tuning_t tunings[] = {
+    {},                     // defaults: thread <= 8 < warp <= 1024 < block
+    {0, 1u << 30},          // every non-empty row by a warp
+    {2, 16},                // the block tier from 17 terms on
+    {1u << 30, 1u << 30},   // every row by one thread
+};
+
+std::vector<fr_t> ref_spmv(const sparse_matrix_t& m, const std::vector<fr_t>& w, size_t n_out) {
+  std::vector<fr_t> y(n_out, fr_t::zero());
+  spmv(m, w, y, 1);
+  return y;
+}
+
+void check_spmv(std::mt19937_64& rng, uint64_t rows, size_t n_out, size_t n_long) {
+  const uint64_t cols = 1 + rng() % 3000;
+  const sparse_matrix_t m = random_matrix(rng, rows, cols, n_long);
+  const std::vector<fr_t> w = random_witness(rng, cols);
+  const std::vector<fr_t> want = ref_spmv(m, w, n_out);
+  dev_csr_t dm(m);
+  dev_vec_t dw(w);
+  stream_t s;
+  for (const auto& tune : tunings) {
+    dev_out_t out(n_out);
+    ASSERT_EQ(spmv_fr(out.get(), n_out, dm.view, dw.get(), s.get(), tune), cudaSuccess);
+    s.sync();
+    EXPECT_EQ(mismatches(out.read(), want, "spmv_fr"), 0u)
+        << "rows=" << rows << " n_out=" << n_out << " short_max=" << tune.short_max << " warp_max=" << tune.warp_max;
+  }
+}
+
+TEST(CudaSpmv, RandomMatricesAllTiers) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  const std::pair<uint64_t, size_t> shapes[] = {{0, 0},       {0, 1},       {0, 7},      {1, 1},
+                                                {1, 2},       {2, 2},       {1024, 1024}, {1025, 2048},
+                                                {4097, 4097}, {3000, 5000}, {20000, 1u << 15}};
+  for (auto [rows, n_out] : shapes) check_spmv(rng, rows, n_out, rows >= 1000 ? 4 : 0);
+}
+
+TEST(CudaSpmv, LongRowsOnly) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  check_spmv(rng, 7, 9, 7);       // each row (likely) 100..5000 terms, in one tile
+  check_spmv(rng, 300, 300, 40);  // long rows in two tiles, next to short ones
+}
+
+// Independent oracle: coefficients all c = ±1 and a witness of ones give
+// out[i] = c·len(i); a zero witness gives zero everywhere.
+TEST(CudaSpmv, UnitCoefficientsCountTerms) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  for (const fr_t c : {fr_t::one(), -fr_t::one()}) {
+    sparse_matrix_t m = random_matrix(rng, 2000, 500, 6);
+    for (auto& v : m.val) v = c;
+    const size_t n_out = 2048;
+    dev_csr_t dm(m);
+    stream_t s;
+    for (const bool ones : {true, false}) {
+      dev_vec_t dw(std::vector<fr_t>(500, ones ? fr_t::one() : fr_t::zero()));
+      std::vector<fr_t> want(n_out, fr_t::zero());
+      if (ones)
+        for (uint64_t i = 0; i < m.n_rows; ++i) want[i] = c * fr_t::from_u64(m.row_ptr[i + 1] - m.row_ptr[i]);
+      for (const auto& tune : tunings) {
+        dev_out_t out(n_out);
+        ASSERT_EQ(spmv_fr(out.get(), n_out, dm.view, dw.get(), s.get(), tune), cudaSuccess);
+        s.sync();
+        EXPECT_EQ(mismatches(out.read(), want, ones ? "ones" : "zero witness"), 0u);
+      }
+    }
+  }
+}
+
+// ---- the two witness maps ----
+struct random_circuit_t {
+  r1cs_t cs;
+  std::vector<fr_t> w;
+};
+
+random_circuit_t random_circuit(std::mt19937_64& rng, uint32_t n_constraints, uint32_t n_public) {
+  random_circuit_t r;
+  r.cs.n_constraints = n_constraints;
+  r.cs.n_public = n_public;
+  r.cs.n_vars = n_public + 1 + 1 + uint32_t(rng() % 2000);
+  r.cs.a = random_matrix(rng, n_constraints, r.cs.n_vars, n_constraints >= 1000 ? 3 : 0);
+  r.cs.b = random_matrix(rng, n_constraints, r.cs.n_vars, n_constraints >= 1000 ? 2 : 0);
+  r.cs.c = random_matrix(rng, n_constraints, r.cs.n_vars, n_constraints >= 1000 ? 3 : 0);
+  r.w = random_witness(rng, r.cs.n_vars);
+  return r;
+}
+
+// Device bellman map of cs at domain size n; returns {a, b, c}.
+std::array<std::vector<fr_t>, 3> device_bellman(const r1cs_t& cs, const std::vector<fr_t>& w, size_t n,
+                                                const spmv_tuning_t& tune = {}) {
+  dev_csr_t A(cs.a), B(cs.b), C(cs.c);
+  dev_vec_t dw(w);
+  dev_out_t a(n), b(n), c(n);
+  stream_t s;
+  EXPECT_EQ(qap_rows_bellman(a.get(), b.get(), c.get(), n, A.view, B.view, C.view, cs.n_constraints, cs.n_public,
+                             dw.get(), s.get(), tune),
+            cudaSuccess);
+  s.sync();
+  return {a.read(), b.read(), c.read()};
+}
+
+TEST(CudaSpmv, BellmanMatchesHostWitnessMap) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  // (constraints, publics, n): n exactly full, padded, 1-row domains, big.
+  const std::array<uint64_t, 3> cases[] = {{0, 0, 1},     {0, 0, 4},      {1, 0, 2},          {5, 2, 8},
+                                           {1000, 23, 1024}, {990, 5, 1024}, {3000, 10, 4096}, {20000, 328, 1u << 15}};
+  for (auto [nc, np, n] : cases) {
+    const random_circuit_t rc = random_circuit(rng, uint32_t(nc), uint32_t(np));
+    const qap_rows_t want = witness_map_r1cs(rc.cs, rc.w, n, 1);
+    for (const auto& tune : {tunings[0], tunings[2]}) {
+      const auto got = device_bellman(rc.cs, rc.w, n, tune);
+      EXPECT_EQ(mismatches(got[0], want.a, "bellman a"), 0u) << "constraints=" << nc << " n=" << n;
+      EXPECT_EQ(mismatches(got[1], want.b, "bellman b"), 0u) << "constraints=" << nc << " n=" << n;
+      EXPECT_EQ(mismatches(got[2], want.c, "bellman c"), 0u) << "constraints=" << nc << " n=" << n;
+    }
+  }
+}
+
+TEST(CudaSpmv, SnarkjsMatchesHostWitnessMap) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  // (rows of A, rows of B, n)
+  const std::array<uint64_t, 3> cases[] = {{0, 0, 1},     {1, 0, 1},       {0, 1, 1},         {1, 1, 1},
+                                           {3, 2, 4},     {1024, 1024, 1024}, {1000, 700, 1024}, {4097, 4000, 8192}};
+  stream_t s;
+  for (auto [ra, rb, n] : cases) {
+    const uint64_t cols = 1 + rng() % 2000;
+    const sparse_matrix_t A = random_matrix(rng, ra, cols, ra >= 1000 ? 3 : 0);
+    const sparse_matrix_t B = random_matrix(rng, rb, cols, rb >= 1000 ? 3 : 0);
+    const std::vector<fr_t> w = random_witness(rng, cols);
+    const std::vector<fr_t> a = ref_spmv(A, w, n), b = ref_spmv(B, w, n);
+    std::vector<fr_t> c(n);
+    for (size_t i = 0; i < n; ++i) c[i] = a[i] * b[i];
+    dev_csr_t dA(A), dB(B);
+    dev_vec_t dw(w);
+    dev_out_t oa(n), ob(n), oc(n);
+    ASSERT_EQ(qap_rows_snarkjs(oa.get(), ob.get(), oc.get(), n, dA.view, dB.view, dw.get(), s.get()), cudaSuccess);
+    s.sync();
+    EXPECT_EQ(mismatches(oa.read(), a, "snarkjs a"), 0u) << "rows " << ra << "/" << rb << " n=" << n;
+    EXPECT_EQ(mismatches(ob.read(), b, "snarkjs b"), 0u) << "rows " << ra << "/" << rb << " n=" << n;
+    EXPECT_EQ(mismatches(oc.read(), c, "snarkjs c"), 0u) << "rows " << ra << "/" << rb << " n=" << n;
+  }
+}
+
+// A Filecoin-shaped circuit (src/gen) and a satisfying witness: the device
+// map equals the host one, and a∘b = c on every row of the domain (the
+// constraints hold; input rows are w[s]·0 = 0; padding 0·0 = 0).
+TEST(CudaSpmv, FilecoinShapedCircuitIsSatisfied) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  for (unsigned k : {10u, 13u, 16u}) {
+    const gen_params_t params{k, 328, rng()};
+    const r1cs_t cs = generate_circuit(params);
+    const std::vector<fr_t> w = generate_witness(params, cs, rng() % 10);
+    const uint64_t n = domain_size_for(cs);
+    ASSERT_EQ(n, uint64_t(1) << k);
+    const qap_rows_t want = witness_map_r1cs(cs, w, n);
+    const auto got = device_bellman(cs, w, n);
+    EXPECT_EQ(mismatches(got[0], want.a, "filecoin a"), 0u) << "k=" << k;
+    EXPECT_EQ(mismatches(got[1], want.b, "filecoin b"), 0u) << "k=" << k;
+    EXPECT_EQ(mismatches(got[2], want.c, "filecoin c"), 0u) << "k=" << k;
+    size_t unsat = 0, nonzero_c = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+      unsat += got[0][i] * got[1][i] != got[2][i];
+      nonzero_c += !got[2][i].is_zero();
+    }
+    EXPECT_EQ(unsat, 0u) << "k=" << k;
+    EXPECT_GT(nonzero_c, n / 10) << "k=" << k << ": c is suspiciously empty (~18% expected)";
+    for (uint64_t s = 0; s <= cs.n_public; ++s) EXPECT_EQ(got[0][cs.n_constraints + s], w[s]) << "input row " << s;
+  }
+}
+
+// Argument checks return before any device work: no GPU needed. The fake
+// pointers below are never dereferenced.
+TEST(CudaSpmv, RejectsBadArguments) {
+  auto* out = reinterpret_cast<fr_t*>(uintptr_t(0x10000));
+  auto* odd = reinterpret_cast<fr_t*>(uintptr_t(0x10008));  // 8- but not 16-byte aligned
+  const auto* w = reinterpret_cast<const fr_t*>(uintptr_t(0x20000));
+  const auto* rp = reinterpret_cast<const uint64_t*>(uintptr_t(0x30000));
+  const auto* col = reinterpret_cast<const uint32_t*>(uintptr_t(0x40000));
+  const auto* val = reinterpret_cast<const fr_t*>(uintptr_t(0x50000));
+  const csr_view_t m10{rp, col, val, 10};
+  const csr_view_t empty{nullptr, nullptr, nullptr, 0};
+  const cudaError_t bad = cudaErrorInvalidValue;
+  // spmv_fr: more rows than outputs, null or misaligned pointers.
+  EXPECT_EQ(spmv_fr(out, 9, m10, w, nullptr), bad);
+  EXPECT_EQ(spmv_fr(nullptr, 10, m10, w, nullptr), bad);
+  EXPECT_EQ(spmv_fr(odd, 10, m10, w, nullptr), bad);
+  EXPECT_EQ(spmv_fr(out, 10, m10, nullptr, nullptr), bad);
+  EXPECT_EQ(spmv_fr(out, 10, csr_view_t{nullptr, col, val, 10}, w, nullptr), bad);
+  EXPECT_EQ(spmv_fr(out, 10, csr_view_t{rp, col, odd, 10}, w, nullptr), bad);
+  EXPECT_EQ(spmv_fr(nullptr, 0, empty, nullptr, nullptr), cudaSuccess);  // nothing to do
+  // bellman: constraints + publics + 1 must fit in n (and no overflow).
+  EXPECT_EQ(qap_rows_bellman(out, out + 16, out + 32, 16, m10, m10, m10, 10, 6, w, nullptr), bad);
+  EXPECT_EQ(qap_rows_bellman(out, out + 16, out + 32, 16, m10, m10, m10, 17, 0, w, nullptr), bad);
+  EXPECT_EQ(qap_rows_bellman(out, out + 16, out + 32, 16, m10, m10, m10, 10, ~uint64_t(0), w, nullptr), bad);
+  EXPECT_EQ(qap_rows_bellman(out, out + 16, out + 32, 0, empty, empty, empty, 0, 0, w, nullptr), bad);
+  EXPECT_EQ(qap_rows_bellman(out, out + 16, out + 32, 16, m10, csr_view_t{rp, col, val, 17}, m10, 10, 5, w, nullptr),
+            bad);
+  EXPECT_EQ(qap_rows_bellman(out, out + 16, out + 32, 16, m10, m10, m10, 10, 5, nullptr, nullptr), bad);
+  EXPECT_EQ(qap_rows_bellman(out, odd, out + 32, 16, m10, m10, m10, 10, 5, w, nullptr), bad);
+  // snarkjs: matrices of at most n rows.
+  EXPECT_EQ(qap_rows_snarkjs(out, out + 8, out + 16, 8, m10, empty, w, nullptr), bad);
+  EXPECT_EQ(qap_rows_snarkjs(out, out + 8, out + 16, 8, empty, m10, w, nullptr), bad);
+  EXPECT_EQ(qap_rows_snarkjs(out, out + 16, nullptr, 16, m10, m10, w, nullptr), bad);
+  EXPECT_EQ(qap_rows_snarkjs(nullptr, nullptr, nullptr, 0, empty, empty, nullptr, nullptr), cudaSuccess);
+}
+
+}  // namespace
+}  // namespace starzk::gpu::test

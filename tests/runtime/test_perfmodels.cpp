@@ -1,0 +1,81 @@
+// Seeding calibrated performance models: files land under StarPU's codelet
+// model folder with this host's name, a model this host already has is
+// never overwritten, a second seeding copies nothing, and a missing folder
+// is a clear error. STARPU_PERF_MODEL_DIR / STARPU_HOSTNAME point StarPU's
+// lookup into a temporary folder.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+#include "runtime/perfmodels.hpp"
+
+namespace starzk::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+}
+
+struct env_guard_t {
+  std::string name;
+  std::string old;
+  bool had;
+  env_guard_t(const char* n, const std::string& v) : name(n) {
+    const char* o = std::getenv(n);
+    had = o != nullptr;
+    if (had) old = o;
+    setenv(n, v.c_str(), 1);
+  }
+  ~env_guard_t() {
+    if (had) setenv(name.c_str(), old.c_str(), 1);
+    else unsetenv(name.c_str());
+  }
+};
+
+TEST(perfmodels, seeds_missing_models_only) {
+  const fs::path root = fs::temp_directory_path() / ("starzk-perfmodels-" + std::to_string(getpid()));
+  fs::remove_all(root);
+  env_guard_t dir("STARPU_PERF_MODEL_DIR", (root / "sampling").string());
+  env_guard_t host("STARPU_HOSTNAME", "testhost");
+  EXPECT_EQ(perfmodel_hostname(), "testhost");
+  EXPECT_EQ(perfmodel_codelet_dir(), root / "sampling" / "codelets" / "45");
+
+  const fs::path src = root / "shipped";
+  write(src / "codelets" / "45" / "starzk_msm.h200", "msm model\n");
+  write(src / "codelets" / "45" / "starzk_ntt_h.h200", "ntt model\n");
+  write(perfmodel_codelet_dir() / "starzk_ntt_h.testhost", "learned here\n");
+
+  EXPECT_EQ(seed_perfmodels(src), 1u);
+  EXPECT_EQ(slurp(perfmodel_codelet_dir() / "starzk_msm.testhost"), "msm model\n");
+  EXPECT_EQ(slurp(perfmodel_codelet_dir() / "starzk_ntt_h.testhost"), "learned here\n");
+  EXPECT_EQ(seed_perfmodels(src), 0u);
+  // The files themselves (without codelets/45 above them) work too.
+  write(root / "flat" / "starzk_spmv.other", "spmv\n");
+  EXPECT_EQ(seed_perfmodels(root / "flat"), 1u);
+  EXPECT_TRUE(fs::exists(perfmodel_codelet_dir() / "starzk_spmv.testhost"));
+
+  try {
+    seed_perfmodels(root / "missing");
+    FAIL() << "a missing folder must throw";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("missing"), std::string::npos) << e.what();
+  }
+  fs::remove_all(root);
+}
+
+}  // namespace
+}  // namespace starzk::runtime
