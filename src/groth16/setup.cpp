@@ -4,6 +4,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "ec/comb_table.hpp"
 #include "ec/jacobian.hpp"
 #include "ec/scalar_mul.hpp"
 #include "groth16/random.hpp"
@@ -16,23 +17,12 @@ namespace starzk {
 
 namespace {
 
-// Fixed-base scalar multiplication by an 8-bit comb: table[w][d] =
-// d·2^(8w)·G for the 32 byte positions w of a 256-bit scalar, so k·G is at
-// most 32 mixed additions (7M+4S each) and no doublings. The table costs
-// 32·255 points, built once per generator.
+// Fixed-base scalar multiplication by an 8-bit comb (ec/comb_table.hpp):
+// k·G is at most 32 mixed additions (7M+4S each) and no doublings.
 template <class P>
 class fixed_base_t {
  public:
-  explicit fixed_base_t(const affine_t<P>& g) : table_(32 * 256) {
-    std::vector<jacobian_t<P>> jac(32 * 256);
-    jacobian_t<P> base = jacobian_t<P>::from_affine(g);
-    for (int w = 0; w < 32; ++w) {
-      jac[w * 256] = jacobian_t<P>::infinity();
-      for (int d = 1; d < 256; ++d) jac[w * 256 + d] = jac[w * 256 + d - 1].add(base);
-      for (int b = 0; b < 8; ++b) base = base.dbl();
-    }
-    jacobian_t<P>::batch_to_affine(jac, table_);
-  }
+  explicit fixed_base_t(const affine_t<P>& g) : table_(comb_table(g)) {}
 
   jacobian_t<P> mul(const fr_t& k) const {
     const auto c = k.to_canonical();

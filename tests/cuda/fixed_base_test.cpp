@@ -11,6 +11,7 @@
 // Bad arguments return cudaErrorInvalidValue.
 #include <vector>
 
+#include "ec/comb_table.hpp"
 #include "ec/scalar_mul.hpp"
 #include "gpu_test_util.hpp"
 
@@ -50,7 +51,8 @@ std::vector<typename Ops::aff> device_mul(const typename Ops::aff& g, const std:
   stream_t s;
   device_buffer_t table(Ops::table_bytes()), dk(n * sizeof(fr_t)), dout(n * sizeof(aff)),
       scr(Ops::scratch_bytes(n));
-  check_cuda(Ops::table_init(table.get(), g, s.get()), "table_init");
+  const std::vector<aff> host_table = comb_table(g);  // the table setup uploads
+  table.upload(host_table.data(), host_table.size() * sizeof(aff));
   dk.upload(k.data(), n * sizeof(fr_t));
   check_cuda(Ops::mul(dout.as<aff>(), dk.as<fr_t>(), n, table.get(), scr.get(), scr.size(), s.get(), tune),
              "fixed_base");
@@ -126,6 +128,27 @@ TYPED_TEST(CudaFixedBase, TuningsAndAnotherBase) {
                                        fixed_base_tuning_t{64, 256, 1}, fixed_base_tuning_t{32, 96, 1},
                                        fixed_base_tuning_t{}})
     check<TypeParam>(g, k, t, "tuning");
+}
+
+// The device-built table (table_init) against the host comb table, entry by
+// entry; the first differing entries are named.
+TYPED_TEST(CudaFixedBase, DeviceTableEqualsHostTable) {
+  SZK_REQUIRE_GPU();
+  using aff = typename TypeParam::aff;
+  auto rng = seeded_rng();
+  for (const aff& g : {aff::generator(), random_base<TypeParam>(rng)}) {
+    const std::vector<aff> want = comb_table(g);
+    stream_t s;
+    device_buffer_t table(TypeParam::table_bytes());
+    check_cuda(TypeParam::table_init(table.get(), g, s.get()), "table_init");
+    s.sync();
+    std::vector<aff> got(want.size());
+    table.download(got.data(), got.size() * sizeof(aff));
+    size_t bad = 0;
+    for (size_t i = 0; i < want.size(); ++i)
+      if (!(got[i] == want[i]) && bad++ < 8) ADD_FAILURE() << "entry w=" << i / 256 << " d=" << i % 256;
+    EXPECT_EQ(bad, 0u);
+  }
 }
 
 TYPED_TEST(CudaFixedBase, AllZeroAndAllOne) {
