@@ -9,7 +9,10 @@
 # STARZK_PROOF_LOG2 (default 24), STARZK_PROOF_JOBS (4),
 # STARZK_PROOF_PARTITIONS (10), STARZK_PROOF_POLICIES (starzk,dmdas),
 # STARZK_PROOF_NGPU (unset: every GPU; e.g. "1 2" runs the sweep once per
-# count, for the scaling figure). Writes OUT_DIR/proof-bench-g<N>.csv /
+# count, for the scaling figure: the counts after the first run only
+# STARZK_PROOF_SCALING_POLICIES, default starzk, without the one-at-a-time
+# row). The inputs (circuit, witnesses, development key) are made once;
+# STARZK_SETUP_DEVICE=off makes the key on the CPU. Writes OUT_DIR/proof-bench-g<N>.csv /
 # .txt, OUT_DIR/traces-g<N>/ and OUT_DIR/perfmodels/ (StarPU's history
 # files of the starzk codelets, to keep in bench/perfmodels/<machine>/).
 set -uo pipefail
@@ -24,15 +27,19 @@ policies=${STARZK_PROOF_POLICIES:-starzk,dmdas}
 inputs=${STARZK_PROOF_INPUTS:-/tmp/starzk-proof-bench}
 mkdir -p "$out"
 rc=0
+first=1
 for g in ${STARZK_PROOF_NGPU:-all}; do
   ngpu=(); [ "$g" != all ] && ngpu=(--ngpu "$g")
-  echo "== starzk bench k=$k jobs=$jobs partitions=$parts policies=$policies gpus=$g"
+  if [ $first = 1 ]; then pol=$policies; base=(--baseline starzk); else pol=${STARZK_PROOF_SCALING_POLICIES:-starzk}; base=(--no-baseline); fi
+  first=0
+  echo "== starzk bench k=$k jobs=$jobs partitions=$parts policies=$pol gpus=$g"
   t0=$(date +%s)
-  "$exe" bench --policies "$policies" --concurrency "$jobs" --partitions "$parts" --log2 "$k" --jobs "$jobs" \
-    --baseline starzk "${ngpu[@]}" --out "$inputs/run-g$g" 2>&1 | tee "$out/proof-bench-g$g.txt" || rc=1
-  cp -f "$inputs/run-g$g/bench.csv" "$out/proof-bench-g$g.csv" 2>/dev/null || rc=1
+  rm -rf "$inputs/run/traces" "$inputs/run/bench.csv"
+  "$exe" bench --policies "$pol" --concurrency "$jobs" --partitions "$parts" --log2 "$k" --jobs "$jobs" \
+    "${base[@]}" "${ngpu[@]}" --out "$inputs/run" 2>&1 | tee "$out/proof-bench-g$g.txt" || rc=1
+  cp -f "$inputs/run/bench.csv" "$out/proof-bench-g$g.csv" 2>/dev/null || rc=1
   mkdir -p "$out/traces-g$g"
-  cp -f "$inputs/run-g$g"/traces/*.json "$out/traces-g$g/" 2>/dev/null || true
+  cp -f "$inputs/run"/traces/*.json "$out/traces-g$g/" 2>/dev/null || true
   echo "== gpus=$g took $(( $(date +%s) - t0 )) s"
 done
 models="${STARPU_PERF_MODEL_DIR:-${STARPU_HOME:-$HOME}/.starpu/sampling}/codelets/45"

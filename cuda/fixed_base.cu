@@ -22,18 +22,12 @@
 // thread d takes d·2^(8w)·G by double-and-add on its 8 bits and makes it
 // affine with its own inversion (8192 inversions once per base: noise).
 //
-// Products: thread t owns the points i = t + j·T, j < m (T threads, so
-// neighbouring threads touch neighbouring points: coalesced). Pass 1 forms
-// each XYZZ point, stores X, Y in the output slot and ZZ, ZZZ and the
-// running product of the D_j = ZZ_j·ZZZ_j in scratch. Then one inversion per
-// thread (Fermat, ~380S + ~190M) and pass 2 walks back (Montgomery's trick,
-// "Speeding the Pollard and elliptic curve methods of factorization",
-// Math. Comp. 1987):
-//     1/D_j = (D_0···D_{j-1}) · (D_0···D_j)^-1,   (D_0···D_{j-1})^-1 = (D_0···D_j)^-1 · D_j,
-//     1/ZZ = ZZZ/D, 1/ZZZ = ZZ/D,   x = X/ZZ, y = Y/ZZZ.
-// Per point 8M + I/m (m = 32 by default: ~18M of shared inversion). The
-// point at infinity (k = 0) has ZZ = 0: it is skipped in the product and
-// written as (0, 0), the host encoding of O.
+// Products: one point per thread (grid-stride), the XYZZ sum of its
+// digits' table entries, written as is (ZZ = 0 for O): the caller makes
+// them affine (groth16/setup_gpu.cpp does it on the host with one batched
+// inversion per chunk of points, on all cores), which keeps the device side
+// to the accumulation alone.
+#include <algorithm>
 #include <cstring>
 
 #include "cuda/point.cuh"
@@ -68,17 +62,13 @@ __global__ void __launch_bounds__(fb_digits) table_kernel(dev_affine_t<F> g, dev
   table[size_t(blockIdx.x) * fb_digits + threadIdx.x] = to_affine_single(p);
 }
 
-// See the file comment (pass 1, one inversion, pass 2). zz, zzz, pre: n each.
+// Thread t owns the points i = t + j·T (T threads: coalesced). Each is the
+// XYZZ sum of its non-zero digits' table entries, written as is.
 template <class F>
-__global__ void __launch_bounds__(256) fixed_base_kernel(dev_affine_t<F>* out, const dev_fr_t* k, size_t n,
-                                                         const dev_affine_t<F>* __restrict__ table, F* zz_s,
-                                                         F* zzz_s, F* pre_s, size_t threads, unsigned batch) {
-  const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (t >= threads) return;
-  F prod = F::one();  // D_0···D_{j-1} over this thread's finite points
-  for (unsigned j = 0; j < batch; ++j) {
-    const size_t i = t + j * threads;
-    if (i >= n) break;
+__global__ void __launch_bounds__(256) fixed_base_kernel(dev_xyzz_t<F>* out, const dev_fr_t* k, size_t n,
+                                                         const dev_affine_t<F>* __restrict__ table) {
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += stride) {
     const dev_fr_t c = k[i].from_mont();  // canonical digits
     dev_xyzz_t<F> acc = dev_xyzz_t<F>::infinity();
 #pragma unroll 1
@@ -86,36 +76,8 @@ __global__ void __launch_bounds__(256) fixed_base_kernel(dev_affine_t<F>* out, c
       const uint32_t d = (c.l[w >> 2] >> (8 * (w & 3))) & 0xffu;
       if (d) acc = acc.add_affine(table[w * fb_digits + d]);
     }
-    out[i].x = acc.x;
-    out[i].y = acc.y;
-    zz_s[i] = acc.zz;
-    zzz_s[i] = acc.zzz;
-    pre_s[i] = prod;
-    if (!acc.is_infinity()) prod = prod * (acc.zz * acc.zzz);
+    out[i] = acc;
   }
-  F inv = prod.inverse();  // (D_0···D_{m-1})^-1
-  for (unsigned j = batch; j-- > 0;) {
-    const size_t i = t + j * threads;
-    if (i >= n) continue;
-    const F zz = zz_s[i];
-    if (zz.is_zero()) {
-      out[i] = {F::zero(), F::zero()};
-      continue;
-    }
-    const F zzz = zzz_s[i];
-    const F d = zz * zzz;
-    const F d_inv = pre_s[i] * inv;  // 1/D_j
-    inv = inv * d;                   // (D_0···D_{j-1})^-1
-    out[i].x = out[i].x * (d_inv * zzz);
-    out[i].y = out[i].y * (d_inv * zz);
-  }
-}
-
-template <class F>
-size_t scratch_bytes_for(size_t n) {
-  carve_t c{nullptr};
-  for (int a = 0; a < 3; ++a) c.take<F>(n);
-  return c.used;
 }
 
 template <class F, class HostAffine>
@@ -129,25 +91,17 @@ cudaError_t table_init(void* d_table, const HostAffine& g, cudaStream_t s) {
   return cudaSuccess;
 }
 
-template <class F, class HostAffine>
-cudaError_t run(HostAffine* d_out, const fr_t* d_k, size_t n, const void* d_table, void* d_scratch,
-                size_t scratch_bytes, cudaStream_t s, const fixed_base_tuning_t& tune) {
-  static_assert(sizeof(HostAffine) == sizeof(dev_affine_t<F>), "host and device affine layouts differ");
+template <class F, class HostXyzz>
+cudaError_t run(HostXyzz* d_out, const fr_t* d_k, size_t n, const void* d_table, cudaStream_t s,
+                const fixed_base_tuning_t& tune) {
+  static_assert(sizeof(HostXyzz) == sizeof(dev_xyzz_t<F>), "host and device XYZZ layouts differ");
   if (n == 0) return cudaSuccess;
-  if (!d_out || !d_k || !d_table || !d_scratch || scratch_bytes < scratch_bytes_for<F>(n)) return cudaErrorInvalidValue;
-  if (tune.batch == 0 || tune.block == 0 || tune.block > 256 || tune.block % 32) return cudaErrorInvalidValue;
-  // m points per thread: tune.batch, halved while fewer than tune.min_threads
-  // threads would run (2^17 by default: below that an H200's 132 SMs idle).
-  size_t batch = tune.batch;
-  while (batch > 1 && (n + batch - 1) / batch < tune.min_threads) batch /= 2;
-  const size_t threads = (n + batch - 1) / batch;
-  carve_t c{static_cast<char*>(d_scratch)};
-  F* zz = c.take<F>(n);
-  F* zzz = c.take<F>(n);
-  F* pre = c.take<F>(n);
-  fixed_base_kernel<F><<<grid_for(threads, tune.block), tune.block, 0, s>>>(
-      reinterpret_cast<dev_affine_t<F>*>(d_out), reinterpret_cast<const dev_fr_t*>(d_k), n,
-      static_cast<const dev_affine_t<F>*>(d_table), zz, zzz, pre, threads, unsigned(batch));
+  if (!d_out || !d_k || !d_table) return cudaErrorInvalidValue;
+  if (tune.block == 0 || tune.block > 256 || tune.block % 32) return cudaErrorInvalidValue;
+  const size_t blocks = std::min<size_t>((n + tune.block - 1) / tune.block, size_t(1) << 20);
+  fixed_base_kernel<F><<<unsigned(blocks), tune.block, 0, s>>>(reinterpret_cast<dev_xyzz_t<F>*>(d_out),
+                                                               reinterpret_cast<const dev_fr_t*>(d_k), n,
+                                                               static_cast<const dev_affine_t<F>*>(d_table));
   SZK_CHECK_LAUNCH();
   return cudaSuccess;
 }
@@ -164,16 +118,14 @@ cudaError_t fixed_base_g2_table_init(void* d_table, const g2_affine_t& g, cudaSt
   return table_init<dev_fp2_t>(d_table, g, s);
 }
 
-size_t fixed_base_g1_scratch_bytes(size_t n) { return scratch_bytes_for<dev_fp_t>(n); }
-size_t fixed_base_g2_scratch_bytes(size_t n) { return scratch_bytes_for<dev_fp2_t>(n); }
 
-cudaError_t fixed_base_g1(g1_affine_t* d_out, const fr_t* d_k, size_t n, const void* d_table, void* d_scratch,
-                          size_t scratch_bytes, cudaStream_t s, const fixed_base_tuning_t& tune) {
-  return run<dev_fp_t>(d_out, d_k, n, d_table, d_scratch, scratch_bytes, s, tune);
+cudaError_t fixed_base_g1(g1_xyzz_t* d_out, const fr_t* d_k, size_t n, const void* d_table, cudaStream_t s,
+                          const fixed_base_tuning_t& tune) {
+  return run<dev_fp_t>(d_out, d_k, n, d_table, s, tune);
 }
-cudaError_t fixed_base_g2(g2_affine_t* d_out, const fr_t* d_k, size_t n, const void* d_table, void* d_scratch,
-                          size_t scratch_bytes, cudaStream_t s, const fixed_base_tuning_t& tune) {
-  return run<dev_fp2_t>(d_out, d_k, n, d_table, d_scratch, scratch_bytes, s, tune);
+cudaError_t fixed_base_g2(g2_xyzz_t* d_out, const fr_t* d_k, size_t n, const void* d_table, cudaStream_t s,
+                          const fixed_base_tuning_t& tune) {
+  return run<dev_fp2_t>(d_out, d_k, n, d_table, s, tune);
 }
 
 }  // namespace starzk::gpu

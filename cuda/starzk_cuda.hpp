@@ -206,29 +206,24 @@ cudaError_t qap_rows_snarkjs(fr_t* d_a, fr_t* d_b, fr_t* d_c, size_t n, const cs
 
 // ------------------------------------------------------------ fixed-base --
 // out[i] = k[i]·G for one fixed base G of G1 or G2 (the development setup's
-// queries, src/groth16/setup.hpp), affine in the host layout, O = (0,0)
-// where k[i] = 0. 8-bit comb (cuda/fixed_base.cu): a table of 32 x 256
-// affine multiples of G in caller memory, built on the device by
-// *_table_init (enqueued on `stream`, no host staging), then at most 31
-// mixed additions per point and a batched inversion (one per thread and
-// `batch` points). Scalars: Montgomery fr_t, any 256-bit value (read mod r).
-// Table and scratch: *_table_bytes() and *_scratch_bytes(n) (3 field
-// elements per point). Results do not depend on the tuning.
+// queries, src/groth16/setup.hpp), as XYZZ points in the host layout
+// (g1_xyzz_t / g2_xyzz_t; O has ZZ = 0); the caller converts to affine
+// (setup_gpu.cpp: on the host, batched). 8-bit comb (cuda/fixed_base.cu): a
+// table of 32 x 256 affine multiples of G in caller memory (layout of
+// ec/comb_table.hpp: upload comb_table(G), or build it on the device with
+// *_table_init), then at most 31 mixed additions per point. Scalars:
+// Montgomery fr_t, any 256-bit value (read mod r). No scratch.
 struct fixed_base_tuning_t {
-  unsigned batch = 32;                    // points per thread, sharing one inversion
-  unsigned block = 128;                   // threads per block, a multiple of 32, at most 256
-  size_t min_threads = size_t(1) << 17;   // halve batch while fewer threads than this would run
+  unsigned block = 128;  // threads per block, a multiple of 32, at most 256
 };
 size_t fixed_base_g1_table_bytes();
 cudaError_t fixed_base_g1_table_init(void* d_table, const g1_affine_t& g, cudaStream_t stream);
-size_t fixed_base_g1_scratch_bytes(size_t n);
-cudaError_t fixed_base_g1(g1_affine_t* d_out, const fr_t* d_k, size_t n, const void* d_table, void* d_scratch,
-                          size_t scratch_bytes, cudaStream_t stream, const fixed_base_tuning_t& tune = {});
+cudaError_t fixed_base_g1(g1_xyzz_t* d_out, const fr_t* d_k, size_t n, const void* d_table, cudaStream_t stream,
+                          const fixed_base_tuning_t& tune = {});
 
 size_t fixed_base_g2_table_bytes();
 cudaError_t fixed_base_g2_table_init(void* d_table, const g2_affine_t& g, cudaStream_t stream);
-size_t fixed_base_g2_scratch_bytes(size_t n);
-cudaError_t fixed_base_g2(g2_affine_t* d_out, const fr_t* d_k, size_t n, const void* d_table, void* d_scratch,
-                          size_t scratch_bytes, cudaStream_t stream, const fixed_base_tuning_t& tune = {});
+cudaError_t fixed_base_g2(g2_xyzz_t* d_out, const fr_t* d_k, size_t n, const void* d_table, cudaStream_t stream,
+                          const fixed_base_tuning_t& tune = {});
 
 }  // namespace starzk::gpu

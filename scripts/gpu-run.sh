@@ -10,6 +10,7 @@
 #   scripts/gpu-run.sh run OUTDIR     # there: unpack, build, test, bench.
 #
 # Environment for `run`: STARZK_GPU_TESTS (ctest -L regex, default "gpu"),
+# STARZK_GPU_TESTS_R (ctest -R regex, default all),
 # STARZK_GPU_BENCH=0 to skip benchmarks, STARZK_FULL_SUITE=1 to also run
 # every other test there, STARZK_TARGETS="t1 t2" to build only those targets,
 # STARZK_SKIP_TESTS=1 to run no test, STARZK_PROOF_BENCH=1 to run bench/proof-bench.sh (whole proofs through the
@@ -68,7 +69,8 @@ run)
       [ -n "$exe" ] && case "$t" in test_*) "$exe" >> "$out/gpu-tests.log" 2>&1 || rc=$?;; esac
     done
   else
-    ctest --test-dir "$build" -L "${STARZK_GPU_TESTS:-gpu}" --output-on-failure > "$out/gpu-tests.log" 2>&1 || rc=$?
+    ctest --test-dir "$build" -L "${STARZK_GPU_TESTS:-gpu}" ${STARZK_GPU_TESTS_R:+-R "$STARZK_GPU_TESTS_R"} \
+      --output-on-failure > "$out/gpu-tests.log" 2>&1 || rc=$?
   fi
   tail -15 "$out/gpu-tests.log"
   if [ "${STARZK_FULL_SUITE:-0}" = 1 ]; then
@@ -79,6 +81,10 @@ run)
     "$root/bench/gpu-bench.sh" "$build" "$out" || rc=$?
   fi
   if [ "${STARZK_PROOF_BENCH:-0}" = 1 ]; then
+    # A development key from a GPU path that failed its tests is no key.
+    if grep -qE "(CudaFixedBase|CudaSetup).*\(Failed\)" "$out/gpu-tests.log"; then
+      echo "== GPU setup failed its tests: the benchmark key is made on the CPU"; export STARZK_SETUP_DEVICE=off
+    fi
     "$root/bench/proof-bench.sh" "$build" "$out" || rc=$?
   fi
   echo "== done rc=$rc"

@@ -99,7 +99,9 @@ void prepare_bench_inputs(const fs::path& dir, unsigned log2, unsigned partition
   // A development key (fresh toxic waste; benchmarks only), bellman
   // convention; its fixed-base products on a GPU when there is one.
   setup_info_t info;
-  const setup_options_t so{.device = setup_device_t::auto_, .threads = threads, .info = &info};
+  // STARZK_SETUP_DEVICE=auto|on|off picks where (auto: a GPU when present).
+  const char* dev = std::getenv("STARZK_SETUP_DEVICE");
+  const setup_options_t so{.device = parse_setup_device(dev && *dev ? dev : "auto"), .threads = threads, .info = &info};
   write_key_cache(dir / "key.szkc", setup(cs, h_convention_t::bellman_coset, so), threads);
   std::fprintf(stderr, "bench: development key in %.1f s (%s)\n", info.total_s,
                info.used_gpu ? ("fixed-base products on " + info.device).c_str() : "CPU");

@@ -6,14 +6,15 @@
 // piece never spans two queries) and fed through two slots, each with its
 // own stream, pinned host staging (scalars in, points out) and device
 // buffers. For piece p in slot p mod 2: wait for the slot's previous piece
-// and copy its points from pinned staging into the key's vector (host
-// threads), copy the new scalars into pinned staging, then enqueue
+// and convert its XYZZ points from pinned staging to affine in the key's
+// vector (host threads, one batched inversion per chunk), copy the new
+// scalars into pinned staging, then enqueue
 // upload -> fixed_base -> download on the slot's stream. So the host copies
 // of one piece overlap the device work of the other, and the device runs
 // one slot's kernel while the other slot's transfers are in flight.
-// Device memory per slot: chunk·(32 + 96 + 144) B for G1, chunk·(32 + 192 +
-// 288) B for G2 (2 GiB per slot at the default chunk of 2^22, G2 pass);
-// pinned host memory per slot: chunk·(32 + 96 or 192) B.
+// Device and pinned host memory per slot: chunk·(32 + 192) B for G1,
+// chunk·(32 + 384) B for G2 (1.6 GiB per slot at the default chunk of
+// 2^22, G2 pass).
 //
 // Without CUDA in the build only gpu_present exists here, and says so.
 #include "groth16/setup_gpu.hpp"
@@ -24,11 +25,13 @@
 #include <cuda_runtime_api.h>
 
 #include <cstring>
+#include <span>
 #include <vector>
 
 #include "cuda/starzk_cuda.hpp"
 #include "cuda/starzk_cuda_host.hpp"
 #include "ec/comb_table.hpp"
+#include "ec/xyzz.hpp"
 #include "util/parallel.hpp"
 #endif
 
@@ -89,50 +92,62 @@ struct query_t {
   Aff* out;
 };
 
-// The device API of one group (G1 or G2).
-template <class Aff>
+// The device API of one group (G1 or G2): P is g1_params or g2_params.
+template <class P>
 struct group_ops_t {
   size_t (*table_bytes)();
-  size_t (*scratch_bytes)(size_t);
-  cudaError_t (*mul)(Aff*, const fr_t*, size_t, const void*, void*, size_t, cudaStream_t,
-                     const gpu::fixed_base_tuning_t&);
+  cudaError_t (*mul)(xyzz_t<P>*, const fr_t*, size_t, const void*, cudaStream_t, const gpu::fixed_base_tuning_t&);
 };
 
-template <class Aff>
+// XYZZ points (device output) -> affine, on all cores: each chunk goes to
+// Jacobian (X·ZZ^2, Y·ZZZ^2, ZZZ; 2M + 2S) and through one batched
+// inversion (batch_to_affine).
+template <class P>
+void to_affine_parallel(affine_t<P>* out, const xyzz_t<P>* in, size_t n, unsigned threads) {
+  parallel_for(
+      n, threads,
+      [&](size_t b, size_t e) {
+        std::vector<jacobian_t<P>> jac(e - b);
+        for (size_t i = b; i < e; ++i) jac[i - b] = in[i].to_jacobian();
+        jacobian_t<P>::batch_to_affine(jac, std::span<affine_t<P>>(out + b, e - b));
+      },
+      size_t(1) << 12);
+}
+
+template <class P>
 struct slot_t {
   gpu::stream_t stream;
-  gpu::device_buffer_t d_k, d_out, d_scratch;
+  gpu::device_buffer_t d_k, d_out;
   pinned_t h_k, h_out;
-  Aff* pending_out = nullptr;  // where the piece in flight goes
+  affine_t<P>* pending_out = nullptr;  // where the piece in flight goes
   size_t pending_n = 0;
 
-  slot_t(size_t cap, size_t scratch)
-      : d_k(cap * sizeof(fr_t)), d_out(cap * sizeof(Aff)), d_scratch(scratch), h_k(cap * sizeof(fr_t)),
-        h_out(cap * sizeof(Aff)) {}
+  explicit slot_t(size_t cap)
+      : d_k(cap * sizeof(fr_t)), d_out(cap * sizeof(xyzz_t<P>)), h_k(cap * sizeof(fr_t)),
+        h_out(cap * sizeof(xyzz_t<P>)) {}
 
-  // Waits for the piece in flight (if any) and copies its points home.
+  // Waits for the piece in flight (if any) and converts its points home.
   void drain(unsigned threads) {
     if (!pending_out) return;
     check(cudaStreamSynchronize(stream.get()), "cudaStreamSynchronize (fixed-base piece)");
-    copy_parallel(pending_out, h_out.get(), pending_n * sizeof(Aff), threads);
+    to_affine_parallel<P>(pending_out, static_cast<const xyzz_t<P>*>(h_out.get()), pending_n, threads);
     pending_out = nullptr;
   }
 };
 
 // out = k·G for every query, through the two-slot pipeline (file comment).
-template <class Aff>
-void run_group(const group_ops_t<Aff>& ops, const Aff& g, const std::vector<query_t<Aff>>& queries, size_t chunk,
-               unsigned threads) {
+template <class P>
+void run_group(const group_ops_t<P>& ops, const affine_t<P>& g, const std::vector<query_t<affine_t<P>>>& queries,
+               size_t chunk, unsigned threads) {
   size_t cap = 0;
   for (const auto& q : queries) cap = std::max(cap, std::min(q.n, chunk));
   if (cap == 0) return;
-  const size_t scratch = ops.scratch_bytes(cap);
-  slot_t<Aff> slots[2] = {slot_t<Aff>(cap, scratch), slot_t<Aff>(cap, scratch)};
+  slot_t<P> slots[2] = {slot_t<P>(cap), slot_t<P>(cap)};
   // The comb table is built on the host (ec/comb_table.hpp, the CPU path's
   // own table) and uploaded: 8192 points, a few milliseconds.
   gpu::device_buffer_t d_table(ops.table_bytes());
-  const std::vector<Aff> table = comb_table(g);
-  if (table.size() * sizeof(Aff) != ops.table_bytes()) throw std::logic_error("fixed-base table sizes differ");
+  const std::vector<affine_t<P>> table = comb_table(g);
+  if (table.size() * sizeof(affine_t<P>) != ops.table_bytes()) throw std::logic_error("fixed-base table sizes differ");
   check(cudaMemcpy(d_table.get(), table.data(), ops.table_bytes(), cudaMemcpyHostToDevice),
         "cudaMemcpy (fixed-base table)");
 
@@ -140,15 +155,15 @@ void run_group(const group_ops_t<Aff>& ops, const Aff& g, const std::vector<quer
   for (const auto& q : queries) {
     for (size_t off = 0; off < q.n; off += chunk, ++piece) {
       const size_t len = std::min(chunk, q.n - off);
-      slot_t<Aff>& s = slots[piece % 2];
+      slot_t<P>& s = slots[piece % 2];
       s.drain(threads);
       copy_parallel(s.h_k.get(), q.k + off, len * sizeof(fr_t), threads);
       const cudaStream_t st = s.stream.get();
       check(cudaMemcpyAsync(s.d_k.get(), s.h_k.get(), len * sizeof(fr_t), cudaMemcpyHostToDevice, st),
             "cudaMemcpyAsync (scalars to device)");
-      check(ops.mul(s.d_out.template as<Aff>(), s.d_k.template as<fr_t>(), len, d_table.get(), s.d_scratch.get(), scratch, st, {}),
+      check(ops.mul(s.d_out.template as<xyzz_t<P>>(), s.d_k.template as<fr_t>(), len, d_table.get(), st, {}),
             "fixed_base kernel launch");
-      check(cudaMemcpyAsync(s.h_out.get(), s.d_out.get(), len * sizeof(Aff), cudaMemcpyDeviceToHost, st),
+      check(cudaMemcpyAsync(s.h_out.get(), s.d_out.get(), len * sizeof(xyzz_t<P>), cudaMemcpyDeviceToHost, st),
             "cudaMemcpyAsync (points to host)");
       s.pending_out = q.out + off;
       s.pending_n = len;
@@ -188,18 +203,16 @@ std::string fixed_base_queries_gpu(proving_key_t& pk, const query_scalars_t& s, 
   pk.vk.ic.assign(s.ic.size(), g1_affine_t{});
   pk.b_g2.assign(s.v.size(), g2_affine_t{});
 
-  const group_ops_t<g1_affine_t> g1{gpu::fixed_base_g1_table_bytes,
-                                    gpu::fixed_base_g1_scratch_bytes, gpu::fixed_base_g1};
-  const group_ops_t<g2_affine_t> g2{gpu::fixed_base_g2_table_bytes,
-                                    gpu::fixed_base_g2_scratch_bytes, gpu::fixed_base_g2};
-  run_group<g1_affine_t>(g1, g1_affine_t::generator(),
+  const group_ops_t<g1_params> g1{gpu::fixed_base_g1_table_bytes, gpu::fixed_base_g1};
+  const group_ops_t<g2_params> g2{gpu::fixed_base_g2_table_bytes, gpu::fixed_base_g2};
+  run_group<g1_params>(g1, g1_affine_t::generator(),
                          {{s.u.data(), s.u.size(), pk.a.data()},
                           {s.v.data(), s.v.size(), pk.b_g1.data()},
                           {s.l.data(), s.l.size(), pk.l.data()},
                           {s.h.data(), s.h.size(), pk.h.data()},
                           {s.ic.data(), s.ic.size(), pk.vk.ic.data()}},
                          piece, threads);
-  run_group<g2_affine_t>(g2, g2_affine_t::generator(), {{s.v.data(), s.v.size(), pk.b_g2.data()}}, piece, threads);
+  run_group<g2_params>(g2, g2_affine_t::generator(), {{s.v.data(), s.v.size(), pk.b_g2.data()}}, piece, threads);
   return std::string("GPU 0: ") + prop.name;
 }
 

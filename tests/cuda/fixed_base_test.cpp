@@ -1,10 +1,10 @@
 // Device fixed-base products (cuda/fixed_base.cu) against the host: every
 // output k·G, affine byte for byte, equals mul(G, k) of ec/scalar_mul.hpp
-// (4-bit windows and doublings: nothing shared with the device comb).
+// (4-bit windows and doublings: nothing shared with the device comb); the
+// device returns XYZZ points, made affine here on the host.
 // Scalars: 0, 1, 2, r-1, r-2, single-byte digits in every window (each table
 // row), 0xff bytes, fresh random; sizes 0, 1, 2, 31, 32, 33, 1025, 4097;
-// tunings that force one inversion per point, odd batches and full batches,
-// so points at infinity land inside shared inversions. A long arithmetic
+// several block sizes. A long arithmetic
 // progression k_i = k0 + i·d (checked by consecutive differences on the
 // host, plus the full oracle at sampled indices) covers 2^18 + 3 points.
 // Bases: the generators and a random multiple of each (not the generator).
@@ -23,22 +23,22 @@ struct g1_ops {
   using aff = g1_affine_t;
   using jac = g1_jacobian_t;
   static size_t table_bytes() { return fixed_base_g1_table_bytes(); }
-  static size_t scratch_bytes(size_t n) { return fixed_base_g1_scratch_bytes(n); }
   static cudaError_t table_init(void* t, const aff& g, cudaStream_t s) { return fixed_base_g1_table_init(t, g, s); }
-  static cudaError_t mul(aff* o, const fr_t* k, size_t n, const void* t, void* scr, size_t b, cudaStream_t s,
+  using xyzz = g1_xyzz_t;
+  static cudaError_t mul(xyzz* o, const fr_t* k, size_t n, const void* t, cudaStream_t s,
                          const fixed_base_tuning_t& tune) {
-    return fixed_base_g1(o, k, n, t, scr, b, s, tune);
+    return fixed_base_g1(o, k, n, t, s, tune);
   }
 };
 struct g2_ops {
   using aff = g2_affine_t;
   using jac = g2_jacobian_t;
   static size_t table_bytes() { return fixed_base_g2_table_bytes(); }
-  static size_t scratch_bytes(size_t n) { return fixed_base_g2_scratch_bytes(n); }
   static cudaError_t table_init(void* t, const aff& g, cudaStream_t s) { return fixed_base_g2_table_init(t, g, s); }
-  static cudaError_t mul(aff* o, const fr_t* k, size_t n, const void* t, void* scr, size_t b, cudaStream_t s,
+  using xyzz = g2_xyzz_t;
+  static cudaError_t mul(xyzz* o, const fr_t* k, size_t n, const void* t, cudaStream_t s,
                          const fixed_base_tuning_t& tune) {
-    return fixed_base_g2(o, k, n, t, scr, b, s, tune);
+    return fixed_base_g2(o, k, n, t, s, tune);
   }
 };
 
@@ -49,16 +49,17 @@ std::vector<typename Ops::aff> device_mul(const typename Ops::aff& g, const std:
   using aff = typename Ops::aff;
   const size_t n = k.size();
   stream_t s;
-  device_buffer_t table(Ops::table_bytes()), dk(n * sizeof(fr_t)), dout(n * sizeof(aff)),
-      scr(Ops::scratch_bytes(n));
+  using xyzz = typename Ops::xyzz;
+  device_buffer_t table(Ops::table_bytes()), dk(n * sizeof(fr_t)), dout(n * sizeof(xyzz));
   const std::vector<aff> host_table = comb_table(g);  // the table setup uploads
   table.upload(host_table.data(), host_table.size() * sizeof(aff));
   dk.upload(k.data(), n * sizeof(fr_t));
-  check_cuda(Ops::mul(dout.as<aff>(), dk.as<fr_t>(), n, table.get(), scr.get(), scr.size(), s.get(), tune),
-             "fixed_base");
+  check_cuda(Ops::mul(dout.as<xyzz>(), dk.as<fr_t>(), n, table.get(), s.get(), tune), "fixed_base");
   s.sync();
+  std::vector<xyzz> pts(n);
+  dout.download(pts.data(), n * sizeof(xyzz));
   std::vector<aff> out(n);
-  dout.download(out.data(), n * sizeof(aff));
+  for (size_t i = 0; i < n; ++i) out[i] = pts[i].to_affine();
   return out;
 }
 
@@ -90,8 +91,7 @@ void check(const typename Ops::aff& g, const std::vector<fr_t>& k, const fixed_b
   for (size_t i = 0; i < k.size(); ++i) {
     const typename Ops::aff want = mul(g, k[i]).to_affine();
     if (!(got[i] == want) && bad++ < 3)
-      ADD_FAILURE() << what << ": n=" << k.size() << " i=" << i << " batch=" << tune.batch
-                    << " block=" << tune.block;
+      ADD_FAILURE() << what << ": n=" << k.size() << " i=" << i << " block=" << tune.block;
   }
   EXPECT_EQ(bad, 0u) << what << ": n=" << k.size();
 }
@@ -106,8 +106,8 @@ class CudaFixedBase : public ::testing::Test {};
 using groups = ::testing::Types<g1_ops, g2_ops>;
 TYPED_TEST_SUITE(CudaFixedBase, groups);
 
-// Forces full batches even for small n.
-constexpr fixed_base_tuning_t full_batches{32, 128, 1};
+// Small blocks: many blocks even for small n.
+constexpr fixed_base_tuning_t small_blocks{32};
 
 TYPED_TEST(CudaFixedBase, EdgeSizesOnTheGenerator) {
   SZK_REQUIRE_GPU();
@@ -115,7 +115,7 @@ TYPED_TEST(CudaFixedBase, EdgeSizesOnTheGenerator) {
   const auto g = TypeParam::aff::generator();
   for (size_t n : {size_t(0), size_t(1), size_t(2), size_t(31), size_t(32), size_t(33), size_t(1025)})
     check<TypeParam>(g, scalars(rng, n), {}, "default tuning");
-  check<TypeParam>(g, scalars(rng, 1025), full_batches, "full batches");
+  check<TypeParam>(g, scalars(rng, 1025), small_blocks, "small blocks");
 }
 
 TYPED_TEST(CudaFixedBase, TuningsAndAnotherBase) {
@@ -124,9 +124,8 @@ TYPED_TEST(CudaFixedBase, TuningsAndAnotherBase) {
   const auto g = random_base<TypeParam>(rng);
   const size_t n = std::is_same_v<TypeParam, g1_ops> ? 4097 : 1500;
   const std::vector<fr_t> k = scalars(rng, n);
-  for (const fixed_base_tuning_t& t : {fixed_base_tuning_t{1, 128, 1}, fixed_base_tuning_t{3, 64, 1},
-                                       fixed_base_tuning_t{64, 256, 1}, fixed_base_tuning_t{32, 96, 1},
-                                       fixed_base_tuning_t{}})
+  for (const fixed_base_tuning_t& t : {fixed_base_tuning_t{32}, fixed_base_tuning_t{64}, fixed_base_tuning_t{256},
+                                       fixed_base_tuning_t{96}, fixed_base_tuning_t{}})
     check<TypeParam>(g, k, t, "tuning");
 }
 
@@ -154,9 +153,9 @@ TYPED_TEST(CudaFixedBase, DeviceTableEqualsHostTable) {
 TYPED_TEST(CudaFixedBase, AllZeroAndAllOne) {
   SZK_REQUIRE_GPU();
   const auto g = TypeParam::aff::generator();
-  const auto zeros = device_mul<TypeParam>(g, std::vector<fr_t>(777, fr_t::zero()), full_batches);
+  const auto zeros = device_mul<TypeParam>(g, std::vector<fr_t>(777, fr_t::zero()), small_blocks);
   for (const auto& p : zeros) ASSERT_TRUE(p.is_infinity());
-  const auto ones = device_mul<TypeParam>(g, std::vector<fr_t>(777, fr_t::one()), full_batches);
+  const auto ones = device_mul<TypeParam>(g, std::vector<fr_t>(777, fr_t::one()), small_blocks);
   for (const auto& p : ones) ASSERT_TRUE(p == g);
 }
 
@@ -173,14 +172,14 @@ TYPED_TEST(CudaFixedBase, LongProgression) {
   std::vector<fr_t> k(n);
   k[0] = k0;
   for (size_t i = 1; i < n; ++i) k[i] = k[i - 1] + d;
-  for (const fixed_base_tuning_t& t : {fixed_base_tuning_t{}, full_batches}) {
+  for (const fixed_base_tuning_t& t : {fixed_base_tuning_t{}, small_blocks}) {
     const std::vector<aff> got = device_mul<TypeParam>(g, k, t);
     ASSERT_TRUE(got[5].is_infinity());
     const aff step = mul(g, d).to_affine();
     jac acc = mul(g, k0);
     size_t bad = 0;
     for (size_t i = 0; i < n; ++i) {
-      if (!(acc == got[i]) && bad++ < 3) ADD_FAILURE() << "progression i=" << i << " batch=" << t.batch;
+      if (!(acc == got[i]) && bad++ < 3) ADD_FAILURE() << "progression i=" << i << " block=" << t.block;
       acc = acc.add_mixed(step);
     }
     EXPECT_EQ(bad, 0u);
@@ -194,22 +193,19 @@ TYPED_TEST(CudaFixedBase, LongProgression) {
 TYPED_TEST(CudaFixedBase, BadArguments) {
   SZK_REQUIRE_GPU();
   using aff = typename TypeParam::aff;
+  using xyzz = typename TypeParam::xyzz;
   stream_t s;
-  device_buffer_t table(TypeParam::table_bytes()), dk(64 * sizeof(fr_t)), dout(64 * sizeof(aff)),
-      scr(TypeParam::scratch_bytes(64));
+  device_buffer_t table(TypeParam::table_bytes()), dk(64 * sizeof(fr_t)), dout(64 * sizeof(xyzz));
   EXPECT_EQ(TypeParam::table_init(nullptr, aff::generator(), s.get()), cudaErrorInvalidValue);
   ASSERT_EQ(TypeParam::table_init(table.get(), aff::generator(), s.get()), cudaSuccess);
-  auto* out = dout.as<aff>();
+  auto* out = dout.as<xyzz>();
   const auto* k = dk.as<fr_t>();
-  EXPECT_EQ(TypeParam::mul(out, k, 64, table.get(), scr.get(), scr.size() - 1, s.get(), {}), cudaErrorInvalidValue);
-  EXPECT_EQ(TypeParam::mul(out, k, 64, nullptr, scr.get(), scr.size(), s.get(), {}), cudaErrorInvalidValue);
-  EXPECT_EQ(TypeParam::mul(nullptr, k, 64, table.get(), scr.get(), scr.size(), s.get(), {}), cudaErrorInvalidValue);
-  EXPECT_EQ(TypeParam::mul(out, k, 64, table.get(), scr.get(), scr.size(), s.get(), fixed_base_tuning_t{0, 128, 1}),
-            cudaErrorInvalidValue);
-  EXPECT_EQ(TypeParam::mul(out, k, 64, table.get(), scr.get(), scr.size(), s.get(), fixed_base_tuning_t{8, 100, 1}),
-            cudaErrorInvalidValue);
+  EXPECT_EQ(TypeParam::mul(out, k, 64, nullptr, s.get(), {}), cudaErrorInvalidValue);
+  EXPECT_EQ(TypeParam::mul(nullptr, k, 64, table.get(), s.get(), {}), cudaErrorInvalidValue);
+  EXPECT_EQ(TypeParam::mul(out, k, 64, table.get(), s.get(), fixed_base_tuning_t{0}), cudaErrorInvalidValue);
+  EXPECT_EQ(TypeParam::mul(out, k, 64, table.get(), s.get(), fixed_base_tuning_t{100}), cudaErrorInvalidValue);
   // n = 0 is a no-op whatever the pointers.
-  EXPECT_EQ(TypeParam::mul(nullptr, nullptr, 0, nullptr, nullptr, 0, s.get(), {}), cudaSuccess);
+  EXPECT_EQ(TypeParam::mul(nullptr, nullptr, 0, nullptr, s.get(), {}), cudaSuccess);
   s.sync();
 }
 
