@@ -9,6 +9,7 @@
 #include <starpu_scheduler.h>
 
 #include <array>
+#include <cmath>
 #include <atomic>
 #include <cstdio>
 #include <mutex>
@@ -64,6 +65,7 @@ private:
 	bool class_open(int rc, const worker_place_t &me, const ledger_t &L) const;
 	bool chain_admits(const ready_entry_t &e, const worker_place_t &me, const ledger_t &L);
 	bool some_cuda_can_run(starpu_task *task);
+	bool leave_to_gpu(int w, starpu_task *task, unsigned nimpl);
 	std::vector<int> idle_cpu_l3s(int self);
 	choice_t choose(int w, const ledger_t &L);
 	void prefetch_next_chain(int w, const worker_place_t &me, const ledger_t &L);
@@ -126,6 +128,33 @@ bool engine_t::some_cuda_can_run(starpu_task *task)
 	return false;
 }
 
+// GPU first for every class: a task that a CUDA worker can run is left to
+// the CUDA workers by a CPU worker, unless the performance models say the
+// CPU body is within 2x of the CUDA one (then whichever worker is free
+// first takes it). Without a calibrated model the GPU is assumed faster:
+// on the H200 a 2^24 G2 MSM took 5-30 s on one CPU worker and ~65 ms on
+// the GPU, a 2^24 SpMV 5.6 s against 3 ms (docs/benchmarks.md).
+bool engine_t::leave_to_gpu(int w, starpu_task *task, unsigned nimpl)
+{
+	if (!rules_.gpu_first || place(w).kind != worker_kind_t::cpu || !some_cuda_can_run(task))
+		return false;
+	const unsigned ctx = task->sched_ctx;
+	const double cpu = starpu_task_expected_length(task, starpu_worker_get_perf_archtype(w, ctx), nimpl);
+	double gpu = NAN;
+	for (int g : workers_)
+		if (place(g).kind == worker_kind_t::cuda)
+		{
+			unsigned gi = 0;
+			if (!can_run(g, task, &gi))
+				continue;
+			gpu = starpu_task_expected_length(task, starpu_worker_get_perf_archtype(g, ctx), gi);
+			break;
+		}
+	if (!(cpu > 0) || !(gpu > 0) || std::isnan(cpu) || std::isnan(gpu))
+		return true;  // uncalibrated: GPU first
+	return cpu > 2.0 * gpu;
+}
+
 bool engine_t::chain_admits(const ready_entry_t &e, const worker_place_t &me, const ledger_t &L)
 {
 	// GPU first: in auto mode a CPU worker leaves GPU_CHAIN work to CUDA
@@ -173,6 +202,8 @@ engine_t::choice_t engine_t::choose(int w, const ledger_t &L)
 			if (!can_run(w, it->task, &nimpl))
 				continue;
 			if (rc == STARZK_RC_GPU_CHAIN && !chain_admits(*it, me, L))
+				continue;
+			if (rc != STARZK_RC_GPU_CHAIN && leave_to_gpu(w, it->task, nimpl))
 				continue;
 			// Topology: leave memory-heavy work to an idle worker of a less
 			// loaded L3 domain (the answer is the same for the whole class).
@@ -391,6 +422,7 @@ void engine_t::config(starzk_policy_config *cfg)
 	cfg->l3_spread = rules_.l3_spread;
 	cfg->chain_on_cpu = rules_.chain_on_cpu;
 	cfg->cpu_lock = rules_.cpu_lock ? 1 : 0;
+	cfg->gpu_first = rules_.gpu_first ? 1 : 0;
 }
 
 engine_t *engine_of(unsigned ctx)

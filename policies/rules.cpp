@@ -61,6 +61,7 @@ rule_set_t apply_env(rule_set_t r, std::string *error)
 	env_switch("STARZK_SERIAL_FREE", &r.serial_free, error);
 	env_switch("STARZK_L3_SPREAD", &r.l3_spread, error);
 	env_switch("STARZK_CPU_LOCK", &r.cpu_lock, error);
+	env_switch("STARZK_GPU_FIRST", &r.gpu_first, error);
 	if (const char *v = std::getenv("STARZK_MEM_HEAVY_MAX"); v && *v)
 	{
 		char *end = nullptr;

@@ -36,6 +36,7 @@ struct rule_set_t
 	bool l3_spread = true;      // STARZK_L3_SPREAD
 	int chain_on_cpu = -1;      // STARZK_CHAIN_ON_CPU: -1 auto, 0 never, 1 always
 	bool cpu_lock = false;      // STARZK_CPU_LOCK: the CPU workers form one lock domain too
+	bool gpu_first = true;      // STARZK_GPU_FIRST: CPU workers leave GPU-capable work to the GPUs
 };
 
 // "1/0", "on/off", "true/false", "yes/no" (any case). False on anything else.

@@ -43,6 +43,7 @@ struct starzk_policy_config
 	int l3_spread;         /* spread MEMORY_HEAVY tasks over L3 domains */
 	int chain_on_cpu;      /* -1 auto (only when no CUDA worker can run it), 0 never, 1 always */
 	int cpu_lock;          /* 1: the CPU workers form one GPU-lock domain too (STARZK_CPU_LOCK) */
+	int gpu_first;         /* 1: CPU workers leave work a GPU runs much faster to the GPUs (STARZK_GPU_FIRST) */
 };
 
 /* Fill *cfg with the rules the scheduling context runs. Returns 0, or -1
