@@ -132,7 +132,7 @@ bool engine_t::some_cuda_can_run(starpu_task *task)
 // the CUDA workers by a CPU worker, unless the performance models say the
 // CPU body is within 2x of the CUDA one (then whichever worker is free
 // first takes it). Without a calibrated model the GPU is assumed faster:
-// on the H200 a 2^24 G2 MSM took 5-30 s on one CPU worker and ~65 ms on
+// on the H200 a 2^24 G2 MSM took 22-31 s on one CPU worker and 112 ms on
 // the GPU, a 2^24 SpMV 5.6 s against 3 ms (docs/benchmarks.md).
 bool engine_t::leave_to_gpu(int w, starpu_task *task, unsigned nimpl)
 {
