@@ -196,11 +196,7 @@ void bench_g2(const std::vector<unsigned>& logs, const ceilings_t& ceil, cudaStr
 
 int main(int argc, char** argv) {
   try {
-    std::vector<unsigned> logs = {20, 22, 24, 26, 27};
-    if (argc > 1) {
-      logs.clear();
-      for (int i = 1; i < argc; ++i) logs.push_back(unsigned(std::atoi(argv[i])));
-    }
+    const std::vector<unsigned> logs = log_sizes(argc, argv, {20, 22, 24, 26, 27});
     stream_t s;
     const ceilings_t ceil = measure_ceilings(s.get(), true);
     bench_g1(logs, ceil, s.get());

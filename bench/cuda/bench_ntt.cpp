@@ -12,11 +12,7 @@ using namespace starzk::gpu::bench;
 
 int main(int argc, char** argv) {
   try {
-    std::vector<unsigned> logs = {20, 21, 22, 23, 24, 25, 26, 27};
-    if (argc > 1) {
-      logs.clear();
-      for (int i = 1; i < argc; ++i) logs.push_back(unsigned(std::atoi(argv[i])));
-    }
+    const std::vector<unsigned> logs = log_sizes(argc, argv, {20, 21, 22, 23, 24, 25, 26, 27});
     stream_t s;
     const ceilings_t ceil = measure_ceilings(s.get(), true);
     for (unsigned L : logs) {

@@ -42,11 +42,7 @@ void bench_group(const char* name, double products_per_point, const ceilings_t& 
 
 int main(int argc, char** argv) {
   try {
-    std::vector<unsigned> logs = {20, 22, 24};
-    if (argc > 1) {
-      logs.clear();
-      for (int i = 1; i < argc; ++i) logs.push_back(unsigned(std::atoi(argv[i])));
-    }
+    const std::vector<unsigned> logs = log_sizes(argc, argv, {20, 22, 24});
     stream_t s;
     const ceilings_t ceil = measure_ceilings(s.get(), true);
     bench_group<g1_affine_t, g1_xyzz_t>("fixed_base_g1", 310.0, ceil, logs, fixed_base_g1_table_bytes,

@@ -49,11 +49,7 @@ uint64_t max_row(const sparse_matrix_t& m) {
 
 int main(int argc, char** argv) {
   try {
-    std::vector<unsigned> logs = {20, 22, 24};
-    if (argc > 1) {
-      logs.clear();
-      for (int i = 1; i < argc; ++i) logs.push_back(unsigned(std::atoi(argv[i])));
-    }
+    const std::vector<unsigned> logs = log_sizes(argc, argv, {20, 22, 24});
     stream_t s;
     const ceilings_t ceil = measure_ceilings(s.get(), true);
     const double bw = ceil.copy_gbps * 1e9;  // bytes/s, read + write

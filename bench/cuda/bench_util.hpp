@@ -41,6 +41,14 @@ inline double time_ms(cudaStream_t s, int reps, const std::function<void()>& bod
   return t[t.size() / 2];
 }
 
+// The log2 sizes given as arguments, else `defaults`.
+inline std::vector<unsigned> log_sizes(int argc, char** argv, std::vector<unsigned> defaults) {
+  if (argc <= 1) return defaults;
+  std::vector<unsigned> logs;
+  for (int i = 1; i < argc; ++i) logs.push_back(unsigned(std::atoi(argv[i])));
+  return logs;
+}
+
 inline void row(const std::string& name, double n, double ms, double ratio) {
   std::printf("%s,%.0f,%.4f,%.4g\n", name.c_str(), n, ms, ratio);
   std::fflush(stdout);
