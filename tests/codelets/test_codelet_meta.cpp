@@ -91,3 +91,46 @@ TEST(codelet_meta, flop_estimates_grow_with_size) {
 
 }  // namespace
 }  // namespace starzk
+
+namespace starzk {
+namespace {
+
+// set_placement: the codelets with a CUDA body in a CUDA build are exactly
+// spmv, ntt_h, msm and b_g2_msm; a placement sets each codelet's `where`
+// mask, "any" gives back every body it has; bad specs name what is wrong
+// and change nothing after the bad item.
+TEST(codelet_meta, placement_sets_where_masks_and_rejects_bad_specs) {
+  const std::set<std::string> gpu_capable = {"spmv", "ntt_h", "msm", "b_g2_msm"};
+  bool cuda_build = false;
+  for (starpu_codelet* cl : codelets::all_codelets()) {
+    if (cl->cuda_funcs[0]) {
+      cuda_build = true;
+      EXPECT_TRUE(gpu_capable.count(cl->name)) << cl->name << " has a CUDA body";
+    }
+  }
+  codelets::set_placement("spmv=cpu,msm=cpu");
+  for (starpu_codelet* cl : codelets::all_codelets())
+    if (std::string(cl->name) == "spmv" || std::string(cl->name) == "msm") EXPECT_EQ(cl->where, uint32_t(STARPU_CPU));
+  EXPECT_NE(codelets::placement().find("spmv=cpu"), std::string::npos) << codelets::placement();
+  auto rejects = [](const std::string& spec, const std::string& part) {
+    try {
+      codelets::set_placement(spec);
+      ADD_FAILURE() << spec << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    }
+  };
+  rejects("bogus=cpu", "unknown codelet");
+  rejects("spmv=gpu", "expected cpu, cuda or any");
+  rejects("spmv", "expected CODELET=");
+  rejects("assemble=cuda", "no cuda body");
+  if (!cuda_build) rejects("msm=cuda", "no cuda body");
+  codelets::set_placement("spmv=any,msm=any");
+  for (starpu_codelet* cl : codelets::all_codelets()) {
+    const uint32_t bodies = (cl->cpu_funcs[0] ? STARPU_CPU : 0) | (cl->cuda_funcs[0] ? STARPU_CUDA : 0);
+    if (std::string(cl->name) == "spmv" || std::string(cl->name) == "msm") EXPECT_EQ(cl->where, bodies);
+  }
+}
+
+}  // namespace
+}  // namespace starzk
