@@ -13,9 +13,13 @@
 
 #include <starpu.h>
 
+#include "ff/fr.hpp"
 #include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <string>
+
+#include "ff/fr.hpp"
 
 namespace starzk::codelets::detail {
 
@@ -44,6 +48,13 @@ void init_size_model(starpu_perfmodel& m, const char* symbol) {
 inline void expect_home(void* vector_buffer, const void* home, const char* what) {
   if (reinterpret_cast<const void*>(STARPU_VECTOR_GET_PTR(vector_buffer)) != home)
     throw std::runtime_error(std::string("buffer '") + what + "' is not its main-RAM home (STARPU_USE_NUMA?)");
+}
+
+// The F_r vector a buffer holds (a, b, c: StarPU's own memory, no home).
+inline std::span<fr_t> fr_span(void* vector_buffer) {
+  if (STARPU_VECTOR_GET_ELEMSIZE(vector_buffer) != sizeof(fr_t))
+    throw std::runtime_error("buffer is not a vector of F_r elements");
+  return {reinterpret_cast<fr_t*>(STARPU_VECTOR_GET_PTR(vector_buffer)), size_t(STARPU_VECTOR_GET_NX(vector_buffer))};
 }
 
 // Codelet colors (0xRRGGBB), also used by the trace plot.

@@ -1,14 +1,16 @@
 // free.cpp: the deallocation codelet (DESIGN §2 step 6). It releases a
-// partition's big vectors (witness, a, b, c with h, the prep_msm bitmaps
-// and tails) as soon as the last task reading them is done. Releasing tens
-// of GiB means munmap and TLB-shootdown storms that stall every core (cuzk
+// partition's big host vectors (the witness, the prep_msm bitmaps and
+// tails) as soon as the last task reading them is done. Releasing tens of
+// GiB means munmap and TLB-shootdown storms that stall every core (cuzk
 // phase 11), so it is STARZK_RC_DEALLOC and our policies run one at a time.
+// The QAP rows a, b, c are StarPU's own memory: the DAG hands them back to
+// StarPU (starpu_data_invalidate_submit) after their last reader instead.
 //
-// Buffers: 0 w, 1 a, 2 b, 3 c, 4 prep, all STARPU_W: a write-only access
-// waits for every earlier reader (sequential consistency) and makes StarPU
-// fetch nothing. The body runs even when the partition failed (the memory
-// must go either way) and never throws. After it, the handles point at
-// released memory: the DAG unregisters them without coherency.
+// Buffers: 0 w, 1 prep, both STARPU_W: a write-only access waits for every
+// earlier reader (sequential consistency) and makes StarPU fetch nothing.
+// The body runs even when the partition failed (the memory must go either
+// way) and never throws. After it, the handles point at released memory:
+// the DAG unregisters them without coherency.
 #include <starpu.h>
 
 #include "codelets/codelet_common.hpp"
@@ -36,9 +38,6 @@ void free_cpu(void* /*buffers*/[], void* arg) noexcept {
     p.w_pinned = false;
   }
   release(p.w);
-  release(p.a);
-  release(p.b);
-  release(p.c);
   for (prep_msm_t* q : {&p.prep.w, &p.prep.aux}) {
     release(q->ones);
     release(q->tail_index);
@@ -57,8 +56,8 @@ starpu_codelet* free_codelet() {
     detail::init_size_model<&free_size>(free_model, "starzk_free");
     c.cpu_funcs[0] = free_cpu;
     c.cpu_funcs_name[0] = "free_cpu";
-    c.nbuffers = 5;
-    for (int i = 0; i < 5; ++i) c.modes[i] = STARPU_W;
+    c.nbuffers = 2;
+    for (int i = 0; i < 2; ++i) c.modes[i] = STARPU_W;
     c.model = &free_model;
     c.name = "free";
     c.color = detail::color_free;

@@ -66,10 +66,10 @@ void msm_cpu(void* buffers[], void* cl_arg) noexcept {
     const std::span<const g1_affine_t> bases(bases_of(pk, arg.query));
     switch (arg.query) {
       case msm_query_t::h: {
-        detail::expect_home(buffers[1], p.a.data(), "h");
+        const std::span<fr_t> h = detail::fr_span(buffers[1]);
         const uint64_t n_h = p.h_len();
-        if (p.a.size() < n_h || bases.size() != n_h) throw std::invalid_argument("H query and h differ in length");
-        p.msm.h = msm_pippenger(bases, std::span<const fr_t>(p.a.data(), n_h), msm_config_t{.threads = p.threads});
+        if (h.size() < n_h || bases.size() != n_h) throw std::invalid_argument("H query and h differ in length");
+        p.msm.h = msm_pippenger(bases, std::span<const fr_t>(h.data(), n_h), msm_config_t{.threads = p.threads});
         break;
       }
       case msm_query_t::l: p.msm.l = split_msm(bases, p.prep.aux, p.threads); break;

@@ -39,13 +39,12 @@ uint64_t ntt_h_size(const starpu_task* task) {
 void ntt_h_cpu(void* buffers[], void* arg) noexcept {
   auto& p = *static_cast<partition_state_t*>(arg);
   guarded(p, "ntt_h", [&] {
-    detail::expect_home(buffers[0], p.a.data(), "a");
-    detail::expect_home(buffers[1], p.b.data(), "b");
-    detail::expect_home(buffers[2], p.c.data(), "c");
+    const std::span<fr_t> a = detail::fr_span(buffers[0]), b = detail::fr_span(buffers[1]),
+                          c = detail::fr_span(buffers[2]);
     if (p.key.pk->convention == h_convention_t::bellman_coset)
-      h_phase_bellman(p.a, p.b, p.c, *p.key.domain, p.threads);
+      h_phase_bellman(a, b, c, *p.key.domain, p.threads);
     else
-      h_phase_snarkjs(p.a, p.b, p.c, *p.key.domain, p.threads);
+      h_phase_snarkjs(a, b, c, *p.key.domain, p.threads);
   });
 }
 

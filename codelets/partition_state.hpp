@@ -4,6 +4,11 @@
 // A partition's DAG (dag/partition_dag.hpp) registers every vector below as
 // a StarPU handle whose home is STARPU_MAIN_RAM on this very memory, and
 // the key's queries and the circuit's CSR arrays likewise (dag/key_bundle.hpp).
+// The QAP rows a, b, c are the exception: they are StarPU's own (registered
+// with no home), allocated by StarPU where spmv writes them (main RAM or a
+// GPU) and given back once their last reader is done, so a partition whose
+// phases run on a GPU never holds them in host memory; bodies take them
+// from their buffers.
 // StarPU keeps a handle's main-RAM replica in its home buffer, and makes it
 // valid before a CPU task that accesses the handle starts. So a CPU body may
 // read and write these objects in place, through the pointers below, while
@@ -73,7 +78,6 @@ struct partition_state_t {
 
   std::vector<fr_t> w;        // the witness, n_vars values (w[0] = 1)
   bool w_pinned = false;      // w is page-locked (starpu_memory_pin); free unpins it
-  std::vector<fr_t> a, b, c;  // QAP rows, domain_size each; after ntt_h, a holds h
   std::vector<fr_t> publics;  // w[1..n_public], kept for verification and output
   prep_pair_t prep;
   uint64_t prep_bytes = 0;    // set by the prep_msm body: bytes its result holds

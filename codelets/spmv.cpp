@@ -50,10 +50,8 @@ void spmv_cpu(void* buffers[], void* arg) noexcept {
   auto& p = *static_cast<partition_state_t*>(arg);
   guarded(p, "spmv", [&] {
     detail::expect_home(buffers[0], p.w.data(), "w");
-    detail::expect_home(buffers[1], p.a.data(), "a");
-    detail::expect_home(buffers[2], p.b.data(), "b");
-    detail::expect_home(buffers[3], p.c.data(), "c");
-    witness_map_into(*p.key.pk, p.key.cs, p.w, p.a, p.b, p.c, p.threads);
+    witness_map_into(*p.key.pk, p.key.cs, p.w, detail::fr_span(buffers[1]), detail::fr_span(buffers[2]),
+                     detail::fr_span(buffers[3]), p.threads);
   });
 }
 

@@ -22,6 +22,15 @@ starpu_data_handle_t register_vector(std::vector<fr_t>& v) {
   return h;
 }
 
+// A vector of n F_r elements with no home: StarPU allocates it on the
+// memory node of the first task that writes it.
+starpu_data_handle_t register_rows(uint64_t n) {
+  if (n > UINT32_MAX) throw std::runtime_error("domain of " + std::to_string(n) + " rows is too large for a StarPU vector");
+  starpu_data_handle_t h = nullptr;
+  starpu_vector_data_register(&h, -1, 0, uint32_t(n), sizeof(fr_t));
+  return h;
+}
+
 template <class T>
 starpu_data_handle_t register_variable(T& x) {
   starpu_data_handle_t h = nullptr;
@@ -88,18 +97,16 @@ partition_t::partition_t(std::shared_ptr<const key_bundle_t> key, std::vector<fr
   s.verify = verify;
   s.w = std::move(witness);
   s.publics.assign(s.w.begin() + 1, s.w.begin() + 1 + pk.n_public);
-  s.a.assign(pk.domain_size, fr_t::zero());
-  s.b.assign(pk.domain_size, fr_t::zero());
-  s.c.assign(pk.domain_size, fr_t::zero());
   // With CUDA workers the witness crosses PCIe (spmv and the MSMs read it
   // on the GPU): page-lock it for fast asynchronous copies; the free task
   // unlocks it. Failing to pin only costs speed.
   if (starpu_cuda_worker_get_count() > 0 && !s.w.empty())
     s.w_pinned = starpu_memory_pin(s.w.data(), s.w.size() * sizeof(fr_t)) == 0;
   w = register_vector(s.w);
-  a = register_vector(s.a);
-  b = register_vector(s.b);
-  c = register_vector(s.c);
+  // a, b, c: StarPU's own (no home): allocated where spmv writes them.
+  a = register_rows(pk.domain_size);
+  b = register_rows(pk.domain_size);
+  c = register_rows(pk.domain_size);
   prep = register_variable(s.prep);
   res[int(msm_query_t::h)] = register_variable(s.msm.h);
   res[int(msm_query_t::l)] = register_variable(s.msm.l);
@@ -141,6 +148,9 @@ void submit_witness_map(partition_t& p, const submit_context_t& ctx) {
 void submit_h_phase(partition_t& p, const submit_context_t& ctx) {
   submit_task(p, ctx, codelets::ntt_h_codelet(), &p.state(), {{p.a, STARPU_RW}, {p.b, STARPU_RW}, {p.c, STARPU_RW}, {p.key().device_domain(), STARPU_R}},
               "ntt_h", prio_chain, codelets::ntt_h_flops(p.state()));
+  // b and c are scratch after the H phase: their memory goes back to StarPU.
+  starpu_data_invalidate_submit(p.b);
+  starpu_data_invalidate_submit(p.c);
 }
 
 void submit_prep_msm(partition_t& p, const submit_context_t& ctx) {
@@ -166,7 +176,10 @@ void submit_msm(partition_t& p, const submit_context_t& ctx, msm_query_t q, bool
 
 }  // namespace
 
-void submit_msm_h(partition_t& p, const submit_context_t& ctx) { submit_msm(p, ctx, msm_query_t::h, false); }
+void submit_msm_h(partition_t& p, const submit_context_t& ctx) {
+  submit_msm(p, ctx, msm_query_t::h, false);
+  starpu_data_invalidate_submit(p.a);  // h's last reader
+}
 void submit_msm_l(partition_t& p, const submit_context_t& ctx) { submit_msm(p, ctx, msm_query_t::l, false); }
 void submit_msm_a(partition_t& p, const submit_context_t& ctx) { submit_msm(p, ctx, msm_query_t::a, false); }
 void submit_msm_b1(partition_t& p, const submit_context_t& ctx) { submit_msm(p, ctx, msm_query_t::b_g1, true); }
@@ -188,7 +201,7 @@ void submit_assemble(partition_t& p, const submit_context_t& ctx) {
 
 void submit_free(partition_t& p, const submit_context_t& ctx) {
   submit_task(p, ctx, codelets::free_codelet(), &p.state(),
-              {{p.w, STARPU_W}, {p.a, STARPU_W}, {p.b, STARPU_W}, {p.c, STARPU_W}, {p.prep, STARPU_W}}, "free",
+              {{p.w, STARPU_W}, {p.prep, STARPU_W}}, "free",
               prio_finish, 0.0, false, &on_task_done);
 }
 
@@ -202,7 +215,7 @@ void submit_partition(partition_t& p, const submit_context_t& ctx) {
   submit_b_g2_msm(p, ctx);     // Σ w·B2 (G2, beside the chain)
   submit_msm_b1(p, ctx);       // Σ w·B1 (the chain ends)
   submit_assemble(p, ctx);     // A, B, C with r, s; verify
-  submit_free(p, ctx);         // release w, a, b, c, prep
+  submit_free(p, ctx);         // release w, prep (a, b, c went back to StarPU)
 }
 
 }  // namespace starzk::dag

@@ -6,13 +6,16 @@
 //                      ├───► msm_b1 (reads h, l, a results: last) ─┤
 //                      └───► b_g2_msm ─────────────────────────────┤
 //                                                   assemble ─► proof
-//   free(w, a, b, c, prep) after the last reader of each
+//   free(w, prep) after the last reader of each; b, c (after ntt_h) and a
+//   (after msm_h) go back to StarPU (starpu_data_invalidate_submit)
 //
 // Every dependency comes from data access modes (StarPU's sequential
 // consistency on the partition's handles): spmv writes a, b, c; ntt_h
-// reads-writes them; msm_h reads a; prep_msm writes prep, which the split
-// MSMs read; each MSM writes its own result handle; assemble reads the five
-// results; free writes w, a, b, c and prep, so it waits for every reader.
+// reads-writes them; msm_h reads a; the split MSMs read w and prep (which
+// prep_msm writes); each MSM writes its own result handle; assemble reads
+// the five results; free writes w and prep, so it waits for every reader.
+// a, b, c have no home: StarPU allocates them where spmv runs (main RAM or
+// a GPU), so rows made and used on a GPU never take host memory.
 //
 // GPU chain (policies/resource_class.h): ntt_h, msm_h, msm_l, msm_a and
 // msm_b1 are STARZK_RC_GPU_CHAIN tasks of chain `chain_id` (unique per
@@ -80,7 +83,7 @@ class partition_t {
   std::function<void(partition_t&, uint64_t prep_bytes)> on_prep;
   std::function<void(partition_t&)> on_done;
 
-  // Handles (home: the state's vectors and fields).
+  // Handles (home: the state's vectors and fields; a, b, c: none).
   starpu_data_handle_t w = nullptr, a = nullptr, b = nullptr, c = nullptr, prep = nullptr;
   starpu_data_handle_t res[codelets::msm_query_count] = {};  // h, l, a, b_g1 results
   starpu_data_handle_t res_b2 = nullptr, proof = nullptr;

@@ -3,9 +3,10 @@
 // reference prover: spmv = witness_map, ntt_h = compute_h, prep_msm =
 // prep_msm, msm / b_g2_msm = compute_msms, assemble = prove_with_blinding.
 // Then the failure paths: an unsatisfied witness fails at assemble (the
-// proof does not verify), a buffer that is not the home object fails at
-// spmv, later phases skip, and free still releases the memory; nothing
-// throws out of a body.
+// proof does not verify), a witness buffer that is not the home object
+// fails at spmv, later phases skip, and free still releases the memory;
+// nothing throws out of a body. The rows a, b, c are StarPU's own buffers
+// in a real run: here the bench's vectors stand for them.
 #include <gtest/gtest.h>
 #include <starpu.h>
 
@@ -59,6 +60,7 @@ struct bench_t {
   const test::prove_case_t& c;
   domain_t domain;
   std::unique_ptr<partition_state_t> p = std::make_unique<partition_state_t>();
+  std::vector<fr_t> ra, rb, rc;  // the rows a, b, c: StarPU's buffers in a real run
   explicit bench_t(const test::prove_case_t& pc, const std::vector<fr_t>& w)
       : c(pc),
         domain(log2u(pc.pk->domain_size),
@@ -68,22 +70,22 @@ struct bench_t {
     p->label = c.name + "#0";
     p->w = w;
     p->publics = public_inputs(*c.pk, w);
-    p->a.assign(c.pk->domain_size, fr_t::zero());
-    p->b = p->a;
-    p->c = p->a;
+    ra.assign(c.pk->domain_size, fr_t::zero());
+    rb = ra;
+    rc = ra;
   }
-  void spmv() { run_body(codelets::spmv_codelet(), {vec(p->w), vec(p->a), vec(p->b), vec(p->c)}, p.get()); }
-  void ntt_h() { run_body(codelets::ntt_h_codelet(), {vec(p->a), vec(p->b), vec(p->c), dummy()}, p.get()); }
+  void spmv() { run_body(codelets::spmv_codelet(), {vec(p->w), vec(ra), vec(rb), vec(rc)}, p.get()); }
+  void ntt_h() { run_body(codelets::ntt_h_codelet(), {vec(ra), vec(rb), vec(rc), dummy()}, p.get()); }
   void prep() { run_body(codelets::prep_msm_codelet(), {vec(p->w), dummy()}, p.get()); }
   void msm(msm_query_t q) {
     if (q == msm_query_t::h)
-      run_body(codelets::msm_codelet(), {dummy(), vec(p->a), dummy()}, &p->msm_args[int(q)]);
+      run_body(codelets::msm_codelet(), {dummy(), vec(ra), dummy()}, &p->msm_args[int(q)]);
     else
       run_body(codelets::msm_codelet(), {dummy(), vec(p->w), dummy(), dummy()}, &p->msm_args[int(q)]);
   }
   void b_g2() { run_body(codelets::b_g2_msm_codelet(), {dummy(), vec(p->w), dummy(), dummy()}, p.get()); }
   void assemble() { run_body(codelets::assemble_codelet(), {dummy(), dummy(), dummy(), dummy(), dummy(), dummy()}, p.get()); }
-  void free() { run_body(codelets::free_codelet(), {vec(p->w), vec(p->a), vec(p->b), vec(p->c), dummy()}, p.get()); }
+  void free() { run_body(codelets::free_codelet(), {vec(p->w), dummy()}, p.get()); }
   void all() {
     spmv();
     prep();
@@ -106,14 +108,14 @@ TEST_P(codelet_bodies, each_phase_matches_the_reference_prover) {
   b.spmv();
   ASSERT_FALSE(b.p->failed()) << b.p->error();
   qap_rows_t rows = witness_map(pk, c.cs.get(), w, 1);
-  EXPECT_EQ(b.p->a, rows.a);
-  EXPECT_EQ(b.p->b, rows.b);
-  EXPECT_EQ(b.p->c, rows.c);
+  EXPECT_EQ(b.ra, rows.a);
+  EXPECT_EQ(b.rb, rows.b);
+  EXPECT_EQ(b.rc, rows.c);
 
   b.ntt_h();
   const std::vector<fr_t> h = compute_h(pk, std::move(rows), 1);
   ASSERT_EQ(h.size(), b.p->h_len());
-  EXPECT_TRUE(std::equal(h.begin(), h.end(), b.p->a.begin()));
+  EXPECT_TRUE(std::equal(h.begin(), h.end(), b.ra.begin()));
 
   b.prep();
   const prep_msm_t ref_w = prep_msm(w, pk.n_public + 1, 1);
@@ -138,7 +140,7 @@ TEST_P(codelet_bodies, each_phase_matches_the_reference_prover) {
   EXPECT_EQ(b.p->proof, prove_with_blinding(pk, c.cs.get(), w, rs, 1));
 
   b.free();
-  EXPECT_TRUE(b.p->w.empty() && b.p->a.empty() && b.p->b.empty() && b.p->c.empty());
+  EXPECT_TRUE(b.p->w.empty());
   EXPECT_TRUE(b.p->prep.w.tail_scalars.empty() && b.p->prep.aux.ones.empty());
 }
 
@@ -168,7 +170,7 @@ TEST_P(codelet_bodies_light, unsatisfied_witness_fails_at_assemble_and_names_the
   EXPECT_NE(b.p->error().find("partition " + c.name + "#0: assemble:"), std::string::npos) << b.p->error();
   EXPECT_NE(b.p->error().find("does not verify"), std::string::npos) << b.p->error();
   b.free();
-  EXPECT_TRUE(b.p->a.empty());
+  EXPECT_TRUE(b.p->w.empty());
 }
 
 std::string case_name(const ::testing::TestParamInfo<std::string>& info) {
@@ -185,15 +187,15 @@ INSTANTIATE_TEST_SUITE_P(cases, codelet_bodies_light,
 TEST(codelet_failures, foreign_buffer_fails_spmv_then_later_phases_skip) {
   const test::prove_case_t& c = test::prove_case("multiplier");
   bench_t b(c, c.witnesses.front());
-  std::vector<fr_t> elsewhere(b.p->a.size(), fr_t::one());
-  run_body(codelets::spmv_codelet(), {vec(b.p->w), vec(elsewhere), vec(b.p->b), vec(b.p->c)}, b.p.get());
+  std::vector<fr_t> elsewhere = b.p->w;  // a copy of w, not the home object
+  run_body(codelets::spmv_codelet(), {vec(elsewhere), vec(b.ra), vec(b.rb), vec(b.rc)}, b.p.get());
   ASSERT_TRUE(b.p->failed());
   EXPECT_NE(b.p->error().find("spmv"), std::string::npos);
   EXPECT_NE(b.p->error().find("main-RAM home"), std::string::npos);
   const std::string first = b.p->error();
-  b.p->a[0] = fr_t::one();
+  b.ra[0] = fr_t::one();
   b.ntt_h();  // skipped: a untouched, the first error kept
-  EXPECT_TRUE(b.p->a[0].is_one());
+  EXPECT_TRUE(b.ra[0].is_one());
   b.assemble();
   EXPECT_EQ(b.p->error(), first);
   b.free();  // runs anyway
