@@ -2,14 +2,25 @@
 // Filecoin keys) the circuit. The proof is verified against the key before
 // anything is written, and every output goes through a temporary file and a
 // rename, so a failed run leaves no output behind.
+//
+// Where: `--gpu auto` (default) proves through the StarPU DAG with the
+// codelets' CUDA bodies when this build has them and a CUDA device is
+// present (one partition, policy starzk: the same path as --manifest), else
+// with the CPU prover; `on` insists on the GPU (a clear error without one),
+// `off` is the CPU prover.
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "cli/batch_run.hpp"
 #include "cli/commands.hpp"
 #include "cli/inputs.hpp"
+#include "dag/key_bundle.hpp"
+#include "dag/prove_dag.hpp"
+#include "groth16/setup.hpp"
+#include "runtime/starpu_session.hpp"
 #ifdef STARZK_HAVE_MPI
 #include "cli/mpi_run.hpp"
 #endif
@@ -24,28 +35,55 @@ namespace {
 
 struct prove_options {
   std::string zkey, params, circuit, wtns, proof_json, public_json, out;
+  std::string gpu = "auto";
   unsigned threads = 0;
 };
+
+// The proof through the DAG on the GPUs; std::nullopt when StarPU has no
+// CUDA worker (a StarPU without CUDA) and the caller may fall back.
+std::optional<proof_t> prove_on_gpu(std::shared_ptr<const proving_key_t> pk, std::shared_ptr<const r1cs_t> cs,
+                                    const std::string& name, const std::vector<fr_t>& w, unsigned threads,
+                                    std::string* where) {
+  runtime::starpu_session session({.policy = "starzk"});
+  if (session.cuda_workers() == 0) return std::nullopt;
+  auto bundle = std::make_shared<const dag::key_bundle_t>(std::move(pk), std::move(cs), name, threads);
+  proof_t p = dag::prove_dag(bundle, w, std::nullopt, dag::batch_options_t{.threads_per_task = threads ? threads : 1});
+  *where = "DAG on " + std::to_string(session.cuda_workers()) + " GPU(s)";
+  return p;
+}
 
 void run_prove(const prove_options& o) {
   if (o.proof_json.empty() && o.out.empty())
     throw std::invalid_argument("nothing to write: give --proof (snarkjs JSON) and/or --out (192-byte binary)");
   const auto t0 = std::chrono::steady_clock::now();
-  std::unique_ptr<r1cs_t> cs;
-  if (!o.circuit.empty()) cs = std::make_unique<r1cs_t>(load_circuit(o.circuit));
-  const loaded_key_t key = load_key(o.zkey, o.params, cs.get());
-  const std::vector<fr_t> w = load_witness(o.wtns, key.pk.n_vars);
+  const setup_device_t device = parse_setup_device(o.gpu);  // auto | on | off
+  std::string why;
+  const bool gpu_present = device != setup_device_t::cpu && setup_gpu_available(&why);
+  if (device == setup_device_t::gpu && !gpu_present)
+    throw std::runtime_error("--gpu on: " + why + " (use --gpu off or auto to prove on the CPU)");
+  std::shared_ptr<r1cs_t> cs;
+  if (!o.circuit.empty()) cs = std::make_shared<r1cs_t>(load_circuit(o.circuit));
+  loaded_key_t key = load_key(o.zkey, o.params, cs.get());
+  const auto pk = std::make_shared<const proving_key_t>(std::move(key.pk));
+  const std::vector<fr_t> w = load_witness(o.wtns, pk->n_vars);
 
-  const proof_t proof = prove(key.pk, cs.get(), w, o.threads);
+  std::string where = "CPU";
+  std::optional<proof_t> on_gpu;
+  if (gpu_present) {
+    on_gpu = prove_on_gpu(pk, cs, key.path, w, o.threads, &where);
+    if (!on_gpu && device == setup_device_t::gpu)
+      throw std::runtime_error("--gpu on: StarPU found no CUDA worker (a StarPU built without CUDA?)");
+  }
+  const proof_t proof = on_gpu ? *on_gpu : prove(*pk, cs.get(), w, o.threads);
 
   if (!o.proof_json.empty()) write_proof_json(o.proof_json, proof);
-  if (!o.public_json.empty()) write_public_json(o.public_json, public_inputs(key.pk, w));
+  if (!o.public_json.empty()) write_public_json(o.public_json, public_inputs(*pk, w));
   if (!o.out.empty()) {
     const auto bytes = encode_proof(proof);
     write_file_atomic(o.out, std::span<const uint8_t>(bytes));
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("proof verified against %s and written (%.3f s)\n", key.path.c_str(), s);
+  std::printf("proof verified against %s and written (%.3f s, %s)\n", key.path.c_str(), s, where.c_str());
 }
 
 }  // namespace
@@ -96,6 +134,10 @@ void add_prove_command(CLI::App& app) {
   cmd->add_option("--public", o->public_json, "write the public inputs as snarkjs public.json");
   cmd->add_option("--out", o->out, "write the proof as 192 bytes A||B||C (compressed, bellman/Filecoin form)");
   cmd->add_option("--threads", o->threads, "CPU threads (default: all cores)");
+  cmd->add_option("--gpu", o->gpu,
+                  "auto (default): prove on the GPUs through the StarPU DAG when a CUDA device is present; "
+                  "on: require one; off: the CPU prover")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
   manifest->excludes(zkey)->excludes(params)->excludes(wtns);
   cmd->callback([o, b, zkey, params, wtns, manifest] {
     if (manifest->count()) {

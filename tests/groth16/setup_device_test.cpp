@@ -102,6 +102,21 @@ TEST(SetupDevice, CliGpuOnWithoutDeviceFails) {
   EXPECT_EQ(off.status, 0) << off.output;
   EXPECT_NE(off.output.find("on CPU"), std::string::npos) << off.output;
   EXPECT_TRUE(fs::exists(dir / "k.params"));
+
+  // prove: --gpu on fails before writing, off and auto prove on the CPU.
+  const std::string fx = std::string(STARZK_TEST_DATA) + "/fixtures/multiplier/";
+  const std::string prove = "prove --zkey " + fx + "circuit.zkey --wtns " + fx + "witness.wtns --proof ";
+  const auto prove_on = test::run_binary(STARZK_BIN, prove + (dir / "p_on.json").string() + " --gpu on");
+  EXPECT_NE(prove_on.status, 0) << prove_on.output;
+  EXPECT_NE(prove_on.output.find("--gpu on"), std::string::npos) << prove_on.output;
+  EXPECT_FALSE(fs::exists(dir / "p_on.json"));
+  for (const char* mode : {"off", "auto"}) {
+    const fs::path proof = dir / (std::string("p_") + mode + ".json");
+    const auto r = test::run_binary(STARZK_BIN, prove + proof.string() + " --gpu " + mode);
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find(", CPU)"), std::string::npos) << r.output;
+    EXPECT_TRUE(fs::exists(proof));
+  }
   fs::remove_all(dir);
 }
 
