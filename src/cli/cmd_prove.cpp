@@ -20,6 +20,7 @@
 #include "dag/key_bundle.hpp"
 #include "dag/prove_dag.hpp"
 #include "groth16/setup.hpp"
+#include "groth16/witness_map.hpp"
 #include "runtime/starpu_session.hpp"
 #ifdef STARZK_HAVE_MPI
 #include "cli/mpi_run.hpp"
@@ -44,10 +45,23 @@ struct prove_options {
 std::optional<proof_t> prove_on_gpu(std::shared_ptr<const proving_key_t> pk, std::shared_ptr<const r1cs_t> cs,
                                     const std::string& name, const std::vector<fr_t>& w, unsigned threads,
                                     std::string* where) {
+  // The CPU prover's checks and messages first (counts, w[0], a snarkjs
+  // key's circuit row by row), so both paths refuse bad input alike.
+  check_prover_inputs(*pk, cs.get(), w, threads);
   runtime::starpu_session session({.policy = "starzk"});
   if (session.cuda_workers() == 0) return std::nullopt;
+  const r1cs_t* circuit = cs.get();
   auto bundle = std::make_shared<const dag::key_bundle_t>(std::move(pk), std::move(cs), name, threads);
-  proof_t p = dag::prove_dag(bundle, w, std::nullopt, dag::batch_options_t{.threads_per_task = threads ? threads : 1});
+  proof_t p;
+  try {
+    p = dag::prove_dag(bundle, w, std::nullopt, dag::batch_options_t{.threads_per_task = threads ? threads : 1});
+  } catch (const prove_error&) {
+    // The proof did not verify: name the constraint, as the CPU prover does.
+    if (circuit)
+      if (const auto row = first_unsatisfied_row(*circuit, w, threads))
+        throw prove_error("witness does not satisfy constraint " + std::to_string(*row) + " of the circuit");
+    throw;
+  }
   *where = "DAG on " + std::to_string(session.cuda_workers()) + " GPU(s)";
   return p;
 }
