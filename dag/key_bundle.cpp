@@ -72,12 +72,7 @@ key_bundle_t::key_bundle_t(std::shared_ptr<const proving_key_t> pk, std::shared_
     register_vector(g1_[int(msm_query_t::b_g1)], pk_->b_g1.data(), pk_->b_g1.size(), sizeof(g1_affine_t));
     register_vector(b_g2_, pk_->b_g2.data(), pk_->b_g2.size(), sizeof(g2_affine_t));
     register_device_domain();
-    std::vector<const sparse_matrix_t*> ms;
-    if (bellman)
-      ms = {&cs_->a, &cs_->b, &cs_->c};
-    else
-      ms = {&pk_->zkey_a, &pk_->zkey_b};
-    for (const sparse_matrix_t* m : ms) {
+    for (const sparse_matrix_t* m : spmv_matrices()) {
       matrices_.emplace_back();
       register_vector(matrices_.back(), m->row_ptr.data(), m->row_ptr.size(), sizeof(uint64_t));
       matrices_.emplace_back();
@@ -91,6 +86,13 @@ key_bundle_t::key_bundle_t(std::shared_ptr<const proving_key_t> pk, std::shared_
     throw;
   }
   pin_for_devices();
+}
+
+// The matrices the witness map reads: the circuit's A, B, C for a bellman
+// key, the .zkey's A and B for a snarkjs key.
+std::vector<const sparse_matrix_t*> key_bundle_t::spmv_matrices() const {
+  if (pk_->convention == h_convention_t::bellman_coset) return {&cs_->a, &cs_->b, &cs_->c};
+  return {&pk_->zkey_a, &pk_->zkey_b};
 }
 
 // The device NTT domain (ntt_h's buffer 3): the whole table in host memory,
@@ -128,12 +130,7 @@ void key_bundle_t::pin_for_devices() {
   pin(pk_->b_g1.data(), pk_->b_g1.size() * sizeof(g1_affine_t));
   pin(pk_->b_g2.data(), pk_->b_g2.size() * sizeof(g2_affine_t));
   pin(device_domain_.data(), device_domain_.size() * sizeof(fr_t));
-  std::vector<const sparse_matrix_t*> ms;
-  if (pk_->convention == h_convention_t::bellman_coset)
-    ms = {&cs_->a, &cs_->b, &cs_->c};
-  else
-    ms = {&pk_->zkey_a, &pk_->zkey_b};
-  for (const sparse_matrix_t* m : ms) {
+  for (const sparse_matrix_t* m : spmv_matrices()) {
     pin(m->row_ptr.data(), m->row_ptr.size() * sizeof(uint64_t));
     pin(m->col.data(), m->col.size() * sizeof(uint32_t));
     pin(m->val.data(), m->val.size() * sizeof(fr_t));

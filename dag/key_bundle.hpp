@@ -71,6 +71,7 @@ class key_bundle_t {
 
  private:
   void register_vector(starpu_data_handle_t& h, const void* data, size_t count, size_t elem);
+  std::vector<const sparse_matrix_t*> spmv_matrices() const;
   void register_device_domain();
   void pin_for_devices();
   void unpin_all() noexcept;

@@ -1,12 +1,17 @@
 // Running a program from a test and capturing what it printed: the one
 // helper behind every end-to-end test of the starzk binary (tests/cli,
 // tests/dag). stdout and stderr are merged; StarPU's banner is silenced.
+// binary_dir_test: the fixture those tests share (a temporary folder).
 #pragma once
 
 #include <sys/wait.h>
 
+#include <gtest/gtest.h>
+
 #include <array>
 #include <cstdio>
+#include <filesystem>
+#include <random>
 #include <stdexcept>
 #include <string>
 
@@ -27,5 +32,24 @@ inline run_result run_binary(const std::string& binary, const std::string& args)
   const int st = pclose(p);
   return run_result{WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
 }
+
+// A fixture for end-to-end tests of a binary: skipped when the binary was
+// not built, with a fresh temporary folder dir_ removed afterwards.
+class binary_dir_test : public ::testing::Test {
+ protected:
+  binary_dir_test(std::filesystem::path binary, std::string prefix)
+      : binary_(std::move(binary)), prefix_(std::move(prefix)) {}
+  void SetUp() override {
+    if (!std::filesystem::exists(binary_)) GTEST_SKIP() << "binary not built: " << binary_;
+    dir_ = std::filesystem::temp_directory_path() / (prefix_ + std::to_string(std::random_device{}()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+  std::filesystem::path binary_;
+  std::string prefix_;
+  std::filesystem::path dir_;
+};
 
 }  // namespace starzk::test

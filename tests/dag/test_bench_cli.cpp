@@ -70,17 +70,9 @@ std::vector<std::map<std::string, std::string>> read_csv(const fs::path& file, s
   return rows;
 }
 
-class bench_cli : public ::testing::Test {
+class bench_cli : public test::binary_dir_test {
  protected:
-  void SetUp() override {
-    if (!fs::exists(starzk_bin)) GTEST_SKIP() << "starzk binary not built: " << starzk_bin;
-    dir_ = fs::temp_directory_path() / ("starzk-bench-" + std::to_string(std::random_device{}()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
-  }
-  fs::path dir_;
+  bench_cli() : binary_dir_test(starzk_bin, "starzk-bench-") {}
 };
 
 TEST_F(bench_cli, tiny_sweep_table_csv_json_and_failures) {

@@ -54,17 +54,9 @@ void expect_no_temporaries(const fs::path& dir) {
     EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
 }
 
-class cli_manifest : public ::testing::Test {
+class cli_manifest : public test::binary_dir_test {
  protected:
-  void SetUp() override {
-    if (!fs::exists(starzk_bin)) GTEST_SKIP() << "starzk binary not built: " << starzk_bin;
-    dir_ = fs::temp_directory_path() / ("starzk-cli-dag-" + std::to_string(std::random_device{}()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
-  }
-  fs::path dir_;
+  cli_manifest() : binary_dir_test(starzk_bin, "starzk-cli-dag-") {}
 };
 
 TEST_F(cli_manifest, gen_prove_verify_trace) {
