@@ -13,7 +13,8 @@
 # STARZK_GPU_TESTS_R (ctest -R regex, default all),
 # STARZK_GPU_BENCH=0 to skip benchmarks, STARZK_FULL_SUITE=1 to also run
 # every other test there, STARZK_TARGETS="t1 t2" to build only those targets,
-# STARZK_SKIP_TESTS=1 to run no test, STARZK_PROOF_BENCH=1 to run bench/proof-bench.sh (whole proofs through the
+# STARZK_SKIP_TESTS=1 to run no test, STARZK_PROVE_CHECK=0 to skip
+# scripts/gpu-prove-check.sh (the main flow with `prove --gpu on`), STARZK_PROOF_BENCH=1 to run bench/proof-bench.sh (whole proofs through the
 # DAG; its own STARZK_PROOF_* variables). Everything but gpu-run.log is
 # packed into OUTDIR/results.tgz at the end (the device tool brings back at
 # most 8 files).
@@ -73,6 +74,10 @@ run)
       --output-on-failure > "$out/gpu-tests.log" 2>&1 || rc=$?
   fi
   tail -15 "$out/gpu-tests.log"
+  if [ "${STARZK_PROVE_CHECK:-1}" = 1 ] && [ -x "$build/bin/starzk" ]; then
+    "$root/scripts/gpu-prove-check.sh" "$build" "$out/prove-check" > "$out/prove-check.log" 2>&1 \
+      && echo "== prove --gpu on check: OK" || { rc=1; echo "== prove --gpu on check: FAILED"; tail -20 "$out/prove-check.log"; }
+  fi
   if [ "${STARZK_FULL_SUITE:-0}" = 1 ]; then
     ctest --test-dir "$build" -LE gpu -j8 --output-on-failure > "$out/cpu-tests.log" 2>&1 || rc=$?
     tail -5 "$out/cpu-tests.log"
