@@ -1,11 +1,14 @@
 // batch.cpp: jobs, partitions in flight, the memory budget and the
-// completion queue (see batch.hpp).
+// completion queue, and the loader threads (see batch.hpp).
 #include "dag/batch.hpp"
 
 #include <starpu.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <string_view>
 
 #include "codelets/codelets.hpp"
 #include "policies/resource_class.h"
@@ -21,6 +24,16 @@ bool running_heteroprio() {
 
 }  // namespace
 
+unsigned default_loaders() {
+  if (const char* e = std::getenv("STARZK_LOADERS"); e && *e) {
+    char* end = nullptr;
+    const unsigned long v = std::strtoul(e, &end, 10);
+    if (*end || v > 64) throw std::runtime_error(std::string("STARZK_LOADERS='") + e + "': expected 0..64");
+    return unsigned(v);
+  }
+  return std::clamp(std::thread::hardware_concurrency() / 4, 2u, 8u);
+}
+
 batch_t::batch_t(const batch_options_t& options) : options_(options), budget_(options.mem_budget) {
   if (!starpu_is_initialized()) throw std::runtime_error("batch: StarPU is not running");
   if (starpu_cpu_worker_get_count() == 0)
@@ -29,13 +42,34 @@ batch_t::batch_t(const batch_options_t& options) : options_(options), budget_(op
     throw std::runtime_error("batch: StarPU runs several main-RAM nodes (STARPU_USE_NUMA); the CPU bodies need one");
   // heteroprio's default buckets take priority 0 only.
   priorities_ = options.priorities < 0 ? !running_heteroprio() : options.priorities != 0;
+  for (unsigned i = 0; i < options.loaders; ++i) loaders_.emplace_back([this] { loader_main(); });
 }
 
 batch_t::~batch_t() {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    stopping_ = true;  // the loaders finish what is queued, then leave
+  }
+  load_cv_.notify_all();
+  for (std::thread& t : loaders_) t.join();
   try {
     while (wait_next()) {
     }
   } catch (...) {
+  }
+}
+
+void batch_t::loader_main() {
+  for (;;) {
+    std::function<void()> work;
+    {
+      std::unique_lock<std::mutex> lk(mu_);
+      load_cv_.wait(lk, [&] { return stopping_ || !load_queue_.empty(); });
+      if (load_queue_.empty()) return;
+      work = std::move(load_queue_.front());
+      load_queue_.pop_front();
+    }
+    work();  // never throws: errors become failed results
   }
 }
 
@@ -55,25 +89,64 @@ void batch_t::submit(uint32_t job, uint32_t index, std::vector<fr_t> witness, st
   submit(job, index, [shared] { return std::move(*shared); }, std::move(label), fixed_rs);
 }
 
-void batch_t::submit(uint32_t job, uint32_t index, const std::function<std::vector<fr_t>()>& load,
-                     std::string label, std::optional<blinding_t> fixed_rs) {
+void batch_t::submit(uint32_t job, uint32_t index, std::function<std::vector<fr_t>()> load, std::string label,
+                     std::optional<blinding_t> fixed_rs) {
   auto it = jobs_.find(job);
   if (it == jobs_.end()) throw std::runtime_error(label + ": job " + std::to_string(job) + " is not open");
   std::shared_ptr<const key_bundle_t> key = it->second.first;
   const proving_key_t& pk = key->pk();
   const uint64_t bytes = key->partition_bytes();
   const uint64_t prep_max = codelets::prep_msm_max_bytes(pk.n_vars, pk.n_public);
+  const unsigned threads = options_.threads_per_task;
+  const bool verify = options_.verify;
 
   budget_.reserve(bytes);
-  std::unique_ptr<partition_t> part;
-  try {
-    part = std::make_unique<partition_t>(key, load(), label, options_.threads_per_task, options_.verify);
-  } catch (...) {
-    budget_.release(bytes);
-    throw;
+  if (loaders_.empty()) {
+    std::unique_ptr<partition_t> part;
+    try {
+      part = std::make_unique<partition_t>(key, load(), label, threads, verify);
+    } catch (...) {
+      budget_.release(bytes);
+      throw;
+    }
+    part->state().fixed_rs = fixed_rs;
+    start(next_chain_++, job, index, bytes, prep_max, std::move(part));  // throws if submission failed
+    return;
   }
-  part->state().fixed_rs = fixed_rs;
+  // In the background: the flight exists from now on, so wait_next() waits
+  // for it whether it is proved or fails while loading.
   const uint32_t chain = next_chain_++;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    flight_t& f = flights_[chain];
+    f.job = job, f.index = index, f.reserved = bytes, f.label = label;
+    load_queue_.push_back([=, this, key = std::move(key), load = std::move(load), label = std::move(label)] {
+      auto message = [&](const char* what) {
+        return std::string_view(what).find(label) == std::string_view::npos ? label + ": " + what : std::string(what);
+      };
+      std::unique_ptr<partition_t> part;
+      try {
+        part = std::make_unique<partition_t>(key, load(), label, threads, verify);
+      } catch (const std::exception& e) {
+        fail_early(chain, job, index, label, bytes, message(e.what()));
+        return;
+      } catch (...) {
+        fail_early(chain, job, index, label, bytes, message("unknown error while loading the witness"));
+        return;
+      }
+      part->state().fixed_rs = fixed_rs;
+      try {
+        start(chain, job, index, bytes, prep_max, std::move(part));
+      } catch (const std::exception& e) {  // start() gave the reservation back
+        fail_early(chain, job, index, label, 0, message(e.what()));
+      }
+    });
+  }
+  load_cv_.notify_one();
+}
+
+void batch_t::start(uint32_t chain, uint32_t job, uint32_t index, uint64_t bytes, uint64_t prep_max,
+                    std::unique_ptr<partition_t> part) {
   // prep_msm ran: give back the part of its reservation the result left unused.
   part->on_prep = [this, prep_max](partition_t&, uint64_t actual) {
     budget_.release(prep_max > actual ? prep_max - actual : 0);
@@ -89,9 +162,12 @@ void batch_t::submit(uint32_t job, uint32_t index, const std::function<std::vect
     done_cv_.notify_all();
   };
   partition_t* raw = part.get();
+  const std::string label = raw->state().label;
   {
     std::lock_guard<std::mutex> lk(mu_);
-    flights_[chain] = flight_t{std::move(part), job, index, bytes};
+    flight_t& f = flights_[chain];
+    f.part = std::move(part);
+    f.job = job, f.index = index, f.reserved = bytes, f.label = label;
   }
   submit_context_t ctx{options_.trace, priorities_, job, chain};
   try {
@@ -115,6 +191,20 @@ void batch_t::submit(uint32_t job, uint32_t index, const std::function<std::vect
   }
 }
 
+void batch_t::fail_early(uint32_t chain, uint32_t job, uint32_t index, const std::string& label, uint64_t bytes,
+                         std::string error) {
+  if (bytes) budget_.release(bytes);
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    flight_t& f = flights_[chain];
+    f.part.reset();
+    f.job = job, f.index = index, f.reserved = 0, f.label = label;
+    f.error = std::move(error);
+    done_.push_back(chain);
+  }
+  done_cv_.notify_all();
+}
+
 partition_result_t batch_t::collect(uint32_t chain) {
   flight_t f;
   {
@@ -124,12 +214,16 @@ partition_result_t batch_t::collect(uint32_t chain) {
     f = std::move(it->second);
     flights_.erase(it);
   }
-  const codelets::partition_state_t& s = f.part->state();
   partition_result_t r;
   r.job = f.job;
   r.index = f.index;
   r.chain = chain;
-  r.label = s.label;
+  r.label = f.label;
+  if (!f.part) {  // failed before it reached StarPU
+    r.error = f.error;
+    return r;
+  }
+  const codelets::partition_state_t& s = f.part->state();
   r.ok = !s.failed();
   if (r.ok) {
     r.proof = s.proof;

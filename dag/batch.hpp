@@ -7,8 +7,10 @@
 // (submit() blocks while the budget has no room, so submission streams at
 // the pace partitions finish) and collects finished partitions with
 // wait_next(), which also unregisters their handles. StarPU callbacks only
-// give memory back and queue the finished partition; everything that may
-// block or throw happens on the application thread.
+// give memory back and queue the finished partition. Reading and
+// page-locking a witness (hundreds of MB at 2^24) takes longer than the GPU
+// needs to prove it, so with `loaders` that work runs on background threads
+// and several partitions are prepared while others are proved.
 //
 //   batch_t batch({.mem_budget = parse_memory_budget("auto")});
 //   auto job = batch.open_job(key);          // key: shared key_bundle_t
@@ -26,6 +28,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "dag/key_bundle.hpp"
@@ -41,7 +44,15 @@ struct batch_options_t {
   bool verify = true;                        // assemble verifies every proof
   runtime::trace_recorder* trace = nullptr;  // record every task when set
   int priorities = -1;                       // 1 on, 0 off, -1 auto (off under heteroprio)
+  // Threads that read witnesses (load()), page-lock them and submit the
+  // partitions' tasks in the background, so a large witness's preparation
+  // overlaps the proofs in flight; 0: submit() does it on the caller's thread.
+  unsigned loaders = 0;
 };
+
+// The loader count the CLI uses: STARZK_LOADERS when set, else a quarter of
+// the cores, between 2 and 8.
+unsigned default_loaders();
 
 struct partition_result_t {
   uint32_t job = 0;      // open_job()'s sequence number
@@ -76,8 +87,13 @@ class batch_t {
   void submit(uint32_t job, uint32_t index, std::vector<fr_t> witness, std::string label,
               std::optional<blinding_t> fixed_rs = std::nullopt);
   // The same, reading the witness only once the budget has room (so the
-  // witness itself is inside the budget): load() runs on this thread.
-  void submit(uint32_t job, uint32_t index, const std::function<std::vector<fr_t>()>& load, std::string label,
+  // witness itself is inside the budget). With loaders == 0, load() runs on
+  // this thread and its errors are thrown here. With loaders, submit()
+  // returns once the budget is reserved; load() runs on a loader thread (so
+  // it must own what it reads: capture by value), and an error there (from
+  // load() or from a witness that does not fit the key) comes back as a
+  // failed partition_result_t whose error names `label`.
+  void submit(uint32_t job, uint32_t index, std::function<std::vector<fr_t>()> load, std::string label,
               std::optional<blinding_t> fixed_rs = std::nullopt);
 
   // The next finished partition, waiting for one; std::nullopt when none is
@@ -93,6 +109,14 @@ class batch_t {
 
  private:
   partition_result_t collect(uint32_t chain);
+  // Wires the budget callbacks, records the flight and submits the DAG.
+  void start(uint32_t chain, uint32_t job, uint32_t index, uint64_t bytes, uint64_t prep_max,
+             std::unique_ptr<partition_t> part);
+  // A partition that never reached StarPU: its reservation goes back and a
+  // failed result is queued.
+  void fail_early(uint32_t chain, uint32_t job, uint32_t index, const std::string& label, uint64_t bytes,
+                  std::string error);
+  void loader_main();
 
   batch_options_t options_;
   bool priorities_ = true;
@@ -102,14 +126,19 @@ class batch_t {
   uint32_t next_chain_ = 0;
 
   struct flight_t {
-    std::unique_ptr<partition_t> part;
+    std::unique_ptr<partition_t> part;  // null while loading, or if it failed before StarPU
     uint32_t job = 0, index = 0;
     uint64_t reserved = 0;
+    std::string label, error;  // error: why it failed before StarPU
   };
-  mutable std::mutex mu_;  // guards flights_ and done_
+  mutable std::mutex mu_;  // guards flights_, done_, load_queue_, stopping_
   std::condition_variable done_cv_;
   std::map<uint32_t, flight_t> flights_;
   std::deque<uint32_t> done_;
+  std::condition_variable load_cv_;
+  std::deque<std::function<void()>> load_queue_;
+  bool stopping_ = false;
+  std::vector<std::thread> loaders_;
 };
 
 }  // namespace starzk::dag

@@ -142,7 +142,8 @@ bench_result_t run_bench_config(const bench_config_t& cfg) {
       auto key = std::make_shared<const dag::key_bundle_t>(pk, cs, "bench-k" + std::to_string(cfg.log2));
       // No memory budget (c bounds what is in flight); proofs are verified
       // below, outside the timed window.
-      dag::batch_t batch(dag::batch_options_t{.mem_budget = 0, .verify = false, .trace = &recorder});
+      dag::batch_t batch(
+          dag::batch_options_t{.mem_budget = 0, .verify = false, .trace = &recorder, .loaders = dag::default_loaders()});
       std::map<uint32_t, job_clock_t> open;
       auto collect = [&](dag::partition_result_t r) {
         job_clock_t& jc = open.at(r.job);

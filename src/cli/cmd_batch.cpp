@@ -148,7 +148,11 @@ int run_manifest(const batch_run_options_t& o) {
   {
     key_cache_t keys(m);
     dag::batch_t batch(dag::batch_options_t{
-        .mem_budget = budget, .threads_per_task = o.threads_per_task, .verify = true, .trace = recorder.get()});
+        .mem_budget = budget,
+        .threads_per_task = o.threads_per_task,
+        .verify = true,
+        .trace = recorder.get(),
+        .loaders = dag::default_loaders()});
 
     auto handle = [&](const dag::partition_result_t& r) {
       job_state_t& js = states.at(r.job);
@@ -224,7 +228,7 @@ int run_manifest(const batch_run_options_t& o) {
                                   j.witnesses[i].filename().string() + ")";
         const std::filesystem::path wpath = j.witnesses[i];
         try {
-          batch.submit(seq, uint32_t(i), [&] { return read_wtns(wpath, n_vars); }, label, o.fixed_rs);
+          batch.submit(seq, uint32_t(i), [wpath, n_vars] { return read_wtns(wpath, n_vars); }, label, o.fixed_rs);
         } catch (const std::exception& e) {
           dag::partition_result_t failed;
           failed.job = seq;

@@ -89,7 +89,8 @@ std::map<size_t, dag::partition_result_t> prove_mine(const manifest_t& m, const 
   dag::batch_t batch(dag::batch_options_t{.mem_budget = dag::parse_memory_budget(o.mem_budget),
                                           .threads_per_task = o.threads_per_task,
                                           .verify = true,
-                                          .trace = recorder});
+                                          .trace = recorder,
+                                          .loaders = dag::default_loaders()});
   auto record = [&](dag::partition_result_t r) {
     const size_t g = global_of.at({r.job, r.index});
     local[g] = std::move(r);
@@ -120,7 +121,8 @@ std::map<size_t, dag::partition_result_t> prove_mine(const manifest_t& m, const 
         global_of[{seq, uint32_t(i)}] = g;
         const std::filesystem::path wpath = job.witnesses[i];
         try {
-          batch.submit(seq, uint32_t(i), [&] { return read_wtns(wpath, n_vars); }, slots[g].label, o.fixed_rs);
+          batch.submit(seq, uint32_t(i), [wpath, n_vars] { return read_wtns(wpath, n_vars); }, slots[g].label,
+                       o.fixed_rs);
         } catch (const std::exception& e) {
           local[g] = failed_result(slots[g].label, e.what());
         }
