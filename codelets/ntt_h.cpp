@@ -12,10 +12,15 @@
 //
 // Buffers: 0 a, 1 b, 2 c (RW), 3 the key's device NTT domain (R: twiddle
 // and coset tables, dag/key_bundle.hpp; a one-element dummy without CUDA
-// workers). The CPU body runs h_phase_bellman / h_phase_snarkjs on the
-// partition's vectors with the key's host domain and ignores buffer 3. The
-// CUDA body runs gpu::ntt_h on the buffers' device copies, in the same
-// order of operations (cuda/starzk_cuda.hpp), on the worker's stream.
+// workers), 4 the partition's prep_msm result (R, not read: an ordering
+// edge). The chain's later MSMs read prep; if the chain started before
+// prep_msm had run, the GPU would sit locked to a chain that cannot go on
+// (≈ 200 ms per 2^24 partition, measured), so the chain starts only once
+// every task in it can run back to back. The CPU body runs h_phase_bellman /
+// h_phase_snarkjs on the partition's vectors with the key's host domain and
+// ignores buffers 3 and 4. The CUDA body runs gpu::ntt_h on the buffers'
+// device copies, in the same order of operations (cuda/starzk_cuda.hpp), on
+// the worker's stream.
 #include <starpu.h>
 
 #include "codelets/codelet_common.hpp"
@@ -90,11 +95,12 @@ starpu_codelet* ntt_h_codelet() {
     c.cuda_funcs[0] = ntt_h_cuda;
     c.cuda_flags[0] = STARPU_CUDA_ASYNC;
 #endif
-    c.nbuffers = 4;
+    c.nbuffers = 5;
     c.modes[0] = STARPU_RW;
     c.modes[1] = STARPU_RW;
     c.modes[2] = STARPU_RW;
     c.modes[3] = STARPU_R;
+    c.modes[4] = STARPU_R;
     c.model = &ntt_h_model;
     c.name = "ntt_h";
     c.color = detail::color_ntt_h;

@@ -146,7 +146,10 @@ void submit_witness_map(partition_t& p, const submit_context_t& ctx) {
 }
 
 void submit_h_phase(partition_t& p, const submit_context_t& ctx) {
-  submit_task(p, ctx, codelets::ntt_h_codelet(), &p.state(), {{p.a, STARPU_RW}, {p.b, STARPU_RW}, {p.c, STARPU_RW}, {p.key().device_domain(), STARPU_R}},
+  // prep: only an ordering edge, so the GPU chain starts when all of it can
+  // run (codelets/ntt_h.cpp).
+  submit_task(p, ctx, codelets::ntt_h_codelet(), &p.state(),
+              {{p.a, STARPU_RW}, {p.b, STARPU_RW}, {p.c, STARPU_RW}, {p.key().device_domain(), STARPU_R}, {p.prep, STARPU_R}},
               "ntt_h", prio_chain, codelets::ntt_h_flops(p.state()));
   // b and c are scratch after the H phase: their memory goes back to StarPU.
   starpu_data_invalidate_submit(p.b);

@@ -75,7 +75,7 @@ struct bench_t {
     rc = ra;
   }
   void spmv() { run_body(codelets::spmv_codelet(), {vec(p->w), vec(ra), vec(rb), vec(rc)}, p.get()); }
-  void ntt_h() { run_body(codelets::ntt_h_codelet(), {vec(ra), vec(rb), vec(rc), dummy()}, p.get()); }
+  void ntt_h() { run_body(codelets::ntt_h_codelet(), {vec(ra), vec(rb), vec(rc), dummy(), dummy()}, p.get()); }
   void prep() { run_body(codelets::prep_msm_codelet(), {vec(p->w), dummy()}, p.get()); }
   void msm(msm_query_t q) {
     if (q == msm_query_t::h)
