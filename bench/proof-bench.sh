@@ -11,7 +11,10 @@
 # STARZK_PROOF_NGPU (unset: every GPU; e.g. "1 2" runs the sweep once per
 # count, for the scaling figure: the counts after the first run only
 # STARZK_PROOF_SCALING_POLICIES, default starzk, without the one-at-a-time
-# row). The inputs (circuit, witnesses, development key) are made once;
+# row). STARZK_PROOF_BASELINE=0 drops the one-at-a-time row;
+# STARZK_PROOF_RUN_TIMEOUT=S stops any run after S seconds (its row then
+# reads FAILED, timed out). The inputs (circuit, witnesses, development key)
+# are made once;
 # STARZK_SETUP_DEVICE=off makes the key on the CPU. Writes OUT_DIR/proof-bench-g<N>.csv /
 # .txt, OUT_DIR/traces-g<N>/ and OUT_DIR/perfmodels/ (StarPU's history
 # files of the starzk codelets, to keep in bench/perfmodels/<machine>/).
@@ -31,6 +34,8 @@ first=1
 for g in ${STARZK_PROOF_NGPU:-all}; do
   ngpu=(); [ "$g" != all ] && ngpu=(--ngpu "$g")
   if [ $first = 1 ]; then pol=$policies; base=(--baseline starzk); else pol=${STARZK_PROOF_SCALING_POLICIES:-starzk}; base=(--no-baseline); fi
+  [ "${STARZK_PROOF_BASELINE:-1}" = 0 ] && base=(--no-baseline)
+  [ -n "${STARZK_PROOF_RUN_TIMEOUT:-}" ] && base+=(--run-timeout "$STARZK_PROOF_RUN_TIMEOUT")
   first=0
   echo "== starzk bench k=$k jobs=$jobs partitions=$parts policies=$pol gpus=$g"
   t0=$(date +%s)

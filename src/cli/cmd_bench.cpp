@@ -15,9 +15,11 @@
 // (the files are still written, the row marked FAILED).
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -27,6 +29,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli/bench_report.hpp"
@@ -53,6 +56,7 @@ struct bench_options_t {
   std::string baseline = "eager";
   bool no_baseline = false;
   unsigned threads = 0;
+  unsigned run_timeout = 0;  // seconds per run; 0: none
 };
 
 template <class T>
@@ -88,11 +92,14 @@ std::string canonical_command(const bench_options_t& o) {
   if (o.ncpu >= 0) s += " --ncpu " + std::to_string(o.ncpu);
   if (o.ngpu >= 0) s += " --ngpu " + std::to_string(o.ngpu);
   s += o.no_baseline ? " --no-baseline" : " --baseline " + o.baseline;
+  if (o.run_timeout) s += " --run-timeout " + std::to_string(o.run_timeout);
   return s + " --out " + o.out;
 }
 
 // Runs `starzk bench-one` for cfg in a child process and reads its result.
-bench_result_t run_child(const bench_config_t& cfg, const fs::path& result_file) {
+// With a timeout the child is killed once it has run that many seconds (a
+// policy that stalls must not take the whole sweep with it).
+bench_result_t run_child(const bench_config_t& cfg, const fs::path& result_file, unsigned timeout_s) {
   std::vector<std::string> args = {"starzk",        "bench-one",
                                    "--log2",        std::to_string(cfg.log2),
                                    "--policy",      cfg.policy,
@@ -120,8 +127,20 @@ bench_result_t run_child(const bench_config_t& cfg, const fs::path& result_file)
   }
   int status = 0;
   rusage ru{};
-  while (wait4(pid, &status, 0, &ru) < 0)
-    if (errno != EINTR) throw std::runtime_error(std::string("bench: wait4 failed: ") + std::strerror(errno));
+  bool timed_out = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+  for (;;) {
+    const pid_t got = wait4(pid, &status, timeout_s ? WNOHANG : 0, &ru);
+    if (got == pid) break;
+    if (got < 0 && errno != EINTR) throw std::runtime_error(std::string("bench: wait4 failed: ") + std::strerror(errno));
+    if (got == 0) {  // still running (WNOHANG)
+      if (!timed_out && std::chrono::steady_clock::now() >= deadline) {
+        timed_out = true;
+        kill(pid, SIGKILL);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(timed_out ? 10 : 200));
+    }
+  }
 
   bench_result_t r;
   std::ifstream f(result_file);
@@ -130,7 +149,8 @@ bench_result_t run_child(const bench_config_t& cfg, const fs::path& result_file)
     r = bench_result_from_json(j);
   } else {
     r.config = cfg;
-    r.error = WIFSIGNALED(status) ? "the run was killed by signal " + std::to_string(WTERMSIG(status))
+    r.error = timed_out ? "the run took longer than " + std::to_string(timeout_s) + " s (--run-timeout) and was stopped"
+            : WIFSIGNALED(status) ? "the run was killed by signal " + std::to_string(WTERMSIG(status))
                                   : "the run exited with status " + std::to_string(WEXITSTATUS(status)) +
                                         " and left no result";
   }
@@ -191,7 +211,7 @@ void run_bench(bench_options_t o) {
       for (unsigned j : o.partitions)
         for (const std::string& p : o.policies) add(p, c, j, o.jobs, false);
     for (const bench_config_t& cfg : configs) {
-      bench_result_t r = run_child(cfg, out / "runs" / (row_name(cfg) + ".json"));
+      bench_result_t r = run_child(cfg, out / "runs" / (row_name(cfg) + ".json"), o.run_timeout);
       std::fprintf(stderr, "bench: [%zu/%zu] %s: %.3f s/proof, %zu/%zu verified%s%s\n", rows.size() + 1, total,
                    row_name(cfg).c_str(), r.s_per_proof, r.verified, r.proofs, r.ok() ? "" : ", FAILED: ",
                    r.ok() ? "" : r.error.c_str());
@@ -260,6 +280,8 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--out,-o", o->out, "output folder");
   cmd->add_option("--baseline", o->baseline, "policy of the one-proof-at-a-time row");
   cmd->add_flag("--no-baseline", o->no_baseline, "skip the one-proof-at-a-time row");
+  cmd->add_option("--run-timeout", o->run_timeout, "stop a run after this many seconds (its row: FAILED, timed out)")
+      ->check(CLI::Range(1u, 1000000u));
   cmd->add_option("--threads", o->threads, "threads for generating the inputs (default: all cores)");
   cmd->callback([o] { run_bench(*o); });
 

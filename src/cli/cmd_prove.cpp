@@ -48,7 +48,9 @@ std::optional<proof_t> prove_on_gpu(std::shared_ptr<const proving_key_t> pk, std
   // The CPU prover's checks and messages first (counts, w[0], a snarkjs
   // key's circuit row by row), so both paths refuse bad input alike.
   check_prover_inputs(*pk, cs.get(), w, threads);
-  runtime::starpu_session session({.policy = "starzk"});
+  runtime::session_options_t so;
+  so.policy = "starzk";
+  runtime::starpu_session session(so);
   if (session.cuda_workers() == 0) return std::nullopt;
   const r1cs_t* circuit = cs.get();
   auto bundle = std::make_shared<const dag::key_bundle_t>(std::move(pk), std::move(cs), name, threads);
