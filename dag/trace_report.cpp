@@ -52,6 +52,7 @@ trace_summary_t summarize_trace(const runtime::trace_t& trace) {
   std::map<int, worker_stat_t> workers;
   std::set<uint32_t> jobs;
   std::map<std::pair<uint32_t, uint32_t>, std::pair<double, double>> parts;  // (job, chain) -> [first, last]
+  std::map<std::pair<uint32_t, uint32_t>, unsigned> spmv_node, ntt_node;     // (job, chain) -> memory node
   for (const runtime::trace_event_t& e : trace.events) {
     t0 = std::min(t0, e.start_us);
     t1 = std::max(t1, e.end_us);
@@ -75,7 +76,11 @@ trace_summary_t summarize_trace(const runtime::trace_t& trace) {
       }
     }
     if (phase_of(e) == "assemble") ++s.proofs;
+    if (e.has_chain && (e.name == "spmv" || e.name == "ntt_h"))
+      (e.name == "spmv" ? spmv_node : ntt_node)[{e.job, e.chain}] = e.domain;
   }
+  for (const auto& [part, node] : ntt_node)
+    if (auto it = spmv_node.find(part); it != spmv_node.end() && it->second != node) ++s.abc_moved;
   s.span_s = (t1 - t0) * 1e-6;
   s.jobs = jobs.size();
   s.partitions = parts.size();
@@ -105,7 +110,7 @@ void print_trace_summary(const trace_summary_t& s, std::ostream& out) {
   o << "run      policy " << (s.policy.empty() ? "?" : s.policy) << "  tasks " << s.tasks << "  jobs " << s.jobs
     << "  partitions " << s.partitions << "  proofs " << s.proofs << std::setprecision(3) << "  span_s " << s.span_s
     << "  proofs_per_s " << s.proofs_per_s << "  latency_mean_s " << s.latency_mean_s << "  latency_max_s "
-    << s.latency_max_s << "\n";
+    << s.latency_max_s << "  abc_moved " << s.abc_moved << "\n";
   o << "#        " << std::left << std::setw(10) << "phase" << std::right << std::setw(7) << "tasks" << std::setw(11)
     << "total_s" << std::setw(11) << "mean_ms" << std::setw(11) << "max_ms" << std::setw(8) << "share" << "\n";
   double busy = 0;
@@ -128,7 +133,7 @@ void print_trace_summary_json(const trace_summary_t& s, std::ostream& out) {
                       {"jobs", s.jobs},             {"partitions", s.partitions},
                       {"proofs", s.proofs},         {"span_s", s.span_s},
                       {"proofs_per_s", s.proofs_per_s}, {"latency_mean_s", s.latency_mean_s},
-                      {"latency_max_s", s.latency_max_s}};
+                      {"latency_max_s", s.latency_max_s}, {"abc_moved", s.abc_moved}};
   j["phases"] = nlohmann::json::array();
   for (const phase_stat_t& p : s.phases)
     j["phases"].push_back({{"phase", p.phase}, {"tasks", p.tasks}, {"total_s", p.total_s}, {"mean_ms", p.mean_ms},

@@ -6,7 +6,10 @@
 // prep_msm, ntt_h, msm_h, msm_l, msm_a, msm_b1, b_g2_msm, assemble, free)
 // the task count and total / mean / max time; per worker the tasks run,
 // the busy time and the busy fraction (busy / span); per partition (job,
-// chain) the latency from its first task's start to its last task's end.
+// chain) the latency from its first task's start to its last task's end;
+// and how many partitions moved a, b, c between memory nodes (their ntt_h ran
+// on another node than their spmv: a device-to-device or PCIe copy of 3n
+// scalars that chain locality, docs/policies.md, is there to avoid).
 //
 // Plot: a gnuplot script drawing the waterfall: one row per worker, one
 // horizontal bar per task from its start to its end, colored by codelet
@@ -41,6 +44,7 @@ struct trace_summary_t {
   size_t tasks = 0, jobs = 0, partitions = 0, proofs = 0;
   double proofs_per_s = 0;
   double latency_mean_s = 0, latency_max_s = 0;  // per partition
+  size_t abc_moved = 0;                            // partitions with spmv and ntt_h on different memory nodes
   std::vector<phase_stat_t> phases;                // DAG order, then any others
   std::vector<worker_stat_t> workers;              // by worker id
   std::string policy;                              // from the trace's metadata

@@ -66,6 +66,7 @@ private:
 	bool chain_admits(const ready_entry_t &e, const worker_place_t &me, const ledger_t &L);
 	bool some_cuda_can_run(starpu_task *task);
 	bool leave_to_gpu(int w, starpu_task *task, unsigned nimpl);
+	std::size_t bytes_on_other_devices(starpu_task *task, unsigned node);
 	std::vector<int> idle_cpu_l3s(int self);
 	choice_t choose(int w, const ledger_t &L);
 	void prefetch_next_chain(int w, const worker_place_t &me, const ledger_t &L);
@@ -187,10 +188,38 @@ std::vector<int> engine_t::idle_cpu_l3s(int self)
 	return l3s;
 }
 
+// Input bytes of `task` (read modes) that have a valid copy on another CUDA
+// worker's memory node and none on `node`: what starting it here would move
+// from device to device. Host-only data does not count (it crosses PCIe to
+// whichever GPU runs the task).
+std::size_t engine_t::bytes_on_other_devices(starpu_task *task, unsigned node)
+{
+	std::size_t bytes = 0;
+	for (unsigned i = 0; i < STARPU_TASK_GET_NBUFFERS(task); ++i)
+	{
+		if (!(STARPU_TASK_GET_MODE(task, i) & STARPU_R))
+			continue;
+		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
+		if (starpu_data_is_on_node(h, node))
+			continue;
+		for (int o : workers_)
+		{
+			const worker_place_t &p = place(o);
+			if (p.kind == worker_kind_t::cuda && p.lock_domain != node && starpu_data_is_on_node(h, p.lock_domain))
+			{
+				bytes += starpu_data_get_size(h);
+				break;
+			}
+		}
+	}
+	return bytes;
+}
+
 engine_t::choice_t engine_t::choose(int w, const ledger_t &L)
 {
 	const worker_place_t me = place(w);
 	choice_t best;
+	choice_t first_chain;  // chain locality: the first admissible GPU_CHAIN task
 	for (int rc : k_class_order)
 	{
 		if (!class_open(rc, me, L))
@@ -203,6 +232,22 @@ engine_t::choice_t engine_t::choose(int w, const ledger_t &L)
 				continue;
 			if (rc == STARZK_RC_GPU_CHAIN && !chain_admits(*it, me, L))
 				continue;
+			// Chain locality: a chain that holds no domain yet starts where
+			// its inputs are (spmv may have left a, b, c on another GPU);
+			// this GPU takes other work first, and such a chain only when
+			// it has nothing else. A started chain goes on.
+			if (rc == STARZK_RC_GPU_CHAIN && me.kind == worker_kind_t::cuda && rules_.chain_locality &&
+			    me.lock_domain != STARPU_MAIN_RAM)
+			{
+				auto c = L.chains.find(it->chain);
+				const bool started = c != L.chains.end() && !c->second.domains.empty();
+				if (!started && bytes_on_other_devices(it->task, me.lock_domain) > 0)
+				{
+					if (first_chain.rc < 0)
+						first_chain = {rc, it, nimpl};
+					continue;
+				}
+			}
 			if (rc != STARZK_RC_GPU_CHAIN && leave_to_gpu(w, it->task, nimpl))
 				continue;
 			// Topology: leave memory-heavy work to an idle worker of a less
@@ -217,6 +262,10 @@ engine_t::choice_t engine_t::choose(int w, const ledger_t &L)
 			break;
 		}
 	}
+	// Only chains whose inputs sit on another GPU, and nothing else to do:
+	// better to move them than to idle.
+	if (best.rc < 0 && first_chain.rc >= 0)
+		return first_chain;
 	return best;
 }
 
@@ -232,6 +281,8 @@ void engine_t::prefetch_next_chain(int w, const worker_place_t &me, const ledger
 			continue;  // that chain already runs somewhere
 		if (!can_run(w, e.task, nullptr))
 			continue;
+		if (rules_.chain_locality && bytes_on_other_devices(e.task, node) > 0)
+			continue;  // its inputs sit on another GPU: it should start there
 		if (e.prefetched)
 			return;
 		std::size_t need = 0;
@@ -423,6 +474,7 @@ void engine_t::config(starzk_policy_config *cfg)
 	cfg->chain_on_cpu = rules_.chain_on_cpu;
 	cfg->cpu_lock = rules_.cpu_lock ? 1 : 0;
 	cfg->gpu_first = rules_.gpu_first ? 1 : 0;
+	cfg->chain_locality = rules_.chain_locality ? 1 : 0;
 }
 
 engine_t *engine_of(unsigned ctx)

@@ -62,6 +62,7 @@ rule_set_t apply_env(rule_set_t r, std::string *error)
 	env_switch("STARZK_L3_SPREAD", &r.l3_spread, error);
 	env_switch("STARZK_CPU_LOCK", &r.cpu_lock, error);
 	env_switch("STARZK_GPU_FIRST", &r.gpu_first, error);
+	env_switch("STARZK_CHAIN_LOCALITY", &r.chain_locality, error);
 	if (const char *v = std::getenv("STARZK_MEM_HEAVY_MAX"); v && *v)
 	{
 		char *end = nullptr;

@@ -37,6 +37,7 @@ struct rule_set_t
 	int chain_on_cpu = -1;      // STARZK_CHAIN_ON_CPU: -1 auto, 0 never, 1 always
 	bool cpu_lock = false;      // STARZK_CPU_LOCK: the CPU workers form one lock domain too
 	bool gpu_first = true;      // STARZK_GPU_FIRST: CPU workers leave GPU-capable work to the GPUs
+	bool chain_locality = true; // STARZK_CHAIN_LOCALITY: a new chain starts on the GPU holding its inputs
 };
 
 // "1/0", "on/off", "true/false", "yes/no" (any case). False on anything else.

@@ -44,6 +44,7 @@ struct starzk_policy_config
 	int chain_on_cpu;      /* -1 auto (only when no CUDA worker can run it), 0 never, 1 always */
 	int cpu_lock;          /* 1: the CPU workers form one GPU-lock domain too (STARZK_CPU_LOCK) */
 	int gpu_first;         /* 1: CPU workers leave work a GPU runs much faster to the GPUs (STARZK_GPU_FIRST) */
+	int chain_locality;    /* 1: a new chain starts on the GPU that holds its inputs, when one can (STARZK_CHAIN_LOCALITY) */
 };
 
 /* Fill *cfg with the rules the scheduling context runs. Returns 0, or -1

@@ -52,6 +52,26 @@ TEST(trace_report, arithmetic_on_a_hand_made_trace) {
   EXPECT_NEAR(s.workers[0].busy_fraction, 0.6, 1e-12);
   EXPECT_NEAR(s.workers[1].busy_fraction, 0.7, 1e-12);
   EXPECT_EQ(s.policy, "eager");
+  EXPECT_EQ(s.abc_moved, 0u);  // no ntt_h in this trace
+}
+
+// a, b, c moved: a partition whose ntt_h ran on another memory node than its
+// spmv counts; one whose ntt_h ran where its spmv did does not.
+TEST(trace_report, counts_partitions_whose_rows_changed_memory_node) {
+  runtime::trace_t t;
+  auto on = [](runtime::trace_event_t e, unsigned node) {
+    e.domain = node;
+    e.worker_kind = node ? "cuda" : "cpu";
+    return e;
+  };
+  t.events = {on(ev("spmv", 2, 0, 10, 1, 0), 1), on(ev("ntt_h", 3, 20, 30, 1, 0), 2),
+              on(ev("spmv", 2, 0, 10, 1, 1), 1), on(ev("ntt_h", 2, 20, 30, 1, 1), 1),
+              on(ev("spmv", 0, 0, 10, 1, 2), 0), on(ev("ntt_h", 3, 40, 50, 1, 2), 2)};
+  const dag::trace_summary_t s = dag::summarize_trace(t);
+  EXPECT_EQ(s.abc_moved, 2u);
+  std::ostringstream text;
+  dag::print_trace_summary(s, text);
+  EXPECT_NE(text.str().find("abc_moved 2"), std::string::npos) << text.str();
 }
 
 TEST(trace_report, summary_and_plot_of_a_recorded_batch) {

@@ -155,11 +155,14 @@ TEST(rules, env_overrides_defaults_and_reports_bad_values)
 	setenv("STARZK_MEM_HEAVY_MAX", "5", 1);
 	setenv("STARZK_CHAIN_ON_CPU", "1", 1);
 	EXPECT_TRUE(rule_set_t{}.gpu_first);
+	EXPECT_TRUE(rule_set_t{}.chain_locality);
 	setenv("STARZK_GPU_FIRST", "no", 1);
+	setenv("STARZK_CHAIN_LOCALITY", "off", 1);
 	std::string err;
 	rule_set_t r = apply_env(rule_set_t{}, &err);
 	EXPECT_TRUE(err.empty()) << err;
 	EXPECT_FALSE(r.gpu_first);
+	EXPECT_FALSE(r.chain_locality);
 	EXPECT_FALSE(r.gpu_lock);
 	EXPECT_EQ(r.mem_heavy_max, 5);
 	EXPECT_EQ(r.chain_on_cpu, 1);
@@ -168,7 +171,8 @@ TEST(rules, env_overrides_defaults_and_reports_bad_values)
 	r = apply_env(rule_set_t{}, &err);
 	EXPECT_EQ(r.mem_heavy_max, 0);  // default kept
 	EXPECT_NE(err.find("STARZK_MEM_HEAVY_MAX='-3'"), std::string::npos) << err;
-	for (const char *v : {"STARZK_GPU_LOCK", "STARZK_MEM_HEAVY_MAX", "STARZK_CHAIN_ON_CPU", "STARZK_GPU_FIRST"})
+	for (const char *v : {"STARZK_GPU_LOCK", "STARZK_MEM_HEAVY_MAX", "STARZK_CHAIN_ON_CPU", "STARZK_GPU_FIRST",
+	                      "STARZK_CHAIN_LOCALITY"})
 		unsetenv(v);
 }
 
