@@ -73,6 +73,11 @@ struct partition_state_t {
   key_view_t key;
   std::string label;          // names the partition in every message
   unsigned threads = 1;       // threads a body may fork (its worker's share)
+  // Threads a MEMORY_HEAVY body (spmv, prep_msm, b_g2_msm on the CPU) may
+  // fork: the cores behind one memory-interlock slot, since the interlock
+  // admits one such task per memory link and one thread cannot fill a link
+  // (dag/batch.hpp). Never below `threads`.
+  unsigned mem_threads = 1;
   bool verify = true;         // assemble verifies the proof (the prover's rule)
   std::optional<blinding_t> fixed_rs;  // TEST ONLY: fixed r, s (byte identity)
 

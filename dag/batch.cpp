@@ -12,6 +12,7 @@
 
 #include "codelets/codelets.hpp"
 #include "policies/resource_class.h"
+#include "policies/starzk_policies.h"
 
 namespace starzk::dag {
 
@@ -42,6 +43,14 @@ batch_t::batch_t(const batch_options_t& options) : options_(options), budget_(op
     throw std::runtime_error("batch: StarPU runs several main-RAM nodes (STARPU_USE_NUMA); the CPU bodies need one");
   // heteroprio's default buckets take priority 0 only.
   priorities_ = options.priorities < 0 ? !running_heteroprio() : options.priorities != 0;
+  const unsigned threads = std::max(1u, options.threads_per_task);
+  mem_threads_ = options.mem_task_threads;
+  if (mem_threads_ == 0) {
+    starzk_policy_config cfg{};
+    mem_threads_ = threads;
+    if (starzk_policy_get_config(0, &cfg) == 0 && cfg.mem_interlock && cfg.mem_heavy_max > 0)
+      mem_threads_ = std::max(threads, starpu_cpu_worker_get_count() / unsigned(cfg.mem_heavy_max));
+  }
   for (unsigned i = 0; i < options.loaders; ++i) loaders_.emplace_back([this] { loader_main(); });
 }
 
@@ -110,6 +119,7 @@ void batch_t::submit(uint32_t job, uint32_t index, std::function<std::vector<fr_
       throw;
     }
     part->state().fixed_rs = fixed_rs;
+    part->state().mem_threads = mem_threads_;
     start(next_chain_++, job, index, bytes, prep_max, std::move(part));  // throws if submission failed
     return;
   }
@@ -135,6 +145,7 @@ void batch_t::submit(uint32_t job, uint32_t index, std::function<std::vector<fr_
         return;
       }
       part->state().fixed_rs = fixed_rs;
+      part->state().mem_threads = mem_threads_;
       try {
         start(chain, job, index, bytes, prep_max, std::move(part));
       } catch (const std::exception& e) {  // start() gave the reservation back

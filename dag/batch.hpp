@@ -48,6 +48,13 @@ struct batch_options_t {
   // partitions' tasks in the background, so a large witness's preparation
   // overlaps the proofs in flight; 0: submit() does it on the caller's thread.
   unsigned loaders = 0;
+  // Threads each MEMORY_HEAVY body (spmv, prep_msm, b_g2_msm on the CPU)
+  // forks. 0: the cores behind one slot of the memory interlock, i.e. the
+  // CPU workers divided by the running starzk policy's cap (a prep_msm at
+  // 2^24 takes ~0.5 s on one thread, and the interlock runs them one per
+  // memory link: on one thread they paced the first GPU batch); under other
+  // policies, or with the interlock off, threads_per_task.
+  unsigned mem_task_threads = 0;
 };
 
 // The loader count the CLI uses: STARZK_LOADERS when set, else a quarter of
@@ -106,6 +113,7 @@ class batch_t {
   uint64_t submitted() const { return next_chain_; }
   const memory_budget_t& budget() const { return budget_; }
   bool priorities() const { return priorities_; }
+  unsigned mem_task_threads() const { return mem_threads_; }  // resolved batch_options_t::mem_task_threads
 
  private:
   partition_result_t collect(uint32_t chain);
@@ -120,6 +128,7 @@ class batch_t {
 
   batch_options_t options_;
   bool priorities_ = true;
+  unsigned mem_threads_ = 1;
   memory_budget_t budget_;
   std::map<uint32_t, std::pair<std::shared_ptr<const key_bundle_t>, std::string>> jobs_;
   uint32_t next_job_ = 1;

@@ -110,7 +110,9 @@ TEST(codelet_meta, placement_sets_where_masks_and_rejects_bad_specs) {
   }
   codelets::set_placement("spmv=cpu,msm=cpu");
   for (starpu_codelet* cl : codelets::all_codelets())
-    if (std::string(cl->name) == "spmv" || std::string(cl->name) == "msm") EXPECT_EQ(cl->where, uint32_t(STARPU_CPU));
+    if (std::string(cl->name) == "spmv" || std::string(cl->name) == "msm") {
+      EXPECT_EQ(cl->where, uint32_t(STARPU_CPU));
+    }
   EXPECT_NE(codelets::placement().find("spmv=cpu"), std::string::npos) << codelets::placement();
   auto rejects = [](const std::string& spec, const std::string& part) {
     try {
@@ -128,7 +130,9 @@ TEST(codelet_meta, placement_sets_where_masks_and_rejects_bad_specs) {
   codelets::set_placement("spmv=any,msm=any");
   for (starpu_codelet* cl : codelets::all_codelets()) {
     const uint32_t bodies = (cl->cpu_funcs[0] ? STARPU_CPU : 0) | (cl->cuda_funcs[0] ? STARPU_CUDA : 0);
-    if (std::string(cl->name) == "spmv" || std::string(cl->name) == "msm") EXPECT_EQ(cl->where, bodies);
+    if (std::string(cl->name) == "spmv" || std::string(cl->name) == "msm") {
+      EXPECT_EQ(cl->where, bodies);
+    }
   }
 }
 

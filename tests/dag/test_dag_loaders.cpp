@@ -127,5 +127,22 @@ TEST(dag_loaders, destructor_waits_for_queued_loads) {
   EXPECT_EQ(loaded.load(), 6);
 }
 
+// Memory-heavy bodies fork the cores behind one interlock slot: the CPU
+// workers over the starzk policy's cap; an explicit count wins; other
+// policies keep threads_per_task.
+TEST(dag_loaders, memory_heavy_threads_follow_the_interlock) {
+  auto resolved = [](const char* policy, const char* cap, dag::batch_options_t o) {
+    setenv("STARZK_MEM_HEAVY_MAX", cap, 1);
+    runtime::starpu_session session(test::cpu_session(policy, 2));
+    unsetenv("STARZK_MEM_HEAVY_MAX");
+    return dag::batch_t(o).mem_task_threads();
+  };
+  EXPECT_EQ(resolved("starzk", "1", {}), 2u);
+  EXPECT_EQ(resolved("starzk", "2", {}), 1u);
+  EXPECT_EQ(resolved("starzk", "1", {.threads_per_task = 3}), 3u);
+  EXPECT_EQ(resolved("starzk", "2", {.mem_task_threads = 5}), 5u);
+  EXPECT_EQ(resolved("eager", "1", {.threads_per_task = 2}), 2u);
+}
+
 }  // namespace
 }  // namespace starzk
