@@ -5,6 +5,8 @@
 // phase 11), so it is STARZK_RC_DEALLOC and our policies run one at a time.
 // The QAP rows a, b, c are StarPU's own memory: the DAG hands them back to
 // StarPU (starpu_data_invalidate_submit) after their last reader instead.
+// A witness in a reused page-locked buffer (partition_state_t::recycle_w,
+// dag/witness_pool.hpp) goes back to its pool rather than being freed.
 //
 // Buffers: 0 w, 1 prep, both STARPU_W: a write-only access waits for every
 // earlier reader (sequential consistency) and makes StarPU fetch nothing.
@@ -33,11 +35,16 @@ uint64_t free_size(const starpu_task* task) {
 
 void free_cpu(void* /*buffers*/[], void* arg) noexcept {
   auto& p = *static_cast<partition_state_t*>(arg);
-  if (p.w_pinned) {
-    starpu_memory_unpin(p.w.data(), p.w.size() * sizeof(fr_t));
-    p.w_pinned = false;
+  if (p.recycle_w) {  // a reused buffer goes back to its pool
+    p.recycle_w(std::move(p.w));
+    p.w.clear();
+  } else {
+    if (p.w_pinned) {
+      starpu_memory_unpin(p.w.data(), p.w.size() * sizeof(fr_t));
+      p.w_pinned = false;
+    }
+    release(p.w);
   }
-  release(p.w);
   for (prep_msm_t* q : {&p.prep.w, &p.prep.aux}) {
     release(q->ones);
     release(q->tail_index);

@@ -27,6 +27,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -83,6 +84,9 @@ struct partition_state_t {
 
   std::vector<fr_t> w;        // the witness, n_vars values (w[0] = 1)
   bool w_pinned = false;      // w is page-locked (starpu_memory_pin); free unpins it
+  // Set when w is a reused buffer (dag/witness_pool.hpp): the free task
+  // hands w to it instead of unlocking and freeing it.
+  std::function<void(std::vector<fr_t>&&)> recycle_w;
   std::vector<fr_t> publics;  // w[1..n_public], kept for verification and output
   prep_pair_t prep;
   uint64_t prep_bytes = 0;    // set by the prep_msm body: bytes its result holds

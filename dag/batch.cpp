@@ -18,6 +18,14 @@ namespace starzk::dag {
 
 namespace {
 
+bool cuda_workers_present() { return starpu_is_initialized() && starpu_cuda_worker_get_count() > 0; }
+
+// STARZK_PIN_WITNESS=0 keeps witnesses pageable (pinning is on with CUDA workers).
+bool pin_witnesses() {
+  const char* e = std::getenv("STARZK_PIN_WITNESS");
+  return cuda_workers_present() && !(e && std::string_view(e) == "0");
+}
+
 bool running_heteroprio() {
   const starpu_sched_policy* p = starpu_sched_ctx_get_sched_policy(0);
   return p && p->policy_name && std::strcmp(p->policy_name, "heteroprio") == 0;
@@ -35,7 +43,8 @@ unsigned default_loaders() {
   return std::clamp(std::thread::hardware_concurrency() / 4, 2u, 8u);
 }
 
-batch_t::batch_t(const batch_options_t& options) : options_(options), budget_(options.mem_budget) {
+batch_t::batch_t(const batch_options_t& options)
+    : options_(options), budget_(options.mem_budget), pool_(pin_witnesses(), size_t(options.loaders) + 2) {
   if (!starpu_is_initialized()) throw std::runtime_error("batch: StarPU is not running");
   if (starpu_cpu_worker_get_count() == 0)
     throw std::runtime_error("batch: no CPU worker (the codelets have CPU bodies only; set STARPU_NCPU >= 1)");
@@ -94,11 +103,34 @@ void batch_t::close_job(uint32_t job) { jobs_.erase(job); }
 
 void batch_t::submit(uint32_t job, uint32_t index, std::vector<fr_t> witness, std::string label,
                      std::optional<blinding_t> fixed_rs) {
+  auto it = jobs_.find(job);
+  const std::string key_name = it == jobs_.end() ? std::string() : it->second.first->name();
   auto shared = std::make_shared<std::vector<fr_t>>(std::move(witness));
-  submit(job, index, [shared] { return std::move(*shared); }, std::move(label), fixed_rs);
+  witness_fill_t fill = [shared, label, key_name](std::span<fr_t> out) {
+    if (shared->size() != out.size())
+      throw std::runtime_error(label + ": witness has " + std::to_string(shared->size()) + " values, the key '" +
+                               key_name + "' expects " + std::to_string(out.size()));
+    std::copy(shared->begin(), shared->end(), out.begin());
+  };
+  submit(job, index, std::move(fill), std::move(label), fixed_rs);
 }
 
-void batch_t::submit(uint32_t job, uint32_t index, std::function<std::vector<fr_t>()> load, std::string label,
+std::unique_ptr<partition_t> batch_t::prepare(const std::shared_ptr<const key_bundle_t>& key,
+                                              const witness_fill_t& fill, const std::string& label) {
+  std::vector<fr_t> w = pool_.take(key->pk().n_vars);
+  try {
+    fill(std::span<fr_t>(w));
+    auto part = std::make_unique<partition_t>(key, std::move(w), label, options_.threads_per_task, options_.verify,
+                                              &pool_);
+    part->state().mem_threads = mem_threads_;
+    return part;
+  } catch (...) {
+    pool_.give_back(std::move(w));  // still ours unless the partition took it
+    throw;
+  }
+}
+
+void batch_t::submit(uint32_t job, uint32_t index, witness_fill_t fill, std::string label,
                      std::optional<blinding_t> fixed_rs) {
   auto it = jobs_.find(job);
   if (it == jobs_.end()) throw std::runtime_error(label + ": job " + std::to_string(job) + " is not open");
@@ -106,20 +138,17 @@ void batch_t::submit(uint32_t job, uint32_t index, std::function<std::vector<fr_
   const proving_key_t& pk = key->pk();
   const uint64_t bytes = key->partition_bytes();
   const uint64_t prep_max = codelets::prep_msm_max_bytes(pk.n_vars, pk.n_public);
-  const unsigned threads = options_.threads_per_task;
-  const bool verify = options_.verify;
 
   budget_.reserve(bytes);
   if (loaders_.empty()) {
     std::unique_ptr<partition_t> part;
     try {
-      part = std::make_unique<partition_t>(key, load(), label, threads, verify);
+      part = prepare(key, fill, label);
     } catch (...) {
       budget_.release(bytes);
       throw;
     }
     part->state().fixed_rs = fixed_rs;
-    part->state().mem_threads = mem_threads_;
     start(next_chain_++, job, index, bytes, prep_max, std::move(part));  // throws if submission failed
     return;
   }
@@ -130,13 +159,13 @@ void batch_t::submit(uint32_t job, uint32_t index, std::function<std::vector<fr_
     std::lock_guard<std::mutex> lk(mu_);
     flight_t& f = flights_[chain];
     f.job = job, f.index = index, f.reserved = bytes, f.label = label;
-    load_queue_.push_back([=, this, key = std::move(key), load = std::move(load), label = std::move(label)] {
+    load_queue_.push_back([=, this, key = std::move(key), fill = std::move(fill), label = std::move(label)] {
       auto message = [&](const char* what) {
         return std::string_view(what).find(label) == std::string_view::npos ? label + ": " + what : std::string(what);
       };
       std::unique_ptr<partition_t> part;
       try {
-        part = std::make_unique<partition_t>(key, load(), label, threads, verify);
+        part = prepare(key, fill, label);
       } catch (const std::exception& e) {
         fail_early(chain, job, index, label, bytes, message(e.what()));
         return;
@@ -145,7 +174,6 @@ void batch_t::submit(uint32_t job, uint32_t index, std::function<std::vector<fr_
         return;
       }
       part->state().fixed_rs = fixed_rs;
-      part->state().mem_threads = mem_threads_;
       try {
         start(chain, job, index, bytes, prep_max, std::move(part));
       } catch (const std::exception& e) {  // start() gave the reservation back

@@ -27,6 +27,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -34,6 +35,7 @@
 #include "dag/key_bundle.hpp"
 #include "dag/memory_budget.hpp"
 #include "dag/partition_dag.hpp"
+#include "dag/witness_pool.hpp"
 #include "groth16/prover.hpp"
 
 namespace starzk::dag {
@@ -56,6 +58,10 @@ struct batch_options_t {
   // policies, or with the interlock off, threads_per_task.
   unsigned mem_task_threads = 0;
 };
+
+// Writes one partition's witness into the page-locked buffer it is given
+// (exactly the key's n_vars values; read_wtns_into does), or throws.
+using witness_fill_t = std::function<void(std::span<fr_t>)>;
 
 // The loader count the CLI uses: STARZK_LOADERS when set, else a quarter of
 // the cores, between 2 and 8.
@@ -94,13 +100,15 @@ class batch_t {
   void submit(uint32_t job, uint32_t index, std::vector<fr_t> witness, std::string label,
               std::optional<blinding_t> fixed_rs = std::nullopt);
   // The same, reading the witness only once the budget has room (so the
-  // witness itself is inside the budget). With loaders == 0, load() runs on
-  // this thread and its errors are thrown here. With loaders, submit()
-  // returns once the budget is reserved; load() runs on a loader thread (so
-  // it must own what it reads: capture by value), and an error there (from
-  // load() or from a witness that does not fit the key) comes back as a
-  // failed partition_result_t whose error names `label`.
-  void submit(uint32_t job, uint32_t index, std::function<std::vector<fr_t>()> load, std::string label,
+  // witness itself is inside the budget), straight into a buffer of the
+  // batch's witness pool (page-locked once and reused when CUDA workers
+  // run: dag/witness_pool.hpp). With loaders == 0, fill() runs on this
+  // thread and its errors are thrown here. With loaders, submit() returns
+  // once the budget is reserved; fill() runs on a loader thread (so it must
+  // own what it reads: capture by value), and an error there (from fill()
+  // or from a witness that does not fit the key) comes back as a failed
+  // partition_result_t whose error names `label`.
+  void submit(uint32_t job, uint32_t index, witness_fill_t fill, std::string label,
               std::optional<blinding_t> fixed_rs = std::nullopt);
 
   // The next finished partition, waiting for one; std::nullopt when none is
@@ -114,9 +122,14 @@ class batch_t {
   const memory_budget_t& budget() const { return budget_; }
   bool priorities() const { return priorities_; }
   unsigned mem_task_threads() const { return mem_threads_; }  // resolved batch_options_t::mem_task_threads
+  const witness_pool_t& witness_pool() const { return pool_; }
 
  private:
   partition_result_t collect(uint32_t chain);
+  // A pool buffer filled by fill(), made into a partition (the buffer goes
+  // back to the pool if either throws).
+  std::unique_ptr<partition_t> prepare(const std::shared_ptr<const key_bundle_t>& key, const witness_fill_t& fill,
+                                       const std::string& label);
   // Wires the budget callbacks, records the flight and submits the DAG.
   void start(uint32_t chain, uint32_t job, uint32_t index, uint64_t bytes, uint64_t prep_max,
              std::unique_ptr<partition_t> part);
@@ -140,6 +153,7 @@ class batch_t {
     uint64_t reserved = 0;
     std::string label, error;  // error: why it failed before StarPU
   };
+  witness_pool_t pool_;    // before flights_: outlives every partition
   mutable std::mutex mu_;  // guards flights_, done_, load_queue_, stopping_
   std::condition_variable done_cv_;
   std::map<uint32_t, flight_t> flights_;

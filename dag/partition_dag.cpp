@@ -81,8 +81,8 @@ void submit_task(partition_t& p, const submit_context_t& ctx, starpu_codelet* cl
 
 }  // namespace
 
-partition_t::partition_t(std::shared_ptr<const key_bundle_t> key, std::vector<fr_t> witness, std::string label,
-                         unsigned threads, bool verify)
+partition_t::partition_t(std::shared_ptr<const key_bundle_t> key, std::vector<fr_t>&& witness, std::string label,
+                         unsigned threads, bool verify, witness_pool_t* pool)
     : key_(std::move(key)) {
   if (!key_) throw std::runtime_error(label + ": no key");
   const proving_key_t& pk = key_->pk();
@@ -95,12 +95,15 @@ partition_t::partition_t(std::shared_ptr<const key_bundle_t> key, std::vector<fr
   s.label = std::move(label);
   s.threads = threads == 0 ? 1 : threads;
   s.verify = verify;
+  s.publics.assign(witness.begin() + 1, witness.begin() + 1 + pk.n_public);
   s.w = std::move(witness);
-  s.publics.assign(s.w.begin() + 1, s.w.begin() + 1 + pk.n_public);
   // With CUDA workers the witness crosses PCIe (spmv and the MSMs read it
-  // on the GPU): page-lock it for fast asynchronous copies; the free task
-  // unlocks it. Failing to pin only costs speed.
-  if (starpu_cuda_worker_get_count() > 0 && !s.w.empty())
+  // on the GPU): it must be page-locked for fast asynchronous copies. A
+  // pooled buffer is locked once by its pool; otherwise lock it here and the
+  // free task unlocks it. Failing to pin only costs speed.
+  pool_ = pool;
+  if (pool) s.recycle_w = [pool](std::vector<fr_t>&& v) { pool->give_back(std::move(v)); };
+  if (!pool && starpu_cuda_worker_get_count() > 0 && !s.w.empty())
     s.w_pinned = starpu_memory_pin(s.w.data(), s.w.size() * sizeof(fr_t)) == 0;
   w = register_vector(s.w);
   // a, b, c: StarPU's own (no home): allocated where spmv writes them.
@@ -125,6 +128,7 @@ partition_t::~partition_t() {
   for (starpu_data_handle_t h : {res_b2, proof})
     if (h) starpu_data_unregister(h);
   if (state_.w_pinned) starpu_memory_unpin(state_.w.data(), state_.w.size() * sizeof(fr_t));  // never freed
+  if (pool_ && !state_.w.empty()) pool_->give_back(std::move(state_.w));  // the free task never ran
 }
 
 void partition_t::callback_done() noexcept {

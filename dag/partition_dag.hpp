@@ -39,6 +39,7 @@
 
 #include "codelets/partition_state.hpp"
 #include "dag/key_bundle.hpp"
+#include "dag/witness_pool.hpp"
 
 namespace starzk::runtime {
 class trace_recorder;
@@ -60,15 +61,19 @@ inline constexpr int prio_memory_phase = 0;
 inline constexpr int prio_chain = 1;
 inline constexpr int prio_finish = 2;
 
-// A partition in flight: its state and its handles. Created and destroyed
-// on the application thread; destroy it only after all its tasks have
-// finished (on_done ran).
+// A partition in flight: its state and its handles. Created on the
+// application thread or a batch's loader thread, destroyed on the
+// application thread, and only after all its tasks have finished (on_done
+// ran).
 class partition_t {
  public:
   // Takes the witness; copies its public inputs. Throws std::runtime_error
-  // naming `label` when the witness does not fit the key.
-  partition_t(std::shared_ptr<const key_bundle_t> key, std::vector<fr_t> witness, std::string label,
-              unsigned threads, bool verify);
+  // naming `label` when the witness does not fit the key (the witness is
+  // then left with the caller). With a pool, the witness came from it
+  // (already page-locked when the pool pins) and the free task gives it
+  // back (the partition does, if free never ran).
+  partition_t(std::shared_ptr<const key_bundle_t> key, std::vector<fr_t>&& witness, std::string label,
+              unsigned threads, bool verify, witness_pool_t* pool = nullptr);
   ~partition_t();
   partition_t(const partition_t&) = delete;
   partition_t& operator=(const partition_t&) = delete;
@@ -94,6 +99,7 @@ class partition_t {
 
  private:
   std::shared_ptr<const key_bundle_t> key_;
+  witness_pool_t* pool_ = nullptr;
   codelets::partition_state_t state_;
 };
 

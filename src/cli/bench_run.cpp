@@ -160,7 +160,8 @@ bench_result_t run_bench_config(const bench_config_t& cfg) {
           const uint32_t seq = batch.open_job(key, "job" + std::to_string(next_job));
           open[seq] = job_clock_t{steady_t::now(), cfg.partitions};
           for (unsigned i = 0; i < cfg.partitions; ++i) {
-            batch.submit(seq, i, [&w = witnesses[i]] { return w; },
+            const std::vector<fr_t>& w = witnesses[i];
+            batch.submit(seq, i, [&w](std::span<fr_t> out) { std::copy(w.begin(), w.end(), out.begin()); },
                          "job " + std::to_string(next_job) + " partition " + std::to_string(i));
             while (auto r = batch.poll()) collect(std::move(*r));
           }

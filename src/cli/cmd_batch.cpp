@@ -222,13 +222,12 @@ int run_manifest(const batch_run_options_t& o) {
       job_state_t& js = states[seq];
       js.job = &j;
       js.proofs.resize(j.witnesses.size());
-      const uint32_t n_vars = key->pk().n_vars;
       for (size_t i = 0; i < j.witnesses.size(); ++i) {
         const std::string label = "job '" + j.name + "' partition " + std::to_string(i) + " (" +
                                   j.witnesses[i].filename().string() + ")";
         const std::filesystem::path wpath = j.witnesses[i];
         try {
-          batch.submit(seq, uint32_t(i), [wpath, n_vars] { return read_wtns(wpath, n_vars); }, label, o.fixed_rs);
+          batch.submit(seq, uint32_t(i), [wpath](std::span<fr_t> out) { read_wtns_into(wpath, out); }, label, o.fixed_rs);
         } catch (const std::exception& e) {
           dag::partition_result_t failed;
           failed.job = seq;

@@ -115,13 +115,12 @@ std::map<size_t, dag::partition_result_t> prove_mine(const manifest_t& m, const 
     }
     if (key) {
       const uint32_t seq = batch.open_job(key, job.name);
-      const uint32_t n_vars = key->pk().n_vars;
       for (size_t g : mine[j]) {
         const size_t i = slots[g].index;
         global_of[{seq, uint32_t(i)}] = g;
         const std::filesystem::path wpath = job.witnesses[i];
         try {
-          batch.submit(seq, uint32_t(i), [wpath, n_vars] { return read_wtns(wpath, n_vars); }, slots[g].label,
+          batch.submit(seq, uint32_t(i), [wpath](std::span<fr_t> out) { read_wtns_into(wpath, out); }, slots[g].label,
                        o.fixed_rs);
         } catch (const std::exception& e) {
           local[g] = failed_result(slots[g].label, e.what());

@@ -9,7 +9,13 @@
 
 namespace starzk {
 
-std::vector<fr_t> read_wtns(const std::filesystem::path& file) {
+namespace {
+
+// Parses the file; out_for(n) gives the span the n values go to (it may
+// throw, e.g. on a count the caller cannot take). Values are decoded in
+// place; a message is only built for a value that fails.
+template <class OutFor>
+void read_wtns_values(const std::filesystem::path& file, OutFor&& out_for) {
   bin_file_t f(file, "wtns", 1, 2);
   auto h = f.section(1, "header");
   iden3::read_prime(h, iden3::prime_t::r);
@@ -21,21 +27,45 @@ std::vector<fr_t> read_wtns(const std::filesystem::path& file) {
     d.fail("length lies: header says " + std::to_string(n) + " values (" + std::to_string(uint64_t(n) * 32) +
            " bytes), section has " + std::to_string(d.size()) + " bytes");
   }
-  std::vector<fr_t> w;
-  w.reserve(n);
-  for (uint32_t i = 0; i < n; ++i) w.push_back(iden3::read_fr(d, "value " + std::to_string(i)));
   if (n == 0) d.fail("the witness is empty (wire 0 = 1 is always present)");
-  if (!w[0].is_one()) d.fail("value 0 (the constant wire) is not 1");
+  const std::span<fr_t> out = out_for(n);
+  for (uint32_t i = 0; i < n; ++i)
+    if (!fr_t::from_bytes_le(d.bytes(32).data(), out[i]))
+      d.fail("value " + std::to_string(i) + " is not below r (not a canonical Fr value)");
+  if (!out[0].is_one()) d.fail("value 0 (the constant wire) is not 1");
+}
+
+io_error wrong_count(const std::filesystem::path& file, uint64_t n, uint64_t expected) {
+  return io_error(file, "witness of wrong count: " + std::to_string(n) + " values, the circuit has " +
+                            std::to_string(expected) + " wires");
+}
+
+}  // namespace
+
+std::vector<fr_t> read_wtns(const std::filesystem::path& file) {
+  std::vector<fr_t> w;
+  read_wtns_values(file, [&](uint32_t n) {
+    w.resize(n);
+    return std::span<fr_t>(w);
+  });
   return w;
 }
 
 std::vector<fr_t> read_wtns(const std::filesystem::path& file, uint32_t expected_n_vars) {
-  auto w = read_wtns(file);
-  if (w.size() != expected_n_vars) {
-    throw io_error(file, "witness of wrong count: " + std::to_string(w.size()) + " values, the circuit has " +
-                             std::to_string(expected_n_vars) + " wires");
-  }
+  std::vector<fr_t> w;
+  read_wtns_values(file, [&](uint32_t n) {
+    if (n != expected_n_vars) throw wrong_count(file, n, expected_n_vars);
+    w.resize(n);
+    return std::span<fr_t>(w);
+  });
   return w;
+}
+
+void read_wtns_into(const std::filesystem::path& file, std::span<fr_t> out) {
+  read_wtns_values(file, [&](uint32_t n) {
+    if (n != out.size()) throw wrong_count(file, n, out.size());
+    return out;
+  });
 }
 
 void write_wtns(const std::filesystem::path& file, std::span<const fr_t> witness) {

@@ -19,6 +19,10 @@ namespace starzk {
 std::vector<fr_t> read_wtns(const std::filesystem::path& file);
 // The same, and the count must equal the circuit's n_vars.
 std::vector<fr_t> read_wtns(const std::filesystem::path& file, uint32_t expected_n_vars);
+// Into caller-owned memory (e.g. a page-locked buffer reused across
+// witnesses): the count must equal out.size(). On an error `out` holds
+// garbage.
+void read_wtns_into(const std::filesystem::path& file, std::span<fr_t> out);
 void write_wtns(const std::filesystem::path& file, std::span<const fr_t> witness);
 
 }  // namespace starzk

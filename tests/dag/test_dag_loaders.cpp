@@ -4,8 +4,9 @@
 // prover's for fixed r, s whatever order the loaders finish in; a witness
 // that cannot be read, or does not fit the key, must come back as a failed
 // result naming its partition without disturbing the others; the memory
-// budget must be whole again at the end; and the policy's invariants must
-// hold on the trace.
+// budget must be whole again at the end; the witness buffers must be
+// reused (dag/witness_pool.hpp); and the policy's invariants must hold on
+// the trace.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -16,6 +17,7 @@
 #include <thread>
 
 #include "dag/batch.hpp"
+#include "dag/witness_pool.hpp"
 #include "dag_test_util.hpp"
 #include "groth16/proof_bytes.hpp"
 #include "groth16/verifier.hpp"
@@ -49,25 +51,28 @@ TEST(dag_loaders, background_loading_gives_the_reference_proofs) {
         .mem_budget = 3 * key->partition_bytes(), .trace = &recorder, .loaders = 3});
     const uint32_t job = batch.open_job(key, "loaders");
     for (int p = 0; p < k_parts; ++p) {
-      std::function<std::vector<fr_t>()> load;
-      if (p == 4) {
-        load = [] () -> std::vector<fr_t> { throw std::runtime_error("w4.wtns: not a wtns file"); };
-      } else if (p == 7) {
+      if (p == 7) {  // does not fit the key: the vector form checks it on the loader
         std::vector<fr_t> short_w(c.witnesses[0].begin(), c.witnesses[0].end() - 1);
-        load = [short_w] { return short_w; };
+        batch.submit(job, uint32_t(p), short_w, "loaders/7", test::test_blinding(500 + p));
+        continue;
+      }
+      dag::witness_fill_t fill;
+      if (p == 4) {
+        fill = [](std::span<fr_t>) { throw std::runtime_error("w4.wtns: not a wtns file"); };
       } else {
         // Loads of uneven length, so the loaders finish out of order.
-        load = [&, p] {
+        fill = [&, p](std::span<fr_t> out) {
           const int now = ++loading;
           for (int m = most_loading.load(); now > m && !most_loading.compare_exchange_weak(m, now);) {
           }
           std::this_thread::sleep_for(std::chrono::milliseconds(p % 3 == 0 ? 60 : 5));
           --loading;
-          return c.witnesses[p % nw];
+          const std::vector<fr_t>& w = c.witnesses[p % nw];
+          std::copy(w.begin(), w.end(), out.begin());
         };
       }
       // Returns before the witness is read: the loaders do it.
-      batch.submit(job, uint32_t(p), std::move(load), "loaders/" + std::to_string(p), test::test_blinding(500 + p));
+      batch.submit(job, uint32_t(p), std::move(fill), "loaders/" + std::to_string(p), test::test_blinding(500 + p));
     }
     batch.close_job(job);
     while (auto r = batch.wait_next()) {
@@ -92,6 +97,11 @@ TEST(dag_loaders, background_loading_gives_the_reference_proofs) {
     EXPECT_EQ(batch.in_flight(), 0u);
     EXPECT_EQ(batch.budget().in_use(), 0u);
     EXPECT_LE(batch.budget().peak(), 3 * key->partition_bytes());
+    // Witness buffers were reused: one per partition holding a reservation
+    // (about 3, a little more once prep_msm hands back its unused share),
+    // not one per partition (12).
+    EXPECT_LE(batch.witness_pool().created(), 6u);
+    EXPECT_GE(batch.witness_pool().idle(), 1u);
   }
   EXPECT_EQ(seen_ok.size(), size_t(k_parts - 2));
   EXPECT_EQ(seen_failed, (std::set<int>{4, 7}));
@@ -117,14 +127,45 @@ TEST(dag_loaders, destructor_waits_for_queued_loads) {
     dag::batch_t batch(dag::batch_options_t{.verify = false, .loaders = 2});
     const uint32_t job = batch.open_job(key, "drop");
     for (int p = 0; p < 6; ++p)
-      batch.submit(job, uint32_t(p), [&, p] {
+      batch.submit(job, uint32_t(p), [&, p](std::span<fr_t> out) {
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
         ++loaded;
-        return c.witnesses[p % c.witnesses.size()];
+        const std::vector<fr_t>& w = c.witnesses[p % c.witnesses.size()];
+        std::copy(w.begin(), w.end(), out.begin());
       }, "drop/" + std::to_string(p));
     batch.close_job(job);
   }
   EXPECT_EQ(loaded.load(), 6);
+}
+
+// The witness pool: a returned buffer is handed out again (same storage)
+// for any size it can hold, the smallest that fits first; beyond max_idle
+// returned buffers are freed; a vector it never made is taken back too.
+TEST(witness_pool, reuses_buffers_and_caps_the_idle_ones) {
+  dag::witness_pool_t pool(/*pin=*/false, /*max_idle=*/2);
+  std::vector<fr_t> a = pool.take(100), b = pool.take(50), c = pool.take(10);
+  EXPECT_EQ(pool.created(), 3u);
+  EXPECT_EQ(a.size(), 100u);
+  const fr_t* a_data = a.data();
+  const fr_t* b_data = b.data();
+  pool.give_back(std::move(a));
+  pool.give_back(std::move(b));
+  pool.give_back(std::move(c));  // a third idle buffer: over the cap, freed
+  EXPECT_EQ(pool.idle(), 2u);
+  std::vector<fr_t> d = pool.take(40);  // the 50-value buffer fits best
+  EXPECT_EQ(d.data(), b_data);
+  EXPECT_EQ(d.size(), 40u);
+  std::vector<fr_t> e = pool.take(100);
+  EXPECT_EQ(e.data(), a_data);
+  EXPECT_EQ(pool.created(), 3u);
+  std::vector<fr_t> f = pool.take(200);  // nothing idle holds 200
+  EXPECT_EQ(pool.created(), 4u);
+  pool.give_back(std::vector<fr_t>(7));
+  EXPECT_EQ(pool.idle(), 1u);
+  pool.give_back(std::move(d));
+  pool.give_back(std::move(e));  // over the cap
+  pool.give_back(std::move(f));  // over the cap
+  EXPECT_EQ(pool.idle(), 2u);
 }
 
 // Memory-heavy bodies fork the cores behind one interlock slot: the CPU

@@ -166,6 +166,13 @@ TEST_F(malformed_test, wtns_content) {
   expect_io_error([&] { read_wtns(good, 69); }, good, "witness of wrong count: 68 values, the circuit has 69 wires");
   const fs::path none = tmp / "absent.wtns";
   expect_io_error([&] { read_wtns(none); }, none, "cannot open");
+  // Into caller-owned memory: the same values, the same checks.
+  std::vector<fr_t> into(68);
+  read_wtns_into(good, into);
+  EXPECT_EQ(into, read_wtns(good));
+  std::vector<fr_t> short_buf(67);
+  expect_io_error([&] { read_wtns_into(good, short_buf); }, good, "witness of wrong count: 68 values, the circuit has 67 wires");
+  expect_io_error([&] { read_wtns_into(p, into); }, p, "value 0 (the constant wire) is not 1");
 }
 
 // ---- .zkey -------------------------------------------------------------------
