@@ -54,6 +54,13 @@ batch_t::batch_t(const batch_options_t& options)
   priorities_ = options.priorities < 0 ? !running_heteroprio() : options.priorities != 0;
   const unsigned threads = std::max(1u, options.threads_per_task);
   mem_threads_ = options.mem_task_threads;
+  if (const char* e = std::getenv("STARZK_MEM_TASK_THREADS"); mem_threads_ == 0 && e && *e) {
+    char* end = nullptr;
+    const unsigned long v = std::strtoul(e, &end, 10);
+    if (*end || v == 0 || v > 4096)
+      throw std::runtime_error(std::string("STARZK_MEM_TASK_THREADS='") + e + "': expected 1..4096");
+    mem_threads_ = unsigned(v);
+  }
   if (mem_threads_ == 0) {
     starzk_policy_config cfg{};
     mem_threads_ = threads;

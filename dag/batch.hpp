@@ -56,6 +56,7 @@ struct batch_options_t {
   // 2^24 takes ~0.5 s on one thread, and the interlock runs them one per
   // memory link: on one thread they paced the first GPU batch); under other
   // policies, or with the interlock off, threads_per_task.
+  // STARZK_MEM_TASK_THREADS=N sets it where the option is 0.
   unsigned mem_task_threads = 0;
 };
 

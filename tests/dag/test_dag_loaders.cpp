@@ -183,6 +183,12 @@ TEST(dag_loaders, memory_heavy_threads_follow_the_interlock) {
   EXPECT_EQ(resolved("starzk", "1", {.threads_per_task = 3}), 3u);
   EXPECT_EQ(resolved("starzk", "2", {.mem_task_threads = 5}), 5u);
   EXPECT_EQ(resolved("eager", "1", {.threads_per_task = 2}), 2u);
+  setenv("STARZK_MEM_TASK_THREADS", "7", 1);
+  EXPECT_EQ(resolved("starzk", "1", {}), 7u);
+  EXPECT_EQ(resolved("starzk", "1", {.mem_task_threads = 5}), 5u);  // the option wins
+  setenv("STARZK_MEM_TASK_THREADS", "seven", 1);
+  EXPECT_THROW(resolved("starzk", "1", {}), std::runtime_error);
+  unsetenv("STARZK_MEM_TASK_THREADS");
 }
 
 }  // namespace
