@@ -6,7 +6,10 @@
 //   gpu       spmv, ntt_h, msm, b_g2_msm all on the GPU;
 //   mixed-1   spmv and b_g2_msm on the CPU, the chain on the GPU;
 //   mixed-2   spmv on the GPU, ntt_h on the CPU, the MSMs on the GPU;
-//   dmdas     every body allowed, StarPU's dmdas places them.
+//   dmdas     every body allowed, StarPU's dmdas places them;
+//   auto      every body allowed, our policy places them (the default): the
+//             chain must run on the GPU (STARZK_CHAIN_ON_CPU=auto), spmv and
+//             b_g2_msm wherever the GPU-first rule sends them.
 // The trace shows where each task ran: a placement pinned to the GPU must
 // have run there, and the GPU lock holds (one chain at a time per device).
 // Both key conventions: snarkjs (fixture and generated) and bellman.
@@ -38,6 +41,7 @@ std::vector<placement_case_t> placement_cases() {
       {"mixed1", "starzk", "spmv=cpu,ntt_h=cuda,msm=cuda,b_g2_msm=cpu", {"ntt_h", "msm"}},
       {"mixed2", "starzk", "spmv=cuda,ntt_h=cpu,msm=cuda,b_g2_msm=cuda", {"spmv", "msm", "b_g2_msm"}},
       {"dmdas", "dmdas", "spmv=any,ntt_h=any,msm=any,b_g2_msm=any", {}},
+      {"auto", "starzk", "spmv=any,ntt_h=any,msm=any,b_g2_msm=any", {"ntt_h", "msm"}},
   };
 }
 
@@ -82,7 +86,8 @@ TEST_P(dag_gpu, proofs_equal_the_cpu_reference) {
   runtime::invariant_options_t io;
   // The lock is checked where the whole chain is pinned to the GPU (chains
   // on CPU workers are not locked by default).
-  io.chains_contiguous = std::string(pc.name) == "gpu" || std::string(pc.name) == "mixed1";
+  io.chains_contiguous = std::string(pc.name) == "gpu" || std::string(pc.name) == "mixed1" ||
+                         std::string(pc.name) == "auto";
   io.serial_free = std::string(pc.policy) == "starzk";  // a rule of our policies, not of dmdas
   for (const std::string& v : runtime::check_invariants(t, io)) ADD_FAILURE() << v;
   codelets::set_placement("spmv=any,ntt_h=any,msm=any,b_g2_msm=any");
@@ -90,7 +95,7 @@ TEST_P(dag_gpu, proofs_equal_the_cpu_reference) {
 
 INSTANTIATE_TEST_SUITE_P(cases, dag_gpu,
                          ::testing::Combine(::testing::Values("multiplier", "gen-snarkjs", "gen-bellman"),
-                                            ::testing::Range(0, 4)),
+                                            ::testing::Range(0, 5)),
                          [](const auto& info) {
                            std::string n = std::get<0>(info.param);
                            for (char& ch : n)
