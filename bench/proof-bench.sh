@@ -12,8 +12,8 @@
 # count, for the scaling figure: the counts after the first run only
 # STARZK_PROOF_SCALING_POLICIES, default starzk, without the one-at-a-time
 # row). STARZK_PROOF_BASELINE=0 drops the one-at-a-time row;
-# STARZK_PROOF_RUN_TIMEOUT=S stops any run after S seconds (its row then
-# reads FAILED, timed out). The inputs (circuit, witnesses, development key)
+# STARZK_PROOF_RUN_TIMEOUT=S stops any run's proving after S seconds (its
+# row then reports the proofs finished by then, marked FAILED: stopped). The inputs (circuit, witnesses, development key)
 # are made once;
 # STARZK_SETUP_DEVICE=off makes the key on the CPU. Writes OUT_DIR/proof-bench-g<N>.csv /
 # .txt, OUT_DIR/traces-g<N>/ and OUT_DIR/perfmodels/ (StarPU's history

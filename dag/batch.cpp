@@ -293,6 +293,18 @@ std::optional<partition_result_t> batch_t::wait_next() {
   return collect(chain);
 }
 
+std::optional<partition_result_t> batch_t::wait_next_until(std::chrono::steady_clock::time_point deadline) {
+  uint32_t chain = 0;
+  {
+    std::unique_lock<std::mutex> lk(mu_);
+    if (flights_.empty()) return std::nullopt;
+    if (!done_cv_.wait_until(lk, deadline, [&] { return !done_.empty(); })) return std::nullopt;
+    chain = done_.front();
+    done_.pop_front();
+  }
+  return collect(chain);
+}
+
 std::optional<partition_result_t> batch_t::poll() {
   uint32_t chain = 0;
   {

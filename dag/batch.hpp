@@ -19,6 +19,7 @@
 //   while (auto r = batch.wait_next()) write(*r);
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -115,6 +116,9 @@ class batch_t {
   // The next finished partition, waiting for one; std::nullopt when none is
   // in flight.
   std::optional<partition_result_t> wait_next();
+  // The same, giving up at `deadline` (std::nullopt then, as when nothing
+  // is in flight: in_flight() tells them apart).
+  std::optional<partition_result_t> wait_next_until(std::chrono::steady_clock::time_point deadline);
   // The next finished partition if one is ready.
   std::optional<partition_result_t> poll();
 

@@ -110,12 +110,14 @@ void prepare_bench_inputs(const fs::path& dir, unsigned log2, unsigned partition
                seconds(t0, steady_t::now()), dir.c_str());
 }
 
-bench_result_t run_bench_config(const bench_config_t& cfg) {
+bench_result_t run_bench_config(const bench_config_t& cfg,
+                                const std::function<void(const bench_result_t&)>& at_deadline) {
   bench_result_t res;
   res.config = cfg;
   try {
     if (cfg.concurrency == 0 || cfg.partitions == 0 || cfg.jobs == 0)
       throw std::runtime_error("concurrency, partitions and jobs must be at least 1");
+    if (cfg.deadline_s && !at_deadline) throw std::logic_error("bench: a deadline needs at_deadline");
     auto cs = std::make_shared<const r1cs_t>(read_r1cs(cfg.inputs / "circuit.r1cs"));
     auto pk = std::make_shared<const proving_key_t>(read_key_cache(cfg.inputs / "key.szkc", cache_check_t::header));
     std::vector<std::vector<fr_t>> witnesses;
@@ -138,6 +140,44 @@ bench_result_t run_bench_config(const bench_config_t& cfg) {
 
     std::vector<dag::partition_result_t> done;
     std::vector<double> latencies;
+    const size_t expected = size_t(cfg.jobs) * cfg.partitions;
+    // The figures from what has finished (the whole run, or the part of it
+    // before the deadline): throughput, latencies, phases and workers from
+    // the trace, then every proof verified.
+    auto summarize = [&] {
+      res.proofs = done.size();
+      res.s_per_proof = res.proofs ? res.wall_s / double(res.proofs) : 0;
+      res.latency_mean_s = latencies.empty() ? 0 : [&] {
+        double s = 0;
+        for (double x : latencies) s += x;
+        return s / double(latencies.size());
+      }();
+      res.latency_p95_s = percentile(latencies, 95);
+      res.latency_max_s = percentile(latencies, 100);
+
+      const runtime::trace_t trace = recorder.snapshot();
+      const dag::trace_summary_t sum = dag::summarize_trace(trace);
+      for (const dag::phase_stat_t& p : sum.phases) res.phases.push_back({p.phase, p.tasks, p.total_s});
+      for (const dag::worker_stat_t& w : sum.workers) res.workers.push_back({w.worker, w.kind, w.busy_fraction});
+      double gpu_task_s = 0, gpu_busy = 0;
+      unsigned gpus = 0;
+      for (const runtime::trace_event_t& e : trace.events)
+        if (e.worker_kind == "cuda") gpu_task_s += (e.end_us - e.start_us) * 1e-6;
+      for (const bench_worker_t& w : res.workers)
+        if (w.kind == "cuda") gpu_busy += w.busy_fraction, ++gpus;
+      res.gpu_s_per_proof = res.proofs ? gpu_task_s / double(res.proofs) : 0;
+      res.gpu_busy = gpus ? gpu_busy / gpus : 0;
+      if (!cfg.trace.empty()) runtime::save_trace(trace, cfg.trace.string());
+
+      for (const dag::partition_result_t& r : done) {
+        if (!r.ok) {
+          if (res.error.empty()) res.error = r.error;
+          continue;
+        }
+        if (verify(pk->vk, r.publics, r.proof)) ++res.verified;
+        else if (res.error.empty()) res.error = r.label + ": the proof does not verify";
+      }
+    };
     {
       auto key = std::make_shared<const dag::key_bundle_t>(pk, cs, "bench-k" + std::to_string(cfg.log2));
       // No memory budget (c bounds what is in flight); proofs are verified
@@ -154,6 +194,7 @@ bench_result_t run_bench_config(const bench_config_t& cfg) {
         done.push_back(std::move(r));
       };
       const auto t0 = steady_t::now();
+      const auto deadline = t0 + std::chrono::seconds(cfg.deadline_s);
       unsigned next_job = 0;
       while (next_job < cfg.jobs || !open.empty()) {
         while (next_job < cfg.jobs && open.size() < cfg.concurrency) {
@@ -169,49 +210,26 @@ bench_result_t run_bench_config(const bench_config_t& cfg) {
           ++next_job;
         }
         if (open.empty()) break;
-        auto r = batch.wait_next();
+        auto r = cfg.deadline_s ? batch.wait_next_until(deadline) : batch.wait_next();
+        if (!r && cfg.deadline_s && batch.in_flight() > 0) {
+          // The deadline: report what finished; the rest stays in StarPU.
+          res.wall_s = seconds(t0, steady_t::now());
+          summarize();
+          res.error = "stopped after " + std::to_string(cfg.deadline_s) + " s (--run-timeout) with " +
+                      std::to_string(done.size()) + " of " + std::to_string(expected) + " proofs done";
+          res.peak_rss_kib = peak_rss_kib();
+          at_deadline(res);
+          std::abort();  // at_deadline must not return
+        }
         if (!r) throw std::runtime_error("the batch has nothing in flight but " + std::to_string(open.size()) +
                                          " jobs are unfinished");
         collect(std::move(*r));
       }
       res.wall_s = seconds(t0, steady_t::now());
     }  // batch and key go before the session
-
-    res.proofs = done.size();
-    res.s_per_proof = res.proofs ? res.wall_s / double(res.proofs) : 0;
-    res.latency_mean_s = latencies.empty() ? 0 : [&] {
-      double s = 0;
-      for (double x : latencies) s += x;
-      return s / double(latencies.size());
-    }();
-    res.latency_p95_s = percentile(latencies, 95);
-    res.latency_max_s = percentile(latencies, 100);
-
-    const runtime::trace_t trace = recorder.snapshot();
-    const dag::trace_summary_t sum = dag::summarize_trace(trace);
-    for (const dag::phase_stat_t& p : sum.phases) res.phases.push_back({p.phase, p.tasks, p.total_s});
-    for (const dag::worker_stat_t& w : sum.workers) res.workers.push_back({w.worker, w.kind, w.busy_fraction});
-    double gpu_task_s = 0, gpu_busy = 0;
-    unsigned gpus = 0;
-    for (const runtime::trace_event_t& e : trace.events)
-      if (e.worker_kind == "cuda") gpu_task_s += (e.end_us - e.start_us) * 1e-6;
-    for (const bench_worker_t& w : res.workers)
-      if (w.kind == "cuda") gpu_busy += w.busy_fraction, ++gpus;
-    res.gpu_s_per_proof = res.proofs ? gpu_task_s / double(res.proofs) : 0;
-    res.gpu_busy = gpus ? gpu_busy / gpus : 0;
-    if (!cfg.trace.empty()) runtime::save_trace(trace, cfg.trace.string());
-
-    for (const dag::partition_result_t& r : done) {
-      if (!r.ok) {
-        if (res.error.empty()) res.error = r.error;
-        continue;
-      }
-      if (verify(pk->vk, r.publics, r.proof)) ++res.verified;
-      else if (res.error.empty()) res.error = r.label + ": the proof does not verify";
-    }
-    if (res.proofs != size_t(cfg.jobs) * cfg.partitions && res.error.empty())
-      res.error = "expected " + std::to_string(size_t(cfg.jobs) * cfg.partitions) + " proofs, got " +
-                  std::to_string(res.proofs);
+    summarize();
+    if (res.proofs != expected && res.error.empty())
+      res.error = "expected " + std::to_string(expected) + " proofs, got " + std::to_string(res.proofs);
   } catch (const std::exception& e) {
     res.error = e.what();
   }

@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,7 @@ struct bench_config_t {
   bool baseline = false;         // the one-proof-at-a-time row (c = j = 1)
   std::filesystem::path inputs;  // prepare_bench_inputs()'s folder
   std::filesystem::path trace;   // where to save the run's trace; empty: nowhere
+  unsigned deadline_s = 0;       // stop proving after this many seconds (0: never)
 };
 
 struct bench_phase_t {
@@ -91,7 +93,15 @@ void prepare_bench_inputs(const std::filesystem::path& dir, unsigned log2, unsig
 // Runs one configuration in this process (StarPU must not be running;
 // STARPU_SCHED is ignored: the configuration names the policy). Errors
 // while running are returned in result.error, not thrown.
-bench_result_t run_bench_config(const bench_config_t& config);
+//
+// With config.deadline_s, a run still proving at the deadline stops there:
+// the result covers the proofs finished by then (s_per_proof = elapsed ÷
+// those proofs, their latencies, the trace so far) and its error says it was
+// stopped. The proofs still in StarPU cannot be waited for, so that result
+// goes to at_deadline, which must not return (bench-one writes it and
+// exits); without at_deadline a deadline is refused.
+bench_result_t run_bench_config(const bench_config_t& config,
+                                const std::function<void(const bench_result_t&)>& at_deadline = {});
 
 // Nearest-rank percentile (p in (0, 100]) of the values; 0 for none.
 double percentile(std::vector<double> values, double p);

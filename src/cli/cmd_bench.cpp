@@ -97,8 +97,12 @@ std::string canonical_command(const bench_options_t& o) {
 }
 
 // Runs `starzk bench-one` for cfg in a child process and reads its result.
-// With a timeout the child is killed once it has run that many seconds (a
-// policy that stalls must not take the whole sweep with it).
+// With a timeout the child stops proving after that many seconds and
+// reports what finished (bench-one --deadline); one that has not exited
+// k_kill_grace_s later (stuck loading, say) is killed. A policy that stalls
+// must not take the whole sweep with it.
+constexpr unsigned k_kill_grace_s = 300;
+
 bench_result_t run_child(const bench_config_t& cfg, const fs::path& result_file, unsigned timeout_s) {
   std::vector<std::string> args = {"starzk",        "bench-one",
                                    "--log2",        std::to_string(cfg.log2),
@@ -112,6 +116,7 @@ bench_result_t run_child(const bench_config_t& cfg, const fs::path& result_file,
                                    "--result",      result_file.string()};
   if (!cfg.trace.empty()) args.insert(args.end(), {"--trace", cfg.trace.string()});
   if (cfg.baseline) args.push_back("--baseline");
+  if (timeout_s) args.insert(args.end(), {"--deadline", std::to_string(timeout_s)});
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -128,7 +133,7 @@ bench_result_t run_child(const bench_config_t& cfg, const fs::path& result_file,
   int status = 0;
   rusage ru{};
   bool timed_out = false;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s + k_kill_grace_s);
   for (;;) {
     const pid_t got = wait4(pid, &status, timeout_s ? WNOHANG : 0, &ru);
     if (got == pid) break;
@@ -149,7 +154,8 @@ bench_result_t run_child(const bench_config_t& cfg, const fs::path& result_file,
     r = bench_result_from_json(j);
   } else {
     r.config = cfg;
-    r.error = timed_out ? "the run took longer than " + std::to_string(timeout_s) + " s (--run-timeout) and was stopped"
+    r.error = timed_out ? "the run did not stop within " + std::to_string(timeout_s + k_kill_grace_s) +
+                              " s (--run-timeout + " + std::to_string(k_kill_grace_s) + ") and was killed"
             : WIFSIGNALED(status) ? "the run was killed by signal " + std::to_string(WTERMSIG(status))
                                   : "the run exited with status " + std::to_string(WEXITSTATUS(status)) +
                                         " and left no result";
@@ -245,7 +251,18 @@ void run_bench_one(const bench_one_options_t& o) {
   bench_config_t cfg = o.config;
   cfg.inputs = o.inputs;
   cfg.trace = o.trace;
-  const bench_result_t r = run_bench_config(cfg);
+  // At the deadline: write the partial result and leave at once (the
+  // partitions still in StarPU would only be waited for).
+  auto at_deadline = [&o](const bench_result_t& partial) {
+    try {
+      write_file_atomic(o.result, std::string_view(bench_result_to_json(partial).dump(1) + "\n"));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "starzk: bench-one: %s\n", e.what());
+    }
+    std::fflush(nullptr);
+    std::_Exit(1);
+  };
+  const bench_result_t r = run_bench_config(cfg, at_deadline);
   write_file_atomic(o.result, std::string_view(bench_result_to_json(r).dump(1) + "\n"));
   if (!r.ok()) throw exit_status{1};
 }
@@ -280,7 +297,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--out,-o", o->out, "output folder");
   cmd->add_option("--baseline", o->baseline, "policy of the one-proof-at-a-time row");
   cmd->add_flag("--no-baseline", o->no_baseline, "skip the one-proof-at-a-time row");
-  cmd->add_option("--run-timeout", o->run_timeout, "stop a run after this many seconds (its row: FAILED, timed out)")
+  cmd->add_option("--run-timeout", o->run_timeout,
+                  "stop a run's proving after this many seconds; its row reports the proofs finished by then "
+                  "(status FAILED: stopped)")
       ->check(CLI::Range(1u, 1000000u));
   cmd->add_option("--threads", o->threads, "threads for generating the inputs (default: all cores)");
   cmd->callback([o] { run_bench(*o); });
@@ -298,6 +317,7 @@ void add_bench_command(CLI::App& app) {
   sub->add_option("--ngpu", one->config.ngpu);
   sub->add_option("--inputs", one->inputs)->required()->check(CLI::ExistingDirectory);
   sub->add_option("--trace", one->trace);
+  sub->add_option("--deadline", one->config.deadline_s)->check(CLI::Range(1u, 1000000u));
   sub->add_option("--result", one->result)->required();
   sub->add_flag("--baseline", one->config.baseline);
   sub->callback([one] { run_bench_one(*one); });

@@ -6,9 +6,9 @@
 // against itself is 1, busy fractions in (0, 1]), bench.json agrees, and a
 // trace per run was written. Then the failure paths: a witness that no
 // longer satisfies the circuit makes the run fail (exit status 1, the row
-// marked FAILED with 0 verified), a run past --run-timeout is stopped and
-// its row says so, and an unknown policy is refused by name before anything
-// runs.
+// marked FAILED with 0 verified), a run past --run-timeout stops and its
+// row reports the proofs finished by then, and an unknown policy is refused
+// by name before anything runs.
 #include <gtest/gtest.h>
 
 #include "../run_binary.hpp"
@@ -171,14 +171,22 @@ TEST_F(bench_cli, tiny_sweep_table_csv_json_and_failures) {
   EXPECT_NE(failed[0].at("status").find("FAILED"), std::string::npos);
   EXPECT_NE(failed[0].at("verified"), failed[0].at("proofs"));
 
-  // A run longer than --run-timeout is stopped and its row says so; the
-  // sweep goes on to the next row (here the one after it) and fails.
+  // A run still proving at --run-timeout stops there: its row reports the
+  // proofs finished by then (all verified, a throughput from them, a trace)
+  // and says it was stopped; the sweep goes on to the next row and fails.
   const run_t t = run("bench --policies eager,starzk --concurrency 1 --partitions 2 --log2 10 --jobs 5000 --ncpu 2 "
                       "--no-baseline --run-timeout 1 --out " + (dir_ / "t").string());
   EXPECT_EQ(t.rc, 1) << t.out;
   const auto stopped = read_csv(dir_ / "t" / "bench.csv", header);
   ASSERT_EQ(stopped.size(), 2u) << t.out;
-  for (const auto& row : stopped) EXPECT_NE(row.at("status").find("run-timeout"), std::string::npos) << row.at("status");
+  for (const auto& row : stopped) {
+    EXPECT_NE(row.at("status").find("stopped after 1 s (--run-timeout)"), std::string::npos) << row.at("status");
+    EXPECT_GT(std::stoul(row.at("proofs")), 0u);
+    EXPECT_LT(std::stoul(row.at("proofs")), 10000u);
+    EXPECT_EQ(row.at("verified"), row.at("proofs"));
+    EXPECT_GT(std::stod(row.at("s_per_proof")), 0.0);
+  }
+  EXPECT_TRUE(fs::exists(dir_ / "t" / "traces" / "k10-starzk-c1-j2.json"));
 
   // An unknown policy is refused, by name, before any run.
   const run_t u = run("bench --policies starzk,no-such-policy --log2 10 --out " + (dir_ / "u").string());
