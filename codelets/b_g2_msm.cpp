@@ -13,8 +13,6 @@
 // (R: the CPU body's split).
 #include <starpu.h>
 
-#include <algorithm>
-
 #include "codelets/codelet_common.hpp"
 #include "codelets/codelets.hpp"
 #include "codelets/cuda_support.hpp"
@@ -36,7 +34,7 @@ uint64_t b_g2_msm_size(const starpu_task* task) {
 void b_g2_msm_cpu(void* /*buffers*/[], void* arg) noexcept {
   auto& p = *static_cast<partition_state_t*>(arg);
   guarded(p, "b_g2_msm", [&] {
-    p.msm.b_g2 = split_msm(std::span<const g2_affine_t>(p.key.pk->b_g2), p.prep.w, std::max(p.threads, p.mem_threads));
+    p.msm.b_g2 = split_msm(std::span<const g2_affine_t>(p.key.pk->b_g2), p.prep.w, p.memory_threads());
   });
 }
 

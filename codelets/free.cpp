@@ -39,10 +39,6 @@ void free_cpu(void* /*buffers*/[], void* arg) noexcept {
     p.recycle_w(std::move(p.w));
     p.w.clear();
   } else {
-    if (p.w_pinned) {
-      starpu_memory_unpin(p.w.data(), p.w.size() * sizeof(fr_t));
-      p.w_pinned = false;
-    }
     release(p.w);
   }
   for (prep_msm_t* q : {&p.prep.w, &p.prep.aux}) {

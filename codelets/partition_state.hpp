@@ -77,15 +77,15 @@ struct partition_state_t {
   // Threads a MEMORY_HEAVY body (spmv, prep_msm, b_g2_msm on the CPU) may
   // fork: the cores behind one memory-interlock slot, since the interlock
   // admits one such task per memory link and one thread cannot fill a link
-  // (dag/batch.hpp). Never below `threads`.
+  // (dag/batch.hpp). Bodies read memory_threads().
   unsigned mem_threads = 1;
+  unsigned memory_threads() const { return mem_threads > threads ? mem_threads : threads; }
   bool verify = true;         // assemble verifies the proof (the prover's rule)
   std::optional<blinding_t> fixed_rs;  // TEST ONLY: fixed r, s (byte identity)
 
   std::vector<fr_t> w;        // the witness, n_vars values (w[0] = 1)
-  bool w_pinned = false;      // w is page-locked (starpu_memory_pin); free unpins it
-  // Set when w is a reused buffer (dag/witness_pool.hpp): the free task
-  // hands w to it instead of unlocking and freeing it.
+  // Set when w is a reused buffer (dag/witness_pool.hpp, page-locked with
+  // CUDA workers): the free task hands w to it instead of freeing it.
   std::function<void(std::vector<fr_t>&&)> recycle_w;
   std::vector<fr_t> publics;  // w[1..n_public], kept for verification and output
   prep_pair_t prep;

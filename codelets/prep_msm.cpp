@@ -13,8 +13,6 @@
 // reserved beyond that (prep_msm_max_bytes).
 #include <starpu.h>
 
-#include <algorithm>
-
 #include "codelets/codelet_common.hpp"
 #include "codelets/codelets.hpp"
 #include "msm/batch_add.hpp"
@@ -35,9 +33,8 @@ void prep_msm_cpu(void* buffers[], void* arg) noexcept {
     const size_t n_in = size_t(p.key.pk->n_public) + 1;
     if (p.w.size() < n_in) throw std::invalid_argument("witness shorter than its public inputs");
     const std::span<const fr_t> w(p.w);
-    const unsigned threads = std::max(p.threads, p.mem_threads);
-    p.prep.w = prep_msm(w, n_in, threads);
-    p.prep.aux = prep_msm(w.subspan(n_in), 0, threads);
+    p.prep.w = prep_msm(w, n_in, p.memory_threads());
+    p.prep.aux = prep_msm(w.subspan(n_in), 0, p.memory_threads());
     p.prep_bytes = prep_msm_bytes(p.prep.w) + prep_msm_bytes(p.prep.aux);
   });
 }

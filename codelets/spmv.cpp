@@ -20,8 +20,6 @@
 // host-bandwidth cap only counts CPU workers (policies/engine.cpp).
 #include <starpu.h>
 
-#include <algorithm>
-
 #include "codelets/codelet_common.hpp"
 #include "codelets/codelets.hpp"
 #include "codelets/cuda_support.hpp"
@@ -53,7 +51,7 @@ void spmv_cpu(void* buffers[], void* arg) noexcept {
   guarded(p, "spmv", [&] {
     detail::expect_home(buffers[0], p.w.data(), "w");
     witness_map_into(*p.key.pk, p.key.cs, p.w, detail::fr_span(buffers[1]), detail::fr_span(buffers[2]),
-                     detail::fr_span(buffers[3]), std::max(p.threads, p.mem_threads));
+                     detail::fr_span(buffers[3]), p.memory_threads());
   });
 }
 

@@ -128,7 +128,7 @@ std::unique_ptr<partition_t> batch_t::prepare(const std::shared_ptr<const key_bu
   try {
     fill(std::span<fr_t>(w));
     auto part = std::make_unique<partition_t>(key, std::move(w), label, options_.threads_per_task, options_.verify,
-                                              &pool_);
+                                              pool_);
     part->state().mem_threads = mem_threads_;
     return part;
   } catch (...) {

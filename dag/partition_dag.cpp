@@ -82,8 +82,8 @@ void submit_task(partition_t& p, const submit_context_t& ctx, starpu_codelet* cl
 }  // namespace
 
 partition_t::partition_t(std::shared_ptr<const key_bundle_t> key, std::vector<fr_t>&& witness, std::string label,
-                         unsigned threads, bool verify, witness_pool_t* pool)
-    : key_(std::move(key)) {
+                         unsigned threads, bool verify, witness_pool_t& pool)
+    : key_(std::move(key)), pool_(pool) {
   if (!key_) throw std::runtime_error(label + ": no key");
   const proving_key_t& pk = key_->pk();
   if (witness.size() != pk.n_vars)
@@ -98,13 +98,9 @@ partition_t::partition_t(std::shared_ptr<const key_bundle_t> key, std::vector<fr
   s.publics.assign(witness.begin() + 1, witness.begin() + 1 + pk.n_public);
   s.w = std::move(witness);
   // With CUDA workers the witness crosses PCIe (spmv and the MSMs read it
-  // on the GPU): it must be page-locked for fast asynchronous copies. A
-  // pooled buffer is locked once by its pool; otherwise lock it here and the
-  // free task unlocks it. Failing to pin only costs speed.
-  pool_ = pool;
-  if (pool) s.recycle_w = [pool](std::vector<fr_t>&& v) { pool->give_back(std::move(v)); };
-  if (!pool && starpu_cuda_worker_get_count() > 0 && !s.w.empty())
-    s.w_pinned = starpu_memory_pin(s.w.data(), s.w.size() * sizeof(fr_t)) == 0;
+  // on the GPU): its pool page-locked the buffer once for fast asynchronous
+  // copies; the free task hands it back.
+  s.recycle_w = [&pool](std::vector<fr_t>&& v) { pool.give_back(std::move(v)); };
   w = register_vector(s.w);
   // a, b, c: StarPU's own (no home): allocated where spmv writes them.
   a = register_rows(pk.domain_size);
@@ -127,8 +123,7 @@ partition_t::~partition_t() {
     if (h) starpu_data_unregister(h);
   for (starpu_data_handle_t h : {res_b2, proof})
     if (h) starpu_data_unregister(h);
-  if (state_.w_pinned) starpu_memory_unpin(state_.w.data(), state_.w.size() * sizeof(fr_t));  // never freed
-  if (pool_ && !state_.w.empty()) pool_->give_back(std::move(state_.w));  // the free task never ran
+  if (!state_.w.empty()) pool_.give_back(std::move(state_.w));  // the free task never ran
 }
 
 void partition_t::callback_done() noexcept {

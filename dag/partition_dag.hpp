@@ -67,13 +67,13 @@ inline constexpr int prio_finish = 2;
 // ran).
 class partition_t {
  public:
-  // Takes the witness; copies its public inputs. Throws std::runtime_error
+  // Takes the witness, a buffer of `pool` (page-locked there when the pool
+  // pins); copies its public inputs. The free task gives the buffer back
+  // (the partition does, if free never ran). Throws std::runtime_error
   // naming `label` when the witness does not fit the key (the witness is
-  // then left with the caller). With a pool, the witness came from it
-  // (already page-locked when the pool pins) and the free task gives it
-  // back (the partition does, if free never ran).
+  // then left with the caller).
   partition_t(std::shared_ptr<const key_bundle_t> key, std::vector<fr_t>&& witness, std::string label,
-              unsigned threads, bool verify, witness_pool_t* pool = nullptr);
+              unsigned threads, bool verify, witness_pool_t& pool);
   ~partition_t();
   partition_t(const partition_t&) = delete;
   partition_t& operator=(const partition_t&) = delete;
@@ -99,7 +99,7 @@ class partition_t {
 
  private:
   std::shared_ptr<const key_bundle_t> key_;
-  witness_pool_t* pool_ = nullptr;
+  witness_pool_t& pool_;
   codelets::partition_state_t state_;
 };
 

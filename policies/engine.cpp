@@ -66,7 +66,7 @@ private:
 	bool chain_admits(const ready_entry_t &e, const worker_place_t &me, const ledger_t &L);
 	bool some_cuda_can_run(starpu_task *task);
 	bool leave_to_gpu(int w, starpu_task *task, unsigned nimpl);
-	std::size_t bytes_on_other_devices(starpu_task *task, unsigned node);
+	bool inputs_on_other_device(starpu_task *task, unsigned node);
 	std::vector<int> idle_cpu_l3s(int self);
 	choice_t choose(int w, const ledger_t &L);
 	void prefetch_next_chain(int w, const worker_place_t &me, const ledger_t &L);
@@ -188,13 +188,12 @@ std::vector<int> engine_t::idle_cpu_l3s(int self)
 	return l3s;
 }
 
-// Input bytes of `task` (read modes) that have a valid copy on another CUDA
-// worker's memory node and none on `node`: what starting it here would move
+// Whether an input of `task` (read modes) has a valid copy on another CUDA
+// worker's memory node and none on `node`: starting it here would move it
 // from device to device. Host-only data does not count (it crosses PCIe to
 // whichever GPU runs the task).
-std::size_t engine_t::bytes_on_other_devices(starpu_task *task, unsigned node)
+bool engine_t::inputs_on_other_device(starpu_task *task, unsigned node)
 {
-	std::size_t bytes = 0;
 	for (unsigned i = 0; i < STARPU_TASK_GET_NBUFFERS(task); ++i)
 	{
 		if (!(STARPU_TASK_GET_MODE(task, i) & STARPU_R))
@@ -206,13 +205,10 @@ std::size_t engine_t::bytes_on_other_devices(starpu_task *task, unsigned node)
 		{
 			const worker_place_t &p = place(o);
 			if (p.kind == worker_kind_t::cuda && p.lock_domain != node && starpu_data_is_on_node(h, p.lock_domain))
-			{
-				bytes += starpu_data_get_size(h);
-				break;
-			}
+				return true;
 		}
 	}
-	return bytes;
+	return false;
 }
 
 engine_t::choice_t engine_t::choose(int w, const ledger_t &L)
@@ -241,7 +237,7 @@ engine_t::choice_t engine_t::choose(int w, const ledger_t &L)
 			{
 				auto c = L.chains.find(it->chain);
 				const bool started = c != L.chains.end() && !c->second.domains.empty();
-				if (!started && bytes_on_other_devices(it->task, me.lock_domain) > 0)
+				if (!started && inputs_on_other_device(it->task, me.lock_domain))
 				{
 					if (first_chain.rc < 0)
 						first_chain = {rc, it, nimpl};
@@ -281,7 +277,7 @@ void engine_t::prefetch_next_chain(int w, const worker_place_t &me, const ledger
 			continue;  // that chain already runs somewhere
 		if (!can_run(w, e.task, nullptr))
 			continue;
-		if (rules_.chain_locality && bytes_on_other_devices(e.task, node) > 0)
+		if (rules_.chain_locality && inputs_on_other_device(e.task, node))
 			continue;  // its inputs sit on another GPU: it should start there
 		if (e.prefetched)
 			return;
