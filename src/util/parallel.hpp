@@ -14,7 +14,17 @@
 //   - the calling thread does a share of the work, so threads == 1 runs
 //     inline with no thread created;
 //   - the first exception thrown by fn is rethrown on the calling thread
-//     after every worker has joined (later ones are dropped).
+//     after every worker has joined (later ones are dropped);
+//   - the forked threads may run on any CPU the process was given at start
+//     (see process_cpus below), whatever the calling thread is bound to.
+//
+// That last point matters under StarPU: each CPU worker is bound to one core,
+// and a thread inherits its creator's binding, so the threads a codelet body
+// forks would all share the worker's single core and a "16-thread" prep_msm
+// would run at one core's speed. Each forked thread therefore widens its
+// affinity to the set the process had when it was loaded (before StarPU
+// bound anything), which is also what taskset, Slurm's cgroup or mpirun's
+// binding gave the whole process. The calling thread keeps its own binding.
 #pragma once
 
 #include <algorithm>
@@ -25,7 +35,50 @@
 #include <thread>
 #include <vector>
 
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#endif
+
 namespace starzk {
+
+namespace util_detail {
+#if defined(__linux__)
+struct cpu_mask_t {
+  cpu_set_t set;
+  bool known = false;
+};
+// The process's CPU set, read once while the program is loaded (the main
+// thread, before any runtime binds threads).
+inline cpu_mask_t read_startup_mask() {
+  cpu_mask_t m;
+  CPU_ZERO(&m.set);
+  m.known = sched_getaffinity(0, sizeof(m.set), &m.set) == 0;
+  return m;
+}
+inline const cpu_mask_t startup_mask = read_startup_mask();
+#endif
+}  // namespace util_detail
+
+// How many CPUs the process was allowed to run on when it started (0 where
+// the platform cannot tell). Forked threads run anywhere in that set.
+inline unsigned process_cpus() {
+#if defined(__linux__)
+  return util_detail::startup_mask.known ? unsigned(CPU_COUNT(&util_detail::startup_mask.set)) : 0u;
+#else
+  return 0;
+#endif
+}
+
+namespace util_detail {
+// Called first thing on a forked thread: run anywhere in the startup set.
+// A failure leaves the inherited binding, which is slower but still correct.
+inline void widen_affinity() {
+#if defined(__linux__)
+  if (startup_mask.known) (void)pthread_setaffinity_np(pthread_self(), sizeof(startup_mask.set), &startup_mask.set);
+#endif
+}
+}  // namespace util_detail
 
 // 0 -> hardware_concurrency (1 if the runtime cannot tell); otherwise as given.
 inline unsigned resolve_threads(unsigned requested) {
@@ -54,7 +107,11 @@ void fork_join(unsigned workers, Body&& body) {
   };
   std::vector<std::thread> pool;
   pool.reserve(workers - 1);
-  for (unsigned t = 1; t < workers; ++t) pool.emplace_back(guarded, t);
+  for (unsigned t = 1; t < workers; ++t)
+    pool.emplace_back([&guarded, t] {
+      widen_affinity();
+      guarded(t);
+    });
   guarded(0);
   for (auto& th : pool) th.join();
   if (first_error) std::rethrow_exception(first_error);

@@ -1,0 +1,94 @@
+// Tests of parallel_for / parallel_tasks (src/util/parallel.hpp): every index
+// is visited once, errors come back to the caller, and forked threads are not
+// confined to the caller's CPU binding. The last property is what lets a
+// StarPU CPU worker (bound to one core) run a multi-threaded body on many
+// cores; without it the threads all share that one core.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <mutex>
+#include <stdexcept>
+#include <vector>
+
+#include "util/parallel.hpp"
+
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#endif
+
+namespace starzk {
+namespace {
+
+TEST(Parallel, ForVisitsEveryIndexOnce) {
+  for (size_t n : {size_t(0), size_t(1), size_t(7), size_t(1000), size_t(1001)})
+    for (unsigned threads : {1u, 2u, 3u, 8u}) {
+      std::vector<std::atomic<int>> seen(n);
+      parallel_for(n, threads, [&](size_t b, size_t e) {
+        ASSERT_LE(b, e);
+        for (size_t i = b; i < e; ++i) seen[i].fetch_add(1);
+      });
+      for (size_t i = 0; i < n; ++i) EXPECT_EQ(seen[i].load(), 1) << "n " << n << " threads " << threads << " i " << i;
+    }
+}
+
+TEST(Parallel, ForHonoursTheMinimumChunk) {
+  std::atomic<int> calls{0};
+  parallel_for(10, 8, [&](size_t b, size_t e) {
+    EXPECT_GE(e - b, 5u);
+    calls.fetch_add(1);
+  }, 5);
+  EXPECT_EQ(calls.load(), 2);
+}
+
+TEST(Parallel, TasksVisitEveryIndexOnce) {
+  std::vector<std::atomic<int>> seen(257);
+  parallel_tasks(seen.size(), 4, [&](size_t i) { seen[i].fetch_add(1); });
+  for (auto& s : seen) EXPECT_EQ(s.load(), 1);
+}
+
+TEST(Parallel, TheFirstErrorReachesTheCaller) {
+  EXPECT_THROW(parallel_tasks(64, 4, [](size_t i) {
+                 if (i == 13) throw std::runtime_error("task 13");
+               }),
+               std::runtime_error);
+  EXPECT_THROW(parallel_for(64, 1, [](size_t, size_t) { throw std::logic_error("inline"); }), std::logic_error);
+}
+
+#if defined(__linux__)
+// The calling thread is bound to one CPU (as a StarPU worker is); the forked
+// threads must be free to run on every CPU the process started with.
+TEST(Parallel, ForkedThreadsLeaveTheCallersBinding) {
+  const unsigned cpus = process_cpus();
+  if (cpus < 2) GTEST_SKIP() << "the process may use " << cpus << " CPU(s)";
+  cpu_set_t saved;
+  ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved), 0);
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  int first = 0;
+  while (!CPU_ISSET(first, &saved)) ++first;
+  CPU_SET(first, &one);
+  ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof(one), &one), 0);
+
+  std::mutex m;
+  std::vector<int> counts;  // CPU_COUNT of each forked thread's mask
+  int caller_count = -1;
+  const auto self = pthread_self();
+  parallel_for(4, 4, [&](size_t, size_t) {  // one chunk per thread
+    cpu_set_t mine;
+    CPU_ZERO(&mine);
+    pthread_getaffinity_np(pthread_self(), sizeof(mine), &mine);
+    std::lock_guard<std::mutex> lock(m);
+    if (pthread_equal(pthread_self(), self)) caller_count = CPU_COUNT(&mine);
+    else counts.push_back(CPU_COUNT(&mine));
+  });
+  ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved), 0);
+
+  EXPECT_EQ(caller_count, 1) << "the caller keeps its binding";
+  ASSERT_EQ(counts.size(), 3u);
+  for (int c : counts) EXPECT_EQ(unsigned(c), cpus) << "a forked thread stayed on the caller's CPU";
+}
+#endif
+
+}  // namespace
+}  // namespace starzk
