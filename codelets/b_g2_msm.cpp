@@ -34,7 +34,8 @@ uint64_t b_g2_msm_size(const starpu_task* task) {
 void b_g2_msm_cpu(void* /*buffers*/[], void* arg) noexcept {
   auto& p = *static_cast<partition_state_t*>(arg);
   guarded(p, "b_g2_msm", [&] {
-    p.msm.b_g2 = split_msm(std::span<const g2_affine_t>(p.key.pk->b_g2), p.prep.w, p.memory_threads());
+    p.msm.b_g2 = split_msm(std::span<const g2_affine_t>(p.key.pk->b_g2), p.cpu_prep(p.memory_threads()).w,
+                           p.memory_threads());
   });
 }
 

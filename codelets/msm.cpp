@@ -72,9 +72,9 @@ void msm_cpu(void* buffers[], void* cl_arg) noexcept {
         p.msm.h = msm_pippenger(bases, std::span<const fr_t>(h.data(), n_h), msm_config_t{.threads = p.threads});
         break;
       }
-      case msm_query_t::l: p.msm.l = split_msm(bases, p.prep.aux, p.threads); break;
-      case msm_query_t::a: p.msm.a = split_msm(bases, p.prep.w, p.threads); break;
-      case msm_query_t::b_g1: p.msm.b_g1 = split_msm(bases, p.prep.w, p.threads); break;
+      case msm_query_t::l: p.msm.l = split_msm(bases, p.cpu_prep(p.threads).aux, p.threads); break;
+      case msm_query_t::a: p.msm.a = split_msm(bases, p.cpu_prep(p.threads).w, p.threads); break;
+      case msm_query_t::b_g1: p.msm.b_g1 = split_msm(bases, p.cpu_prep(p.threads).w, p.threads); break;
     }
   });
 }

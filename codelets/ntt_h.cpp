@@ -12,11 +12,13 @@
 //
 // Buffers: 0 a, 1 b, 2 c (RW), 3 the key's device NTT domain (R: twiddle
 // and coset tables, dag/key_bundle.hpp; a one-element dummy without CUDA
-// workers), 4 the partition's prep_msm result (R, not read: an ordering
-// edge). The chain's later MSMs read prep; if the chain started before
-// prep_msm had run, the GPU would sit locked to a chain that cannot go on
-// (≈ 200 ms per 2^24 partition, measured), so the chain starts only once
-// every task in it can run back to back. The CPU body runs h_phase_bellman /
+// workers), and, where the DAG has a prep_msm task, 4 the partition's
+// prep_msm result (R, not read: an ordering edge). The chain's later MSMs
+// read prep; if the chain started before prep_msm had run, the GPU would sit
+// locked to a chain that cannot go on (≈ 200 ms per 2^24 partition,
+// measured), so the chain starts only once every task in it can run back to
+// back. A batch whose MSMs run on GPUs has no prep_msm task (dag/batch.hpp)
+// and submits 4 buffers. The CPU body runs h_phase_bellman /
 // h_phase_snarkjs on the partition's vectors with the key's host domain and
 // ignores buffers 3 and 4. The CUDA body runs gpu::ntt_h on the buffers'
 // device copies, in the same order of operations (cuda/starzk_cuda.hpp), on
@@ -95,12 +97,7 @@ starpu_codelet* ntt_h_codelet() {
     c.cuda_funcs[0] = ntt_h_cuda;
     c.cuda_flags[0] = STARPU_CUDA_ASYNC;
 #endif
-    c.nbuffers = 5;
-    c.modes[0] = STARPU_RW;
-    c.modes[1] = STARPU_RW;
-    c.modes[2] = STARPU_RW;
-    c.modes[3] = STARPU_R;
-    c.modes[4] = STARPU_R;
+    c.nbuffers = STARPU_VARIABLE_NBUFFERS;  // 5 with the prep edge, 4 without
     c.model = &ntt_h_model;
     c.name = "ntt_h";
     c.color = detail::color_ntt_h;

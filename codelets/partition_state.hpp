@@ -88,8 +88,14 @@ struct partition_state_t {
   // CUDA workers): the free task hands w to it instead of freeing it.
   std::function<void(std::vector<fr_t>&&)> recycle_w;
   std::vector<fr_t> publics;  // w[1..n_public], kept for verification and output
+  // The split of the witness scalars for the CPU MSM bodies. Filled by the
+  // prep_msm task where the DAG has one, else by the first CPU body that
+  // needs it (cpu_prep): the CUDA bodies derive the split on the device, so
+  // a batch whose MSMs run on GPUs has no prep_msm task (dag/batch.hpp).
   prep_pair_t prep;
-  uint64_t prep_bytes = 0;    // set by the prep_msm body: bytes its result holds
+  uint64_t prep_bytes = 0;    // bytes prep holds, once computed
+  // prep, computed on the first call (thread-safe; later calls return it).
+  const prep_pair_t& cpu_prep(unsigned threads);
   msm_results_t msm;          // one handle per field
   proof_t proof;
   msm_task_arg_t msm_args[msm_query_count];
@@ -108,6 +114,8 @@ struct partition_state_t {
 
  private:
   mutable std::mutex mu_;
+  std::mutex prep_mu_;
+  std::atomic<bool> prep_ready_{false};
   std::string error_;
   std::atomic<bool> failed_{false};
 };

@@ -30,12 +30,7 @@ void prep_msm_cpu(void* buffers[], void* arg) noexcept {
   auto& p = *static_cast<partition_state_t*>(arg);
   guarded(p, "prep_msm", [&] {
     detail::expect_home(buffers[0], p.w.data(), "w");
-    const size_t n_in = size_t(p.key.pk->n_public) + 1;
-    if (p.w.size() < n_in) throw std::invalid_argument("witness shorter than its public inputs");
-    const std::span<const fr_t> w(p.w);
-    p.prep.w = prep_msm(w, n_in, p.memory_threads());
-    p.prep.aux = prep_msm(w.subspan(n_in), 0, p.memory_threads());
-    p.prep_bytes = prep_msm_bytes(p.prep.w) + prep_msm_bytes(p.prep.aux);
+    p.cpu_prep(p.memory_threads());
   });
 }
 

@@ -31,6 +31,20 @@ bool running_heteroprio() {
   return p && p->policy_name && std::strcmp(p->policy_name, "heteroprio") == 0;
 }
 
+// batch_options_t::prep_task: the option, else STARZK_PREP_TASK, else a
+// prep_msm task only where the split MSMs will run on CPUs.
+bool resolve_prep_task(int option) {
+  if (option >= 0) return option != 0;
+  if (const char* e = std::getenv("STARZK_PREP_TASK"); e && *e) {
+    if (std::strcmp(e, "1") == 0) return true;
+    if (std::strcmp(e, "0") == 0) return false;
+    throw std::runtime_error(std::string("STARZK_PREP_TASK='") + e + "': expected 0 or 1");
+  }
+  if (starpu_cuda_worker_get_count() == 0) return true;
+  starzk_policy_config cfg{};
+  return starzk_policy_get_config(0, &cfg) == 0 && cfg.chain_on_cpu == 1;
+}
+
 }  // namespace
 
 unsigned default_loaders() {
@@ -67,6 +81,7 @@ batch_t::batch_t(const batch_options_t& options)
     if (starzk_policy_get_config(0, &cfg) == 0 && cfg.mem_interlock && cfg.mem_heavy_max > 0)
       mem_threads_ = std::max(threads, starpu_cpu_worker_get_count() / unsigned(cfg.mem_heavy_max));
   }
+  prep_task_ = resolve_prep_task(options.prep_task);
   for (unsigned i = 0; i < options.loaders; ++i) loaders_.emplace_back([this] { loader_main(); });
 }
 
@@ -143,8 +158,10 @@ void batch_t::submit(uint32_t job, uint32_t index, witness_fill_t fill, std::str
   if (it == jobs_.end()) throw std::runtime_error(label + ": job " + std::to_string(job) + " is not open");
   std::shared_ptr<const key_bundle_t> key = it->second.first;
   const proving_key_t& pk = key->pk();
-  const uint64_t bytes = key->partition_bytes();
-  const uint64_t prep_max = codelets::prep_msm_max_bytes(pk.n_vars, pk.n_public);
+  // Without a prep_msm task the reservation leaves out its result (a CPU
+  // MSM body that computes the split itself is the rare exception).
+  const uint64_t prep_max = prep_task_ ? codelets::prep_msm_max_bytes(pk.n_vars, pk.n_public) : 0;
+  const uint64_t bytes = key->partition_bytes() - codelets::prep_msm_max_bytes(pk.n_vars, pk.n_public) + prep_max;
 
   budget_.reserve(bytes);
   if (loaders_.empty()) {
@@ -199,7 +216,7 @@ void batch_t::start(uint32_t chain, uint32_t job, uint32_t index, uint64_t bytes
   };
   // Everything ran (free included): give back the rest, queue the result.
   part->on_done = [this, chain, bytes, prep_max](partition_t& p) {
-    const uint64_t actual = p.state().prep_bytes;
+    const uint64_t actual = prep_max ? p.state().prep_bytes : 0;  // no task: nothing was returned early
     budget_.release(bytes - (prep_max > actual ? prep_max - actual : 0));
     {
       std::lock_guard<std::mutex> lk(mu_);
@@ -215,7 +232,7 @@ void batch_t::start(uint32_t chain, uint32_t job, uint32_t index, uint64_t bytes
     f.part = std::move(part);
     f.job = job, f.index = index, f.reserved = bytes, f.label = label;
   }
-  submit_context_t ctx{options_.trace, priorities_, job, chain};
+  submit_context_t ctx{options_.trace, priorities_, job, chain, prep_task_};
   try {
     submit_partition(*raw, ctx);
   } catch (const std::exception& e) {

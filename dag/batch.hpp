@@ -59,6 +59,15 @@ struct batch_options_t {
   // policies, or with the interlock off, threads_per_task.
   // STARZK_MEM_TASK_THREADS=N sets it where the option is 0.
   unsigned mem_task_threads = 0;
+  // Whether each partition has a prep_msm task. Only the CPU bodies of the
+  // split MSMs read its result (the CUDA bodies split w on the device), so
+  // where the MSMs run on GPUs the task is a CPU pass of ~0.3 s per 2^24
+  // partition that nothing uses, on the path to the GPU chain. 1: always;
+  // 0: never (a CPU MSM body computes the split itself when it runs);
+  // -1 auto: a task when no CUDA worker runs or the running starzk policy
+  // puts the chains on CPUs (STARZK_CHAIN_ON_CPU=1), none otherwise.
+  // STARZK_PREP_TASK=0|1 sets it where the option is -1.
+  int prep_task = -1;
 };
 
 // Writes one partition's witness into the page-locked buffer it is given
@@ -127,6 +136,7 @@ class batch_t {
   const memory_budget_t& budget() const { return budget_; }
   bool priorities() const { return priorities_; }
   unsigned mem_task_threads() const { return mem_threads_; }  // resolved batch_options_t::mem_task_threads
+  bool prep_task() const { return prep_task_; }                 // resolved batch_options_t::prep_task
   const witness_pool_t& witness_pool() const { return pool_; }
 
  private:
@@ -147,6 +157,7 @@ class batch_t {
   batch_options_t options_;
   bool priorities_ = true;
   unsigned mem_threads_ = 1;
+  bool prep_task_ = true;
   memory_budget_t budget_;
   std::map<uint32_t, std::pair<std::shared_ptr<const key_bundle_t>, std::string>> jobs_;
   uint32_t next_job_ = 1;

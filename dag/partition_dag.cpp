@@ -145,11 +145,13 @@ void submit_witness_map(partition_t& p, const submit_context_t& ctx) {
 }
 
 void submit_h_phase(partition_t& p, const submit_context_t& ctx) {
-  // prep: only an ordering edge, so the GPU chain starts when all of it can
-  // run (codelets/ntt_h.cpp).
-  submit_task(p, ctx, codelets::ntt_h_codelet(), &p.state(),
-              {{p.a, STARPU_RW}, {p.b, STARPU_RW}, {p.c, STARPU_RW}, {p.key().device_domain(), STARPU_R}, {p.prep, STARPU_R}},
-              "ntt_h", prio_chain, codelets::ntt_h_flops(p.state()));
+  // prep (with a prep_msm task): only an ordering edge, so the GPU chain
+  // starts when all of it can run (codelets/ntt_h.cpp).
+  std::vector<starpu_data_descr> data = {
+      {p.a, STARPU_RW}, {p.b, STARPU_RW}, {p.c, STARPU_RW}, {p.key().device_domain(), STARPU_R}};
+  if (ctx.prep_task) data.push_back({p.prep, STARPU_R});
+  submit_task(p, ctx, codelets::ntt_h_codelet(), &p.state(), std::move(data), "ntt_h", prio_chain,
+              codelets::ntt_h_flops(p.state()));
   // b and c are scratch after the H phase: their memory goes back to StarPU.
   starpu_data_invalidate_submit(p.b);
   starpu_data_invalidate_submit(p.c);
@@ -208,8 +210,9 @@ void submit_free(partition_t& p, const submit_context_t& ctx) {
 }
 
 void submit_partition(partition_t& p, const submit_context_t& ctx) {
+  if (!ctx.prep_task) p.pending_callbacks.fetch_sub(1, std::memory_order_acq_rel);  // no on_prep_done to wait for
   submit_witness_map(p, ctx);  // a, b, c = A·w, B·w, C·w
-  submit_prep_msm(p, ctx);     // split the witness scalars: 0 / 1 / tail
+  if (ctx.prep_task) submit_prep_msm(p, ctx);  // split the witness scalars: 0 / 1 / tail
   submit_h_phase(p, ctx);      // h from a∘b − c (the chain starts)
   submit_msm_h(p, ctx);        // Σ h·H
   submit_msm_l(p, ctx);        // Σ w_aux·L

@@ -53,6 +53,7 @@ struct submit_context_t {
   bool priorities = true;                    // false: every task priority 0
   uint32_t job_seq = 0;                      // smaller = older job
   uint32_t chain_id = 0;                     // the partition's chain
+  bool prep_task = true;                     // submit prep_msm (batch_options_t::prep_task)
 };
 
 // Task priorities when enabled: finish what is started (free, assemble, the
@@ -93,7 +94,9 @@ class partition_t {
   starpu_data_handle_t res[codelets::msm_query_count] = {};  // h, l, a, b_g1 results
   starpu_data_handle_t res_b2 = nullptr, proof = nullptr;
 
-  // Internal: a callback finished (counts down to on_done).
+  // Internal: a callback finished (counts down to on_done). Three: those of
+  // prep_msm, assemble and free; submit_partition takes prep_msm's off when
+  // the DAG has no such task.
   void callback_done() noexcept;
   std::atomic<int> pending_callbacks{3};
 

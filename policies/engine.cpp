@@ -67,6 +67,7 @@ private:
 	bool some_cuda_can_run(starpu_task *task);
 	bool leave_to_gpu(int w, starpu_task *task, unsigned nimpl);
 	bool inputs_on_other_device(starpu_task *task, unsigned node);
+	bool runs_ahead(const worker_place_t &me, std::uint64_t chain) const;
 	std::vector<int> idle_cpu_l3s(int self);
 	choice_t choose(int w, const ledger_t &L);
 	void prefetch_next_chain(int w, const worker_place_t &me, const ledger_t &L);
@@ -211,6 +212,13 @@ bool engine_t::inputs_on_other_device(starpu_task *task, unsigned node)
 	return false;
 }
 
+// A non-chain task of a tagged chain, on a GPU, under a run-ahead bound.
+bool engine_t::runs_ahead(const worker_place_t &me, std::uint64_t chain) const
+{
+	return rules_.gpu_run_ahead > 0 && me.kind == worker_kind_t::cuda && me.lock_domain != STARPU_MAIN_RAM &&
+	       chain >> 63 == 0;
+}
+
 engine_t::choice_t engine_t::choose(int w, const ledger_t &L)
 {
 	const worker_place_t me = place(w);
@@ -245,6 +253,12 @@ engine_t::choice_t engine_t::choose(int w, const ledger_t &L)
 				}
 			}
 			if (rc != STARZK_RC_GPU_CHAIN && leave_to_gpu(w, it->task, nimpl))
+				continue;
+			// Run-ahead: a GPU works for at most N partitions whose chain
+			// has not started (their spmv rows and witness wait in its
+			// memory); the rest wait for a chain to start.
+			if (rc != STARZK_RC_GPU_CHAIN && runs_ahead(me, it->chain) &&
+			    !L.may_run_ahead(it->chain, me.lock_domain, rules_.gpu_run_ahead))
 				continue;
 			// Topology: leave memory-heavy work to an idle worker of a less
 			// loaded L3 domain (the answer is the same for the whole class).
@@ -377,6 +391,7 @@ starpu_task *engine_t::pop() noexcept
 	a.in_chain = c.rc == STARZK_RC_GPU_CHAIN && rules_.gpu_lock && locks(me.lock_domain);
 	a.chain = c.it->chain;
 	a.last = c.it->last;
+	a.run_ahead = c.rc != STARZK_RC_GPU_CHAIN && runs_ahead(me, a.chain);
 	queue_.erase(c.rc, c.it);
 	npending_.fetch_sub(1, std::memory_order_acq_rel);
 	starpu_task_set_implementation(task, c.nimpl);
@@ -425,6 +440,7 @@ void engine_t::push_notify(starpu_task *task, int workerid) noexcept
 	a.in_chain = rc == STARZK_RC_GPU_CHAIN && rules_.gpu_lock && locks(me.lock_domain);
 	a.chain = chain_key(tag.has_chain, tag.chain, starpu_task_get_job_id(task));
 	a.last = tag.has_chain ? tag.is_last != 0 : true;
+	a.run_ahead = rc != STARZK_RC_GPU_CHAIN && runs_ahead(me, a.chain);
 	L.start(task, a, me.lock_domain);
 }
 
@@ -471,6 +487,7 @@ void engine_t::config(starzk_policy_config *cfg)
 	cfg->cpu_lock = rules_.cpu_lock ? 1 : 0;
 	cfg->gpu_first = rules_.gpu_first ? 1 : 0;
 	cfg->chain_locality = rules_.chain_locality ? 1 : 0;
+	cfg->gpu_run_ahead = rules_.gpu_run_ahead;
 }
 
 engine_t *engine_of(unsigned ctx)

@@ -72,6 +72,15 @@ rule_set_t apply_env(rule_set_t r, std::string *error)
 		else
 			note(error, "STARZK_MEM_HEAVY_MAX", v, "an integer >= 1");
 	}
+	if (const char *v = std::getenv("STARZK_GPU_RUN_AHEAD"); v && *v)
+	{
+		char *end = nullptr;
+		long n = std::strtol(v, &end, 10);
+		if (end && *end == '\0' && n >= 0 && n <= 1 << 20)
+			r.gpu_run_ahead = static_cast<int>(n);
+		else
+			note(error, "STARZK_GPU_RUN_AHEAD", v, "an integer >= 0");
+	}
 	if (const char *v = std::getenv("STARZK_CHAIN_ON_CPU"); v && *v)
 	{
 		bool b = false;
@@ -131,8 +140,45 @@ bool ledger_t::chain_may_use(std::uint64_t chain, unsigned domain, bool may_spre
 	return !bound || may_spread;
 }
 
+namespace {
+
+constexpr std::size_t k_ended_kept = 4096;
+
+void unstage(std::unordered_map<unsigned, std::vector<std::uint64_t>> &staged, std::uint64_t chain)
+{
+	for (auto &[domain, list] : staged)
+		std::erase(list, chain);
+}
+
+}  // namespace
+
+bool ledger_t::may_run_ahead(std::uint64_t chain, unsigned domain, int limit) const
+{
+	if (limit <= 0 || begun.count(chain) || ended.count(chain))
+		return true;
+	auto it = staged.find(domain);
+	if (it == staged.end())
+		return true;
+	const std::vector<std::uint64_t> &list = it->second;
+	return std::find(list.begin(), list.end(), chain) != list.end() || list.size() < static_cast<std::size_t>(limit);
+}
+
 void ledger_t::start(const starpu_task *task, const admitted_t &a, unsigned domain)
 {
+	if (a.rc == STARZK_RC_GPU_CHAIN && a.chain >> 63 == 0)
+	{
+		if (begun.insert(a.chain).second)
+		{
+			unstage(staged, a.chain);
+			ended.erase(a.chain);  // a chain id used again (a later batch)
+		}
+	}
+	else if (a.run_ahead && !begun.count(a.chain) && !ended.count(a.chain))
+	{
+		std::vector<std::uint64_t> &list = staged[domain];
+		if (std::find(list.begin(), list.end(), a.chain) == list.end())
+			list.push_back(a.chain);
+	}
 	if (a.counts_mem)
 	{
 		++mem_running;
@@ -173,6 +219,21 @@ bool ledger_t::finish(const starpu_task *task)
 	}
 	if (a.counts_free)
 		--free_running;
+	if (a.last && a.rc == STARZK_RC_GPU_CHAIN && a.chain >> 63 == 0)
+	{
+		// The chain is over: it runs ahead nowhere any more.
+		begun.erase(a.chain);
+		unstage(staged, a.chain);
+		if (ended.insert(a.chain).second)
+		{
+			ended_order.push_back(a.chain);
+			if (ended_order.size() > k_ended_kept)
+			{
+				ended.erase(ended_order.front());
+				ended_order.pop_front();
+			}
+		}
+	}
 	if (a.in_chain)
 	{
 		auto c = chains.find(a.chain);
@@ -206,6 +267,10 @@ void ledger_t::reset()
 	domain_owner.clear();
 	chains.clear();
 	admitted.clear();
+	staged.clear();
+	begun.clear();
+	ended.clear();
+	ended_order.clear();
 	generation.fetch_add(1, std::memory_order_acq_rel);
 }
 

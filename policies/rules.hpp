@@ -19,7 +19,9 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <deque>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 struct starpu_task;
@@ -38,6 +40,7 @@ struct rule_set_t
 	bool cpu_lock = false;      // STARZK_CPU_LOCK: the CPU workers form one lock domain too
 	bool gpu_first = true;      // STARZK_GPU_FIRST: CPU workers leave GPU-capable work to the GPUs
 	bool chain_locality = true; // STARZK_CHAIN_LOCALITY: a new chain starts on the GPU holding its inputs
+	int gpu_run_ahead = 2;      // STARZK_GPU_RUN_AHEAD: partitions a GPU works for before their chain starts; 0 = no bound
 };
 
 // "1/0", "on/off", "true/false", "yes/no" (any case). False on anything else.
@@ -67,6 +70,7 @@ struct admitted_t
 	bool in_chain = false;      // counted in a chain's in-flight tasks
 	std::uint64_t chain = 0;
 	bool last = false;
+	bool run_ahead = false;     // a non-chain task of a tagged chain on a GPU (gpu_run_ahead)
 };
 
 struct chain_state_t
@@ -90,6 +94,17 @@ public:
 	std::unordered_map<unsigned, std::uint64_t> domain_owner;
 	std::unordered_map<std::uint64_t, chain_state_t> chains;
 	std::unordered_map<const starpu_task *, admitted_t> admitted;
+	// Run-ahead (gpu_run_ahead): per lock domain, the tagged chains whose
+	// non-chain tasks (spmv, b_g2_msm) ran there before any GPU_CHAIN task
+	// of theirs started; their outputs wait in that device's memory. A
+	// chain leaves the lists when its first GPU_CHAIN task starts or its
+	// last task ends. `begun` holds chains with a GPU_CHAIN task started
+	// and the last not ended; `ended` the most recently ended chains
+	// (bounded), so a late non-chain task of a finished chain stages nothing.
+	std::unordered_map<unsigned, std::vector<std::uint64_t>> staged;
+	std::unordered_set<std::uint64_t> begun;
+	std::unordered_set<std::uint64_t> ended;
+	std::deque<std::uint64_t> ended_order;
 
 	// Bumped whenever a slot frees or work arrives; lets idle workers skip
 	// a full scan while nothing changed (read without the mutex).
@@ -101,6 +116,9 @@ public:
 	// is the chain's, or it is free and the chain holds no domain yet (or
 	// `may_spread`: the chain's own domains cannot run the task).
 	bool chain_may_use(std::uint64_t chain, unsigned domain, bool may_spread) const;
+	// Whether a GPU in `domain` may run a non-chain task of `chain` under a
+	// run-ahead bound of `limit` chains (limit <= 0: always).
+	bool may_run_ahead(std::uint64_t chain, unsigned domain, int limit) const;
 	// Record a popped task; takes the lock domain for chain tasks.
 	void start(const starpu_task *task, const admitted_t &a, unsigned domain);
 	// Give back what `task` held. True when it held anything.

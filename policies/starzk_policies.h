@@ -45,6 +45,7 @@ struct starzk_policy_config
 	int cpu_lock;          /* 1: the CPU workers form one GPU-lock domain too (STARZK_CPU_LOCK) */
 	int gpu_first;         /* 1: CPU workers leave work a GPU runs much faster to the GPUs (STARZK_GPU_FIRST) */
 	int chain_locality;    /* 1: a new chain starts on the GPU that holds its inputs, when one can (STARZK_CHAIN_LOCALITY) */
+	int gpu_run_ahead;     /* partitions a GPU works for before their chain starts; 0: no bound (STARZK_GPU_RUN_AHEAD) */
 };
 
 /* Fill *cfg with the rules the scheduling context runs. Returns 0, or -1

@@ -107,5 +107,50 @@ TEST_P(dag_batch, eight_jobs_of_four_partitions_all_verify) {
 INSTANTIATE_TEST_SUITE_P(policies, dag_batch,
                          ::testing::Values("eager", "lws", "dmda", "dmdas", "heteroprio", "starzk"));
 
+// A batch without prep_msm tasks (the default where the MSMs run on GPUs):
+// the CPU MSM bodies compute the split themselves, concurrently for msm_a,
+// msm_b1 and b_g2_msm of one partition, and the proofs stay byte-identical.
+TEST(dag_batch_prep, without_a_prep_task_the_cpu_bodies_split_on_demand) {
+  const auto& ref = reference();
+  runtime::starpu_session session(test::cpu_session("starzk", 2));
+  {
+    dag::batch_t dflt;
+    EXPECT_TRUE(dflt.prep_task()) << "no CUDA worker: the task stays";
+    setenv("STARZK_PREP_TASK", "0", 1);
+    EXPECT_FALSE(dag::batch_t().prep_task());
+    setenv("STARZK_PREP_TASK", "yes", 1);
+    EXPECT_THROW(dag::batch_t(), std::runtime_error);
+    unsetenv("STARZK_PREP_TASK");
+  }
+  runtime::trace_recorder recorder;
+  int done = 0;
+  {
+    auto bellman = test::bundle(test::prove_case("gen-bellman"));
+    auto snarkjs = test::bundle(test::prove_case("gen-snarkjs"));
+    dag::batch_t batch(dag::batch_options_t{.trace = &recorder, .prep_task = 0});
+    ASSERT_FALSE(batch.prep_task());
+    std::map<uint32_t, int> job_of;
+    for (int j = 0; j < 2; ++j) {
+      const uint32_t seq = batch.open_job(j % 2 ? snarkjs : bellman);
+      job_of[seq] = j;
+      for (int p = 0; p < k_parts; ++p)
+        batch.submit(seq, p, job_case(j).witnesses[p], "p" + std::to_string(j) + "/" + std::to_string(p),
+                     test::test_blinding(seed_of(j, p)));
+      batch.close_job(seq);
+    }
+    while (auto r = batch.wait_next()) {
+      ASSERT_TRUE(r->ok) << r->error;
+      const int j = job_of.at(r->job);
+      EXPECT_EQ(encode_proof(r->proof), encode_proof(ref.at({j, int(r->index)}))) << r->label;
+      ++done;
+    }
+    EXPECT_EQ(batch.budget().in_use(), 0u);
+  }
+  EXPECT_EQ(done, 2 * k_parts);
+  const runtime::trace_t trace = recorder.snapshot();
+  EXPECT_EQ(trace.events.size(), size_t(2 * k_parts * 9));  // 9 tasks per partition
+  for (const runtime::trace_event_t& e : trace.events) EXPECT_NE(e.name, "prep_msm");
+}
+
 }  // namespace
 }  // namespace starzk

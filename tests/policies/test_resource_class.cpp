@@ -167,12 +167,20 @@ TEST(rules, env_overrides_defaults_and_reports_bad_values)
 	EXPECT_EQ(r.mem_heavy_max, 5);
 	EXPECT_EQ(r.chain_on_cpu, 1);
 	EXPECT_TRUE(r.serial_free);
+	EXPECT_EQ(r.gpu_run_ahead, 2);
+	setenv("STARZK_GPU_RUN_AHEAD", "0", 1);
+	EXPECT_EQ(apply_env(rule_set_t{}, &err).gpu_run_ahead, 0);
+	setenv("STARZK_GPU_RUN_AHEAD", "two", 1);
+	r = apply_env(rule_set_t{}, &err);
+	EXPECT_EQ(r.gpu_run_ahead, 2);  // default kept
+	EXPECT_NE(err.find("STARZK_GPU_RUN_AHEAD='two'"), std::string::npos) << err;
+	err.clear();
 	setenv("STARZK_MEM_HEAVY_MAX", "-3", 1);
 	r = apply_env(rule_set_t{}, &err);
 	EXPECT_EQ(r.mem_heavy_max, 0);  // default kept
 	EXPECT_NE(err.find("STARZK_MEM_HEAVY_MAX='-3'"), std::string::npos) << err;
 	for (const char *v : {"STARZK_GPU_LOCK", "STARZK_MEM_HEAVY_MAX", "STARZK_CHAIN_ON_CPU", "STARZK_GPU_FIRST",
-	                      "STARZK_CHAIN_LOCALITY"})
+	                      "STARZK_CHAIN_LOCALITY", "STARZK_GPU_RUN_AHEAD"})
 		unsetenv(v);
 }
 
@@ -186,6 +194,51 @@ TEST(rules, l3_spread_prefers_idle_workers_of_less_loaded_domains)
 	EXPECT_TRUE(l3_spread_allows(0, load, {}));       // nobody else idle
 	EXPECT_TRUE(l3_spread_allows(0, load, {0}));      // same domain
 	EXPECT_TRUE(l3_spread_allows(-1, {}, {-1, 3}));   // no topology: no constraint
+}
+
+// The run-ahead ledger: a GPU domain admits non-chain work of at most
+// `limit` chains whose chain has not started; a chain leaves the list when
+// its first GPU_CHAIN task starts or its last task ends, and a late
+// non-chain task of an ended chain stages nothing.
+TEST(rules, run_ahead_bounds_the_chains_waiting_on_a_gpu)
+{
+	ledger_t &L = ledger_t::instance();
+	std::lock_guard<std::mutex> lk(L.mu);
+	L.reset();
+	const unsigned gpu0 = 1, gpu1 = 2;
+	int tasks[16];
+	int next = 0;
+	auto run = [&](std::uint64_t chain, int rc, bool last, unsigned domain) {
+		admitted_t a;
+		a.rc = rc;
+		a.chain = chain;
+		a.last = last;
+		a.in_chain = rc == STARZK_RC_GPU_CHAIN;
+		a.run_ahead = rc != STARZK_RC_GPU_CHAIN;
+		const starpu_task *t = reinterpret_cast<const starpu_task *>(&tasks[next++]);
+		L.start(t, a, domain);
+		return t;
+	};
+	EXPECT_TRUE(L.may_run_ahead(10, gpu0, 2));
+	L.finish(run(10, STARZK_RC_MEMORY_HEAVY, false, gpu0));  // spmv of chain 10
+	L.finish(run(11, STARZK_RC_MEMORY_HEAVY, false, gpu0));  // spmv of chain 11
+	EXPECT_FALSE(L.may_run_ahead(12, gpu0, 2));  // two chains wait on gpu0
+	EXPECT_TRUE(L.may_run_ahead(12, gpu1, 2));   // another device has room
+	EXPECT_TRUE(L.may_run_ahead(11, gpu0, 2));   // a waiting chain's other work
+	EXPECT_TRUE(L.may_run_ahead(12, gpu0, 0));   // no bound
+	const starpu_task *ntt = run(10, STARZK_RC_GPU_CHAIN, false, gpu0);  // chain 10 starts
+	EXPECT_TRUE(L.may_run_ahead(12, gpu0, 2));
+	L.finish(run(12, STARZK_RC_MEMORY_HEAVY, false, gpu0));
+	EXPECT_FALSE(L.may_run_ahead(13, gpu0, 2));
+	EXPECT_TRUE(L.may_run_ahead(10, gpu0, 1));   // a started chain is never held back
+	L.finish(ntt);
+	L.finish(run(10, STARZK_RC_GPU_CHAIN, true, gpu0));  // chain 10 ends
+	L.finish(run(10, STARZK_RC_MEMORY_HEAVY, false, gpu0));  // its late b_g2_msm
+	EXPECT_FALSE(L.may_run_ahead(13, gpu0, 2));  // still 11 and 12 waiting, 10 not re-staged
+	const starpu_task *t11 = run(11, STARZK_RC_GPU_CHAIN, true, gpu1);  // 11 runs (elsewhere)
+	EXPECT_TRUE(L.may_run_ahead(13, gpu0, 2));
+	L.finish(t11);
+	L.reset();
 }
 
 TEST(rules, chain_keys_keep_tagged_and_untagged_apart)
