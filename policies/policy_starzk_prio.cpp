@@ -22,6 +22,7 @@ void init_prio(unsigned sched_ctx_id)
 	r.mem_interlock = false;
 	r.l3_spread = false;
 	r.serial_free = false;
+	r.gpu_run_ahead = 0;
 	engine_init(sched_ctx_id, r);
 }
 
