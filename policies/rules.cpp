@@ -38,6 +38,20 @@ void env_switch(const char *var, bool *field, std::string *error)
 		note(error, var, v, "0/1, on/off, true/false or yes/no");
 }
 
+// An integer in [lowest, 2^20]; anything else keeps *field and is reported.
+void env_int(const char *var, long lowest, int *field, std::string *error)
+{
+	const char *v = std::getenv(var);
+	if (!v || !*v)
+		return;
+	char *end = nullptr;
+	const long n = std::strtol(v, &end, 10);
+	if (end && *end == '\0' && n >= lowest && n <= 1 << 20)
+		*field = static_cast<int>(n);
+	else
+		note(error, var, v, ("an integer >= " + std::to_string(lowest)).c_str());
+}
+
 }  // namespace
 
 bool parse_switch(const char *text, bool *value)
@@ -63,24 +77,8 @@ rule_set_t apply_env(rule_set_t r, std::string *error)
 	env_switch("STARZK_CPU_LOCK", &r.cpu_lock, error);
 	env_switch("STARZK_GPU_FIRST", &r.gpu_first, error);
 	env_switch("STARZK_CHAIN_LOCALITY", &r.chain_locality, error);
-	if (const char *v = std::getenv("STARZK_MEM_HEAVY_MAX"); v && *v)
-	{
-		char *end = nullptr;
-		long n = std::strtol(v, &end, 10);
-		if (end && *end == '\0' && n >= 1 && n <= 1 << 20)
-			r.mem_heavy_max = static_cast<int>(n);
-		else
-			note(error, "STARZK_MEM_HEAVY_MAX", v, "an integer >= 1");
-	}
-	if (const char *v = std::getenv("STARZK_GPU_RUN_AHEAD"); v && *v)
-	{
-		char *end = nullptr;
-		long n = std::strtol(v, &end, 10);
-		if (end && *end == '\0' && n >= 0 && n <= 1 << 20)
-			r.gpu_run_ahead = static_cast<int>(n);
-		else
-			note(error, "STARZK_GPU_RUN_AHEAD", v, "an integer >= 0");
-	}
+	env_int("STARZK_MEM_HEAVY_MAX", 1, &r.mem_heavy_max, error);
+	env_int("STARZK_GPU_RUN_AHEAD", 0, &r.gpu_run_ahead, error);
 	if (const char *v = std::getenv("STARZK_CHAIN_ON_CPU"); v && *v)
 	{
 		bool b = false;
