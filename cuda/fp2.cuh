@@ -4,9 +4,6 @@
 //        c0 = t0 - t1, c1 = (a0 + a1)(b0 + b1) - t0 - t1      3M + 5A
 //   sqr: c0 = (a0 + a1)(a0 - a1), c1 = 2 a0 a1                 2M + 3A
 //   inverse: (a0 - a1 u) / (a0^2 + a1^2)                        1I + 2S + 2M
-// mul and sqr are each one out-of-line function whose Fp products are in
-// line: a G2 formula then makes ~10 calls (one per Fp2 product) rather than
-// ~28 (one per Fp product), while its code holds one copy of each.
 #pragma once
 
 #include "cuda/field.cuh"
@@ -26,24 +23,12 @@ struct alignas(8) dev_fp2_t {
   SZK_D dev_fp2_t operator-() const { return {-c0, -c1}; }
   SZK_D dev_fp2_t dbl() const { return {c0.dbl(), c1.dbl()}; }
   friend SZK_D dev_fp2_t operator*(const dev_fp2_t& a, const dev_fp2_t& b) {
-    dev_fp2_t r;
-    mul_outlined(r, a, b);
-    return r;
+    const dev_fp_t t0 = a.c0 * b.c0;
+    const dev_fp_t t1 = a.c1 * b.c1;
+    const dev_fp_t s = (a.c0 + a.c1) * (b.c0 + b.c1);
+    return {t0 - t1, s - t0 - t1};
   }
-  SZK_D dev_fp2_t sqr() const {
-    dev_fp2_t r;
-    sqr_outlined(r, *this);
-    return r;
-  }
-  static __device__ __noinline__ void mul_outlined(dev_fp2_t& r, const dev_fp2_t& a, const dev_fp2_t& b) {
-    const dev_fp_t t0 = dev_fp_t::mul_inline(a.c0, b.c0);
-    const dev_fp_t t1 = dev_fp_t::mul_inline(a.c1, b.c1);
-    const dev_fp_t s = dev_fp_t::mul_inline(a.c0 + a.c1, b.c0 + b.c1);
-    r = {t0 - t1, s - t0 - t1};
-  }
-  static __device__ __noinline__ void sqr_outlined(dev_fp2_t& r, const dev_fp2_t& a) {
-    r = {dev_fp_t::mul_inline(a.c0 + a.c1, a.c0 - a.c1), dev_fp_t::mul_inline(a.c0, a.c1).dbl()};
-  }
+  SZK_D dev_fp2_t sqr() const { return {(c0 + c1) * (c0 - c1), (c0 * c1).dbl()}; }
   SZK_D dev_fp2_t inverse() const {
     const dev_fp_t ni = (c0.sqr() + c1.sqr()).inverse();
     return {c0 * ni, -(c1 * ni)};

@@ -45,10 +45,10 @@ struct g2_curve_t : msm_launchers_t<g2_params> {
   using host_affine_type = g2_affine_t;
   using host_xyzz_type = g2_xyzz_t;
   using host_jacobian_type = g2_jacobian_t;
-  // The Fp2 products of a G2 accumulation stay out of line (one call per
-  // Fp2 product, its three Fp products in line, fp2.cuh): an inlined G2
-  // formula would be ~28 products of 288 multiply-adds each (G1: 10), with
-  // ptxas time and code size to match. The price is a call per Fp2 product.
+  // The Fp products of a G2 accumulation stay out of line: dev_fp2_t is
+  // built on dev_fp_t only, and an inlined Fp2 formula would be ~28 products
+  // of 288 multiply-adds each (G1: 10), with ptxas time and code size to
+  // match. The price is the call overhead per product that inlining saves G1.
   using acc_affine_type = dev_g2_affine_t;
   using acc_xyzz_type = dev_g2_xyzz_t;
   // Every term of the cost model is point arithmetic of the curve, so the
