@@ -145,7 +145,16 @@ TYPED_TEST(CudaFixedBase, DeviceTableEqualsHostTable) {
     table.download(got.data(), got.size() * sizeof(aff));
     size_t bad = 0;
     for (size_t i = 0; i < want.size(); ++i)
-      if (!(got[i] == want[i]) && bad++ < 8) ADD_FAILURE() << "entry w=" << i / 256 << " d=" << i % 256;
+      if (!(got[i] == want[i]) && bad++ < 4) {
+        // The raw limbs too: a value off by the modulus is a reduction slip,
+        // anything else a wrong point.
+        const auto* g64 = reinterpret_cast<const uint64_t*>(&got[i]);
+        const auto* w64 = reinterpret_cast<const uint64_t*>(&want[i]);
+        std::string limbs;
+        for (size_t j = 0; j < sizeof(aff) / 8; ++j)
+          limbs += "\n  " + std::to_string(j) + ": got " + std::to_string(g64[j]) + " want " + std::to_string(w64[j]);
+        ADD_FAILURE() << "entry w=" << i / 256 << " d=" << i % 256 << limbs;
+      }
     EXPECT_EQ(bad, 0u);
   }
 }
