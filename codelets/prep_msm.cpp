@@ -6,6 +6,9 @@
 // A streaming pass over the witness that writes a bitmap (n/8 bytes) and a
 // gathered tail (36 bytes per entry): memory-bandwidth bound
 // (STARZK_RC_MEMORY_HEAVY), single-threaded in cuzk (1.9 s per partition).
+// Only the CPU MSM bodies read the result, so a batch with CUDA workers
+// submits no prep_msm task; the body is partition_state_t::cpu_prep, which a
+// CPU MSM body also calls when the task is absent (dag/batch.hpp).
 //
 // Buffers: 0 w (R), 1 prep (W, a variable handle on the partition's
 // prep_pair_t). The body also stores the bytes the result holds in
