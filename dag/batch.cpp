@@ -41,6 +41,10 @@ bool resolve_prep_task(int option) {
     throw std::runtime_error(std::string("STARZK_PREP_TASK='") + e + "': expected 0 or 1");
   }
   if (starpu_cuda_worker_get_count() == 0) return true;
+  // A split MSM placed on the CPUs by hand (set_placement: msm=cpu or
+  // b_g2_msm=cpu) reads the CPU split of every partition.
+  for (const starpu_codelet* cl : {codelets::msm_codelet(), codelets::b_g2_msm_codelet()})
+    if (cl->where != 0 && !(cl->where & STARPU_CUDA)) return true;
   starzk_policy_config cfg{};
   return starzk_policy_get_config(0, &cfg) == 0 && cfg.chain_on_cpu == 1;
 }

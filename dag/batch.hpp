@@ -64,8 +64,9 @@ struct batch_options_t {
   // where the MSMs run on GPUs the task is a CPU pass of ~0.3 s per 2^24
   // partition that nothing uses, on the path to the GPU chain. 1: always;
   // 0: never (a CPU MSM body computes the split itself when it runs);
-  // -1 auto: a task when no CUDA worker runs or the running starzk policy
-  // puts the chains on CPUs (STARZK_CHAIN_ON_CPU=1), none otherwise.
+  // -1 auto: a task when no CUDA worker runs, when msm or b_g2_msm is
+  // placed on the CPUs (codelets::set_placement), or when the running starzk
+  // policy puts the chains on CPUs (STARZK_CHAIN_ON_CPU=1); none otherwise.
   // STARZK_PREP_TASK=0|1 sets it where the option is -1.
   int prep_task = -1;
 };

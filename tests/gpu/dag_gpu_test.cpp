@@ -62,6 +62,9 @@ TEST_P(dag_gpu, proofs_equal_the_cpu_reference) {
   std::map<uint32_t, proof_t> got;
   {
     dag::batch_t batch(dag::batch_options_t{.trace = &rec});
+    // A prep_msm task only where a split MSM is pinned to the CPUs (mixed1:
+    // b_g2_msm); elsewhere a CPU MSM body (dmdas may choose one) splits w itself.
+    EXPECT_EQ(batch.prep_task(), std::string(pc.name) == "mixed1") << pc.name;
     const uint32_t job = batch.open_job(key, c.name);
     const blinding_t rs = test::test_blinding(41);
     for (uint32_t i = 0; i < c.witnesses.size(); ++i)
