@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
 
@@ -24,6 +25,18 @@ bool cuda_workers_present() { return starpu_is_initialized() && starpu_cuda_work
 bool pin_witnesses() {
   const char* e = std::getenv("STARZK_PIN_WITNESS");
   return cuda_workers_present() && !(e && std::string_view(e) == "0");
+}
+
+// An unsigned environment variable in [lo, hi]; nullopt when unset or empty.
+std::optional<unsigned> env_unsigned(const char* name, unsigned long lo, unsigned long hi) {
+  const char* e = std::getenv(name);
+  if (!e || !*e) return std::nullopt;
+  char* end = nullptr;
+  const unsigned long v = std::strtoul(e, &end, 10);
+  if (*end || *e == '-' || v < lo || v > hi)
+    throw std::runtime_error(std::string(name) + "='" + e + "': expected " + std::to_string(lo) + ".." +
+                             std::to_string(hi));
+  return unsigned(v);
 }
 
 bool running_heteroprio() {
@@ -52,12 +65,7 @@ bool resolve_prep_task(int option) {
 }  // namespace
 
 unsigned default_loaders() {
-  if (const char* e = std::getenv("STARZK_LOADERS"); e && *e) {
-    char* end = nullptr;
-    const unsigned long v = std::strtoul(e, &end, 10);
-    if (*end || v > 64) throw std::runtime_error(std::string("STARZK_LOADERS='") + e + "': expected 0..64");
-    return unsigned(v);
-  }
+  if (const std::optional<unsigned> v = env_unsigned("STARZK_LOADERS", 0, 64)) return *v;
   return std::clamp(std::thread::hardware_concurrency() / 4, 2u, 8u);
 }
 
@@ -72,13 +80,7 @@ batch_t::batch_t(const batch_options_t& options)
   priorities_ = options.priorities < 0 ? !running_heteroprio() : options.priorities != 0;
   const unsigned threads = std::max(1u, options.threads_per_task);
   mem_threads_ = options.mem_task_threads;
-  if (const char* e = std::getenv("STARZK_MEM_TASK_THREADS"); mem_threads_ == 0 && e && *e) {
-    char* end = nullptr;
-    const unsigned long v = std::strtoul(e, &end, 10);
-    if (*end || v == 0 || v > 4096)
-      throw std::runtime_error(std::string("STARZK_MEM_TASK_THREADS='") + e + "': expected 1..4096");
-    mem_threads_ = unsigned(v);
-  }
+  if (mem_threads_ == 0) mem_threads_ = env_unsigned("STARZK_MEM_TASK_THREADS", 1, 4096).value_or(0);
   if (mem_threads_ == 0) {
     starzk_policy_config cfg{};
     mem_threads_ = threads;
@@ -164,8 +166,9 @@ void batch_t::submit(uint32_t job, uint32_t index, witness_fill_t fill, std::str
   const proving_key_t& pk = key->pk();
   // Without a prep_msm task the reservation leaves out its result (a CPU
   // MSM body that computes the split itself is the rare exception).
-  const uint64_t prep_max = prep_task_ ? codelets::prep_msm_max_bytes(pk.n_vars, pk.n_public) : 0;
-  const uint64_t bytes = key->partition_bytes() - codelets::prep_msm_max_bytes(pk.n_vars, pk.n_public) + prep_max;
+  const uint64_t prep_bytes = codelets::prep_msm_max_bytes(pk.n_vars, pk.n_public);
+  const uint64_t prep_max = prep_task_ ? prep_bytes : 0;
+  const uint64_t bytes = key->partition_bytes() - prep_bytes + prep_max;
 
   budget_.reserve(bytes);
   if (loaders_.empty()) {
@@ -220,7 +223,7 @@ void batch_t::start(uint32_t chain, uint32_t job, uint32_t index, uint64_t bytes
   };
   // Everything ran (free included): give back the rest, queue the result.
   part->on_done = [this, chain, bytes, prep_max](partition_t& p) {
-    const uint64_t actual = prep_max ? p.state().prep_bytes : 0;  // no task: nothing was returned early
+    const uint64_t actual = p.state().prep_bytes;  // with no task prep_max is 0: nothing was returned early
     budget_.release(bytes - (prep_max > actual ? prep_max - actual : 0));
     {
       std::lock_guard<std::mutex> lk(mu_);
