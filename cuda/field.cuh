@@ -11,7 +11,8 @@
 // (mad.lo.cc / madc.hi.cc) with no extra carry words. The two accumulators
 // swap roles after each word of b (the Montgomery shift by 32 bits is a
 // renaming, not a move); one final chain merges them. Cost per product:
-// 2N^2 32x32 multiply-adds (N = 12: 288; N = 8: 128) + about 3N adds.
+// 4N^2 32-bit multiply-adds (lo and hi halves of a·b and of m·q; N = 12: 576,
+// N = 8: 256) + about 3N adds.
 // Requires 2m < 2^(32N) (no overflow word): p < 2^381, r < 2^255.
 //
 // Carries live in the PTX condition code across consecutive asm statements;

@@ -36,6 +36,7 @@ struct g1_curve_t : msm_launchers_t<g1_params> {
   // Window cost model, msm.cu: W·(n + bucket_weight·2^c) madd-equivalents.
   // 10 is the H200 fit of the G1 timings (msm.cu, docs/benchmarks.md).
   static constexpr double bucket_weight = 10.0;
+  static constexpr bool prefetch = true;  // msm_accumulate.cu
 };
 
 struct g2_curve_t : msm_launchers_t<g2_params> {
@@ -45,21 +46,18 @@ struct g2_curve_t : msm_launchers_t<g2_params> {
   using host_affine_type = g2_affine_t;
   using host_xyzz_type = g2_xyzz_t;
   using host_jacobian_type = g2_jacobian_t;
-  // The Fp products of a G2 accumulation stay out of line: dev_fp2_t is
-  // built on dev_fp_t only, and an inlined Fp2 formula would be ~28 products
-  // of 288 multiply-adds each (G1: 10), with ptxas time and code size to
-  // match. The price is the call overhead per product that inlining saves G1.
+  // The G2 accumulation uses dev_fp2_t as every G2 kernel does: one call
+  // per Fp2 product, its three Fp products in line (fp2.cuh). Fully in
+  // line (~28 products of 576 multiply-adds each) was measured no faster.
   using acc_affine_type = dev_g2_affine_t;
   using acc_xyzz_type = dev_g2_xyzz_t;
   // Every term of the cost model is point arithmetic of the curve, so the
   // 2.8x of G2 scales both terms alike and leaves the best c where it was.
-  // What tilts the balance is that the G1 accumulation runs with in-line
-  // products and the G2 one, like the bucket folding and running sums of
-  // both curves, with out-of-line ones: assuming in-line products are ~1.25x
-  // faster, a G2 bucket weighs 10 / 1.25 = 8 accumulation additions. An
-  // assumption, not a fit: bench_cuda_msm sweeps the G2 window
-  // (STARZK_MSM_G2_WINDOWS) to check it on the device.
+  // 8 (a little below G1's 10) picks c = 16 at 2^22 and 2^24, which the
+  // fourth session's sweep on the H200 found fastest; bench_cuda_msm sweeps
+  // the G2 window (STARZK_MSM_G2_WINDOWS) to check it again.
   static constexpr double bucket_weight = 8.0;
+  static constexpr bool prefetch = false;
 };
 
 template <class C>

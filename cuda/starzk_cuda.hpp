@@ -93,10 +93,24 @@ cudaError_t ntt_h(fr_t* d_a, fr_t* d_b, fr_t* d_c, unsigned log_n, root_conventi
                   const void* d_domain, cudaStream_t stream, const ntt_tuning_t& tune = {});
 
 // ------------------------------------------------------------------- MSM --
+// Where an MSM spends its time, in milliseconds (msm_tuning_t::profile):
+// each call adds its phases (msm.cu steps 1-5) to the fields.
+struct msm_profile_t {
+  double digits = 0;       // 1: scalars -> signed digits
+  double sort = 0;         // 2: radix sort per window, run bounds, chunk offsets
+  double accumulate = 0;   // 3: level 1, the points into bucket partials
+  double fold = 0;         // 3: later levels, partials folded to one per bucket
+  double window_sums = 0;  // 4: sum_b b·S_b per window
+  double horner = 0;       // 5: the windows combined
+  unsigned calls = 0;
+};
 struct msm_tuning_t {
   unsigned window_bits = 0;  // 0: chosen from n (cost model in msm.cu)
   unsigned chunk = 32;       // points per thread in the bucket accumulation
   unsigned block = 128;      // threads per block of the point kernels
+  // Set: the phases are timed with CUDA events and the call waits for the
+  // stream at its end (a benchmark's tool; leave null in production).
+  msm_profile_t* profile = nullptr;
 };
 // Sum_i s_i·P_i over G1. P_i affine (O = (0,0)), s_i Montgomery fr_t.
 // d_skip: optional bitmap (bit i of word i/32); where set, term i is left out

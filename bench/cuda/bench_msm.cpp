@@ -12,6 +12,8 @@
 // G2 (b_g2_msm): n = 2^16, 2^20, 2^22, 2^24 (STARZK_MSM_G2_LOGS), random and
 // boolean-heavy through msm_g2, boolean-heavy also through msm_g2_jacobian
 // with the split; msm_g2_scratch_GiB likewise.
+// After each random and boolean-heavy row, rows <row>_phase_<phase>: one
+// more call with the phases timed (msm_profile_t; last column = share).
 // STARZK_MSM_WINDOWS / STARZK_MSM_G2_WINDOWS="16 18": random scalars again
 // with those fixed window bits (rows msm_g*_random_c<bits>), to check the
 // window cost model.
@@ -95,6 +97,21 @@ void window_sweep(const char* env, const std::string& prefix, size_t n, int reps
   }
 }
 
+// One more call with msm_tuning_t::profile set: rows <name>_phase_<phase>
+// (ms; last column: the phase's share of the call).
+template <class Run>
+void phase_rows(const std::string& name, size_t n, void* scr, size_t bytes, Run run) {
+  msm_profile_t prof;
+  msm_tuning_t t;
+  t.profile = &prof;
+  run(t, scr, bytes);
+  const double total = prof.digits + prof.sort + prof.accumulate + prof.fold + prof.window_sums + prof.horner;
+  const std::pair<const char*, double> phases[] = {{"digits", prof.digits},         {"sort", prof.sort},
+                                                   {"accumulate", prof.accumulate}, {"fold", prof.fold},
+                                                   {"window_sums", prof.window_sums}, {"horner", prof.horner}};
+  for (const auto& [what, ms] : phases) row(name + "_phase_" + what, double(n), ms, ms / total);
+}
+
 void bench_g1(const std::vector<unsigned>& logs, const ceilings_t& ceil, cudaStream_t s) {
   // 2^16 distinct points (P_{i+1} = P_i + R), tiled on the device.
   const size_t m = size_t(1) << 16;
@@ -130,6 +147,7 @@ void bench_g1(const std::vector<unsigned>& logs, const ceilings_t& ceil, cudaStr
       fill_scalars(d_scalars.as<fr_t>(), n, kind, 1234 + L, s);
       const double ms = time_ms(s, reps, [&] { run({}, d_scratch.get(), scratch); });
       row(kind == 0 ? "msm_g1_random" : "msm_g1_bool", double(n), ms, ms / floor_ms);
+      phase_rows(kind == 0 ? "msm_g1_random" : "msm_g1_bool", n, d_scratch.get(), scratch, run);
       if (kind == 0) {
         window_sweep("STARZK_MSM_WINDOWS", "msm_g1", n, reps, floor_ms, s, msm_g1_scratch_bytes, run);
         continue;
@@ -178,6 +196,7 @@ void bench_g2(const std::vector<unsigned>& logs, const ceilings_t& ceil, cudaStr
       fill_scalars(d_scalars.as<fr_t>(), n, kind, 4321 + L, s);
       const double ms = time_ms(s, reps, [&] { run({}, d_scratch.get(), scratch); });
       row(kind == 0 ? "msm_g2_random" : "msm_g2_bool", double(n), ms, ms / floor_ms);
+      phase_rows(kind == 0 ? "msm_g2_random" : "msm_g2_bool", n, d_scratch.get(), scratch, run);
       if (kind == 0) {
         window_sweep("STARZK_MSM_G2_WINDOWS", "msm_g2", n, reps, floor_ms, s, msm_g2_scratch_bytes, run);
         continue;
