@@ -3,7 +3,8 @@
 //
 // Launchers return cudaError_t and never throw (they are called from StarPU
 // CUDA codelet bodies, where no exception may cross): SZK_TRY returns the
-// first error to the caller. Nothing here allocates or synchronises.
+// first error to the caller. Nothing here allocates or synchronises (the
+// MSM driver waits once for its stream; msm.cu says why).
 #pragma once
 
 #include <cstddef>

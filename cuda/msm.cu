@@ -4,12 +4,17 @@
 // curve bundle (msm_curve.cuh), instantiated for G1 and G2 at the bottom;
 // the digit, sort and bucket-bound kernels do not depend on the curve.
 //
-//  1. digits: each scalar leaves Montgomery form (one Fr product) and is cut
-//     into W = ceil(256/c) signed c-bit digits d in [-2^(c-1), 2^(c-1)]
+//  0. live terms: the indices of the m terms whose scalar is not zero and
+//     whose skip bit is clear, in order (cub::DeviceSelect). m comes back to
+//     the host (the one wait of the call: the sort sizes depend on it), and
+//     steps 1-2 run on m terms, not n. A boolean-heavy witness has few:
+//     after the prep_msm split (ones skipped) about a tenth.
+//  1. digits: each live scalar leaves Montgomery form (one Fr product) and is
+//     cut into W = ceil(256/c) signed c-bit digits d in [-2^(c-1), 2^(c-1)]
 //     (d > 2^(c-1) becomes d - 2^c with a carry into the next window; the top
 //     window holds at most c-1 bits of a 255-bit scalar, so no carry is left).
-//     Key = |d| (bucket), value = point index | sign << 31. Zero digits and
-//     terms in the skip bitmap get key 0, a bucket nobody reads.
+//     Key = |d| (bucket), value = point index | sign << 31. Zero digits get
+//     key 0, a bucket nobody reads.
 //  2. sort: per window, (key, value) pairs by key (cub::DeviceRadixSort, c
 //     key bits), so each bucket is one contiguous run; a kernel marks where
 //     each run starts and ends.
@@ -40,6 +45,8 @@
 // The result is an XYZZ point written to device memory.
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
 #include <vector>
 
 #include "cuda/msm_common.cuh"
@@ -58,7 +65,7 @@ struct plan_t {
   size_t buckets;               // Wg·(K+1): bucket 0 of each window is the zero digit
   size_t entries;               // Wg·n
   size_t bound[32];             // upper bound of the partial count per level
-  size_t sort_temp, scan_temp;  // CUB temporary storage
+  size_t sort_temp, scan_temp, select_temp;  // CUB temporary storage
 
   static unsigned window_count(unsigned c) { return (256 + c - 1) / c; }
 
@@ -105,6 +112,9 @@ struct plan_t {
                                     (const uint32_t*)nullptr, (uint32_t*)nullptr, int(n), 0, int(c));
     cub::DeviceScan::ExclusiveSum(nullptr, p.scan_temp, (const uint32_t*)nullptr, (uint32_t*)nullptr,
                                   int(p.buckets + 1));
+    p.select_temp = 0;
+    cub::DeviceSelect::Flagged(nullptr, p.select_temp, thrust::counting_iterator<uint32_t>(0),
+                               (const uint8_t*)nullptr, (uint32_t*)nullptr, (uint32_t*)nullptr, int(n));
     return p;
   }
 };
@@ -112,8 +122,11 @@ struct plan_t {
 template <class X>
 struct buffers_t {
   uint32_t *keys_in, *vals_in, *keys_out, *vals_out;
+  uint8_t* live;
+  uint32_t *live_idx, *live_count;
   void* sort_temp;
   void* scan_temp;
+  void* select_temp;
   uint64_t *start, *end;
   uint32_t *counts, *off_a, *off_b;
   X *part_a, *part_b, *segs, *windows;
@@ -124,8 +137,12 @@ struct buffers_t {
     b.vals_in = cv.take<uint32_t>(p.entries);
     b.keys_out = cv.take<uint32_t>(p.entries);
     b.vals_out = cv.take<uint32_t>(p.entries);
+    b.live = cv.take<uint8_t>(p.n);
+    b.live_idx = cv.take<uint32_t>(p.n);
+    b.live_count = cv.take<uint32_t>(1);
     b.sort_temp = cv.take<char>(p.sort_temp);
     b.scan_temp = cv.take<char>(p.scan_temp);
+    b.select_temp = cv.take<char>(p.select_temp);
     b.start = cv.take<uint64_t>(p.buckets);
     b.end = cv.take<uint64_t>(p.buckets);
     b.counts = cv.take<uint32_t>(p.buckets + 1);
@@ -141,15 +158,25 @@ struct buffers_t {
   }
 };
 
-// ---- 1. digits ----
-// Windows [w0, w1) of the group are stored, at (w - w0)·n + i.
-__global__ void __launch_bounds__(256) digits_kernel(const dev_fr_t* scalars, const uint32_t* skip, size_t n,
-                                                     unsigned c, unsigned w0, unsigned w1, uint32_t* keys,
-                                                     uint32_t* vals) {
+// ---- 0. live terms ----
+__global__ void __launch_bounds__(256) live_kernel(const dev_fr_t* scalars, const uint32_t* skip, size_t n,
+                                                   uint8_t* live) {
   const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (i >= n) return;
-  dev_fr_t s = scalars[i].from_mont();
-  if (skip && ((skip[i >> 5] >> (i & 31)) & 1)) s = dev_fr_t::zero();
+  const bool skipped = skip && ((skip[i >> 5] >> (i & 31)) & 1);
+  live[i] = !skipped && !scalars[i].is_zero();
+}
+
+// ---- 1. digits ----
+// Live term k (point idx[k]); windows [w0, w1) of the group are stored at
+// (w - w0)·m + k.
+__global__ void __launch_bounds__(256) digits_kernel(const dev_fr_t* scalars, const uint32_t* idx, size_t m,
+                                                     unsigned c, unsigned w0, unsigned w1, uint32_t* keys,
+                                                     uint32_t* vals) {
+  const size_t k = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (k >= m) return;
+  const uint32_t i = idx[k];
+  const dev_fr_t s = scalars[i].from_mont();
   const uint32_t mask = (1u << c) - 1, half = 1u << (c - 1);
   uint32_t carry = 0;
   for (unsigned w = 0; w < w1; ++w) {
@@ -168,8 +195,8 @@ __global__ void __launch_bounds__(256) digits_kernel(const dev_fr_t* scalars, co
       carry = 1;
     }
     if (w >= w0) {
-      keys[(w - w0) * n + i] = key;
-      vals[(w - w0) * n + i] = uint32_t(i) | sign;
+      keys[(w - w0) * m + k] = key;
+      vals[(w - w0) * m + k] = i | sign;
     }
   }
 }
@@ -329,22 +356,41 @@ cudaError_t run(typename C::host_xyzz_type* d_result, const typename C::host_aff
   phase_timer_t timer(tune.profile, s);
   SZK_TRY(timer.start());
 
+  // 0: live terms, m of them (the call's one wait).
+  live_kernel<<<grid_for(n, 256), 256, 0, s>>>(scalars, d_skip, n, b.live);
+  SZK_CHECK_LAUNCH();
+  {
+    size_t temp = p.select_temp;
+    SZK_TRY(cub::DeviceSelect::Flagged(b.select_temp, temp, thrust::counting_iterator<uint32_t>(0), b.live,
+                                       b.live_idx, b.live_count, int(n), s));
+  }
+  uint32_t live_count = 0;
+  SZK_TRY(cudaMemcpyAsync(&live_count, b.live_count, sizeof live_count, cudaMemcpyDeviceToHost, s));
+  SZK_TRY(cudaStreamSynchronize(s));
+  const size_t m = live_count;
+  if (m == 0) {
+    set_infinity_kernel<X><<<1, 32, 0, s>>>(result);
+    SZK_CHECK_LAUNCH();
+    return timer.finish();
+  }
+
   for (unsigned w0 = 0; w0 < p.W; w0 += p.Wg) {
     const unsigned gw = std::min(p.Wg, p.W - w0);  // windows in this group
-    const size_t entries = size_t(gw) * n, buckets = size_t(gw) * (p.K + 1);
+    const size_t entries = size_t(gw) * m, buckets = size_t(gw) * (p.K + 1);
     // 1-2: digits, sort per window, run boundaries.
-    digits_kernel<<<grid_for(n, 256), 256, 0, s>>>(scalars, d_skip, n, p.c, w0, w0 + gw, b.keys_in, b.vals_in);
+    digits_kernel<<<grid_for(m, 256), 256, 0, s>>>(scalars, b.live_idx, m, p.c, w0, w0 + gw, b.keys_in,
+                                                   b.vals_in);
     SZK_CHECK_LAUNCH();
     SZK_TRY(timer.mark(phase_timer_t::digits));
     for (unsigned w = 0; w < gw; ++w) {
       size_t temp = p.sort_temp;
-      const size_t o = size_t(w) * n;
+      const size_t o = size_t(w) * m;
       SZK_TRY(cub::DeviceRadixSort::SortPairs(b.sort_temp, temp, b.keys_in + o, b.keys_out + o, b.vals_in + o,
-                                              b.vals_out + o, int(n), 0, int(p.c), s));
+                                              b.vals_out + o, int(m), 0, int(p.c), s));
     }
     SZK_TRY(cudaMemsetAsync(b.start, 0, buckets * sizeof(uint64_t), s));
     SZK_TRY(cudaMemsetAsync(b.end, 0, buckets * sizeof(uint64_t), s));
-    bounds_kernel<<<grid_for(entries, 256), 256, 0, s>>>(b.keys_out, n, entries, p.K, b.start, b.end);
+    bounds_kernel<<<grid_for(entries, 256), 256, 0, s>>>(b.keys_out, m, entries, p.K, b.start, b.end);
     SZK_CHECK_LAUNCH();
 
     // 3: level 1 (points), then folding levels (partials).

@@ -4,7 +4,8 @@
 // working memory, caller-provided scratch whose size is asked for first with
 // the matching *_scratch_bytes / *_bytes query (CUB habit). Launchers only
 // enqueue work on the given stream: no allocation, no device-wide call
-// (cudaDeviceSynchronize, cudaMemPoolTrimTo), no host synchronisation. They
+// (cudaDeviceSynchronize, cudaMemPoolTrimTo), and no host synchronisation but
+// one: the MSMs wait for their stream once (msm_g1 says why). They
 // return cudaError_t and never throw, so a StarPU CUDA codelet can call them
 // directly with starpu_cuda_get_local_stream(). Data use the host layouts of
 // src/ff and src/ec byte for byte (fr_t 32 B, fp_t 48 B, g1_affine_t 96 B
@@ -116,6 +117,9 @@ struct msm_tuning_t {
 // d_skip: optional bitmap (bit i of word i/32); where set, term i is left out
 // (the prep_msm split: those scalars are 1 and go to batch_add_g1).
 // Result: one XYZZ point written to d_result (device memory).
+// The call waits once for `stream`: the number of terms with a non-zero
+// scalar and a clear skip bit sizes the sorts (msm.cu, step 0), so the work
+// queued on the stream before it has finished when it returns.
 size_t msm_g1_scratch_bytes(size_t n, const msm_tuning_t& tune = {});
 cudaError_t msm_g1(g1_xyzz_t* d_result, const g1_affine_t* d_bases, const fr_t* d_scalars, size_t n,
                    void* d_scratch, size_t scratch_bytes, cudaStream_t stream,
