@@ -12,7 +12,8 @@
 // swap roles after each word of b (the Montgomery shift by 32 bits is a
 // renaming, not a move); one final chain merges them. Cost per product:
 // 4N^2 32-bit multiply-adds (lo and hi halves of a·b and of m·q; N = 12: 576,
-// N = 8: 256) + about 3N adds.
+// N = 8: 256, less 4 per word for Fr, whose low limbs make two products of
+// m·q adds: 224) + about 3N adds.
 // Requires 2m < 2^(32N) (no overflow word): p < 2^381, r < 2^255.
 //
 // Carries live in the PTX condition code across consecutive asm statements;
@@ -36,14 +37,18 @@ static __device__ __constant__ const uint32_t d_fr_mm2[8] = {SZK_FR_MM2};
 
 struct fp_dev_params {
   static constexpr int n = 12;
+  static constexpr bool m_low_one = false;
   static constexpr uint32_t m0 = SZK_FP_M0;
   static SZK_D const uint32_t* mod() { return d_fp_mod; }
   static SZK_D const uint32_t* one() { return d_fp_one; }
   static SZK_D const uint32_t* r2() { return d_fp_r2; }
   static SZK_D const uint32_t* mm2() { return d_fp_mm2; }
 };
+// r = 1 + (2^32 - 1)·2^32 + ...: its two low limbs turn two of the products
+// of each reduction word into adds (dev_mont_t::step).
 struct fr_dev_params {
   static constexpr int n = 8;
+  static constexpr bool m_low_one = true;
   static constexpr uint32_t m0 = SZK_FR_M0;
   static SZK_D const uint32_t* mod() { return d_fr_mod; }
   static SZK_D const uint32_t* one() { return d_fr_one; }
@@ -162,6 +167,16 @@ struct alignas(8) dev_mont_t {
     asm volatile("madc.lo.cc.u32 %0, %2, %3, 0; madc.hi.u32 %1, %2, %3, 0;"
                  : "=r"(odd[N - 2]), "=r"(odd[N - 1]) : "r"(a[N - 2]), "r"(bi));
   }
+  // mad_row over m with its first pair given as words (lo0, hi0) = m_0·q:
+  // two adds instead of two multiply-adds; the rest as mad_row.
+  static SZK_D void mad_row_head(uint32_t* acc, const uint32_t* m, uint32_t q, uint32_t lo0, uint32_t hi0) {
+    asm volatile("add.cc.u32 %0, %0, %2; addc.cc.u32 %1, %1, %3;"
+                 : "+r"(acc[0]), "+r"(acc[1]) : "r"(lo0), "r"(hi0));
+#pragma unroll
+    for (int j = 2; j < N; j += 2)
+      asm volatile("madc.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
+                   : "+r"(acc[j]), "+r"(acc[j + 1]) : "r"(m[j]), "r"(q));
+  }
   // One word of b: T <- (T + a·bi + m·q) / 2^32, q = (T + a·bi)·M0 mod 2^32.
   // On entry T = even + sum_k odd[k] 2^(32(k-1)) (odd[0] = 0); on exit
   // T·2^32 = even + 2^32·odd with even[0] = 0, i.e. after the shift the
@@ -178,8 +193,17 @@ struct alignas(8) dev_mont_t {
     }
     const uint32_t q = even[0] * P::m0;
     const uint32_t* m = P::mod();
-    mad_row(odd, m + 1, q);  // no carry out: odd·2^32 <= T + a·bi + m·q < 2^(32N+32)
-    mad_row(even, m, q);     // makes even[0] = 0
+    if constexpr (P::m_low_one) {
+      // Fr: M0 = 2^32 - 1, so q = -e0 (e0 = even[0]); m_0 = 1 and
+      // m_1 = 2^32 - 1 give m_0·q = q (hi 0) and m_1·q = q·2^32 - q, whose
+      // words are (e0, ~e0) for e0 != 0 and (0, 0) for e0 = 0.
+      const uint32_t e0 = even[0];
+      mad_row_head(odd, m + 1, q, e0, e0 ? ~e0 : 0u);
+      mad_row_head(even, m, q, q, 0u);
+    } else {
+      mad_row(odd, m + 1, q);  // no carry out: odd·2^32 <= T + a·bi + m·q < 2^(32N+32)
+      mad_row(even, m, q);     // makes even[0] = 0
+    }
     asm volatile("addc.u32 %0, %0, 0;" : "+r"(odd[N - 1]));
   }
 
