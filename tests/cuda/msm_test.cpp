@@ -109,6 +109,32 @@ TEST(CudaMsm, BatchAddAndSplit) {
   }
 }
 
+// msm_tuning_t::profile: the same point, and every call's phases booked
+// (window groups: 2^12 terms at c = 4 run 64 windows in one group).
+TEST(CudaMsm, ProfileTimesThePhasesAndChangesNothing) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  const size_t n = 4096;
+  const g1_progression_t pts(n, rng, 0);
+  const std::vector<fr_t> s = make_scalars(rng, n, dist_t::boolean_heavy);
+  msm_profile_t prof;
+  msm_tuning_t tune{4, 8, 128};
+  tune.profile = &prof;
+  const g1_xyzz_t a = msm_g1_host(pts.points, s, tune);
+  const g1_xyzz_t b = msm_g1_host(pts.points, s, tune);
+  EXPECT_TRUE(same_point(a, pts.expected(s)));
+  EXPECT_TRUE(same_point(b, pts.expected(s)));
+  EXPECT_EQ(prof.calls, 2u);
+  for (double ms : {prof.digits, prof.sort, prof.accumulate, prof.fold, prof.window_sums, prof.horner})
+    EXPECT_GE(ms, 0.0);
+  EXPECT_GT(prof.accumulate, 0.0);
+  EXPECT_GT(prof.horner, 0.0);
+  // All scalars zero: no live term, the call returns O and still counts.
+  const g1_xyzz_t o = msm_g1_host(pts.points, std::vector<fr_t>(n, fr_t::zero()), tune);
+  EXPECT_TRUE(o.is_infinity());
+  EXPECT_EQ(prof.calls, 3u);
+}
+
 TEST(CudaMsm, JacobianConversion) {
   SZK_REQUIRE_GPU();
   auto rng = seeded_rng();
