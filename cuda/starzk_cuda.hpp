@@ -95,15 +95,16 @@ cudaError_t ntt_h(fr_t* d_a, fr_t* d_b, fr_t* d_c, unsigned log_n, root_conventi
 
 // ------------------------------------------------------------------- MSM --
 // Where an MSM spends its time, in milliseconds (msm_tuning_t::profile):
-// each call adds its phases (msm.cu steps 1-5) to the fields.
+// each call adds its phases (msm.cu steps 0-5) to the fields.
 struct msm_profile_t {
-  double digits = 0;       // 1: scalars -> signed digits
+  double digits = 0;       // 0-1: live terms (and the call's one wait), signed digits
   double sort = 0;         // 2: radix sort per window, run bounds, chunk offsets
   double accumulate = 0;   // 3: level 1, the points into bucket partials
   double fold = 0;         // 3: later levels, partials folded to one per bucket
   double window_sums = 0;  // 4: sum_b b·S_b per window
   double horner = 0;       // 5: the windows combined
   unsigned calls = 0;
+  double total() const { return digits + sort + accumulate + fold + window_sums + horner; }
 };
 struct msm_tuning_t {
   unsigned window_bits = 0;  // 0: chosen from n (cost model in msm.cu)

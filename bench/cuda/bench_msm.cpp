@@ -105,7 +105,7 @@ void phase_rows(const std::string& name, size_t n, void* scr, size_t bytes, Run 
   msm_tuning_t t;
   t.profile = &prof;
   run(t, scr, bytes);
-  const double total = prof.digits + prof.sort + prof.accumulate + prof.fold + prof.window_sums + prof.horner;
+  const double total = prof.total();
   const std::pair<const char*, double> phases[] = {{"digits", prof.digits},         {"sort", prof.sort},
                                                    {"accumulate", prof.accumulate}, {"fold", prof.fold},
                                                    {"window_sums", prof.window_sums}, {"horner", prof.horner}};
