@@ -271,6 +271,96 @@ struct alignas(8) dev_mont_t {
   // Fermat: a^(m-2) = a^-1 (0 -> 0). ~log2(m) S + log2(m)/2 M; variable time is
   // not an issue (no secrets on the GPU side of the prover).
   SZK_D dev_mont_t inverse() const { return pow_limbs(P::mm2()); }
+
+  // a^-1 by the binary extended Euclid algorithm (0 -> 0). A one-thread
+  // chain of ~2·log2(m) limb shifts and subtractions instead of Fermat's
+  // ~log2(m) products: for the single inversions at the root of a batch
+  // inversion (msm_affine.cu), where one thread's latency is what counts.
+  // With A = a·R the stored integer, the loop keeps u = x1·A and v = x2·A
+  // (mod m) from (u, v, x1, x2) = (A, m, 1, 0): halving an even u halves x1
+  // (x1 + m when x1 is odd), and the larger of u, v loses the smaller.
+  // It ends with u = 1 or v = 1, so x1 or x2 is A^-1 = a^-1·R^-1; the
+  // Montgomery form a^-1·R is that times R^2, one product with R^3 = R2·R2.
+  // Out of line: in line in a kernel with many other paths (the element-wise
+  // test kernel), nvcc 13.0 dropped the zero test and the first two limbs of
+  // u (read before written in the PTX); as its own function it is exact.
+  __device__ __noinline__ dev_mont_t inverse_binary() const {
+    if (is_zero()) return zero();
+    uint32_t u[N], v[N], x1[N], x2[N];
+#pragma unroll
+    for (int i = 0; i < N; ++i) u[i] = l[i], v[i] = P::mod()[i], x1[i] = i == 0, x2[i] = 0;
+    while (!limbs_one(u) && !limbs_one(v)) {
+      while (!(u[0] & 1u)) limbs_halve(u, x1);
+      while (!(v[0] & 1u)) limbs_halve(v, x2);
+      uint32_t d[N];
+      if (!limbs_sub(d, u, v)) {  // u >= v
+#pragma unroll
+        for (int i = 0; i < N; ++i) u[i] = d[i];
+        limbs_sub_mod(x1, x2);
+      } else {
+        limbs_sub(v, v, u);
+        limbs_sub_mod(x2, x1);
+      }
+    }
+    const bool first = limbs_one(u);
+    dev_mont_t r;
+#pragma unroll
+    for (int i = 0; i < N; ++i) r.l[i] = first ? x1[i] : x2[i];
+    const dev_mont_t r2 = load_const(P::r2());
+    return r * (r2 * r2);
+  }
+
+ private:
+  // Plain N-limb integers for inverse_binary (every index known at compile
+  // time, so the arrays stay in registers).
+  static SZK_D bool limbs_one(const uint32_t (&a)[N]) {
+    uint32_t acc = a[0] ^ 1u;
+#pragma unroll
+    for (int i = 1; i < N; ++i) acc |= a[i];
+    return acc == 0;
+  }
+  // d = a - b; returns the borrow.
+  static SZK_D bool limbs_sub(uint32_t (&d)[N], const uint32_t (&a)[N], const uint32_t (&b)[N]) {
+    uint32_t borrow = 0;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      const uint64_t t = uint64_t(a[i]) - b[i] - borrow;
+      d[i] = uint32_t(t);
+      borrow = uint32_t(t >> 63);
+    }
+    return borrow != 0;
+  }
+  // x = x - y mod m (x, y < m).
+  static SZK_D void limbs_sub_mod(uint32_t (&x)[N], const uint32_t (&y)[N]) {
+    if (limbs_sub(x, x, y)) {
+      uint64_t c = 0;
+#pragma unroll
+      for (int i = 0; i < N; ++i) {
+        c += uint64_t(x[i]) + P::mod()[i];
+        x[i] = uint32_t(c);
+        c >>= 32;
+      }
+    }
+  }
+  // a /= 2 (a even); x = x / 2 mod m (x + m first when x is odd; m odd).
+  static SZK_D void limbs_halve(uint32_t (&a)[N], uint32_t (&x)[N]) {
+#pragma unroll
+    for (int i = 0; i < N - 1; ++i) a[i] = (a[i] >> 1) | (a[i + 1] << 31);
+    a[N - 1] >>= 1;
+    const uint32_t odd = 0u - (x[0] & 1u);
+    uint64_t c = 0;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      c += uint64_t(x[i]) + (P::mod()[i] & odd);
+      x[i] = uint32_t(c);
+      c >>= 32;
+    }
+#pragma unroll
+    for (int i = 0; i < N - 1; ++i) x[i] = (x[i] >> 1) | (x[i + 1] << 31);
+    x[N - 1] = (x[N - 1] >> 1) | (uint32_t(c) << 31);
+  }
+
+ public:
 };
 
 using dev_fp_t = dev_mont_t<fp_dev_params>;

@@ -33,6 +33,7 @@ __global__ void __launch_bounds__(256) elementwise_kernel(field_op_t op, F* out,
   } else {
     if (op == field_op_t::from_mont) out[i] = x.from_mont();
     else if (op == field_op_t::to_mont) out[i] = x.to_mont();
+    else if (op == field_op_t::inv_binary) out[i] = x.inverse_binary();
     else out[i] = apply(op, x, y);
   }
 }
@@ -75,7 +76,8 @@ cudaError_t fr_elementwise(field_op_t op, fr_t* d_out, const fr_t* d_a, const fr
 }
 cudaError_t fp2_elementwise(field_op_t op, fp2_t* d_out, const fp2_t* d_a, const fp2_t* d_b, size_t n,
                             cudaStream_t s) {
-  if (op == field_op_t::from_mont || op == field_op_t::to_mont) return cudaErrorInvalidValue;
+  if (op == field_op_t::from_mont || op == field_op_t::to_mont || op == field_op_t::inv_binary)
+    return cudaErrorInvalidValue;
   return launch_elementwise<dev_fp2_t>(op, d_out, d_a, d_b, n, s);
 }
 

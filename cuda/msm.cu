@@ -1,5 +1,6 @@
 // Multi-scalar multiplication on G1 and G2, sum_i s_i·P_i, by Pippenger's
-// bucket method with signed windows, sorted buckets and XYZZ accumulation.
+// bucket method with signed windows, sorted buckets, batch-affine levels
+// (G1) and XYZZ accumulation.
 // One implementation: the point kernels and the driver are templates over a
 // curve bundle (msm_curve.cuh), instantiated for G1 and G2 at the bottom;
 // the digit, sort and bucket-bound kernels do not depend on the curve.
@@ -8,7 +9,10 @@
 //     whose skip bit is clear, in order (cub::DeviceSelect). m comes back to
 //     the host (the one wait of the call: the sort sizes depend on it), and
 //     steps 1-2 run on m terms, not n. A boolean-heavy witness has few:
-//     after the prep_msm split (ones skipped) about a tenth.
+//     after the prep_msm split (ones skipped) about a tenth. With
+//     batch-affine levels planned (G1) the same pass counts each window's
+//     non-zero digits (step 1's digits, one ballot per window and warp),
+//     and they come back with m: they size the window groups and the levels.
 //  1. digits: each live scalar leaves Montgomery form (one Fr product) and is
 //     cut into W = ceil(256/c) signed c-bit digits d in [-2^(c-1), 2^(c-1)]
 //     (d > 2^(c-1) becomes d - 2^c with a carry into the next window; the top
@@ -18,6 +22,12 @@
 //  2. sort: per window, (key, value) pairs by key (cub::DeviceRadixSort, c
 //     key bits), so each bucket is one contiguous run; a kernel marks where
 //     each run starts and ends.
+//  3a. batch-affine levels (G1, msm_affine.cu): each level halves every
+//     bucket's run, adding its points in pairs with affine formulas whose
+//     inversions are shared by the whole level (about 6 Fp products per sum
+//     instead of 10). A level runs while it has at least 3·2^20 sums to make
+//     and the mean run still has two points; the XYZZ steps below finish
+//     the last level's points.
 //  3. accumulate: runs are cut into chunks of `chunk` entries; one thread per
 //     chunk sums its points with madd-2008-s (8M + 2S), negating y for
 //     negative digits. Chunk offsets come from an exclusive scan of
@@ -34,7 +44,10 @@
 //     window.
 // Steps 1-4 run for a group of windows at a time (at most 2^28 entries, so
 // the keys, values and partials of one group stay near 6 GiB whatever n is;
-// at n = 2^27 and c = 20 that is 2 windows per group, 7 groups). Step 1
+// at n = 2^27 and c = 20 that is 2 windows per group, 7 groups). With
+// batch-affine levels a group also holds at most 2^27 non-zero digits (or n),
+// whose two point arrays take another ~9 GiB: random scalars at n = 2^24 run
+// in two groups of 8 windows, a boolean-heavy witness still in one. Step 1
 // recomputes the signed-digit carries from window 0 for each group (one Fr
 // product and a few shifts per scalar: cheap next to a window's additions).
 // The level-1 accumulation, the hot loop, lives in msm_accumulate.cu (for G1
@@ -43,128 +56,65 @@
 // bucket_weight (G1 10, G2 8: msm_curve.cuh). A G2 MSM needs twice the
 // bytes per bucket partial (384 B); the key/value arrays do not change.
 // The result is an XYZZ point written to device memory.
-#include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_scan.cuh>
-#include <cub/device/device_select.cuh>
-#include <thrust/iterator/counting_iterator.h>
-#include <vector>
-
-#include "cuda/msm_common.cuh"
-#include "cuda/starzk_cuda.hpp"
+#include "cuda/msm_plan.cuh"
 
 namespace starzk::gpu {
 namespace {
 
-constexpr uint32_t sign_bit = msm_sign_bit;
-constexpr size_t group_entries = size_t(1) << 28;  // entries (digits) per window group
+using namespace msm_detail;
 
-struct plan_t {
-  size_t n;
-  unsigned c, W, K, J, M, levels, chunk, block;
-  unsigned Wg;                  // windows per group (the last group may hold fewer)
-  size_t buckets;               // Wg·(K+1): bucket 0 of each window is the zero digit
-  size_t entries;               // Wg·n
-  size_t bound[32];             // upper bound of the partial count per level
-  size_t sort_temp, scan_temp, select_temp;  // CUB temporary storage
-
-  static unsigned window_count(unsigned c) { return (256 + c - 1) / c; }
-
-  static plan_t make(size_t n, const msm_tuning_t& tune, double bucket_weight) {
-    plan_t p{};
-    p.n = n;
-    p.chunk = tune.chunk < 2 ? 2 : tune.chunk;
-    p.block = tune.block;
-    unsigned c = tune.window_bits;
-    if (c == 0) {
-      // Cost model in madd-equivalents: W·n bucket additions plus about
-      // w·2^c per window for the sort, the bounds, the running sums and the
-      // partial folding. For G1, w = 10 fits the H200 timings of c = 16..20
-      // at n = 2^24 and 2^26 within 3% (2^24: c = 16 128 ms, c = 20 162 ms;
-      // 2^26: c = 20 473 ms, c = 16 506 ms; docs/benchmarks.md).
-      double best = 1e300;
-      for (unsigned t = 2; t <= 20; ++t) {
-        const double cost = double(window_count(t)) * (double(n) + bucket_weight * double(1u << t));
-        if (cost < best) best = cost, c = t;
-      }
-    }
-    p.c = c;
-    p.W = window_count(c);
-    p.K = 1u << (c - 1);
-    p.Wg = unsigned(std::max<size_t>(1, std::min<size_t>(p.W, group_entries / n)));
-    p.buckets = size_t(p.Wg) * (p.K + 1);
-    p.entries = size_t(p.Wg) * n;
-    // Segments of the window sums: about 2^16 threads in all.
-    unsigned J = 1;
-    while (J < p.K && size_t(J) * 2 * p.Wg <= 65536) J *= 2;
-    p.J = J;
-    p.M = p.K / J;
-    // Folding levels until one partial per bucket (a bucket holds <= n points).
-    size_t most = n, b = (p.entries + p.chunk - 1) / p.chunk + p.buckets;
-    p.levels = 0;
-    do {
-      most = (most + p.chunk - 1) / p.chunk;
-      p.bound[p.levels++] = b;
-      b = (b + p.chunk - 1) / p.chunk + p.buckets;
-    } while (most > 1 && p.levels < 32);
-    p.sort_temp = 0;
-    p.scan_temp = 0;
-    cub::DeviceRadixSort::SortPairs(nullptr, p.sort_temp, (const uint32_t*)nullptr, (uint32_t*)nullptr,
-                                    (const uint32_t*)nullptr, (uint32_t*)nullptr, int(n), 0, int(c));
-    cub::DeviceScan::ExclusiveSum(nullptr, p.scan_temp, (const uint32_t*)nullptr, (uint32_t*)nullptr,
-                                  int(p.buckets + 1));
-    p.select_temp = 0;
-    cub::DeviceSelect::Flagged(nullptr, p.select_temp, thrust::counting_iterator<uint32_t>(0),
-                               (const uint8_t*)nullptr, (uint32_t*)nullptr, (uint32_t*)nullptr, int(n));
-    return p;
+// Signed c-bit digit w of the canonical scalar s (step 1 of the file
+// comment), windows taken in order from 0 with `carry` threaded through:
+// returns the key |d| and sets *sign for d < 0.
+SZK_D uint32_t signed_digit(const dev_fr_t& s, unsigned w, unsigned c, uint32_t& carry, uint32_t* sign) {
+  const uint32_t mask = (1u << c) - 1, half = 1u << (c - 1);
+  const unsigned pos = w * c, limb = pos / 32, off = pos % 32;
+  uint32_t v = 0;
+  if (limb < 8) {
+    v = s.l[limb] >> off;
+    if (off && limb + 1 < 8) v |= s.l[limb + 1] << (32 - off);
   }
-};
-
-template <class X>
-struct buffers_t {
-  uint32_t *keys_in, *vals_in, *keys_out, *vals_out;
-  uint8_t* live;
-  uint32_t *live_idx, *live_count;
-  void* sort_temp;
-  void* scan_temp;
-  void* select_temp;
-  uint64_t *start, *end;
-  uint32_t *counts, *off_a, *off_b;
-  X *part_a, *part_b, *segs, *windows;
-
-  static buffers_t carve(carve_t& cv, const plan_t& p) {
-    buffers_t b{};
-    b.keys_in = cv.take<uint32_t>(p.entries);
-    b.vals_in = cv.take<uint32_t>(p.entries);
-    b.keys_out = cv.take<uint32_t>(p.entries);
-    b.vals_out = cv.take<uint32_t>(p.entries);
-    b.live = cv.take<uint8_t>(p.n);
-    b.live_idx = cv.take<uint32_t>(p.n);
-    b.live_count = cv.take<uint32_t>(1);
-    b.sort_temp = cv.take<char>(p.sort_temp);
-    b.scan_temp = cv.take<char>(p.scan_temp);
-    b.select_temp = cv.take<char>(p.select_temp);
-    b.start = cv.take<uint64_t>(p.buckets);
-    b.end = cv.take<uint64_t>(p.buckets);
-    b.counts = cv.take<uint32_t>(p.buckets + 1);
-    b.off_a = cv.take<uint32_t>(p.buckets + 1);
-    b.off_b = cv.take<uint32_t>(p.buckets + 1);
-    size_t ma = 0, mb = 0;
-    for (unsigned l = 0; l < p.levels; ++l) (l % 2 == 0 ? ma : mb) = std::max(l % 2 == 0 ? ma : mb, p.bound[l]);
-    b.part_a = cv.take<X>(ma);
-    b.part_b = cv.take<X>(mb == 0 ? 1 : mb);
-    b.segs = cv.take<X>(size_t(p.Wg) * p.J);
-    b.windows = cv.take<X>(p.W);
-    return b;
+  v = (v & mask) + carry;
+  carry = 0;
+  *sign = 0;
+  if (v > half) {  // d = v - 2^c < 0
+    carry = 1;
+    *sign = sign_bit;
+    return (1u << c) - v;
   }
-};
+  return v;
+}
 
 // ---- 0. live terms ----
+// With `nonzero` set (batch-affine levels planned) also the number of
+// non-zero digits of each window over the live terms, which sizes the levels.
 __global__ void __launch_bounds__(256) live_kernel(const dev_fr_t* scalars, const uint32_t* skip, size_t n,
-                                                   uint8_t* live) {
+                                                   unsigned c, unsigned W, uint8_t* live, uint32_t* nonzero) {
+  __shared__ uint32_t counts[max_windows];
+  if (nonzero) {
+    for (unsigned w = threadIdx.x; w < W; w += blockDim.x) counts[w] = 0;
+    __syncthreads();
+  }
   const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (i >= n) return;
-  const bool skipped = skip && ((skip[i >> 5] >> (i & 31)) & 1);
-  live[i] = !skipped && !scalars[i].is_zero();
+  bool is_live = false;
+  if (i < n) {
+    const bool skipped = skip && ((skip[i >> 5] >> (i & 31)) & 1);
+    is_live = !skipped && !scalars[i].is_zero();
+    live[i] = is_live;
+  }
+  if (nonzero) {  // every lane runs the windows: one ballot per window and warp
+    const dev_fr_t s = is_live ? scalars[i].from_mont() : dev_fr_t::zero();
+    uint32_t carry = 0, sign;
+    for (unsigned w = 0; w < W; ++w) {
+      const unsigned k = __popc(__ballot_sync(0xffffffffu, signed_digit(s, w, c, carry, &sign) != 0));
+      if ((threadIdx.x & 31) == 0 && k) atomicAdd(&counts[w], k);
+    }
+  }
+  if (nonzero) {
+    __syncthreads();
+    for (unsigned w = threadIdx.x; w < W; w += blockDim.x)
+      if (counts[w]) atomicAdd(&nonzero[w], counts[w]);
+  }
 }
 
 // ---- 1. digits ----
@@ -177,23 +127,10 @@ __global__ void __launch_bounds__(256) digits_kernel(const dev_fr_t* scalars, co
   if (k >= m) return;
   const uint32_t i = idx[k];
   const dev_fr_t s = scalars[i].from_mont();
-  const uint32_t mask = (1u << c) - 1, half = 1u << (c - 1);
   uint32_t carry = 0;
   for (unsigned w = 0; w < w1; ++w) {
-    const unsigned pos = w * c, limb = pos / 32, off = pos % 32;
-    uint32_t v = 0;
-    if (limb < 8) {
-      v = s.l[limb] >> off;
-      if (off && limb + 1 < 8) v |= s.l[limb + 1] << (32 - off);
-    }
-    v = (v & mask) + carry;
-    uint32_t key = v, sign = 0;
-    carry = 0;
-    if (v > half) {  // d = v - 2^c < 0
-      key = (1u << c) - v;
-      sign = sign_bit;
-      carry = 1;
-    }
+    uint32_t sign;
+    const uint32_t key = signed_digit(s, w, c, carry, &sign);
     if (w >= w0) {
       keys[(w - w0) * m + k] = key;
       vals[(w - w0) * m + k] = i | sign;
@@ -275,53 +212,10 @@ __global__ void __launch_bounds__(32) horner_kernel(const X* windows, unsigned W
   *result = acc;
 }
 
-// Optional phase timing (msm_tuning_t::profile): an event after each phase
-// of each window group; finish() waits for the last one and adds the gaps to
-// the profile. Without a profile every call is a no-op.
-class phase_timer_t {
- public:
-  enum phase_t { digits, sort, accumulate, fold, window_sums, horner };
-  phase_timer_t(msm_profile_t* profile, cudaStream_t s) : profile_(profile), s_(s) {}
-  phase_timer_t(const phase_timer_t&) = delete;
-  phase_timer_t& operator=(const phase_timer_t&) = delete;
-  ~phase_timer_t() {
-    for (cudaEvent_t e : events_) cudaEventDestroy(e);
-  }
-  cudaError_t start() { return record(-1); }
-  cudaError_t mark(phase_t p) { return record(int(p)); }
-  cudaError_t finish() {
-    if (!profile_ || events_.empty()) return cudaSuccess;
-    SZK_TRY(cudaEventSynchronize(events_.back()));
-    double* field[] = {&profile_->digits,      &profile_->sort,  &profile_->accumulate,
-                       &profile_->fold,        &profile_->window_sums, &profile_->horner};
-    for (size_t k = 1; k < events_.size(); ++k) {
-      float ms = 0;
-      SZK_TRY(cudaEventElapsedTime(&ms, events_[k - 1], events_[k]));
-      *field[phases_[k]] += ms;
-    }
-    ++profile_->calls;
-    return cudaSuccess;
-  }
-
- private:
-  cudaError_t record(int phase) {
-    if (!profile_) return cudaSuccess;
-    cudaEvent_t e;
-    SZK_TRY(cudaEventCreate(&e));
-    events_.push_back(e);
-    phases_.push_back(phase);
-    return cudaEventRecord(e, s_);
-  }
-  msm_profile_t* profile_;
-  cudaStream_t s_;
-  std::vector<cudaEvent_t> events_;
-  std::vector<int> phases_;
-};
-
 template <class C>
 size_t scratch_for(size_t n, const msm_tuning_t& tune) {
   if (n == 0) return 0;
-  const plan_t p = plan_t::make(n, tune, C::bucket_weight);
+  const plan_t p = plan_t::make(n, tune, C::bucket_weight, C::batch_affine);
   carve_t cv{nullptr};
   buffers_t<typename C::xyzz_type>::carve(cv, p);
   return cv.used;
@@ -343,7 +237,8 @@ cudaError_t run(typename C::host_xyzz_type* d_result, const typename C::host_aff
   if (n >= (size_t(1) << 31) || !d_bases || !d_scalars || !d_scratch) return cudaErrorInvalidValue;
   if (tune.window_bits > 20 || (tune.window_bits != 0 && tune.window_bits < 2)) return cudaErrorInvalidValue;
   if (tune.block == 0 || tune.block > 128) return cudaErrorInvalidValue;
-  const plan_t p = plan_t::make(n, tune, C::bucket_weight);
+  if (tune.affine_levels < -1 || tune.affine_levels > 32) return cudaErrorInvalidValue;
+  const plan_t p = plan_t::make(n, tune, C::bucket_weight, C::batch_affine);
   carve_t cv{static_cast<char*>(d_scratch)};
   const buffers_t<X> b = buffers_t<X>::carve(cv, p);
   if (cv.used > scratch_bytes) return cudaErrorInvalidValue;
@@ -353,25 +248,38 @@ cudaError_t run(typename C::host_xyzz_type* d_result, const typename C::host_aff
   SZK_TRY(timer.start());
 
   // 0: live terms, m of them (the call's one wait).
-  live_kernel<<<grid_for(n, 256), 256, 0, s>>>(scalars, d_skip, n, b.live);
+  uint32_t* nonzero = p.affine ? b.live_count + 1 : nullptr;
+  if (nonzero) SZK_TRY(cudaMemsetAsync(nonzero, 0, p.W * sizeof(uint32_t), s));
+  live_kernel<<<grid_for(n, 256), 256, 0, s>>>(scalars, d_skip, n, p.c, p.W, b.live, nonzero);
   SZK_CHECK_LAUNCH();
   {
     size_t temp = p.select_temp;
     SZK_TRY(cub::DeviceSelect::Flagged(b.select_temp, temp, thrust::counting_iterator<uint32_t>(0), b.live,
                                        b.live_idx, b.live_count, int(n), s));
   }
-  uint32_t live_count = 0;
-  SZK_TRY(cudaMemcpyAsync(&live_count, b.live_count, sizeof live_count, cudaMemcpyDeviceToHost, s));
+  uint32_t counts[1 + max_windows] = {};  // m, then the non-zero digits per window
+  SZK_TRY(cudaMemcpyAsync(counts, b.live_count, (nonzero ? 1 + p.W : 1) * sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                          s));
   SZK_TRY(cudaStreamSynchronize(s));
-  const size_t m = live_count;
+  const size_t m = counts[0];
   if (m == 0) {
     set_infinity_kernel<X><<<1, 32, 0, s>>>(result);
     SZK_CHECK_LAUNCH();
     return timer.finish();
   }
 
-  for (unsigned w0 = 0; w0 < p.W; w0 += p.Wg) {
-    const unsigned gw = std::min(p.Wg, p.W - w0);  // windows in this group
+  for (unsigned w0 = 0, gw = 0; w0 < p.W; w0 += gw) {
+    // Windows in this group: up to Wg, and with batch-affine levels no more
+    // non-zero digits than their arrays take (a boolean-heavy witness has
+    // few beyond window 0, so its windows still share one group).
+    gw = 1;
+    size_t group_nonzero = p.affine ? counts[1 + w0] : 0;
+    while (gw < p.Wg && w0 + gw < p.W) {
+      const size_t more = p.affine ? counts[1 + w0 + gw] : 0;
+      if (group_nonzero + more > p.aff_entries) break;
+      group_nonzero += more;
+      ++gw;
+    }
     const size_t entries = size_t(gw) * m, buckets = size_t(gw) * (p.K + 1);
     // 1-2: digits, sort per window, run boundaries.
     digits_kernel<<<grid_for(m, 256), 256, 0, s>>>(scalars, b.live_idx, m, p.c, w0, w0 + gw, b.keys_in,
@@ -388,6 +296,26 @@ cudaError_t run(typename C::host_xyzz_type* d_result, const typename C::host_aff
     SZK_TRY(cudaMemsetAsync(b.end, 0, buckets * sizeof(uint64_t), s));
     bounds_kernel<<<grid_for(entries, 256), 256, 0, s>>>(b.keys_out, m, entries, p.K, b.start, b.end);
     SZK_CHECK_LAUNCH();
+    SZK_TRY(timer.mark(phase_timer_t::sort));
+
+    // 3a (G1): batch-affine levels; then the XYZZ levels below finish the
+    // last level's points, read through ident (vals_in, free after the sort).
+    const typename C::affine_type* acc_bases = bases;
+    const uint32_t* acc_vals = b.vals_out;
+    if constexpr (C::batch_affine) {
+      // (msm_affine.cu moves points as 16-byte vectors.)
+      const bool aligned = reinterpret_cast<uintptr_t>(d_bases) % 16 == 0;
+      const unsigned levels = aligned ? p.affine_levels(tune, group_nonzero, gw) : 0;
+      if (levels > 0) {
+        const affine_levels_t al{bases,    b.vals_out, b.start,  b.end,    buckets,     group_nonzero,
+                                 p.K,      levels,     b.pts_a,  b.pts_b,  b.tot,       b.work,
+                                 b.counts, b.off_b,    b.scan_temp, p.scan_temp, b.vals_in, b.keys_in};
+        SZK_TRY(run_affine_levels<C>(al, s));
+        acc_bases = static_cast<const typename C::affine_type*>(levels % 2 == 1 ? b.pts_a : b.pts_b);
+        acc_vals = b.vals_in;
+        SZK_TRY(timer.mark(phase_timer_t::affine));
+      }
+    }
 
     // 3: level 1 (points), then folding levels (partials).
     auto scan = [&](uint32_t* off) -> cudaError_t {
@@ -398,8 +326,7 @@ cudaError_t run(typename C::host_xyzz_type* d_result, const typename C::host_aff
                                                                      b.counts);
     SZK_CHECK_LAUNCH();
     SZK_TRY(scan(b.off_a));
-    SZK_TRY(timer.mark(phase_timer_t::sort));
-    SZK_TRY(launch_accumulate_points<C>(bases, b.vals_out, b.start, b.end, b.off_a, buckets, p.chunk, b.part_a,
+    SZK_TRY(launch_accumulate_points<C>(acc_bases, acc_vals, b.start, b.end, b.off_a, buckets, p.chunk, b.part_a,
                                         p.bound[0], p.block, s));
     SZK_TRY(timer.mark(phase_timer_t::accumulate));
     X* parts = b.part_a;

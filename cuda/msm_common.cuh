@@ -69,4 +69,36 @@ cudaError_t launch_accumulate_points(const typename C::affine_type* bases, const
                                      size_t buckets, unsigned chunk, typename C::xyzz_type* out, size_t threads,
                                      unsigned block, cudaStream_t s);
 
+// Batch-affine levels of the G1 accumulation (msm_affine.cu; msm.cu step
+// 3a). In: the sorted entries (vals), `entries` of them with a non-zero
+// digit (the levels are sized from it), and the run bounds
+// start/end of `buckets` buckets (window w's bucket 0 at w·(K + 1) is the zero
+// digit and is left out). Each level halves every bucket's run with affine
+// additions; after `levels` levels start/end bound the runs of the last
+// level's points (in pts_a when `levels` is odd, else pts_b) and ident[k] = k,
+// so the XYZZ level-1 kernel finishes them as if they were sorted entries.
+// Points move as 16-byte vectors, so bases must be 16-byte aligned.
+// Sizes: pts_a affine_level_bound(entries, buckets) points, pts_b the bound
+// of that, tot affine_pair_threads(the first) field elements, work
+// affine_work_elems(that many); counts/off buckets + 1 words, scan_temp the
+// ExclusiveSum temporary of buckets + 1 words.
+struct affine_levels_t {
+  const void* bases;
+  const uint32_t* vals;
+  uint64_t *start, *end;
+  size_t buckets, entries;
+  unsigned K, levels;
+  void *pts_a, *pts_b, *tot, *work;
+  uint32_t *counts, *off;
+  void* scan_temp;
+  size_t scan_bytes;
+  uint32_t* ident;
+  uint32_t* src;  // pts_a's size: where each output of a level reads (dead keys_in)
+};
+size_t affine_level_bound(size_t in, size_t buckets);  // points out of a level of `in` points
+size_t affine_pair_threads(size_t bound);              // threads of a level of `bound` outputs
+size_t affine_work_elems(size_t n);                    // scratch of inverting n elements
+template <class C>
+cudaError_t run_affine_levels(const affine_levels_t& a, cudaStream_t s);
+
 }  // namespace starzk::gpu

@@ -37,6 +37,8 @@ struct g1_curve_t : msm_launchers_t<g1_params> {
   // 10 is the H200 fit of the G1 timings (msm.cu, docs/benchmarks.md).
   static constexpr double bucket_weight = 10.0;
   static constexpr bool prefetch = true;  // msm_accumulate.cu
+  // Buckets are first halved by batch-affine levels (msm_affine.cu).
+  static constexpr bool batch_affine = true;
 };
 
 struct g2_curve_t : msm_launchers_t<g2_params> {
@@ -58,6 +60,7 @@ struct g2_curve_t : msm_launchers_t<g2_params> {
   // the G2 window (STARZK_MSM_G2_WINDOWS) to check it again.
   static constexpr double bucket_weight = 8.0;
   static constexpr bool prefetch = false;
+  static constexpr bool batch_affine = false;  // G1 only (msm_affine.cu)
 };
 
 template <class C>

@@ -29,7 +29,8 @@ namespace starzk::gpu {
 // Element-wise field operations on device arrays (tests, benchmarks, and a
 // reference of what the device field computes). Unary ops ignore d_b.
 // inv maps 0 to 0; from_mont/to_mont convert Montgomery <-> canonical.
-enum class field_op_t { add, sub, mul, sqr, neg, dbl, inv, from_mont, to_mont };
+// inv: Fermat (a^(m-2)); inv_binary: binary Euclid (Fp and Fr only).
+enum class field_op_t { add, sub, mul, sqr, neg, dbl, inv, from_mont, to_mont, inv_binary };
 cudaError_t fp_elementwise(field_op_t op, fp_t* d_out, const fp_t* d_a, const fp_t* d_b, size_t n,
                            cudaStream_t stream);
 cudaError_t fr_elementwise(field_op_t op, fr_t* d_out, const fr_t* d_a, const fr_t* d_b, size_t n,
@@ -99,17 +100,21 @@ cudaError_t ntt_h(fr_t* d_a, fr_t* d_b, fr_t* d_c, unsigned log_n, root_conventi
 struct msm_profile_t {
   double digits = 0;       // 0-1: live terms (and the call's one wait), signed digits
   double sort = 0;         // 2: radix sort per window, run bounds, chunk offsets
+  double affine = 0;       // 3a: batch-affine levels, each bucket's run halved (G1)
   double accumulate = 0;   // 3: level 1, the points into bucket partials
   double fold = 0;         // 3: later levels, partials folded to one per bucket
   double window_sums = 0;  // 4: sum_b b·S_b per window
   double horner = 0;       // 5: the windows combined
   unsigned calls = 0;
-  double total() const { return digits + sort + accumulate + fold + window_sums + horner; }
+  double total() const { return digits + sort + affine + accumulate + fold + window_sums + horner; }
 };
 struct msm_tuning_t {
   unsigned window_bits = 0;  // 0: chosen from n (cost model in msm.cu)
   unsigned chunk = 32;       // points per thread in the bucket accumulation
   unsigned block = 128;      // threads per block of the point kernels
+  // Batch-affine levels before the XYZZ accumulation (G1; G2 ignores it):
+  // -1 chosen from the live terms (msm.cu), 0 none, k > 0 exactly k (<= 32).
+  int affine_levels = -1;
   // Set: the phases are timed with CUDA events and the call waits for the
   // stream at its end (a benchmark's tool; leave null in production).
   msm_profile_t* profile = nullptr;
@@ -121,6 +126,10 @@ struct msm_tuning_t {
 // The call waits once for `stream`: the number of terms with a non-zero
 // scalar and a clear skip bit sizes the sorts (msm.cu, step 0), so the work
 // queued on the stream before it has finished when it returns.
+// Scratch: from 2^23 digits per window group on (n >~ 2^19) it includes the
+// batch-affine arrays, ~15.5 GiB at n = 2^24 and ~17 GiB at 2^26/2^27
+// (about 6.5 GiB with affine_levels = 0). Batch-affine levels read the bases
+// as 16-byte vectors; bases not 16-byte aligned run without them.
 size_t msm_g1_scratch_bytes(size_t n, const msm_tuning_t& tune = {});
 cudaError_t msm_g1(g1_xyzz_t* d_result, const g1_affine_t* d_bases, const fr_t* d_scalars, size_t n,
                    void* d_scratch, size_t scratch_bytes, cudaStream_t stream,

@@ -14,6 +14,10 @@
 // with the split; msm_g2_scratch_GiB likewise.
 // After each random and boolean-heavy row, rows <row>_phase_<phase>: one
 // more call with the phases timed (msm_profile_t; last column = share).
+// msm_g1_random_xyzz: the random row again without batch-affine levels
+// (msm_tuning_t::affine_levels = 0), the bucket additions all madd-2008-s.
+// STARZK_MSM_AFFINE_LEVELS="1 3 9": the random row with that many levels
+// (rows msm_g1_random_L<k>, with their affine and XYZZ phases).
 // STARZK_MSM_WINDOWS / STARZK_MSM_G2_WINDOWS="16 18": random scalars again
 // with those fixed window bits (rows msm_g*_random_c<bits>), to check the
 // window cost model.
@@ -107,7 +111,7 @@ void phase_rows(const std::string& name, size_t n, void* scr, size_t bytes, Run 
   run(t, scr, bytes);
   const double total = prof.total();
   const std::pair<const char*, double> phases[] = {{"digits", prof.digits},         {"sort", prof.sort},
-                                                   {"accumulate", prof.accumulate}, {"fold", prof.fold},
+                                                   {"affine", prof.affine}, {"accumulate", prof.accumulate}, {"fold", prof.fold},
                                                    {"window_sums", prof.window_sums}, {"horner", prof.horner}};
   for (const auto& [what, ms] : phases) row(name + "_phase_" + what, double(n), ms, ms / total);
 }
@@ -149,6 +153,25 @@ void bench_g1(const std::vector<unsigned>& logs, const ceilings_t& ceil, cudaStr
       row(kind == 0 ? "msm_g1_random" : "msm_g1_bool", double(n), ms, ms / floor_ms);
       phase_rows(kind == 0 ? "msm_g1_random" : "msm_g1_bool", n, d_scratch.get(), scratch, run);
       if (kind == 0) {
+        // The same call without batch-affine levels (XYZZ only), for the ratio.
+        msm_tuning_t xyzz;
+        xyzz.affine_levels = 0;
+        const double ms0 = time_ms(s, reps, [&] { run(xyzz, d_scratch.get(), scratch); });
+        row("msm_g1_random_xyzz", double(n), ms0, ms0 / floor_ms);
+        for (unsigned L : env_list("STARZK_MSM_AFFINE_LEVELS", {})) {
+          msm_tuning_t t;
+          t.affine_levels = int(L);
+          device_buffer_t scr(msm_g1_scratch_bytes(n, t));
+          const double ms = time_ms(s, reps, [&] { run(t, scr.get(), scr.size()); });
+          const std::string name = "msm_g1_random_L" + std::to_string(L);
+          row(name, double(n), ms, ms / floor_ms);
+          msm_profile_t prof;
+          t.profile = &prof;
+          run(t, scr.get(), scr.size());
+          row(name + "_phase_affine", double(n), prof.affine, prof.affine / prof.total());
+          row(name + "_phase_accumulate", double(n), prof.accumulate + prof.fold,
+              (prof.accumulate + prof.fold) / prof.total());
+        }
         window_sweep("STARZK_MSM_WINDOWS", "msm_g1", n, reps, floor_ms, s, msm_g1_scratch_bytes, run);
         continue;
       }

@@ -40,7 +40,8 @@ F host_apply(field_op_t op, const F& a, const F& b) {
     case field_op_t::sqr: return a.sqr();
     case field_op_t::neg: return -a;
     case field_op_t::dbl: return a.dbl();
-    case field_op_t::inv: return a.inverse();
+    case field_op_t::inv:
+    case field_op_t::inv_binary: return a.inverse();
     case field_op_t::from_mont: return F::from_mont_limbs(a.to_canonical());
     case field_op_t::to_mont: return F::from_reduced(a.mont_limbs());
   }
@@ -48,7 +49,8 @@ F host_apply(field_op_t op, const F& a, const F& b) {
 }
 
 const field_op_t all_ops[] = {field_op_t::add, field_op_t::sub, field_op_t::mul,       field_op_t::sqr, field_op_t::neg,
-                              field_op_t::dbl, field_op_t::inv, field_op_t::from_mont, field_op_t::to_mont};
+                              field_op_t::dbl, field_op_t::inv, field_op_t::from_mont, field_op_t::to_mont,
+                              field_op_t::inv_binary};
 
 template <class F, class Run>
 void check_all_ops(Run run) {
@@ -115,6 +117,7 @@ TEST(CudaField, RejectsBadArguments) {
   SZK_REQUIRE_GPU();
   EXPECT_EQ(fp_elementwise(field_op_t::add, nullptr, nullptr, nullptr, 10, nullptr), cudaErrorInvalidValue);
   EXPECT_EQ(fp2_elementwise(field_op_t::to_mont, nullptr, nullptr, nullptr, 10, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(fp2_elementwise(field_op_t::inv_binary, nullptr, nullptr, nullptr, 10, nullptr), cudaErrorInvalidValue);
   std::vector<fp_t> a(3), b(2);
   EXPECT_THROW(fp_elementwise_host(field_op_t::add, a, b), std::runtime_error);
 }

@@ -4,7 +4,8 @@
 // sum s_i P_i = (sum s_i) Q + (sum i·s_i) R, computed in Fr (gpu_test_util.hpp).
 // Sizes 0, 1, 2, 2^k, 2^k + 1 up to 2^20; random, all-zero, all-one, r-1 and
 // boolean-heavy scalars; infinities among the bases; small windows and chunks
-// to force several folding levels.
+// to force several folding levels; batch-affine levels forced at small n, and
+// bases repeated and negated so that their pairs double or cancel.
 #include <vector>
 
 #include "gpu_test_util.hpp"
@@ -79,12 +80,59 @@ TEST(CudaMsm, TuningVariants) {
   check_msm(rng, 2000, dist_t::random, msm_tuning_t{20, 64, 128});
 }
 
+// Batch-affine levels (msm_affine.cu) forced at small n: few, many, and more
+// than the runs are long (later levels only copy single points).
+TEST(CudaMsm, BatchAffineLevels) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  for (int levels : {1, 2, 5, 9, 20}) {
+    msm_tuning_t t{4, 32, 128};
+    t.affine_levels = levels;
+    check_msm(rng, 3000, dist_t::random, t);
+    check_msm(rng, 3001, dist_t::boolean_heavy, t);
+  }
+  msm_tuning_t t{13, 2, 64};
+  t.affine_levels = 3;
+  check_msm(rng, 4097, dist_t::random, t);
+  check_msm(rng, 4097, dist_t::one, t);
+  t.affine_levels = 4;
+  check_msm(rng, 5000, dist_t::random, t, 3);  // infinities among the bases
+  msm_tuning_t off{};
+  off.affine_levels = 0;
+  check_msm(rng, size_t(1) << 18, dist_t::random, off);
+}
+
+// Equal and opposite points in one bucket: bases +-P_(j mod 5) and three
+// scalar values, so level pairs meet P + P (doubling) and P + (-P) (zero).
+TEST(CudaMsm, BatchAffineEqualAndOppositePoints) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  const g1_progression_t pts(5, rng);
+  const fr_t values[] = {fr_t::random(rng), fr_t::random(rng), fr_t::from_u64(3)};
+  for (int levels : {-1, 3, 8}) {
+    const size_t n = 20000;
+    std::vector<g1_affine_t> bases(n);
+    std::vector<fr_t> s(n), folded(5, fr_t::zero());
+    for (size_t j = 0; j < n; ++j) {
+      const bool neg = (j / 5) % 2 == 1;
+      bases[j] = neg ? -pts.points[j % 5] : pts.points[j % 5];
+      s[j] = values[rng() % 3];
+      folded[j % 5] += neg ? -s[j] : s[j];
+    }
+    msm_tuning_t t{6, 32, 128};
+    t.affine_levels = levels;
+    EXPECT_TRUE(same_point(msm_g1_host(bases, s, t), pts.expected(folded))) << "levels=" << levels;
+  }
+}
+
 TEST(CudaMsm, Large) {
   SZK_REQUIRE_GPU();
   auto rng = seeded_rng();
   check_msm(rng, (size_t(1) << 16) + 1, dist_t::random);
   check_msm(rng, size_t(1) << 20, dist_t::random);
   check_msm(rng, size_t(1) << 20, dist_t::boolean_heavy);
+  // Large enough for batch-affine levels by default (msm.cu: 2^22 sums).
+  check_msm(rng, (size_t(1) << 21) + 3, dist_t::random);
 }
 
 TEST(CudaMsm, BatchAddAndSplit) {
@@ -125,7 +173,7 @@ TEST(CudaMsm, ProfileTimesThePhasesAndChangesNothing) {
   EXPECT_TRUE(same_point(a, pts.expected(s)));
   EXPECT_TRUE(same_point(b, pts.expected(s)));
   EXPECT_EQ(prof.calls, 2u);
-  for (double ms : {prof.digits, prof.sort, prof.accumulate, prof.fold, prof.window_sums, prof.horner})
+  for (double ms : {prof.digits, prof.sort, prof.affine, prof.accumulate, prof.fold, prof.window_sums, prof.horner})
     EXPECT_GE(ms, 0.0);
   EXPECT_GT(prof.accumulate, 0.0);
   EXPECT_GT(prof.horner, 0.0);
@@ -133,6 +181,12 @@ TEST(CudaMsm, ProfileTimesThePhasesAndChangesNothing) {
   const g1_xyzz_t o = msm_g1_host(pts.points, std::vector<fr_t>(n, fr_t::zero()), tune);
   EXPECT_TRUE(o.is_infinity());
   EXPECT_EQ(prof.calls, 3u);
+  // Batch-affine levels are booked apart (none ran above).
+  EXPECT_EQ(prof.affine, 0.0);
+  tune.affine_levels = 4;
+  EXPECT_TRUE(same_point(msm_g1_host(pts.points, s, tune), pts.expected(s)));
+  EXPECT_GT(prof.affine, 0.0);
+  EXPECT_EQ(prof.calls, 4u);
 }
 
 TEST(CudaMsm, JacobianConversion) {
@@ -152,6 +206,9 @@ TEST(CudaMsm, RejectsBadArguments) {
   EXPECT_EQ(msm_g1(nullptr, nullptr, nullptr, 5, nullptr, 0, nullptr), cudaErrorInvalidValue);
   const std::vector<fr_t> s3(3);
   EXPECT_THROW(msm_g1_host(b, s3, msm_tuning_t{21, 32, 128}), std::runtime_error);
+  msm_tuning_t bad_levels{};
+  bad_levels.affine_levels = 33;
+  EXPECT_THROW(msm_g1_host(b, s3, bad_levels), std::runtime_error);
 }
 
 }  // namespace

@@ -1,0 +1,396 @@
+// Batch-affine bucket reduction for the G1 MSM (msm.cu, step 3a). Before the
+// XYZZ accumulation, each bucket's sorted run is halved level by level with
+// affine additions whose inversions are shared across the whole level
+// (Montgomery's trick), so a bucket addition costs about 6 Fp products
+// instead of madd-2008-s's 10.
+//
+// One level, input: per bucket g a run of c_g affine points (level 0: the
+// sorted entries, point index | sign, gathered from the bases; later levels:
+// the previous level's output). Output: ceil(c_g / 2) points per bucket,
+// out_i = in_2i + in_2i+1 (the last one copied when c_g is odd), written
+// bucket by bucket at offsets from an exclusive scan of the counts; a
+// sources pass first records where each output reads (src[j]).
+//
+// Each output is P + Q = (x3, y3) with lambda = num / den:
+//   addition (x_P != x_Q):  num = y_Q - y_P, den = x_Q - x_P
+//   doubling (P == Q):      num = 3 x_P^2,   den = 2 y_P
+//   x3 = lambda^2 - x_P - x_Q,  y3 = lambda (x_P - x3) - y_P.
+// A copy (odd tail, P or Q at infinity) and P == -Q (the result is O, stored
+// as (0, 0)) take den = 1, so every den is non-zero and the batch stays valid.
+//
+// Inversions, three passes per level. Thread t of block b owns the
+// `pair_chunk` outputs b·128·pair_chunk + i·128 + t, so a warp's accesses
+// are to neighbouring outputs.
+//  forward  from the x coordinates alone (loaded one output ahead), the
+//           running products of the thread's dens, written over each
+//           output's whole record (x and y: a half-written 96-byte record
+//           cost a read-modify-write of a DRAM sector: 11.0 -> 7.9 ms for
+//           level 0 at n = 2^24), and the total into tot[t];
+//  tree     tot is inverted in place by the same trick, `inv_chunk` per
+//           thread, recursively, down to at most `leaf_max` elements, each
+//           inverted by one thread (binary Euclid, field.cuh). Its latency,
+//           ~0.5 ms whatever the level's size, is why small levels are left
+//           to the XYZZ kernels (msm.cu);
+//  backward thread t walks its outputs from the last: with acc = the inverse
+//           of the running product up to output j, den_j^-1 = acc · prefix_{j-1}
+//           and acc · den_j is the next acc; the points are read again and
+//           the sums written over the prefixes.
+// Per output: 1 product forward, 5 backward (2 for the inverse, lambda,
+// lambda^2, y3), plus 3/pair_chunk for the tree. On the H200 the backward
+// pass runs at the rate of the XYZZ loop (2.4e10 products/s); the forward
+// pass, bound by the gathers of level 0, costs about half as much again.
+#include <cub/device/device_scan.cuh>
+
+#include "cuda/msm_common.cuh"
+
+namespace starzk::gpu {
+namespace {
+
+constexpr unsigned pair_chunk = 16;  // outputs per thread of the pair passes
+constexpr unsigned inv_chunk = 8;    // elements per thread of the inversion tree
+constexpr size_t leaf_max = 32;      // tree leaves: one thread each
+
+enum pair_kind_t : int { copy_p, copy_q, infinity_out, lambda_out };
+
+// Field elements move as 16-byte vectors (points and prefixes are 16-byte
+// aligned): a third of the load and store instructions of 8-byte ones,
+// which matters here because neighbouring threads touch points 96 bytes
+// apart, so every instruction is spread over many cache lines.
+template <class F>
+SZK_D F load_vec(const F& at) {
+  static_assert(sizeof(F) % 16 == 0);
+  F r;
+  const uint4* p = reinterpret_cast<const uint4*>(&at);
+#pragma unroll
+  for (unsigned i = 0; i < sizeof(F) / 16; ++i) {
+    const uint4 v = p[i];
+    r.l[4 * i] = v.x, r.l[4 * i + 1] = v.y, r.l[4 * i + 2] = v.z, r.l[4 * i + 3] = v.w;
+  }
+  return r;
+}
+template <class F>
+SZK_D void store_vec(F& at, const F& v) {
+  uint4* p = reinterpret_cast<uint4*>(&at);
+#pragma unroll
+  for (unsigned i = 0; i < sizeof(F) / 16; ++i) p[i] = make_uint4(v.l[4 * i], v.l[4 * i + 1], v.l[4 * i + 2], v.l[4 * i + 3]);
+}
+template <class A>
+SZK_D A load_point(const A& at) {
+  A r;
+  r.x = load_vec(at.x);
+  r.y = load_vec(at.y);
+  return r;
+}
+
+template <class A, class F>
+struct pair_t {
+  A p, q;
+  pair_kind_t kind;
+  F num, den;
+};
+
+template <class A, class F>
+SZK_D pair_t<A, F> classify(const A& p, const A& q, bool has_q) {
+  pair_t<A, F> r;
+  r.p = p;
+  r.q = q;
+  r.den = F::one();
+  r.num = F::zero();
+  if (!has_q || q.is_infinity()) {
+    r.kind = copy_p;
+  } else if (p.is_infinity()) {
+    r.kind = copy_q;
+  } else if (p.x != q.x) {
+    r.kind = lambda_out;
+    r.num = q.y - p.y;
+    r.den = q.x - p.x;
+  } else if (p.y == q.y && !p.y.is_zero()) {
+    r.kind = lambda_out;
+    const F x2 = p.x.sqr();
+    r.num = x2.dbl() + x2;
+    r.den = p.y.dbl();
+  } else {
+    r.kind = infinity_out;  // Q = -P
+  }
+  return r;
+}
+
+// Level 0 reads the sorted entries (value = point index | sign << 31).
+template <class A>
+struct gather_src_t {
+  const A* bases;
+  const uint32_t* vals;
+  SZK_D A operator()(uint64_t k) const {
+    const uint32_t v = vals[k];
+    A p = load_point(bases[v & ~msm_sign_bit]);
+    if (v & msm_sign_bit) p.y = -p.y;
+    return p;
+  }
+  SZK_D decltype(A::x) x(uint64_t k) const { return load_vec(bases[vals[k] & ~msm_sign_bit].x); }
+};
+// Later levels read the previous level's points.
+template <class A>
+struct array_src_t {
+  const A* pts;
+  SZK_D A operator()(uint64_t k) const { return load_point(pts[k]); }
+  SZK_D decltype(A::x) x(uint64_t k) const { return load_vec(pts[k].x); }
+};
+
+// Where output j reads: src[j] = k | has_q << 31, its inputs being k and,
+// when has_q, k + 1 (k = start[g] + 2(j - off[g]) in its bucket g).
+__global__ void __launch_bounds__(256) pair_sources_kernel(const uint64_t* start, const uint64_t* end,
+                                                           const uint32_t* off, size_t buckets, size_t bound,
+                                                           uint32_t* src) {
+  const size_t j = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (j >= bound || j >= off[buckets]) return;
+  const size_t g = find_bucket(off, buckets, uint32_t(j));
+  const uint64_t k = start[g] + 2 * (j - off[g]);
+  src[j] = uint32_t(k) | (k + 1 < end[g] ? msm_sign_bit : 0u);
+}
+
+template <class A, class F, class Src>
+SZK_D pair_t<A, F> load_pair(const Src& src, uint32_t sj) {
+  const uint64_t k = sj & ~msm_sign_bit;
+  const bool has_q = sj & msm_sign_bit;
+  A q{};
+  if (has_q) q = src(k + 1);
+  return classify<A, F>(src(k), q, has_q);
+}
+
+// den of output j from the x coordinates alone unless they are equal or
+// zero (a G1 point with x = 0 can only be the point at infinity (0, 0), but
+// the full classification decides). Loaded one output ahead of its use.
+template <class F>
+struct den_in_t {
+  uint32_t sj;
+  F xp, xq;
+};
+template <class F, class Src>
+SZK_D den_in_t<F> load_den_in(const Src& src, uint32_t sj) {
+  den_in_t<F> d;
+  d.sj = sj;
+  d.xp = F::one();
+  d.xq = F::zero();
+  if (sj & msm_sign_bit) {
+    const uint64_t k = sj & ~msm_sign_bit;
+    d.xp = src.x(k);
+    d.xq = src.x(k + 1);
+  }
+  return d;
+}
+template <class A, class F, class Src>
+SZK_D F finish_den(const Src& src, const den_in_t<F>& d) {
+  if (!(d.sj & msm_sign_bit)) return F::one();
+  if (d.xp != d.xq && !d.xp.is_zero() && !d.xq.is_zero()) return d.xq - d.xp;
+  return load_pair<A, F>(src, d.sj).den;
+}
+
+// Thread t of block b owns outputs j = b·128·pair_chunk + i·128 + t,
+// i = 0..pair_chunk-1, so a warp reads consecutive sources and, after
+// level 0, consecutive points.
+constexpr unsigned pair_block = 128;
+SZK_D uint64_t pair_output(unsigned i) {
+  return uint64_t(blockIdx.x) * pair_block * pair_chunk + uint64_t(i) * pair_block + threadIdx.x;
+}
+
+// The next output's source and x coordinates are loaded before this one's
+// product, so each iteration waits for memory once, behind a product.
+template <class A, class F, class Src>
+__global__ void __launch_bounds__(pair_block) pair_forward_kernel(Src src, const uint32_t* srcs, const uint32_t* off,
+                                                                  size_t buckets, A* out, F* tot) {
+  const uint64_t total = off[buckets];
+  unsigned count = 0;
+  while (count < pair_chunk && pair_output(count) < total) ++count;
+  F acc = F::one();
+  if (count > 0) {
+    den_in_t<F> cur = load_den_in<F>(src, srcs[pair_output(0)]);
+    for (unsigned i = 0; i < count; ++i) {
+      den_in_t<F> next = cur;
+      if (i + 1 < count) next = load_den_in<F>(src, srcs[pair_output(i + 1)]);
+      const F den = finish_den<A, F>(src, cur);
+      acc = i == 0 ? den : acc * den;
+      // The prefix product, replaced by the sum in the backward pass. y gets
+      // a copy so that the whole 96-byte record (three 32-byte sectors) is
+      // written: a record half written would cost a read-modify-write of
+      // its middle sector in DRAM.
+      A& o = out[pair_output(i)];
+      store_vec(o.x, acc);
+      store_vec(o.y, acc);
+      cur = next;
+    }
+  }
+  tot[blockIdx.x * size_t(pair_block) + threadIdx.x] = acc;
+}
+
+template <class A, class F, class Src>
+__global__ void __launch_bounds__(pair_block, 4) pair_backward_kernel(Src src, const uint32_t* srcs,
+                                                                     const uint32_t* off, size_t buckets, A* out,
+                                                                     const F* tot) {
+  const uint64_t total = off[buckets];
+  if (pair_output(0) >= total) return;
+  F acc = tot[blockIdx.x * size_t(pair_block) + threadIdx.x];  // (product of the dens)^-1
+  unsigned i = pair_chunk;
+  while (pair_output(i - 1) >= total) --i;
+  for (; i-- > 0;) {
+    const uint64_t j = pair_output(i);
+    const pair_t<A, F> pr = load_pair<A, F>(src, srcs[j]);
+    F inv = acc;
+    if (i > 0) {
+      inv = acc * load_vec(out[j - pair_block].x);
+      acc = acc * pr.den;
+    }
+    A r;
+    if (pr.kind == copy_p) {
+      r = pr.p;
+    } else if (pr.kind == copy_q) {
+      r = pr.q;
+    } else if (pr.kind == infinity_out) {
+      r.x = F::zero();
+      r.y = F::zero();
+    } else {
+      const F lambda = pr.num * inv;
+      r.x = lambda.sqr() - pr.p.x - pr.q.x;
+      r.y = lambda * (pr.p.x - r.x) - pr.p.y;
+    }
+    store_vec(out[j].x, r.x);
+    store_vec(out[j].y, r.y);
+  }
+}
+
+// ---- batch inversion of an array (the tree) ----
+template <class F>
+__global__ void __launch_bounds__(128) inv_up_kernel(const F* a, size_t n, size_t m, F* pre, F* tot) {
+  const size_t u = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (u >= m) return;
+  const size_t b = u * inv_chunk, e = b + inv_chunk < n ? b + inv_chunk : n;
+  F acc = a[b];
+  pre[b] = acc;
+  for (size_t k = b + 1; k < e; ++k) {
+    acc = acc * a[k];
+    pre[k] = acc;
+  }
+  tot[u] = acc;
+}
+template <class F>
+__global__ void __launch_bounds__(128) inv_down_kernel(F* a, size_t n, size_t m, const F* pre, const F* tot) {
+  const size_t u = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (u >= m) return;
+  const size_t b = u * inv_chunk, e = b + inv_chunk < n ? b + inv_chunk : n;
+  F acc = tot[u];
+  for (size_t k = e; k-- > b;) {
+    F inv = acc;
+    if (k > b) {
+      inv = acc * pre[k - 1];
+      acc = acc * a[k];
+    }
+    a[k] = inv;
+  }
+}
+template <class F>
+__global__ void __launch_bounds__(32) inv_leaf_kernel(F* a, size_t n) {
+  if (threadIdx.x < n) a[threadIdx.x] = a[threadIdx.x].inverse_binary();
+}
+
+template <class F>
+cudaError_t invert_array(F* a, size_t n, F* work, cudaStream_t s) {
+  if (n <= leaf_max) {
+    inv_leaf_kernel<<<1, 32, 0, s>>>(a, n);
+    SZK_CHECK_LAUNCH();
+    return cudaSuccess;
+  }
+  const size_t m = (n + inv_chunk - 1) / inv_chunk;
+  F* pre = work;
+  F* tot = work + n;
+  inv_up_kernel<<<grid_for(m, 128), 128, 0, s>>>(a, n, m, pre, tot);
+  SZK_CHECK_LAUNCH();
+  SZK_TRY(invert_array(tot, m, work + n + m, s));
+  inv_down_kernel<<<grid_for(m, 128), 128, 0, s>>>(a, n, m, pre, tot);
+  SZK_CHECK_LAUNCH();
+  return cudaSuccess;
+}
+
+// ---- per-level bookkeeping ----
+__global__ void __launch_bounds__(256) pair_count_kernel(const uint64_t* start, const uint64_t* end, size_t buckets,
+                                                         unsigned K, uint32_t* counts) {
+  const size_t g = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (g > buckets) return;
+  uint32_t c = 0;
+  if (g < buckets && g % (K + 1) != 0) c = uint32_t((end[g] - start[g] + 1) / 2);
+  counts[g] = c;
+}
+__global__ void __launch_bounds__(256) off_to_bounds_kernel(const uint32_t* off, size_t buckets, uint64_t* start,
+                                                            uint64_t* end) {
+  const size_t g = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (g >= buckets) return;
+  start[g] = off[g];
+  end[g] = off[g + 1];
+}
+__global__ void __launch_bounds__(256) identity_kernel(uint32_t* v, size_t n) {
+  const size_t k = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (k < n) v[k] = uint32_t(k);
+}
+
+template <class A, class F, class Src>
+cudaError_t run_level(const affine_levels_t& a, const Src& src, size_t bound, A* out, cudaStream_t s) {
+  pair_count_kernel<<<grid_for(a.buckets + 1, 256), 256, 0, s>>>(a.start, a.end, a.buckets, a.K, a.counts);
+  SZK_CHECK_LAUNCH();
+  size_t temp = a.scan_bytes;
+  SZK_TRY(cub::DeviceScan::ExclusiveSum(a.scan_temp, temp, a.counts, a.off, int(a.buckets + 1), s));
+  pair_sources_kernel<<<grid_for(bound, 256), 256, 0, s>>>(a.start, a.end, a.off, a.buckets, bound, a.src);
+  SZK_CHECK_LAUNCH();
+  const size_t threads = affine_pair_threads(bound), blocks = threads / pair_block;
+  auto* tot = static_cast<F*>(a.tot);
+  pair_forward_kernel<A, F, Src><<<blocks, pair_block, 0, s>>>(src, a.src, a.off, a.buckets, out, tot);
+  SZK_CHECK_LAUNCH();
+  SZK_TRY(invert_array(tot, threads, static_cast<F*>(a.work), s));
+  pair_backward_kernel<A, F, Src><<<blocks, pair_block, 0, s>>>(src, a.src, a.off, a.buckets, out, tot);
+  SZK_CHECK_LAUNCH();
+  off_to_bounds_kernel<<<grid_for(a.buckets, 256), 256, 0, s>>>(a.off, a.buckets, a.start, a.end);
+  SZK_CHECK_LAUNCH();
+  return cudaSuccess;
+}
+
+}  // namespace
+
+size_t affine_level_bound(size_t in, size_t buckets) {
+  const size_t out = (in + buckets) / 2 + 1;
+  return out < in ? out : in;
+}
+
+size_t affine_work_elems(size_t n) {
+  if (n <= leaf_max) return 0;
+  const size_t m = (n + inv_chunk - 1) / inv_chunk;
+  return n + m + affine_work_elems(m);
+}
+
+size_t affine_pair_threads(size_t bound) {
+  const size_t per_block = size_t(pair_block) * pair_chunk;
+  return (bound + per_block - 1) / per_block * pair_block;
+}
+
+template <class C>
+cudaError_t run_affine_levels(const affine_levels_t& a, cudaStream_t s) {
+  using A = typename C::acc_affine_type;
+  using F = decltype(A::x);
+  auto* pa = static_cast<A*>(a.pts_a);
+  auto* pb = static_cast<A*>(a.pts_b);
+  size_t bound = a.entries;
+  for (unsigned l = 0; l < a.levels; ++l) {
+    bound = affine_level_bound(bound, a.buckets);
+    A* out = l % 2 == 0 ? pa : pb;
+    if (l == 0) {
+      const gather_src_t<A> src{static_cast<const A*>(a.bases), a.vals};
+      SZK_TRY((run_level<A, F>(a, src, bound, out, s)));
+    } else {
+      const array_src_t<A> src{l % 2 == 0 ? pb : pa};
+      SZK_TRY((run_level<A, F>(a, src, bound, out, s)));
+    }
+  }
+  identity_kernel<<<grid_for(bound, 256), 256, 0, s>>>(a.ident, bound);
+  SZK_CHECK_LAUNCH();
+  return cudaSuccess;
+}
+
+template cudaError_t run_affine_levels<g1_curve_t>(const affine_levels_t&, cudaStream_t);
+
+}  // namespace starzk::gpu

@@ -1,0 +1,213 @@
+// The MSM's plan and scratch layout (msm.cu): the window width c, window
+// groups, folding levels and batch-affine arrays chosen from n and the
+// tuning, the carving of the caller's scratch into the arrays of one window
+// group, and the optional per-phase timer (msm_tuning_t::profile). Included
+// by msm.cu only; kept apart so that the kernels and the driver read alone.
+#pragma once
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <vector>
+
+#include "cuda/msm_common.cuh"
+#include "cuda/starzk_cuda.hpp"
+
+namespace starzk::gpu::msm_detail {
+
+constexpr uint32_t sign_bit = msm_sign_bit;
+constexpr unsigned max_windows = 128;  // W = ceil(256/c), c >= 2
+constexpr size_t group_entries = size_t(1) << 28;  // entries (digits) per window group
+// Batch-affine levels take 72 B per non-zero digit (two point arrays): a
+// group's non-zero digits are held to this many (or n, if larger), so a
+// random-scalar group holds half the windows it would without them.
+constexpr size_t group_entries_affine = size_t(1) << 27;
+// A batch-affine level costs about 0.5 ms whatever its size (launches, the
+// latency of its inversion tree) on top of its additions, so by default a
+// level runs only when it has at least affine_min_outputs sums to make
+// (3·2^20: a level of ~2^21 sums was measured no faster than the XYZZ additions it saves,
+// docs/benchmarks.md), counted from the non-zero digits of the group (step
+// 0 counts them per window); no scratch for them below affine_min_entries
+// digits per group.
+constexpr size_t affine_min_outputs = size_t(3) << 20;
+constexpr size_t affine_min_entries = size_t(1) << 23;
+
+struct plan_t {
+  size_t n;
+  unsigned c, W, K, J, M, levels, chunk, block;
+  unsigned Wg;                  // windows per group (the last group may hold fewer)
+  size_t buckets;               // Wg·(K+1): bucket 0 of each window is the zero digit
+  size_t entries;               // Wg·n
+  size_t bound[32];             // upper bound of the partial count per level
+  size_t sort_temp, scan_temp, select_temp;  // CUB temporary storage
+  bool affine;                  // scratch for batch-affine levels (G1)
+  size_t aff_entries;           // non-zero digits per group they can take
+  size_t aff_a, aff_b, aff_tot, aff_work;   // their sizes (points, field elements)
+
+  static unsigned window_count(unsigned c) { return (256 + c - 1) / c; }
+
+  static plan_t make(size_t n, const msm_tuning_t& tune, double bucket_weight, bool batch_affine) {
+    plan_t p{};
+    p.n = n;
+    p.chunk = tune.chunk < 2 ? 2 : tune.chunk;
+    p.block = tune.block;
+    unsigned c = tune.window_bits;
+    if (c == 0) {
+      // Cost model in madd-equivalents: W·n bucket additions plus about
+      // w·2^c per window for the sort, the bounds, the running sums and the
+      // partial folding. For G1, w = 10 fits the H200 timings of c = 16..20
+      // at n = 2^24 and 2^26 within 3% (2^24: c = 16 128 ms, c = 20 162 ms;
+      // 2^26: c = 20 473 ms, c = 16 506 ms; docs/benchmarks.md).
+      double best = 1e300;
+      for (unsigned t = 2; t <= 20; ++t) {
+        const double cost = double(window_count(t)) * (double(n) + bucket_weight * double(1u << t));
+        if (cost < best) best = cost, c = t;
+      }
+    }
+    p.c = c;
+    p.W = window_count(c);
+    p.K = 1u << (c - 1);
+    const bool may_affine = batch_affine && tune.affine_levels != 0;
+    p.Wg = unsigned(std::max<size_t>(1, std::min<size_t>(p.W, group_entries / n)));
+    p.buckets = size_t(p.Wg) * (p.K + 1);
+    p.entries = size_t(p.Wg) * n;
+    p.affine = may_affine && (tune.affine_levels > 0 || p.entries >= affine_min_entries);
+    if (p.affine) {
+      p.aff_entries = std::min(p.entries, std::max(group_entries_affine, n));
+      p.aff_a = affine_level_bound(p.aff_entries, p.buckets);
+      p.aff_b = affine_level_bound(p.aff_a, p.buckets);
+      p.aff_tot = affine_pair_threads(p.aff_a);
+      p.aff_work = affine_work_elems(p.aff_tot);
+    }
+    // Segments of the window sums: about 2^16 threads in all.
+    unsigned J = 1;
+    while (J < p.K && size_t(J) * 2 * p.Wg <= 65536) J *= 2;
+    p.J = J;
+    p.M = p.K / J;
+    // Folding levels until one partial per bucket (a bucket holds <= n points).
+    size_t most = n, b = (p.entries + p.chunk - 1) / p.chunk + p.buckets;
+    p.levels = 0;
+    do {
+      most = (most + p.chunk - 1) / p.chunk;
+      p.bound[p.levels++] = b;
+      b = (b + p.chunk - 1) / p.chunk + p.buckets;
+    } while (most > 1 && p.levels < 32);
+    p.sort_temp = 0;
+    p.scan_temp = 0;
+    cub::DeviceRadixSort::SortPairs(nullptr, p.sort_temp, (const uint32_t*)nullptr, (uint32_t*)nullptr,
+                                    (const uint32_t*)nullptr, (uint32_t*)nullptr, int(n), 0, int(c));
+    cub::DeviceScan::ExclusiveSum(nullptr, p.scan_temp, (const uint32_t*)nullptr, (uint32_t*)nullptr,
+                                  int(p.buckets + 1));
+    p.select_temp = 0;
+    cub::DeviceSelect::Flagged(nullptr, p.select_temp, thrust::counting_iterator<uint32_t>(0),
+                               (const uint8_t*)nullptr, (uint32_t*)nullptr, (uint32_t*)nullptr, int(n));
+    return p;
+  }
+
+  // Batch-affine levels for a group of gw windows holding `nonzero` non-zero
+  // digits: the tuning's number, or by default while the level has at least
+  // affine_min_outputs sums to make (level l about nonzero / 2^(l+1)) and
+  // the mean run (nonzero / (gw·K), halved l times) still has two points.
+  unsigned affine_levels(const msm_tuning_t& tune, size_t nonzero, unsigned gw) const {
+    if (!affine) return 0;
+    if (tune.affine_levels > 0) return unsigned(tune.affine_levels);
+    unsigned l = 0;
+    for (size_t q = nonzero / (size_t(gw) * K), out = nonzero / 2; q >= 2 && out >= affine_min_outputs;
+         q /= 2, out /= 2)
+      ++l;
+    return l;
+  }
+};
+
+template <class X>
+struct buffers_t {
+  uint32_t *keys_in, *vals_in, *keys_out, *vals_out;
+  uint8_t* live;
+  uint32_t *live_idx, *live_count;
+  void* sort_temp;
+  void* scan_temp;
+  void* select_temp;
+  uint64_t *start, *end;
+  uint32_t *counts, *off_a, *off_b;
+  X *part_a, *part_b, *segs, *windows;
+  void *pts_a, *pts_b, *tot, *work;  // batch-affine levels (plan_t::affine)
+
+  static buffers_t carve(carve_t& cv, const plan_t& p) {
+    buffers_t b{};
+    b.keys_in = cv.take<uint32_t>(p.entries);
+    b.vals_in = cv.take<uint32_t>(p.entries);
+    b.keys_out = cv.take<uint32_t>(p.entries);
+    b.vals_out = cv.take<uint32_t>(p.entries);
+    b.live = cv.take<uint8_t>(p.n);
+    b.live_idx = cv.take<uint32_t>(p.n);
+    b.live_count = cv.take<uint32_t>(1 + max_windows);  // m, then non-zero digits per window
+    b.sort_temp = cv.take<char>(p.sort_temp);
+    b.scan_temp = cv.take<char>(p.scan_temp);
+    b.select_temp = cv.take<char>(p.select_temp);
+    b.start = cv.take<uint64_t>(p.buckets);
+    b.end = cv.take<uint64_t>(p.buckets);
+    b.counts = cv.take<uint32_t>(p.buckets + 1);
+    b.off_a = cv.take<uint32_t>(p.buckets + 1);
+    b.off_b = cv.take<uint32_t>(p.buckets + 1);
+    size_t ma = 0, mb = 0;
+    for (unsigned l = 0; l < p.levels; ++l) (l % 2 == 0 ? ma : mb) = std::max(l % 2 == 0 ? ma : mb, p.bound[l]);
+    b.part_a = cv.take<X>(ma);
+    b.part_b = cv.take<X>(mb == 0 ? 1 : mb);
+    b.segs = cv.take<X>(size_t(p.Wg) * p.J);
+    b.windows = cv.take<X>(p.W);
+    if (p.affine) {
+      using A = decltype(X::x);  // a field element; an affine point is two
+      b.pts_a = cv.take<A>(2 * p.aff_a);
+      b.pts_b = cv.take<A>(2 * p.aff_b);
+      b.tot = cv.take<A>(p.aff_tot);
+      b.work = cv.take<A>(p.aff_work);
+    }
+    return b;
+  }
+};
+
+// Optional phase timing (msm_tuning_t::profile): an event after each phase
+// of each window group; finish() waits for the last one and adds the gaps to
+// the profile. Without a profile every call is a no-op.
+class phase_timer_t {
+ public:
+  enum phase_t { digits, sort, affine, accumulate, fold, window_sums, horner };
+  phase_timer_t(msm_profile_t* profile, cudaStream_t s) : profile_(profile), s_(s) {}
+  phase_timer_t(const phase_timer_t&) = delete;
+  phase_timer_t& operator=(const phase_timer_t&) = delete;
+  ~phase_timer_t() {
+    for (cudaEvent_t e : events_) cudaEventDestroy(e);
+  }
+  cudaError_t start() { return record(-1); }
+  cudaError_t mark(phase_t p) { return record(int(p)); }
+  cudaError_t finish() {
+    if (!profile_ || events_.empty()) return cudaSuccess;
+    SZK_TRY(cudaEventSynchronize(events_.back()));
+    double* field[] = {&profile_->digits, &profile_->sort,        &profile_->affine, &profile_->accumulate,
+                       &profile_->fold,   &profile_->window_sums, &profile_->horner};
+    for (size_t k = 1; k < events_.size(); ++k) {
+      float ms = 0;
+      SZK_TRY(cudaEventElapsedTime(&ms, events_[k - 1], events_[k]));
+      *field[phases_[k]] += ms;
+    }
+    ++profile_->calls;
+    return cudaSuccess;
+  }
+
+ private:
+  cudaError_t record(int phase) {
+    if (!profile_) return cudaSuccess;
+    cudaEvent_t e;
+    SZK_TRY(cudaEventCreate(&e));
+    events_.push_back(e);
+    phases_.push_back(phase);
+    return cudaEventRecord(e, s_);
+  }
+  msm_profile_t* profile_;
+  cudaStream_t s_;
+  std::vector<cudaEvent_t> events_;
+  std::vector<int> phases_;
+};
+
+}  // namespace starzk::gpu::msm_detail
