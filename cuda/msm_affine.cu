@@ -53,7 +53,7 @@ constexpr size_t leaf_max = 32;      // tree leaves: one thread each
 enum pair_kind_t : int { copy_p, copy_q, infinity_out, lambda_out };
 
 // Field elements move as 16-byte vectors (points and prefixes are 16-byte
-// aligned): a third of the load and store instructions of 8-byte ones,
+// aligned): half the load and store instructions of 8-byte ones,
 // which matters here because neighbouring threads touch points 96 bytes
 // apart, so every instruction is spread over many cache lines.
 template <class F>
@@ -194,7 +194,8 @@ SZK_D uint64_t pair_output(unsigned i) {
 }
 
 // The next output's source and x coordinates are loaded before this one's
-// product, so each iteration waits for memory once, behind a product.
+// product. On the H200 that was no faster (level 0 is bound by its gathers:
+// docs/benchmarks.md), but it is the form the tests and the figures ran.
 template <class A, class F, class Src>
 __global__ void __launch_bounds__(pair_block) pair_forward_kernel(Src src, const uint32_t* srcs, const uint32_t* off,
                                                                   size_t buckets, A* out, F* tot) {
