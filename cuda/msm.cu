@@ -305,7 +305,7 @@ cudaError_t run(typename C::host_xyzz_type* d_result, const typename C::host_aff
     if constexpr (C::batch_affine) {
       // (msm_affine.cu moves points as 16-byte vectors.)
       const bool aligned = reinterpret_cast<uintptr_t>(d_bases) % 16 == 0;
-      const unsigned levels = aligned ? p.affine_levels(tune, group_nonzero, gw) : 0;
+      const unsigned levels = aligned && group_nonzero > 0 ? p.affine_levels(tune, group_nonzero, gw) : 0;
       if (levels > 0) {
         const affine_levels_t al{bases,    b.vals_out, b.start,  b.end,    buckets,     group_nonzero,
                                  p.K,      levels,     b.pts_a,  b.pts_b,  b.tot,       b.work,
