@@ -2,7 +2,7 @@
 // oracles: msm_naive (double-and-add per term, src/ec) for small n, and for
 // any n the linear identity of the test bases P_i = Q + i·R:
 // sum s_i P_i = (sum s_i) Q + (sum i·s_i) R, computed in Fr (gpu_test_util.hpp).
-// Sizes 0, 1, 2, 2^k, 2^k + 1 up to 2^20; random, all-zero, all-one, r-1 and
+// Sizes 0, 1, 2, 2^k, 2^k + 1 up to 2^21 + 3; random, all-zero, all-one, r-1 and
 // boolean-heavy scalars; infinities among the bases; small windows and chunks
 // to force several folding levels; batch-affine levels forced at small n, and
 // bases repeated and negated so that their pairs double or cancel.
@@ -131,7 +131,8 @@ TEST(CudaMsm, Large) {
   check_msm(rng, (size_t(1) << 16) + 1, dist_t::random);
   check_msm(rng, size_t(1) << 20, dist_t::random);
   check_msm(rng, size_t(1) << 20, dist_t::boolean_heavy);
-  // Large enough for batch-affine levels by default (msm.cu: 2^22 sums).
+  // The default batch-affine levels (msm.cu) run from about 2^19 terms on:
+  // 2^20 above, and here a size that is no power of two.
   check_msm(rng, (size_t(1) << 21) + 3, dist_t::random);
 }
 
