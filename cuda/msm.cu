@@ -109,8 +109,6 @@ __global__ void __launch_bounds__(256) live_kernel(const dev_fr_t* scalars, cons
       const unsigned k = __popc(__ballot_sync(0xffffffffu, signed_digit(s, w, c, carry, &sign) != 0));
       if ((threadIdx.x & 31) == 0 && k) atomicAdd(&counts[w], k);
     }
-  }
-  if (nonzero) {
     __syncthreads();
     for (unsigned w = threadIdx.x; w < W; w += blockDim.x)
       if (counts[w]) atomicAdd(&nonzero[w], counts[w]);
@@ -322,9 +320,7 @@ cudaError_t run(typename C::host_xyzz_type* d_result, const typename C::host_aff
       size_t temp = p.scan_temp;
       return cub::DeviceScan::ExclusiveSum(b.scan_temp, temp, b.counts, off, int(buckets + 1), s);
     };
-    count_points_kernel<<<grid_for(buckets + 1, 256), 256, 0, s>>>(b.start, b.end, buckets, p.K, p.chunk,
-                                                                     b.counts);
-    SZK_CHECK_LAUNCH();
+    SZK_TRY(launch_count_chunks(b.start, b.end, buckets, p.K, p.chunk, b.counts, s));
     SZK_TRY(scan(b.off_a));
     SZK_TRY(launch_accumulate_points<C>(acc_bases, acc_vals, b.start, b.end, b.off_a, buckets, p.chunk, b.part_a,
                                         p.bound[0], p.block, s));
@@ -364,6 +360,13 @@ cudaError_t run(typename C::host_xyzz_type* d_result, const typename C::host_aff
 }
 
 }  // namespace
+
+cudaError_t launch_count_chunks(const uint64_t* start, const uint64_t* end, size_t buckets, unsigned K,
+                                unsigned chunk, uint32_t* counts, cudaStream_t s) {
+  count_points_kernel<<<grid_for(buckets + 1, 256), 256, 0, s>>>(start, end, buckets, K, chunk, counts);
+  SZK_CHECK_LAUNCH();
+  return cudaSuccess;
+}
 
 size_t msm_g1_scratch_bytes(size_t n, const msm_tuning_t& tune) { return scratch_for<g1_curve_t>(n, tune); }
 cudaError_t msm_g1(g1_xyzz_t* d_result, const g1_affine_t* d_bases, const fr_t* d_scalars, size_t n,

@@ -311,14 +311,6 @@ cudaError_t invert_array(F* a, size_t n, F* work, cudaStream_t s) {
 }
 
 // ---- per-level bookkeeping ----
-__global__ void __launch_bounds__(256) pair_count_kernel(const uint64_t* start, const uint64_t* end, size_t buckets,
-                                                         unsigned K, uint32_t* counts) {
-  const size_t g = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (g > buckets) return;
-  uint32_t c = 0;
-  if (g < buckets && g % (K + 1) != 0) c = uint32_t((end[g] - start[g] + 1) / 2);
-  counts[g] = c;
-}
 __global__ void __launch_bounds__(256) off_to_bounds_kernel(const uint32_t* off, size_t buckets, uint64_t* start,
                                                             uint64_t* end) {
   const size_t g = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
@@ -333,8 +325,7 @@ __global__ void __launch_bounds__(256) identity_kernel(uint32_t* v, size_t n) {
 
 template <class A, class F, class Src>
 cudaError_t run_level(const affine_levels_t& a, const Src& src, size_t bound, A* out, cudaStream_t s) {
-  pair_count_kernel<<<grid_for(a.buckets + 1, 256), 256, 0, s>>>(a.start, a.end, a.buckets, a.K, a.counts);
-  SZK_CHECK_LAUNCH();
+  SZK_TRY(launch_count_chunks(a.start, a.end, a.buckets, a.K, 2, a.counts, s));
   size_t temp = a.scan_bytes;
   SZK_TRY(cub::DeviceScan::ExclusiveSum(a.scan_temp, temp, a.counts, a.off, int(a.buckets + 1), s));
   pair_sources_kernel<<<grid_for(bound, 256), 256, 0, s>>>(a.start, a.end, a.off, a.buckets, bound, a.src);

@@ -95,6 +95,11 @@ struct affine_levels_t {
   uint32_t* ident;
   uint32_t* src;  // pts_a's size: where each output of a level reads (dead keys_in)
 };
+// counts[g] = ceil((end[g] - start[g]) / chunk) for the buckets g < buckets
+// whose digit is not zero (g % (K + 1) != 0), else 0; counts[buckets] = 0
+// (msm.cu: chunks of level 1; msm_affine.cu: a level's sums, chunk 2).
+cudaError_t launch_count_chunks(const uint64_t* start, const uint64_t* end, size_t buckets, unsigned K,
+                                unsigned chunk, uint32_t* counts, cudaStream_t s);
 size_t affine_level_bound(size_t in, size_t buckets);  // points out of a level of `in` points
 size_t affine_pair_threads(size_t bound);              // threads of a level of `bound` outputs
 size_t affine_work_elems(size_t n);                    // scratch of inverting n elements
