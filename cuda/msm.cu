@@ -306,12 +306,13 @@ cudaError_t run(typename C::host_xyzz_type* d_result, const typename C::host_aff
       const unsigned levels = aligned && group_nonzero > 0 ? p.affine_levels(tune, group_nonzero, gw) : 0;
       if (levels > 0) {
         const affine_levels_t al{bases,    b.vals_out, b.start,  b.end,    buckets,     group_nonzero,
-                                 p.K,      levels,     b.pts_a,  b.pts_b,  b.tot,       b.work,
-                                 b.counts, b.off_b,    b.scan_temp, p.scan_temp, b.vals_in, b.keys_in};
+                                 p.K,      levels,     b.pts_a,  b.pts_b,  b.pre,       b.tot,       b.work,
+                                 b.counts, b.off_b,    b.scan_temp, p.scan_temp, b.vals_in, b.keys_in,
+                                 &timer};
         SZK_TRY(run_affine_levels<C>(al, s));
         acc_bases = static_cast<const typename C::affine_type*>(levels % 2 == 1 ? b.pts_a : b.pts_b);
         acc_vals = b.vals_in;
-        SZK_TRY(timer.mark(phase_timer_t::affine));
+        SZK_TRY(timer.mark(phase_timer_t::affine_sources));
       }
     }
 

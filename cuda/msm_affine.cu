@@ -22,31 +22,40 @@
 // `pair_chunk` outputs b·128·pair_chunk + i·128 + t, so a warp's accesses
 // are to neighbouring outputs.
 //  forward  from the x coordinates alone (loaded one output ahead), the
-//           running products of the thread's dens, written over each
-//           output's whole record (x and y: a half-written 96-byte record
-//           cost a read-modify-write of a DRAM sector: 11.0 -> 7.9 ms for
-//           level 0 at n = 2^24), and the total into tot[t];
+//           running products of the thread's dens into a dense array pre
+//           (48 bytes per output, whole sectors: a warp writes 1.5 KiB in
+//           one piece), and the total into tot[t];
 //  tree     tot is inverted in place by the same trick, `inv_chunk` per
 //           thread, recursively, down to at most `leaf_max` elements, each
-//           inverted by one thread (binary Euclid, field.cuh). Its latency,
-//           ~0.5 ms whatever the level's size, is why small levels are left
-//           to the XYZZ kernels (msm.cu);
+//           inverted by one thread (binary Euclid, field.cuh). Its latency
+//           (~0.5 ms whatever the level's size: a dozen small launches and
+//           one thread's Euclid) is hidden: each level runs as two halves,
+//           each its own batch, and a half's tree runs on a second stream of
+//           higher priority while the main stream goes on with the other
+//           half's forward or backward pass:
+//             main:  fwd 1 | fwd 2     | bwd 1     | bwd 2
+//             side:        | tree 1    | tree 2    |
+//           (the higher priority lets the tree's few blocks start as soon as
+//           SM slots free up instead of after every pending block of the
+//           big kernel);
 //  backward thread t walks its outputs from the last: with acc = the inverse
 //           of the running product up to output j, den_j^-1 = acc · prefix_{j-1}
 //           and acc · den_j is the next acc; the points are read again and
-//           the sums written over the prefixes.
+//           the sums written to the output array.
 // Per output: 1 product forward, 5 backward (2 for the inverse, lambda,
-// lambda^2, y3), plus 3/pair_chunk for the tree. On the H200 the backward
-// pass runs at the rate of the XYZZ loop (2.4e10 products/s); the forward
-// pass, bound by the gathers of level 0, costs about half as much again.
+// lambda^2, y3), plus 3/pair_chunk for the tree. On the H200 at n = 2^24
+// (docs/benchmarks.md) the backward pass runs near the rate of the XYZZ
+// loop (2.4e10 products/s) and the forward pass, which moves ~180 bytes per
+// product, at about half its product rate.
 #include <cub/device/device_scan.cuh>
 
 #include "cuda/msm_common.cuh"
+#include "cuda/msm_timer.cuh"
 
 namespace starzk::gpu {
 namespace {
 
-constexpr unsigned pair_chunk = 16;  // outputs per thread of the pair passes
+constexpr unsigned pair_chunk = 32;  // outputs per thread of the pair passes
 constexpr unsigned inv_chunk = 8;    // elements per thread of the inversion tree
 constexpr size_t leaf_max = 32;      // tree leaves: one thread each
 
@@ -138,14 +147,29 @@ struct array_src_t {
 
 // Where output j reads: src[j] = k | has_q << 31, its inputs being k and,
 // when has_q, k + 1 (k = start[g] + 2(j - off[g]) in its bucket g).
-__global__ void __launch_bounds__(256) pair_sources_kernel(const uint64_t* start, const uint64_t* end,
-                                                           const uint32_t* off, size_t buckets, size_t bound,
-                                                           uint32_t* src) {
-  const size_t j = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (j >= bound || j >= off[buckets]) return;
-  const size_t g = find_bucket(off, buckets, uint32_t(j));
-  const uint64_t k = start[g] + 2 * (j - off[g]);
-  src[j] = uint32_t(k) | (k + 1 < end[g] ? msm_sign_bit : 0u);
+// A block makes sources_span outputs (thread t: first + i·block + t). Two
+// of its threads search all buckets for the first and the last output; the
+// block then searches only between those two buckets (~16 for random
+// scalars). A full search per block of 256 was measured 3.5 ms per 2^24 MSM
+// (its ~18 dependent loads held every block); one per thread costs more.
+constexpr unsigned sources_block = 256, sources_span = 16 * sources_block;
+__global__ void __launch_bounds__(sources_block) pair_sources_kernel(const uint64_t* start, const uint64_t* end,
+                                                                     const uint32_t* off, size_t buckets,
+                                                                     size_t bound, uint32_t* src) {
+  const size_t total = off[buckets] < bound ? off[buckets] : bound;
+  const size_t first = blockIdx.x * size_t(sources_span);
+  if (first >= total) return;  // the whole block: no barrier is skipped
+  const size_t last = first + sources_span - 1 < total ? first + sources_span - 1 : total - 1;
+  __shared__ size_t range[2];
+  if (threadIdx.x == 0) range[0] = find_bucket(off, buckets, uint32_t(first));
+  if (threadIdx.x == 32) range[1] = find_bucket(off, buckets, uint32_t(last)) + 1;
+  __syncthreads();
+  const size_t g0 = range[0], span = range[1] - range[0];
+  for (size_t j = first + threadIdx.x; j <= last; j += sources_block) {
+    const size_t g = g0 + find_bucket(off + g0, span, uint32_t(j));
+    const uint64_t k = start[g] + 2 * (j - off[g]);
+    src[j] = uint32_t(k) | (k + 1 < end[g] ? msm_sign_bit : 0u);
+  }
 }
 
 template <class A, class F, class Src>
@@ -189,55 +213,54 @@ SZK_D F finish_den(const Src& src, const den_in_t<F>& d) {
 // i = 0..pair_chunk-1, so a warp reads consecutive sources and, after
 // level 0, consecutive points.
 constexpr unsigned pair_block = 128;
-SZK_D uint64_t pair_output(unsigned i) {
-  return uint64_t(blockIdx.x) * pair_block * pair_chunk + uint64_t(i) * pair_block + threadIdx.x;
+// (b0: the first block of the half being launched.)
+SZK_D uint64_t pair_output(unsigned b0, unsigned i) {
+  return uint64_t(b0 + blockIdx.x) * pair_block * pair_chunk + uint64_t(i) * pair_block + threadIdx.x;
 }
 
 // The next output's source and x coordinates are loaded before this one's
-// product. On the H200 that was no faster (level 0 is bound by its gathers:
-// docs/benchmarks.md), but it is the form the tests and the figures ran.
+// product. On the H200 (docs/benchmarks.md) that was no faster than loading
+// them in turn, nor were 5 blocks per SM (96 registers, with or without the
+// look-ahead: 20.7 and 20.9 against 20.4 ms at 2^24); it is the form the
+// tests and the figures ran. Distinct bases (1.5 GiB) and bases that fit in
+// L2 time the same, so the gathers of level 0 are not what bounds it.
 template <class A, class F, class Src>
 __global__ void __launch_bounds__(pair_block) pair_forward_kernel(Src src, const uint32_t* srcs, const uint32_t* off,
-                                                                  size_t buckets, A* out, F* tot) {
+                                                                  size_t buckets, unsigned b0, F* pre, F* tot) {
   const uint64_t total = off[buckets];
   unsigned count = 0;
-  while (count < pair_chunk && pair_output(count) < total) ++count;
+  while (count < pair_chunk && pair_output(b0, count) < total) ++count;
   F acc = F::one();
   if (count > 0) {
-    den_in_t<F> cur = load_den_in<F>(src, srcs[pair_output(0)]);
+    den_in_t<F> cur = load_den_in<F>(src, srcs[pair_output(b0, 0)]);
     for (unsigned i = 0; i < count; ++i) {
       den_in_t<F> next = cur;
-      if (i + 1 < count) next = load_den_in<F>(src, srcs[pair_output(i + 1)]);
+      if (i + 1 < count) next = load_den_in<F>(src, srcs[pair_output(b0, i + 1)]);
       const F den = finish_den<A, F>(src, cur);
       acc = i == 0 ? den : acc * den;
-      // The prefix product, replaced by the sum in the backward pass. y gets
-      // a copy so that the whole 96-byte record (three 32-byte sectors) is
-      // written: a record half written would cost a read-modify-write of
-      // its middle sector in DRAM.
-      A& o = out[pair_output(i)];
-      store_vec(o.x, acc);
-      store_vec(o.y, acc);
+      store_vec(pre[pair_output(b0, i)], acc);
       cur = next;
     }
   }
-  tot[blockIdx.x * size_t(pair_block) + threadIdx.x] = acc;
+  tot[(b0 + blockIdx.x) * size_t(pair_block) + threadIdx.x] = acc;
 }
 
 template <class A, class F, class Src>
 __global__ void __launch_bounds__(pair_block, 4) pair_backward_kernel(Src src, const uint32_t* srcs,
-                                                                     const uint32_t* off, size_t buckets, A* out,
+                                                                     const uint32_t* off, size_t buckets,
+                                                                     unsigned b0, const F* pre, A* out,
                                                                      const F* tot) {
   const uint64_t total = off[buckets];
-  if (pair_output(0) >= total) return;
-  F acc = tot[blockIdx.x * size_t(pair_block) + threadIdx.x];  // (product of the dens)^-1
+  if (pair_output(b0, 0) >= total) return;
+  F acc = tot[(b0 + blockIdx.x) * size_t(pair_block) + threadIdx.x];  // (product of the dens)^-1
   unsigned i = pair_chunk;
-  while (pair_output(i - 1) >= total) --i;
+  while (pair_output(b0, i - 1) >= total) --i;
   for (; i-- > 0;) {
-    const uint64_t j = pair_output(i);
+    const uint64_t j = pair_output(b0, i);
     const pair_t<A, F> pr = load_pair<A, F>(src, srcs[j]);
     F inv = acc;
     if (i > 0) {
-      inv = acc * load_vec(out[j - pair_block].x);
+      inv = acc * load_vec(pre[j - pair_block]);
       acc = acc * pr.den;
     }
     A r;
@@ -292,6 +315,13 @@ __global__ void __launch_bounds__(32) inv_leaf_kernel(F* a, size_t n) {
   if (threadIdx.x < n) a[threadIdx.x] = a[threadIdx.x].inverse_binary();
 }
 
+// Scratch of invert_array over n elements.
+size_t inv_work_elems(size_t n) {
+  if (n <= leaf_max) return 0;
+  const size_t m = (n + inv_chunk - 1) / inv_chunk;
+  return n + m + inv_work_elems(m);
+}
+
 template <class F>
 cudaError_t invert_array(F* a, size_t n, F* work, cudaStream_t s) {
   if (n <= leaf_max) {
@@ -323,20 +353,66 @@ __global__ void __launch_bounds__(256) identity_kernel(uint32_t* v, size_t n) {
   if (k < n) v[k] = uint32_t(k);
 }
 
+// The second stream of a group's levels and the events that order it with
+// the main one (created per call, released when their work is done).
+struct side_t {
+  cudaStream_t stream = nullptr;
+  cudaEvent_t fwd[2] = {}, tree[2] = {};
+  ~side_t() {
+    for (cudaEvent_t e : {fwd[0], fwd[1], tree[0], tree[1]})
+      if (e) cudaEventDestroy(e);
+    if (stream) cudaStreamDestroy(stream);
+  }
+  cudaError_t init() {
+    int least = 0, greatest = 0;
+    SZK_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    SZK_TRY(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, greatest));
+    for (cudaEvent_t* e : {&fwd[0], &fwd[1], &tree[0], &tree[1]})
+      SZK_TRY(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
+    return cudaSuccess;
+  }
+};
+
+// Tree scratch of one half of a level of `threads` threads (a half holds at
+// most threads / 2 + pair_block of them).
+size_t half_work_elems(size_t threads) { return inv_work_elems(threads / 2 + pair_block); }
+
 template <class A, class F, class Src>
-cudaError_t run_level(const affine_levels_t& a, const Src& src, size_t bound, A* out, cudaStream_t s) {
+cudaError_t run_level(const affine_levels_t& a, const Src& src, size_t bound, F* pre, A* out, side_t& side,
+                      cudaStream_t s) {
   SZK_TRY(launch_count_chunks(a.start, a.end, a.buckets, a.K, 2, a.counts, s));
   size_t temp = a.scan_bytes;
   SZK_TRY(cub::DeviceScan::ExclusiveSum(a.scan_temp, temp, a.counts, a.off, int(a.buckets + 1), s));
-  pair_sources_kernel<<<grid_for(bound, 256), 256, 0, s>>>(a.start, a.end, a.off, a.buckets, bound, a.src);
+  pair_sources_kernel<<<grid_for(bound, sources_span), sources_block, 0, s>>>(a.start, a.end, a.off, a.buckets,
+                                                                               bound, a.src);
   SZK_CHECK_LAUNCH();
-  const size_t threads = affine_pair_threads(bound), blocks = threads / pair_block;
+  using timer_t = msm_detail::phase_timer_t;
+  SZK_TRY(a.timer->mark(timer_t::affine_sources));
+  const size_t threads = affine_pair_threads(bound);
+  const unsigned blocks = unsigned(threads / pair_block);
   auto* tot = static_cast<F*>(a.tot);
-  pair_forward_kernel<A, F, Src><<<blocks, pair_block, 0, s>>>(src, a.src, a.off, a.buckets, out, tot);
-  SZK_CHECK_LAUNCH();
-  SZK_TRY(invert_array(tot, threads, static_cast<F*>(a.work), s));
-  pair_backward_kernel<A, F, Src><<<blocks, pair_block, 0, s>>>(src, a.src, a.off, a.buckets, out, tot);
-  SZK_CHECK_LAUNCH();
+  // Halves: blocks [0, h) and [h, blocks), each an independent batch.
+  const unsigned b0[2] = {0, blocks / 2}, nb[2] = {blocks / 2, blocks - blocks / 2};
+  F* work[2] = {static_cast<F*>(a.work), static_cast<F*>(a.work) + half_work_elems(threads)};
+  for (int h = 0; h < 2; ++h) {
+    if (nb[h] == 0) continue;
+    pair_forward_kernel<A, F, Src><<<nb[h], pair_block, 0, s>>>(src, a.src, a.off, a.buckets, b0[h], pre, tot);
+    SZK_CHECK_LAUNCH();
+    SZK_TRY(cudaEventRecord(side.fwd[h], s));
+    SZK_TRY(cudaStreamWaitEvent(side.stream, side.fwd[h], 0));
+    SZK_TRY(invert_array(tot + size_t(b0[h]) * pair_block, size_t(nb[h]) * pair_block, work[h], side.stream));
+    SZK_TRY(cudaEventRecord(side.tree[h], side.stream));
+  }
+  SZK_TRY(a.timer->mark(timer_t::affine_forward));
+  for (int h = 0; h < 2; ++h) {
+    if (nb[h] == 0) continue;
+    SZK_TRY(cudaStreamWaitEvent(s, side.tree[h], 0));
+    if (h == 0) SZK_TRY(a.timer->mark(timer_t::affine_tree));  // the part not hidden
+    pair_backward_kernel<A, F, Src><<<nb[h], pair_block, 0, s>>>(src, a.src, a.off, a.buckets, b0[h], pre, out,
+                                                                 tot);
+    SZK_CHECK_LAUNCH();
+  }
+  SZK_TRY(a.timer->mark(timer_t::affine_backward));
   off_to_bounds_kernel<<<grid_for(a.buckets, 256), 256, 0, s>>>(a.off, a.buckets, a.start, a.end);
   SZK_CHECK_LAUNCH();
   return cudaSuccess;
@@ -349,11 +425,7 @@ size_t affine_level_bound(size_t in, size_t buckets) {
   return out < in ? out : in;
 }
 
-size_t affine_work_elems(size_t n) {
-  if (n <= leaf_max) return 0;
-  const size_t m = (n + inv_chunk - 1) / inv_chunk;
-  return n + m + affine_work_elems(m);
-}
+size_t affine_work_elems(size_t threads) { return 2 * half_work_elems(threads); }
 
 size_t affine_pair_threads(size_t bound) {
   const size_t per_block = size_t(pair_block) * pair_chunk;
@@ -366,16 +438,19 @@ cudaError_t run_affine_levels(const affine_levels_t& a, cudaStream_t s) {
   using F = decltype(A::x);
   auto* pa = static_cast<A*>(a.pts_a);
   auto* pb = static_cast<A*>(a.pts_b);
+  side_t side;
+  SZK_TRY(side.init());
   size_t bound = a.entries;
   for (unsigned l = 0; l < a.levels; ++l) {
     bound = affine_level_bound(bound, a.buckets);
     A* out = l % 2 == 0 ? pa : pb;
     if (l == 0) {
+      // Level 0's prefixes fill pts_b, not yet in use (2·|pts_b| >= bound).
       const gather_src_t<A> src{static_cast<const A*>(a.bases), a.vals};
-      SZK_TRY((run_level<A, F>(a, src, bound, out, s)));
+      SZK_TRY((run_level<A, F>(a, src, bound, reinterpret_cast<F*>(pb), out, side, s)));
     } else {
       const array_src_t<A> src{l % 2 == 0 ? pb : pa};
-      SZK_TRY((run_level<A, F>(a, src, bound, out, s)));
+      SZK_TRY((run_level<A, F>(a, src, bound, static_cast<F*>(a.pre), out, side, s)));
     }
   }
   identity_kernel<<<grid_for(bound, 256), 256, 0, s>>>(a.ident, bound);

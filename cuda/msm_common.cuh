@@ -9,6 +9,9 @@
 #include "cuda/msm_curve.cuh"
 
 namespace starzk::gpu {
+namespace msm_detail {
+class phase_timer_t;  // msm_timer.cuh
+}
 
 // Threads of a block-wide sum: one point each in 24 KiB of shared memory,
 // 128 threads for G1 (192-byte XYZZ points), 64 for G2 (384 bytes).
@@ -79,21 +82,24 @@ cudaError_t launch_accumulate_points(const typename C::affine_type* bases, const
 // so the XYZZ level-1 kernel finishes them as if they were sorted entries.
 // Points move as 16-byte vectors, so bases must be 16-byte aligned.
 // Sizes: pts_a affine_level_bound(entries, buckets) points, pts_b the bound
-// of that, tot affine_pair_threads(the first) field elements, work
-// affine_work_elems(that many); counts/off buckets + 1 words, scan_temp the
-// ExclusiveSum temporary of buckets + 1 words.
+// of that, pre as many field elements as pts_b points (the running products
+// of the levels after the first; the first keeps them in pts_b), tot
+// affine_pair_threads(|pts_a|) field elements, work affine_work_elems(that
+// many) (the trees of a level's two halves); counts/off buckets + 1 words, scan_temp the ExclusiveSum temporary
+// of buckets + 1 words.
 struct affine_levels_t {
   const void* bases;
   const uint32_t* vals;
   uint64_t *start, *end;
   size_t buckets, entries;
   unsigned K, levels;
-  void *pts_a, *pts_b, *tot, *work;
+  void *pts_a, *pts_b, *pre, *tot, *work;
   uint32_t *counts, *off;
   void* scan_temp;
   size_t scan_bytes;
   uint32_t* ident;
   uint32_t* src;  // pts_a's size: where each output of a level reads (dead keys_in)
+  msm_detail::phase_timer_t* timer;  // marks the end of each pass (msm_timer.cuh)
 };
 // counts[g] = ceil((end[g] - start[g]) / chunk) for the buckets g < buckets
 // whose digit is not zero (g % (K + 1) != 0), else 0; counts[buckets] = 0
@@ -102,7 +108,7 @@ cudaError_t launch_count_chunks(const uint64_t* start, const uint64_t* end, size
                                 unsigned chunk, uint32_t* counts, cudaStream_t s);
 size_t affine_level_bound(size_t in, size_t buckets);  // points out of a level of `in` points
 size_t affine_pair_threads(size_t bound);              // threads of a level of `bound` outputs
-size_t affine_work_elems(size_t n);                    // scratch of inverting n elements
+size_t affine_work_elems(size_t threads);              // tree scratch of a level of that many
 template <class C>
 cudaError_t run_affine_levels(const affine_levels_t& a, cudaStream_t s);
 

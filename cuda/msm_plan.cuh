@@ -1,35 +1,35 @@
 // The MSM's plan and scratch layout (msm.cu): the window width c, window
 // groups, folding levels and batch-affine arrays chosen from n and the
-// tuning, the carving of the caller's scratch into the arrays of one window
-// group, and the optional per-phase timer (msm_tuning_t::profile). Included
-// by msm.cu only; kept apart so that the kernels and the driver read alone.
+// tuning, and the carving of the caller's scratch into the arrays of one
+// window group. Included by msm.cu only; kept apart so that the kernels and
+// the driver read alone.
 #pragma once
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
-#include <vector>
 
 #include "cuda/msm_common.cuh"
-#include "cuda/starzk_cuda.hpp"
+#include "cuda/msm_timer.cuh"
 
 namespace starzk::gpu::msm_detail {
 
 constexpr uint32_t sign_bit = msm_sign_bit;
 constexpr unsigned max_windows = 128;  // W = ceil(256/c), c >= 2
 constexpr size_t group_entries = size_t(1) << 28;  // entries (digits) per window group
-// Batch-affine levels take 72 B per non-zero digit (two point arrays): a
-// group's non-zero digits are held to this many (or n, if larger), so a
-// random-scalar group holds half the windows it would without them.
+// Batch-affine levels take 84 B per non-zero digit (two point arrays, and
+// the running products of the levels after the first): a group's non-zero
+// digits are held to this many (or n, if larger), so a random-scalar group
+// holds half the windows it would without them.
 constexpr size_t group_entries_affine = size_t(1) << 27;
-// A batch-affine level costs about 0.5 ms whatever its size (launches, the
-// latency of its inversion tree) on top of its additions, so by default a
+// A batch-affine level has a fixed cost on top of its additions (a dozen
+// launches, the part of its inversion trees not hidden), so by default a
 // level runs only when it has at least affine_min_outputs sums to make
-// (3·2^20: a level of ~2^21 sums was measured no faster than the XYZZ additions it saves,
-// docs/benchmarks.md), counted from the non-zero digits of the group (step
-// 0 counts them per window); no scratch for them below affine_min_entries
-// digits per group.
+// (3·2^20: a level of ~2^21 sums was measured no faster than the XYZZ
+// additions it saves, docs/benchmarks.md), counted from the non-zero digits
+// of the group (step 0 counts them per window); no scratch for them below
+// affine_min_entries digits per group.
 constexpr size_t affine_min_outputs = size_t(3) << 20;
 constexpr size_t affine_min_entries = size_t(1) << 23;
 
@@ -131,7 +131,7 @@ struct buffers_t {
   uint64_t *start, *end;
   uint32_t *counts, *off_a, *off_b;
   X *part_a, *part_b, *segs, *windows;
-  void *pts_a, *pts_b, *tot, *work;  // batch-affine levels (plan_t::affine)
+  void *pts_a, *pts_b, *pre, *tot, *work;  // batch-affine levels (plan_t::affine)
 
   static buffers_t carve(carve_t& cv, const plan_t& p) {
     buffers_t b{};
@@ -160,54 +160,12 @@ struct buffers_t {
       using A = decltype(X::x);  // a field element; an affine point is two
       b.pts_a = cv.take<A>(2 * p.aff_a);
       b.pts_b = cv.take<A>(2 * p.aff_b);
+      b.pre = cv.take<A>(p.aff_b);
       b.tot = cv.take<A>(p.aff_tot);
       b.work = cv.take<A>(p.aff_work);
     }
     return b;
   }
-};
-
-// Optional phase timing (msm_tuning_t::profile): an event after each phase
-// of each window group; finish() waits for the last one and adds the gaps to
-// the profile. Without a profile every call is a no-op.
-class phase_timer_t {
- public:
-  enum phase_t { digits, sort, affine, accumulate, fold, window_sums, horner };
-  phase_timer_t(msm_profile_t* profile, cudaStream_t s) : profile_(profile), s_(s) {}
-  phase_timer_t(const phase_timer_t&) = delete;
-  phase_timer_t& operator=(const phase_timer_t&) = delete;
-  ~phase_timer_t() {
-    for (cudaEvent_t e : events_) cudaEventDestroy(e);
-  }
-  cudaError_t start() { return record(-1); }
-  cudaError_t mark(phase_t p) { return record(int(p)); }
-  cudaError_t finish() {
-    if (!profile_ || events_.empty()) return cudaSuccess;
-    SZK_TRY(cudaEventSynchronize(events_.back()));
-    double* field[] = {&profile_->digits, &profile_->sort,        &profile_->affine, &profile_->accumulate,
-                       &profile_->fold,   &profile_->window_sums, &profile_->horner};
-    for (size_t k = 1; k < events_.size(); ++k) {
-      float ms = 0;
-      SZK_TRY(cudaEventElapsedTime(&ms, events_[k - 1], events_[k]));
-      *field[phases_[k]] += ms;
-    }
-    ++profile_->calls;
-    return cudaSuccess;
-  }
-
- private:
-  cudaError_t record(int phase) {
-    if (!profile_) return cudaSuccess;
-    cudaEvent_t e;
-    SZK_TRY(cudaEventCreate(&e));
-    events_.push_back(e);
-    phases_.push_back(phase);
-    return cudaEventRecord(e, s_);
-  }
-  msm_profile_t* profile_;
-  cudaStream_t s_;
-  std::vector<cudaEvent_t> events_;
-  std::vector<int> phases_;
 };
 
 }  // namespace starzk::gpu::msm_detail

@@ -100,7 +100,12 @@ cudaError_t ntt_h(fr_t* d_a, fr_t* d_b, fr_t* d_c, unsigned log_n, root_conventi
 struct msm_profile_t {
   double digits = 0;       // 0-1: live terms (and the call's one wait), signed digits
   double sort = 0;         // 2: radix sort per window, run bounds, chunk offsets
-  double affine = 0;       // 3a: batch-affine levels, each bucket's run halved (G1)
+  double affine = 0;       // 3a: batch-affine levels, each bucket's run halved (G1);
+                           // the sum of its four parts:
+  double affine_sources = 0;   //   per level: sums per bucket, their offsets, sources
+  double affine_forward = 0;   //   running products of the denominators
+  double affine_tree = 0;      //   their totals inverted
+  double affine_backward = 0;  //   the inverses, the sums
   double accumulate = 0;   // 3: level 1, the points into bucket partials
   double fold = 0;         // 3: later levels, partials folded to one per bucket
   double window_sums = 0;  // 4: sum_b b·S_b per window
@@ -127,7 +132,7 @@ struct msm_tuning_t {
 // scalar and a clear skip bit sizes the sorts (msm.cu, step 0), so the work
 // queued on the stream before it has finished when it returns.
 // Scratch: from 2^23 digits per window group on (n >~ 2^19) it includes the
-// batch-affine arrays, ~15.5 GiB at n = 2^24 and ~17 GiB at 2^26/2^27
+// batch-affine arrays, ~16.8 GiB at n = 2^24 and ~18.2 GiB at 2^26/2^27
 // (about 6.5 GiB with affine_levels = 0). Batch-affine levels read the bases
 // as 16-byte vectors; bases not 16-byte aligned run without them.
 size_t msm_g1_scratch_bytes(size_t n, const msm_tuning_t& tune = {});

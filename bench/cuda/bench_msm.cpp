@@ -3,7 +3,12 @@
 // name,n,ms,ratio_to_floor.
 //
 // G1: n = 2^20, 2^22, 2^24, 2^26, 2^27 (or the log sizes given as
-// arguments). Boolean-heavy scalars run through the plain MSM, the prep_msm
+// arguments). The bases are distinct like a real SRS: k_i·G for random k_i
+// (fixed_base_g1 on the device, to affine on all cores), min(n, 2^24) of
+// them, tiled beyond (2^24 points are 1.5 GiB, far beyond the L2 cache).
+// msm_g1_random_tiled64k: the random row over 2^16 distinct points tiled,
+// the bases of the sessions before the seventh, which fit in the 50 MiB L2
+// and make the gathers of the first level cache hits. Boolean-heavy scalars run through the plain MSM, the prep_msm
 // split (batch add of the ones + tail MSM, bitmap given) and the codelets'
 // one-call form msm_g1_jacobian with split_from = 0 (bitmap built on the
 // device, Jacobian result). A row msm_g1_scratch_GiB per size gives the
@@ -30,10 +35,13 @@
 //       So the G2 floor is the G1 floor x 2.8: a G2 MSM at ratio r uses the
 //       Fp multiplier as well as a G1 MSM at the same ratio.
 #include <random>
+#include <thread>
 
 #include "bench_util.hpp"
 #include "ec/scalar_mul.hpp"
+#include "ec/xyzz.hpp"
 #include "ff/mont_codec.hpp"
+#include "util/parallel.hpp"
 
 using namespace starzk;
 using namespace starzk::gpu;
@@ -76,6 +84,30 @@ device_buffer_t distinct_points(const jacobian_t<P>& q, const affine_t<P>& r, si
   return d;
 }
 
+// d_bases[0..n) <- k_i·G for random k_i, min(n, 2^24) distinct points tiled.
+void distinct_g1_bases(g1_affine_t* d_bases, size_t n, cudaStream_t s) {
+  const size_t m = std::min(n, size_t(1) << 24);
+  device_buffer_t table(fixed_base_g1_table_bytes()), d_k(m * sizeof(fr_t)), d_xyzz(m * sizeof(g1_xyzz_t));
+  check_cuda(fixed_base_g1_table_init(table.get(), g1_affine_t::generator(), s), "table_init");
+  fill_scalars(d_k.as<fr_t>(), m, 0, 777, s);
+  check_cuda(fixed_base_g1(d_xyzz.as<g1_xyzz_t>(), d_k.as<fr_t>(), m, table.get(), s), "fixed_base_g1");
+  std::vector<g1_xyzz_t> xyzz(m);
+  std::vector<g1_affine_t> aff(m);
+  check_cuda(cudaMemcpyAsync(xyzz.data(), d_xyzz.get(), m * sizeof(g1_xyzz_t), cudaMemcpyDeviceToHost, s), "copy");
+  check_cuda(cudaStreamSynchronize(s), "sync");
+  parallel_for(
+      m, std::max(1u, std::thread::hardware_concurrency()),
+      [&](size_t b, size_t e) {
+        std::vector<g1_jacobian_t> jac(e - b);
+        for (size_t i = b; i < e; ++i) jac[i - b] = xyzz[i].to_jacobian();
+        g1_jacobian_t::batch_to_affine(jac, std::span<g1_affine_t>(aff.data() + b, e - b));
+      },
+      size_t(1) << 12);
+  check_cuda(cudaMemcpyAsync(d_bases, aff.data(), m * sizeof(g1_affine_t), cudaMemcpyHostToDevice, s), "copy");
+  tile_by_doubling(d_bases, sizeof(g1_affine_t), n, m, s);
+  check_cuda(cudaStreamSynchronize(s), "sync");
+}
+
 // The zcash G2 generator (coordinates as in src/ec/curve.cpp).
 g2_affine_t g2_generator() {
   auto fp = [](const char* h) { return fp_t::from_hex(h); };
@@ -110,9 +142,17 @@ void phase_rows(const std::string& name, size_t n, void* scr, size_t bytes, Run 
   t.profile = &prof;
   run(t, scr, bytes);
   const double total = prof.total();
-  const std::pair<const char*, double> phases[] = {{"digits", prof.digits},         {"sort", prof.sort},
-                                                   {"affine", prof.affine}, {"accumulate", prof.accumulate}, {"fold", prof.fold},
-                                                   {"window_sums", prof.window_sums}, {"horner", prof.horner}};
+  const std::pair<const char*, double> phases[] = {{"digits", prof.digits},
+                                                   {"sort", prof.sort},
+                                                   {"affine", prof.affine},
+                                                   {"affine_sources", prof.affine_sources},
+                                                   {"affine_forward", prof.affine_forward},
+                                                   {"affine_tree", prof.affine_tree},
+                                                   {"affine_backward", prof.affine_backward},
+                                                   {"accumulate", prof.accumulate},
+                                                   {"fold", prof.fold},
+                                                   {"window_sums", prof.window_sums},
+                                                   {"horner", prof.horner}};
   for (const auto& [what, ms] : phases) row(name + "_phase_" + what, double(n), ms, ms / total);
 }
 
@@ -136,7 +176,7 @@ void bench_g1(const std::vector<unsigned>& logs, const ceilings_t& ceil, cudaStr
     const size_t n = size_t(1) << L;
     device_buffer_t d_bases(n * sizeof(g1_affine_t)), d_scalars(n * sizeof(fr_t)), d_bitmap(((n + 31) / 32) * 4),
         d_res(2 * sizeof(g1_xyzz_t)), d_jac(sizeof(g1_jacobian_t));
-    tile_points(d_bases.as<g1_affine_t>(), n, d_distinct.as<g1_affine_t>(), std::min(m, n), s);
+    distinct_g1_bases(d_bases.as<g1_affine_t>(), n, s);
     const size_t split_scratch = msm_g1_split_scratch_bytes(n);
     const size_t scratch = std::max(split_scratch, msm_g1_jacobian_scratch_bytes(n, true));
     device_buffer_t d_scratch(scratch);
@@ -158,6 +198,16 @@ void bench_g1(const std::vector<unsigned>& logs, const ceilings_t& ceil, cudaStr
         xyzz.affine_levels = 0;
         const double ms0 = time_ms(s, reps, [&] { run(xyzz, d_scratch.get(), scratch); });
         row("msm_g1_random_xyzz", double(n), ms0, ms0 / floor_ms);
+        {
+          device_buffer_t d_tiled(n * sizeof(g1_affine_t));
+          tile_points(d_tiled.as<g1_affine_t>(), n, d_distinct.as<g1_affine_t>(), std::min(m, n), s);
+          const double ms1 = time_ms(s, reps, [&] {
+            check_cuda(msm_g1(d_res.as<g1_xyzz_t>(), d_tiled.as<g1_affine_t>(), d_scalars.as<fr_t>(), n,
+                              d_scratch.get(), scratch, s),
+                       "msm_g1");
+          });
+          row("msm_g1_random_tiled64k", double(n), ms1, ms1 / floor_ms);
+        }
         for (unsigned L : env_list("STARZK_MSM_AFFINE_LEVELS", {})) {
           msm_tuning_t t;
           t.affine_levels = int(L);

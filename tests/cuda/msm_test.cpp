@@ -188,6 +188,13 @@ TEST(CudaMsm, ProfileTimesThePhasesAndChangesNothing) {
   EXPECT_TRUE(same_point(msm_g1_host(pts.points, s, tune), pts.expected(s)));
   EXPECT_GT(prof.affine, 0.0);
   EXPECT_EQ(prof.calls, 4u);
+  // ... in four parts that add up to it.
+  EXPECT_GT(prof.affine_forward, 0.0);
+  EXPECT_GT(prof.affine_backward, 0.0);
+  EXPECT_GE(prof.affine_sources, 0.0);
+  EXPECT_GE(prof.affine_tree, 0.0);
+  EXPECT_NEAR(prof.affine, prof.affine_sources + prof.affine_forward + prof.affine_tree + prof.affine_backward,
+              1e-9 * (1 + prof.affine));
 }
 
 TEST(CudaMsm, JacobianConversion) {
