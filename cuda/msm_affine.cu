@@ -25,9 +25,9 @@
 //           running products of the thread's dens into a dense array pre
 //           (48 bytes per output, whole sectors: a warp writes 1.5 KiB in
 //           one piece), and the total into tot[t];
-//  tree     tot is inverted in place by the same trick, `inv_chunk` per
-//           thread, recursively, down to at most `leaf_max` elements, each
-//           inverted by one thread (binary Euclid, field.cuh). Its latency
+//  tree     tot is inverted in place by the same trick, recursively
+//           (batch_inverse.cuh: 8 per thread, leaves inverted by one thread
+//           each with binary Euclid, field.cuh). Its latency
 //           (~0.5 ms whatever the level's size: a dozen small launches and
 //           one thread's Euclid) is hidden: each level runs as two halves,
 //           each its own batch, and a half's tree runs on a second stream of
@@ -49,6 +49,7 @@
 // product, at about half its product rate.
 #include <cub/device/device_scan.cuh>
 
+#include "cuda/batch_inverse.cuh"
 #include "cuda/msm_common.cuh"
 #include "cuda/msm_timer.cuh"
 
@@ -56,8 +57,6 @@ namespace starzk::gpu {
 namespace {
 
 constexpr unsigned pair_chunk = 32;  // outputs per thread of the pair passes
-constexpr unsigned inv_chunk = 8;    // elements per thread of the inversion tree
-constexpr size_t leaf_max = 32;      // tree leaves: one thread each
 
 enum pair_kind_t : int { copy_p, copy_q, infinity_out, lambda_out };
 
@@ -281,65 +280,6 @@ __global__ void __launch_bounds__(pair_block, 4) pair_backward_kernel(Src src, c
   }
 }
 
-// ---- batch inversion of an array (the tree) ----
-template <class F>
-__global__ void __launch_bounds__(128) inv_up_kernel(const F* a, size_t n, size_t m, F* pre, F* tot) {
-  const size_t u = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (u >= m) return;
-  const size_t b = u * inv_chunk, e = b + inv_chunk < n ? b + inv_chunk : n;
-  F acc = a[b];
-  pre[b] = acc;
-  for (size_t k = b + 1; k < e; ++k) {
-    acc = acc * a[k];
-    pre[k] = acc;
-  }
-  tot[u] = acc;
-}
-template <class F>
-__global__ void __launch_bounds__(128) inv_down_kernel(F* a, size_t n, size_t m, const F* pre, const F* tot) {
-  const size_t u = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (u >= m) return;
-  const size_t b = u * inv_chunk, e = b + inv_chunk < n ? b + inv_chunk : n;
-  F acc = tot[u];
-  for (size_t k = e; k-- > b;) {
-    F inv = acc;
-    if (k > b) {
-      inv = acc * pre[k - 1];
-      acc = acc * a[k];
-    }
-    a[k] = inv;
-  }
-}
-template <class F>
-__global__ void __launch_bounds__(32) inv_leaf_kernel(F* a, size_t n) {
-  if (threadIdx.x < n) a[threadIdx.x] = a[threadIdx.x].inverse_binary();
-}
-
-// Scratch of invert_array over n elements.
-size_t inv_work_elems(size_t n) {
-  if (n <= leaf_max) return 0;
-  const size_t m = (n + inv_chunk - 1) / inv_chunk;
-  return n + m + inv_work_elems(m);
-}
-
-template <class F>
-cudaError_t invert_array(F* a, size_t n, F* work, cudaStream_t s) {
-  if (n <= leaf_max) {
-    inv_leaf_kernel<<<1, 32, 0, s>>>(a, n);
-    SZK_CHECK_LAUNCH();
-    return cudaSuccess;
-  }
-  const size_t m = (n + inv_chunk - 1) / inv_chunk;
-  F* pre = work;
-  F* tot = work + n;
-  inv_up_kernel<<<grid_for(m, 128), 128, 0, s>>>(a, n, m, pre, tot);
-  SZK_CHECK_LAUNCH();
-  SZK_TRY(invert_array(tot, m, work + n + m, s));
-  inv_down_kernel<<<grid_for(m, 128), 128, 0, s>>>(a, n, m, pre, tot);
-  SZK_CHECK_LAUNCH();
-  return cudaSuccess;
-}
-
 // ---- per-level bookkeeping ----
 __global__ void __launch_bounds__(256) off_to_bounds_kernel(const uint32_t* off, size_t buckets, uint64_t* start,
                                                             uint64_t* end) {
@@ -375,7 +315,7 @@ struct side_t {
 
 // Tree scratch of one half of a level of `threads` threads (a half holds at
 // most threads / 2 + pair_block of them).
-size_t half_work_elems(size_t threads) { return inv_work_elems(threads / 2 + pair_block); }
+size_t half_work_elems(size_t threads) { return batch_inverse::inv_work_elems(threads / 2 + pair_block); }
 
 template <class A, class F, class Src>
 cudaError_t run_level(const affine_levels_t& a, const Src& src, size_t bound, F* pre, A* out, side_t& side,
@@ -400,7 +340,8 @@ cudaError_t run_level(const affine_levels_t& a, const Src& src, size_t bound, F*
     SZK_CHECK_LAUNCH();
     SZK_TRY(cudaEventRecord(side.fwd[h], s));
     SZK_TRY(cudaStreamWaitEvent(side.stream, side.fwd[h], 0));
-    SZK_TRY(invert_array(tot + size_t(b0[h]) * pair_block, size_t(nb[h]) * pair_block, work[h], side.stream));
+    F* half_tot = tot + size_t(b0[h]) * pair_block;
+    SZK_TRY(batch_inverse::invert_array(half_tot, size_t(nb[h]) * pair_block, work[h], side.stream));
     SZK_TRY(cudaEventRecord(side.tree[h], side.stream));
   }
   SZK_TRY(a.timer->mark(timer_t::affine_forward));

@@ -91,7 +91,8 @@ struct pass_args_t {
 // -> 36.3 ms (docs/benchmarks.md, seventh session).
 constexpr unsigned pass_min_blocks = 3;
 template <bool dif>
-__global__ void __launch_bounds__(pass_threads, pass_min_blocks) pass_kernel(dev_fr_t* data, tw_tables_t tw, pass_args_t a) {
+__global__ void __launch_bounds__(pass_threads, pass_min_blocks)
+    pass_kernel(dev_fr_t* data, tw_tables_t tw, pass_args_t a) {
   extern __shared__ dev_fr_t sm[];
   const unsigned b0 = a.b0, k = a.k, log_g = a.log_g;
   const unsigned E = 1u << (k + log_g), G = 1u << log_g;
