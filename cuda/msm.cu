@@ -41,7 +41,7 @@
 //     R += S_b, A += R gives A = sum (b - jM) S_b and R = sum S_b; then
 //     T_j = A + [jM] R. A block per window adds the T_j.
 //  5. windows: Horner, G = sum_w 2^(c w) G_w: c doublings (dbl-2008-s-1) per
-//     window.
+//     window, in four lanes that share each step's products (point.cuh).
 // Steps 1-4 run for a group of windows at a time (at most 2^28 entries, so
 // the keys, values and partials of one group stay near 6 GiB whatever n is;
 // at n = 2^27 and c = 20 that is 2 windows per group, 7 groups). With
