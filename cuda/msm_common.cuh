@@ -85,8 +85,8 @@ cudaError_t launch_accumulate_points(const typename C::affine_type* bases, const
 // of that, pre as many field elements as pts_b points (the running products
 // of the levels after the first; the first keeps them in pts_b), tot
 // affine_pair_threads(|pts_a|) field elements, work affine_work_elems(that
-// many) (the trees of a level's two halves); counts/off buckets + 1 words, scan_temp the ExclusiveSum temporary
-// of buckets + 1 words.
+// many) (the trees of a level's two halves); counts/off buckets + 1 words,
+// scan_temp the ExclusiveSum temporary of buckets + 1 words.
 struct affine_levels_t {
   const void* bases;
   const uint32_t* vals;

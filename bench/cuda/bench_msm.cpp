@@ -98,9 +98,8 @@ void distinct_g1_bases(g1_affine_t* d_bases, size_t n, cudaStream_t s) {
   parallel_for(
       m, std::max(1u, std::thread::hardware_concurrency()),
       [&](size_t b, size_t e) {
-        std::vector<g1_jacobian_t> jac(e - b);
-        for (size_t i = b; i < e; ++i) jac[i - b] = xyzz[i].to_jacobian();
-        g1_jacobian_t::batch_to_affine(jac, std::span<g1_affine_t>(aff.data() + b, e - b));
+        g1_xyzz_t::batch_to_affine(std::span<const g1_xyzz_t>(xyzz.data() + b, e - b),
+                                   std::span<g1_affine_t>(aff.data() + b, e - b));
       },
       size_t(1) << 12);
   check_cuda(cudaMemcpyAsync(d_bases, aff.data(), m * sizeof(g1_affine_t), cudaMemcpyHostToDevice, s), "copy");

@@ -153,6 +153,17 @@ struct xyzz_t {
     return jacobian_type{x * zz.sqr(), y * zzz.sqr(), zzz};
   }
 
+  // Many points to affine with one inversion: each to Jacobian (above, no
+  // inversion), then jacobian_t::batch_to_affine. Infinities come out as
+  // x = y = 0; spans of different sizes are an error.
+  static void batch_to_affine(std::span<const xyzz_t> in, std::span<affine_type> out) {
+    if (in.size() != out.size())
+      throw std::runtime_error("ec: batch_to_affine: input and output spans differ in size");
+    std::vector<jacobian_type> jac(in.size());
+    for (size_t i = 0; i < in.size(); ++i) jac[i] = in[i].to_jacobian();
+    jacobian_type::batch_to_affine(jac, out);
+  }
+
   // (X / ZZ, Y / ZZZ) with one inversion: t = (ZZ ZZZ)^-1, then
   // ZZ^-1 = t ZZZ and ZZZ^-1 = t ZZ. Cost 1I + 5M.
   affine_type to_affine() const {

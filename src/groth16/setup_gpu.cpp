@@ -99,17 +99,14 @@ struct group_ops_t {
   cudaError_t (*mul)(xyzz_t<P>*, const fr_t*, size_t, const void*, cudaStream_t, const gpu::fixed_base_tuning_t&);
 };
 
-// XYZZ points (device output) -> affine, on all cores: each chunk goes to
-// Jacobian (X·ZZ^2, Y·ZZZ^2, ZZZ; 2M + 2S) and through one batched
-// inversion (batch_to_affine).
+// XYZZ points (device output) -> affine, on all cores: one batched
+// inversion per chunk (xyzz_t::batch_to_affine).
 template <class P>
 void to_affine_parallel(affine_t<P>* out, const xyzz_t<P>* in, size_t n, unsigned threads) {
   parallel_for(
       n, threads,
       [&](size_t b, size_t e) {
-        std::vector<jacobian_t<P>> jac(e - b);
-        for (size_t i = b; i < e; ++i) jac[i - b] = in[i].to_jacobian();
-        jacobian_t<P>::batch_to_affine(jac, std::span<affine_t<P>>(out + b, e - b));
+        xyzz_t<P>::batch_to_affine(std::span<const xyzz_t<P>>(in + b, e - b), std::span<affine_t<P>>(out + b, e - b));
       },
       size_t(1) << 12);
 }

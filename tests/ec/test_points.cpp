@@ -210,6 +210,14 @@ TYPED_TEST(points_test, batch_to_affine) {
   EXPECT_EQ(one[0], in[1].to_affine());
   std::vector<aff<P>> short_out(in.size() - 1);
   EXPECT_THROW(jac<P>::batch_to_affine(in, short_out), std::runtime_error);
+
+  // The XYZZ form: the same points, each from its Jacobian form.
+  std::vector<xyzz<P>> xin(in.size());
+  for (size_t i = 0; i < in.size(); ++i) xin[i] = xyzz<P>::from_jacobian(in[i]);
+  std::vector<aff<P>> xout(in.size());
+  xyzz<P>::batch_to_affine(xin, xout);
+  for (size_t i = 0; i < in.size(); ++i) EXPECT_EQ(xout[i], in[i].to_affine()) << "i = " << i;
+  EXPECT_THROW(xyzz<P>::batch_to_affine(xin, short_out), std::runtime_error);
 }
 
 }  // namespace
