@@ -13,6 +13,7 @@
 // Progress: on a terminal one line is redrawn (jobs done / total,
 // partitions done and in flight, proofs per second, ETA); when stdout is
 // not a terminal only the per-job lines and the final summary are printed.
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -96,11 +97,14 @@ class key_cache_t {
   std::shared_ptr<const dag::key_bundle_t> get(const manifest_job_t& j, unsigned threads) {
     auto& slot = cache_[id(j)];
     if (!slot) {
+      const auto t = clock_t_::now();
       std::shared_ptr<const r1cs_t> cs;
       if (!j.circuit.empty()) cs = std::make_shared<const r1cs_t>(load_circuit(j.circuit.string()));
-      loaded_key_t key = j.key_is_params() ? load_key("", j.key.string(), cs.get()) : load_key(j.key.string(), "");
+      loaded_key_t key = j.key_is_params() ? load_key("", j.key.string(), cs.get()) : load_key(j.key.string(), "", cs.get());
       auto pk = std::make_shared<const proving_key_t>(std::move(key.pk));
       slot = std::make_shared<const dag::key_bundle_t>(pk, cs, j.key.filename().string(), threads);
+      std::fprintf(stderr, "starzk: key %s and its circuit ready in %.2f s\n", j.key.filename().c_str(),
+                   seconds_since(t));
     }
     return slot;
   }
@@ -252,8 +256,11 @@ int run_manifest(const batch_run_options_t& o) {
   }
   const double s = seconds_since(t0);
   const size_t ok = parts_done - failures;
-  std::printf("%zu of %zu proofs verified and written in %.2f s (%.2f proofs/s)%s\n", ok, m.partitions(), s,
-              s > 0 ? double(ok) / s : 0.0, failures ? "; some partitions FAILED" : "");
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);  // ru_maxrss: KiB on Linux
+  std::printf("%zu of %zu proofs verified and written in %.2f s (%.2f proofs/s), peak RSS %.1f GiB%s\n", ok,
+              m.partitions(), s, s > 0 ? double(ok) / s : 0.0, double(ru.ru_maxrss) / (1024.0 * 1024.0),
+              failures ? "; some partitions FAILED" : "");
   return failures ? 1 : 0;
 }
 

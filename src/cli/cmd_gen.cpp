@@ -2,10 +2,13 @@
 // DIR/circuit.r1cs, DIR/witness-<i>.wtns for N partitions, a development
 // key (NOT from a ceremony: whoever ran the setup could forge proofs) and
 // DIR/jobs.toml, a manifest ready for `starzk prove --manifest DIR/jobs.toml`.
-// --convention snarkjs (default): DIR/key.zkey, outputs proof-<i>.json /
-// public-<i>.json and proofs.bin; --convention bellman: DIR/key.params (the
-// Filecoin convention), output proofs.bin. --gpu auto|on|off: where the
-// key's fixed-base products run (groth16/setup.hpp).
+// --convention snarkjs (default): outputs proof-<i>.json / public-<i>.json
+// and proofs.bin; --convention bellman (the Filecoin convention): proofs.bin.
+// --format: iden3 files (circuit.r1cs, key.zkey / key.params) or compact
+// ones (circuit.szcs, key.szpk; the default from 2^24), see gen/write.hpp.
+// Witness files that would not fit the disk are reused by later partitions
+// (the manifest says so in a comment). --gpu auto|on|off: where the key's
+// fixed-base products run (groth16/setup.hpp).
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -17,9 +20,6 @@
 #include "gen/write.hpp"
 #include "groth16/setup.hpp"
 #include "io/atomic_file.hpp"
-#include "io/r1cs.hpp"
-#include "io/params.hpp"
-#include "io/zkey.hpp"
 
 namespace starzk::cli {
 
@@ -28,11 +28,13 @@ namespace {
 struct gen_options {
   unsigned log2 = 10;
   uint32_t partitions = 1;
+  uint32_t distinct = 0;
   uint32_t n_public = 328;
   uint64_t seed = 0;
   std::string out;
   bool no_key = false;
   std::string convention = "snarkjs";
+  std::string format = "auto";
   unsigned threads = 0;
   std::string gpu = "auto";
 };
@@ -45,34 +47,43 @@ void run_gen(const gen_options& o) {
     if (!setup_gpu_available(&why)) throw std::runtime_error("gen: --gpu on asks for a GPU but " + why);
   }
   const gen_params_t params{.log2_constraints = o.log2, .n_public = o.n_public, .seed = o.seed};
-  write_generated(params, dir, o.partitions, o.threads,
-                  [](const fs::path& p) { std::printf("wrote %s\n", p.c_str()); });
+  gen_job_options_t jo;
+  jo.partitions = o.partitions;
+  jo.distinct = o.distinct;
+  jo.format = parse_gen_format(o.format, o.log2);
+  jo.key = !o.no_key;
+  const bool bellman = o.convention == "bellman";
+  jo.convention = bellman ? h_convention_t::bellman_coset : h_convention_t::snarkjs_odd_coset;
+  setup_info_t info;
+  jo.setup.device = parse_setup_device(o.gpu);
+  jo.setup.threads = o.threads;
+  jo.setup.info = &info;
+  jo.threads = o.threads;
+  jo.progress = [](const fs::path& p) { std::printf("wrote %s\n", p.c_str()); };
+  const gen_job_files_t files = write_generated_job(params, dir, jo);
+  if (jo.key)
+    std::fprintf(stderr, "starzk gen: key's fixed-base products on %s in %.2f s (setup %.2f s)%s\n",
+                 info.device.c_str(), info.fixed_base_s, info.total_s,
+                 jo.format == gen_format_t::compact ? ", streamed into the packed key" : "");
+
   manifest_t m;
   manifest_job_t job;
   job.name = "gen-k" + std::to_string(o.log2) + "-seed" + std::to_string(o.seed);
-  const bool bellman = o.convention == "bellman";
-  job.key = bellman ? "key.params" : "key.zkey";
-  job.circuit = "circuit.r1cs";
-  for (uint32_t i = 0; i < o.partitions; ++i) job.witnesses.push_back(generated_witness_name(i));
-  if (!bellman) job.out_dir = "proofs";
+  job.key = jo.key ? files.key.filename() : fs::path(jo.format == gen_format_t::compact ? "key.szpk"
+                                                     : bellman                           ? "key.params"
+                                                                                         : "key.zkey");
+  job.circuit = files.circuit.filename();
+  for (const fs::path& w : files.witnesses) job.witnesses.push_back(w.filename());
+  if (files.distinct < o.partitions) {
+    job.note = "the " + std::to_string(o.partitions) + " partitions reuse " + std::to_string(files.distinct) +
+               " distinct witness files (partition i proves witness-(i mod " + std::to_string(files.distinct) +
+               ")) to save disk; every partition still gets its own proof (fresh r, s)";
+    std::fprintf(stderr, "starzk gen: %s\n", job.note.c_str());
+  }
+  job.out_dir = "proofs";  // proof-<i>.json and public-<i>.json: what starzk verify and snarkjs read
   job.proofs_bin = "proofs.bin";
   m.jobs.push_back(job);
-  if (!o.no_key) {
-    const r1cs_t cs = read_r1cs(dir / "circuit.r1cs");
-    const fs::path key = dir / job.key;
-    setup_info_t info;
-    setup_options_t so;
-    so.device = parse_setup_device(o.gpu);
-    so.threads = o.threads;
-    so.info = &info;
-    if (bellman)
-      write_params(key, setup(cs, h_convention_t::bellman_coset, so));
-    else
-      write_zkey(key, setup(cs, h_convention_t::snarkjs_odd_coset, so));
-    std::fprintf(stderr, "starzk gen: key's fixed-base products on %s in %.2f s (setup %.2f s)\n",
-                 info.device.c_str(), info.fixed_base_s, info.total_s);
-    std::printf("wrote %s (development key: NOT from a ceremony)\n", key.c_str());
-  }
+  if (jo.key) std::printf("%s is a development key: NOT from a ceremony\n", files.key.c_str());
   write_file_atomic(dir / "jobs.toml", std::string_view(manifest_to_toml(m)));
   std::printf("wrote %s\n", (dir / "jobs.toml").c_str());
 }
@@ -94,6 +105,14 @@ void add_gen_command(CLI::App& app) {
   cmd->add_option("--out,-o", o->out, "output folder")->required();
   cmd->add_option("--convention", o->convention, "key convention: snarkjs (.zkey) or bellman (.params, Filecoin)")
       ->check(CLI::IsMember({"snarkjs", "bellman"}));
+  cmd->add_option("--format", o->format,
+                  "files: iden3 (.r1cs + .zkey/.params, read by snarkjs and bellman too), compact (.szcs + packed "
+                  ".szpk key: a 2^27 job fits a 64 GiB disk), auto (compact from k = 24)")
+      ->check(CLI::IsMember({"auto", "iden3", "compact"}))
+      ->capture_default_str();
+  cmd->add_option("--distinct-witnesses", o->distinct,
+                  "witness files to write; partitions beyond them reuse them in turn (default: all, or as many as "
+                  "the disk holds)");
   cmd->add_flag("--no-key", o->no_key, "skip the development key (the manifest then names a missing key)");
   cmd->add_option("--threads", o->threads, "CPU threads (default: all cores)");
   cmd->add_option("--gpu", o->gpu,

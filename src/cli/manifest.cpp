@@ -14,6 +14,7 @@ namespace starzk::cli {
 namespace fs = std::filesystem;
 
 bool manifest_job_t::key_is_params() const { return key.extension() == ".params"; }
+bool manifest_job_t::key_needs_circuit() const { return key_is_params() || key.extension() == ".szpk"; }
 
 fs::path manifest_job_t::proof_json(size_t i) const { return out_dir / ("proof-" + std::to_string(i) + ".json"); }
 fs::path manifest_job_t::public_json(size_t i) const { return out_dir / ("public-" + std::to_string(i) + ".json"); }
@@ -59,11 +60,12 @@ manifest_t finish(std::vector<raw_job_t> raws, const fs::path& base, const std::
     if (!r.text.count("key") || r.text["key"].empty()) fail(origin, i, given, "field 'key' is missing");
     j.key = resolve(base, r.text["key"]);
     const std::string ext = j.key.extension().string();
-    if (ext != ".zkey" && ext != ".params")
-      fail(origin, i, given, "field 'key': '" + r.text["key"] + "' is neither a .zkey nor a .params file");
+    if (ext != ".zkey" && ext != ".params" && ext != ".szpk" && ext != ".szkc")
+      fail(origin, i, given,
+           "field 'key': '" + r.text["key"] + "' is not a .zkey, .params, .szpk (packed) or .szkc (cache) file");
     if (r.text.count("circuit")) j.circuit = resolve(base, r.text["circuit"]);
-    if (j.key_is_params() && j.circuit.empty())
-      fail(origin, i, given, "field 'circuit' is required with a .params key (bellman keys carry no matrices)");
+    if (j.key_needs_circuit() && j.circuit.empty())
+      fail(origin, i, given, "field 'circuit' is required with a " + ext + " key (it carries no QAP matrices)");
     if (!r.has_witnesses) fail(origin, i, given, "field 'witnesses' is missing");
     if (r.witnesses.empty()) fail(origin, i, given, "field 'witnesses' is empty");
     for (const std::string& w : r.witnesses) j.witnesses.push_back(resolve(base, w));
@@ -202,7 +204,9 @@ std::string manifest_to_toml(const manifest_t& m) {
     t.insert("witnesses", ws);
     if (!j.out_dir.empty()) t.insert("out_dir", j.out_dir.generic_string());
     if (!j.proofs_bin.empty()) t.insert("proofs_bin", j.proofs_bin.generic_string());
-    o << "\n[[job]]\n" << t << "\n";
+    o << "\n";
+    if (!j.note.empty()) o << "# " << j.note << "\n";
+    o << "[[job]]\n" << t << "\n";
   }
   return o.str();
 }

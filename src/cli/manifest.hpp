@@ -5,8 +5,9 @@
 //
 //   [[job]]
 //   name       = "sector-1"              # optional; default "job-<n>"
-//   key        = "porep.params"          # .zkey (snarkjs) or .params (bellman/Filecoin)
-//   circuit    = "porep.r1cs"            # .r1cs; required with a .params key
+//   key        = "porep.params"          # .zkey (snarkjs), .params (bellman/Filecoin),
+//                                        # .szpk (packed), .szkc (key cache)
+//   circuit    = "porep.r1cs"            # .r1cs or .szcs; required with .params and .szpk
 //   witnesses  = ["p0.wtns", "p1.wtns"]  # one per partition, in partition order
 //   out_dir    = "out/sector-1"          # proof-<i>.json + public-<i>.json (snarkjs form)
 //   proofs_bin = "out/sector-1.proofs"   # 192 bytes per partition, concatenated (bellman form)
@@ -32,8 +33,12 @@ struct manifest_job_t {
   std::vector<std::filesystem::path> witnesses;
   std::filesystem::path out_dir;     // empty: no JSON outputs
   std::filesystem::path proofs_bin;  // empty: no binary output
+  std::string note;                  // written as a comment above the job (manifest_to_toml)
 
   bool key_is_params() const;
+  // Keys that carry no QAP matrices and are read with their circuit
+  // (.params, and the packed .szpk).
+  bool key_needs_circuit() const;
   // Output paths of partition i.
   std::filesystem::path proof_json(size_t i) const;
   std::filesystem::path public_json(size_t i) const;

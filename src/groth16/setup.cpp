@@ -4,10 +4,11 @@
 #include <chrono>
 #include <stdexcept>
 
-#include "ec/comb_table.hpp"
 #include "ec/jacobian.hpp"
 #include "ec/scalar_mul.hpp"
+#include "groth16/fixed_base.hpp"
 #include "groth16/random.hpp"
+#include "groth16/setup_detail.hpp"
 #include "groth16/setup_gpu.hpp"
 #include "groth16/witness_map.hpp"
 #include "ntt/domain.hpp"
@@ -16,38 +17,6 @@
 namespace starzk {
 
 namespace {
-
-// Fixed-base scalar multiplication by an 8-bit comb (ec/comb_table.hpp):
-// k·G is at most 32 mixed additions (7M+4S each) and no doublings.
-template <class P>
-class fixed_base_t {
- public:
-  explicit fixed_base_t(const affine_t<P>& g) : table_(comb_table(g)) {}
-
-  jacobian_t<P> mul(const fr_t& k) const {
-    const auto c = k.to_canonical();
-    jacobian_t<P> acc = jacobian_t<P>::infinity();
-    for (int w = 0; w < 32; ++w) {
-      unsigned d = unsigned(c[w / 8] >> (8 * (w % 8))) & 0xff;
-      if (d) acc = acc.add_mixed(table_[w * 256 + d]);
-    }
-    return acc;
-  }
-
-  // out[i] = k[i]·G, in parallel, converted to affine with one inversion per chunk.
-  std::vector<affine_t<P>> mul_all(std::span<const fr_t> k, unsigned threads) const {
-    std::vector<affine_t<P>> out(k.size());
-    parallel_for(k.size(), threads, [&](uint64_t begin, uint64_t end) {
-      std::vector<jacobian_t<P>> jac(end - begin);
-      for (uint64_t i = begin; i < end; ++i) jac[i - begin] = mul(k[i]);
-      jacobian_t<P>::batch_to_affine(jac, std::span<affine_t<P>>(out).subspan(begin, end - begin));
-    });
-    return out;
-  }
-
- private:
-  std::vector<affine_t<P>> table_;
-};
 
 // L_i(τ) = ω^i·Z(τ) / (n·(τ − ω^i)) for i < n. Chunks of i run in parallel,
 // each from ω^begin (one pow) with its own batch inversion (3M per element
@@ -99,7 +68,14 @@ unsigned log2_exact(uint64_t n) {
   return k;
 }
 
-// Resolves auto_ / gpu to a yes or no; gpu without a device throws.
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+namespace setup_detail {
+
 bool want_gpu(setup_device_t d) {
   if (d == setup_device_t::cpu) return false;
   std::string why;
@@ -110,11 +86,16 @@ bool want_gpu(setup_device_t d) {
   return present;
 }
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+head_points_t head_points(const toxic_waste_t& tw) {
+  // 4-bit windows (ec/scalar_mul.hpp); affine points are unique, so any
+  // method gives the same bytes.
+  const g1_affine_t g1 = g1_affine_t::generator();
+  const g2_affine_t g2 = g2_affine_t::generator();
+  return {mul(g1, tw.alpha).to_affine(), mul(g1, tw.beta).to_affine(), mul(g1, tw.delta).to_affine(),
+          mul(g2, tw.beta).to_affine(),  mul(g2, tw.delta).to_affine(), mul(g2, tw.gamma).to_affine()};
 }
 
-}  // namespace
+}  // namespace setup_detail
 
 bool setup_gpu_available(std::string* why) { return setup_detail::gpu_present(why); }
 
@@ -155,21 +136,27 @@ proving_key_t setup(const r1cs_t& cs, h_convention_t convention, const setup_opt
   return setup(cs, convention, random_toxic_waste(), options);
 }
 
-proving_key_t setup(const r1cs_t& cs, h_convention_t convention, const toxic_waste_t& tw,
-                    const setup_options_t& options) {
-  const auto t_start = std::chrono::steady_clock::now();
-  const unsigned threads = options.threads;
-  const bool use_gpu = want_gpu(options.device);  // before any heavy work: --gpu on fails fast
+namespace setup_detail {
+
+scalars_t compute_scalars(const r1cs_t& cs, h_convention_t convention, const toxic_waste_t& tw, unsigned threads) {
   if (cs.n_vars < cs.n_public + 1) throw std::invalid_argument("setup: circuit has fewer wires than public inputs");
   const uint64_t n = domain_size_for(cs);
   const unsigned log2n = log2_exact(n);
   if (log2n + 1 > 32) throw std::invalid_argument("setup: circuit too large for the BLS12-381 domain");
   const fr_t omega = domain_root(convention, log2n);
   if ((tw.tau.pow(n) - fr_t::one()).is_zero()) throw std::invalid_argument("setup: τ lies in the domain");
-
+  scalars_t out;
+  out.n = n;
+  std::vector<fr_t>& u = out.u;
+  std::vector<fr_t>& v = out.v;
+  std::vector<fr_t>& ic_s = out.ic;
+  std::vector<fr_t>& l_s = out.l;
+  std::vector<fr_t>& h_s = out.h;
   // u, v, w: the QAP polynomials at τ, input rows included.
   const std::vector<fr_t> lag = lagrange_at(tw.tau, omega, n, threads);
-  std::vector<fr_t> u(cs.n_vars, fr_t::zero()), v(cs.n_vars, fr_t::zero()), w(cs.n_vars, fr_t::zero());
+  u.assign(cs.n_vars, fr_t::zero());
+  v.assign(cs.n_vars, fr_t::zero());
+  std::vector<fr_t> w(cs.n_vars, fr_t::zero());
   parallel_tasks(3, threads, [&](size_t m) {  // one matrix per task: the sums are column scatters
     if (m == 0) accumulate(cs.a, lag, u);
     else if (m == 1) accumulate(cs.b, lag, v);
@@ -179,7 +166,8 @@ proving_key_t setup(const r1cs_t& cs, h_convention_t convention, const toxic_was
 
   const fr_t gamma_inv = tw.gamma.inverse(), delta_inv = tw.delta.inverse();
   const uint64_t n_in = uint64_t(cs.n_public) + 1;
-  std::vector<fr_t> ic_s(n_in), l_s(cs.n_vars - n_in);
+  ic_s.resize(n_in);
+  l_s.resize(cs.n_vars - n_in);
   parallel_for(
       cs.n_vars, threads,
       [&](uint64_t begin, uint64_t end) {
@@ -192,7 +180,6 @@ proving_key_t setup(const r1cs_t& cs, h_convention_t convention, const toxic_was
       4096);
 
   // H query scalars.
-  std::vector<fr_t> h_s;
   const fr_t z = tw.tau.pow(n) - fr_t::one();
   if (convention == h_convention_t::bellman_coset) {
     h_s.resize(n - 1);  // τ^i·Z(τ)/δ, chunks from τ^begin
@@ -217,6 +204,19 @@ proving_key_t setup(const r1cs_t& cs, h_convention_t convention, const toxic_was
         4096);
   }
 
+  return out;
+}
+
+}  // namespace setup_detail
+
+proving_key_t setup(const r1cs_t& cs, h_convention_t convention, const toxic_waste_t& tw,
+                    const setup_options_t& options) {
+  const auto t_start = std::chrono::steady_clock::now();
+  const unsigned threads = options.threads;
+  const bool use_gpu = setup_detail::want_gpu(options.device);  // before any heavy work: --gpu on fails fast
+  const setup_detail::scalars_t sc = setup_detail::compute_scalars(cs, convention, tw, threads);
+  const uint64_t n = sc.n;
+  const std::vector<fr_t>&u = sc.u, &v = sc.v, &l_s = sc.l, &h_s = sc.h, &ic_s = sc.ic;
   proving_key_t pk;
   pk.convention = convention;
   pk.n_vars = cs.n_vars;
@@ -225,34 +225,25 @@ proving_key_t setup(const r1cs_t& cs, h_convention_t convention, const toxic_was
   const auto t_fixed = std::chrono::steady_clock::now();
   std::string device;
   if (use_gpu) {
-    // The queries on the device; the six single points on the host
-    // (4-bit windows, ec/scalar_mul.hpp: the same affine points).
     device = setup_detail::fixed_base_queries_gpu(pk, {u, v, l_s, h_s, ic_s}, options.gpu_chunk, threads);
-    const g1_affine_t g1 = g1_affine_t::generator();
-    const g2_affine_t g2 = g2_affine_t::generator();
-    pk.alpha_g1 = mul(g1, tw.alpha).to_affine();
-    pk.beta_g1 = mul(g1, tw.beta).to_affine();
-    pk.delta_g1 = mul(g1, tw.delta).to_affine();
-    pk.beta_g2 = mul(g2, tw.beta).to_affine();
-    pk.delta_g2 = mul(g2, tw.delta).to_affine();
-    pk.vk.gamma_g2 = mul(g2, tw.gamma).to_affine();
   } else {
     device = "CPU (" + std::to_string(resolve_threads(threads)) + " threads)";
     const fixed_base_t<g1_params> g1(g1_affine_t::generator());
     const fixed_base_t<g2_params> g2(g2_affine_t::generator());
-    pk.alpha_g1 = g1.mul(tw.alpha).to_affine();
-    pk.beta_g1 = g1.mul(tw.beta).to_affine();
-    pk.delta_g1 = g1.mul(tw.delta).to_affine();
-    pk.beta_g2 = g2.mul(tw.beta).to_affine();
-    pk.delta_g2 = g2.mul(tw.delta).to_affine();
     pk.a = g1.mul_all(u, threads);
     pk.b_g1 = g1.mul_all(v, threads);
     pk.b_g2 = g2.mul_all(v, threads);
     pk.l = g1.mul_all(l_s, threads);
     pk.h = g1.mul_all(h_s, threads);
-    pk.vk.gamma_g2 = g2.mul(tw.gamma).to_affine();
     pk.vk.ic = g1.mul_all(ic_s, threads);
   }
+  const setup_detail::head_points_t head = setup_detail::head_points(tw);
+  pk.alpha_g1 = head.alpha_g1;
+  pk.beta_g1 = head.beta_g1;
+  pk.delta_g1 = head.delta_g1;
+  pk.beta_g2 = head.beta_g2;
+  pk.delta_g2 = head.delta_g2;
+  pk.vk.gamma_g2 = head.gamma_g2;
   pk.vk.alpha_g1 = pk.alpha_g1;
   pk.vk.beta_g2 = pk.beta_g2;
   pk.vk.delta_g2 = pk.delta_g2;
@@ -261,12 +252,14 @@ proving_key_t setup(const r1cs_t& cs, h_convention_t convention, const toxic_was
     options.info->device = device;
     options.info->fixed_base_s = seconds_since(t_fixed);
   }
-  if (convention == h_convention_t::snarkjs_odd_coset) {
-    pk.zkey_a = with_input_rows(cs.a, n, cs.n_public, true);
-    pk.zkey_b = with_input_rows(cs.b, n, cs.n_public, false);
-  }
+  if (convention == h_convention_t::snarkjs_odd_coset) zkey_matrices(cs, n, pk.zkey_a, pk.zkey_b);
   if (options.info) options.info->total_s = seconds_since(t_start);
   return pk;
+}
+
+void zkey_matrices(const r1cs_t& cs, uint64_t n, sparse_matrix_t& a, sparse_matrix_t& b) {
+  a = with_input_rows(cs.a, n, cs.n_public, true);
+  b = with_input_rows(cs.b, n, cs.n_public, false);
 }
 
 }  // namespace starzk

@@ -27,8 +27,10 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "groth16/keys.hpp"
 #include "groth16/r1cs.hpp"
@@ -68,6 +70,45 @@ proving_key_t setup(const r1cs_t& cs, h_convention_t convention, const setup_opt
 // The historical signatures: the CPU path (setup_device_t::cpu) with `threads`.
 proving_key_t setup(const r1cs_t& cs, h_convention_t convention, const toxic_waste_t& tw, unsigned threads = 0);
 proving_key_t setup(const r1cs_t& cs, h_convention_t convention, unsigned threads = 0);
+
+// Streaming form, for keys too large to hold twice (2^27: ~77 GB as
+// in-memory points). The sink receives the key's layout first, then every
+// point exactly once, in pieces, from any thread (disjoint ranges), and may
+// write them anywhere (src/gen writes them compressed into a packed key).
+// The A, B_g1 and B_g2 queries come dense: the k-th point of each belongs
+// to the k-th wire whose bit is set in a_density / b_density (wire j is
+// dense when A_j(τ) ≠ 0, resp. B_j(τ) ≠ 0), and only those points are
+// computed at all.
+struct key_layout_t {
+  h_convention_t convention = h_convention_t::bellman_coset;
+  uint32_t n_vars = 0, n_public = 0;
+  uint64_t domain_size = 0;
+  std::vector<uint64_t> a_density, b_density;  // ⌈n_vars/64⌉ words
+  uint64_t n_a = 0, n_b = 0;                   // their popcounts
+  uint64_t h_count = 0;                        // n − 1 (bellman) or n
+  g1_affine_t alpha_g1, beta_g1, delta_g1;
+  g2_affine_t beta_g2, delta_g2, gamma_g2;
+};
+
+enum class key_query_t { ic, h, l, a, b_g1, b_g2 };
+
+class key_sink_t {
+ public:
+  virtual ~key_sink_t() = default;
+  virtual void begin(const key_layout_t& layout) = 0;
+  virtual void put(key_query_t q, uint64_t first, std::span<const g1_affine_t> pts) = 0;
+  virtual void put(key_query_t q, uint64_t first, std::span<const g2_affine_t> pts) = 0;
+};
+
+void setup_to(const r1cs_t& cs, h_convention_t convention, const toxic_waste_t& tw, const setup_options_t& options,
+              key_sink_t& sink);
+void setup_to(const r1cs_t& cs, h_convention_t convention, const setup_options_t& options, key_sink_t& sink);
+
+// The snarkjs convention's QAP rows (keys.hpp zkey_a, zkey_b) for a domain
+// of n rows: the circuit's A and B rows, then A[n_c + s][s] = 1 for the
+// n_public + 1 input rows, then empty rows. What a .zkey stores, and what a
+// snarkjs-convention key read without its matrices takes from its circuit.
+void zkey_matrices(const r1cs_t& cs, uint64_t n, sparse_matrix_t& a, sparse_matrix_t& b);
 
 // Whether setup_device_t::auto_ would use a GPU; when not, *why (if given)
 // gets the reason ("built without CUDA", "no CUDA device: ...").

@@ -48,6 +48,10 @@ std::string fixed_base_queries_gpu(proving_key_t&, const query_scalars_t&, uint6
   throw std::runtime_error("setup: this starzk was built without CUDA");
 }
 
+std::string fixed_base_stream_gpu(const query_scalars_t&, const query_sinks_t&, uint64_t, unsigned) {
+  throw std::runtime_error("setup: this starzk was built without CUDA");
+}
+
 #else
 
 namespace {
@@ -84,12 +88,14 @@ void copy_parallel(void* dst, const void* src, size_t bytes, unsigned threads) {
       size_t(8) << 20);
 }
 
-// One query: n scalars in, n points out (host memory).
+// One query: n scalars in, n points out: into host memory (out) or, when
+// out is null, to a sink.
 template <class Aff>
 struct query_t {
   const fr_t* k;
   size_t n;
   Aff* out;
+  point_sink_fn<Aff> sink;  // value-initialised (empty) where not given
 };
 
 // The device API of one group (G1 or G2): P is g1_params or g2_params.
@@ -117,7 +123,8 @@ struct slot_t {
   gpu::device_buffer_t d_k, d_out;
   pinned_t h_k, h_out;
   affine_t<P>* pending_out = nullptr;  // where the piece in flight goes
-  size_t pending_n = 0;
+  const point_sink_fn<affine_t<P>>* pending_sink = nullptr;  // or to whom
+  size_t pending_first = 0, pending_n = 0;
 
   explicit slot_t(size_t cap)
       : d_k(cap * sizeof(fr_t)), d_out(cap * sizeof(xyzz_t<P>)), h_k(cap * sizeof(fr_t)),
@@ -125,10 +132,24 @@ struct slot_t {
 
   // Waits for the piece in flight (if any) and converts its points home.
   void drain(unsigned threads) {
-    if (!pending_out) return;
+    if (!pending_out && !pending_sink) return;
     check(cudaStreamSynchronize(stream.get()), "cudaStreamSynchronize (fixed-base piece)");
-    to_affine_parallel<P>(pending_out, static_cast<const xyzz_t<P>*>(h_out.get()), pending_n, threads);
+    const auto* in = static_cast<const xyzz_t<P>*>(h_out.get());
+    if (pending_out) {
+      to_affine_parallel<P>(pending_out, in, pending_n, threads);
+    } else {
+      // Each thread converts its range and hands it on.
+      parallel_for(
+          pending_n, threads,
+          [&](size_t b, size_t e) {
+            std::vector<affine_t<P>> aff(e - b);
+            xyzz_t<P>::batch_to_affine(std::span<const xyzz_t<P>>(in + b, e - b), std::span<affine_t<P>>(aff));
+            (*pending_sink)(pending_first + b, std::span<const affine_t<P>>(aff));
+          },
+          size_t(1) << 12);
+    }
     pending_out = nullptr;
+    pending_sink = nullptr;
   }
 };
 
@@ -162,7 +183,9 @@ void run_group(const group_ops_t<P>& ops, const affine_t<P>& g, const std::vecto
             "fixed_base kernel launch");
       check(cudaMemcpyAsync(s.h_out.get(), s.d_out.get(), len * sizeof(xyzz_t<P>), cudaMemcpyDeviceToHost, st),
             "cudaMemcpyAsync (points to host)");
-      s.pending_out = q.out + off;
+      s.pending_out = q.out ? q.out + off : nullptr;
+      s.pending_sink = q.out ? nullptr : &q.sink;
+      s.pending_first = off;
       s.pending_n = len;
     }
   }
@@ -210,6 +233,26 @@ std::string fixed_base_queries_gpu(proving_key_t& pk, const query_scalars_t& s, 
                           {s.ic.data(), s.ic.size(), pk.vk.ic.data()}},
                          piece, threads);
   run_group<g2_params>(g2, g2_affine_t::generator(), {{s.v.data(), s.v.size(), pk.b_g2.data()}}, piece, threads);
+  return std::string("GPU 0: ") + prop.name;
+}
+
+std::string fixed_base_stream_gpu(const query_scalars_t& s, const query_sinks_t& sinks, uint64_t chunk,
+                                  unsigned threads) {
+  const size_t piece = chunk ? size_t(chunk) : size_t(1) << 22;
+  check(cudaSetDevice(0), "cudaSetDevice(0)");
+  cudaDeviceProp prop{};
+  check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+  const group_ops_t<g1_params> g1{gpu::fixed_base_g1_table_bytes, gpu::fixed_base_g1};
+  const group_ops_t<g2_params> g2{gpu::fixed_base_g2_table_bytes, gpu::fixed_base_g2};
+  run_group<g1_params>(g1, g1_affine_t::generator(),
+                       {{s.u.data(), s.u.size(), nullptr, sinks.a},
+                        {s.v.data(), s.v.size(), nullptr, sinks.b_g1},
+                        {s.l.data(), s.l.size(), nullptr, sinks.l},
+                        {s.h.data(), s.h.size(), nullptr, sinks.h},
+                        {s.ic.data(), s.ic.size(), nullptr, sinks.ic}},
+                       piece, threads);
+  run_group<g2_params>(g2, g2_affine_t::generator(), {{s.v.data(), s.v.size(), nullptr, sinks.b_g2}}, piece,
+                       threads);
   return std::string("GPU 0: ") + prop.name;
 }
 

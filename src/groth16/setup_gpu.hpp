@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 
@@ -24,5 +25,17 @@ bool gpu_present(std::string* why);
 // `chunk` scalars at a time (0: 2^22) through pinned staging, and returns
 // "GPU 0: <name>". Throws std::runtime_error naming the CUDA call that failed.
 std::string fixed_base_queries_gpu(proving_key_t& pk, const query_scalars_t& s, uint64_t chunk, unsigned threads);
+
+// The streaming form: each query's products go to its sink instead of pk,
+// sink(first, pts) with pts = k[first .. first + pts.size())·G, called from
+// several host threads at once with disjoint ranges.
+template <class A>
+using point_sink_fn = std::function<void(uint64_t first, std::span<const A> pts)>;
+struct query_sinks_t {
+  point_sink_fn<g1_affine_t> a, b_g1, l, h, ic;
+  point_sink_fn<g2_affine_t> b_g2;
+};
+std::string fixed_base_stream_gpu(const query_scalars_t& s, const query_sinks_t& sinks, uint64_t chunk,
+                                  unsigned threads);
 
 }  // namespace starzk::setup_detail

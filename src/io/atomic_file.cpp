@@ -2,6 +2,7 @@
 #include "io/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -23,7 +24,8 @@ atomic_file_t::atomic_file_t(const std::filesystem::path& target) : target_(targ
   temp_ = target;
   temp_ += ".tmp." + std::to_string(::getpid());
   ::unlink(temp_.c_str());  // a leftover of an earlier process that had our pid
-  fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  // Read-write: a shared writable mapping (map_writable) needs both.
+  fd_ = ::open(temp_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd_ < 0) throw io_error(target_, errno_text("cannot create temporary output file"));
 }
 
@@ -32,6 +34,10 @@ atomic_file_t::~atomic_file_t() {
 }
 
 void atomic_file_t::discard() noexcept {
+  if (map_) {
+    ::munmap(map_, map_size_);
+    map_ = nullptr;
+  }
   if (fd_ >= 0) {
     ::close(fd_);
     fd_ = -1;
@@ -41,6 +47,7 @@ void atomic_file_t::discard() noexcept {
 
 void atomic_file_t::write(const void* data, size_t n) {
   if (fd_ < 0) throw io_error(target_, "write after the file was closed");
+  if (map_) throw io_error(target_, "internal: write() on a mapped output");
   const auto* p = static_cast<const uint8_t*>(data);
   while (n > 0) {
     const ssize_t k = ::write(fd_, p, n);
@@ -55,8 +62,41 @@ void atomic_file_t::write(const void* data, size_t n) {
   }
 }
 
+uint8_t* atomic_file_t::map_writable(uint64_t size) {
+  if (fd_ < 0) throw io_error(target_, "map after the file was closed");
+  if (map_) throw io_error(target_, "internal: the output is mapped already");
+  if (size == 0) return nullptr;
+  // posix_fallocate returns the error number instead of setting errno.
+  const int e = ::posix_fallocate(fd_, 0, off_t(size));
+  if (e != 0) {
+    const std::string msg = std::string("cannot reserve ") + std::to_string(size) +
+                            " bytes for the output: " + std::strerror(e);
+    discard();
+    throw io_error(target_, msg);
+  }
+  void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+  if (p == MAP_FAILED) {
+    const std::string msg = errno_text("mmap of the output failed");
+    discard();
+    throw io_error(target_, msg);
+  }
+  map_ = p;
+  map_size_ = size;
+  return static_cast<uint8_t*>(p);
+}
+
 void atomic_file_t::commit() {
   if (fd_ < 0) throw io_error(target_, "commit after the file was closed");
+  if (map_) {
+    const int rc = ::msync(map_, map_size_, MS_SYNC);
+    const std::string msg = rc != 0 ? errno_text("msync of the output failed") : std::string();
+    ::munmap(map_, map_size_);
+    map_ = nullptr;
+    if (rc != 0) {
+      discard();
+      throw io_error(target_, msg);
+    }
+  }
   if (::fsync(fd_) != 0) {
     const std::string msg = errno_text("fsync failed");
     discard();

@@ -31,6 +31,13 @@ class atomic_file_t {
   void write(const void* data, size_t n);
   void write(std::span<const uint8_t> bytes) { write(bytes.data(), bytes.size()); }
 
+  // Gives the temporary exactly `size` bytes, reserved on the disk up front
+  // (posix_fallocate: a full disk is an io_error here, never a SIGBUS while
+  // the mapping is filled), and maps it for writing. For large outputs made
+  // in place from many threads (page_container_writer_t). At most once, and
+  // not together with write(). The mapping lives until commit or discard.
+  uint8_t* map_writable(uint64_t size);
+
   // fsync, close, rename onto the target, fsync the directory.
   void commit();
 
@@ -44,6 +51,8 @@ class atomic_file_t {
   std::filesystem::path temp_;
   int fd_ = -1;
   bool committed_ = false;
+  void* map_ = nullptr;
+  uint64_t map_size_ = 0;
 };
 
 // Convenience: the whole content at once, or produced by a callback that

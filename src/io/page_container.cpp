@@ -23,55 +23,69 @@ uint64_t header_size(uint64_t meta_size, uint64_t n_sections) {
 
 }  // namespace
 
-void write_page_container(const std::filesystem::path& file, std::string_view magic, uint32_t version,
-                          std::span<const uint8_t> meta, std::span<const page_section_data_t> sections,
-                          unsigned threads) {
-  if (magic.size() != 4 || meta.size() % 8 != 0) throw io_error(file, "internal: bad container magic or meta size");
-  const uint64_t align = page_container_alignment;
-  const uint64_t head = header_size(meta.size(), sections.size());
-
+page_container_writer_t::page_container_writer_t(const std::filesystem::path& file, std::string_view magic,
+                                                 uint32_t version, uint64_t meta_size,
+                                                 std::span<const page_section_t> sections)
+    : out_(file), magic_(magic), version_(version), meta_size_(meta_size), table_(sections.begin(), sections.end()) {
+  if (magic.size() != 4 || meta_size % 8 != 0) throw io_error(file, "internal: bad container magic or meta size");
   // Layout: each non-empty section at the next aligned offset.
-  std::vector<page_section_t> table(sections.size());
-  uint64_t end = head;
-  for (size_t i = 0; i < sections.size(); ++i) {
-    page_section_t& t = table[i];
-    t.count = sections[i].count;
-    t.elem_size = sections[i].elem_size;
-    t.offset = align_up(end, align);
-    if (t.count != 0) end = t.offset + t.bytes();
-    t.checksum = block_checksum({static_cast<const uint8_t*>(sections[i].data), size_t(t.bytes())}, threads);
+  size_ = header_size(meta_size, table_.size());
+  for (page_section_t& t : table_) {
+    if (t.elem_size == 0) throw io_error(file, "internal: a section has elements of 0 bytes");
+    t.offset = align_up(size_, page_container_alignment);
+    if (t.count != 0) size_ = t.offset + t.bytes();
   }
+  base_ = out_.map_writable(size_);
+}
 
-  std::vector<uint8_t> h(head, 0);
-  std::memcpy(h.data(), magic.data(), 4);
-  store_u32_le(h.data() + 4, version);
-  store_u32_le(h.data() + 8, page_container_bom);
-  store_u32_le(h.data() + 12, uint32_t(sections.size()));
-  store_u64_le(h.data() + 16, end);
-  store_u64_le(h.data() + 24, align);
-  store_u64_le(h.data() + 32, meta.size());
-  if (!meta.empty()) std::memcpy(h.data() + prefix_size, meta.data(), meta.size());
-  uint8_t* e = h.data() + prefix_size + meta.size();
-  for (const page_section_t& t : table) {
+void page_container_writer_t::check_elem_size(size_t i, size_t want) const {
+  if (i >= table_.size() || table_[i].elem_size != want)
+    throw io_error(out_.target(), "internal: section " + std::to_string(i) + " does not hold " +
+                                      std::to_string(want) + "-byte elements");
+}
+
+void page_container_writer_t::commit(unsigned threads) {
+  // The mapping starts zeroed (a reserved, never written range reads as
+  // zeros), so the padding between sections is already zero.
+  uint8_t* h = base_;
+  std::memcpy(h, magic_.data(), 4);
+  store_u32_le(h + 4, version_);
+  store_u32_le(h + 8, page_container_bom);
+  store_u32_le(h + 12, uint32_t(table_.size()));
+  store_u64_le(h + 16, size_);
+  store_u64_le(h + 24, page_container_alignment);
+  store_u64_le(h + 32, meta_size_);
+  uint8_t* e = h + prefix_size + meta_size_;
+  for (page_section_t& t : table_) {
+    t.checksum = block_checksum(t.count ? std::span<const uint8_t>(base_ + t.offset, size_t(t.bytes()))
+                                        : std::span<const uint8_t>(),
+                                threads);
     store_u64_le(e, t.offset);
     store_u64_le(e + 8, t.count);
     store_u64_le(e + 16, t.elem_size);
     store_u64_le(e + 24, t.checksum);
     e += entry_size;
   }
-  store_u64_le(e, xxh64(h.data(), head - 8));
+  const uint64_t head = header_size(meta_size_, table_.size());
+  store_u64_le(e, xxh64(h, head - 8));
+  out_.commit();
+}
 
-  write_file_atomic(file, [&](atomic_file_t& out) {
-    out.write(h.data(), h.size());
-    uint64_t pos = head;
-    const std::vector<uint8_t> zeros(align, 0);
-    for (size_t i = 0; i < sections.size(); ++i) {
-      if (table[i].count == 0) continue;
-      out.write(zeros.data(), table[i].offset - pos);
-      out.write(sections[i].data, table[i].bytes());
-      pos = table[i].offset + table[i].bytes();
-    }
-  });
+void write_page_container(const std::filesystem::path& file, std::string_view magic, uint32_t version,
+                          std::span<const uint8_t> meta, std::span<const page_section_data_t> sections,
+                          unsigned threads) {
+  std::vector<page_section_t> table(sections.size());
+  for (size_t i = 0; i < sections.size(); ++i) table[i] = {0, sections[i].count, sections[i].elem_size, 0};
+  page_container_writer_t w(file, magic, version, meta.size(), table);
+  if (!meta.empty()) std::memcpy(w.meta().data(), meta.data(), meta.size());
+  for (size_t i = 0; i < sections.size(); ++i) {
+    const std::span<uint8_t> dst = w.bytes(i);
+    const auto* src = static_cast<const uint8_t*>(sections[i].data);
+    parallel_for(
+        dst.size(), threads, [&](size_t b, size_t e) { std::memcpy(dst.data() + b, src + b, e - b); },
+        size_t(8) << 20);
+  }
+  w.commit(threads);
 }
 
 page_container_t::page_container_t(const std::filesystem::path& file, std::string_view magic, uint32_t version,

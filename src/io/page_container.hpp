@@ -37,6 +37,7 @@
 #include <string_view>
 #include <vector>
 
+#include "io/atomic_file.hpp"
 #include "io/mapped_file.hpp"
 
 namespace starzk {
@@ -64,6 +65,48 @@ page_section_data_t section_of(std::span<const T> v) {
   return {v.data(), v.size(), sizeof(T)};
 }
 
+// A container made in place: the section sizes are fixed first, the file is
+// reserved on the disk and mapped, callers fill each section through a
+// writable span (from any threads, disjoint ranges), and commit() computes
+// the section checksums, writes the header and renames the file into place
+// (io/atomic_file.hpp: nothing is left behind if commit is never reached).
+// What sector-scale writers use: a 30 GB key is never held in memory twice.
+class page_container_writer_t {
+ public:
+  // `sections`: count and elem_size of each (offset and checksum ignored).
+  page_container_writer_t(const std::filesystem::path& file, std::string_view magic, uint32_t version,
+                          uint64_t meta_size, std::span<const page_section_t> sections);
+
+  template <class T>
+  std::span<T> section(size_t i) {
+    check_elem_size(i, sizeof(T));
+    const page_section_t& s = table_[i];
+    if (s.count == 0) return {};
+    return {reinterpret_cast<T*>(base_ + s.offset), size_t(s.count)};
+  }
+  // Section i as raw bytes.
+  std::span<uint8_t> bytes(size_t i) {
+    const page_section_t& s = table_.at(i);
+    return s.count ? std::span<uint8_t>(base_ + s.offset, size_t(s.bytes())) : std::span<uint8_t>();
+  }
+  // The metadata bytes, filled before commit.
+  std::span<uint8_t> meta() { return {base_ + 40, size_t(meta_size_)}; }
+  const std::filesystem::path& path() const { return out_.target(); }
+
+  void commit(unsigned threads = 0);
+
+ private:
+  void check_elem_size(size_t i, size_t want) const;
+
+  atomic_file_t out_;
+  std::string magic_;
+  uint32_t version_;
+  uint64_t meta_size_;
+  std::vector<page_section_t> table_;
+  uint64_t size_ = 0;
+  uint8_t* base_ = nullptr;
+};
+
 // Writes the container atomically (io/atomic_file.hpp); checksums are
 // computed with `threads` threads.
 void write_page_container(const std::filesystem::path& file, std::string_view magic, uint32_t version,
@@ -89,6 +132,12 @@ class page_container_t {
     const page_section_t& s = sections_[i];
     if (s.count == 0) return {};
     return {reinterpret_cast<const T*>(file_.data() + s.offset), size_t(s.count)};
+  }
+
+  // Section i as raw bytes (any element size).
+  std::span<const uint8_t> bytes(size_t i) const {
+    const page_section_t& s = sections_[i];
+    return s.count ? std::span<const uint8_t>(file_.data() + s.offset, size_t(s.bytes())) : std::span<const uint8_t>();
   }
 
   // Throws io_error naming the first section whose bytes do not match its

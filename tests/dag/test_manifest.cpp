@@ -68,8 +68,9 @@ void expect_refused(const std::string& toml, const std::string& needle) {
 TEST(manifest, mistakes_are_named) {
   expect_refused("", "no jobs");
   expect_refused("[[job]]\nwitnesses=['a']\nout_dir='o'\n", "job 1: field 'key' is missing");
-  expect_refused("[[job]]\nkey='k.bin'\nwitnesses=['a']\nout_dir='o'\n", "neither a .zkey nor a .params");
+  expect_refused("[[job]]\nkey='k.bin'\nwitnesses=['a']\nout_dir='o'\n", "is not a .zkey, .params, .szpk (packed) or .szkc");
   expect_refused("[[job]]\nkey='k.params'\nwitnesses=['a']\nout_dir='o'\n", "field 'circuit' is required");
+  expect_refused("[[job]]\nkey='k.szpk'\nwitnesses=['a']\nout_dir='o'\n", "field 'circuit' is required with a .szpk key");
   expect_refused("[[job]]\nkey='k.zkey'\nout_dir='o'\n", "field 'witnesses' is missing");
   expect_refused("[[job]]\nkey='k.zkey'\nwitnesses=[]\nout_dir='o'\n", "field 'witnesses' is empty");
   expect_refused("[[job]]\nkey='k.zkey'\nwitnesses=[1]\nout_dir='o'\n", "non-string");

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# A whole Filecoin-shaped sector on one GPU machine: `starzk gen` makes the
+# job (compact files: circuit.szcs, key.szpk, witnesses; bellman
+# convention, as Filecoin's keys), `starzk prove --manifest` proves every
+# partition, `starzk verify` checks proofs.bin against every public input
+# file, and a proof with one flipped bit must be refused.
+#
+#   bench/sector-bench.sh BUILD_DIR OUT_DIR
+#
+# Variables: STARZK_SECTOR_LOG2 (27), STARZK_SECTOR_PARTITIONS (10),
+# STARZK_SECTOR_DIR (/tmp/starzk-sector: the job's files; kept between runs
+# of one machine, and remade only when missing), STARZK_SECTOR_LIMITS
+# ("0": the device's whole memory; "0 24000" adds a run with
+# STARPU_LIMIT_CUDA_MEM=24000 MiB, the memory of a 24 GB card).
+# Writes OUT_DIR/sector-k<K>.txt (every step's output and timing, the file
+# sizes, the disk and memory before and after), the trace and its summary
+# per run (sector-k<K>-m<LIMIT>.json / .summary.txt) and the device memory
+# sampled every 0.2 s (sector-k<K>-m<LIMIT>-vram.csv).
+set -uo pipefail
+build=${1:?usage: sector-bench.sh BUILD_DIR OUT_DIR}
+out=${2:?usage: sector-bench.sh BUILD_DIR OUT_DIR}
+exe="$build/bin/starzk"
+[ -x "$exe" ] || { echo "sector-bench: $exe not built" >&2; exit 1; }
+k=${STARZK_SECTOR_LOG2:-27}
+parts=${STARZK_SECTOR_PARTITIONS:-10}
+dir=${STARZK_SECTOR_DIR:-/tmp/starzk-sector}/k$k
+mkdir -p "$out" "$dir"
+log="$out/sector-k$k.txt"
+rc=0
+say() { echo "== $*" | tee -a "$log"; }
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.1f", b - a}'; }
+
+say "sector k=$k partitions=$parts on $(hostname), $(date -u +%FT%TZ)"
+{ df -h "$dir"; free -g; nvidia-smi --query-gpu=name,memory.total,memory.used --format=csv,noheader; } >> "$log" 2>&1
+if [ ! -f "$dir/jobs.toml" ]; then
+  t=$(now)
+  "$exe" gen -k "$k" -n "$parts" --out "$dir" --convention bellman --format compact --gpu on >> "$log" 2>&1 \
+    || { say "gen FAILED"; tail -20 "$log"; exit 1; }
+  say "gen took $(since "$t") s"
+fi
+{ ls -l "$dir"; du -sh "$dir"; df -h "$dir"; } >> "$log" 2>&1
+
+for limit in ${STARZK_SECTOR_LIMITS:-0}; do
+  tag="sector-k$k-m$limit"
+  env=()
+  [ "$limit" != 0 ] && env=(STARPU_LIMIT_CUDA_MEM="$limit")
+  rm -rf "$dir/proofs" "$dir/proofs.bin"
+  nvidia-smi --query-gpu=timestamp,memory.used --format=csv,noheader,nounits -lms 200 > "$out/$tag-vram.csv" 2>/dev/null &
+  sampler=$!
+  t=$(now)
+  say "prove ($tag): ${env[*]:-whole device}"
+  env "${env[@]}" "$exe" prove --manifest "$dir/jobs.toml" --trace "$out/$tag.json" >> "$log" 2>&1 || rc=1
+  say "prove ($tag) took $(since "$t") s"
+  kill "$sampler" 2>/dev/null
+  wait "$sampler" 2>/dev/null
+  say "peak device memory (MiB): $(awk -F', ' 'BEGIN{m=0} {if ($2+0 > m) m = $2+0} END{print m}' "$out/$tag-vram.csv")"
+  "$exe" trace summary "$out/$tag.json" > "$out/$tag.summary.txt" 2>&1 || rc=1
+  head -40 "$out/$tag.summary.txt" >> "$log"
+  publics=()
+  for ((i = 0; i < parts; ++i)); do publics+=("$dir/proofs/public-$i.json"); done
+  if "$exe" verify --params "$dir/key.szpk" --proof "$dir/proofs.bin" --public "${publics[@]}" >> "$log" 2>&1; then
+    say "verify ($tag): all $parts proofs OK"
+  else
+    say "verify ($tag): FAILED"; rc=1
+  fi
+  cp "$dir/proofs.bin" "$out/$tag-tampered.bin"
+  printf '\x01' | dd of="$out/$tag-tampered.bin" bs=1 seek=100 conv=notrunc status=none
+  if "$exe" verify --params "$dir/key.szpk" --proof "$out/$tag-tampered.bin" --public "${publics[@]}" >> "$log" 2>&1; then
+    say "tampered proofs.bin ACCEPTED ($tag)"; rc=1
+  else
+    say "tampered proofs.bin refused ($tag)"
+  fi
+  rm -f "$out/$tag-tampered.bin"
+done
+{ free -g; df -h "$dir"; } >> "$log" 2>&1
+exit $rc

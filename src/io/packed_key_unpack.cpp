@@ -1,0 +1,165 @@
+// Unpacking a packed key into full-length queries (packed_key.hpp), and the
+// CPU point decoder.
+//
+// The decoder turns compressed points into affine ones; this file decides
+// everything else once, whichever device decodes: the order of the
+// queries, where O is allowed, the placement of the dense A and B points on
+// their wires, and the error that names the query and the point. Dense
+// queries are decoded in pieces of at most `piece` points into a reused
+// buffer and then scattered, so unpacking never holds a query twice.
+#include <algorithm>
+#include <bit>
+#include <limits>
+#include <mutex>
+
+#include "io/io_error.hpp"
+#include "io/packed_key.hpp"
+#include "util/parallel.hpp"
+
+namespace starzk {
+
+namespace {
+
+constexpr uint64_t piece = uint64_t(1) << 22;  // points per decoder call
+
+class cpu_decoder_t final : public point_decoder_t {
+ public:
+  explicit cpu_decoder_t(unsigned threads) : threads_(threads) {}
+  std::string g1(const uint8_t* in, uint64_t n, g1_affine_t* out, bool sub, bool inf, uint64_t* bad) override {
+    return run<g1_params>(in, n, out, sub, inf, bad, g1_compressed_size,
+                          [](const uint8_t* p, g1_affine_t& o, decode_check c) { return decode_g1_compressed(p, o, c); });
+  }
+  std::string g2(const uint8_t* in, uint64_t n, g2_affine_t* out, bool sub, bool inf, uint64_t* bad) override {
+    return run<g2_params>(in, n, out, sub, inf, bad, g2_compressed_size,
+                          [](const uint8_t* p, g2_affine_t& o, decode_check c) { return decode_g2_compressed(p, o, c); });
+  }
+
+ private:
+  template <class P, class Decode>
+  std::string run(const uint8_t* in, uint64_t n, affine_t<P>* out, bool sub, bool inf, uint64_t* bad, size_t size,
+                  Decode decode) {
+    std::mutex mu;
+    uint64_t first = std::numeric_limits<uint64_t>::max();
+    std::string why;
+    const decode_check check = sub ? decode_check::full : decode_check::on_curve;
+    parallel_for(
+        n, threads_,
+        [&](size_t b, size_t e) {
+          for (size_t i = b; i < e; ++i) {
+            const decode_status s = decode(in + i * size, out[i], check);
+            const char* w = s != decode_status::ok ? describe(s)
+                            : (!inf && out[i].is_infinity()) ? "is the point at infinity, not allowed here"
+                                                              : nullptr;
+            if (w) {
+              std::lock_guard<std::mutex> lock(mu);
+              if (i < first) first = i, why = w;
+              return;
+            }
+          }
+        },
+        256);
+    *bad = first;
+    return why;
+  }
+  unsigned threads_;
+};
+
+// Decodes `n` points of section s (from point `first`) into out, or throws
+// naming the query and the point.
+template <class P>
+void decode_range(const packed_key_view_t& v, packed_section_t s, uint64_t first, uint64_t n, affine_t<P>* out,
+                  bool subgroup, bool allow_infinity, point_decoder_t& dec) {
+  constexpr size_t size = sizeof(affine_t<P>) / 2;  // compressed: x only
+  const uint8_t* in = v.points(s).data() + first * size;
+  uint64_t bad = std::numeric_limits<uint64_t>::max();
+  std::string why;
+  if constexpr (std::is_same_v<P, g1_params>) why = dec.g1(in, n, out, subgroup, allow_infinity, &bad);
+  else why = dec.g2(in, n, out, subgroup, allow_infinity, &bad);
+  if (!why.empty())
+    v.fail(std::string(packed_section_name(s)) + " query point " + std::to_string(first + bad) + " " + why);
+}
+
+// A query stored whole (ic, h, l): decoded straight into place.
+template <class P>
+void unpack_whole(const packed_key_view_t& v, packed_section_t s, std::vector<affine_t<P>>& out, bool subgroup,
+                  bool allow_infinity, point_decoder_t& dec) {
+  out.resize(v.shape().count(s));
+  for (uint64_t off = 0; off < out.size(); off += piece)
+    decode_range<P>(v, s, off, std::min(piece, out.size() - off), out.data() + off, subgroup, allow_infinity, dec);
+}
+
+// A dense query (a, b_g1, b_g2): O everywhere, then the k-th point on the
+// wire of the k-th set bit. Pieces are whole bitmap words holding at most
+// `piece` points (a word holds 64), decoded into `tmp`, then scattered.
+template <class P>
+void unpack_dense(const packed_key_view_t& v, packed_section_t s, packed_section_t d, std::vector<affine_t<P>>& out,
+                  bool subgroup, point_decoder_t& dec, unsigned threads) {
+  const std::span<const uint64_t> words = v.density(d);
+  out.assign(v.shape().n_vars, affine_t<P>::infinity());
+  std::vector<affine_t<P>> tmp;
+  uint64_t word = 0, k = 0;  // next word, points before it
+  while (word < words.size()) {
+    uint64_t end = word, cnt = 0;
+    while (end < words.size() && cnt + uint64_t(std::popcount(words[end])) <= piece) cnt += std::popcount(words[end++]);
+    tmp.resize(cnt);
+    decode_range<P>(v, s, k, cnt, tmp.data(), subgroup, false, dec);
+    // Scatter in parallel over words: each range starts at its own count.
+    std::vector<uint64_t> base(end - word + 1, 0);
+    for (uint64_t w = word; w < end; ++w) base[w - word + 1] = base[w - word] + std::popcount(words[w]);
+    parallel_for(
+        end - word, threads,
+        [&](size_t b, size_t e) {
+          for (size_t w = b; w < e; ++w) {
+            uint64_t bits = words[word + w], at = base[w];
+            while (bits) {
+              const unsigned i = unsigned(std::countr_zero(bits));
+              out[(word + w) * 64 + i] = tmp[at++];
+              bits &= bits - 1;
+            }
+          }
+        },
+        size_t(1) << 12);
+    word = end;
+    k += cnt;
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<point_decoder_t> cpu_point_decoder(unsigned threads) {
+  return std::make_unique<cpu_decoder_t>(threads);
+}
+
+std::vector<g1_affine_t> unpack_packed_ic(const packed_key_view_t& v, point_decoder_t& dec) {
+  std::vector<g1_affine_t> ic;
+  unpack_whole<g1_params>(v, packed_section_t::ic, ic, true, false, dec);
+  return ic;
+}
+
+proving_key_t unpack_packed_key(const packed_key_view_t& v, bool subgroup, point_decoder_t& dec, unsigned threads) {
+  const packed_key_shape_t& sh = v.shape();
+  proving_key_t k;
+  k.convention = sh.convention;
+  k.n_vars = sh.n_vars;
+  k.n_public = sh.n_public;
+  k.domain_size = sh.domain_size;
+  const packed_key_head_t& h = v.head();
+  k.alpha_g1 = h.alpha_g1;
+  k.beta_g1 = h.beta_g1;
+  k.delta_g1 = h.delta_g1;
+  k.beta_g2 = h.beta_g2;
+  k.delta_g2 = h.delta_g2;
+  k.vk.alpha_g1 = h.alpha_g1;
+  k.vk.beta_g2 = h.beta_g2;
+  k.vk.gamma_g2 = h.gamma_g2;
+  k.vk.delta_g2 = h.delta_g2;
+  unpack_whole<g1_params>(v, packed_section_t::ic, k.vk.ic, subgroup, false, dec);
+  unpack_whole<g1_params>(v, packed_section_t::h, k.h, subgroup, false, dec);
+  unpack_whole<g1_params>(v, packed_section_t::l, k.l, subgroup, true, dec);
+  unpack_dense<g1_params>(v, packed_section_t::a, packed_section_t::a_density, k.a, subgroup, dec, threads);
+  unpack_dense<g1_params>(v, packed_section_t::b_g1, packed_section_t::b_density, k.b_g1, subgroup, dec, threads);
+  unpack_dense<g2_params>(v, packed_section_t::b_g2, packed_section_t::b_density, k.b_g2, subgroup, dec, threads);
+  return k;
+}
+
+}  // namespace starzk
