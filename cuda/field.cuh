@@ -34,6 +34,16 @@ static __device__ __constant__ const uint32_t d_fr_mod[8] = {SZK_FR_MOD};
 static __device__ __constant__ const uint32_t d_fr_one[8] = {SZK_FR_ONE};
 static __device__ __constant__ const uint32_t d_fr_r2[8] = {SZK_FR_R2};
 static __device__ __constant__ const uint32_t d_fr_mm2[8] = {SZK_FR_MM2};
+// Curve constants and exponents of the key checks (key_check_math.cuh);
+// field_constants.hpp says what each one is.
+static __device__ __constant__ const uint32_t d_fp_four[12] = {SZK_FP_FOUR};
+static __device__ __constant__ const uint32_t d_fp_beta[12] = {SZK_FP_BETA};
+static __device__ __constant__ const uint32_t d_fp_psi_cx_c1[12] = {SZK_FP_PSI_CX_C1};
+static __device__ __constant__ const uint32_t d_fp_psi_cy_c0[12] = {SZK_FP_PSI_CY_C0};
+static __device__ __constant__ const uint32_t d_fp_psi_cy_c1[12] = {SZK_FP_PSI_CY_C1};
+static __device__ __constant__ const uint32_t d_fp_p_plus_1_div_4[12] = {SZK_FP_P_PLUS_1_DIV_4};
+static __device__ __constant__ const uint32_t d_fp_p_minus_3_div_4[12] = {SZK_FP_P_MINUS_3_DIV_4};
+static __device__ __constant__ const uint32_t d_fp_p_minus_1_div_2[12] = {SZK_FP_P_MINUS_1_DIV_2};
 
 struct fp_dev_params {
   static constexpr int n = 12;
@@ -93,6 +103,10 @@ struct alignas(8) dev_mont_t {
     return acc == 0;
   }
   SZK_D bool operator!=(const dev_mont_t& b) const { return !(*this == b); }
+  // The stored integer is below m (data read from outside, e.g. a key file,
+  // may not be; every operation here assumes it): reduce_once keeps its
+  // input exactly when subtracting m borrows.
+  SZK_D bool is_canonical() const { return reduce_once() == *this; }
 
   // ---- addition: a + b < 2m < 2^(32N), then subtract m unless it borrows ----
   friend SZK_D dev_mont_t operator+(const dev_mont_t& a, const dev_mont_t& b) {

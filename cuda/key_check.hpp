@@ -53,7 +53,12 @@ struct point_scan_t {
 
 struct key_check_options_t {
   int device = 0;              // CUDA device ordinal
-  size_t device_bytes = 0;     // device memory the call may use; 0: a share of what is free
+  // Device memory the call may use; 0: half of what is free. Two pieces are
+  // in flight, each point taking its input and output bytes, so a piece is
+  // device_bytes / (2·(in + out)) points (check: in = 96 / 192, out = 0;
+  // decompress: in = 48 / 96, out = 96 / 192), at most 256 MiB of them;
+  // too small for one point: cudaErrorMemoryAllocation.
+  size_t device_bytes = 0;
   bool subgroup = true;        // check 3 (skip it for keys already validated)
   bool allow_infinity = true;  // check 4
 };

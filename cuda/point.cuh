@@ -113,15 +113,18 @@ struct dev_xyzz_t {
     return r;
   }
 
-  // [k] P for a small k by left-to-right double-and-add (k < 2^32).
-  SZK_D dev_xyzz_t mul_u32(uint32_t k) const {
+  // [k] P by left-to-right double-and-add: one dbl per bit below the top set
+  // bit, one add per set bit (add dispatches the equal and opposite cases,
+  // so any P of the curve, of any order, gives the right multiple).
+  SZK_D dev_xyzz_t mul_u64(uint64_t k) const {
     dev_xyzz_t acc = infinity();
-    for (int b = 31; b >= 0; --b) {
+    for (int b = 63; b >= 0; --b) {
       if (!acc.is_infinity()) acc = acc.dbl();
       if ((k >> b) & 1) acc = acc.add(*this);
     }
     return acc;
   }
+  SZK_D dev_xyzz_t mul_u32(uint32_t k) const { return mul_u64(k); }
 };
 
 // ---- dbl-2008-s-1 and add-2008-s across four lanes of a warp ----
