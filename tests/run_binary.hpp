@@ -1,6 +1,9 @@
 // Running a program from a test and capturing what it printed: the one
 // helper behind every end-to-end test of the starzk binary (tests/cli,
 // tests/dag). stdout and stderr are merged; StarPU's banner is silenced.
+// Keys are never remembered in the user's cache (STARZK_VALIDATED_KEYS=off,
+// io/validation_record.hpp) unless `env` (assignments put before the
+// command, e.g. "STARZK_VALIDATED_KEYS=/tmp/x") says otherwise.
 // binary_dir_test: the fixture those tests share (a temporary folder).
 #pragma once
 
@@ -22,8 +25,8 @@ struct run_result {
   std::string output;  // stdout + stderr
 };
 
-inline run_result run_binary(const std::string& binary, const std::string& args) {
-  const std::string cmd = "STARPU_SILENT=1 " + binary + " " + args + " 2>&1";
+inline run_result run_binary(const std::string& binary, const std::string& args, const std::string& env = "") {
+  const std::string cmd = "STARPU_SILENT=1 STARZK_VALIDATED_KEYS=off " + env + " " + binary + " " + args + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) throw std::runtime_error("popen failed: " + cmd);
   std::string out;

@@ -20,6 +20,7 @@ struct batch_run_options_t {
   std::string place;              // codelet placement, codelets::set_placement syntax
   unsigned threads_per_task = 1;  // threads a codelet body may fork
   bool quiet = false;
+  bool revalidate = false;        // validate every key even if it passed before (cli/inputs.hpp)
   bool mpi = false;                    // --mpi: one StarPU-MPI rank per node (cli/mpi_run.hpp)
   std::optional<blinding_t> fixed_rs;  // TEST ONLY (--test-fixed-rs R,S): the same r, s for every proof
 };

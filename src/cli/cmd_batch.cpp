@@ -91,7 +91,7 @@ struct job_state_t {
 // the cache after the last job using them has been submitted.
 class key_cache_t {
  public:
-  explicit key_cache_t(const manifest_t& m) {
+  key_cache_t(const manifest_t& m, bool revalidate) : revalidate_(revalidate) {
     for (const manifest_job_t& j : m.jobs) ++remaining_[id(j)];
   }
   std::shared_ptr<const dag::key_bundle_t> get(const manifest_job_t& j, unsigned threads) {
@@ -100,7 +100,9 @@ class key_cache_t {
       const auto t = clock_t_::now();
       std::shared_ptr<const r1cs_t> cs;
       if (!j.circuit.empty()) cs = std::make_shared<const r1cs_t>(load_circuit(j.circuit.string()));
-      loaded_key_t key = j.key_is_params() ? load_key("", j.key.string(), cs.get()) : load_key(j.key.string(), "", cs.get());
+      const key_load_options_t ko{.revalidate = revalidate_};
+      loaded_key_t key =
+          j.key_is_params() ? load_key("", j.key.string(), cs.get(), ko) : load_key(j.key.string(), "", cs.get(), ko);
       auto pk = std::make_shared<const proving_key_t>(std::move(key.pk));
       slot = std::make_shared<const dag::key_bundle_t>(pk, cs, j.key.filename().string(), threads);
       std::fprintf(stderr, "starzk: key %s and its circuit ready in %.2f s\n", j.key.filename().c_str(),
@@ -114,6 +116,7 @@ class key_cache_t {
 
  private:
   static std::string id(const manifest_job_t& j) { return j.key.string() + "\n" + j.circuit.string(); }
+  bool revalidate_;
   std::map<std::string, size_t> remaining_;
   std::map<std::string, std::shared_ptr<const dag::key_bundle_t>> cache_;
 };
@@ -150,7 +153,7 @@ int run_manifest(const batch_run_options_t& o) {
                   " partitions, policy " + session.policy_name() + ", " + std::to_string(session.cpu_workers()) +
                   " CPU workers, " + std::to_string(session.cuda_workers()) + " GPU workers, memory budget " + budget_text);
   {
-    key_cache_t keys(m);
+    key_cache_t keys(m, o.revalidate);
     dag::batch_t batch(dag::batch_options_t{
         .mem_budget = budget,
         .threads_per_task = o.threads_per_task,

@@ -38,6 +38,7 @@ struct prove_options {
   std::string zkey, params, circuit, wtns, proof_json, public_json, out;
   std::string gpu = "auto";
   unsigned threads = 0;
+  bool revalidate = false;
 };
 
 // The proof through the DAG on the GPUs; std::nullopt when StarPU has no
@@ -79,7 +80,9 @@ void run_prove(const prove_options& o) {
     throw std::runtime_error("--gpu on: " + why + " (use --gpu off or auto to prove on the CPU)");
   std::shared_ptr<r1cs_t> cs;
   if (!o.circuit.empty()) cs = std::make_shared<r1cs_t>(load_circuit(o.circuit));
-  loaded_key_t key = load_key(o.zkey, o.params, cs.get());
+  // The key is validated where the proof will run (--gpu off: the CPU).
+  loaded_key_t key = load_key(o.zkey, o.params, cs.get(),
+                              key_load_options_t{.revalidate = o.revalidate, .device = device, .threads = o.threads});
   const auto pk = std::make_shared<const proving_key_t>(std::move(key.pk));
   const std::vector<fr_t> w = load_witness(o.wtns, pk->n_vars);
 
@@ -128,6 +131,10 @@ void add_prove_command(CLI::App& app) {
                   "with --manifest: where codelets may run, e.g. spmv=cpu,msm=cuda (cpu|cuda|any; default any)");
   cmd->add_option("--threads-per-task", b->threads_per_task, "with --manifest: threads each task may use (default 1)");
   cmd->add_flag("--quiet", b->quiet, "with --manifest: only errors and the final line");
+  cmd->add_flag_callback(
+      "--revalidate", [o, b] { o->revalidate = b->revalidate = true; },
+      "validate the key's points even if a key with the same content passed before (docs/usage.md, "
+      "\"Keys are validated once\")");
 #ifdef STARZK_HAVE_MPI
   cmd->add_flag("--mpi", b->mpi,
                 "with --manifest, under mpirun/srun: one StarPU-MPI rank per node, partition p on rank p mod N, "

@@ -1,24 +1,64 @@
 // Loading what the subcommands read, with the file named in every error:
-// keys (.zkey or .params), circuits (.r1cs) and witnesses (.wtns).
+// keys (.zkey, .params, or a .szkc key cache of either), circuits (.r1cs or
+// .szcs) and witnesses (.wtns).
+//
+// Keys are validated once per content. load_key digests the key file
+// (io/digest.hpp) and looks for a validation record of that digest
+// (io/validation_record.hpp). On a hit the key is read with every point
+// checked on its curve (and the format in full) but without the subgroup
+// tests; on a miss, or with `revalidate`, it is read the same way and then
+// validated (groth16/key_validation.hpp: every point in its subgroup, on the
+// CPU cores or a GPU), and a record is written. One stderr line says which
+// happened and how long it took.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "groth16/key_validation.hpp"
 #include "groth16/keys.hpp"
 #include "groth16/r1cs.hpp"
+#include "io/validation_record.hpp"
 
 namespace starzk::cli {
+
+struct key_load_options_t {
+  bool revalidate = false;                        // validate even when a record says it was done
+  setup_device_t device = setup_device_t::auto_;  // where validation runs (auto | cpu | gpu)
+  unsigned threads = 0;                           // CPU threads for hashing and validation (0: all)
+  const record_store_t* records = nullptr;        // nullptr: record_store_t::from_env()
+  bool quiet = false;                             // no stderr line
+};
+
+// How the key's points were vouched for.
+struct key_check_report_t {
+  digest_t digest{};
+  double hash_seconds = 0;
+  bool validated = false;        // checked now (false: a record said they had been)
+  key_validation_info_t info;    // when validated
+  bool remembered = false;       // a record was written
+  std::string note;              // why no record was used or written, or a warning ("" if none)
+  std::string line(const std::string& path) const;  // the stderr line, without "starzk: "
+};
 
 struct loaded_key_t {
   std::string path;
   proving_key_t pk;
+  key_check_report_t check;
 };
 
 // Exactly one of zkey / params is non-empty. A .params file that omits the
 // points at infinity of its A and B queries (as bellman writes them) needs
-// its circuit to place the remaining points on their wires.
-loaded_key_t load_key(const std::string& zkey, const std::string& params, const r1cs_t* circuit = nullptr);
+// its circuit to place the remaining points on their wires. A key that
+// fails validation is an io_error "FILE: <query> point <i>: <why>", and no
+// record is written.
+loaded_key_t load_key(const std::string& zkey, const std::string& params, const r1cs_t* circuit = nullptr,
+                      const key_load_options_t& options = {});
+
+// Remembers a key file made from a validated key (starzk cache's output):
+// digests it and writes its record. Returns "" or a warning.
+std::string remember_validated(const std::string& path, key_format_t format, uint64_t points,
+                               const key_load_options_t& options = {});
 
 // The verifying key alone, from a .zkey, a .params or a snarkjs JSON file.
 verifying_key_t load_verifying_key(const std::string& vkey_json, const std::string& zkey, const std::string& params);

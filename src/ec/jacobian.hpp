@@ -71,6 +71,13 @@ struct jacobian_t {
     return r;
   }
 
+  // [2^n] P: n doublings in a row (the runs of a fixed addition chain).
+  jacobian_t dbl_n(unsigned n) const {
+    jacobian_t r = *this;
+    for (unsigned i = 0; i < n; ++i) r = r.dbl();
+    return r;
+  }
+
   // P + Q, EFD "add-2007-bl" (Bernstein-Lange 2007). Cost 11M + 5S.
   //   Z1Z1 = Z1^2, Z2Z2 = Z2^2
   //   U1 = X1 Z2Z2, U2 = X2 Z1Z1

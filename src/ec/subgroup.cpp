@@ -7,7 +7,12 @@
 // points of the curve, and a point off the curve is in no subgroup.
 #include "ec/subgroup.hpp"
 
+#include <algorithm>
+#include <atomic>
+#include <iterator>
+
 #include "ec/scalar_mul.hpp"
+#include "util/parallel.hpp"
 
 namespace starzk {
 
@@ -30,17 +35,62 @@ g2_jacobian_t psi(const g2_jacobian_t& p) {
                        p.z.conjugate()};
 }
 
+namespace {
+
+// |x| = 0xd201000000010000 has its bits set at 63, 62, 60, 57, 48 and 16.
+constexpr int x_abs_bits[] = {63, 62, 60, 57, 48, 16};
+constexpr uint64_t value_of_bits() {
+  uint64_t v = 0;
+  for (int b : x_abs_bits) v |= uint64_t(1) << b;
+  return v;
+}
+static_assert(value_of_bits() == bls_x_abs, "the chain below must spell |x|");
+
+template <class P>
+jacobian_t<P> as_jacobian(const affine_t<P>& p) {
+  return jacobian_t<P>::from_affine(p);
+}
+template <class P>
+const jacobian_t<P>& as_jacobian(const jacobian_t<P>& p) {
+  return p;
+}
+
+// [|x|] P, left to right over the set bits: acc = P stands for the top bit;
+// from one set bit b' to the next b, double b' - b times and add P; after
+// the last set bit (16), double 16 times:
+//   acc = P;  [2]acc + P;  [4]acc + P;  [8]acc + P;  [2^9]acc + P;
+//   [2^32]acc + P;  [2^16]acc
+// 63 doublings and 5 additions (mixed, 7M + 4S, when P is affine; 11M + 5S
+// when it is Jacobian). The additions keep their O and P == Q cases
+// (jacobian.hpp), so a point of small order, whose multiples reach O or
+// repeat along the chain, still gets the right answer.
+template <class P, class Base>
+jacobian_t<P> x_abs_chain(const Base& p) {
+  jacobian_t<P> acc = as_jacobian(p);
+  for (size_t k = 1; k < std::size(x_abs_bits); ++k) {
+    acc = acc.dbl_n(unsigned(x_abs_bits[k - 1] - x_abs_bits[k]));
+    acc += p;
+  }
+  return acc.dbl_n(unsigned(x_abs_bits[std::size(x_abs_bits) - 1]));
+}
+
 // [x] P for the (negative) BLS parameter x: -[|x|] P.
 template <class P>
-static jacobian_t<P> mul_by_bls_x(const jacobian_t<P>& p) {
-  const jacobian_t<P> q = mul_u64(p, bls_x_abs);
-  return bls_x_is_negative ? q.neg() : q;
+jacobian_t<P> mul_by_bls_x(const jacobian_t<P>& p) {
+  static_assert(bls_x_is_negative, "[x] P = -[|x|] P assumes x < 0");
+  return x_abs_chain<P>(p).neg();
 }
+
+}  // namespace
+
+g1_jacobian_t mul_by_x_abs(const g1_affine_t& p) { return x_abs_chain<g1_params>(p); }
+g1_jacobian_t mul_by_x_abs(const g1_jacobian_t& p) { return x_abs_chain<g1_params>(p); }
+g2_jacobian_t mul_by_x_abs(const g2_affine_t& p) { return x_abs_chain<g2_params>(p); }
 
 g1_jacobian_t clear_cofactor(const g1_jacobian_t& p) {
   // 1 - x = 1 + |x| = 0xd201000000010001 (x < 0).
   static_assert(bls_x_is_negative, "h_eff = 1 - x = 1 + |x| assumes x < 0");
-  return mul_u64(p, bls_x_abs + 1);
+  return x_abs_chain<g1_params>(p) + p;
 }
 
 g2_jacobian_t clear_cofactor(const g2_jacobian_t& p) {
@@ -55,21 +105,58 @@ g2_jacobian_t clear_cofactor(const g2_jacobian_t& p) {
   return t3 - p;  // [x^2 - x - 1] P + [x - 1] psi(P) + psi^2(2P)
 }
 
-// G1: phi(P) == [-x^2] P. [x^2] P = [|x|]([|x|] P) as x^2 = |x|^2.
+// G1: phi(P) == [-x^2] P  <=>  [|x|]([|x|] P) == -phi(P), as x^2 = |x|^2:
+// two chains, the first with mixed additions of the affine P.
 template <>
 bool affine_t<g1_params>::is_in_subgroup() const {
   if (is_infinity()) return true;
   if (!is_on_curve()) return false;
-  const g1_jacobian_t x2p = mul_u64(mul_u64(*this, bls_x_abs), bls_x_abs);
-  return x2p.neg() == g1_jacobian_t::from_affine(phi(*this));
+  return x_abs_chain<g1_params>(x_abs_chain<g1_params>(*this)) == -phi(*this);
 }
 
-// G2: psi(P) == [x] P.
+// G2: psi(P) == [x] P = -[|x|] P  <=>  [|x|] P == -psi(P): one chain.
 template <>
 bool affine_t<g2_params>::is_in_subgroup() const {
   if (is_infinity()) return true;
   if (!is_on_curve()) return false;
-  return mul_by_bls_x(g2_jacobian_t::from_affine(*this)) == g2_jacobian_t::from_affine(psi(*this));
+  return x_abs_chain<g2_params>(*this) == -psi(*this);
+}
+
+namespace {
+
+// Blocks of `block` points are handed to the threads in order; a block
+// stops at its first failure and records it in `first` (an atomic
+// minimum), and a thread stops scanning a block once a failure at a lower
+// index is known. The lowest failing index is always found: no block skips
+// an index below the least failure recorded so far.
+template <class P>
+std::optional<uint64_t> first_outside(std::span<const affine_t<P>> v, unsigned threads) {
+  constexpr size_t block = 256;  // 256 G1 points: ~20 ms of work
+  constexpr uint64_t none = UINT64_MAX;
+  std::atomic<uint64_t> first{none};
+  parallel_tasks((v.size() + block - 1) / block, threads, [&](size_t b) {
+    const size_t end = std::min(v.size(), (b + 1) * block);
+    for (size_t i = b * block; i < end; ++i) {
+      if (i >= first.load(std::memory_order_relaxed)) return;
+      if (!v[i].is_in_subgroup()) {
+        uint64_t seen = first.load(std::memory_order_relaxed);
+        while (i < seen && !first.compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
+        }
+        return;
+      }
+    }
+  });
+  const uint64_t f = first.load();
+  return f == none ? std::nullopt : std::optional<uint64_t>(f);
+}
+
+}  // namespace
+
+std::optional<uint64_t> first_outside_subgroup(std::span<const g1_affine_t> points, unsigned threads) {
+  return first_outside<g1_params>(points, threads);
+}
+std::optional<uint64_t> first_outside_subgroup(std::span<const g2_affine_t> points, unsigned threads) {
+  return first_outside<g2_params>(points, threads);
 }
 
 template <>

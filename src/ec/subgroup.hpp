@@ -14,10 +14,22 @@
 // 64-bit scalar multiplication on G2 (|x| has 6 set bits) and two on G1,
 // against a 255-bit one for the definition [r] P = O.
 //
+// The 64-bit multiplications run along the fixed addition chain of
+// |x| = 0xd201000000010000 (subgroup.cpp): 63 doublings (2M + 5S each, a = 0)
+// and 5 additions, mixed with the affine input, and no per-bit branching.
+// That is the whole cost: G1 = 126 doublings + 10 additions, G2 = 63
+// doublings + 5 mixed additions in Fp2 (docs/benchmarks.md has the figures).
+// first_outside_subgroup checks a whole vector of key points on several
+// threads and returns the first index that fails.
+//
 // Cofactor clearing maps any curve point into the subgroup (tests use it to
 // make subgroup points from random curve points, and it is what hash-to-curve
 // ends with): RFC 9380, section 7 and appendix G.3.
 #pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
 
 #include "ec/jacobian.hpp"
 
@@ -43,5 +55,18 @@ g1_jacobian_t clear_cofactor(const g1_jacobian_t& p);
 //   h_eff P = [x^2 - x - 1] P + [x - 1] psi(P) + psi^2([2] P).
 // Two 64-bit multiplications by x, three psi, a handful of additions.
 g2_jacobian_t clear_cofactor(const g2_jacobian_t& p);
+
+// [|x|] P along the fixed chain of |x| (x the BLS parameter).
+g1_jacobian_t mul_by_x_abs(const g1_affine_t& p);
+g1_jacobian_t mul_by_x_abs(const g1_jacobian_t& p);
+g2_jacobian_t mul_by_x_abs(const g2_affine_t& p);
+
+// The lowest index i such that points[i] is off the curve or outside the
+// order-r subgroup (O passes), or std::nullopt when every point is in G1 /
+// G2. Runs on `threads` threads (util/parallel.hpp: 0 is every hardware
+// thread) over blocks of points; blocks past a failure already found are
+// skipped.
+std::optional<uint64_t> first_outside_subgroup(std::span<const g1_affine_t> points, unsigned threads = 0);
+std::optional<uint64_t> first_outside_subgroup(std::span<const g2_affine_t> points, unsigned threads = 0);
 
 }  // namespace starzk

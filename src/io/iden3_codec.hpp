@@ -41,8 +41,12 @@ void put_fr(uint8_t* out, const fr_t& v);
 
 enum class infinity_t { allowed, forbidden };
 
-g1_affine_t read_g1(bin_cursor_t& c, const std::string& what, infinity_t inf);
-g2_affine_t read_g2(bin_cursor_t& c, const std::string& what, infinity_t inf);
+// check: full (on the curve and in the subgroup) or on_curve (the
+// subgroup left to the caller); none counts as on_curve.
+g1_affine_t read_g1(bin_cursor_t& c, const std::string& what, infinity_t inf,
+                    decode_check check = decode_check::full);
+g2_affine_t read_g2(bin_cursor_t& c, const std::string& what, infinity_t inf,
+                    decode_check check = decode_check::full);
 void write_g1(bin_writer_t& w, const g1_affine_t& p);
 void write_g2(bin_writer_t& w, const g2_affine_t& p);
 
@@ -55,8 +59,11 @@ bool decode_g2(const uint8_t* in, g2_affine_t& out);
 // ec's describe() for the other statuses ("" for ok).
 std::string problem_text(decode_status s);
 // Curve and subgroup membership plus the infinity rule, as a problem text
-// ("" when the point is fine).
+// ("" when the point is fine); curve_problem leaves out the subgroup.
 std::string point_problem(const g1_affine_t& p, infinity_t inf);
 std::string point_problem(const g2_affine_t& p, infinity_t inf);
+const char* curve_problem(const g1_affine_t& p, infinity_t inf);
+const char* curve_problem(const g2_affine_t& p, infinity_t inf);
+inline constexpr const char* subgroup_problem = "is not in the prime-order subgroup";
 
 }  // namespace starzk::iden3

@@ -52,7 +52,9 @@ inline constexpr uint32_t key_cache_version = 1;
 enum class cache_check_t {
   header,     // header + sampled on-curve test of a few points per section
   checksums,  // + every section's checksum (reads the whole file, in parallel)
-  full,       // + every point and matrix entry validated (check_key_cache)
+  on_curve,   // + every point canonical, on the curve, O only where allowed,
+              //   and every matrix entry: all but the subgroup tests
+  full,       // + every point in its subgroup (check_key_cache)
 };
 
 class key_cache_view_t {
@@ -76,7 +78,8 @@ class key_cache_view_t {
 
   void verify_checksums(unsigned threads = 0) const { c_.verify_checksums(threads); }
   // Every point and matrix entry (see the file comment); throws io_error.
-  void validate(unsigned threads = 0) const;
+  // subgroup = false leaves out the subgroup tests (cache_check_t::on_curve).
+  void validate(unsigned threads = 0, bool subgroup = true) const;
 
   const page_container_t& container() const { return c_; }
 

@@ -3,12 +3,14 @@
 
 #include <algorithm>
 #include <bit>
+#include <mutex>
 #include <string>
-#include <thread>
 
+#include "ec/subgroup.hpp"
 #include "io/binfile.hpp"
 #include "io/iden3_codec.hpp"
 #include "io/io_error.hpp"
+#include "util/parallel.hpp"
 
 namespace starzk {
 
@@ -46,11 +48,13 @@ const fr_t& value_r() {
   return x;
 }
 
-// Decodes `count` points of `size` bytes, then checks them on all cores
-// (a subgroup check is one short scalar multiplication per point). The first
-// bad point, by index, is reported.
+// Decodes `count` points of `size` bytes (coordinates below q), then checks
+// them on all cores: on the curve and the infinity rule (a pass at memory
+// speed), and with decode_check::full the subgroup (ec's batched check, one
+// short scalar multiplication per point) on the points before the first
+// failure of the first pass. The first bad point, by index, is reported.
 template <class Point, bool (*decode)(const uint8_t*, Point&)>
-std::vector<Point> read_points(bin_cursor_t& c, uint64_t count, size_t size, infinity_t inf) {
+std::vector<Point> read_points(bin_cursor_t& c, uint64_t count, size_t size, infinity_t inf, decode_check check) {
   c.need_elements(count, size, "points");
   if (c.remaining() != count * size) {
     c.fail("length lies: expected " + std::to_string(count) + " points (" + std::to_string(count * size) +
@@ -61,34 +65,36 @@ std::vector<Point> read_points(bin_cursor_t& c, uint64_t count, size_t size, inf
   for (uint64_t i = 0; i < count; ++i) {
     if (!decode(raw.data() + i * size, v[i])) c.fail("point " + std::to_string(i) + ": a coordinate is not below q");
   }
-  const unsigned n_threads =
-      unsigned(std::clamp<uint64_t>(std::min<uint64_t>(std::thread::hardware_concurrency(), count / 256), 1, 64));
-  std::vector<uint64_t> first_bad(n_threads, count);
-  auto work = [&](unsigned t) {
-    for (uint64_t i = count * t / n_threads; i < count * (t + 1) / n_threads; ++i) {
-      if (!iden3::point_problem(v[i], inf).empty()) {
-        first_bad[t] = i;
-        return;
-      }
+  std::mutex m;
+  uint64_t bad = count;
+  const char* why = nullptr;
+  parallel_for(
+      count, 0,
+      [&](size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) {
+          if (const char* w = iden3::curve_problem(v[i], inf)) {
+            std::lock_guard<std::mutex> lock(m);
+            if (i < bad) bad = i, why = w;
+            return;
+          }
+        }
+      },
+      4096);
+  if (check == decode_check::full) {
+    if (const auto b = first_outside_subgroup(std::span<const Point>(v).first(bad), 0)) {
+      bad = *b;
+      why = iden3::subgroup_problem;
     }
-  };
-  if (n_threads == 1) {
-    work(0);
-  } else {
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < n_threads; ++t) pool.emplace_back(work, t);
-    for (auto& th : pool) th.join();
   }
-  const uint64_t bad = *std::min_element(first_bad.begin(), first_bad.end());
-  if (bad < count) c.fail("point " + std::to_string(bad) + " " + iden3::point_problem(v[bad], inf));
+  if (why) c.fail("point " + std::to_string(bad) + " " + why);
   return v;
 }
 
-std::vector<g1_affine_t> read_g1s(bin_cursor_t& c, uint64_t count, infinity_t inf) {
-  return read_points<g1_affine_t, iden3::decode_g1>(c, count, 96, inf);
+std::vector<g1_affine_t> read_g1s(bin_cursor_t& c, uint64_t count, infinity_t inf, decode_check check) {
+  return read_points<g1_affine_t, iden3::decode_g1>(c, count, 96, inf, check);
 }
-std::vector<g2_affine_t> read_g2s(bin_cursor_t& c, uint64_t count, infinity_t inf) {
-  return read_points<g2_affine_t, iden3::decode_g2>(c, count, 192, inf);
+std::vector<g2_affine_t> read_g2s(bin_cursor_t& c, uint64_t count, infinity_t inf, decode_check check) {
+  return read_points<g2_affine_t, iden3::decode_g2>(c, count, 192, inf, check);
 }
 
 struct coeff_t {
@@ -145,7 +151,10 @@ void read_coeffs(bin_cursor_t& c, proving_key_t& k) {
 
 }  // namespace
 
-proving_key_t read_zkey(const std::filesystem::path& file) {
+proving_key_t read_zkey(const std::filesystem::path& file) { return read_zkey(file, zkey_read_options_t{}); }
+
+proving_key_t read_zkey(const std::filesystem::path& file, const zkey_read_options_t& options) {
+  const decode_check ck = options.check;
   bin_file_t f(file, "zkey", 1, 1);
   proving_key_t k;
   k.convention = h_convention_t::snarkjs_odd_coset;
@@ -173,12 +182,12 @@ proving_key_t read_zkey(const std::filesystem::path& file) {
     h.fail("domainSize " + std::to_string(domain) + " is not a power of two holding nPublic + 1 rows");
   }
   k.domain_size = domain;
-  k.alpha_g1 = iden3::read_g1(h, "alpha_1", infinity_t::forbidden);
-  k.beta_g1 = iden3::read_g1(h, "beta_1", infinity_t::forbidden);
-  k.beta_g2 = iden3::read_g2(h, "beta_2", infinity_t::forbidden);
-  k.vk.gamma_g2 = iden3::read_g2(h, "gamma_2", infinity_t::forbidden);
-  k.delta_g1 = iden3::read_g1(h, "delta_1", infinity_t::forbidden);
-  k.delta_g2 = iden3::read_g2(h, "delta_2", infinity_t::forbidden);
+  k.alpha_g1 = iden3::read_g1(h, "alpha_1", infinity_t::forbidden, ck);
+  k.beta_g1 = iden3::read_g1(h, "beta_1", infinity_t::forbidden, ck);
+  k.beta_g2 = iden3::read_g2(h, "beta_2", infinity_t::forbidden, ck);
+  k.vk.gamma_g2 = iden3::read_g2(h, "gamma_2", infinity_t::forbidden, ck);
+  k.delta_g1 = iden3::read_g1(h, "delta_1", infinity_t::forbidden, ck);
+  k.delta_g2 = iden3::read_g2(h, "delta_2", infinity_t::forbidden, ck);
   h.expect_end();
   k.vk.alpha_g1 = k.alpha_g1;
   k.vk.beta_g2 = k.beta_g2;
@@ -186,21 +195,21 @@ proving_key_t read_zkey(const std::filesystem::path& file) {
 
   // ---- IC and the matrices ----
   auto ic = f.section(sec_ic, "IC");
-  k.vk.ic = read_g1s(ic, uint64_t(k.n_public) + 1, infinity_t::forbidden);
+  k.vk.ic = read_g1s(ic, uint64_t(k.n_public) + 1, infinity_t::forbidden, ck);
   auto co = f.section(sec_coeffs, "coefficients");
   read_coeffs(co, k);
 
   // ---- queries ----
   auto a = f.section(sec_a, "A query");
-  k.a = read_g1s(a, k.n_vars, infinity_t::allowed);
+  k.a = read_g1s(a, k.n_vars, infinity_t::allowed, ck);
   auto b1 = f.section(sec_b1, "B1 query");
-  k.b_g1 = read_g1s(b1, k.n_vars, infinity_t::allowed);
+  k.b_g1 = read_g1s(b1, k.n_vars, infinity_t::allowed, ck);
   auto b2 = f.section(sec_b2, "B2 query");
-  k.b_g2 = read_g2s(b2, k.n_vars, infinity_t::allowed);
+  k.b_g2 = read_g2s(b2, k.n_vars, infinity_t::allowed, ck);
   auto c = f.section(sec_c, "C query");
-  k.l = read_g1s(c, uint64_t(k.n_vars) - k.n_public - 1, infinity_t::allowed);
+  k.l = read_g1s(c, uint64_t(k.n_vars) - k.n_public - 1, infinity_t::allowed, ck);
   auto hq = f.section(sec_h, "H query");
-  k.h = read_g1s(hq, k.domain_size, infinity_t::forbidden);
+  k.h = read_g1s(hq, k.domain_size, infinity_t::forbidden, ck);
   return k;
 }
 

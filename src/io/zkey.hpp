@@ -18,7 +18,8 @@
 // read_zkey checks everything: container, protocol, both primes, counts
 // against section lengths, domainSize a power of two holding nPublic + 1
 // rows, matrix entries (matrix id, row < domainSize, wire < nVars, value
-// < r), and every point (on the curve, in the subgroup; infinity only in
+// < r), and every point (on the curve, in the subgroup unless asked not
+// to, zkey_read_options_t; infinity only in
 // the A, B1, B2 and C queries, where a wire absent from a matrix makes it
 // legitimate). The vk part of the result (vk.alpha_g1, beta_g2, gamma_g2,
 // delta_g2, ic) is filled from sections 2 and 3.
@@ -37,11 +38,21 @@
 #include <span>
 #include <vector>
 
+#include "ec/encoding.hpp"
 #include "groth16/keys.hpp"
 
 namespace starzk {
 
+// How much read_zkey checks of the points: decode_check::full (default: on
+// the curve and in the subgroup) or on_curve (the subgroup is left to the
+// caller, groth16/key_validation.hpp; none counts as on_curve). Everything
+// else is always checked.
+struct zkey_read_options_t {
+  decode_check check = decode_check::full;
+};
+
 proving_key_t read_zkey(const std::filesystem::path& file);
+proving_key_t read_zkey(const std::filesystem::path& file, const zkey_read_options_t& options);
 
 // The raw bytes of section 10 (the MPC transcript), for write_zkey.
 std::vector<uint8_t> read_zkey_transcript(const std::filesystem::path& file);

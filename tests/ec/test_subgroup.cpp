@@ -6,8 +6,14 @@
 // cofactors satisfy [h r] P = O for random curve points (and [h] alone does
 // not vanish). The fast subgroup tests must agree with [r] P == O on points
 // in and out of the subgroup, including a subgroup point shifted by a small
-// torsion point (the cheapest way to fool a weak test).
+// torsion point (the cheapest way to fool a weak test). The fixed chain of
+// |x| equals generic double-and-add by |x|, and the batched entry points
+// report the first failing index at every edge size and thread count.
 #include <gtest/gtest.h>
+
+#include <optional>
+#include <random>
+#include <vector>
 
 #include "ec_test_util.hpp"
 
@@ -141,6 +147,74 @@ TEST(ec_subgroup, g1_rejects_subgroup_point_plus_order_3_torsion) {
   EXPECT_FALSE(pt.is_in_subgroup());
   EXPECT_FALSE(pt.is_in_subgroup_slow());
   EXPECT_FALSE(t.is_in_subgroup());
+}
+
+
+// The fixed chain of |x| against double-and-add over its bits, on points in
+// and out of the subgroup, O, and the G1 point (0, 2) of order 3.
+TEST(ec_subgroup, fixed_chain_equals_double_and_add) {
+  for (int i = 0; i < 4; ++i) {
+    const g1_affine_t p1 = (i % 2) ? random_subgroup_point<g1_params>() : random_curve_point<g1_params>();
+    const g2_affine_t p2 = (i % 2) ? random_subgroup_point<g2_params>() : random_curve_point<g2_params>();
+    EXPECT_EQ(mul_by_x_abs(p1), mul_u64(p1, bls_x_abs)) << i;
+    EXPECT_EQ(mul_by_x_abs(g1_jacobian_t::from_affine(p1).dbl()), mul_u64(g1_jacobian_t::from_affine(p1).dbl(), bls_x_abs));
+    EXPECT_EQ(mul_by_x_abs(p2), mul_u64(p2, bls_x_abs)) << i;
+  }
+  EXPECT_TRUE(mul_by_x_abs(g1_affine_t::infinity()).is_infinity());
+  EXPECT_TRUE(mul_by_x_abs(g2_affine_t::infinity()).is_infinity());
+  const g1_affine_t t{fp_t::zero(), fp_t::from_u64(2)};  // y^2 = 0 + 4: order 3
+  ASSERT_TRUE(t.is_on_curve());
+  EXPECT_EQ(mul_by_x_abs(t), mul_u64(t, bls_x_abs));
+  EXPECT_FALSE(t.is_in_subgroup());
+}
+
+// Fast == definition on fresh random points of every kind, one by one.
+TYPED_TEST(subgroup_test, fast_equals_definition_on_fresh_points) {
+  using P = TypeParam;
+  std::mt19937_64 fresh(std::random_device{}());
+  for (int i = 0; i < 16; ++i) {
+    affine_t<P> p;
+    switch (i % 4) {
+      case 0: p = mul(affine_t<P>::generator(), fr_t::random(fresh)).to_affine(); break;
+      case 1: p = random_curve_point<P>(); break;
+      case 2: p = affine_t<P>::infinity(); break;
+      default:
+        p = random_subgroup_point<P>();
+        p.y = p.y + P::field_t::one();  // off the curve
+    }
+    EXPECT_EQ(p.is_in_subgroup(), p.is_on_curve() && p.is_in_subgroup_slow()) << "case " << i % 4;
+    EXPECT_EQ(first_outside_subgroup(std::span<const affine_t<P>>(&p, 1), 1).has_value(), !p.is_in_subgroup_slow());
+  }
+}
+
+// Batched: vectors of subgroup points and O with bad points placed around the
+// 256-point blocks; the lowest bad index comes back, whatever the threads.
+TYPED_TEST(subgroup_test, batch_reports_the_first_failing_index) {
+  using P = TypeParam;
+  const affine_t<P> good = random_subgroup_point<P>();
+  const affine_t<P> outside = random_curve_point<P>();
+  affine_t<P> off = good;
+  off.x = off.x + P::field_t::one();
+  // Distinct subgroup points are costly to make; multiples of one are as good.
+  std::vector<affine_t<P>> pool(600);
+  jacobian_t<P> acc = jacobian_t<P>::from_affine(good);
+  for (size_t i = 0; i < pool.size(); ++i) {
+    pool[i] = (i % 7 == 3) ? affine_t<P>::infinity() : acc.to_affine();
+    acc = acc.add_mixed(good);
+  }
+  for (size_t n : {size_t(0), size_t(1), size_t(255), size_t(256), size_t(257), size_t(600)}) {
+    const std::span<const affine_t<P>> v(pool.data(), n);
+    for (unsigned threads : {1u, 2u, 3u}) EXPECT_FALSE(first_outside_subgroup(v, threads)) << n << " " << threads;
+  }
+  for (size_t at : {size_t(0), size_t(255), size_t(256), size_t(599)}) {
+    for (const affine_t<P>& bad : {outside, off}) {
+      std::vector<affine_t<P>> v = pool;
+      v[at] = bad;
+      if (at + 300 < v.size()) v[at + 300] = outside;  // a later failure must not win
+      for (unsigned threads : {1u, 2u, 3u}) EXPECT_EQ(first_outside_subgroup(std::span<const affine_t<P>>(v), threads),
+                                                      std::optional<uint64_t>(at)) << at << " " << threads;
+    }
+  }
 }
 
 }  // namespace

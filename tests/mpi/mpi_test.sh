@@ -39,6 +39,7 @@ check() {  # check "what" command...
   if "$@" >>"$work/checks.log" 2>&1; then say "ok: $what"; else say "FAIL: $what"; fails=1; fi
 }
 export STARPU_SILENT=1
+export STARZK_VALIDATED_KEYS="$work/validated-keys"  # never $HOME
 rs=1234567890123456789,987654321098765432109876543210
 
 # ---- inputs -----------------------------------------------------------------

@@ -82,6 +82,7 @@ unset MANIFEST MANIFESTS ZKEY PARAMS CIRCUIT WTNS VKEY OUT_DIR POLICY TRACE \
   STARZK_KEEP_SCRATCH STARZK_SLURM_DIR STARZK_RANKS_PER_NODE STARZK_SRUN_ARGS \
   STARPU_PERF_MODEL_DIR STARPU_HOSTNAME STARPU_NCPU STARPU_NCUDA
 export STARZK_BIN=$starzk STARZK_SCRATCH="$work/scratch" STARZK_PERF_MODELS="$work/models"
+export STARZK_VALIDATED_KEYS="$work/validated-keys"  # never $HOME
 mkdir -p "$work/scratch" "$work/models/codelets/45" "$work/out"
 echo "fake model" >"$work/models/codelets/45/starzk_test_model.$(hostname -s)"
 cd "$work/out" || exit 1

@@ -1,0 +1,66 @@
+// Validation of every point of a proving key: coordinates canonical, on the
+// curve, in the order-r subgroup, and O only where a wire can legitimately
+// be unused.
+//
+// Why a separate step: a malicious key with a point outside the subgroup
+// can leak the witness through a proof, so no key of unknown origin is used
+// unchecked; but the subgroup test is ~99% of the cost of reading a key
+// (~40-60 µs of CPU per point, hours for a sector key on one core). The
+// readers (.zkey, .params, .szkc) therefore check the format and that
+// every point is on its curve, and this step, run once per key content
+// (cli/inputs.cpp remembers keys that passed, io/validation_record.hpp),
+// does the rest, on the CPU cores (ec/subgroup.hpp's batched checks) or on
+// a CUDA device (cuda/key_check.hpp).
+//
+// Rules (those of the readers, io/zkey.hpp, io/params.hpp,
+// io/key_cache.hpp): O is refused in the verifying-key points (alpha_g1,
+// beta_g1, delta_g1, beta_g2, gamma_g2, delta_g2), in ic and in h, and
+// allowed in l, a, b_g1 and b_g2 (a wire absent from a matrix gives O;
+// a .params file never stores O in a, b_g1, b_g2, but its reader puts O on
+// the wires it omits).
+//
+// The first bad point, in the order vk points, ic, h, l, a, b_g1, b_g2 and
+// by index within a query, is reported as key_validation_error with the
+// text "<query> point <i>: <why>" (or "<name>: <why>" for a vk point), e.g.
+// "b_g2 point 17: not in the prime-order subgroup".
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "groth16/keys.hpp"
+#include "groth16/setup.hpp"  // setup_device_t: auto_ | cpu | gpu
+
+namespace starzk {
+
+class key_validation_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct key_validation_options_t {
+  // auto_: a CUDA device when this build has CUDA and one is present (the
+  // CPU if the device fails), cpu: the CPU cores, gpu: a device or a
+  // std::runtime_error saying why there is none.
+  setup_device_t device = setup_device_t::auto_;
+  unsigned threads = 0;  // CPU threads (0: every hardware thread)
+};
+
+// What ran where, and how long.
+struct key_validation_info_t {
+  uint64_t points = 0;   // points checked, O included
+  bool on_gpu = false;   // the queries ran on a CUDA device
+  std::string device;    // "the CPU (2 threads)" or "GPU 0: NVIDIA H200"
+  std::string fallback;  // why auto_ used the CPU ("" when it did not need to say)
+  double seconds = 0;
+};
+
+// Throws key_validation_error for a bad point (see above), or
+// std::runtime_error when device = gpu and no device can run the checks.
+key_validation_info_t validate_key(const proving_key_t& pk, const key_validation_options_t& options = {});
+
+// The number of points validate_key checks.
+uint64_t key_point_count(const proving_key_t& pk);
+
+}  // namespace starzk

@@ -1,0 +1,123 @@
+// Validation records (validation_record.hpp): the 80-byte encoding, the
+// folder from the environment, lookup and atomic writing.
+#include "io/validation_record.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <system_error>
+
+#include "io/atomic_file.hpp"
+#include "io/binfile.hpp"
+#include "io/checksum.hpp"
+
+namespace starzk {
+
+namespace {
+
+constexpr char magic[4] = {'s', 'z', 'v', 'r'};
+constexpr uint32_t version = 1;
+constexpr size_t checksum_at = 72;
+static_assert(checksum_at + 8 == validation_record_size);
+
+}  // namespace
+
+uint32_t required_checks(key_format_t format) {
+  // .params has no matrices; .zkey and .szkc carry the QAP's A and B.
+  const uint32_t points = checked_on_curve | checked_subgroup;
+  return format == key_format_t::params ? points : points | checked_matrix_indices;
+}
+
+std::vector<uint8_t> encode_record(const validation_record_t& r) {
+  std::vector<uint8_t> b(validation_record_size, 0);
+  std::memcpy(b.data(), magic, 4);
+  store_u32_le(b.data() + 4, version);
+  std::memcpy(b.data() + 8, r.digest.data(), 32);
+  store_u64_le(b.data() + 40, r.file_size);
+  store_u32_le(b.data() + 48, uint32_t(r.format));
+  store_u32_le(b.data() + 52, r.checks);
+  store_u64_le(b.data() + 56, r.points);
+  store_u64_le(b.data() + 64, r.validated_at);
+  store_u64_le(b.data() + checksum_at, xxh64(b.data(), checksum_at));
+  return b;
+}
+
+std::optional<validation_record_t> decode_record(std::span<const uint8_t> b, std::string* why) {
+  auto no = [&](const std::string& w) -> std::optional<validation_record_t> {
+    if (why) *why = w;
+    return std::nullopt;
+  };
+  if (b.size() != validation_record_size)
+    return no("corrupt record: " + std::to_string(b.size()) + " bytes, a record has " +
+              std::to_string(validation_record_size));
+  if (std::memcmp(b.data(), magic, 4) != 0) return no("corrupt record: wrong magic");
+  if (load_u64_le(b.data() + checksum_at) != xxh64(b.data(), checksum_at)) return no("corrupt record: checksum mismatch");
+  if (load_u32_le(b.data() + 4) != version)
+    return no("record version " + std::to_string(load_u32_le(b.data() + 4)) + " (this starzk reads version 1)");
+  validation_record_t r;
+  std::memcpy(r.digest.data(), b.data() + 8, 32);
+  r.file_size = load_u64_le(b.data() + 40);
+  const uint32_t format = load_u32_le(b.data() + 48);
+  if (format < 1 || format > 3) return no("corrupt record: unknown key format " + std::to_string(format));
+  r.format = key_format_t(format);
+  r.checks = load_u32_le(b.data() + 52);
+  r.points = load_u64_le(b.data() + 56);
+  r.validated_at = load_u64_le(b.data() + 64);
+  return r;
+}
+
+record_store_t record_store_t::from_env() {
+  if (const char* v = std::getenv("STARZK_VALIDATED_KEYS"); v && *v) {
+    if (std::strcmp(v, "off") == 0) return record_store_t();
+    return record_store_t(v);
+  }
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return record_store_t(std::filesystem::path(xdg) / "starzk" / "validated-keys");
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return record_store_t(std::filesystem::path(home) / ".cache" / "starzk" / "validated-keys");
+  record_store_t off;
+  off.off_reason_ = "neither STARZK_VALIDATED_KEYS, XDG_CACHE_HOME nor HOME is set";
+  return off;
+}
+
+std::string record_store_t::where() const { return enabled_ ? dir_.string() : "off: " + off_reason_; }
+
+std::filesystem::path record_store_t::path_of(const digest_t& d) const { return dir_ / (to_hex(d) + ".rec"); }
+
+std::optional<validation_record_t> record_store_t::find(const digest_t& d, uint64_t file_size, key_format_t format,
+                                                        std::string* why) const {
+  auto no = [&](const std::string& w) -> std::optional<validation_record_t> {
+    if (why) *why = w;
+    return std::nullopt;
+  };
+  if (!enabled_) return no("remembering is " + where());
+  const std::filesystem::path p = path_of(d);
+  std::ifstream f(p, std::ios::binary);
+  if (!f) return no("no record");
+  std::vector<uint8_t> b(validation_record_size + 1);  // one more: a longer file is corrupt
+  f.read(reinterpret_cast<char*>(b.data()), std::streamsize(b.size()));
+  b.resize(size_t(f.gcount()));
+  const auto r = decode_record(b, why);
+  if (!r) return std::nullopt;
+  if (r->digest != d) return no("corrupt record: it names another digest");
+  if (r->file_size != file_size) return no("corrupt record: it names another file size");
+  if (r->format != format) return no("the record is for another key format");
+  if ((r->checks & required_checks(format)) != required_checks(format)) return no("the record lacks checks this format needs");
+  return r;
+}
+
+std::string record_store_t::remember(const validation_record_t& r) const {
+  if (!enabled_) return "";
+  try {
+    std::error_code ec;
+    std::filesystem::create_directories(dir_, ec);
+    if (ec) return dir_.string() + ": cannot create the folder for validation records: " + ec.message();
+    const std::vector<uint8_t> bytes = encode_record(r);
+    write_file_atomic(path_of(r.digest), std::span<const uint8_t>(bytes));
+    return "";
+  } catch (const std::exception& e) {
+    return std::string("cannot write a validation record: ") + e.what();
+  }
+}
+
+}  // namespace starzk

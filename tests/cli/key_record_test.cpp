@@ -1,0 +1,249 @@
+// Keys validated once per content (cli/inputs.hpp load_key, with
+// io/validation_record.hpp and groth16/key_validation.hpp). What is observed
+// is load_key's report (validated now or vouched for by a record, record
+// written or not), never timing: a valid key is remembered and its second
+// load does not validate; a changed key is validated again; a corrupt record
+// is ignored and rewritten; remembering off validates every time and writes
+// nothing; --revalidate validates anyway; a key with a point outside the
+// subgroup is refused naming the query and index, and no record is written.
+// The same for .params and .szkc keys, including a .szkc whose checksums
+// were recomputed over an out-of-range matrix index. Then through the
+// binary: the stderr line and --revalidate. Every test points the records
+// at its own temporary folder (never $HOME).
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "cli/inputs.hpp"
+#include "cli_harness.hpp"
+#include "ec/encoding.hpp"
+#include "ec/subgroup.hpp"
+#include "groth16/setup.hpp"
+#include "io/binfile.hpp"
+#include "io/checksum.hpp"
+#include "io/io_error.hpp"
+#include "io/key_cache.hpp"
+#include "io/params.hpp"
+#include "io/r1cs.hpp"
+
+namespace starzk::test {
+namespace {
+
+const fs::path fixture = fs::path(STARZK_TEST_DATA) / "fixtures" / "multiplier";
+
+// A G1 point on the curve, outside the prime-order subgroup.
+g1_affine_t g1_outside_subgroup() {
+  for (uint64_t x = 1;; ++x) {
+    g1_affine_t p{fp_t::from_u64(x), fp_t::zero()};
+    if (!(p.x * p.x * p.x + fp_t::from_u64(4)).sqrt(p.y)) continue;
+    if (!p.is_in_subgroup()) return p;
+  }
+}
+
+class KeyRecord : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("starzk-keyrec-" + std::to_string(std::random_device{}()));
+    fs::create_directories(dir_);
+    fs::copy_file(fixture / "circuit.zkey", zkey());
+    store_ = record_store_t(dir_ / "records");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path zkey() const { return dir_ / "circuit.zkey"; }
+  cli::loaded_key_t load(const fs::path& key, bool revalidate = false, const r1cs_t* cs = nullptr,
+                         const record_store_t* store = nullptr) const {
+    const cli::key_load_options_t o{.revalidate = revalidate,
+                                    .device = setup_device_t::cpu,
+                                    .threads = 2,
+                                    .records = store ? store : &store_,
+                                    .quiet = true};
+    return key.extension() == ".params" ? cli::load_key("", key.string(), cs, o) : cli::load_key(key.string(), "", cs, o);
+  }
+  size_t records() const { return fs::exists(dir_ / "records") ? list_dir(dir_ / "records").size() : 0; }
+
+  fs::path dir_;
+  record_store_t store_;
+};
+
+TEST_F(KeyRecord, ValidKeyIsRememberedAndNotValidatedAgain) {
+  const cli::loaded_key_t first = load(zkey());
+  EXPECT_TRUE(first.check.validated);
+  EXPECT_TRUE(first.check.remembered) << first.check.note;
+  EXPECT_EQ(first.check.info.points, key_point_count(first.pk));
+  EXPECT_EQ(records(), 1u);
+  EXPECT_TRUE(fs::exists(store_.path_of(first.check.digest)));
+  EXPECT_NE(first.check.line("k.zkey").find("points validated on the CPU (2 threads)"), std::string::npos);
+
+  const cli::loaded_key_t second = load(zkey());
+  EXPECT_FALSE(second.check.validated);
+  EXPECT_EQ(second.check.digest, first.check.digest);
+  EXPECT_EQ(second.pk, first.pk);
+  EXPECT_NE(second.check.line("k.zkey").find("validated before (digest " + to_hex(first.check.digest).substr(0, 8)),
+            std::string::npos);
+}
+
+TEST_F(KeyRecord, ChangedKeyIsValidatedAgain) {
+  const cli::loaded_key_t first = load(zkey());
+  // Another valid key: one byte of the MPC transcript (section 10, never
+  // read by the prover) changed.
+  auto b = read_all(zkey());
+  b[find_section(b, 10).offset + 40] ^= 1;
+  write_all(zkey(), b);
+  const cli::loaded_key_t second = load(zkey());
+  EXPECT_NE(second.check.digest, first.check.digest);
+  EXPECT_TRUE(second.check.validated);
+  EXPECT_EQ(second.pk, first.pk);
+  EXPECT_EQ(records(), 2u);
+}
+
+TEST_F(KeyRecord, CorruptRecordIsIgnoredAndRewritten) {
+  const cli::loaded_key_t first = load(zkey());
+  const fs::path rec = store_.path_of(first.check.digest);
+  auto b = read_all(rec);
+  b[52] ^= checked_subgroup;  // "subgroup not checked", checksum not updated
+  write_all(rec, b);
+  const cli::loaded_key_t second = load(zkey());
+  EXPECT_TRUE(second.check.validated);
+  EXPECT_NE(second.check.note.find("corrupt record"), std::string::npos) << second.check.note;
+  EXPECT_TRUE(second.check.remembered);
+  EXPECT_FALSE(load(zkey()).check.validated);  // rewritten
+  write_all(rec, {'n', 'o', 'p', 'e'});
+  EXPECT_TRUE(load(zkey()).check.validated);
+}
+
+TEST_F(KeyRecord, RememberingOffValidatesEveryTimeAndWritesNothing) {
+  const record_store_t off;
+  for (int i = 0; i < 2; ++i) {
+    const cli::loaded_key_t k = load(zkey(), false, nullptr, &off);
+    EXPECT_TRUE(k.check.validated);
+    EXPECT_FALSE(k.check.remembered);
+  }
+  // The same through the environment.
+  const char* old = std::getenv("STARZK_VALIDATED_KEYS");
+  const std::string saved = old ? old : "";
+  ::setenv("STARZK_VALIDATED_KEYS", "off", 1);
+  const cli::loaded_key_t k = cli::load_key(zkey().string(), "", nullptr, {.device = setup_device_t::cpu, .quiet = true});
+  EXPECT_TRUE(k.check.validated);
+  EXPECT_NE(k.check.line("k.zkey").find("not remembered (STARZK_VALIDATED_KEYS=off)"), std::string::npos)
+      << k.check.line("k.zkey");
+  if (old) ::setenv("STARZK_VALIDATED_KEYS", saved.c_str(), 1);
+  else ::unsetenv("STARZK_VALIDATED_KEYS");
+  EXPECT_EQ(records(), 0u);
+}
+
+TEST_F(KeyRecord, RevalidateValidatesAnyway) {
+  load(zkey());
+  const cli::loaded_key_t k = load(zkey(), true);
+  EXPECT_TRUE(k.check.validated);
+  EXPECT_TRUE(k.check.remembered);
+  EXPECT_FALSE(load(zkey()).check.validated);
+}
+
+TEST_F(KeyRecord, KeyOutsideTheSubgroupIsRefusedAndNotRemembered) {
+  // A point of the A query (section 5), index 2, on the curve but outside G1.
+  auto b = read_all(zkey());
+  encode_g1_snarkjs(g1_outside_subgroup(), b.data() + find_section(b, 5).offset + 2 * 96);
+  write_all(zkey(), b);
+  try {
+    load(zkey());
+    ADD_FAILURE() << "the key was accepted";
+  } catch (const io_error& e) {
+    EXPECT_EQ(std::string(e.what()), zkey().string() + ": a point 2: not in the prime-order subgroup");
+  }
+  EXPECT_EQ(records(), 0u);
+  // A record of the bad key's digest would not make it pass either: the
+  // record is only written after a validation succeeds, so none exists.
+  EXPECT_THROW(load(zkey()), io_error);
+}
+
+TEST_F(KeyRecord, ParamsKeys) {
+  const r1cs_t cs = read_r1cs(fixture / "circuit.r1cs");
+  const fs::path p = dir_ / "k.params";
+  write_params(p, setup(cs, h_convention_t::bellman_coset));
+  const cli::loaded_key_t first = load(p, false, &cs);
+  EXPECT_TRUE(first.check.validated);
+  EXPECT_TRUE(first.check.remembered);
+  const cli::loaded_key_t second = load(p, false, &cs);
+  EXPECT_FALSE(second.check.validated);
+  EXPECT_EQ(second.pk, first.pk);
+}
+
+TEST_F(KeyRecord, KeyCacheOfUnknownOriginIsCheckedInFull) {
+  const proving_key_t pk = load(zkey()).pk;
+  const fs::path c = dir_ / "k.szkc";
+  write_key_cache(c, pk, 1);
+  const cli::loaded_key_t first = load(c);
+  EXPECT_TRUE(first.check.validated);  // not made here through `starzk cache`: checked
+  EXPECT_EQ(first.pk, pk);
+  EXPECT_FALSE(load(c).check.validated);
+
+  // A zkey_a column index out of range, with the section and header
+  // checksums recomputed: refused by the read, before anything uses it.
+  auto b = read_all(c);
+  const key_cache_view_t v(c);
+  const auto& sec = v.container().section(7);  // zkey_a col
+  ASSERT_GT(sec.count, 0u);
+  store_u32_le(b.data() + sec.offset, pk.n_vars + 5);
+  const uint64_t table = 40 + load_u64_le(b.data() + 32);
+  store_u64_le(b.data() + table + 32 * 7 + 24, block_checksum({b.data() + sec.offset, size_t(sec.count * 4)}));
+  const uint64_t head = table + 32 * load_u32_le(b.data() + 12);
+  store_u64_le(b.data() + head, xxh64(b.data(), head));
+  const fs::path bad = dir_ / "bad.szkc";
+  write_all(bad, b);
+  try {
+    load(bad);
+    ADD_FAILURE() << "an out-of-range column index was accepted";
+  } catch (const io_error& e) {
+    EXPECT_NE(std::string(e.what()).find("zkey_a"), std::string::npos) << e.what();
+  }
+
+  // A cache remembered as made from a validated key loads without validation.
+  const fs::path made = dir_ / "made.szkc";
+  write_key_cache(made, pk, 1);
+  EXPECT_EQ(cli::remember_validated(made.string(), key_format_t::key_cache, key_point_count(pk),
+                                    {.records = &store_, .quiet = true}),
+            "");
+  EXPECT_FALSE(load(made).check.validated);
+}
+
+// ---- through the binary ------------------------------------------------------
+
+class KeyRecordCli : public KeyRecord {
+ protected:
+  run_result prove(const std::string& extra = "") const {
+    return run_binary(STARZK_BIN,
+                      "prove --gpu off --zkey " + zkey().string() + " --wtns " + (fixture / "witness.wtns").string() +
+                          " --proof " + (dir_ / "proof.json").string() + extra,
+                      "STARZK_VALIDATED_KEYS=" + (dir_ / "records").string());
+  }
+};
+
+TEST_F(KeyRecordCli, OneLineSaysWhatHappened) {
+  run_result r = prove();
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("circuit.zkey: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(" points validated on the CPU ("), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(", remembered"), std::string::npos) << r.output;
+  EXPECT_EQ(records(), 1u);
+  r = prove();
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("circuit.zkey: validated before (digest "), std::string::npos) << r.output;
+  r = prove(" --revalidate");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find(" points validated on the CPU ("), std::string::npos) << r.output;
+}
+
+TEST_F(KeyRecordCli, BadKeyIsRefusedWithoutARecord) {
+  auto b = read_all(zkey());
+  encode_g1_snarkjs(g1_outside_subgroup(), b.data() + find_section(b, 9).offset + 3 * 96);  // H query, point 3
+  write_all(zkey(), b);
+  const run_result r = prove();
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("circuit.zkey: h point 3: not in the prime-order subgroup"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir_ / "proof.json"));
+  EXPECT_EQ(records(), 0u);
+}
+
+}  // namespace
+}  // namespace starzk::test

@@ -1,0 +1,146 @@
+// validate_key (groth16/key_validation.hpp) on the CPU: a good key passes
+// and every point is counted; a bad point in any query or in the verifying
+// key is named with its query and index (the first one when there are
+// several), for each kind of fault; O only where the rules allow it; the
+// device choice without a GPU.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <functional>
+
+#include "../ec/ec_test_util.hpp"
+#include "groth16/key_validation.hpp"
+#include "io/zkey.hpp"
+
+namespace starzk {
+namespace {
+
+const proving_key_t& good_key() {
+  static const proving_key_t k =
+      read_zkey(std::filesystem::path(STARZK_TEST_DATA) / "fixtures" / "multiplier" / "circuit.zkey");
+  return k;
+}
+
+// The message validate_key throws for `k`, or "" when it passes.
+std::string problem(const proving_key_t& k, unsigned threads = 2) {
+  try {
+    validate_key(k, {.device = setup_device_t::cpu, .threads = threads});
+    return "";
+  } catch (const key_validation_error& e) {
+    return e.what();
+  }
+}
+
+template <class P>
+affine_t<P> outside_subgroup() {
+  return test::random_curve_point<P>();
+}
+template <class P>
+affine_t<P> off_curve() {
+  affine_t<P> p = test::random_subgroup_point<P>();
+  p.y = p.y + P::field_t::one();
+  return p;
+}
+// x with limbs equal to p: not a canonical Montgomery value.
+template <class P>
+affine_t<P> non_canonical() {
+  affine_t<P> p = test::random_subgroup_point<P>();
+  if constexpr (std::is_same_v<P, g1_params>) p.x = fp_t::from_mont_limbs(fp_t::modulus);
+  else p.x.c1 = fp_t::from_mont_limbs(fp_t::modulus);
+  return p;
+}
+
+TEST(key_validation, good_key_passes_and_counts_every_point) {
+  const proving_key_t& k = good_key();
+  const key_validation_info_t info = validate_key(k, {.device = setup_device_t::cpu, .threads = 2});
+  EXPECT_EQ(info.points, 9 + k.vk.ic.size() + k.h.size() + k.l.size() + k.a.size() + k.b_g1.size() + k.b_g2.size());
+  EXPECT_EQ(info.points, key_point_count(k));
+  EXPECT_FALSE(info.on_gpu);
+  EXPECT_EQ(info.device, "the CPU (2 threads)");
+  EXPECT_EQ(problem(k, 1), "");
+}
+
+TEST(key_validation, names_the_query_and_index) {
+  struct g1_query_t {
+    const char* name;
+    std::function<std::vector<g1_affine_t>&(proving_key_t&)> get;
+  };
+  const g1_query_t g1s[] = {{"ic", [](proving_key_t& k) -> auto& { return k.vk.ic; }},
+                            {"h", [](proving_key_t& k) -> auto& { return k.h; }},
+                            {"l", [](proving_key_t& k) -> auto& { return k.l; }},
+                            {"a", [](proving_key_t& k) -> auto& { return k.a; }},
+                            {"b_g1", [](proving_key_t& k) -> auto& { return k.b_g1; }}};
+  for (const auto& q : g1s) {
+    proving_key_t k = good_key();
+    const size_t at = q.get(k).size() - 1;
+    q.get(k)[at] = outside_subgroup<g1_params>();
+    EXPECT_EQ(problem(k), std::string(q.name) + " point " + std::to_string(at) + ": not in the prime-order subgroup");
+    q.get(k)[at] = off_curve<g1_params>();
+    EXPECT_EQ(problem(k), std::string(q.name) + " point " + std::to_string(at) + ": not on the curve");
+    q.get(k)[at] = non_canonical<g1_params>();
+    EXPECT_EQ(problem(k), std::string(q.name) + " point " + std::to_string(at) + ": a coordinate is not below p");
+  }
+  proving_key_t k = good_key();
+  k.b_g2[1] = outside_subgroup<g2_params>();
+  EXPECT_EQ(problem(k), "b_g2 point 1: not in the prime-order subgroup");
+  k.b_g2[1] = off_curve<g2_params>();
+  EXPECT_EQ(problem(k), "b_g2 point 1: not on the curve");
+  k.b_g2[1] = non_canonical<g2_params>();
+  EXPECT_EQ(problem(k), "b_g2 point 1: a coordinate is not below p");
+}
+
+TEST(key_validation, the_first_bad_point_is_reported) {
+  proving_key_t k = good_key();
+  k.h[5] = off_curve<g1_params>();   // the cheap pass finds this one
+  k.h[2] = outside_subgroup<g1_params>();  // but this one comes first
+  EXPECT_EQ(problem(k), "h point 2: not in the prime-order subgroup");
+  k.h[1] = off_curve<g1_params>();
+  EXPECT_EQ(problem(k), "h point 1: not on the curve");
+  k.a[0] = outside_subgroup<g1_params>();  // a comes after h
+  EXPECT_EQ(problem(k), "h point 1: not on the curve");
+}
+
+TEST(key_validation, verifying_key_points) {
+  proving_key_t k = good_key();
+  k.delta_g1 = outside_subgroup<g1_params>();
+  EXPECT_EQ(problem(k), "delta_g1: not in the prime-order subgroup");
+  k = good_key();
+  k.vk.gamma_g2 = g2_affine_t::infinity();
+  EXPECT_EQ(problem(k), "vk.gamma_g2: the point at infinity, not allowed here");
+  k = good_key();
+  k.beta_g2 = off_curve<g2_params>();
+  EXPECT_EQ(problem(k), "beta_g2: not on the curve");
+}
+
+TEST(key_validation, infinity_only_where_a_wire_can_be_unused) {
+  proving_key_t k = good_key();
+  k.a[1] = g1_affine_t::infinity();
+  k.b_g1[1] = g1_affine_t::infinity();
+  k.b_g2[1] = g2_affine_t::infinity();
+  k.l[0] = g1_affine_t::infinity();
+  EXPECT_EQ(problem(k), "");
+  k.h[3] = g1_affine_t::infinity();
+  EXPECT_EQ(problem(k), "h point 3: the point at infinity, not allowed here");
+  k = good_key();
+  k.vk.ic[0] = g1_affine_t::infinity();
+  EXPECT_EQ(problem(k), "ic point 0: the point at infinity, not allowed here");
+}
+
+TEST(key_validation, device_choice_without_a_gpu) {
+  std::string why;
+  if (setup_gpu_available(&why)) GTEST_SKIP() << "a GPU is present: the CPU-only behaviour is not what runs here";
+  EXPECT_THROW(validate_key(good_key(), {.device = setup_device_t::gpu}), std::runtime_error);
+  try {
+    validate_key(good_key(), {.device = setup_device_t::gpu});
+  } catch (const key_validation_error&) {
+    ADD_FAILURE() << "a missing GPU is not a bad key";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("GPU"), std::string::npos) << e.what();
+  }
+  const key_validation_info_t info = validate_key(good_key(), {.device = setup_device_t::auto_, .threads = 1});
+  EXPECT_FALSE(info.on_gpu);
+  EXPECT_EQ(info.device, "the CPU (1 thread)");
+}
+
+}  // namespace
+}  // namespace starzk
