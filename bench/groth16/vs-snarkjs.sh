@@ -40,9 +40,9 @@ now() { date +%s.%N; }
 best_of() {  # best_of N cmd...: the smallest wall time of N runs
   local n=$1; shift; local best=
   for _ in $(seq "$n"); do
-    local t0 t1 d; t0=$(now); "$@" > /dev/null 2>&1; t1=$(now)
-    d=$(echo "$t1 - $t0" | bc -l)
-    if [ -z "$best" ] || [ "$(echo "$d < $best" | bc -l)" = 1 ]; then best=$d; fi
+    local t0 t1 dt; t0=$(now); "$@" > /dev/null 2>&1; t1=$(now)
+    dt=$(echo "$t1 - $t0" | bc -l)
+    if [ -z "$best" ] || [ "$(echo "$dt < $best" | bc -l)" = 1 ]; then best=$dt; fi
   done
   printf '%.3f' "$best"
 }

@@ -49,9 +49,10 @@
 // curve and in the order-r subgroup), and O is refused everywhere bellman's
 // reader refuses it, except in l, where a wire used by no constraint
 // legitimately gives O (bellman itself would refuse such a file). Decoding
-// runs in parallel over the mapped file (subgroup checks cost ~0.2 ms per G1
-// point on one core: a 47 GiB Filecoin key needs all cores, or
-// decode_check::on_curve for a key that was checked before).
+// runs in parallel over the mapped file (subgroup checks cost ~40 µs per G1
+// point on one core, docs/benchmarks.md: a 47 GiB Filecoin key needs all
+// cores or a GPU; the CLI reads with decode_check::on_curve and validates
+// once per key content, groth16/key_validation.hpp).
 #pragma once
 
 #include <cstdint>
