@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <stdexcept>
 
 #include "io/csr_circuit.hpp"
@@ -53,12 +54,12 @@ uint64_t unix_now() {
 }  // namespace
 
 std::string key_check_report_t::line(const std::string& path) const {
-  char t[64];
+  char t[96];
   if (!validated) {
-    std::snprintf(t, sizeof t, "%.2f s to hash", hash_seconds);
+    std::snprintf(t, sizeof t, "%.2f s to hash, %.2f s to read", hash_seconds, read_seconds);
     return path + ": validated before (digest " + to_hex(digest).substr(0, 8) + "...), " + t;
   }
-  std::snprintf(t, sizeof t, " in %.2f s", info.seconds);
+  std::snprintf(t, sizeof t, " in %.2f s (hash %.2f s, read %.2f s)", info.seconds, hash_seconds, read_seconds);
   std::string s = path + ": " + count_text(info.points) + " points validated on " + info.device + t;
   if (!info.fallback.empty()) s += " (no GPU: " + info.fallback + ")";
   if (remembered) return s + ", remembered";
@@ -77,16 +78,18 @@ loaded_key_t load_key(const std::string& zkey, const std::string& params, const 
   loaded_key_t k{path, {}, {}};
   key_check_report_t& r = k.check;
 
-  // The digest of the bytes, and whether they passed before.
-  const auto t0 = steady::now();
-  r.digest = file_digest(path, o.threads);
-  const uint64_t size = std::filesystem::file_size(path);
-  r.hash_seconds = since(t0);
-  bool known = false;
-  if (o.revalidate) r.note = "--revalidate";
-  else known = store.find(r.digest, size, format, &r.note).has_value();
+  // The digest of the bytes, hashed while the key is read (the reader has
+  // serial stretches that leave cores idle); the record is looked up after.
+  std::error_code size_error;  // a missing file is the reader's to report, naming it
+  const uint64_t size = std::filesystem::file_size(path, size_error);
+  auto hashed = std::async(std::launch::async, [&] {
+    const auto t0 = steady::now();
+    r.digest = file_digest(path, o.threads);
+    r.hash_seconds = since(t0);
+  });
 
   // Read with every point on its curve; the subgroup is validate_key's.
+  const auto t1 = steady::now();
   switch (format) {
     case key_format_t::key_cache: k.pk = read_key_cache(path, cache_check_t::on_curve, o.threads); break;
     case key_format_t::zkey: k.pk = read_zkey(path, zkey_read_options_t{.check = decode_check::on_curve}); break;
@@ -96,6 +99,11 @@ loaded_key_t load_key(const std::string& zkey, const std::string& params, const 
       break;
     }
   }
+  r.read_seconds = since(t1);
+  hashed.get();  // rethrows a failure to hash
+  bool known = false;
+  if (o.revalidate) r.note = "--revalidate";
+  else known = store.find(r.digest, size, format, &r.note).has_value();
   if (!known) {
     try {
       r.info = validate_key(k.pk, key_validation_options_t{.device = o.device, .threads = o.threads});

@@ -34,6 +34,7 @@ struct key_load_options_t {
 struct key_check_report_t {
   digest_t digest{};
   double hash_seconds = 0;
+  double read_seconds = 0;       // the reader, on-curve checks included
   bool validated = false;        // checked now (false: a record said they had been)
   key_validation_info_t info;    // when validated
   bool remembered = false;       // a record was written

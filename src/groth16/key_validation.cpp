@@ -22,17 +22,28 @@ namespace {
 bool canonical(const fp_t& v) { return limbs::less(v.mont_limbs(), fp_t::modulus); }
 bool canonical(const fp2_t& v) { return canonical(v.c0) && canonical(v.c1); }
 
+using key_validation_detail::bad_point_t;
+using key_validation_detail::key_fault_t;
+
+const char* fault_text(key_fault_t f) {
+  switch (f) {
+    case key_fault_t::non_canonical: return "a coordinate is not below p";
+    case key_fault_t::infinity: return "the point at infinity, not allowed here";
+    case key_fault_t::off_curve: return "not on the curve";
+    case key_fault_t::outside_subgroup: return "not in the prime-order subgroup";
+    case key_fault_t::other: break;
+  }
+  return "refused by the device check";
+}
+
 // Everything but the subgroup: canonical, the infinity rule, the curve.
 template <class P>
-const char* cheap_problem(const affine_t<P>& p, bool infinity_ok) {
-  if (!canonical(p.x) || !canonical(p.y)) return "a coordinate is not below p";
-  if (p.is_infinity()) return infinity_ok ? nullptr : "the point at infinity, not allowed here";
-  if (!p.is_on_curve()) return "not on the curve";
-  return nullptr;
+std::optional<key_fault_t> cheap_fault(const affine_t<P>& p, bool infinity_ok) {
+  if (!canonical(p.x) || !canonical(p.y)) return key_fault_t::non_canonical;
+  if (p.is_infinity()) return infinity_ok ? std::nullopt : std::optional(key_fault_t::infinity);
+  if (!p.is_on_curve()) return key_fault_t::off_curve;
+  return std::nullopt;
 }
-constexpr const char* outside_subgroup = "not in the prime-order subgroup";
-
-using key_validation_detail::bad_point_t;
 
 // CPU: the lowest index failing the cheap checks (a parallel pass at memory
 // speed), then the subgroup checks (ec's batched entry point) on the points
@@ -40,29 +51,29 @@ using key_validation_detail::bad_point_t;
 template <class P>
 std::optional<bad_point_t> scan_cpu(std::span<const affine_t<P>> v, bool infinity_ok, unsigned threads) {
   std::mutex m;
-  uint64_t cheap_bad = v.size();
-  const char* cheap_why = nullptr;
+  std::optional<bad_point_t> cheap;
   parallel_for(
       v.size(), threads,
       [&](size_t begin, size_t end) {
         for (size_t i = begin; i < end; ++i) {
-          if (const char* w = cheap_problem(v[i], infinity_ok)) {
+          if (const auto f = cheap_fault(v[i], infinity_ok)) {
             std::lock_guard<std::mutex> lock(m);
-            if (i < cheap_bad) cheap_bad = i, cheap_why = w;
+            if (!cheap || i < cheap->index) cheap = bad_point_t{i, *f};
             return;
           }
         }
       },
       4096);
-  if (const auto bad = first_outside_subgroup(v.first(cheap_bad), threads)) return bad_point_t{*bad, outside_subgroup};
-  if (cheap_why) return bad_point_t{cheap_bad, cheap_why};
-  return std::nullopt;
+  const size_t clean = cheap ? cheap->index : v.size();
+  if (const auto bad = first_outside_subgroup(v.first(clean), threads))
+    return bad_point_t{*bad, key_fault_t::outside_subgroup};
+  return cheap;
 }
 
 template <class P>
-std::optional<std::string> single_problem(const affine_t<P>& p) {
-  if (const char* w = cheap_problem(p, false)) return w;
-  if (!p.is_in_subgroup()) return outside_subgroup;
+std::optional<key_fault_t> single_fault(const affine_t<P>& p) {
+  if (const auto f = cheap_fault(p, false)) return f;
+  if (!p.is_in_subgroup()) return key_fault_t::outside_subgroup;
   return std::nullopt;
 }
 
@@ -117,9 +128,9 @@ key_validation_info_t validate_key(const proving_key_t& pk, const key_validation
                                                             {"vk.gamma_g2", &pk.vk.gamma_g2},
                                                             {"vk.delta_g2", &pk.vk.delta_g2}};
   for (const auto& [name, p] : g1s)
-    if (auto w = single_problem(*p)) fail(name, *w);
+    if (const auto f = single_fault(*p)) fail(name, fault_text(*f));
   for (const auto& [name, p] : g2s)
-    if (auto w = single_problem(*p)) fail(name, *w);
+    if (const auto f = single_fault(*p)) fail(name, fault_text(*f));
 
   // The queries, in order; each on the device or the CPU.
   auto scan = [&](const auto& q) {
@@ -136,7 +147,7 @@ key_validation_info_t validate_key(const proving_key_t& pk, const key_validation
     }
 #endif
     if (!gpu) bad = scan_cpu(q.points, q.infinity_ok, threads);
-    if (bad) fail(std::string(q.name) + " point " + std::to_string(bad->index), bad->why);
+    if (bad) fail(std::string(q.name) + " point " + std::to_string(bad->index), fault_text(bad->fault));
   };
   const query_t<g1_params> g1q[] = {
       {"ic", pk.vk.ic, false}, {"h", pk.h, false}, {"l", pk.l, true}, {"a", pk.a, true}, {"b_g1", pk.b_g1, true}};

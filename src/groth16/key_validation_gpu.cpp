@@ -1,8 +1,15 @@
 // The device half of validate_key: each query is handed to
 // cuda/key_check.hpp's check_g1 / check_g2 on device 0, which streams the
-// host points through the device in pieces sized from its free memory and
-// returns the lowest failing index. Every CUDA error becomes a
-// std::runtime_error (validate_key's auto mode then falls back to the CPU).
+// host points through the device in two slots of pieces and returns the
+// lowest failing index. Every CUDA error becomes a std::runtime_error
+// (validate_key's auto mode then falls back to the CPU).
+//
+// Piece size: the call may use 64 MiB of device memory, i.e. pieces of
+// ~350k G1 points (32 MiB), so the staging copy of one piece overlaps the
+// checks of the other. Left to its default (half the free memory) the
+// call takes a whole 1M-point query as one piece and nothing overlaps:
+// at 2^20 on the H200 the six calls took 1.00 s against 0.74 s with 64 MiB
+// (256 MiB: 0.86 s; docs/benchmarks.md, "Cold starts on the H200").
 #include "groth16/key_validation_gpu.hpp"
 
 #include <cuda_runtime_api.h>
@@ -21,6 +28,16 @@ void check(cudaError_t e, const char* call) {
                              " (" + cudaGetErrorName(e) + ")");
 }
 
+key_fault_t fault_of(gpu::point_fault_t f) {
+  switch (f) {
+    case gpu::point_fault_t::non_canonical: return key_fault_t::non_canonical;
+    case gpu::point_fault_t::infinity: return key_fault_t::infinity;
+    case gpu::point_fault_t::not_on_curve: return key_fault_t::off_curve;
+    case gpu::point_fault_t::not_in_subgroup: return key_fault_t::outside_subgroup;
+    default: return key_fault_t::other;
+  }
+}
+
 template <class Point>
 std::optional<bad_point_t> scan(std::span<const Point> points, bool infinity_ok,
                                 cudaError_t (*check_fn)(const Point*, size_t, const gpu::key_check_options_t&,
@@ -31,10 +48,11 @@ std::optional<bad_point_t> scan(std::span<const Point> points, bool infinity_ok,
   opt.device = 0;
   opt.subgroup = true;
   opt.allow_infinity = infinity_ok;
+  opt.device_bytes = size_t(64) << 20;  // see the file comment
   gpu::point_scan_t out;
   check(check_fn(points.data(), points.size(), opt, &out), call);
   if (out.ok()) return std::nullopt;
-  return bad_point_t{out.first_bad, gpu::describe(out.fault)};
+  return bad_point_t{out.first_bad, fault_of(out.fault)};
 }
 
 }  // namespace

@@ -12,9 +12,12 @@
 
 namespace starzk::key_validation_detail {
 
+// Why a point fails; validate_key words it (the CPU path uses it too).
+enum class key_fault_t { non_canonical, infinity, off_curve, outside_subgroup, other };
+
 struct bad_point_t {
   uint64_t index;
-  std::string why;
+  key_fault_t fault;
 };
 
 // "GPU 0: <name>"; throws std::runtime_error naming the CUDA call that failed.

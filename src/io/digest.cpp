@@ -86,7 +86,8 @@ void blake2b_t::compress(const uint8_t* block, bool last) {
   v[12] ^= t_[0];
   v[13] ^= t_[1];
   if (last) v[14] = ~v[14];
-  for (int r = 0; r < 12; ++r) {
+#pragma GCC unroll 12
+  for (int r = 0; r < 12; ++r) {  // unrolled: the schedule becomes constant indices
     const uint8_t* s = sigma[r % 10];
     mix(v, 0, 4, 8, 12, m[s[0]], m[s[1]]);
     mix(v, 1, 5, 9, 13, m[s[2]], m[s[3]]);

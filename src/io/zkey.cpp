@@ -48,31 +48,37 @@ const fr_t& value_r() {
   return x;
 }
 
-// Decodes `count` points of `size` bytes (coordinates below q), then checks
-// them on all cores: on the curve and the infinity rule (a pass at memory
-// speed), and with decode_check::full the subgroup (ec's batched check, one
-// short scalar multiplication per point) on the points before the first
-// failure of the first pass. The first bad point, by index, is reported.
-template <class Point, bool (*decode)(const uint8_t*, Point&)>
-std::vector<Point> read_points(bin_cursor_t& c, uint64_t count, size_t size, infinity_t inf, decode_check check) {
+// Throws unless the section holds exactly `count` points of `size` bytes
+// (before anything is allocated for them).
+void expect_points(bin_cursor_t& c, uint64_t count, size_t size) {
   c.need_elements(count, size, "points");
   if (c.remaining() != count * size) {
     c.fail("length lies: expected " + std::to_string(count) + " points (" + std::to_string(count * size) +
            " bytes), section has " + std::to_string(c.remaining()) + " bytes");
   }
-  std::vector<Point> v(count);
-  const auto raw = c.bytes(size_t(count * size));
-  for (uint64_t i = 0; i < count; ++i) {
-    if (!decode(raw.data() + i * size, v[i])) c.fail("point " + std::to_string(i) + ": a coordinate is not below q");
-  }
+}
+
+// Decodes the section's points into v (sized by the caller, after
+// expect_points) and checks them on the curve and against the infinity
+// rule, in one parallel pass at memory speed; then, with
+// decode_check::full, the subgroup (ec's batched check, one short scalar
+// multiplication per point) on the points before the first failure of the
+// first pass. The first bad point, by index, is reported.
+template <class Point, bool (*decode)(const uint8_t*, Point&)>
+void decode_points(bin_cursor_t& c, std::vector<Point>& v, size_t size, infinity_t inf, decode_check check) {
+  const uint64_t count = v.size();
+  const uint8_t* raw = c.bytes(size_t(count * size)).data();
   std::mutex m;
   uint64_t bad = count;
-  const char* why = nullptr;
+  std::string why;  // with its separator: ": a coordinate ..." or " is not on the curve"
   parallel_for(
       count, 0,
       [&](size_t begin, size_t end) {
         for (size_t i = begin; i < end; ++i) {
-          if (const char* w = iden3::curve_problem(v[i], inf)) {
+          std::string w;
+          if (!decode(raw + i * size, v[i])) w = ": a coordinate is not below q";
+          else if (const char* cw = iden3::curve_problem(v[i], inf)) w = std::string(" ") + cw;
+          if (!w.empty()) {
             std::lock_guard<std::mutex> lock(m);
             if (i < bad) bad = i, why = w;
             return;
@@ -83,18 +89,17 @@ std::vector<Point> read_points(bin_cursor_t& c, uint64_t count, size_t size, inf
   if (check == decode_check::full) {
     if (const auto b = first_outside_subgroup(std::span<const Point>(v).first(bad), 0)) {
       bad = *b;
-      why = iden3::subgroup_problem;
+      why = std::string(" ") + iden3::subgroup_problem;
     }
   }
-  if (why) c.fail("point " + std::to_string(bad) + " " + why);
-  return v;
+  if (bad < count) c.fail("point " + std::to_string(bad) + why);
 }
 
-std::vector<g1_affine_t> read_g1s(bin_cursor_t& c, uint64_t count, infinity_t inf, decode_check check) {
-  return read_points<g1_affine_t, iden3::decode_g1>(c, count, 96, inf, check);
+void decode_g1s(bin_cursor_t& c, std::vector<g1_affine_t>& v, infinity_t inf, decode_check check) {
+  decode_points<g1_affine_t, iden3::decode_g1>(c, v, g1_snarkjs_size, inf, check);
 }
-std::vector<g2_affine_t> read_g2s(bin_cursor_t& c, uint64_t count, infinity_t inf, decode_check check) {
-  return read_points<g2_affine_t, iden3::decode_g2>(c, count, 192, inf, check);
+void decode_g2s(bin_cursor_t& c, std::vector<g2_affine_t>& v, infinity_t inf, decode_check check) {
+  decode_points<g2_affine_t, iden3::decode_g2>(c, v, g2_snarkjs_size, inf, check);
 }
 
 struct coeff_t {
@@ -102,8 +107,30 @@ struct coeff_t {
   fr_t value;
 };
 
-// Section 4 into two CSR matrices (domain_size x n_vars). A stable counting
-// sort by row keeps the file's order within each row.
+// One section 4 entry into `out`: "" when it is fine, else the problem.
+std::string parse_coeff(const uint8_t* p, const proving_key_t& k, coeff_t& out) {
+  out.matrix = load_u32_le(p);
+  out.row = load_u32_le(p + 4);
+  out.wire = load_u32_le(p + 8);
+  if (out.matrix > 1) return "matrix id " + std::to_string(out.matrix) + " is neither 0 (A) nor 1 (B)";
+  if (out.row >= k.domain_size)
+    return "row " + std::to_string(out.row) + " out of range (domainSize = " + std::to_string(k.domain_size) + ")";
+  if (out.wire >= k.n_vars)
+    return "wire index " + std::to_string(out.wire) + " out of range (nVars = " + std::to_string(k.n_vars) + ")";
+  fr_t scaled;
+  if (!fr_t::from_mont_bytes_le(p + 12, scaled)) return "value is not below r";
+  out.value = scaled * limbs_one();
+  return "";
+}
+
+// Section 4 into two CSR matrices (domain_size x n_vars), in four passes:
+//   1. every entry parsed and checked, in parallel (the first bad one is
+//      reported);
+//   2. the entries of each row counted (row_ptr), one serial pass reading
+//      two words per entry;
+//   3. each entry's place: the next free slot of its row, in file order
+//      (a stable counting sort), serial;
+//   4. col and val written at those places, in parallel.
 void read_coeffs(bin_cursor_t& c, proving_key_t& k) {
   const uint32_t n = c.u32();
   c.need_elements(n, coeff_bytes, "coefficients");
@@ -111,42 +138,60 @@ void read_coeffs(bin_cursor_t& c, proving_key_t& k) {
     c.fail("length lies: " + std::to_string(n) + " coefficients need " + std::to_string(uint64_t(n) * coeff_bytes) +
            " bytes, " + std::to_string(c.remaining()) + " remain");
   }
-  std::vector<coeff_t> e(n);
+  const uint8_t* raw = c.bytes(size_t(n) * coeff_bytes).data();
+  std::mutex mu;
+  uint64_t bad = n;
+  std::string why;
+  parallel_for(
+      n, 0,
+      [&](size_t begin, size_t end) {
+        coeff_t x;
+        for (size_t i = begin; i < end; ++i) {
+          if (std::string w = parse_coeff(raw + i * coeff_bytes, k, x); !w.empty()) {
+            std::lock_guard<std::mutex> lock(mu);
+            if (i < bad) bad = i, why = std::move(w);
+            return;
+          }
+        }
+      },
+      size_t(1) << 14);
+  if (bad < n) c.fail("coefficient " + std::to_string(bad) + ": " + why);
+
+  sparse_matrix_t* mats[2] = {&k.zkey_a, &k.zkey_b};
+  for (sparse_matrix_t* mat : mats) *mat = sparse_matrix_t::empty(k.domain_size, k.n_vars);
   for (uint32_t i = 0; i < n; ++i) {
-    const std::string at = "coefficient " + std::to_string(i);
-    e[i].matrix = c.u32();
-    e[i].row = c.u32();
-    e[i].wire = c.u32();
-    if (e[i].matrix > 1) c.fail(at + ": matrix id " + std::to_string(e[i].matrix) + " is neither 0 (A) nor 1 (B)");
-    if (e[i].row >= k.domain_size) {
-      c.fail(at + ": row " + std::to_string(e[i].row) + " out of range (domainSize = " +
-             std::to_string(k.domain_size) + ")");
-    }
-    if (e[i].wire >= k.n_vars) {
-      c.fail(at + ": wire index " + std::to_string(e[i].wire) + " out of range (nVars = " +
-             std::to_string(k.n_vars) + ")");
-    }
-    fr_t scaled;
-    if (!fr_t::from_mont_bytes_le(c.bytes(32).data(), scaled)) c.fail(at + ": value is not below r");
-    e[i].value = scaled * limbs_one();
+    const uint8_t* p = raw + size_t(i) * coeff_bytes;
+    ++mats[load_u32_le(p)]->row_ptr[load_u32_le(p + 4) + 1];
   }
-  for (uint32_t m = 0; m < 2; ++m) {
-    sparse_matrix_t& mat = m == 0 ? k.zkey_a : k.zkey_b;
-    mat = sparse_matrix_t::empty(k.domain_size, k.n_vars);
-    for (const auto& x : e) {
-      if (x.matrix == m) ++mat.row_ptr[x.row + 1];
-    }
-    for (uint64_t r = 0; r < k.domain_size; ++r) mat.row_ptr[r + 1] += mat.row_ptr[r];
-    mat.col.resize(mat.row_ptr.back());
-    mat.val.resize(mat.row_ptr.back());
-    std::vector<uint64_t> next(mat.row_ptr.begin(), mat.row_ptr.end() - 1);
-    for (const auto& x : e) {
-      if (x.matrix != m) continue;
-      const uint64_t at = next[x.row]++;
-      mat.col[at] = x.wire;
-      mat.val[at] = x.value;
+  for (sparse_matrix_t* mat : mats) {
+    for (uint64_t r = 0; r < k.domain_size; ++r) mat->row_ptr[r + 1] += mat->row_ptr[r];
+  }
+  parallel_tasks(4, 4, [&](size_t t) {  // zeroed on four threads, not one after another
+    sparse_matrix_t& mat = *mats[t / 2];
+    if (t % 2 == 0) mat.col.resize(mat.row_ptr.back());
+    else mat.val.resize(mat.row_ptr.back());
+  });
+  std::vector<uint64_t> place(n);
+  {
+    std::vector<uint64_t> next_a(k.zkey_a.row_ptr.begin(), k.zkey_a.row_ptr.end() - 1);
+    std::vector<uint64_t> next_b(k.zkey_b.row_ptr.begin(), k.zkey_b.row_ptr.end() - 1);
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint8_t* p = raw + size_t(i) * coeff_bytes;
+      place[i] = (load_u32_le(p) == 0 ? next_a : next_b)[load_u32_le(p + 4)]++;
     }
   }
+  parallel_for(
+      n, 0,
+      [&](size_t begin, size_t end) {
+        coeff_t x;
+        for (size_t i = begin; i < end; ++i) {
+          (void)parse_coeff(raw + i * coeff_bytes, k, x);  // checked in pass 1
+          sparse_matrix_t& mat = *mats[x.matrix];
+          mat.col[place[i]] = x.wire;
+          mat.val[place[i]] = x.value;
+        }
+      },
+      size_t(1) << 14);
 }
 
 }  // namespace
@@ -195,21 +240,41 @@ proving_key_t read_zkey(const std::filesystem::path& file, const zkey_read_optio
 
   // ---- IC and the matrices ----
   auto ic = f.section(sec_ic, "IC");
-  k.vk.ic = read_g1s(ic, uint64_t(k.n_public) + 1, infinity_t::forbidden, ck);
+  expect_points(ic, uint64_t(k.n_public) + 1, g1_snarkjs_size);
+  k.vk.ic.resize(uint64_t(k.n_public) + 1);
+  decode_g1s(ic, k.vk.ic, infinity_t::forbidden, ck);
   auto co = f.section(sec_coeffs, "coefficients");
   read_coeffs(co, k);
 
   // ---- queries ----
+  // Every length checked first; then the five vectors allocated (zeroed)
+  // at once on five threads, since one after another their first touch is
+  // a large share of a big key's read time; then decoded, in file order.
   auto a = f.section(sec_a, "A query");
-  k.a = read_g1s(a, k.n_vars, infinity_t::allowed, ck);
   auto b1 = f.section(sec_b1, "B1 query");
-  k.b_g1 = read_g1s(b1, k.n_vars, infinity_t::allowed, ck);
   auto b2 = f.section(sec_b2, "B2 query");
-  k.b_g2 = read_g2s(b2, k.n_vars, infinity_t::allowed, ck);
   auto c = f.section(sec_c, "C query");
-  k.l = read_g1s(c, uint64_t(k.n_vars) - k.n_public - 1, infinity_t::allowed, ck);
   auto hq = f.section(sec_h, "H query");
-  k.h = read_g1s(hq, k.domain_size, infinity_t::forbidden, ck);
+  const uint64_t n_l = uint64_t(k.n_vars) - k.n_public - 1;
+  expect_points(a, k.n_vars, g1_snarkjs_size);
+  expect_points(b1, k.n_vars, g1_snarkjs_size);
+  expect_points(b2, k.n_vars, g2_snarkjs_size);
+  expect_points(c, n_l, g1_snarkjs_size);
+  expect_points(hq, k.domain_size, g1_snarkjs_size);
+  parallel_tasks(5, 5, [&](size_t q) {
+    switch (q) {
+      case 0: k.a.resize(k.n_vars); break;
+      case 1: k.b_g1.resize(k.n_vars); break;
+      case 2: k.b_g2.resize(k.n_vars); break;
+      case 3: k.l.resize(n_l); break;
+      default: k.h.resize(k.domain_size);
+    }
+  });
+  decode_g1s(a, k.a, infinity_t::allowed, ck);
+  decode_g1s(b1, k.b_g1, infinity_t::allowed, ck);
+  decode_g2s(b2, k.b_g2, infinity_t::allowed, ck);
+  decode_g1s(c, k.l, infinity_t::allowed, ck);
+  decode_g1s(hq, k.h, infinity_t::forbidden, ck);
   return k;
 }
 
