@@ -27,7 +27,9 @@
 // missing, unreadable, of another size, corrupt (magic, version, checksum),
 // for another digest or file size, for another format, or that lacks a check
 // the format needs, is not a hit: the key is validated again and the
-// record rewritten (atomically, io/atomic_file.hpp).
+// record rewritten (atomically, io/atomic_file.hpp). A record vouches for
+// bytes: like every reader, the CLI assumes a key file does not change
+// while it is being hashed and read.
 #pragma once
 
 #include <cstdint>
