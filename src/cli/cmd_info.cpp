@@ -18,6 +18,8 @@
 #include "io/vkey_json.hpp"
 #include "io/wtns.hpp"
 #include "io/zkey.hpp"
+#include "io/packed_key.hpp"
+#include "keys/gpu_decoder.hpp"
 
 namespace starzk::cli {
 
@@ -61,6 +63,17 @@ void run_info(const std::string& path) {
   } else if (magic == "zkey") {
     std::printf("%s: snarkjs Groth16 proving key (.zkey) over BLS12-381\n", path.c_str());
     describe_key(read_zkey(path));
+  } else if (magic == "szpk") {
+    // Unpacked (and so validated) on the GPU when there is one.
+    const packed_key_view_t view(path);
+    view.verify_checksums();
+    std::unique_ptr<point_decoder_t> dec = keys::gpu_point_decoder(0);
+    if (!dec) dec = cpu_point_decoder();
+    const proving_key_t pk = unpack_packed_key(view, true, *dec);
+    std::printf("%s: starzk packed Groth16 key (.szpk), %llu bytes; A %llu and B %llu points stored\n", path.c_str(),
+                static_cast<unsigned long long>(view.shape().file_bytes()),
+                static_cast<unsigned long long>(view.shape().n_a), static_cast<unsigned long long>(view.shape().n_b));
+    describe_key(pk);
   } else if (!magic.empty() && (magic[0] == '{' || magic[0] == '[' || std::isspace(uint8_t(magic[0])))) {
     std::ifstream f(path);
     nlohmann::json j = nlohmann::json::parse(f, nullptr, false);
@@ -96,7 +109,7 @@ void run_info(const std::string& path) {
 void add_info_command(CLI::App& app) {
   auto path = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand("info", "Say what a file is and what it holds (reads and validates it)");
-  cmd->footer("Knows .r1cs, .wtns, .zkey, .params, verification_key.json, proof.json and public.json.");
+  cmd->footer("Knows .r1cs, .wtns, .zkey, .params, .szpk, verification_key.json, proof.json and public.json.");
   cmd->add_option("FILE", *path, "the file")->required()->check(CLI::ExistingFile);
   cmd->callback([path] { run_info(*path); });
 }

@@ -215,6 +215,7 @@ proving_key_t setup(const r1cs_t& cs, h_convention_t convention, const toxic_was
   const unsigned threads = options.threads;
   const bool use_gpu = setup_detail::want_gpu(options.device);  // before any heavy work: --gpu on fails fast
   const setup_detail::scalars_t sc = setup_detail::compute_scalars(cs, convention, tw, threads);
+  if (options.info) options.info->scalars_s = seconds_since(t_start);
   const uint64_t n = sc.n;
   const std::vector<fr_t>&u = sc.u, &v = sc.v, &l_s = sc.l, &h_s = sc.h, &ic_s = sc.ic;
   proving_key_t pk;
