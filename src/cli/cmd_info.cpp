@@ -32,8 +32,9 @@ std::string magic_of(const std::string& path) {
 }
 
 void describe_matrix(const char* name, const sparse_matrix_t& m) {
-  std::printf("  %s: %llu non-zeros (%.2f per row)\n", name, static_cast<unsigned long long>(m.nnz()),
-              m.n_rows ? double(m.nnz()) / double(m.n_rows) : 0.0);
+  std::printf("  %s: %llu non-zeros (%.2f per row), %s\n", name, static_cast<unsigned long long>(m.nnz()),
+              m.n_rows ? double(m.nnz()) / double(m.n_rows) : 0.0,
+              m.coded() ? ("coded: " + std::to_string(m.dict.size()) + " distinct values").c_str() : "plain values");
 }
 
 void describe_key(const proving_key_t& pk) {

@@ -25,12 +25,13 @@
 // in parallel over units straight into the final CSR arrays (no copies) and
 // gives the same bytes for every thread count. The matrices come out coded
 // (groth16/r1cs.hpp): the coefficients (powers of two, ±1, 2 and the
-// circuit's constant tables, gadgets.hpp coeffs_t) form a dictionary of
-// ~420 values built before the rows, whose u16 codes the units write. At
-// 2^27 the circuit takes ~7.7 GB: 746M nonzeros × 6 bytes (col 4, code 2)
-// = 4.5 GB plus 3 × 2^27 row pointers × 8 bytes = 3.2 GB (the plain form,
-// 32-byte values, was ~30 GB); a witness 4.3 GB. Generation took 5.6 s on
-// 16 cores with the plain form (0.7 s at 2^24), the witness 0.9 s (0.1 s).
+// circuit's constant tables, gadgets.hpp coeffs_t) form a dictionary of at
+// most 449 values built before the rows, whose u16 codes the units write.
+// At 2^27 the circuit takes ~7.7 GB: 746M nonzeros × 6 bytes (col 4, code
+// 2) = 4.5 GB plus 3 × 2^27 row pointers × 8 bytes = 3.2 GB (the plain
+// form, 32-byte values, was ~30 GB); at 2^20, 10.3 bytes per nonzero
+// against 40.3. A witness takes 4.3 GB at 2^27. Generation took 5.6 s on 16
+// cores with the plain form (0.7 s at 2^24), the witness 0.9 s (0.1 s).
 #pragma once
 
 #include <cstdint>

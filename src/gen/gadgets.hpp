@@ -118,7 +118,8 @@ static_assert(add_result_bits(32, 3, false) == 34 && add_result_bits(32, 5, true
 //                     width w is its low w bits, made odd (always a term)
 //   k_j, j < 256      the multiplication chain's non-zero constants
 // The tables are drawn from the circuit's seed; the dictionary holds the K's
-// of the widths the circuit uses (32 and the tail's): ~420 values.
+// of the widths the circuit uses (32 and the tail's): at most
+// 64 + 1 + 2 × 64 + 256 = 449 values.
 inline constexpr unsigned n_add_constants = 64;
 inline constexpr unsigned n_mul_constants = 256;
 
