@@ -144,7 +144,8 @@ void key_bundle_t::pin_for_devices() {
   for (const sparse_matrix_t* m : spmv_matrices()) {
     pin(m->row_ptr.data(), m->row_ptr.size() * sizeof(uint64_t));
     pin(m->col.data(), m->col.size() * sizeof(uint32_t));
-    pin(m->val.data(), m->val.size() * sizeof(fr_t));  // plain: val; coded: code and dict (one is empty)
+    // Plain: val; coded: code and dict (the other form's arrays are empty).
+    pin(m->val.data(), m->val.size() * sizeof(fr_t));
     pin(m->code.data(), m->code.size() * sizeof(uint16_t));
     pin(m->dict.data(), m->dict.size() * sizeof(fr_t));
   }

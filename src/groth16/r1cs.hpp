@@ -17,9 +17,9 @@
 //   plain: val[k], 32 bytes per term;
 //   coded: code[k] (u16) indexes dict, the matrix's distinct values (at most
 //     65536 of them). Circuit coefficients come from a tiny set (±1, powers
-//     of two for bit packing, a few gadget constants), so a PoRep partition
-//     (746M terms) takes 6 bytes per term plus row pointers instead of 36:
-//     ~7.7 GB instead of ~30 GB.
+//     of two for bit packing, a few gadget constants), so a 2^27
+//     Filecoin-shaped circuit (746M terms) takes 6 bytes per term plus row
+//     pointers instead of 36: ~7.7 GB instead of ~30 GB.
 // coded() tells which (val is empty when coded; code and dict when plain).
 // Readers take value(k) (a branch per call) or, in hot loops, with_values(),
 // which picks the form once per matrix and hands a value source to a

@@ -1,12 +1,13 @@
 // The CSR circuit file (".szcs"): an r1cs_t as it lies in memory, loaded by
 // mmap.
 //
-// A Filecoin PoRep partition's matrices hold 722M terms (25.7 GiB as CSR);
-// parsing the iden3 .r1cs (one 44-byte record per term, standard-form
-// values converted to Montgomery) costs minutes, and the circuit is the same
-// for every partition. This file stores the CSR arrays exactly as
-// sparse_matrix_t holds them, page-aligned, so csr_circuit_view_t can hand
-// them to SpMV (or register them as StarPU handles) in place.
+// A Filecoin PoRep partition's matrices hold 722M terms (25.7 GiB as CSR
+// with 32-byte values, ~7 GiB coded); parsing the iden3 .r1cs (one 44-byte
+// record per term, standard-form values converted to Montgomery) costs
+// minutes, and the circuit is the same for every partition. This file
+// stores the CSR arrays exactly as sparse_matrix_t holds them, page-aligned,
+// so csr_circuit_view_t can hand them to SpMV (or register them as StarPU
+// handles) in place.
 //
 // Container: page_container.hpp (magic "szcs", header checksum, per-section
 // xxh64 block checksums). Metadata (64 bytes, both versions):
