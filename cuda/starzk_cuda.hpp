@@ -204,14 +204,20 @@ cudaError_t msm_g2_jacobian(g2_jacobian_t* d_out, const g2_affine_t* d_bases, co
 // ------------------------------------------------------------------ SpMV --
 // The witness map (DESIGN.md §2 step 1) on the device; cuda/spmv.cu.
 // A CSR matrix in device memory, the layout of src/groth16/r1cs.hpp
-// sparse_matrix_t: row_ptr (n_rows + 1 entries, row_ptr[0] = 0), col and val
-// (nnz entries each; val Montgomery fr_t, 16-byte aligned). Every col must
-// index into the witness the launcher is given (not checked on the device).
+// sparse_matrix_t: row_ptr (n_rows + 1 entries, row_ptr[0] = 0), col (nnz
+// entries), and the values in one of two forms:
+//   plain (dict == nullptr): val, nnz Montgomery fr_t, 16-byte aligned;
+//   coded (dict != nullptr): code, nnz u16 indices into dict (Montgomery
+//     fr_t, 16-byte aligned, at most 65536 entries); val is ignored.
+// Every col must index into the witness the launcher is given, and every
+// code into dict (neither is checked on the device: src/io validates files).
 struct csr_view_t {
   const uint64_t* row_ptr;
   const uint32_t* col;
   const fr_t* val;
   uint64_t n_rows;
+  const uint16_t* code = nullptr;
+  const fr_t* dict = nullptr;
 };
 // Rows of at most short_max terms are summed by one thread, rows of at most
 // warp_max terms by one warp, longer rows by a whole block of 256 threads.

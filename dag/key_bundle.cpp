@@ -72,13 +72,24 @@ key_bundle_t::key_bundle_t(std::shared_ptr<const proving_key_t> pk, std::shared_
     register_vector(g1_[int(msm_query_t::b_g1)], pk_->b_g1.data(), pk_->b_g1.size(), sizeof(g1_affine_t));
     register_vector(b_g2_, pk_->b_g2.data(), pk_->b_g2.size(), sizeof(g2_affine_t));
     register_device_domain();
+    // Per matrix: row_ptr, col, then val (plain) or code, dict (coded), as
+    // the spmv codelet takes them (codelets.hpp spmv_matrix_buffers).
     for (const sparse_matrix_t* m : spmv_matrices()) {
-      matrices_.emplace_back();
-      register_vector(matrices_.back(), m->row_ptr.data(), m->row_ptr.size(), sizeof(uint64_t));
-      matrices_.emplace_back();
-      register_vector(matrices_.back(), m->col.data(), m->col.size(), sizeof(uint32_t));
-      matrices_.emplace_back();
-      register_vector(matrices_.back(), m->val.data(), m->val.size(), sizeof(fr_t));
+      const size_t before = matrices_.size();
+      auto add = [&](const void* data, size_t count, size_t elem) {
+        matrices_.emplace_back();
+        register_vector(matrices_.back(), data, count, elem);
+      };
+      add(m->row_ptr.data(), m->row_ptr.size(), sizeof(uint64_t));
+      add(m->col.data(), m->col.size(), sizeof(uint32_t));
+      if (m->coded()) {
+        add(m->code.data(), m->code.size(), sizeof(uint16_t));
+        add(m->dict.data(), m->dict.size(), sizeof(fr_t));
+      } else {
+        add(m->val.data(), m->val.size(), sizeof(fr_t));
+      }
+      if (matrices_.size() - before != codelets::spmv_matrix_buffers(*m))
+        throw std::logic_error("key_bundle_t: matrix handles and spmv buffers disagree");
     }
   } catch (...) {
     for (starpu_data_handle_t h : all_) starpu_data_unregister(h);
@@ -133,7 +144,10 @@ void key_bundle_t::pin_for_devices() {
   for (const sparse_matrix_t* m : spmv_matrices()) {
     pin(m->row_ptr.data(), m->row_ptr.size() * sizeof(uint64_t));
     pin(m->col.data(), m->col.size() * sizeof(uint32_t));
+    // Plain: val; coded: code and dict (the other form's arrays are empty).
     pin(m->val.data(), m->val.size() * sizeof(fr_t));
+    pin(m->code.data(), m->code.size() * sizeof(uint16_t));
+    pin(m->dict.data(), m->dict.size() * sizeof(fr_t));
   }
 }
 

@@ -8,9 +8,12 @@
 // dependencies and StarPU may keep device replicas between tasks):
 //   h, l, a, b_g1        the G1 queries (96-byte affine points)
 //   b_g2                 the G2 query (192-byte affine points)
-//   spmv's matrices      row_ptr (u64), col (u32), val (F_r) of each matrix
-//                        the witness map reads: the circuit's A, B, C for a
-//                        bellman key, the .zkey's A and B for a snarkjs key.
+//   spmv's matrices      row_ptr (u64), col (u32), then val (F_r) of a
+//                        plain matrix or code (u16) and dict (F_r) of a
+//                        coded one (groth16/r1cs.hpp), for each matrix the
+//                        witness map reads: the circuit's A, B, C for a
+//                        bellman key, the .zkey's A and B for a snarkjs key
+//                        (codelets.hpp spmv_matrix_buffers).
 //   device domain        the NTT tables the CUDA ntt_h reads (n·32 bytes,
 //                        built only when StarPU has CUDA workers).
 // With CUDA workers these stay resident on each GPU that used them while
@@ -58,7 +61,7 @@ class key_bundle_t {
 
   starpu_data_handle_t query(codelets::msm_query_t q) const { return g1_[static_cast<int>(q)]; }
   starpu_data_handle_t b_g2() const { return b_g2_; }
-  // row_ptr, col, val of each matrix spmv reads, in matrix order.
+  // The spmv buffers of each matrix it reads, in matrix order (see above).
   const std::vector<starpu_data_handle_t>& matrices() const { return matrices_; }
   // The device NTT domain (ntt_h's buffer 3).
   starpu_data_handle_t device_domain() const { return domain_h_; }
