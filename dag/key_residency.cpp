@@ -35,9 +35,11 @@ const char* key_query_name(int q) {
 
 residency_plan_t plan_key_residency(const residency_input_t& in) {
   // 1-2: what the queries may hold.
-  const uint64_t after_fixed = minus(in.device, in.key_other + in.partition);
-  const uint64_t room = minus(after_fixed, in.scratch_floor);
   residency_plan_t plan;
+  plan.fixed = in.key_fixed + in.partition;
+  if (plan.fixed + in.key_optional + in.scratch_floor <= in.device) plan.fixed += in.key_optional;
+  const uint64_t after_fixed = minus(in.device, plan.fixed);
+  const uint64_t room = minus(after_fixed, in.scratch_floor);
   uint64_t resident = 0;
   for (uint64_t b : in.query) resident += b;
   if (in.forced) {

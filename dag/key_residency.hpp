@@ -10,9 +10,11 @@
 //
 // The rules, in bytes of one GPU as StarPU counts it (the smallest CUDA
 // memory node; STARPU_LIMIT_CUDA_MEM applies):
-//   1. fixed = the key's other device arrays (NTT domain, CSR arrays) +
-//      one partition's device data (w, a, b, c): what the non-MSM phases
-//      hold at once (spmv: w, a, b, c; ntt_h: a, b, c and the domain).
+//   1. fixed = one partition's device data (w, a, b, c) + the NTT domain:
+//      what the non-MSM phases hold at once (spmv: w, a, b, c; ntt_h: a,
+//      b, c and the domain); + the CSR arrays spmv reads, if they fit
+//      beside that and the scratch floor (otherwise they cannot stay on
+//      the device anyway: the witness map must run without them there).
 //   2. room = device - fixed - scratch_floor: the queries' share, after
 //      scratch for MSM pieces of msm_plan_piece terms (lean form, staging
 //      included) is set aside.
@@ -51,7 +53,8 @@ inline constexpr int key_stream_order[key_query_count] = {0, 4, 1, 3, 2};
 
 struct residency_input_t {
   uint64_t device = 0;         // bytes of one GPU
-  uint64_t key_other = 0;      // the key's other arrays on the device (NTT domain, CSR)
+  uint64_t key_fixed = 0;      // the key's other arrays on the device (NTT domain)
+  uint64_t key_optional = 0;   // arrays kept on the device only if they fit (CSR)
   uint64_t partition = 0;      // one partition's device data (w, a, b, c)
   uint64_t scratch_floor = 0;  // MSM scratch set aside before the queries
   uint64_t query[key_query_count] = {};
@@ -59,6 +62,7 @@ struct residency_input_t {
 };
 
 struct residency_plan_t {
+  uint64_t fixed = 0;           // rule 1's bytes (key_optional counted or not)
   uint32_t streamed = 0;        // bit q: query q streams
   uint64_t resident = 0;        // bytes of the resident queries
   uint64_t scratch_budget = 0;  // device scratch the MSM bodies may take

@@ -20,7 +20,7 @@ constexpr uint64_t GiB = uint64_t(1) << 30;
 residency_input_t key24(uint64_t device_gib_x10) {
   residency_input_t in;
   in.device = device_gib_x10 * GiB / 10;
-  in.key_other = GiB / 2;          // NTT domain
+  in.key_fixed = GiB / 2;          // NTT domain
   in.partition = 2 * GiB;          // w + a, b, c
   in.scratch_floor = 3 * GiB;
   for (int q = 0; q < 4; ++q) in.query[q] = 3 * GiB / 2;
@@ -69,7 +69,7 @@ TEST(KeyResidency, ScratchBudgetKeepsTheFloor) {
   for (uint64_t d = 0; d <= 400; d += 5) {
     const residency_input_t in = key24(d);
     const residency_plan_t p = plan_key_residency(in);
-    const uint64_t fixed = in.key_other + in.partition;
+    const uint64_t fixed = in.key_fixed + in.partition;
     const uint64_t after = in.device > fixed ? in.device - fixed : 0;
     if (after >= in.scratch_floor) {
       EXPECT_LE(p.resident, after - in.scratch_floor) << "device " << d;
@@ -90,6 +90,29 @@ TEST(KeyResidency, ScratchBudgetKeepsTheFloor) {
   const residency_plan_t tiny = plan_key_residency(key24(20));
   EXPECT_EQ(tiny.streamed, key_query_all);
   EXPECT_EQ(tiny.scratch_budget, 0u);
+}
+
+TEST(KeyResidency, OptionalArraysCountOnlyWhenTheyFit) {
+  // CSR arrays of 4 GiB: on a 30 GiB device they fit beside the fixed part
+  // and the floor, so the queries get 4 GiB less.
+  residency_input_t in = key24(300);
+  in.key_optional = 4 * GiB;
+  residency_plan_t p = plan_key_residency(in);
+  EXPECT_EQ(p.fixed, GiB / 2 + 2 * GiB + 4 * GiB);
+  EXPECT_EQ(p.streamed, 0u);
+  EXPECT_EQ(p.scratch_budget, 30 * GiB - p.fixed - 9 * GiB);
+  // Room 8 GiB before them, 4 with them: h, b_g2 and l stream (3 left).
+  in = key24(135);
+  in.key_optional = 4 * GiB;
+  p = plan_key_residency(in);
+  EXPECT_EQ(p.streamed, bit(key_query_t::h) | bit(key_query_t::b_g2) | bit(key_query_t::l));
+  EXPECT_EQ(p.resident, 3 * GiB);
+  // Arrays larger than the device cannot stay there: they do not count.
+  in = key24(135);
+  in.key_optional = 20 * GiB;
+  p = plan_key_residency(in);
+  EXPECT_EQ(p.fixed, GiB / 2 + 2 * GiB);
+  EXPECT_EQ(p.streamed, bit(key_query_t::h));
 }
 
 TEST(KeyResidency, ForcedSets) {
