@@ -15,11 +15,14 @@
 //               query streams and the MSM scratch the plan allows is below
 //               a whole MSM's (pieces forced) yet above the smallest pieces
 //               (the witness map on the CPU, so that no CSR array takes
-//               device memory): the MSMs run on the GPU, every proof
-//               verifies, the first equals the reference.
+//               device memory); and the same batch with the queries
+//               resident and STARZK_GPU_SCRATCH_MAX a quarter above the
+//               smallest pieces: the MSMs run on the GPU, every proof
+//               verifies, the first equals the CPU reference.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <random>
 
@@ -167,62 +170,109 @@ INSTANTIATE_TEST_SUITE_P(cases, dag_gpu_memory, ::testing::Values("multiplier", 
                            return n;
                          });
 
-TEST(dag_gpu_memory_limited, batch_at_2_18_in_pieces_verifies) {
-  if (!setup_gpu_available()) GTEST_SKIP() << "no CUDA device";
-  // A Filecoin-shaped 2^18 circuit, its development key (made on the GPU)
-  // and two witnesses.
-  const gen_params_t params{.log2_constraints = 18, .n_public = 8, .seed = 0x11e4};
+// A Filecoin-shaped 2^18 circuit, its development key (made on the GPU),
+// two witnesses, and the reference proof of the first for fixed r, s:
+// built once per process.
+struct case18_t {
   test::prove_case_t c;
-  c.name = "gen-2^18";
-  c.cs = std::make_shared<const r1cs_t>(generate_circuit(params));
-  std::mt19937_64 rng(0x2718);
-  toxic_waste_t tw{};
-  for (fr_t* x : {&tw.tau, &tw.alpha, &tw.beta, &tw.gamma, &tw.delta}) *x = fr_t::random(rng);
-  c.pk = std::make_shared<const proving_key_t>(setup(*c.cs, h_convention_t::bellman_coset, tw, setup_options_t{}));
-  for (uint64_t p = 0; p < 2; ++p) c.witnesses.push_back(generate_witness(params, *c.cs, p));
+  blinding_t rs = test::test_blinding(46);
+  proof_t reference;
+};
+const case18_t& case18() {
+  static const case18_t k = [] {
+    case18_t r;
+    const gen_params_t params{.log2_constraints = 18, .n_public = 8, .seed = 0x11e4};
+    r.c.name = "gen-2^18";
+    r.c.cs = std::make_shared<const r1cs_t>(generate_circuit(params));
+    std::mt19937_64 rng(0x2718);
+    toxic_waste_t tw{};
+    for (fr_t* x : {&tw.tau, &tw.alpha, &tw.beta, &tw.gamma, &tw.delta}) *x = fr_t::random(rng);
+    r.c.pk = std::make_shared<const proving_key_t>(setup(*r.c.cs, h_convention_t::bellman_coset, tw, setup_options_t{}));
+    for (uint64_t p = 0; p < 2; ++p) r.c.witnesses.push_back(generate_witness(params, *r.c.cs, p));
+    r.reference = prove_with_blinding(*r.c.pk, r.c.cs.get(), r.c.witnesses[0], r.rs, 0);
+    return r;
+  }();
+  return k;
+}
 
+// Scratch of the key's MSMs: the most any needs in its smallest pieces and
+// whole (lean form), with the queries streamed or resident.
+struct msm_sizes_t {
+  uint64_t smallest = 0, largest_whole = 0;
+};
+msm_sizes_t msm_sizes(const proving_key_t& pk, bool streamed) {
+  msm_sizes_t r;
+  for (int q = 0; q < dag::key_query_count; ++q) {
+    const codelets::msm_shape_t s = codelets::msm_query_shape(pk, q);
+    r.smallest = std::max(r.smallest, codelets::msm_min_scratch_bytes(s, streamed));
+    r.largest_whole = std::max(r.largest_whole, codelets::msm_scratch_bytes(s, s.n, streamed, true));
+  }
+  return r;
+}
+
+// Proves the 2^18 case on a session made now and checks the proofs: all
+// verify, the first equals the reference, every MSM ran on the GPU.
+void prove_and_check_case18(const std::string& place, const std::function<void(const dag::key_bundle_t&)>& check) {
+  const case18_t& k = case18();
+  runtime::starpu_session session(gpu_session("starzk"));
+  ASSERT_GT(session.cuda_workers(), 0u);
+  codelets::set_placement(place);
+  auto key = test::bundle(k.c);
+  std::printf("[ plan     ] %s\n", key->describe_memory_plan().c_str());
+  check(*key);
+  const run_t got = prove_all(key, k.c.witnesses, k.rs);
+  ASSERT_EQ(got.proofs.size(), k.c.witnesses.size());
+  for (uint32_t i = 0; i < k.c.witnesses.size(); ++i)
+    EXPECT_TRUE(verify(k.c.pk->vk, public_inputs(*k.c.pk, k.c.witnesses[i]), got.proofs.at(i))) << "partition " << i;
+  EXPECT_EQ(encode_proof(got.proofs.at(0)), encode_proof(k.reference));
+  EXPECT_EQ(got.count("msm", "cuda"), 4 * int(k.c.witnesses.size()));
+  EXPECT_EQ(got.count("b_g2_msm", "cuda"), int(k.c.witnesses.size()));
+  codelets::set_placement(any_place);
+}
+
+TEST(dag_gpu_memory_limited, batch_at_2_18_under_a_small_device_limit_verifies) {
+  if (!setup_gpu_available()) GTEST_SKIP() << "no CUDA device";
+  const case18_t& k = case18();
   // The device bytes that leave the MSMs more than their smallest pieces
   // need (all queries streamed) but less than the whole largest MSM: from
   // the plan's own inputs, taken from a first session without a limit.
-  uint64_t fixed = 0, partition = 0, smallest = 0, largest_whole = 0;
+  uint64_t fixed = 0, partition = 0;
   {
     runtime::starpu_session session(gpu_session("starzk"));
     if (session.cuda_workers() == 0) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
-    auto key = test::bundle(c);
+    auto key = test::bundle(k.c);
     const dag::residency_input_t& in = key->memory_input();
     ASSERT_GT(in.device, 0u);
     fixed = in.key_fixed + in.partition;  // the witness map runs on the CPU below: no CSR on the device
     partition = in.partition;
-    for (int q = 0; q < dag::key_query_count; ++q) {
-      const codelets::msm_shape_t s = codelets::msm_query_shape(*c.pk, q);
-      smallest = std::max(smallest, codelets::msm_min_scratch_bytes(s, true));
-      largest_whole = std::max(largest_whole, codelets::msm_scratch_bytes(s, s.n, true, true));
-    }
   }
+  const msm_sizes_t m = msm_sizes(*k.c.pk, true);
   // Room for the smallest pieces of every MSM, and for the data of two
-  // more partitions beside them (the GPU runs spmv ahead for the next one).
+  // more partitions beside them (staged by the policy, b_g2_msm's w).
   const uint64_t mib = uint64_t(1) << 20;
-  const uint64_t scratch = smallest + 2 * partition;
-  ASSERT_LT(scratch + mib, largest_whole) << "smallest pieces " << smallest << " B, partition " << partition
-                                          << " B, whole MSM " << largest_whole << " B";
+  const uint64_t scratch = m.smallest + 2 * partition;
+  ASSERT_LT(scratch + mib, m.largest_whole) << "smallest pieces " << m.smallest << " B, partition " << partition
+                                            << " B, whole MSM " << m.largest_whole << " B";
   const scoped_env_t env("STARPU_LIMIT_CUDA_MEM", std::to_string((fixed + scratch + mib - 1) / mib));
+  prove_and_check_case18("spmv=cpu,ntt_h=any,msm=any,b_g2_msm=any", [&](const dag::key_bundle_t& key) {
+    EXPECT_EQ(key.memory_plan().streamed, dag::key_query_all);
+    EXPECT_GE(key.view().scratch_max, m.smallest);
+    EXPECT_LT(key.view().scratch_max, m.largest_whole);  // some MSM must run in pieces
+  });
+}
 
-  runtime::starpu_session session(gpu_session("starzk"));
-  codelets::set_placement("spmv=cpu,ntt_h=any,msm=any,b_g2_msm=any");
-  auto key = test::bundle(c);
-  std::printf("[ plan     ] %s\n", key->describe_memory_plan().c_str());
-  EXPECT_EQ(key->memory_plan().streamed, dag::key_query_all);
-  EXPECT_GE(key->view().scratch_max, smallest);
-  EXPECT_LT(key->view().scratch_max, largest_whole);  // some MSM must run in pieces
-  const blinding_t rs = test::test_blinding(46);
-  const run_t got = prove_all(key, c.witnesses, rs);
-  ASSERT_EQ(got.proofs.size(), c.witnesses.size());
-  for (uint32_t i = 0; i < c.witnesses.size(); ++i)
-    EXPECT_TRUE(verify(c.pk->vk, public_inputs(*c.pk, c.witnesses[i]), got.proofs.at(i))) << "partition " << i;
-  EXPECT_EQ(encode_proof(got.proofs.at(0)), encode_proof(prove_with_blinding(*c.pk, c.cs.get(), c.witnesses[0], rs, 0)));
-  EXPECT_EQ(got.count("msm", "cuda"), 4 * int(c.witnesses.size()));
-  EXPECT_EQ(got.count("b_g2_msm", "cuda"), int(c.witnesses.size()));
-  codelets::set_placement(any_place);
+TEST(dag_gpu_memory_limited, scratch_cap_cuts_the_msms_into_pieces) {
+  if (!setup_gpu_available()) GTEST_SKIP() << "no CUDA device";
+  const case18_t& k = case18();
+  // A cap a quarter above the smallest pieces of every MSM, queries resident.
+  const msm_sizes_t m = msm_sizes(*k.c.pk, false);
+  const uint64_t cap = m.smallest + m.smallest / 4;
+  ASSERT_LT(cap, m.largest_whole);
+  const scoped_env_t env("STARZK_GPU_SCRATCH_MAX", std::to_string(cap));
+  prove_and_check_case18(any_place, [&](const dag::key_bundle_t& key) {
+    EXPECT_EQ(key.memory_plan().streamed, 0u);
+    EXPECT_EQ(key.view().scratch_max, cap);
+  });
 }
 
 }  // namespace
