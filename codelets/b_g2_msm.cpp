@@ -10,12 +10,17 @@
 // not part of a chain (the GPU lock would hold it to one device).
 //
 // Buffers: 0 B_g2 bases (R, a key handle), 1 w (R), 2 result (W), 3 prep
-// (R: the CPU body's split).
+// (R: the CPU body's split); when the memory plan streams B_g2
+// (key_view_t::b_g2_device) the bases are no buffer and w, result, prep
+// are 0, 1, 2: the CUDA body copies the bases from the key's page-locked
+// host array piece by piece (msm_device.hpp, which also says how the body
+// fits the device's free memory and when it computes on the host).
 #include <starpu.h>
 
 #include "codelets/codelet_common.hpp"
 #include "codelets/codelets.hpp"
 #include "codelets/cuda_support.hpp"
+#include "codelets/msm_device.hpp"
 #include "msm/pippenger.hpp"
 #include "policies/resource_class.h"
 
@@ -28,15 +33,24 @@ namespace starzk::codelets {
 namespace {
 
 uint64_t b_g2_msm_size(const starpu_task* task) {
-  return static_cast<const partition_state_t*>(task->cl_arg)->key.pk->b_g2.size();
+  const auto& p = *static_cast<const partition_state_t*>(task->cl_arg);
+  return (uint64_t(p.key.b_g2_device.streamed ? 1 : 0) << 55) | p.key.pk->b_g2.size();
+}
+
+// The MSM on the host (the CPU body, and a CUDA body's fallback).
+g2_jacobian_t host_b_g2(partition_state_t& p) {
+  return split_msm(std::span<const g2_affine_t>(p.key.pk->b_g2), p.cpu_prep(p.memory_threads()).w,
+                   p.memory_threads());
 }
 
 void b_g2_msm_cpu(void* /*buffers*/[], void* arg) noexcept {
   auto& p = *static_cast<partition_state_t*>(arg);
-  guarded(p, "b_g2_msm", [&] {
-    p.msm.b_g2 = split_msm(std::span<const g2_affine_t>(p.key.pk->b_g2), p.cpu_prep(p.memory_threads()).w,
-                           p.memory_threads());
-  });
+  guarded(p, "b_g2_msm", [&] { p.msm.b_g2 = host_b_g2(p); });
+}
+
+int b_g2_msm_can_execute(unsigned worker, starpu_task* task, unsigned /*nimpl*/) {
+  const key_view_t& k = static_cast<const partition_state_t*>(task->cl_arg)->key;
+  return detail::cuda_worker_can_hold(worker, task, k.b_g2_device, k.scratch_max) ? 1 : 0;
 }
 
 #if STARZK_CODELETS_CUDA
@@ -44,17 +58,22 @@ void b_g2_msm_cuda(void* buffers[], void* arg) noexcept {
   auto& p = *static_cast<partition_state_t*>(arg);
   guarded(p, "b_g2_msm", [&] {
     const proving_key_t& pk = *p.key.pk;
+    const bool streamed = p.key.b_g2_device.streamed;
+    const int first = streamed ? 0 : 1;  // a streamed query is no buffer of the task
     const size_t n = pk.b_g2.size();
-    if (n != pk.n_vars || STARPU_VECTOR_GET_NX(buffers[1]) < n)
+    if (n != pk.n_vars || STARPU_VECTOR_GET_NX(buffers[first]) < n)
       throw std::invalid_argument("B_g2 query and witness differ in length");
-    const auto* bases = reinterpret_cast<const g2_affine_t*>(STARPU_VECTOR_GET_PTR(buffers[0]));
-    const auto* w = reinterpret_cast<const fr_t*>(STARPU_VECTOR_GET_PTR(buffers[1]));
-    auto* out = reinterpret_cast<g2_jacobian_t*>(STARPU_VARIABLE_GET_PTR(buffers[2]));
-    const size_t bytes = gpu::msm_g2_jacobian_scratch_bytes(n, true);
-    void* scratch = detail::worker_scratch(bytes);
-    detail::check_cuda(gpu::msm_g2_jacobian(out, bases, w, n, size_t(pk.n_public) + 1, scratch, bytes,
-                                            detail::worker_stream()),
-                       "gpu::msm_g2_jacobian");
+    detail::device_msm_t<g2_params> m;
+    m.streamed = streamed;
+    m.bases = streamed ? pk.b_g2.data() : reinterpret_cast<const g2_affine_t*>(STARPU_VECTOR_GET_PTR(buffers[0]));
+    m.d_scalars = reinterpret_cast<const fr_t*>(STARPU_VECTOR_GET_PTR(buffers[first]));
+    m.d_out = reinterpret_cast<g2_jacobian_t*>(STARPU_VARIABLE_GET_PTR(buffers[first + 1]));
+    m.n = n;
+    m.split_from = size_t(pk.n_public) + 1;
+    if (detail::run_device_msm(m, p.key.scratch_max)) return;
+    detail::note_host_fallback(p.label, "b_g2_msm", n);  // msm_device.hpp
+    const g2_jacobian_t r = host_b_g2(p);
+    detail::copy_to_device(m.d_out, &r, sizeof r);
   });
 }
 #endif
@@ -80,11 +99,8 @@ starpu_codelet* b_g2_msm_codelet() {
     c.cuda_funcs[0] = b_g2_msm_cuda;
     c.cuda_flags[0] = STARPU_CUDA_ASYNC;
 #endif
-    c.nbuffers = 4;
-    c.modes[0] = STARPU_R;
-    c.modes[1] = STARPU_R;
-    c.modes[2] = STARPU_W;
-    c.modes[3] = STARPU_R;
+    c.can_execute = b_g2_msm_can_execute;
+    c.nbuffers = STARPU_VARIABLE_NBUFFERS;  // 4, or 3 with the query streamed
     c.model = &b_g2_msm_model;
     c.name = "b_g2_msm";
     c.color = detail::color_b_g2_msm;

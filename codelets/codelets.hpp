@@ -48,6 +48,13 @@ std::vector<starpu_codelet*> all_codelets();
 void set_placement(const std::string& spec);
 std::string placement();
 
+// spmv's buffers after w, a, b, c: for each matrix the witness map reads
+// (the circuit's A, B, C for a bellman key, the .zkey's A and B for a
+// snarkjs key), row_ptr and col, then val for a plain matrix or code and
+// dict for a coded one (groth16/r1cs.hpp). The count of one matrix, used by
+// the key registration (dag/key_bundle.cpp) and the codelet's bodies.
+inline unsigned spmv_matrix_buffers(const sparse_matrix_t& m) { return m.coded() ? 4 : 3; }
+
 // Estimated work of one task, for STARPU_FLOPS (unit: F_r multiplications,
 // or curve additions for the MSMs; see each codelet's file).
 double spmv_flops(const partition_state_t& p);

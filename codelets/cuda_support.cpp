@@ -2,6 +2,7 @@
 // check (see cuda_support.hpp).
 #include "codelets/cuda_support.hpp"
 
+#include <algorithm>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -41,27 +42,59 @@ void check_cuda(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
 }
 
-void* worker_scratch(size_t bytes) {
+void* try_worker_scratch(size_t bytes, size_t limit) {
   const int w = starpu_worker_get_id();
   if (w < 0 || starpu_worker_get_type(w) != STARPU_CUDA_WORKER)
     throw std::logic_error("worker_scratch called outside a CUDA worker");
   scratch_t& s = g_scratch[w];
   if (bytes == 0) bytes = 1;
-  if (s.bytes >= bytes) return reinterpret_cast<void*>(s.ptr);
+  if (limit < bytes) limit = bytes;
+  if (s.bytes >= bytes && s.bytes <= limit) return reinterpret_cast<void*>(s.ptr);
   free_scratch(s);
   // Grow by 1/8 beyond the request so that slightly larger tasks reuse it.
-  const size_t want = bytes + bytes / 8;
+  const size_t want = std::min(bytes + bytes / 8, limit);
   const unsigned node = starpu_worker_get_memory_node(unsigned(w));
   uintptr_t p = starpu_malloc_on_node_flags(node, want, STARPU_MALLOC_COUNT);
   if (p == 0) {
     starpu_memchunk_tidy(node);  // give StarPU's cached buffers back, then retry
     p = starpu_malloc_on_node_flags(node, want, STARPU_MALLOC_COUNT);
   }
-  if (p == 0)
-    throw std::runtime_error("cannot allocate " + std::to_string(want >> 20) + " MiB of device scratch on memory node " +
-                             std::to_string(node));
+  if (p == 0) return nullptr;
   s = {p, want, node};
   return reinterpret_cast<void*>(p);
+}
+
+void* worker_scratch(size_t bytes) {
+  if (void* p = try_worker_scratch(bytes)) return p;
+  const unsigned node = starpu_worker_get_memory_node(unsigned(starpu_worker_get_id()));
+  throw std::runtime_error("cannot allocate " + std::to_string((bytes + bytes / 8) >> 20) +
+                           " MiB of device scratch on memory node " + std::to_string(node));
+}
+
+size_t worker_scratch_room() {
+  const int w = starpu_worker_get_id();
+  if (w < 0 || starpu_worker_get_type(w) != STARPU_CUDA_WORKER)
+    throw std::logic_error("worker_scratch_room called outside a CUDA worker");
+  const unsigned node = starpu_worker_get_memory_node(unsigned(w));
+  starpu_ssize_t avail = starpu_memory_get_available(node);
+  if (avail < 0) {  // StarPU keeps no count for this node: ask the driver
+    size_t free_b = 0, total_b = 0;
+    check_cuda(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+    avail = starpu_ssize_t(free_b);
+  }
+  return size_t(avail) + g_scratch[w].bytes;
+}
+
+void copy_to_host(void* h, const void* d, size_t bytes) {
+  if (bytes == 0) return;
+  check_cuda(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, worker_stream()), "cudaMemcpyAsync (to host)");
+  check_cuda(cudaStreamSynchronize(worker_stream()), "cudaStreamSynchronize");
+}
+
+void copy_to_device(void* d, const void* h, size_t bytes) {
+  if (bytes == 0) return;
+  check_cuda(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, worker_stream()), "cudaMemcpyAsync (to device)");
+  check_cuda(cudaStreamSynchronize(worker_stream()), "cudaStreamSynchronize");
 }
 
 void release_worker_scratch() {

@@ -12,8 +12,8 @@
 // device pointers, a stream, caller-provided scratch), the pointers from the
 // task's buffers, which StarPU has made valid on the worker's GPU.
 //
-// Scratch: the MSM and the other kernels need working memory (up to ~7 GiB
-// for a 2^27 MSM). StarPU's STARPU_SCRATCH buffers are per worker of every
+// Scratch: the MSMs need working memory (~18 GiB for a whole 2^26 G1 MSM;
+// codelets/msm_device.hpp runs them in pieces that fit). StarPU's STARPU_SCRATCH buffers are per worker of every
 // kind, so a codelet that also has a CPU body would get that much main RAM
 // per CPU worker. Instead each CUDA worker keeps one device buffer, taken
 // from StarPU's allocator (starpu_malloc_on_node_flags with
@@ -26,6 +26,7 @@
 #include <starpu.h>
 
 #include <cstddef>
+#include <cstdint>
 
 #if defined(STARZK_HAVE_CUDA) && defined(STARPU_USE_CUDA)
 #define STARZK_CODELETS_CUDA 1
@@ -44,9 +45,23 @@ void check_cuda(cudaError_t e, const char* what);
 inline cudaStream_t worker_stream() { return starpu_cuda_get_local_stream(); }
 
 // At least `bytes` of device scratch for the calling CUDA worker, valid
-// until its next call from this worker. Throws when the device cannot
-// provide it.
+// until its next call from this worker, and never more than `limit` bytes
+// held (a larger buffer of an earlier task is given back first; a new one
+// may be up to 1/8 larger than asked, within the limit). Null when the
+// device cannot provide it (after giving StarPU's cached buffers back and
+// retrying once). limit >= bytes.
+void* try_worker_scratch(size_t bytes, size_t limit = SIZE_MAX);
+// The same; throws when the device cannot provide it.
 void* worker_scratch(size_t bytes);
+// Device bytes the calling CUDA worker could hold as scratch now: what
+// StarPU says is free on its memory node (starpu_memory_get_available,
+// which honours STARPU_LIMIT_CUDA_MEM; the driver's free memory where
+// StarPU keeps no count) plus the scratch the worker already holds.
+size_t worker_scratch_room();
+
+// Synchronous copies on the worker's stream (the host fallback of a body).
+void copy_to_host(void* h, const void* d, size_t bytes);
+void copy_to_device(void* d, const void* h, size_t bytes);
 #endif
 
 // Frees every CUDA worker's scratch (waits for their streams first). Call

@@ -10,28 +10,36 @@
 // about W·(n + 1.4·2^c) mixed additions for W = ceil(256/c) windows
 // (msm/pippenger.hpp).
 //
-// Buffers: 0 the query's bases (R, a key handle), 1 the scalars (R): the a
-// vector holding h for msm_h, the witness w otherwise, 2 the result (W, a
-// variable on the partition's msm_results_t field), and for the split
-// queries 3 the prep_pair_t variable (R: the CPU body's split; the CUDA
-// body derives the same split from w on the device). The chain's last task
-// (msm_b1) also reads the h, l and a results (3 more R buffers, unused by
-// the body) so that it depends on every other task of the chain, as the
-// GPU lock requires (dag/partition_dag.hpp). cl_arg is an msm_task_arg_t
-// naming the partition and the query; the performance model's footprint
-// keys on (query, number of bases).
+// Buffers: 0 the query's bases (R, a key handle; absent when the memory
+// plan streams the query, key_view_t::g1_device, and the others move up
+// by one), 1 the scalars (R): the a vector holding h for msm_h, the
+// witness w otherwise, 2 the result (W, a variable on the partition's
+// msm_results_t field), and for the split queries 3 the prep_pair_t
+// variable (R: the CPU body's split; the CUDA body derives the same split
+// from w on the device). The chain's last task (msm_b1) also reads the h,
+// l and a results (3 more R buffers, unused by the body) so that it
+// depends on every other task of the chain, as the GPU lock requires
+// (dag/partition_dag.hpp). cl_arg is an msm_task_arg_t naming the
+// partition and the query; the performance model's footprint keys on
+// (query, streamed, number of bases).
 //
-// CUDA body (gpu::msm_g1_jacobian, cuda/starzk_cuda.hpp): msm_h is a plain
-// Pippenger over h; the split queries pass the witness with split_from =
-// n_public + 1 (A, B_g1: the constant wire and the inputs stay in the tail)
-// or 0 (L over the aux wires w[n_public + 1 ..]), and the device builds the
-// ones bitmap itself. The result is written as a Jacobian point into the
+// CUDA body (gpu::msm_g1_pieces through msm_device.hpp, in pieces that fit
+// the device's free memory): msm_h is a plain Pippenger over h; the split
+// queries pass the witness with split_from = n_public + 1 (A, B_g1: the
+// constant wire and the inputs stay in the tail) or 0 (L over the aux
+// wires w[n_public + 1 ..]), and the device builds the ones bitmap itself.
+// A streamed query's bases are copied from the key's page-locked host
+// array piece by piece. The result is written as a Jacobian point into the
 // result buffer's device copy; StarPU brings it to main RAM for assemble.
+// Without device memory for the smallest pieces the body computes on the
+// host instead; can_execute keeps such tasks off CUDA workers beforehand
+// (msm_device.hpp).
 #include <starpu.h>
 
 #include "codelets/codelet_common.hpp"
 #include "codelets/codelets.hpp"
 #include "codelets/cuda_support.hpp"
+#include "codelets/msm_device.hpp"
 #include "msm/pippenger.hpp"
 #include "policies/resource_class.h"
 
@@ -43,40 +51,67 @@ namespace starzk::codelets {
 
 namespace {
 
-const std::vector<g1_affine_t>& bases_of(const proving_key_t& pk, msm_query_t q) {
+// Buffer indices of an msm task: a streamed query is no buffer of it, so
+// its buffers start at the scalars (dag/partition_dag.cpp).
+struct msm_buffers_t {
+  int bases = 0, scalars = 1, result = 2;
+  explicit msm_buffers_t(bool streamed) {
+    if (streamed) bases = -1, scalars = 0, result = 1;
+  }
+};
+
+const msm_device_t& device_of(const partition_state_t& p, msm_query_t q) { return p.key.g1_device[int(q)]; }
+
+uint64_t msm_size(const starpu_task* task) {
+  const auto& arg = *static_cast<const msm_task_arg_t*>(task->cl_arg);
+  const partition_state_t& p = *arg.part;
+  const uint64_t streamed = device_of(p, arg.query).streamed ? 1 : 0;
+  return (uint64_t(arg.query) << 56) | (streamed << 55) | msm_query_bases(*p.key.pk, arg.query).size();
+}
+
+// The query's MSM on the host (the CPU body, and a CUDA body's fallback):
+// h for msm_h, the split of the witness otherwise.
+g1_jacobian_t host_msm(partition_state_t& p, msm_query_t q, std::span<const fr_t> h) {
+  const proving_key_t& pk = *p.key.pk;
+  const std::span<const g1_affine_t> bases(msm_query_bases(pk, q));
   switch (q) {
-    case msm_query_t::h: return pk.h;
-    case msm_query_t::l: return pk.l;
-    case msm_query_t::a: return pk.a;
-    case msm_query_t::b_g1: return pk.b_g1;
+    case msm_query_t::h: {
+      const uint64_t n_h = p.h_len();
+      if (h.size() < n_h || bases.size() != n_h) throw std::invalid_argument("H query and h differ in length");
+      return msm_pippenger(bases, h.first(n_h), msm_config_t{.threads = p.threads});
+    }
+    case msm_query_t::l: return split_msm(bases, p.cpu_prep(p.threads).aux, p.threads);
+    case msm_query_t::a:
+    case msm_query_t::b_g1: return split_msm(bases, p.cpu_prep(p.threads).w, p.threads);
   }
   throw std::invalid_argument("unknown MSM query");
 }
 
-uint64_t msm_size(const starpu_task* task) {
-  const auto& arg = *static_cast<const msm_task_arg_t*>(task->cl_arg);
-  return (uint64_t(arg.query) << 56) | bases_of(*arg.part->key.pk, arg.query).size();
+g1_jacobian_t& result_of(partition_state_t& p, msm_query_t q) {
+  switch (q) {
+    case msm_query_t::h: return p.msm.h;
+    case msm_query_t::l: return p.msm.l;
+    case msm_query_t::a: return p.msm.a;
+    case msm_query_t::b_g1: break;
+  }
+  return p.msm.b_g1;
 }
 
 void msm_cpu(void* buffers[], void* cl_arg) noexcept {
   const auto& arg = *static_cast<const msm_task_arg_t*>(cl_arg);
   partition_state_t& p = *arg.part;
   guarded(p, msm_query_name(arg.query), [&] {
-    const proving_key_t& pk = *p.key.pk;
-    const std::span<const g1_affine_t> bases(bases_of(pk, arg.query));
-    switch (arg.query) {
-      case msm_query_t::h: {
-        const std::span<fr_t> h = detail::fr_span(buffers[1]);
-        const uint64_t n_h = p.h_len();
-        if (h.size() < n_h || bases.size() != n_h) throw std::invalid_argument("H query and h differ in length");
-        p.msm.h = msm_pippenger(bases, std::span<const fr_t>(h.data(), n_h), msm_config_t{.threads = p.threads});
-        break;
-      }
-      case msm_query_t::l: p.msm.l = split_msm(bases, p.cpu_prep(p.threads).aux, p.threads); break;
-      case msm_query_t::a: p.msm.a = split_msm(bases, p.cpu_prep(p.threads).w, p.threads); break;
-      case msm_query_t::b_g1: p.msm.b_g1 = split_msm(bases, p.cpu_prep(p.threads).w, p.threads); break;
-    }
+    const msm_buffers_t b(device_of(p, arg.query).streamed);
+    const std::span<const fr_t> h =
+        arg.query == msm_query_t::h ? std::span<const fr_t>(detail::fr_span(buffers[b.scalars])) : std::span<const fr_t>();
+    result_of(p, arg.query) = host_msm(p, arg.query, h);
   });
+}
+
+int msm_can_execute(unsigned worker, starpu_task* task, unsigned /*nimpl*/) {
+  const auto& arg = *static_cast<const msm_task_arg_t*>(task->cl_arg);
+  const key_view_t& k = arg.part->key;
+  return detail::cuda_worker_can_hold(worker, task, k.g1_device[int(arg.query)], k.scratch_max) ? 1 : 0;
 }
 
 #if STARZK_CODELETS_CUDA
@@ -85,35 +120,48 @@ void msm_cuda(void* buffers[], void* cl_arg) noexcept {
   partition_state_t& p = *arg.part;
   guarded(p, msm_query_name(arg.query), [&] {
     const proving_key_t& pk = *p.key.pk;
+    const msm_device_t& dev = device_of(p, arg.query);
+    const msm_buffers_t b(dev.streamed);
     const size_t n_in = size_t(pk.n_public) + 1;
-    const auto* bases = reinterpret_cast<const g1_affine_t*>(STARPU_VECTOR_GET_PTR(buffers[0]));
-    const auto* scalars = reinterpret_cast<const fr_t*>(STARPU_VECTOR_GET_PTR(buffers[1]));
-    auto* out = reinterpret_cast<g1_jacobian_t*>(STARPU_VARIABLE_GET_PTR(buffers[2]));
-    size_t n = bases_of(pk, arg.query).size();
-    size_t split_from = 0;
+    detail::device_msm_t<g1_params> m;
+    m.streamed = dev.streamed;
+    m.bases = dev.streamed ? msm_query_bases(pk, arg.query).data()
+                           : reinterpret_cast<const g1_affine_t*>(STARPU_VECTOR_GET_PTR(buffers[b.bases]));
+    m.d_scalars = reinterpret_cast<const fr_t*>(STARPU_VECTOR_GET_PTR(buffers[b.scalars]));
+    m.d_out = reinterpret_cast<g1_jacobian_t*>(STARPU_VARIABLE_GET_PTR(buffers[b.result]));
+    m.n = msm_query_bases(pk, arg.query).size();
     switch (arg.query) {
       case msm_query_t::h:
-        n = p.h_len();
-        split_from = gpu::msm_no_split;
+        m.n = p.h_len();
+        m.split_from = gpu::msm_no_split;
+        m.dense = true;
         break;
       case msm_query_t::l:
-        if (pk.n_vars < n_in || n != pk.n_vars - n_in) throw std::invalid_argument("L query and witness differ in length");
-        scalars += n_in;  // the aux wires
-        split_from = 0;
+        if (pk.n_vars < n_in || m.n != pk.n_vars - n_in)
+          throw std::invalid_argument("L query and witness differ in length");
+        m.d_scalars += n_in;  // the aux wires
+        m.split_from = 0;
         break;
       case msm_query_t::a:
       case msm_query_t::b_g1:
-        if (n != pk.n_vars) throw std::invalid_argument("query and witness differ in length");
-        split_from = n_in;
+        if (m.n != pk.n_vars) throw std::invalid_argument("query and witness differ in length");
+        m.split_from = n_in;
         break;
     }
-    if (STARPU_VECTOR_GET_NX(buffers[1]) < (arg.query == msm_query_t::l ? n + n_in : n))
+    if (STARPU_VECTOR_GET_NX(buffers[b.scalars]) < (arg.query == msm_query_t::l ? m.n + n_in : m.n))
       throw std::invalid_argument("scalar buffer shorter than the query");
-    const bool split = split_from != gpu::msm_no_split;
-    const size_t bytes = gpu::msm_g1_jacobian_scratch_bytes(n, split);
-    void* scratch = detail::worker_scratch(bytes);
-    detail::check_cuda(gpu::msm_g1_jacobian(out, bases, scalars, n, split_from, scratch, bytes, detail::worker_stream()),
-                       "gpu::msm_g1_jacobian");
+    if (detail::run_device_msm(m, p.key.scratch_max)) return;
+    // No device memory for even the smallest pieces: the host computes it
+    // (h comes back from the device first) and the result goes where
+    // StarPU expects it, the buffer's device copy.
+    detail::note_host_fallback(p.label, msm_query_name(arg.query), m.n);
+    std::vector<fr_t> h;
+    if (arg.query == msm_query_t::h) {
+      h.resize(m.n);
+      detail::copy_to_host(h.data(), m.d_scalars, m.n * sizeof(fr_t));
+    }
+    const g1_jacobian_t r = host_msm(p, arg.query, h);
+    detail::copy_to_device(m.d_out, &r, sizeof r);
   });
 }
 #endif
@@ -124,7 +172,7 @@ starpu_perfmodel msm_model;
 
 double msm_flops(const partition_state_t& p, msm_query_t q) {
   // Mixed additions of a Pippenger MSM over n terms: W·(n + 1.4·2^c).
-  const double n = double(bases_of(*p.key.pk, q).size());
+  const double n = double(msm_query_bases(*p.key.pk, q).size());
   const msm_plan_t plan = msm_plan(size_t(n), 1);
   return double(plan.windows) * (n + 1.4 * double(uint64_t(1) << plan.window_bits));
 }
@@ -136,11 +184,12 @@ starpu_codelet* msm_codelet() {
     detail::init_size_model<&msm_size>(msm_model, "starzk_msm");
     c.cpu_funcs[0] = msm_cpu;
     c.cpu_funcs_name[0] = "msm_cpu";
+    c.can_execute = msm_can_execute;
 #if STARZK_CODELETS_CUDA
     c.cuda_funcs[0] = msm_cuda;
     c.cuda_flags[0] = STARPU_CUDA_ASYNC;
 #endif
-    c.nbuffers = STARPU_VARIABLE_NBUFFERS;  // 3 (msm_h), 4 (split), 7 (msm_b1: the chain's last)
+    c.nbuffers = STARPU_VARIABLE_NBUFFERS;  // 3 (msm_h), 4 (split), 7 (msm_b1: the chain's last); one fewer streamed
     c.model = &msm_model;
     c.name = "msm";
     c.color = detail::color_msm;

@@ -18,6 +18,16 @@ const char* msm_query_name(msm_query_t q) {
   return "msm_?";
 }
 
+const std::vector<g1_affine_t>& msm_query_bases(const proving_key_t& pk, msm_query_t q) {
+  switch (q) {
+    case msm_query_t::h: return pk.h;
+    case msm_query_t::l: return pk.l;
+    case msm_query_t::a: return pk.a;
+    case msm_query_t::b_g1: return pk.b_g1;
+  }
+  throw std::invalid_argument("unknown MSM query");
+}
+
 partition_state_t::partition_state_t() {
   for (int q = 0; q < msm_query_count; ++q) msm_args[q] = msm_task_arg_t{this, static_cast<msm_query_t>(q)};
 }

@@ -42,17 +42,40 @@
 
 namespace starzk::codelets {
 
+// The four G1 queries one msm codelet serves.
+enum class msm_query_t : uint8_t { h = 0, l = 1, a = 2, b_g1 = 3 };
+inline constexpr int msm_query_count = 4;
+
+// How one MSM query meets a GPU, decided when the key is registered
+// (dag/key_residency.hpp; docs/gpu.md, "Memory plan"). The CUDA bodies and
+// their can_execute read it; without CUDA workers it stays as below.
+struct msm_device_t {
+  // The bases stream from the key's page-locked host array, piece by
+  // piece: the query is no StarPU buffer of the task (the task's buffers
+  // start at the scalars), and the CUDA body copies the bases itself.
+  bool streamed = false;
+  // Device scratch of the MSM in its smallest pieces (staging included
+  // when streamed); 0: unknown (no check).
+  uint64_t min_scratch = 0;
+  // Device bytes the task's buffers take besides the scratch (the bases
+  // when resident, the scalars, the result).
+  uint64_t buffer_bytes = 0;
+};
+
 // The read-only inputs shared by every partition of every job using one key.
 struct key_view_t {
   const proving_key_t* pk = nullptr;
   const r1cs_t* cs = nullptr;        // the circuit; null for a .zkey proved without one
   const domain_t* domain = nullptr;  // size pk->domain_size, in the key's root convention
+  msm_device_t g1_device[msm_query_count] = {};  // the G1 queries, by msm_query_t
+  msm_device_t b_g2_device = {};
+  // Device scratch one MSM body may take: the smaller of the operators'
+  // cap (STARZK_GPU_SCRATCH_MAX) and what the memory plan leaves for it.
+  uint64_t scratch_max = UINT64_MAX;
 };
-
-// The four G1 queries one msm codelet serves.
-enum class msm_query_t : uint8_t { h = 0, l = 1, a = 2, b_g1 = 3 };
-inline constexpr int msm_query_count = 4;
 const char* msm_query_name(msm_query_t q);  // "msm_h", "msm_l", "msm_a", "msm_b1"
+// The key's bases of query q (pk.h, pk.l, pk.a, pk.b_g1).
+const std::vector<g1_affine_t>& msm_query_bases(const proving_key_t& pk, msm_query_t q);
 
 // prep_msm of the two scalar vectors the split queries use (DESIGN §2 step 3):
 // w   = the whole witness, inputs forced to the tail (queries A, B_g1, B_g2);

@@ -1,13 +1,15 @@
 // spmv.cpp: the witness-map codelet (DESIGN §2 step 1), a = A·w, b = B·w,
 // c = C·w, from the witness and the circuit's (bellman key) or the key's
 // (snarkjs key) sparse matrices. Memory-bandwidth bound: each nonzero reads
-// a 4-byte column, a 32-byte value and a random 32-byte witness entry for
-// one F_r multiplication, so the policies cap how many run at once
+// a 4-byte column, its value (32 bytes plain, a 2-byte code into a cached
+// dictionary coded) and a random 32-byte witness entry for one F_r
+// multiplication, so the policies cap how many run at once
 // (STARZK_RC_MEMORY_HEAVY).
 //
 // Buffers: 0 w (R), 1 a (W), 2 b (W), 3 c (W), then for each matrix used
-// its row_ptr, col, val arrays (R): 3 matrices (A, B, C of the circuit) for
-// a bellman key, 2 (the .zkey's A and B) for a snarkjs key; hence
+// its row_ptr, col and val (plain) or code, dict (coded) arrays (R;
+// codelets.hpp spmv_matrix_buffers): 3 matrices (A, B, C of the circuit)
+// for a bellman key, 2 (the .zkey's A and B) for a snarkjs key; hence
 // STARPU_VARIABLE_NBUFFERS. The CPU body calls witness_map_into
 // (groth16's spmv plus the input rows). Work: nnz multiplications
 // (+ n for the snarkjs a∘b).
@@ -56,13 +58,41 @@ void spmv_cpu(void* buffers[], void* arg) noexcept {
 }
 
 #if STARZK_CODELETS_CUDA
-// The device view of matrix k of the task (buffers 4 + 3k .. 6 + 3k).
-gpu::csr_view_t csr_of(void* buffers[], int k, const sparse_matrix_t& m) {
-  if (STARPU_VECTOR_GET_NX(buffers[4 + 3 * k]) < m.n_rows + 1) throw std::invalid_argument("CSR row_ptr too short");
-  return gpu::csr_view_t{reinterpret_cast<const uint64_t*>(STARPU_VECTOR_GET_PTR(buffers[4 + 3 * k])),
-                         reinterpret_cast<const uint32_t*>(STARPU_VECTOR_GET_PTR(buffers[5 + 3 * k])),
-                         reinterpret_cast<const fr_t*>(STARPU_VECTOR_GET_PTR(buffers[6 + 3 * k])), m.n_rows};
-}
+// The device views of the task's matrices, in buffer order (file comment):
+// each take() consumes one matrix's buffers. finish() checks that the task
+// had exactly those.
+class csr_buffers_t {
+ public:
+  explicit csr_buffers_t(void* buffers[]) : buffers_(buffers) {}
+
+  gpu::csr_view_t take(const sparse_matrix_t& m) {
+    void** b = buffers_ + next_;
+    next_ += spmv_matrix_buffers(m);
+    if (next_ > unsigned(STARPU_TASK_GET_NBUFFERS(starpu_task_get_current())))
+      throw std::invalid_argument("spmv task has too few matrix buffers");
+    auto nx = [&](int i) { return uint64_t(STARPU_VECTOR_GET_NX(b[i])); };
+    if (nx(0) < m.n_rows + 1) throw std::invalid_argument("CSR row_ptr too short");
+    if (nx(1) < m.nnz() || nx(2) < m.nnz()) throw std::invalid_argument("CSR col or values too short");
+    if (m.coded() && nx(3) != m.dict.size()) throw std::invalid_argument("CSR dictionary of the wrong length");
+    auto ptr = [&](int i) { return reinterpret_cast<const void*>(STARPU_VECTOR_GET_PTR(b[i])); };
+    gpu::csr_view_t v{static_cast<const uint64_t*>(ptr(0)), static_cast<const uint32_t*>(ptr(1)), nullptr, m.n_rows};
+    if (m.coded()) {
+      v.code = static_cast<const uint16_t*>(ptr(2));
+      v.dict = static_cast<const fr_t*>(ptr(3));
+    } else {
+      v.val = static_cast<const fr_t*>(ptr(2));
+    }
+    return v;
+  }
+  void finish() const {
+    if (next_ != unsigned(STARPU_TASK_GET_NBUFFERS(starpu_task_get_current())))
+      throw std::invalid_argument("spmv task has more buffers than its matrices use");
+  }
+
+ private:
+  void** buffers_;
+  unsigned next_ = 4;  // after w, a, b, c
+};
 
 void spmv_cuda(void* buffers[], void* arg) noexcept {
   auto& p = *static_cast<partition_state_t*>(arg);
@@ -79,17 +109,20 @@ void spmv_cuda(void* buffers[], void* arg) noexcept {
     if (pk.convention == h_convention_t::snarkjs_odd_coset) {
       if (pk.zkey_a.n_rows > n || pk.zkey_b.n_rows > n)
         throw std::invalid_argument("key matrices have more rows than its domain");
-      detail::check_cuda(gpu::qap_rows_snarkjs(a, b, c, n, csr_of(buffers, 0, pk.zkey_a), csr_of(buffers, 1, pk.zkey_b),
-                                               w, s),
-                         "gpu::qap_rows_snarkjs");
+      csr_buffers_t mats(buffers);
+      const gpu::csr_view_t za = mats.take(pk.zkey_a), zb = mats.take(pk.zkey_b);
+      mats.finish();
+      detail::check_cuda(gpu::qap_rows_snarkjs(a, b, c, n, za, zb, w, s), "gpu::qap_rows_snarkjs");
       return;
     }
     const r1cs_t* cs = p.key.cs;
     if (cs == nullptr) throw std::invalid_argument("a bellman/Filecoin key needs the circuit");
     if (uint64_t(cs->n_constraints) + cs->n_public + 1 > n)
       throw std::invalid_argument("the domain cannot hold the constraints and the input rows");
-    detail::check_cuda(gpu::qap_rows_bellman(a, b, c, n, csr_of(buffers, 0, cs->a), csr_of(buffers, 1, cs->b),
-                                             csr_of(buffers, 2, cs->c), cs->n_constraints, cs->n_public, w, s),
+    csr_buffers_t mats(buffers);
+    const gpu::csr_view_t ma = mats.take(cs->a), mb = mats.take(cs->b), mc = mats.take(cs->c);
+    mats.finish();
+    detail::check_cuda(gpu::qap_rows_bellman(a, b, c, n, ma, mb, mc, cs->n_constraints, cs->n_public, w, s),
                        "gpu::qap_rows_bellman");
   });
 }

@@ -247,6 +247,46 @@ jacobian_t<P> jacobian_msm_host(std::span<const affine_t<P>> bases, std::span<co
   return download_one<jacobian_t<P>>(dout);
 }
 
+// Page-locks a host array for the duration of a call (cudaHostRegister),
+// as the key's streamed queries are in a proving run.
+class host_lock_t {
+ public:
+  host_lock_t(const void* p, size_t bytes) {
+    if (p && bytes) {
+      check_cuda(cudaHostRegister(const_cast<void*>(p), bytes, cudaHostRegisterDefault), "cudaHostRegister");
+      p_ = p;
+    }
+  }
+  ~host_lock_t() {
+    if (p_) (void)cudaHostUnregister(const_cast<void*>(p_));
+  }
+  host_lock_t(const host_lock_t&) = delete;
+  host_lock_t& operator=(const host_lock_t&) = delete;
+
+ private:
+  const void* p_ = nullptr;
+};
+
+template <class P>
+jacobian_t<P> pieces_msm_host(std::span<const affine_t<P>> bases, std::span<const fr_t> scalars, size_t split_from,
+                              const msm_pieces_t& pieces, const msm_tuning_t& tune) {
+  using L = msm_launchers_t<P>;
+  check_sizes<P>(bases.size(), scalars.size(), "msm_", "_pieces");
+  const size_t n = bases.size();
+  stream_t s;
+  const host_lock_t lock(pieces.bases_on_host ? bases.data() : nullptr, bases.size_bytes());
+  device_buffer_t db = pieces.bases_on_host ? device_buffer_t() : to_device(bases), ds = to_device(scalars),
+                  dout(sizeof(jacobian_t<P>));
+  const size_t scratch = L::pieces_scratch_bytes(n, split_from != msm_no_split, pieces, tune);
+  device_buffer_t dscr(scratch);
+  const affine_t<P>* b = pieces.bases_on_host ? bases.data() : db.as<affine_t<P>>();
+  check_cuda(L::pieces(dout.as<jacobian_t<P>>(), b, ds.as<fr_t>(), n, split_from, pieces, dscr.get(), scratch, s.get(),
+                       tune),
+             msm_what("msm_", L::name, "_pieces").c_str());
+  s.sync();
+  return download_one<jacobian_t<P>>(dout);
+}
+
 }  // namespace
 
 g1_xyzz_t msm_g1_host(std::span<const g1_affine_t> bases, std::span<const fr_t> scalars, const msm_tuning_t& tune) {
@@ -279,6 +319,15 @@ g1_jacobian_t msm_g1_jacobian_host(std::span<const g1_affine_t> bases, std::span
 g2_jacobian_t msm_g2_jacobian_host(std::span<const g2_affine_t> bases, std::span<const fr_t> scalars,
                                    size_t split_from, const msm_tuning_t& tune) {
   return jacobian_msm_host<g2_params>(bases, scalars, split_from, tune);
+}
+
+g1_jacobian_t msm_g1_pieces_host(std::span<const g1_affine_t> bases, std::span<const fr_t> scalars, size_t split_from,
+                                 const msm_pieces_t& pieces, const msm_tuning_t& tune) {
+  return pieces_msm_host<g1_params>(bases, scalars, split_from, pieces, tune);
+}
+g2_jacobian_t msm_g2_pieces_host(std::span<const g2_affine_t> bases, std::span<const fr_t> scalars, size_t split_from,
+                                 const msm_pieces_t& pieces, const msm_tuning_t& tune) {
+  return pieces_msm_host<g2_params>(bases, scalars, split_from, pieces, tune);
 }
 
 std::vector<uint32_t> ones_bitmap_host(std::span<const fr_t> scalars, size_t split_from) {

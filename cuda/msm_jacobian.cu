@@ -1,21 +1,35 @@
 // The codelet-facing MSM forms: one call from (bases, scalars) to one
-// Jacobian point in the host layout, with or without the prep_msm split, and
-// the pieces they are made of (the ones bitmap, XYZZ -> Jacobian). Written
-// once over the curve bundle (msm_curve.cuh) for G1 and G2.
+// Jacobian point in the host layout, with or without the prep_msm split,
+// whole or in pieces of consecutive terms, and the parts they are made of
+// (the ones bitmap, XYZZ -> Jacobian). Written once over the curve bundle
+// (msm_curve.cuh) for G1 and G2.
 //
-// msm_g*_jacobian(d_out, bases, scalars, n, split_from, scratch):
-//   no split: T = msm(bases, scalars)                         (msm.cu)
-//   split:    bitmap = ones_bitmap(scalars, split_from)       (below)
-//             O1 = batch_add(bases, bitmap)                   (batch_add.cu)
-//             T  = msm(bases, scalars, skip = bitmap)
+// msm_g*_pieces(d_out, bases, scalars, n, split_from, pieces, scratch); per
+// piece k (src/msm/msm_pieces.hpp: terms [k·L, min(n, (k+1)·L)), split
+// bound s_k = max(split_from - k·L, 0)):
+//   no split: T = msm(bases_k, scalars_k)                     (msm.cu)
+//   split:    bitmap = ones_bitmap(scalars_k, s_k)            (below)
+//             O1 = batch_add(bases_k, bitmap)                 (batch_add.cu)
+//             T  = msm(bases_k, scalars_k, skip = bitmap)
 //             T  = O1 + T                                     (add-2008-s)
-//   d_out = to_jacobian(T): X·ZZ^2, Y·ZZZ^2, ZZZ              (2M + 2S)
-// Scratch, carved in this order: two XYZZ points, the bitmap (split only),
-// then the scratch of the MSM or of the split.
+//   acc = T (k = 0) or acc + T                                (add-2008-s)
+// then d_out = to_jacobian(acc): X·ZZ^2, Y·ZZZ^2, ZZZ        (2M + 2S).
+// bases_k is device memory, or, for host bases, a staging buffer the
+// piece's bases were copied into (double-buffered on a second stream).
+// msm_g*_jacobian is one piece of n over device bases.
+// Scratch, carved in this order: three XYZZ points, the bitmap of one
+// piece (split only), the scratch of one piece's MSM or split (the larger
+// of the full and the last piece), the two staging buffers (host bases).
+#include <algorithm>
+
 #include "cuda/msm_common.cuh"
 #include "cuda/starzk_cuda.hpp"
+#include "msm/msm_pieces.hpp"
 
 namespace starzk::gpu {
+
+static_assert(msm_no_split == msm_split_none, "one value means no split on both sides");
+
 namespace {
 
 // out[i] = Jacobian form of a[i] (+ b[i] when b is given). (X, Y, ZZ, ZZZ)
@@ -73,38 +87,98 @@ cudaError_t xyzz_to_jacobian(typename C::host_jacobian_type* d_out, const typena
   return cudaSuccess;
 }
 
-// Where the one-call form keeps its pieces in the caller's scratch.
-template <class C>
-struct jacobian_layout_t {
-  typename C::host_xyzz_type* points;  // [0]: MSM or tail, [1]: the ones (split)
-  uint32_t* bitmap;                     // split only
-  void* inner;                          // scratch of the MSM / the split
-  size_t inner_bytes;
+// acc = (first ? O : acc) + a (+ b): the running sum of the pieces, one
+// add-2008-s or two (complete for equal and opposite points, point.cuh).
+template <class X>
+__global__ void __launch_bounds__(32) accumulate_kernel(X* acc, const X* a, const X* b, bool first) {
+  if (threadIdx.x != 0) return;
+  X p = a[0];
+  if (b) p = p.add(b[0]);
+  acc[0] = first ? p : acc[0].add(p);
+}
 
-  static jacobian_layout_t carve(carve_t& cv, size_t n, bool split, const msm_tuning_t& tune) {
-    jacobian_layout_t l{};
-    l.points = cv.take<typename C::host_xyzz_type>(2);
-    l.bitmap = split ? cv.take<uint32_t>((n + 31) / 32) : nullptr;
-    l.inner_bytes = split ? C::split_scratch_bytes(n, tune) : C::msm_scratch_bytes(n, tune);
+// Where the MSM in pieces keeps its parts in the caller's scratch.
+template <class C>
+struct pieces_layout_t {
+  using A = typename C::host_affine_type;
+  typename C::host_xyzz_type* points;  // [0] a piece's MSM or tail, [1] its ones (split), [2] the running sum
+  uint32_t* bitmap;                     // split only: one piece's ones
+  void* inner;                          // scratch of one piece's MSM / split
+  size_t inner_bytes;
+  A* staging[2];                        // bases_on_host: piece k's bases in staging[k % 2]
+
+  static pieces_layout_t carve(carve_t& cv, size_t n, bool split, const msm_pieces_t& pc, const msm_tuning_t& tune) {
+    pieces_layout_t l{};
+    const size_t piece = msm_piece_terms(n, pc.piece), count = msm_piece_count(n, pc.piece);
+    const size_t last = n - (count - 1) * piece;  // the last piece may be shorter
+    auto inner_of = [&](size_t len) {
+      return split ? C::split_scratch_bytes(len, tune) : C::msm_scratch_bytes(len, tune);
+    };
+    l.points = cv.take<typename C::host_xyzz_type>(3);
+    l.bitmap = split ? cv.take<uint32_t>((piece + 31) / 32) : nullptr;
+    l.inner_bytes = std::max(inner_of(piece), inner_of(last));
     l.inner = cv.take<char>(l.inner_bytes);
+    l.staging[0] = pc.bases_on_host ? cv.take<A>(piece) : nullptr;
+    l.staging[1] = pc.bases_on_host && count > 1 ? cv.take<A>(piece) : nullptr;
     return l;
   }
 };
 
 template <class C>
-size_t jacobian_scratch(size_t n, bool split, const msm_tuning_t& tune) {
+size_t pieces_scratch(size_t n, bool split, const msm_pieces_t& pc, const msm_tuning_t& tune) {
   if (n == 0) return 0;
   carve_t cv{nullptr};
-  jacobian_layout_t<C>::carve(cv, n, split, tune);
+  pieces_layout_t<C>::carve(cv, n, split, pc, tune);
   return cv.used;
 }
 
+// The copies of host bases into the two staging buffers, on a stream of
+// their own. copied[b]: the last copy into buffer b is done; consumed[b]:
+// the last MSM reading buffer b is done. Released at the end of the call
+// after the copy stream has drained, so that no copy still writes into the
+// caller's scratch when the call returns, error or not (on success the
+// main stream has already waited for every copy: each piece's MSM waits
+// for its stream once, after its copy).
+template <class A>
+struct staging_copies_t {
+  cudaStream_t stream = nullptr;
+  cudaEvent_t copied[2] = {}, consumed[2] = {};
+  const A* host = nullptr;
+  A* const* staging = nullptr;
+  size_t n = 0, piece = 0;
+
+  ~staging_copies_t() {
+    if (stream) cudaStreamSynchronize(stream);  // errors here have no one to go to
+    for (cudaEvent_t e : {copied[0], copied[1], consumed[0], consumed[1]})
+      if (e) cudaEventDestroy(e);
+    if (stream) cudaStreamDestroy(stream);
+  }
+  cudaError_t init() {
+    SZK_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    for (cudaEvent_t* e : {&copied[0], &copied[1], &consumed[0], &consumed[1]})
+      SZK_TRY(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
+    return cudaSuccess;
+  }
+  // Enqueue the copy of piece k into buffer k % 2, after the MSM of piece
+  // k - 2 (the buffer's last reader) has consumed it.
+  cudaError_t stage(size_t k) {
+    const int b = int(k % 2);
+    const msm_piece_t p = msm_piece(n, piece, msm_split_none, k);
+    if (k >= 2) SZK_TRY(cudaStreamWaitEvent(stream, consumed[b], 0));
+    SZK_TRY(cudaMemcpyAsync(staging[b], host + p.begin, p.length * sizeof(A), cudaMemcpyHostToDevice, stream));
+    return cudaEventRecord(copied[b], stream);
+  }
+};
+
+// The MSM in pieces (starzk_cuda.hpp, msm_g*_pieces): per piece k the
+// one-call steps of the file comment on its terms, then acc += result.
 template <class C>
-cudaError_t jacobian_msm(typename C::host_jacobian_type* d_out, const typename C::host_affine_type* d_bases,
-                         const fr_t* d_scalars, size_t n, size_t split_from, void* d_scratch, size_t scratch_bytes,
-                         cudaStream_t s, const msm_tuning_t& tune) {
+cudaError_t pieces_msm(typename C::host_jacobian_type* d_out, const typename C::host_affine_type* bases,
+                       const fr_t* d_scalars, size_t n, size_t split_from, const msm_pieces_t& pc, void* d_scratch,
+                       size_t scratch_bytes, cudaStream_t s, const msm_tuning_t& tune) {
   using X = typename C::xyzz_type;
   using F = typename C::field_type;
+  using A = typename C::host_affine_type;
   if (!d_out) return cudaErrorInvalidValue;
   auto* out = reinterpret_cast<F*>(d_out);
   if (n == 0) {
@@ -112,19 +186,42 @@ cudaError_t jacobian_msm(typename C::host_jacobian_type* d_out, const typename C
     SZK_CHECK_LAUNCH();
     return cudaSuccess;
   }
-  if (!d_bases || !d_scalars || !d_scratch) return cudaErrorInvalidValue;
+  if (!bases || !d_scalars || !d_scratch) return cudaErrorInvalidValue;
   const bool split = split_from != msm_no_split;
   carve_t cv{static_cast<char*>(d_scratch)};
-  const auto l = jacobian_layout_t<C>::carve(cv, n, split, tune);
+  const auto l = pieces_layout_t<C>::carve(cv, n, split, pc, tune);
   if (cv.used > scratch_bytes) return cudaErrorInvalidValue;
-  if (split) {
-    SZK_TRY(ones_bitmap(l.bitmap, d_scalars, n, split_from, s));
-    SZK_TRY(C::split(l.points + 1, l.points, d_bases, d_scalars, l.bitmap, n, l.inner, l.inner_bytes, s, tune));
-  } else {
-    SZK_TRY(C::msm(l.points, d_bases, d_scalars, n, l.inner, l.inner_bytes, s, tune, nullptr));
+  const size_t piece = msm_piece_terms(n, pc.piece), count = msm_piece_count(n, pc.piece);
+  X* pts = reinterpret_cast<X*>(l.points);
+  staging_copies_t<A> copies;
+  if (pc.bases_on_host) {
+    copies.host = bases;
+    copies.staging = l.staging;
+    copies.n = n;
+    copies.piece = piece;
+    SZK_TRY(copies.init());
+    SZK_TRY(copies.stage(0));
   }
-  const X* pts = reinterpret_cast<const X*>(l.points);
-  to_jacobian_kernel<X, F><<<1, 32, 0, s>>>(pts, split ? pts + 1 : nullptr, out, 1);
+  for (size_t k = 0; k < count; ++k) {
+    const msm_piece_t p = msm_piece(n, piece, split_from, k);
+    const A* pb = bases + p.begin;
+    if (pc.bases_on_host) {
+      if (k + 1 < count) SZK_TRY(copies.stage(k + 1));  // overlaps this piece's MSM
+      SZK_TRY(cudaStreamWaitEvent(s, copies.copied[k % 2], 0));
+      pb = l.staging[k % 2];
+    }
+    const fr_t* ps = d_scalars + p.begin;
+    if (split) {
+      SZK_TRY(ones_bitmap(l.bitmap, ps, p.length, p.split_from, s));
+      SZK_TRY(C::split(l.points + 1, l.points, pb, ps, l.bitmap, p.length, l.inner, l.inner_bytes, s, tune));
+    } else {
+      SZK_TRY(C::msm(l.points, pb, ps, p.length, l.inner, l.inner_bytes, s, tune, nullptr));
+    }
+    if (pc.bases_on_host) SZK_TRY(cudaEventRecord(copies.consumed[k % 2], s));
+    accumulate_kernel<X><<<1, 32, 0, s>>>(pts + 2, pts, split ? pts + 1 : nullptr, k == 0);
+    SZK_CHECK_LAUNCH();
+  }
+  to_jacobian_kernel<X, F><<<1, 32, 0, s>>>(pts + 2, nullptr, out, 1);
   SZK_CHECK_LAUNCH();
   return cudaSuccess;
 }
@@ -147,22 +244,38 @@ cudaError_t g2_xyzz_to_jacobian(g2_jacobian_t* d_out, const g2_xyzz_t* d_in, siz
   return xyzz_to_jacobian<g2_curve_t>(d_out, d_in, n, s);
 }
 
+size_t msm_g1_pieces_scratch_bytes(size_t n, bool split, const msm_pieces_t& pieces, const msm_tuning_t& tune) {
+  return pieces_scratch<g1_curve_t>(n, split, pieces, tune);
+}
+cudaError_t msm_g1_pieces(g1_jacobian_t* d_out, const g1_affine_t* bases, const fr_t* d_scalars, size_t n,
+                          size_t split_from, const msm_pieces_t& pieces, void* d_scratch, size_t scratch_bytes,
+                          cudaStream_t s, const msm_tuning_t& tune) {
+  return pieces_msm<g1_curve_t>(d_out, bases, d_scalars, n, split_from, pieces, d_scratch, scratch_bytes, s, tune);
+}
 size_t msm_g1_jacobian_scratch_bytes(size_t n, bool split, const msm_tuning_t& tune) {
-  return jacobian_scratch<g1_curve_t>(n, split, tune);
+  return pieces_scratch<g1_curve_t>(n, split, {}, tune);
 }
 cudaError_t msm_g1_jacobian(g1_jacobian_t* d_out, const g1_affine_t* d_bases, const fr_t* d_scalars, size_t n,
                             size_t split_from, void* d_scratch, size_t scratch_bytes, cudaStream_t s,
                             const msm_tuning_t& tune) {
-  return jacobian_msm<g1_curve_t>(d_out, d_bases, d_scalars, n, split_from, d_scratch, scratch_bytes, s, tune);
+  return pieces_msm<g1_curve_t>(d_out, d_bases, d_scalars, n, split_from, {}, d_scratch, scratch_bytes, s, tune);
 }
 
+size_t msm_g2_pieces_scratch_bytes(size_t n, bool split, const msm_pieces_t& pieces, const msm_tuning_t& tune) {
+  return pieces_scratch<g2_curve_t>(n, split, pieces, tune);
+}
+cudaError_t msm_g2_pieces(g2_jacobian_t* d_out, const g2_affine_t* bases, const fr_t* d_scalars, size_t n,
+                          size_t split_from, const msm_pieces_t& pieces, void* d_scratch, size_t scratch_bytes,
+                          cudaStream_t s, const msm_tuning_t& tune) {
+  return pieces_msm<g2_curve_t>(d_out, bases, d_scalars, n, split_from, pieces, d_scratch, scratch_bytes, s, tune);
+}
 size_t msm_g2_jacobian_scratch_bytes(size_t n, bool split, const msm_tuning_t& tune) {
-  return jacobian_scratch<g2_curve_t>(n, split, tune);
+  return pieces_scratch<g2_curve_t>(n, split, {}, tune);
 }
 cudaError_t msm_g2_jacobian(g2_jacobian_t* d_out, const g2_affine_t* d_bases, const fr_t* d_scalars, size_t n,
                             size_t split_from, void* d_scratch, size_t scratch_bytes, cudaStream_t s,
                             const msm_tuning_t& tune) {
-  return jacobian_msm<g2_curve_t>(d_out, d_bases, d_scalars, n, split_from, d_scratch, scratch_bytes, s, tune);
+  return pieces_msm<g2_curve_t>(d_out, d_bases, d_scalars, n, split_from, {}, d_scratch, scratch_bytes, s, tune);
 }
 
 }  // namespace starzk::gpu

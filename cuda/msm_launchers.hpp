@@ -23,6 +23,8 @@ struct msm_launchers_t<g1_params> {
   static constexpr auto* split_scratch_bytes = &msm_g1_split_scratch_bytes;
   static constexpr auto* jacobian = &msm_g1_jacobian;
   static constexpr auto* jacobian_scratch_bytes = &msm_g1_jacobian_scratch_bytes;
+  static constexpr auto* pieces = &msm_g1_pieces;
+  static constexpr auto* pieces_scratch_bytes = &msm_g1_pieces_scratch_bytes;
   static constexpr auto* to_jacobian = &g1_xyzz_to_jacobian;
 };
 
@@ -37,6 +39,8 @@ struct msm_launchers_t<g2_params> {
   static constexpr auto* split_scratch_bytes = &msm_g2_split_scratch_bytes;
   static constexpr auto* jacobian = &msm_g2_jacobian;
   static constexpr auto* jacobian_scratch_bytes = &msm_g2_jacobian_scratch_bytes;
+  static constexpr auto* pieces = &msm_g2_pieces;
+  static constexpr auto* pieces_scratch_bytes = &msm_g2_pieces_scratch_bytes;
   static constexpr auto* to_jacobian = &g2_xyzz_to_jacobian;
 };
 

@@ -17,23 +17,29 @@
 // So a long row never holds one thread for long: a row of L terms costs a
 // warp ~L/32 steps (block: ~L/256) instead of L. No pre-pass and no scratch.
 //
-// One term val·w[col] (Montgomery form). Coefficients are mostly ±1 and the
-// witness mostly 0/1 (Filecoin), so the 128-multiply-add product (field.cuh)
-// is skipped where a cheap 8-word compare says it is not needed:
-//   w = 0      -> nothing (and val is not even loaded);
+// One term v·w[col] (Montgomery form), v = val[k] for a plain matrix or
+// dict[code[k]] for a coded one (src/groth16/r1cs.hpp). Coefficients are
+// mostly ±1 and the witness mostly 0/1 (Filecoin), so the 128-multiply-add
+// product (field.cuh) is skipped where a cheap 8-word compare says it is not
+// needed:
+//   w = 0      -> nothing (and the value is not even loaded);
 //   val = 1    -> acc += w;      val = −1 -> acc −= w;
 //   w = 1      -> acc += val;    otherwise acc += val·w (1M).
 //
 // Bytes per nonzero: col 4 + w[col] 32 (a gather; an L2 hit when a nearby
-// row used that wire) + val 32 (skipped when w = 0); per row: row_ptr 8 and
-// the output 32 (snarkjs: + 32 read of a + 32 write of c for c = a∘b, fused
-// into B's pass). The floor of a bellman witness map is therefore about
-//   Σ_{A,B,C} (36·nnz + 8·rows) + 3·32·n + 3·32·n_vars  bytes
-// (every wire read once per matrix), at ~4.3 TB/s (H200 device copy, read +
-// write counted): 7.0 GB, ~1.6 ms for a 2^24 Filecoin-shaped circuit
-// (93.2M nonzeros, 5.56 per row, 16.7M wires).
-// val and col are read once: streaming loads (ld.global.cs) keep them from
-// evicting the witness out of L2; w goes through the read-only cache.
+// row used that wire) + the value (skipped when w = 0): val 32 (plain) or
+// code 2 (coded; the dictionary entry comes from the read-only cache, where
+// a circuit's few hundred entries stay); per row: row_ptr 8 and the output
+// 32 (snarkjs: + 32 read of a + 32 write of c for c = a∘b, fused into B's
+// pass). The floor of a bellman witness map is therefore about
+//   Σ_{A,B,C} ((4 + v)·nnz + 8·rows) + 3·32·n + 3·32·n_vars  bytes,
+// v = 32 plain / 2 coded (every wire read once per matrix), at ~4.3 TB/s
+// (H200 device copy, read + write counted): 7.0 GB plain, ~1.6 ms, for a
+// 2^24 Filecoin-shaped circuit (93.2M nonzeros, 5.56 per row, 16.7M wires);
+// coded, 4.2 GB.
+// val, code and col are read once: streaming loads (ld.global.cs) keep them
+// from evicting the witness out of L2; w and dict go through the read-only
+// cache.
 #include "cuda/field.cuh"
 #include "cuda/starzk_cuda.hpp"
 
@@ -52,7 +58,9 @@ static_assert(sizeof(fr_t) == sizeof(dev_fr_t), "host and device Fr layouts diff
 struct spmv_job_t {
   const uint64_t* row_ptr;
   const uint32_t* col;
-  const dev_fr_t* val;
+  const dev_fr_t* val;   // plain form (dict == nullptr)
+  const uint16_t* code;  // coded form: the value is dict[code[k]]
+  const dev_fr_t* dict;
   uint64_t n_rows;
   dev_fr_t* out;
   uint64_t in_begin, in_end;
@@ -89,13 +97,21 @@ SZK_D void store(dev_fr_t* p, const dev_fr_t& v) {
   q[1] = make_uint4(v.l[4], v.l[5], v.l[6], v.l[7]);
 }
 
-// acc += val[k]·w[col[k]], with the shortcuts of the file comment.
+// Term k's value: the 2-byte code streamed and its dictionary entry through
+// the read-only cache, or the 32-byte value streamed. The branch is uniform
+// over the block (one job per blockIdx.y).
+SZK_D dev_fr_t term_value(const spmv_job_t& j, uint64_t k) {
+  if (j.dict) return load_cached(j.dict + __ldcs(j.code + k));
+  return load_streaming(j.val + k);
+}
+
+// acc += value(k)·w[col[k]], with the shortcuts of the file comment.
 SZK_D void add_term(dev_fr_t& acc, const spmv_job_t& j, const dev_fr_t* w, uint64_t k, const dev_fr_t& one,
                     const dev_fr_t& minus_one) {
   const uint32_t c = __ldcs(j.col + k);
   const dev_fr_t x = load_cached(w + c);
   if (x.is_zero()) return;
-  const dev_fr_t v = load_streaming(j.val + k);
+  const dev_fr_t v = term_value(j, k);
   if (v == one) acc += x;
   else if (v == minus_one) acc -= x;
   else if (x == one) acc += v;
@@ -187,12 +203,15 @@ __global__ void __launch_bounds__(spmv_block) spmv_kernel(const spmv_launch_t p)
 }
 
 bool aligned16(const void* ptr) { return (reinterpret_cast<uintptr_t>(ptr) & 15) == 0; }
+bool aligned2(const void* ptr) { return (reinterpret_cast<uintptr_t>(ptr) & 1) == 0; }
 
 // A matrix that can write into n_out rows: at most n_out rows, a row_ptr
-// when it has rows, 16-byte aligned values.
+// when it has rows, 16-byte aligned values (plain) or dictionary and
+// 2-byte aligned codes (coded).
 bool view_ok(const csr_view_t& m, uint64_t n_out) {
   if (m.n_rows > n_out) return false;
   if (m.n_rows > 0 && m.row_ptr == nullptr) return false;
+  if (m.dict) return aligned16(m.dict) && aligned2(m.code);
   return aligned16(m.val);
 }
 
@@ -202,7 +221,12 @@ spmv_job_t make_job(const csr_view_t& m, fr_t* d_out) {
   spmv_job_t j{};
   j.row_ptr = m.row_ptr;
   j.col = m.col;
-  j.val = reinterpret_cast<const dev_fr_t*>(m.val);
+  if (m.dict) {
+    j.code = m.code;
+    j.dict = reinterpret_cast<const dev_fr_t*>(m.dict);
+  } else {
+    j.val = reinterpret_cast<const dev_fr_t*>(m.val);
+  }
   j.n_rows = m.n_rows;
   j.out = reinterpret_cast<dev_fr_t*>(d_out);
   return j;

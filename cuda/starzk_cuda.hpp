@@ -200,18 +200,52 @@ cudaError_t msm_g2_jacobian(g2_jacobian_t* d_out, const g2_affine_t* d_bases, co
                             size_t split_from, void* d_scratch, size_t scratch_bytes, cudaStream_t stream,
                             const msm_tuning_t& tune = {});
 
+// The one-call MSMs in pieces, for scratch bounded by the caller (the
+// codelets size it from the device's free memory): terms
+// [k·piece, min(n, (k+1)·piece)) form piece k, each piece is one MSM as
+// above (its split bound max(split_from - k·piece, 0): split_from counts
+// global indices, src/msm/msm_pieces.hpp), and the pieces' results are
+// summed on the device: the same group element as one piece. With
+// bases_on_host, `bases` is a host array (page-locked, or the copies do
+// not overlap): piece k's bases are copied into staging buffer k % 2 of
+// the scratch on a stream of the call's own, while piece k - 1 computes
+// on `stream` (events order each copy after the MSM that last read its
+// buffer, and each MSM after its copy; the stream and events live for the
+// call). Otherwise `bases` is device memory. Scratch:
+// msm_g*_pieces_scratch_bytes(n, split, pieces); it covers the longest
+// piece and the last one, and the two staging buffers. The one-call form
+// above is pieces = {} (one piece of n, device bases).
+struct msm_pieces_t {
+  size_t piece = 0;            // terms per piece; 0 or more than n: one piece
+  bool bases_on_host = false;  // bases in host memory, copied piece by piece
+};
+size_t msm_g1_pieces_scratch_bytes(size_t n, bool split, const msm_pieces_t& pieces, const msm_tuning_t& tune = {});
+cudaError_t msm_g1_pieces(g1_jacobian_t* d_out, const g1_affine_t* bases, const fr_t* d_scalars, size_t n,
+                          size_t split_from, const msm_pieces_t& pieces, void* d_scratch, size_t scratch_bytes,
+                          cudaStream_t stream, const msm_tuning_t& tune = {});
+size_t msm_g2_pieces_scratch_bytes(size_t n, bool split, const msm_pieces_t& pieces, const msm_tuning_t& tune = {});
+cudaError_t msm_g2_pieces(g2_jacobian_t* d_out, const g2_affine_t* bases, const fr_t* d_scalars, size_t n,
+                          size_t split_from, const msm_pieces_t& pieces, void* d_scratch, size_t scratch_bytes,
+                          cudaStream_t stream, const msm_tuning_t& tune = {});
+
 
 // ------------------------------------------------------------------ SpMV --
 // The witness map (DESIGN.md §2 step 1) on the device; cuda/spmv.cu.
 // A CSR matrix in device memory, the layout of src/groth16/r1cs.hpp
-// sparse_matrix_t: row_ptr (n_rows + 1 entries, row_ptr[0] = 0), col and val
-// (nnz entries each; val Montgomery fr_t, 16-byte aligned). Every col must
-// index into the witness the launcher is given (not checked on the device).
+// sparse_matrix_t: row_ptr (n_rows + 1 entries, row_ptr[0] = 0), col (nnz
+// entries), and the values in one of two forms:
+//   plain (dict == nullptr): val, nnz Montgomery fr_t, 16-byte aligned;
+//   coded (dict != nullptr): code, nnz u16 indices into dict (Montgomery
+//     fr_t, 16-byte aligned, at most 65536 entries); val is ignored.
+// Every col must index into the witness the launcher is given, and every
+// code into dict (neither is checked on the device: src/io validates files).
 struct csr_view_t {
   const uint64_t* row_ptr;
   const uint32_t* col;
   const fr_t* val;
   uint64_t n_rows;
+  const uint16_t* code = nullptr;
+  const fr_t* dict = nullptr;
 };
 // Rows of at most short_max terms are summed by one thread, rows of at most
 // warp_max terms by one warp, longer rows by a whole block of 256 threads.

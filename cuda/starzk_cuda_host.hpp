@@ -92,6 +92,13 @@ g1_jacobian_t msm_g1_jacobian_host(std::span<const g1_affine_t> bases, std::span
                                    size_t split_from = msm_no_split, const msm_tuning_t& tune = {});
 g2_jacobian_t msm_g2_jacobian_host(std::span<const g2_affine_t> bases, std::span<const fr_t> scalars,
                                    size_t split_from = msm_no_split, const msm_tuning_t& tune = {});
+// The MSMs in pieces (msm_g*_pieces) with exactly the scratch their query
+// asks for; with pieces.bases_on_host the host bases are page-locked for
+// the call and copied piece by piece.
+g1_jacobian_t msm_g1_pieces_host(std::span<const g1_affine_t> bases, std::span<const fr_t> scalars, size_t split_from,
+                                 const msm_pieces_t& pieces, const msm_tuning_t& tune = {});
+g2_jacobian_t msm_g2_pieces_host(std::span<const g2_affine_t> bases, std::span<const fr_t> scalars, size_t split_from,
+                                 const msm_pieces_t& pieces, const msm_tuning_t& tune = {});
 // The device ones bitmap, (n+31)/32 words.
 std::vector<uint32_t> ones_bitmap_host(std::span<const fr_t> scalars, size_t split_from);
 

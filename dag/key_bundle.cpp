@@ -1,11 +1,13 @@
 // key_bundle.cpp: registering a key and its circuit once (see key_bundle.hpp).
 #include "dag/key_bundle.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 
 #include "codelets/codelets.hpp"
 #include "codelets/cuda_support.hpp"
+#include "codelets/msm_device.hpp"
 #include "groth16/witness_map.hpp"
 
 #if STARZK_CODELETS_CUDA
@@ -65,20 +67,33 @@ key_bundle_t::key_bundle_t(std::shared_ptr<const proving_key_t> pk, std::shared_
                                        bellman ? root_convention::bellman : root_convention::snarkjs, threads);
   view_ = codelets::key_view_t{pk_.get(), cs_.get(), domain_.get()};
   try {
-    using codelets::msm_query_t;
-    register_vector(g1_[int(msm_query_t::h)], pk_->h.data(), pk_->h.size(), sizeof(g1_affine_t));
-    register_vector(g1_[int(msm_query_t::l)], pk_->l.data(), pk_->l.size(), sizeof(g1_affine_t));
-    register_vector(g1_[int(msm_query_t::a)], pk_->a.data(), pk_->a.size(), sizeof(g1_affine_t));
-    register_vector(g1_[int(msm_query_t::b_g1)], pk_->b_g1.data(), pk_->b_g1.size(), sizeof(g1_affine_t));
-    register_vector(b_g2_, pk_->b_g2.data(), pk_->b_g2.size(), sizeof(g2_affine_t));
+    plan_device_memory();  // which queries stream: those are no StarPU handle
+    for (int q = 0; q < codelets::msm_query_count; ++q)
+      if (!view_.g1_device[q].streamed) {
+        const auto& bases = codelets::msm_query_bases(*pk_, codelets::msm_query_t(q));
+        register_vector(g1_[q], bases.data(), bases.size(), sizeof(g1_affine_t));
+      }
+    if (!view_.b_g2_device.streamed)
+      register_vector(b_g2_, pk_->b_g2.data(), pk_->b_g2.size(), sizeof(g2_affine_t));
     register_device_domain();
+    // Per matrix: row_ptr, col, then val (plain) or code, dict (coded), as
+    // the spmv codelet takes them (codelets.hpp spmv_matrix_buffers).
     for (const sparse_matrix_t* m : spmv_matrices()) {
-      matrices_.emplace_back();
-      register_vector(matrices_.back(), m->row_ptr.data(), m->row_ptr.size(), sizeof(uint64_t));
-      matrices_.emplace_back();
-      register_vector(matrices_.back(), m->col.data(), m->col.size(), sizeof(uint32_t));
-      matrices_.emplace_back();
-      register_vector(matrices_.back(), m->val.data(), m->val.size(), sizeof(fr_t));
+      const size_t before = matrices_.size();
+      auto add = [&](const void* data, size_t count, size_t elem) {
+        matrices_.emplace_back();
+        register_vector(matrices_.back(), data, count, elem);
+      };
+      add(m->row_ptr.data(), m->row_ptr.size(), sizeof(uint64_t));
+      add(m->col.data(), m->col.size(), sizeof(uint32_t));
+      if (m->coded()) {
+        add(m->code.data(), m->code.size(), sizeof(uint16_t));
+        add(m->dict.data(), m->dict.size(), sizeof(fr_t));
+      } else {
+        add(m->val.data(), m->val.size(), sizeof(fr_t));
+      }
+      if (matrices_.size() - before != codelets::spmv_matrix_buffers(*m))
+        throw std::logic_error("key_bundle_t: matrix handles and spmv buffers disagree");
     }
   } catch (...) {
     for (starpu_data_handle_t h : all_) starpu_data_unregister(h);
@@ -113,6 +128,63 @@ void key_bundle_t::register_device_domain() {
   register_vector(domain_h_, device_domain_.data(), device_domain_.size(), sizeof(fr_t));
 }
 
+// The device memory plan (dag/key_residency.hpp), made with CUDA workers
+// only: which queries stream from host memory, how much scratch an MSM
+// body may take, and what each MSM task needs on a device at least (the
+// codelets' can_execute reads it). The knobs are read here, once per key.
+void key_bundle_t::plan_device_memory() {
+  const gpu_memory_knobs_t knobs = gpu_memory_knobs_from_env();
+  view_.scratch_max = knobs.scratch_max;
+#if STARZK_CODELETS_CUDA
+  if (starpu_cuda_worker_get_count() == 0) return;
+  const proving_key_t& pk = *pk_;
+  static_assert(key_query_count == codelets::msm_query_count + 1 &&
+                    int(key_query_t::b_g1) == int(codelets::msm_query_t::b_g1),
+                "the plan's queries are the msm codelet's, then B_g2");
+  codelets::msm_shape_t shape[key_query_count];
+  for (int q = 0; q < key_query_count; ++q) shape[q] = codelets::msm_query_shape(pk, q);
+  const uint64_t scalar_bytes[key_query_count] = {sizeof(fr_t) * pk.domain_size, sizeof(fr_t) * pk.n_vars,
+                                                  sizeof(fr_t) * pk.n_vars, sizeof(fr_t) * pk.n_vars,
+                                                  sizeof(fr_t) * pk.n_vars};
+  residency_input_t in;
+  in.device = UINT64_MAX;
+  for (unsigned w = 0; w < starpu_worker_get_count(); ++w)
+    if (starpu_worker_get_type(int(w)) == STARPU_CUDA_WORKER) {
+      const starpu_ssize_t total = starpu_memory_get_total(starpu_worker_get_memory_node(w));
+      if (total > 0) in.device = std::min(in.device, uint64_t(total));
+    }
+  if (in.device == UINT64_MAX) return;  // StarPU counts no device memory: no plan
+  const unsigned log_n = log2_exact(pk.domain_size);
+  in.key_fixed = log_n >= 1 && log_n <= gpu::ntt_max_log ? gpu::ntt_domain_bytes(log_n) : 0;
+  for (const sparse_matrix_t* m : spmv_matrices())
+    in.key_optional += m->row_ptr.size() * sizeof(uint64_t) + m->col.size() * sizeof(uint32_t) +
+                       m->val.size() * sizeof(fr_t) + m->code.size() * sizeof(uint16_t) +
+                       m->dict.size() * sizeof(fr_t);
+  in.partition = sizeof(fr_t) * (uint64_t(pk.n_vars) + 3 * pk.domain_size);
+  for (int q = 0; q < key_query_count; ++q) {
+    in.query[q] = shape[q].n * (shape[q].g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t));
+    const size_t piece = std::min(shape[q].n, codelets::msm_plan_piece);
+    in.scratch_floor = std::max(in.scratch_floor, codelets::msm_scratch_bytes(shape[q], piece, true, true));
+  }
+  in.forced = knobs.stream;
+  const residency_plan_t plan = plan_key_residency(in);
+  memory_input_ = in;
+  memory_plan_ = plan;
+  view_.scratch_max = std::min(knobs.scratch_max, plan.scratch_budget);
+  for (int q = 0; q < key_query_count; ++q) {
+    codelets::msm_device_t& d = q < codelets::msm_query_count ? view_.g1_device[q] : view_.b_g2_device;
+    d.streamed = plan.streams(q);
+    d.min_scratch = codelets::msm_min_scratch_bytes(shape[q], d.streamed);
+    d.buffer_bytes = (d.streamed ? 0 : in.query[q]) + scalar_bytes[q] +
+                     (shape[q].g2 ? sizeof(g2_jacobian_t) : sizeof(g1_jacobian_t));
+  }
+#endif
+}
+
+std::string key_bundle_t::describe_memory_plan() const {
+  return memory_input_.device == 0 ? std::string() : describe(memory_plan_, memory_input_);
+}
+
 // With CUDA workers, page-lock the arrays StarPU copies to the GPUs (the
 // queries, the CSR arrays, the domain) so that the copies run at full PCIe
 // speed and asynchronously. Pinning is an optimisation: an array that
@@ -133,7 +205,10 @@ void key_bundle_t::pin_for_devices() {
   for (const sparse_matrix_t* m : spmv_matrices()) {
     pin(m->row_ptr.data(), m->row_ptr.size() * sizeof(uint64_t));
     pin(m->col.data(), m->col.size() * sizeof(uint32_t));
+    // Plain: val; coded: code and dict (the other form's arrays are empty).
     pin(m->val.data(), m->val.size() * sizeof(fr_t));
+    pin(m->code.data(), m->code.size() * sizeof(uint16_t));
+    pin(m->dict.data(), m->dict.size() * sizeof(fr_t));
   }
 }
 

@@ -8,14 +8,21 @@
 // dependencies and StarPU may keep device replicas between tasks):
 //   h, l, a, b_g1        the G1 queries (96-byte affine points)
 //   b_g2                 the G2 query (192-byte affine points)
-//   spmv's matrices      row_ptr (u64), col (u32), val (F_r) of each matrix
-//                        the witness map reads: the circuit's A, B, C for a
-//                        bellman key, the .zkey's A and B for a snarkjs key.
+//   spmv's matrices      row_ptr (u64), col (u32), then val (F_r) of a
+//                        plain matrix or code (u16) and dict (F_r) of a
+//                        coded one (groth16/r1cs.hpp), for each matrix the
+//                        witness map reads: the circuit's A, B, C for a
+//                        bellman key, the .zkey's A and B for a snarkjs key
+//                        (codelets.hpp spmv_matrix_buffers).
 //   device domain        the NTT tables the CUDA ntt_h reads (n·32 bytes,
 //                        built only when StarPU has CUDA workers).
 // With CUDA workers these stay resident on each GPU that used them while
 // device memory allows (StarPU evicts read-only replicas only under
-// pressure), and their host arrays are pinned for fast copies.
+// pressure), and their host arrays are pinned for fast copies. Which
+// queries are handles at all is the device memory plan's choice, made here
+// from the GPUs' memory (dag/key_residency.hpp): a query the plan streams
+// has no handle, and the MSM's CUDA body copies its bases from the pinned
+// host array piece by piece.
 // An empty array is registered as a one-element dummy (StarPU refuses
 // zero-sized vectors); bodies take lengths from the key, never the handle.
 // The bundle also builds the NTT domain once, in the key's root convention.
@@ -34,6 +41,7 @@
 #include <vector>
 
 #include "codelets/partition_state.hpp"
+#include "dag/key_residency.hpp"
 #include "groth16/keys.hpp"
 #include "groth16/r1cs.hpp"
 #include "ntt/domain.hpp"
@@ -56,9 +64,17 @@ class key_bundle_t {
   const r1cs_t* cs() const { return cs_.get(); }
   const codelets::key_view_t& view() const { return view_; }
 
+  // The query handles; null for a query the memory plan streams
+  // (view().g1_device[q].streamed, view().b_g2_device.streamed).
   starpu_data_handle_t query(codelets::msm_query_t q) const { return g1_[static_cast<int>(q)]; }
   starpu_data_handle_t b_g2() const { return b_g2_; }
-  // row_ptr, col, val of each matrix spmv reads, in matrix order.
+  // The device memory plan (dag/key_residency.hpp) and the sizes it was
+  // made from (memory_input().device == 0: no plan, without CUDA workers),
+  // and the plan in one line (empty without a plan).
+  const residency_input_t& memory_input() const { return memory_input_; }
+  const residency_plan_t& memory_plan() const { return memory_plan_; }
+  std::string describe_memory_plan() const;
+  // The spmv buffers of each matrix it reads, in matrix order (see above).
   const std::vector<starpu_data_handle_t>& matrices() const { return matrices_; }
   // The device NTT domain (ntt_h's buffer 3).
   starpu_data_handle_t device_domain() const { return domain_h_; }
@@ -73,6 +89,7 @@ class key_bundle_t {
   void register_vector(starpu_data_handle_t& h, const void* data, size_t count, size_t elem);
   std::vector<const sparse_matrix_t*> spmv_matrices() const;
   void register_device_domain();
+  void plan_device_memory();
   void pin_for_devices();
   void unpin_all() noexcept;
 
@@ -86,6 +103,8 @@ class key_bundle_t {
   std::vector<starpu_data_handle_t> matrices_;
   std::vector<fr_t> device_domain_;  // empty without CUDA workers
   starpu_data_handle_t domain_h_ = nullptr;
+  residency_input_t memory_input_;
+  residency_plan_t memory_plan_;
   std::vector<std::pair<const void*, size_t>> pinned_;
   std::vector<starpu_data_handle_t> all_;
   alignas(64) unsigned char dummy_[256] = {};  // home of empty arrays' one-element handles

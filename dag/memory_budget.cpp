@@ -69,10 +69,8 @@ uint64_t default_memory_budget(double fraction) {
   return uint64_t(double(mem_available_bytes()) * fraction);
 }
 
-uint64_t parse_memory_budget(std::string_view text) {
+uint64_t parse_byte_size(std::string_view text, const std::string& what) {
   const std::string t(text);
-  if (t == "auto") return default_memory_budget();
-  if (t == "none") return 0;
   size_t pos = 0;
   double value = 0;
   try {
@@ -81,7 +79,7 @@ uint64_t parse_memory_budget(std::string_view text) {
     pos = 0;
   }
   if (pos == 0 || !(value >= 0) || std::isinf(value))
-    throw std::runtime_error("memory budget '" + t + "': expected auto, none, or bytes like 512M or 1.5G");
+    throw std::runtime_error(what + "'" + t + "': expected bytes like 512M or 1.5G");
   std::string suffix = t.substr(pos);
   for (char& ch : suffix) ch = char(std::toupper(static_cast<unsigned char>(ch)));
   double scale = 1;
@@ -96,10 +94,16 @@ uint64_t parse_memory_budget(std::string_view text) {
   else if (suffix == "T" || suffix == "TB" || suffix == "TIB")
     scale = 1024.0 * 1024 * 1024 * 1024;
   else
-    throw std::runtime_error("memory budget '" + t + "': unknown unit '" + t.substr(pos) + "' (use K, M, G or T)");
+    throw std::runtime_error(what + "'" + t + "': unknown unit '" + t.substr(pos) + "' (use K, M, G or T)");
   const double bytes = value * scale;
-  if (bytes >= 18e18) throw std::runtime_error("memory budget '" + t + "' is too large");
+  if (bytes >= 18e18) throw std::runtime_error(what + "'" + t + "' is too large");
   return uint64_t(bytes);
+}
+
+uint64_t parse_memory_budget(std::string_view text) {
+  if (text == "auto") return default_memory_budget();
+  if (text == "none") return 0;
+  return parse_byte_size(text, "memory budget (auto, none or bytes) ");
 }
 
 }  // namespace starzk::dag

@@ -17,6 +17,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <string_view>
 
 namespace starzk::dag {
@@ -54,9 +55,14 @@ uint64_t mem_available_bytes();
 // The default cap: `fraction` of MemAvailable.
 uint64_t default_memory_budget(double fraction = 0.5);
 
-// "auto" (the default cap), "0" / "none" (no cap), or a byte count with an
-// optional binary suffix: "123456", "512M", "1.5G", "2GiB", "64k".
-// Throws std::runtime_error naming the text.
+// A byte count with an optional binary suffix: "123456", "512M", "1.5G",
+// "2GiB", "64k" (the one parser of sizes: --mem-budget and the byte-valued
+// knobs, e.g. STARZK_GPU_SCRATCH_MAX). Throws std::runtime_error
+// "<what>'<text>': ..." (what: "memory budget ", "STARZK_GPU_SCRATCH_MAX=").
+uint64_t parse_byte_size(std::string_view text, const std::string& what);
+
+// "auto" (the default cap), "0" / "none" (no cap), or a byte count as
+// parse_byte_size reads it. Throws std::runtime_error naming the text.
 uint64_t parse_memory_budget(std::string_view text);
 
 }  // namespace starzk::dag

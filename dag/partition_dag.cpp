@@ -164,12 +164,15 @@ void submit_prep_msm(partition_t& p, const submit_context_t& ctx) {
 
 namespace {
 
-// One G1 query: bases (key), scalars (h in a, or prep), result.
+// One G1 query: bases (key; none when the memory plan streams the query:
+// the CUDA body copies it itself, codelets/msm.cpp), scalars (h in a, or
+// prep), result.
 void submit_msm(partition_t& p, const submit_context_t& ctx, msm_query_t q, bool last) {
   const int qi = int(q);
-  std::vector<starpu_data_descr> data = {{p.key().query(q), STARPU_R},
-                                         {q == msm_query_t::h ? p.a : p.w, STARPU_R},
-                                         {p.res[qi], STARPU_W}};
+  std::vector<starpu_data_descr> data;
+  if (!p.key().view().g1_device[qi].streamed) data.push_back({p.key().query(q), STARPU_R});
+  data.push_back({q == msm_query_t::h ? p.a : p.w, STARPU_R});
+  data.push_back({p.res[qi], STARPU_W});
   if (q != msm_query_t::h) data.push_back({p.prep, STARPU_R});  // the CPU body's split
   if (last)  // the chain's last task waits for the chain's other results
     for (msm_query_t other : {msm_query_t::h, msm_query_t::l, msm_query_t::a})
@@ -189,8 +192,10 @@ void submit_msm_a(partition_t& p, const submit_context_t& ctx) { submit_msm(p, c
 void submit_msm_b1(partition_t& p, const submit_context_t& ctx) { submit_msm(p, ctx, msm_query_t::b_g1, true); }
 
 void submit_b_g2_msm(partition_t& p, const submit_context_t& ctx) {
-  submit_task(p, ctx, codelets::b_g2_msm_codelet(), &p.state(),
-              {{p.key().b_g2(), STARPU_R}, {p.w, STARPU_R}, {p.res_b2, STARPU_W}, {p.prep, STARPU_R}}, "b_g2_msm", prio_memory_phase,
+  std::vector<starpu_data_descr> data;
+  if (!p.key().view().b_g2_device.streamed) data.push_back({p.key().b_g2(), STARPU_R});  // as in submit_msm
+  data.insert(data.end(), {{p.w, STARPU_R}, {p.res_b2, STARPU_W}, {p.prep, STARPU_R}});
+  submit_task(p, ctx, codelets::b_g2_msm_codelet(), &p.state(), std::move(data), "b_g2_msm", prio_memory_phase,
               codelets::b_g2_msm_flops(p.state()));
 }
 

@@ -15,7 +15,9 @@
 # every other test there, STARZK_TARGETS="t1 t2" to build only those targets,
 # STARZK_SKIP_TESTS=1 to run no test, STARZK_PROVE_CHECK=0 to skip
 # scripts/gpu-prove-check.sh (the main flow with `prove --gpu on`), STARZK_PROOF_BENCH=1 to run bench/proof-bench.sh (whole proofs through the
-# DAG; its own STARZK_PROOF_* variables). Everything but gpu-run.log is
+# DAG; its own STARZK_PROOF_* variables), STARZK_SECTOR=1 to run
+# bench/sector-bench.sh (a whole sector: gen, prove, verify; its own
+# STARZK_SECTOR_* variables). Everything but gpu-run.log is
 # packed into OUTDIR/results.tgz at the end (the device tool brings back at
 # most 8 files).
 set -euo pipefail
@@ -92,6 +94,9 @@ run)
       echo "== GPU setup failed its tests: the benchmark key is made on the CPU"; export STARZK_SETUP_DEVICE=off
     fi
     "$root/bench/proof-bench.sh" "$build" "$out" || rc=$?
+  fi
+  if [ "${STARZK_SECTOR:-0}" = 1 ]; then
+    "$root/bench/sector-bench.sh" "$build" "$out" || rc=$?
   fi
   echo "== done rc=$rc"
   (cd "$out" && ls | grep -v '^gpu-run.log$' | tar czf results.tgz -T - && ls | grep -v -e '^gpu-run.log$' -e '^results.tgz$' | xargs rm -rf)

@@ -2,7 +2,11 @@
 // rows (src/gen: 2^k − 329 constraints, 328 publics, nnz/row 2.38 / 1.00 /
 // 2.18, witness ~99% bits), k = 20, 22, 24 or the log sizes given as
 // arguments, generated in memory on the host (~0.7 s at 2^24 on 16 cores;
-// the time goes to stderr) and uploaded once. CSV rows name,n,ms,ratio_to_floor:
+// the time goes to stderr) and uploaded once in both value forms
+// (src/groth16/r1cs.hpp): plain (32-byte values) and coded (u16 codes into
+// the circuit's dictionary of 449 values, as the generator makes it).
+// CSV rows name,n,ms,ratio_to_floor, each for the plain form and, with the
+// suffix _coded, the coded one:
 //   spmv_bellman_abc   qap_rows_bellman (a, b, c and the input rows, one launch)
 //   spmv_snarkjs_abc   qap_rows_snarkjs over the same A and B (c = a∘b fused)
 //   spmv_A             spmv_fr of A alone (default tiers)
@@ -10,10 +14,11 @@
 //   spmv_A_random_w    A against a random full-field witness (no 0/1 shortcut:
 //                      the cost of the Fr products)
 // The floor is bytes / measured device-copy rate (read + write), with bytes
-// per matrix M = 36·nnz(M) + 8·rows(M) (col, val, row_ptr) + 32·n_vars
-// (each wire read once) + 32·n per output written (snarkjs: + 64·n for the
-// read of a and the write of c). Skipping val where w = 0 can take a run
-// below this floor; a gather that misses L2 takes it above.
+// per matrix M = (4 + v)·nnz(M) + 8·rows(M) (col, values, row_ptr; v = 32
+// plain, 2 coded, plus the dictionary once) + 32·n_vars (each wire read
+// once) + 32·n per output written (snarkjs: + 64·n for the read of a and the
+// write of c). Skipping the value where w = 0 can take a run below this
+// floor; a gather that misses L2 takes it above.
 #include <chrono>
 
 #include "bench_util.hpp"
@@ -25,17 +30,22 @@ using namespace starzk::gpu::bench;
 
 namespace {
 
+// A matrix on the device in its own form (val, or code and dict).
 struct dev_matrix_t {
-  device_buffer_t rp, col, val;
+  device_buffer_t rp, col, val, code, dict;
   csr_view_t view{};
-  double bytes = 0;  // 36·nnz + 8·(rows + 1)
+  double bytes = 0;  // (4 + 32)·nnz or (4 + 2)·nnz + dictionary, + 8·(rows + 1)
   explicit dev_matrix_t(const sparse_matrix_t& m)
-      : rp(m.row_ptr.size() * 8), col(m.col.size() * 4), val(m.val.size() * sizeof(fr_t)) {
+      : rp(m.row_ptr.size() * 8), col(m.col.size() * 4), val(m.val.size() * sizeof(fr_t)),
+        code(m.code.size() * sizeof(uint16_t)), dict(m.dict.size() * sizeof(fr_t)) {
     rp.upload(m.row_ptr.data(), rp.size());
     col.upload(m.col.data(), col.size());
     val.upload(m.val.data(), val.size());
+    code.upload(m.code.data(), code.size());
+    dict.upload(m.dict.data(), dict.size());
     view = {rp.as<const uint64_t>(), col.as<const uint32_t>(), val.as<const fr_t>(), m.n_rows};
-    bytes = double(rp.size() + col.size() + val.size());
+    if (m.coded()) view = {view.row_ptr, view.col, nullptr, m.n_rows, code.as<const uint16_t>(), dict.as<const fr_t>()};
+    bytes = double(rp.size() + col.size() + val.size() + code.size() + dict.size());
   }
 };
 
@@ -67,42 +77,47 @@ int main(int argc, char** argv) {
                    (unsigned long long)max_row(cs.a), (unsigned long long)max_row(cs.b),
                    (unsigned long long)max_row(cs.c));
       const size_t n = size_t(1) << L;
-      dev_matrix_t A(cs.a), B(cs.b), C(cs.c);
       device_buffer_t dw(w.size() * sizeof(fr_t)), drw(w.size() * sizeof(fr_t));
       dw.upload(w.data(), dw.size());
       fill_scalars(drw.as<fr_t>(), w.size(), 0, 77, s.get());
       device_buffer_t a(n * sizeof(fr_t)), b(n * sizeof(fr_t)), c(n * sizeof(fr_t));
       const double wire_bytes = 32.0 * double(cs.n_vars), row_bytes = 32.0 * double(n);
       auto floor_ms = [&](double bytes) { return bytes / bw * 1e3; };
+      r1cs_t plain = cs;
+      expand_circuit(plain);
+      for (const r1cs_t* form : std::initializer_list<const r1cs_t*>{&plain, &cs}) {
+        const std::string sfx = form->a.coded() ? "_coded" : "";
+        const dev_matrix_t A(form->a), B(form->b), C(form->c);
 
-      const double ms_bellman = time_ms(s.get(), 5, [&] {
-        check_cuda(qap_rows_bellman(a.as<fr_t>(), b.as<fr_t>(), c.as<fr_t>(), n, A.view, B.view, C.view,
-                                    cs.n_constraints, cs.n_public, dw.as<const fr_t>(), s.get()),
-                   "qap_rows_bellman");
-      });
-      row("spmv_bellman_abc", double(n), ms_bellman,
-          ms_bellman / floor_ms(A.bytes + B.bytes + C.bytes + 3 * wire_bytes + 3 * row_bytes));
-
-      const double ms_snarkjs = time_ms(s.get(), 5, [&] {
-        check_cuda(qap_rows_snarkjs(a.as<fr_t>(), b.as<fr_t>(), c.as<fr_t>(), n, A.view, B.view,
-                                    dw.as<const fr_t>(), s.get()),
-                   "qap_rows_snarkjs");
-      });
-      row("spmv_snarkjs_abc", double(n), ms_snarkjs,
-          ms_snarkjs / floor_ms(A.bytes + B.bytes + 2 * wire_bytes + 4 * row_bytes));
-
-      const double floor_a = floor_ms(A.bytes + wire_bytes + row_bytes);
-      auto time_a = [&](const fr_t* d_w, const spmv_tuning_t& tune) {
-        return time_ms(s.get(), 5, [&] {
-          check_cuda(spmv_fr(a.as<fr_t>(), n, A.view, d_w, s.get(), tune), "spmv_fr");
+        const double ms_bellman = time_ms(s.get(), 5, [&] {
+          check_cuda(qap_rows_bellman(a.as<fr_t>(), b.as<fr_t>(), c.as<fr_t>(), n, A.view, B.view, C.view,
+                                      cs.n_constraints, cs.n_public, dw.as<const fr_t>(), s.get()),
+                     "qap_rows_bellman");
         });
-      };
-      const double ms_a = time_a(dw.as<const fr_t>(), {});
-      row("spmv_A", double(n), ms_a, ms_a / floor_a);
-      const double ms_a1 = time_a(dw.as<const fr_t>(), {1u << 30, 1u << 30});
-      row("spmv_A_one_thread", double(n), ms_a1, ms_a1 / floor_a);
-      const double ms_ar = time_a(drw.as<const fr_t>(), {});
-      row("spmv_A_random_w", double(n), ms_ar, ms_ar / floor_a);
+        row("spmv_bellman_abc" + sfx, double(n), ms_bellman,
+            ms_bellman / floor_ms(A.bytes + B.bytes + C.bytes + 3 * wire_bytes + 3 * row_bytes));
+
+        const double ms_snarkjs = time_ms(s.get(), 5, [&] {
+          check_cuda(qap_rows_snarkjs(a.as<fr_t>(), b.as<fr_t>(), c.as<fr_t>(), n, A.view, B.view,
+                                      dw.as<const fr_t>(), s.get()),
+                     "qap_rows_snarkjs");
+        });
+        row("spmv_snarkjs_abc" + sfx, double(n), ms_snarkjs,
+            ms_snarkjs / floor_ms(A.bytes + B.bytes + 2 * wire_bytes + 4 * row_bytes));
+
+        const double floor_a = floor_ms(A.bytes + wire_bytes + row_bytes);
+        auto time_a = [&](const fr_t* d_w, const spmv_tuning_t& tune) {
+          return time_ms(s.get(), 5, [&] {
+            check_cuda(spmv_fr(a.as<fr_t>(), n, A.view, d_w, s.get(), tune), "spmv_fr");
+          });
+        };
+        const double ms_a = time_a(dw.as<const fr_t>(), {});
+        row("spmv_A" + sfx, double(n), ms_a, ms_a / floor_a);
+        const double ms_a1 = time_a(dw.as<const fr_t>(), {1u << 30, 1u << 30});
+        row("spmv_A_one_thread" + sfx, double(n), ms_a1, ms_a1 / floor_a);
+        const double ms_ar = time_a(drw.as<const fr_t>(), {});
+        row("spmv_A_random_w" + sfx, double(n), ms_ar, ms_ar / floor_a);
+      }
     }
     return 0;
   } catch (const std::exception& e) {

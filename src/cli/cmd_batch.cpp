@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -213,6 +214,7 @@ int run_manifest(const batch_run_options_t& o) {
       while (auto r = batch.poll()) handle(*r);
     };
 
+    std::set<const dag::key_bundle_t*> described;
     for (const manifest_job_t& j : m.jobs) {
       std::shared_ptr<const dag::key_bundle_t> key;
       try {
@@ -225,6 +227,10 @@ int run_manifest(const batch_run_options_t& o) {
         progress.line("starzk: job '" + j.name + "': " + e.what());
         continue;
       }
+      // Each key's device memory plan, once (docs/gpu.md, "Memory plan").
+      if (!o.quiet && described.insert(key.get()).second)
+        if (const std::string plan = key->describe_memory_plan(); !plan.empty())
+          progress.line("starzk: key " + key->name() + ": device memory: " + plan);
       const uint32_t seq = batch.open_job(key, j.name);
       job_state_t& js = states[seq];
       js.job = &j;

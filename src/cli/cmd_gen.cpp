@@ -62,8 +62,8 @@ void run_gen(const gen_options& o) {
   jo.progress = [](const fs::path& p) { std::printf("wrote %s\n", p.c_str()); };
   const gen_job_files_t files = write_generated_job(params, dir, jo);
   if (jo.key)
-    std::fprintf(stderr, "starzk gen: key's fixed-base products on %s in %.2f s (setup %.2f s)%s\n",
-                 info.device.c_str(), info.fixed_base_s, info.total_s,
+    std::fprintf(stderr, "starzk gen: key's scalars in %.2f s, fixed-base products on %s in %.2f s (setup %.2f s)%s\n",
+                 info.scalars_s, info.device.c_str(), info.fixed_base_s, info.total_s,
                  jo.format == gen_format_t::compact ? ", streamed into the packed key" : "");
 
   manifest_t m;

@@ -12,12 +12,15 @@
 
 #include "cli/commands.hpp"
 #include "io/io_error.hpp"
+#include "io/csr_circuit.hpp"
 #include "io/params.hpp"
 #include "io/proof_json.hpp"
 #include "io/r1cs.hpp"
 #include "io/vkey_json.hpp"
 #include "io/wtns.hpp"
 #include "io/zkey.hpp"
+#include "io/packed_key.hpp"
+#include "keys/gpu_decoder.hpp"
 
 namespace starzk::cli {
 
@@ -32,8 +35,9 @@ std::string magic_of(const std::string& path) {
 }
 
 void describe_matrix(const char* name, const sparse_matrix_t& m) {
-  std::printf("  %s: %llu non-zeros (%.2f per row)\n", name, static_cast<unsigned long long>(m.nnz()),
-              m.n_rows ? double(m.nnz()) / double(m.n_rows) : 0.0);
+  std::printf("  %s: %llu non-zeros (%.2f per row), %s\n", name, static_cast<unsigned long long>(m.nnz()),
+              m.n_rows ? double(m.nnz()) / double(m.n_rows) : 0.0,
+              m.coded() ? ("coded: " + std::to_string(m.dict.size()) + " distinct values").c_str() : "plain values");
 }
 
 void describe_key(const proving_key_t& pk) {
@@ -48,9 +52,12 @@ void describe_key(const proving_key_t& pk) {
 
 void run_info(const std::string& path) {
   const std::string magic = magic_of(path);
-  if (magic == "r1cs") {
-    const r1cs_t cs = read_r1cs(path);
-    std::printf("%s: iden3 R1CS circuit over BLS12-381\n  constraints: %u, wires: %u, public: %u\n", path.c_str(),
+  if (magic == "r1cs" || magic == "szcs") {
+    const bool csr = magic == "szcs";
+    const r1cs_t cs = csr ? read_csr_circuit(path) : read_r1cs(path);
+    std::printf("%s: %s over BLS12-381\n  constraints: %u, wires: %u, public: %u\n", path.c_str(),
+                csr ? ("starzk CSR circuit (.szcs) version " + std::to_string(csr_circuit_view_t(path).version())).c_str()
+                    : "iden3 R1CS circuit",
                 cs.n_constraints, cs.n_vars, cs.n_public);
     describe_matrix("A", cs.a);
     describe_matrix("B", cs.b);
@@ -61,6 +68,17 @@ void run_info(const std::string& path) {
   } else if (magic == "zkey") {
     std::printf("%s: snarkjs Groth16 proving key (.zkey) over BLS12-381\n", path.c_str());
     describe_key(read_zkey(path));
+  } else if (magic == "szpk") {
+    // Unpacked (and so validated) on the GPU when there is one.
+    const packed_key_view_t view(path);
+    view.verify_checksums();
+    std::unique_ptr<point_decoder_t> dec = keys::gpu_point_decoder(0);
+    if (!dec) dec = cpu_point_decoder();
+    const proving_key_t pk = unpack_packed_key(view, true, *dec);
+    std::printf("%s: starzk packed Groth16 key (.szpk), %llu bytes; A %llu and B %llu points stored\n", path.c_str(),
+                static_cast<unsigned long long>(view.shape().file_bytes()),
+                static_cast<unsigned long long>(view.shape().n_a), static_cast<unsigned long long>(view.shape().n_b));
+    describe_key(pk);
   } else if (!magic.empty() && (magic[0] == '{' || magic[0] == '[' || std::isspace(uint8_t(magic[0])))) {
     std::ifstream f(path);
     nlohmann::json j = nlohmann::json::parse(f, nullptr, false);
@@ -96,7 +114,7 @@ void run_info(const std::string& path) {
 void add_info_command(CLI::App& app) {
   auto path = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand("info", "Say what a file is and what it holds (reads and validates it)");
-  cmd->footer("Knows .r1cs, .wtns, .zkey, .params, verification_key.json, proof.json and public.json.");
+  cmd->footer("Knows .r1cs, .szcs, .wtns, .zkey, .params, .szpk, verification_key.json, proof.json and public.json.");
   cmd->add_option("FILE", *path, "the file")->required()->check(CLI::ExistingFile);
   cmd->callback([path] { run_info(*path); });
 }

@@ -1,6 +1,6 @@
 // Loading what the subcommands read, with the file named in every error:
-// keys (.zkey, .params, or a .szkc key cache of either), circuits (.r1cs or
-// .szcs) and witnesses (.wtns).
+// keys (.zkey, .params, a .szkc key cache of either, or a packed .szpk with
+// its circuit), circuits (.r1cs or .szcs) and witnesses (.wtns).
 //
 // Keys are validated once per content. load_key digests the key file
 // (io/digest.hpp) and looks for a validation record of that digest
@@ -9,7 +9,8 @@
 // tests; on a miss, or with `revalidate`, it is read the same way and then
 // validated (groth16/key_validation.hpp: every point in its subgroup, on the
 // CPU cores or a GPU), and a record is written. One stderr line says which
-// happened and how long it took.
+// happened and how long it took. A packed key's points are checked while
+// they are decompressed, in the subgroup unless a record says they were.
 #pragma once
 
 #include <string>
@@ -35,6 +36,7 @@ struct key_check_report_t {
   digest_t digest{};
   double hash_seconds = 0;
   double read_seconds = 0;       // the reader, on-curve checks included
+  bool read_is_validation = false;  // .szpk: the points were checked while decompressed
   bool validated = false;        // checked now (false: a record said they had been)
   key_validation_info_t info;    // when validated
   bool remembered = false;       // a record was written

@@ -41,7 +41,8 @@ struct count_sink_t {
   void value(uint32_t, const fr_t&) {}
 };
 
-// Writes rows at absolute positions of the three CSR matrices.
+// Writes rows at absolute positions of the three CSR matrices (coded form:
+// the terms' codes go straight into code[]; the dictionary is set after).
 struct csr_sink_t {
   static constexpr bool wants_rows = true, wants_values = false;
   struct cursor_t {
@@ -51,7 +52,7 @@ struct csr_sink_t {
     void put(const lc_t& lc) {
       for (unsigned i = 0; i < lc.n; ++i, ++nnz) {
         m->col[nnz] = lc.t[i].col;
-        m->val[nnz] = lc.t[i].val;
+        m->code[nnz] = lc.t[i].code;
       }
       m->row_ptr[++row] = nnz;
     }
@@ -67,14 +68,41 @@ struct witness_sink_t {
   void value(uint32_t wire, const fr_t& v) { w[wire] = v; }
 };
 
+// The coefficient tables and dictionary of a circuit (gadgets.hpp
+// coeffs_t), with the K codes of widths w1 and w2 (0: none). A pure
+// function of its arguments, computed before any row.
+coeffs_t make_coeffs(uint64_t seed, unsigned w1, unsigned w2) {
+  coeffs_t co;
+  value_dict_t dict;
+  auto code = [&](const fr_t& v) { return *dict.insert(v); };  // < 500 values: never full
+  fr_t p = fr_t::one();
+  for (unsigned i = 0; i < 64; ++i, p = p + p) co.pow2[i] = code(p);
+  co.minus_one = code(-fr_t::one());
+  splitmix64_t rng = stream_for(seed, 0, 0, tag_constants);
+  for (uint64_t& k : co.add_raw) k = rng() & 0xffffffffull;
+  for (const unsigned w : {w1, w2})
+    if (w != 0)
+      for (unsigned j = 0; j < n_add_constants; ++j)
+        co.add_code[w][j] = code(fr_t::from_u64(coeffs_t::add_value(co.add_raw[j], w)));
+  for (unsigned j = 0; j < n_mul_constants; ++j) {
+    do co.mul[j] = fr_t::random(rng);
+    while (co.mul[j].is_zero());
+    co.mul_code[j] = code(co.mul[j]);
+  }
+  co.dict = dict.take();
+  return co;
+}
+
 // Rows, aux and nnz of a unit of this width (independent of the seed: the
-// draws change which wires, never how many).
+// draws change which wires and coefficients, never how many).
 unit_shape_t shape_of(unsigned width) {
   static const std::array<unit_shape_t, full_width + 1> shapes = [] {
     std::array<unit_shape_t, full_width + 1> s{};
     for (unsigned w = 1; w <= full_width; ++w) {
+      const coeffs_t co = make_coeffs(0, w, 0);
       unit_ctx_t ctx;
       ctx.width = w;
+      ctx.coeffs = &co;
       count_sink_t sink;
       sink.s.aux = unit_walker_t<count_sink_t>(ctx, sink).run();
       s[w] = sink.s;
@@ -88,6 +116,7 @@ unit_shape_t shape_of(unsigned width) {
 
 struct plan_t {
   gen_layout_t layout;
+  coeffs_t coeffs;
   unit_shape_t full, tail;
   uint64_t tail_first_aux = 0, pad_first_aux = 0;
   uint64_t pad_source_aux = 0;  // first aux wire of the unit the pads read
@@ -131,6 +160,7 @@ plan_t make_plan(const gen_params_t& params) {
   } else {
     p.pad_source_aux = p.tail_first_aux - p.full.aux, p.pad_source_width = full_width;
   }
+  p.coeffs = make_coeffs(params.seed, full_width, l.tail_width);
   // Pads are xors: nnz 1 / 1 / 3.
   l.nnz_a = l.n_full_units * p.full.nnz_a + p.tail.nnz_a + l.n_pad_rows;
   l.nnz_b = l.n_full_units * p.full.nnz_b + p.tail.nnz_b + l.n_pad_rows;
@@ -145,6 +175,7 @@ unit_ctx_t unit_ctx(const plan_t& p, uint64_t seed, uint64_t u, uint64_t partiti
   ctx.seed = seed;
   ctx.index = u;
   ctx.partition = partition;
+  ctx.coeffs = &p.coeffs;
   if (u == l.n_full_units) {
     ctx.width = l.tail_width;
     ctx.first_aux = uint32_t(p.tail_first_aux);
@@ -201,7 +232,8 @@ r1cs_t generate_circuit(const gen_params_t& params, unsigned threads) {
     m.n_cols = l.n_vars;
     resize_touched(m.row_ptr, l.n_constraints + 1, threads);
     resize_touched(m.col, nnz, threads);
-    resize_touched(m.val, nnz, threads);
+    resize_touched(m.code, nnz, threads);
+    m.dict = p.coeffs.dict;  // every matrix shares the circuit's dictionary
   };
   shape(cs.a, l.nnz_a);
   shape(cs.b, l.nnz_b);
@@ -226,15 +258,16 @@ r1cs_t generate_circuit(const gen_params_t& params, unsigned threads) {
   csr_sink_t sink{{&cs.a, first_row, l.nnz_a - l.n_pad_rows},
                   {&cs.b, first_row, l.nnz_b - l.n_pad_rows},
                   {&cs.c, first_row, l.nnz_c - 3 * l.n_pad_rows}};
+  const coeffs_t& co = p.coeffs;
   lc_t a, b, c;
   for (uint64_t j = 0; j < l.n_pad_rows; ++j) {
     const auto [x, y] = pad_inputs(p, j);
     a.clear(), b.clear(), c.clear();
-    a.add(x, two);
-    b.add(y, fr_t::one());
-    c.add(x, fr_t::one());
-    c.add(y, fr_t::one());
-    c.add(uint32_t(p.pad_first_aux + j), minus_one);
+    a.add(x, co.two());
+    b.add(y, co.one());
+    c.add(x, co.one());
+    c.add(y, co.one());
+    c.add(uint32_t(p.pad_first_aux + j), co.minus_one);
     sink.row(a, b, c);
   }
   return cs;

@@ -23,9 +23,15 @@
 // The work is split into units of 866 rows (one per schedule, gadgets.hpp)
 // whose rows, wires and nnz offsets are known up front, so generation runs
 // in parallel over units straight into the final CSR arrays (no copies) and
-// gives the same bytes for every thread count. At 2^27 the circuit takes
-// ~30 GB (746M nonzeros × 36 bytes + row pointers) and 5.6 s on 16 cores,
-// a witness 4.3 GB and 0.9 s; at 2^24, 0.7 s and 0.1 s.
+// gives the same bytes for every thread count. The matrices come out coded
+// (groth16/r1cs.hpp): the coefficients (powers of two, ±1, 2 and the
+// circuit's constant tables, gadgets.hpp coeffs_t) form a dictionary of at
+// most 449 values built before the rows, whose u16 codes the units write.
+// At 2^27 the circuit takes ~7.7 GB: 746M nonzeros × 6 bytes (col 4, code
+// 2) = 4.5 GB plus 3 × 2^27 row pointers × 8 bytes = 3.2 GB (the plain
+// form, 32-byte values, was ~30 GB); at 2^20, 10.3 bytes per nonzero
+// against 40.3. A witness takes 4.3 GB at 2^27. Generation took 5.6 s on 16
+// cores with the plain form (0.7 s at 2^24), the witness 0.9 s (0.1 s).
 #pragma once
 
 #include <cstdint>
@@ -58,7 +64,8 @@ struct gen_layout_t {
 // Throws std::runtime_error for k outside [10, 27].
 gen_layout_t plan_layout(const gen_params_t& params);
 
-// The circuit. threads = 0: all cores.
+// The circuit, with coded matrices sharing the circuit's dictionary (the
+// same bytes for every thread count). threads = 0: all cores.
 r1cs_t generate_circuit(const gen_params_t& params, unsigned threads = 0);
 
 // A satisfying witness for `partition` (w[0] = 1, then the publics, then

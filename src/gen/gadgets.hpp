@@ -33,14 +33,16 @@
 // addition results and a multiplication chain of ~1% of the rows. At w = 32
 // that is 866 rows with nnz 2.38 / 1.00 / 2.18 per row (Filecoin PoRep:
 // 2.37 / 1.00 / 2.17) and 860 aux wires of which 12 are not bits.
-// Operand choices and rotations (from the last 8 words), K and the k's are
-// drawn from a stream seeded by (seed, unit); free input words from a
+// Operand choices and rotations (from the last 8 words), and which K and
+// k each gadget takes from the circuit's constant tables (coeffs_t below),
+// are drawn from a stream seeded by (seed, unit); free input words from a
 // stream seeded by (seed, partition, unit): the circuit depends on the
 // seed only, the witness also on the partition.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "ff/fr.hpp"
 
@@ -71,6 +73,7 @@ inline splitmix64_t stream_for(uint64_t seed, uint64_t a, uint64_t b, uint64_t t
 
 inline constexpr uint64_t tag_structure = 0x5354525543ull;  // "STRUC"
 inline constexpr uint64_t tag_witness = 0x5749544e53ull;    // "WITNS"
+inline constexpr uint64_t tag_constants = 0x434f4e5354ull;  // "CONST"
 
 // ---- the unit schedule --------------------------------------------------
 inline constexpr unsigned full_width = 32;
@@ -104,32 +107,52 @@ constexpr unsigned add_result_bits(unsigned width, unsigned m, bool with_k) {
 }
 static_assert(add_result_bits(32, 3, false) == 34 && add_result_bits(32, 5, true) == 35);
 
+// ---- coefficients -----------------------------------------------------------
+// Every coefficient of the circuit, known before any row is written: the
+// dictionary of its coded matrices (groth16/r1cs.hpp) and each gadget's code
+// in it, so rows carry codes and the parallel writers never look a value up.
+//   2^i, i < 64       bit packing and additions (1 = 2^0; 2 = 2^1, xor)
+//   −1                boolean and xor rows
+//   K_j, j < 64       the additions' constants: one table per circuit, as
+//                     SHA-256 has 64 round constants; K_j cut to a word
+//                     width w is its low w bits, made odd (always a term)
+//   k_j, j < 256      the multiplication chain's non-zero constants
+// The tables are drawn from the circuit's seed; the dictionary holds the K's
+// of the widths the circuit uses (32 and the tail's): at most
+// 64 + 1 + 2 × 64 + 256 = 449 values.
+inline constexpr unsigned n_add_constants = 64;
+inline constexpr unsigned n_mul_constants = 256;
+
+struct coeffs_t {
+  std::vector<fr_t> dict;
+  std::array<uint16_t, 64> pow2{};
+  uint16_t minus_one = 0;
+  std::array<uint64_t, n_add_constants> add_raw{};  // K_j, below 2^32
+  std::array<std::array<uint16_t, n_add_constants>, full_width + 1> add_code{};  // [w][j], widths used only
+  std::array<fr_t, n_mul_constants> mul{};
+  std::array<uint16_t, n_mul_constants> mul_code{};
+
+  uint16_t one() const { return pow2[0]; }
+  uint16_t two() const { return pow2[1]; }
+  static constexpr uint64_t add_value(uint64_t raw, unsigned width) {
+    return (width >= 64 ? raw : raw & ((uint64_t(1) << width) - 1)) | 1;
+  }
+};
+
 // ---- linear combinations ---------------------------------------------------
 inline constexpr unsigned max_terms = 5 * full_width + 1;  // the widest row: a 5-word addition + K
 
 struct term_t {
   uint32_t col;
-  fr_t val;
+  uint16_t code;  // into coeffs_t::dict
 };
 
 struct lc_t {
   std::array<term_t, max_terms> t;
   unsigned n = 0;
   void clear() { n = 0; }
-  void add(uint32_t col, const fr_t& v) { t[n++] = term_t{col, v}; }
+  void add(uint32_t col, uint16_t code) { t[n++] = term_t{col, code}; }
 };
-
-// 2^i in Montgomery form, i < 64 (addition and pack coefficients).
-struct pow2_table_t {
-  std::array<fr_t, 64> p;
-  constexpr pow2_table_t() : p{} {
-    p[0] = fr_t::one();
-    for (unsigned i = 1; i < 64; ++i) p[i] = p[i - 1] + p[i - 1];
-  }
-};
-inline constexpr pow2_table_t pow2{};
-inline constexpr fr_t minus_one = -fr_t::one();
-inline constexpr fr_t two = fr_t::one() + fr_t::one();
 
 // Where a unit sits and what it is: the walker (unit_walker.hpp) needs
 // nothing else.
@@ -141,6 +164,7 @@ struct unit_ctx_t {
   uint32_t first_public = 0;   // wire of the public input its pack 0 produces
   unsigned n_public_here = 0;  // how many of its packs are public inputs
   uint64_t partition = 0;      // seeds its free words (witness mode)
+  const coeffs_t* coeffs = nullptr;  // the circuit's (its K codes cover `width`)
 };
 
 }  // namespace starzk::gen_detail

@@ -8,8 +8,9 @@
 //   static constexpr bool wants_rows, wants_values;
 //   void row(const lc_t& a, const lc_t& b, const lc_t& c);
 //   void value(uint32_t wire, const fr_t& v);
-// Structural draws (operands, rotations, K, k) happen in every mode, in the
-// same order; the witness stream is touched only when values are wanted.
+// Structural draws (operands, rotations, which K and k) happen in every
+// mode, in the same order; the witness stream is touched only when values
+// are wanted. Row terms carry coefficient codes (ctx.coeffs, gadgets.hpp).
 #pragma once
 
 #include <cstdint>
@@ -23,6 +24,7 @@ class unit_walker_t {
  public:
   unit_walker_t(const unit_ctx_t& ctx, Sink& sink)
       : ctx_(ctx),
+        co_(*ctx.coeffs),
         sink_(sink),
         w_(ctx.width),
         mask_(ctx.width >= 64 ? ~uint64_t(0) : (uint64_t(1) << ctx.width) - 1),
@@ -53,9 +55,9 @@ class unit_walker_t {
       const fr_t v = fr_t::from_u64(word.value);
       if constexpr (Sink::wants_rows) {
         a_.clear(), b_.clear(), c_.clear();
-        for (unsigned i = 0; i < w_; ++i) a_.add(word.first + i, pow2.p[i]);
-        b_.add(0, fr_t::one());
-        c_.add(out, fr_t::one());
+        for (unsigned i = 0; i < w_; ++i) a_.add(word.first + i, co_.pow2[i]);
+        b_.add(0, co_.one());
+        c_.add(out, co_.one());
         sink_.row(a_, b_, c_);
       }
       if constexpr (Sink::wants_values) sink_.value(out, v);
@@ -108,9 +110,9 @@ class unit_walker_t {
   void boolean_row(uint32_t bit) {
     if constexpr (Sink::wants_rows) {
       a_.clear(), b_.clear(), c_.clear();
-      a_.add(0, fr_t::one());
-      a_.add(bit, minus_one);
-      b_.add(bit, fr_t::one());
+      a_.add(0, co_.one());
+      a_.add(bit, co_.minus_one);
+      b_.add(bit, co_.one());
       sink_.row(a_, b_, c_);
     }
   }
@@ -143,15 +145,15 @@ class unit_walker_t {
       for (unsigned i = 0; i < w_; ++i) {
         const uint32_t x = bit_wire(op[0], i), y = bit_wire(op[1], i);
         a_.clear(), b_.clear(), c_.clear();
-        b_.add(y, fr_t::one());
+        b_.add(y, co_.one());
         if (is_xor) {
-          a_.add(x, two);
-          c_.add(x, fr_t::one());
-          c_.add(y, fr_t::one());
-          c_.add(word.first + i, minus_one);
+          a_.add(x, co_.two());
+          c_.add(x, co_.one());
+          c_.add(y, co_.one());
+          c_.add(word.first + i, co_.minus_one);
         } else {
-          a_.add(x, fr_t::one());
-          c_.add(word.first + i, fr_t::one());
+          a_.add(x, co_.one());
+          c_.add(word.first + i, co_.one());
         }
         sink_.row(a_, b_, c_);
       }
@@ -164,7 +166,8 @@ class unit_walker_t {
   unsigned addition(unsigned m, bool with_k) {
     operand_t op[5];
     pick(m, op);
-    const uint64_t k = with_k ? ((srng_() & mask_) | 1) : 0;  // odd: always a term
+    const unsigned kj = with_k ? unsigned(srng_() % n_add_constants) : 0;  // which K
+    const uint64_t k = with_k ? coeffs_t::add_value(co_.add_raw[kj], w_) : 0;
     const unsigned n_bits = add_result_bits(w_, m, with_k);
     word_t word{alloc(n_bits), 0};
     uint64_t sum = k;
@@ -176,10 +179,10 @@ class unit_walker_t {
     if constexpr (Sink::wants_rows) {
       a_.clear(), b_.clear(), c_.clear();
       for (unsigned j = 0; j < m; ++j)
-        for (unsigned i = 0; i < w_; ++i) a_.add(bit_wire(op[j], i), pow2.p[i]);
-      if (with_k) a_.add(0, fr_t::from_u64(k));
-      b_.add(0, fr_t::one());
-      for (unsigned i = 0; i < n_bits; ++i) c_.add(word.first + i, pow2.p[i]);
+        for (unsigned i = 0; i < w_; ++i) a_.add(bit_wire(op[j], i), co_.pow2[i]);
+      if (with_k) a_.add(0, co_.add_code[w_][kj]);
+      b_.add(0, co_.one());
+      for (unsigned i = 0; i < n_bits; ++i) c_.add(word.first + i, co_.pow2[i]);
       sink_.row(a_, b_, c_);
     }
     for (unsigned i = 0; i < n_bits; ++i) boolean_row(word.first + i);
@@ -187,23 +190,21 @@ class unit_walker_t {
     return n_words_++;
   }
 
-  // v_{i+1} = k_i·v_i², k_i a random non-zero circuit constant.
+  // v_{i+1} = k_i·v_i², k_i one of the circuit's non-zero constants.
   void multiplication_chain(uint32_t wire, fr_t value) {
     const unsigned n = n_mul_rows(w_);
     for (unsigned i = 0; i < n; ++i) {
-      fr_t k;
-      do k = fr_t::random(srng_);
-      while (k.is_zero());
+      const unsigned j = unsigned(srng_() % n_mul_constants);
       const uint32_t out = alloc(1);
       if constexpr (Sink::wants_rows) {
         a_.clear(), b_.clear(), c_.clear();
-        a_.add(wire, k);
-        b_.add(wire, fr_t::one());
-        c_.add(out, fr_t::one());
+        a_.add(wire, co_.mul_code[j]);
+        b_.add(wire, co_.one());
+        c_.add(out, co_.one());
         sink_.row(a_, b_, c_);
       }
       if constexpr (Sink::wants_values) {
-        value = k * value * value;
+        value = co_.mul[j] * value * value;
         sink_.value(out, value);
       }
       wire = out;
@@ -211,6 +212,7 @@ class unit_walker_t {
   }
 
   const unit_ctx_t& ctx_;
+  const coeffs_t& co_;
   Sink& sink_;
   unsigned w_;
   uint64_t mask_;

@@ -41,21 +41,29 @@ std::vector<fr_t> lagrange_at(const fr_t& tau, const fr_t& omega, uint64_t n, un
   return den;
 }
 
-// acc[col] += val·lag[row] over the matrix's terms.
+// acc[col] += value·lag[row] over the matrix's terms (the value source
+// chosen once, r1cs.hpp with_values).
 void accumulate(const sparse_matrix_t& m, const std::vector<fr_t>& lag, std::vector<fr_t>& acc) {
-  for (uint64_t i = 0; i < m.n_rows; ++i)
-    for (uint64_t k = m.row_ptr[i]; k < m.row_ptr[i + 1]; ++k) acc[m.col[k]] += m.val[k] * lag[i];
+  with_values(m, [&](const auto& val) {
+    for (uint64_t i = 0; i < m.n_rows; ++i)
+      for (uint64_t k = m.row_ptr[i]; k < m.row_ptr[i + 1]; ++k) acc[m.col[k]] += val[k] * lag[i];
+  });
 }
 
-// The .zkey form of A and B: the circuit's rows, then A[n_c + s][s] = 1.
+// The .zkey form of A and B: the circuit's rows, then A[n_c + s][s] = 1. A
+// coded matrix stays coded (1 joins its dictionary) unless the dictionary is
+// full without a 1, when it is expanded.
 sparse_matrix_t with_input_rows(const sparse_matrix_t& m, uint64_t n, uint32_t n_public, bool add_inputs) {
   sparse_matrix_t out = m;
   out.n_rows = n;
   out.row_ptr.resize(n + 1, out.row_ptr[m.n_rows]);
   if (add_inputs) {
+    std::optional<uint16_t> one_code;
+    if (out.coded() && !(one_code = dict_code(out, fr_t::one()))) expand_matrix(out);
     for (uint64_t s = 0; s <= n_public; ++s) {
       out.col.push_back(uint32_t(s));
-      out.val.push_back(fr_t::one());
+      if (out.coded()) out.code.push_back(*one_code);
+      else out.val.push_back(fr_t::one());
       for (uint64_t r = m.n_rows + s + 1; r <= n; ++r) ++out.row_ptr[r];
     }
   }
@@ -215,6 +223,7 @@ proving_key_t setup(const r1cs_t& cs, h_convention_t convention, const toxic_was
   const unsigned threads = options.threads;
   const bool use_gpu = setup_detail::want_gpu(options.device);  // before any heavy work: --gpu on fails fast
   const setup_detail::scalars_t sc = setup_detail::compute_scalars(cs, convention, tw, threads);
+  if (options.info) options.info->scalars_s = seconds_since(t_start);
   const uint64_t n = sc.n;
   const std::vector<fr_t>&u = sc.u, &v = sc.v, &l_s = sc.l, &h_s = sc.h, &ic_s = sc.ic;
   proving_key_t pk;

@@ -53,6 +53,7 @@ enum class setup_device_t { auto_, cpu, gpu };
 struct setup_info_t {
   bool used_gpu = false;
   std::string device;          // "CPU (16 threads)" or "GPU 0: NVIDIA H200"
+  double scalars_s = 0;        // seconds in the scalar phase (QAP at τ, CPU)
   double fixed_base_s = 0;     // seconds in the fixed-base products
   double total_s = 0;          // seconds in setup() overall
 };

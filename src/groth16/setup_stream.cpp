@@ -51,6 +51,7 @@ void setup_to(const r1cs_t& cs, h_convention_t convention, const toxic_waste_t& 
   const unsigned threads = options.threads;
   const bool use_gpu = setup_detail::want_gpu(options.device);
   setup_detail::scalars_t sc = setup_detail::compute_scalars(cs, convention, tw, threads);
+  const double scalars_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
 
   key_layout_t layout;
   layout.convention = convention;
@@ -92,6 +93,7 @@ void setup_to(const r1cs_t& cs, h_convention_t convention, const toxic_waste_t& 
   if (options.info) {
     const auto now = std::chrono::steady_clock::now();
     options.info->used_gpu = use_gpu;
+    options.info->scalars_s = scalars_s;
     options.info->device = device;
     options.info->fixed_base_s = std::chrono::duration<double>(now - t_fixed).count();
     options.info->total_s = std::chrono::duration<double>(now - t_start).count();

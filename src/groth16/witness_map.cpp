@@ -17,10 +17,12 @@ void check_witness_length(uint64_t n_vars, std::span<const fr_t> w) {
                                 std::to_string(n_vars) + " wires");
 }
 
-// Σ_k val[k]·w[col[k]] over row i's terms.
-fr_t row_dot(const sparse_matrix_t& m, std::span<const fr_t> w, uint64_t i) {
+// Σ_k value(k)·w[col[k]] over row i's terms; V is the matrix's value source
+// (r1cs.hpp with_values), fixed for the whole matrix.
+template <class V>
+fr_t row_dot(const sparse_matrix_t& m, const V& val, std::span<const fr_t> w, uint64_t i) {
   fr_t acc = fr_t::zero();
-  for (uint64_t k = m.row_ptr[i]; k < m.row_ptr[i + 1]; ++k) acc += m.val[k] * w[m.col[k]];
+  for (uint64_t k = m.row_ptr[i]; k < m.row_ptr[i + 1]; ++k) acc += val[k] * w[m.col[k]];
   return acc;
 }
 
@@ -29,8 +31,10 @@ fr_t row_dot(const sparse_matrix_t& m, std::span<const fr_t> w, uint64_t i) {
 void spmv(const sparse_matrix_t& m, std::span<const fr_t> w, std::span<fr_t> y, unsigned threads) {
   if (y.size() < m.n_rows) throw std::invalid_argument("spmv: output shorter than the matrix");
   if (w.size() < m.n_cols) throw std::invalid_argument("spmv: witness shorter than the matrix width");
-  parallel_for(m.n_rows, threads, [&](uint64_t begin, uint64_t end) {
-    for (uint64_t i = begin; i < end; ++i) y[i] = row_dot(m, w, i);
+  with_values(m, [&](const auto& val) {
+    parallel_for(m.n_rows, threads, [&](uint64_t begin, uint64_t end) {
+      for (uint64_t i = begin; i < end; ++i) y[i] = row_dot(m, val, w, i);
+    });
   });
 }
 
@@ -81,15 +85,22 @@ qap_rows_t witness_map_zkey(const proving_key_t& pk, std::span<const fr_t> w, un
 std::optional<uint64_t> first_unsatisfied_row(const r1cs_t& cs, std::span<const fr_t> w, unsigned threads) {
   check_witness_length(cs.n_vars, w);
   std::atomic<uint64_t> first{UINT64_MAX};
-  parallel_for(cs.n_constraints, threads, [&](uint64_t begin, uint64_t end) {
-    for (uint64_t i = begin; i < end && i < first.load(std::memory_order_relaxed); ++i) {
-      if (!(row_dot(cs.a, w, i) * row_dot(cs.b, w, i) == row_dot(cs.c, w, i))) {
-        uint64_t cur = first.load();
-        while (i < cur && !first.compare_exchange_weak(cur, i)) {
-        }
-        return;
-      }
-    }
+  // The three value sources are fixed before the loop (8 instantiations).
+  with_values(cs.a, [&](const auto& va) {
+    with_values(cs.b, [&](const auto& vb) {
+      with_values(cs.c, [&](const auto& vc) {
+        parallel_for(cs.n_constraints, threads, [&](uint64_t begin, uint64_t end) {
+          for (uint64_t i = begin; i < end && i < first.load(std::memory_order_relaxed); ++i) {
+            if (!(row_dot(cs.a, va, w, i) * row_dot(cs.b, vb, w, i) == row_dot(cs.c, vc, w, i))) {
+              uint64_t cur = first.load();
+              while (i < cur && !first.compare_exchange_weak(cur, i)) {
+              }
+              return;
+            }
+          }
+        });
+      });
+    });
   });
   uint64_t f = first.load();
   if (f == UINT64_MAX) return std::nullopt;

@@ -30,8 +30,9 @@ struct qap_rows_t {
   std::vector<fr_t> a, b, c;  // each domain_size long
 };
 
-// y[i] = Σ_k m.val[k]·w[m.col[k]] for every row i < m.n_rows (y.size() may
-// be larger: the rest is left untouched). Parallel over rows.
+// y[i] = Σ_k m.value(k)·w[m.col[k]] for every row i < m.n_rows (y.size()
+// may be larger: the rest is left untouched). Parallel over rows; either
+// value form (r1cs.hpp), chosen once per matrix.
 void spmv(const sparse_matrix_t& m, std::span<const fr_t> w, std::span<fr_t> y, unsigned threads = 0);
 
 // The rows of an R1CS circuit with the n_public + 1 input rows, padded to n.

@@ -109,7 +109,7 @@ void expect_count(const page_container_t& c, size_t id, uint64_t want) {
 }
 
 sparse_matrix_view_t matrix_view(const page_container_t& c, size_t first, uint64_t rows, uint64_t cols) {
-  return {rows, cols, c.span<uint64_t>(first), c.span<uint32_t>(first + 1), c.span<fr_t>(first + 2)};
+  return {rows, cols, c.span<uint64_t>(first), c.span<uint32_t>(first + 1), c.span<fr_t>(first + 2), {}, {}};
 }
 
 }  // namespace
@@ -272,13 +272,18 @@ void write_key_cache(const std::filesystem::path& file, const proving_key_t& k, 
   put_raw(m + 536, k.delta_g2);
   put_raw(m + 728, k.vk.gamma_g2);
 
+  // The .zkey matrices are stored plain (key_cache.hpp): coded ones (setup
+  // from a coded circuit) are expanded for the file.
+  std::vector<fr_t> za_scratch, zb_scratch;
+  const std::span<const fr_t> za_val = plain_values(k.zkey_a, za_scratch, threads);
+  const std::span<const fr_t> zb_val = plain_values(k.zkey_b, zb_scratch, threads);
   const page_section_data_t sections[n_sections] = {
       section_of<g1_affine_t>(k.vk.ic),        section_of<g1_affine_t>(k.h),
       section_of<g1_affine_t>(k.l),            section_of<g1_affine_t>(k.a),
       section_of<g1_affine_t>(k.b_g1),         section_of<g2_affine_t>(k.b_g2),
       section_of<uint64_t>(k.zkey_a.row_ptr),  section_of<uint32_t>(k.zkey_a.col),
-      section_of<fr_t>(k.zkey_a.val),          section_of<uint64_t>(k.zkey_b.row_ptr),
-      section_of<uint32_t>(k.zkey_b.col),      section_of<fr_t>(k.zkey_b.val)};
+      section_of<fr_t>(za_val),          section_of<uint64_t>(k.zkey_b.row_ptr),
+      section_of<uint32_t>(k.zkey_b.col),      section_of<fr_t>(zb_val)};
   write_page_container(file, "szkc", key_cache_version, meta, sections, threads);
 }
 

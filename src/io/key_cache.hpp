@@ -26,6 +26,11 @@
 //   2 l (G1, aux wires)         3 a (G1, n_vars)   4 b_g1 (G1, n_vars)
 //   5 b_g2 (G2, n_vars)         6-8 zkey_a row_ptr/col/val
 //   9-11 zkey_b row_ptr/col/val (empty for bellman keys)
+// The .zkey matrices are stored with plain values (32 bytes per term, as the
+// .zkey itself holds them): write_key_cache expands coded matrices
+// (groth16/r1cs.hpp; setup codes them when the circuit is coded) and the
+// reader returns plain ones, which compare equal. They are snarkjs-only and
+// small next to the key's points (a term is 36 bytes, an H point 96 per row).
 //
 // Trust: opening checks the whole header (sizes against the file, section
 // lengths against n_vars / n_public / domain_size, alignment, the header

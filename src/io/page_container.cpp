@@ -90,7 +90,18 @@ void write_page_container(const std::filesystem::path& file, std::string_view ma
 
 page_container_t::page_container_t(const std::filesystem::path& file, std::string_view magic, uint32_t version,
                                    uint64_t meta_size, std::vector<std::string> section_names)
-    : file_(file), names_(std::move(section_names)) {
+    : file_(file) {
+  const page_layout_t layout{version, meta_size, std::move(section_names)};
+  open(magic, {&layout, 1});
+}
+
+page_container_t::page_container_t(const std::filesystem::path& file, std::string_view magic,
+                                   std::span<const page_layout_t> layouts)
+    : file_(file) {
+  open(magic, layouts);
+}
+
+void page_container_t::open(std::string_view magic, std::span<const page_layout_t> layouts) {
   const uint8_t* d = file_.data();
   const uint64_t size = file_.size();
   if (size < prefix_size) {
@@ -102,10 +113,19 @@ page_container_t::page_container_t(const std::filesystem::path& file, std::strin
     fail("wrong magic: expected '" + std::string(magic) + "', found '" + found + "'");
   }
   const uint32_t v = load_u32_le(d + 4);
-  if (v != version) {
-    fail("unsupported version " + std::to_string(v) + " (this build reads version " + std::to_string(version) +
-         "; remake the file)");
+  const page_layout_t* layout = nullptr;
+  std::string known;
+  for (const page_layout_t& l : layouts) {
+    if (l.version == v) layout = &l;
+    known += (known.empty() ? "" : ", ") + std::to_string(l.version);
   }
+  if (layout == nullptr) {
+    fail("unsupported version " + std::to_string(v) + " (this build reads version" +
+         (layouts.size() > 1 ? "s " : " ") + known + "; remake the file)");
+  }
+  version_ = v;
+  names_ = layout->section_names;
+  const uint64_t meta_size = layout->meta_size;
   if (load_u32_le(d + 8) != page_container_bom) {
     fail("wrong byte order mark: the file was written on a host of another byte order");
   }

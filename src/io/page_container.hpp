@@ -23,7 +23,8 @@
 //   between them, and nothing after the last non-empty one.
 //
 // page_container_t validates the whole header when it opens a file (magic,
-// version, byte order, header checksum, sizes against the real file size,
+// version (a format may accept several, each with its own metadata size and
+// sections: page_layout_t), byte order, header checksum, sizes against the real file size,
 // alignment, every section inside the file, in order, not overlapping) and
 // hands out typed spans; the section checksums cost a full read, so they
 // are checked only on request (verify_checksums, in parallel).
@@ -113,13 +114,25 @@ void write_page_container(const std::filesystem::path& file, std::string_view ma
                           std::span<const uint8_t> meta, std::span<const page_section_data_t> sections,
                           unsigned threads = 0);
 
+// What one version of a format holds: its metadata size and its sections
+// (their names are used in messages).
+struct page_layout_t {
+  uint32_t version = 0;
+  uint64_t meta_size = 0;
+  std::vector<std::string> section_names;
+};
+
 class page_container_t {
  public:
   // Opens and validates the header. `section_names` (one per expected
   // section) are used in messages; `meta_size` is what the format expects.
   page_container_t(const std::filesystem::path& file, std::string_view magic, uint32_t version,
                    uint64_t meta_size, std::vector<std::string> section_names);
+  // The same for a format readable in several versions: the file's version
+  // picks its layout.
+  page_container_t(const std::filesystem::path& file, std::string_view magic, std::span<const page_layout_t> layouts);
 
+  uint32_t version() const { return version_; }
   std::span<const uint8_t> meta() const { return meta_; }
   const page_section_t& section(size_t i) const { return sections_[i]; }
   size_t n_sections() const { return sections_.size(); }
@@ -151,7 +164,10 @@ class page_container_t {
  private:
   void check_elem_size(size_t i, size_t want) const;
 
+  void open(std::string_view magic, std::span<const page_layout_t> layouts);
+
   mapped_file_t file_;
+  uint32_t version_ = 0;
   std::span<const uint8_t> meta_;
   std::vector<page_section_t> sections_;
   std::vector<std::string> names_;

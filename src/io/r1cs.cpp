@@ -6,6 +6,7 @@
 #include "io/binfile.hpp"
 #include "io/iden3_codec.hpp"
 #include "io/io_error.hpp"
+#include "io/matrix_view.hpp"
 
 namespace starzk {
 
@@ -26,7 +27,7 @@ void check_matrix(const std::filesystem::path& file, const sparse_matrix_t& m, c
          std::to_string(rows) + "x" + std::to_string(cols));
   }
   if (m.row_ptr.size() != rows + 1 || m.row_ptr.front() != 0 || m.row_ptr.back() != m.col.size() ||
-      m.val.size() != m.col.size()) {
+      !check_matrix_shape(sparse_matrix_view_t::of(m), name).empty()) {
     fail("inconsistent CSR arrays");
   }
   for (uint64_t i = 0; i < rows; ++i) {
@@ -82,12 +83,19 @@ r1cs_t read_r1cs(const std::filesystem::path& file) {
   auto c = f.section(section_constraints, "constraints");
   // Each constraint takes at least 3 × 4 bytes (three empty combinations).
   c.need_elements(n_constraints, 12, "constraints");
+  // Matrices are coded as they are read (groth16/r1cs.hpp): a circuit's
+  // coefficients come from a small set, and 2 bytes per term instead of 32
+  // keep a large circuit's peak memory down; one with more than 65536
+  // distinct values in a matrix gets that matrix plain.
   sparse_matrix_t* m[3] = {&r.a, &r.b, &r.c};
+  std::vector<matrix_builder_t> builders;
+  builders.reserve(3);
   for (auto* mat : m) {
     mat->n_rows = n_constraints;
     mat->n_cols = n_wires;
     mat->row_ptr.reserve(uint64_t(n_constraints) + 1);
     mat->row_ptr.push_back(0);
+    builders.emplace_back(*mat);
   }
   for (uint32_t i = 0; i < n_constraints; ++i) {
     for (int k = 0; k < 3; ++k) {
@@ -100,15 +108,14 @@ r1cs_t read_r1cs(const std::filesystem::path& file) {
                  ": wire index " + std::to_string(wire) + " out of range (nWires = " + std::to_string(n_wires) +
                  ")");
         }
-        m[k]->col.push_back(wire);
-        m[k]->val.push_back(iden3::read_fr(
-            c, "constraint " + std::to_string(i) + ", " + matrix_names[k] + " term " + std::to_string(t) +
-                   ": coefficient"));
+        builders[k].add(wire, iden3::read_fr(c, "constraint " + std::to_string(i) + ", " + matrix_names[k] +
+                                                    " term " + std::to_string(t) + ": coefficient"));
       }
       m[k]->row_ptr.push_back(m[k]->col.size());
     }
   }
   c.expect_end();
+  for (matrix_builder_t& b : builders) b.finish();
 
   // ---- labels (optional; only the length is checked) ----
   if (auto l = f.optional_section(section_labels, "wire labels")) {
@@ -140,7 +147,7 @@ void write_r1cs(const std::filesystem::path& file, const r1cs_t& r) {
       w.u32(uint32_t(hi - lo));
       for (uint64_t k = lo; k < hi; ++k) {
         w.u32(mat->col[k]);
-        iden3::write_fr(w, mat->val[k]);
+        iden3::write_fr(w, mat->value(k));  // either value form
       }
     }
   }

@@ -14,7 +14,10 @@
 //
 // read_r1cs validates everything (magic, version, prime, counts against
 // section lengths, wire indices < nWires, coefficients < r) and throws
-// io_error "FILE: problem". write_r1cs emits the same format through an
+// io_error "FILE: problem". It returns coded matrices (groth16/r1cs.hpp:
+// u16 codes into a dictionary of distinct values), each matrix plain only
+// when it has more than 65536 distinct coefficients; write_r1cs takes
+// either form. write_r1cs emits the same format through an
 // atomic write; as r1cs_t does not keep the outputs / public-inputs /
 // private-inputs split nor labels, it writes nOutputs = n_public,
 // nPubInputs = nPrvInputs = 0 and the identity label map, which every

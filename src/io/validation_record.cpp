@@ -23,9 +23,10 @@ static_assert(checksum_at + 8 == validation_record_size);
 }  // namespace
 
 uint32_t required_checks(key_format_t format) {
-  // .params has no matrices; .zkey and .szkc carry the QAP's A and B.
+  // .params and .szpk carry no matrices; .zkey and .szkc carry the QAP's A and B.
   const uint32_t points = checked_on_curve | checked_subgroup;
-  return format == key_format_t::params ? points : points | checked_matrix_indices;
+  const bool matrices = format == key_format_t::zkey || format == key_format_t::key_cache;
+  return matrices ? points | checked_matrix_indices : points;
 }
 
 std::vector<uint8_t> encode_record(const validation_record_t& r) {
@@ -58,7 +59,7 @@ std::optional<validation_record_t> decode_record(std::span<const uint8_t> b, std
   std::memcpy(r.digest.data(), b.data() + 8, 32);
   r.file_size = load_u64_le(b.data() + 40);
   const uint32_t format = load_u32_le(b.data() + 48);
-  if (format < 1 || format > 3) return no("corrupt record: unknown key format " + std::to_string(format));
+  if (format < 1 || format > 4) return no("corrupt record: unknown key format " + std::to_string(format));
   r.format = key_format_t(format);
   r.checks = load_u32_le(b.data() + 52);
   r.points = load_u64_le(b.data() + 56);

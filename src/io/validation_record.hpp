@@ -18,7 +18,7 @@
 //   4   4   u32 version (1)
 //   8   32  the key's file digest
 //   40  8   u64 the key's size in bytes
-//   48  4   u32 key format (1 .zkey, 2 .params, 3 .szkc)
+//   48  4   u32 key format (1 .zkey, 2 .params, 3 .szkc, 4 .szpk)
 //   52  4   u32 checks done (record_check bits below)
 //   56  8   u64 points checked
 //   64  8   u64 when (seconds since 1970, UTC; informational)
@@ -43,13 +43,14 @@
 
 namespace starzk {
 
-enum class key_format_t : uint32_t { zkey = 1, params = 2, key_cache = 3 };
+enum class key_format_t : uint32_t { zkey = 1, params = 2, key_cache = 3, packed = 4 };
 
 // What a validation checked (bits of validation_record_t::checks).
 enum record_check : uint32_t {
   checked_on_curve = 1,        // coordinates canonical, on the curve, O only where allowed
   checked_subgroup = 2,        // in the order-r subgroup
-  checked_matrix_indices = 4,  // the key's matrix indices in range (.zkey, .szkc)
+  checked_matrix_indices = 4,  // the key's matrix indices in range (.zkey, .szkc; .szpk takes
+                               // its matrices from the circuit, whose reader checks them)
 };
 
 // The checks a record must name to count for a key of this format.

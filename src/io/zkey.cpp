@@ -10,6 +10,7 @@
 #include "io/binfile.hpp"
 #include "io/iden3_codec.hpp"
 #include "io/io_error.hpp"
+#include "io/matrix_view.hpp"
 #include "util/parallel.hpp"
 
 namespace starzk {
@@ -302,8 +303,8 @@ void check_zkey_shape(const std::filesystem::path& file, const proving_key_t& k)
   size(k.h.size(), k.domain_size, "h");
   size(k.vk.ic.size(), uint64_t(k.n_public) + 1, "vk.ic");
   for (const sparse_matrix_t* m : {&k.zkey_a, &k.zkey_b}) {
-    if (m->n_rows != k.domain_size || m->n_cols != k.n_vars || m->row_ptr.size() != k.domain_size + 1 ||
-        m->row_ptr.back() != m->col.size() || m->val.size() != m->col.size()) {
+    if (m->n_rows != k.domain_size || m->n_cols != k.n_vars ||
+        !check_matrix_shape(sparse_matrix_view_t::of(*m), "").empty()) {
       fail("zkey_a / zkey_b must be domain_size x n_vars CSR matrices");
     }
     for (uint32_t col : m->col) {
@@ -347,7 +348,7 @@ void write_zkey(const std::filesystem::path& file, const proving_key_t& k, std::
         w.u32(m);
         w.u32(uint32_t(row));
         w.u32(mat.col[i]);
-        (mat.val[i] * value_r()).to_mont_bytes_le(w.extend(32));
+        (mat.value(i) * value_r()).to_mont_bytes_le(w.extend(32));  // either value form
       }
     }
   }

@@ -6,7 +6,7 @@
 // is ignored and rewritten; remembering off validates every time and writes
 // nothing; --revalidate validates anyway; a key with a point outside the
 // subgroup is refused naming the query and index, and no record is written.
-// The same for .params and .szkc keys, including a .szkc whose checksums
+// The same for .params, .szpk and .szkc keys, including a .szkc whose checksums
 // were recomputed over an out-of-range matrix index. Then through the
 // binary: the stderr line and --revalidate. Every test points the records
 // at its own temporary folder (never $HOME).
@@ -23,6 +23,7 @@
 #include "io/checksum.hpp"
 #include "io/io_error.hpp"
 #include "io/key_cache.hpp"
+#include "io/packed_key.hpp"
 #include "io/params.hpp"
 #include "io/r1cs.hpp"
 
@@ -167,6 +168,23 @@ TEST_F(KeyRecord, ParamsKeys) {
   const cli::loaded_key_t second = load(p, false, &cs);
   EXPECT_FALSE(second.check.validated);
   EXPECT_EQ(second.pk, first.pk);
+}
+
+TEST_F(KeyRecord, PackedKeysAreCheckedWhileDecompressed) {
+  const r1cs_t cs = read_r1cs(fixture / "circuit.r1cs");
+  const proving_key_t pk = setup(cs, h_convention_t::bellman_coset);
+  const fs::path p = dir_ / "k.szpk";
+  write_packed_key(p, pk, 1);
+  const cli::loaded_key_t first = load(p, false, &cs);
+  EXPECT_TRUE(first.check.validated);
+  EXPECT_TRUE(first.check.read_is_validation);
+  EXPECT_TRUE(first.check.remembered) << first.check.note;
+  EXPECT_EQ(first.pk, pk);
+  EXPECT_NE(first.check.line("k.szpk").find("decompressed as checked"), std::string::npos) << first.check.line("k.szpk");
+  const cli::loaded_key_t second = load(p, false, &cs);
+  EXPECT_FALSE(second.check.validated);
+  EXPECT_EQ(second.pk, pk);
+  EXPECT_TRUE(load(p, true, &cs).check.validated);
 }
 
 TEST_F(KeyRecord, KeyCacheOfUnknownOriginIsCheckedInFull) {

@@ -160,6 +160,29 @@ TEST_P(codelet_bodies_light, witness_map_into_matches_witness_map) {
                std::invalid_argument);
 }
 
+// The cases' circuits (and the .zkey matrices of keys made from them) are
+// coded (groth16/r1cs.hpp); their plain forms give the same rows.
+TEST_P(codelet_bodies_light, witness_map_into_same_for_coded_and_plain_matrices) {
+  const test::prove_case_t& c = test::prove_case(GetParam());
+  const std::vector<fr_t>& w = c.witnesses.front();
+  ASSERT_TRUE(c.cs->a.coded());
+  r1cs_t cs = *c.cs;
+  expand_circuit(cs, 2);
+  proving_key_t pk = *c.pk;
+  expand_matrix(pk.zkey_a, 2);
+  expand_matrix(pk.zkey_b, 2);
+  const uint64_t n = c.pk->domain_size;
+  std::vector<fr_t> a(n), b(n), cc(n), pa(n), pb(n), pc(n);
+  codelets::witness_map_into(*c.pk, c.cs.get(), w, a, b, cc, 2);
+  codelets::witness_map_into(pk, &cs, w, pa, pb, pc, 2);
+  EXPECT_EQ(a, pa);
+  EXPECT_EQ(b, pb);
+  EXPECT_EQ(cc, pc);
+  if (pk.convention == h_convention_t::bellman_coset) {
+    for (uint64_t s = 0; s <= cs.n_public; ++s) EXPECT_EQ(a[cs.n_constraints + s], w[s]) << "input row " << s;
+  }
+}
+
 TEST_P(codelet_bodies_light, unsatisfied_witness_fails_at_assemble_and_names_the_partition) {
   const test::prove_case_t& c = test::prove_case(GetParam());
   std::vector<fr_t> w = c.witnesses.front();

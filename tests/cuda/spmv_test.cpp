@@ -10,7 +10,10 @@
 // nothing with spmv(): all-one coefficients and witness give the row length,
 // and a Filecoin-shaped circuit (src/gen) with a satisfying witness must give
 // a∘b = c on every row. Outputs carry a poisoned guard past their end.
-// Argument checks run without a GPU too.
+// Coded matrices (src/groth16/r1cs.hpp: u16 codes into a dictionary) go
+// through the same checks, mixed with plain ones in one launch, plus a full
+// dictionary of 65536 entries (codes up to 65535). Argument checks run
+// without a GPU too.
 #include <array>
 #include <vector>
 
@@ -62,17 +65,31 @@ sparse_matrix_t random_matrix(std::mt19937_64& rng, uint64_t rows, uint64_t cols
   return m;
 }
 
+// The same matrix coded (codes of its values in first-occurrence order).
+sparse_matrix_t coded(sparse_matrix_t m) {
+  EXPECT_TRUE(code_matrix(m, 2) && (m.nnz() == 0 || m.coded()));
+  return m;
+}
+
 // ---- device buffers ----
+// A matrix in device memory, in its own form: val, or code and dict.
 struct dev_csr_t {
-  device_buffer_t rp, col, val;
+  device_buffer_t rp, col, val, code, dict;
   csr_view_t view{};
   explicit dev_csr_t(const sparse_matrix_t& m)
       : rp(m.row_ptr.size() * sizeof(uint64_t)), col(m.col.size() * sizeof(uint32_t)),
-        val(m.val.size() * sizeof(fr_t)) {
+        val(m.val.size() * sizeof(fr_t)), code(m.code.size() * sizeof(uint16_t)), dict(m.dict.size() * sizeof(fr_t)) {
     rp.upload(m.row_ptr.data(), rp.size());
     col.upload(m.col.data(), col.size());
     val.upload(m.val.data(), val.size());
+    code.upload(m.code.data(), code.size());
+    dict.upload(m.dict.data(), dict.size());
     view = {rp.as<const uint64_t>(), col.as<const uint32_t>(), val.as<const fr_t>(), m.n_rows};
+    if (m.coded()) {
+      view.val = nullptr;
+      view.code = code.as<const uint16_t>();
+      view.dict = dict.as<const fr_t>();
+    }
   }
 };
 
@@ -126,11 +143,8 @@ std::vector<fr_t> ref_spmv(const sparse_matrix_t& m, const std::vector<fr_t>& w,
   return y;
 }
 
-void check_spmv(std::mt19937_64& rng, uint64_t rows, size_t n_out, size_t n_long) {
-  const uint64_t cols = 1 + rng() % 3000;
-  const sparse_matrix_t m = random_matrix(rng, rows, cols, n_long);
-  const std::vector<fr_t> w = random_witness(rng, cols);
-  const std::vector<fr_t> want = ref_spmv(m, w, n_out);
+// m (either form) against the host reference under every tuning.
+void check_spmv_of(const sparse_matrix_t& m, const std::vector<fr_t>& w, size_t n_out, const std::vector<fr_t>& want) {
   dev_csr_t dm(m);
   dev_vec_t dw(w);
   stream_t s;
@@ -138,9 +152,20 @@ void check_spmv(std::mt19937_64& rng, uint64_t rows, size_t n_out, size_t n_long
     dev_out_t out(n_out);
     ASSERT_EQ(spmv_fr(out.get(), n_out, dm.view, dw.get(), s.get(), tune), cudaSuccess);
     s.sync();
-    EXPECT_EQ(mismatches(out.read(), want, "spmv_fr"), 0u)
-        << "rows=" << rows << " n_out=" << n_out << " short_max=" << tune.short_max << " warp_max=" << tune.warp_max;
+    EXPECT_EQ(mismatches(out.read(), want, m.coded() ? "spmv_fr coded" : "spmv_fr"), 0u)
+        << "rows=" << m.n_rows << " n_out=" << n_out << " short_max=" << tune.short_max
+        << " warp_max=" << tune.warp_max;
   }
+}
+
+// A fresh random matrix, plain and coded; the reference from the plain form.
+void check_spmv(std::mt19937_64& rng, uint64_t rows, size_t n_out, size_t n_long) {
+  const uint64_t cols = 1 + rng() % 3000;
+  const sparse_matrix_t m = random_matrix(rng, rows, cols, n_long);
+  const std::vector<fr_t> w = random_witness(rng, cols);
+  const std::vector<fr_t> want = ref_spmv(m, w, n_out);
+  check_spmv_of(m, w, n_out, want);
+  check_spmv_of(coded(m), w, n_out, want);
 }
 
 TEST(CudaSpmv, RandomMatricesAllTiers) {
@@ -152,6 +177,29 @@ TEST(CudaSpmv, RandomMatricesAllTiers) {
   for (auto [rows, n_out] : shapes) check_spmv(rng, rows, n_out, rows >= 1000 ? 4 : 0);
 }
 
+// A dictionary of 65536 entries (1 and −1 among them, so the shortcuts
+// apply) and codes drawn over all of it, 65535 included: rows of every tier.
+TEST(CudaSpmv, FullDictionary) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  sparse_matrix_t m = random_matrix(rng, 20000, 2500, 6);
+  m.dict.resize(max_dict_size);
+  for (auto& v : m.dict) v = fr_t::random(rng);
+  m.dict[rng() % max_dict_size] = fr_t::one();
+  m.dict[rng() % max_dict_size] = -fr_t::one();
+  m.code.resize(m.nnz());
+  for (auto& c : m.code) c = uint16_t(rng() % 4 == 0 ? max_dict_size - 1 - rng() % 4 : rng() % max_dict_size);
+  m.val.clear();
+  ASSERT_TRUE(m.coded());
+  const std::vector<fr_t> w = random_witness(rng, m.n_cols);
+  std::vector<fr_t> want(20001, fr_t::zero());
+  spmv(m, w, want, 2);  // the host reference reads the coded form itself
+  sparse_matrix_t plain = m;
+  expand_matrix(plain);
+  EXPECT_EQ(ref_spmv(plain, w, want.size()), want);  // and agrees with the plain form
+  check_spmv_of(m, w, want.size(), want);
+}
+
 TEST(CudaSpmv, LongRowsOnly) {
   SZK_REQUIRE_GPU();
   auto rng = seeded_rng();
@@ -160,28 +208,34 @@ TEST(CudaSpmv, LongRowsOnly) {
 }
 
 // Independent oracle: coefficients all c = ±1 and a witness of ones give
-// out[i] = c·len(i); a zero witness gives zero everywhere.
+// out[i] = c·len(i); a zero witness gives zero everywhere. Plain, and coded
+// with a one-entry dictionary.
+void check_unit_coefficients(const sparse_matrix_t& m, const fr_t& c) {
+  const size_t n_out = 2048;
+  dev_csr_t dm(m);
+  stream_t s;
+  for (const bool ones : {true, false}) {
+    dev_vec_t dw(std::vector<fr_t>(500, ones ? fr_t::one() : fr_t::zero()));
+    std::vector<fr_t> want(n_out, fr_t::zero());
+    if (ones)
+      for (uint64_t i = 0; i < m.n_rows; ++i) want[i] = c * fr_t::from_u64(m.row_ptr[i + 1] - m.row_ptr[i]);
+    for (const auto& tune : tunings) {
+      dev_out_t out(n_out);
+      ASSERT_EQ(spmv_fr(out.get(), n_out, dm.view, dw.get(), s.get(), tune), cudaSuccess);
+      s.sync();
+      EXPECT_EQ(mismatches(out.read(), want, ones ? "ones" : "zero witness"), 0u) << "coded " << m.coded();
+    }
+  }
+}
+
 TEST(CudaSpmv, UnitCoefficientsCountTerms) {
   SZK_REQUIRE_GPU();
   auto rng = seeded_rng();
   for (const fr_t c : {fr_t::one(), -fr_t::one()}) {
     sparse_matrix_t m = random_matrix(rng, 2000, 500, 6);
     for (auto& v : m.val) v = c;
-    const size_t n_out = 2048;
-    dev_csr_t dm(m);
-    stream_t s;
-    for (const bool ones : {true, false}) {
-      dev_vec_t dw(std::vector<fr_t>(500, ones ? fr_t::one() : fr_t::zero()));
-      std::vector<fr_t> want(n_out, fr_t::zero());
-      if (ones)
-        for (uint64_t i = 0; i < m.n_rows; ++i) want[i] = c * fr_t::from_u64(m.row_ptr[i + 1] - m.row_ptr[i]);
-      for (const auto& tune : tunings) {
-        dev_out_t out(n_out);
-        ASSERT_EQ(spmv_fr(out.get(), n_out, dm.view, dw.get(), s.get(), tune), cudaSuccess);
-        s.sync();
-        EXPECT_EQ(mismatches(out.read(), want, ones ? "ones" : "zero witness"), 0u);
-      }
-    }
+    check_unit_coefficients(m, c);
+    check_unit_coefficients(coded(m), c);
   }
 }
 
@@ -226,11 +280,18 @@ TEST(CudaSpmv, BellmanMatchesHostWitnessMap) {
   for (auto [nc, np, n] : cases) {
     const random_circuit_t rc = random_circuit(rng, uint32_t(nc), uint32_t(np));
     const qap_rows_t want = witness_map_r1cs(rc.cs, rc.w, n, 1);
-    for (const auto& tune : {tunings[0], tunings[2]}) {
-      const auto got = device_bellman(rc.cs, rc.w, n, tune);
-      EXPECT_EQ(mismatches(got[0], want.a, "bellman a"), 0u) << "constraints=" << nc << " n=" << n;
-      EXPECT_EQ(mismatches(got[1], want.b, "bellman b"), 0u) << "constraints=" << nc << " n=" << n;
-      EXPECT_EQ(mismatches(got[2], want.c, "bellman c"), 0u) << "constraints=" << nc << " n=" << n;
+    // Plain, all coded, and the forms mixed in one launch (A, C coded).
+    r1cs_t all_coded = rc.cs, mixed = rc.cs;
+    all_coded.a = coded(rc.cs.a), all_coded.b = coded(rc.cs.b), all_coded.c = coded(rc.cs.c);
+    mixed.a = all_coded.a, mixed.c = all_coded.c;
+    for (const r1cs_t* cs : std::initializer_list<const r1cs_t*>{&rc.cs, &all_coded, &mixed}) {
+      const char* form = cs == &rc.cs ? "plain" : cs == &mixed ? "mixed" : "coded";
+      for (const auto& tune : {tunings[0], tunings[2]}) {
+        const auto got = device_bellman(*cs, rc.w, n, tune);
+        EXPECT_EQ(mismatches(got[0], want.a, "bellman a"), 0u) << form << " constraints=" << nc << " n=" << n;
+        EXPECT_EQ(mismatches(got[1], want.b, "bellman b"), 0u) << form << " constraints=" << nc << " n=" << n;
+        EXPECT_EQ(mismatches(got[2], want.c, "bellman c"), 0u) << form << " constraints=" << nc << " n=" << n;
+      }
     }
   }
 }
@@ -250,20 +311,24 @@ TEST(CudaSpmv, SnarkjsMatchesHostWitnessMap) {
     const std::vector<fr_t> a = ref_spmv(A, w, n), b = ref_spmv(B, w, n);
     std::vector<fr_t> c(n);
     for (size_t i = 0; i < n; ++i) c[i] = a[i] * b[i];
-    dev_csr_t dA(A), dB(B);
     dev_vec_t dw(w);
-    dev_out_t oa(n), ob(n), oc(n);
-    ASSERT_EQ(qap_rows_snarkjs(oa.get(), ob.get(), oc.get(), n, dA.view, dB.view, dw.get(), s.get()), cudaSuccess);
-    s.sync();
-    EXPECT_EQ(mismatches(oa.read(), a, "snarkjs a"), 0u) << "rows " << ra << "/" << rb << " n=" << n;
-    EXPECT_EQ(mismatches(ob.read(), b, "snarkjs b"), 0u) << "rows " << ra << "/" << rb << " n=" << n;
-    EXPECT_EQ(mismatches(oc.read(), c, "snarkjs c"), 0u) << "rows " << ra << "/" << rb << " n=" << n;
+    // Plain; A coded; B coded.
+    for (int form = 0; form < 3; ++form) {
+      dev_csr_t dA(form == 1 ? coded(A) : A), dB(form == 2 ? coded(B) : B);
+      dev_out_t oa(n), ob(n), oc(n);
+      ASSERT_EQ(qap_rows_snarkjs(oa.get(), ob.get(), oc.get(), n, dA.view, dB.view, dw.get(), s.get()), cudaSuccess);
+      s.sync();
+      EXPECT_EQ(mismatches(oa.read(), a, "snarkjs a"), 0u) << "form " << form << " rows " << ra << "/" << rb << " n=" << n;
+      EXPECT_EQ(mismatches(ob.read(), b, "snarkjs b"), 0u) << "form " << form << " rows " << ra << "/" << rb << " n=" << n;
+      EXPECT_EQ(mismatches(oc.read(), c, "snarkjs c"), 0u) << "form " << form << " rows " << ra << "/" << rb << " n=" << n;
+    }
   }
 }
 
-// A Filecoin-shaped circuit (src/gen) and a satisfying witness: the device
-// map equals the host one, and a∘b = c on every row of the domain (the
-// constraints hold; input rows are w[s]·0 = 0; padding 0·0 = 0).
+// A Filecoin-shaped circuit (src/gen, coded) and a satisfying witness: the
+// device map equals the host one and the device map of the plain form, and
+// a∘b = c on every row of the domain (the constraints hold; input rows are
+// w[s]·0 = 0; padding 0·0 = 0).
 TEST(CudaSpmv, FilecoinShapedCircuitIsSatisfied) {
   SZK_REQUIRE_GPU();
   auto rng = seeded_rng();
@@ -274,7 +339,12 @@ TEST(CudaSpmv, FilecoinShapedCircuitIsSatisfied) {
     const uint64_t n = domain_size_for(cs);
     ASSERT_EQ(n, uint64_t(1) << k);
     const qap_rows_t want = witness_map_r1cs(cs, w, n);
+    ASSERT_TRUE(cs.a.coded() && cs.b.coded() && cs.c.coded());
     const auto got = device_bellman(cs, w, n);
+    r1cs_t plain = cs;
+    expand_circuit(plain);
+    const auto got_plain = device_bellman(plain, w, n);
+    for (int r = 0; r < 3; ++r) EXPECT_EQ(mismatches(got_plain[r], got[r], "filecoin plain vs coded"), 0u) << k;
     EXPECT_EQ(mismatches(got[0], want.a, "filecoin a"), 0u) << "k=" << k;
     EXPECT_EQ(mismatches(got[1], want.b, "filecoin b"), 0u) << "k=" << k;
     EXPECT_EQ(mismatches(got[2], want.c, "filecoin c"), 0u) << "k=" << k;
@@ -308,6 +378,12 @@ TEST(CudaSpmv, RejectsBadArguments) {
   EXPECT_EQ(spmv_fr(out, 10, m10, nullptr, nullptr), bad);
   EXPECT_EQ(spmv_fr(out, 10, csr_view_t{nullptr, col, val, 10}, w, nullptr), bad);
   EXPECT_EQ(spmv_fr(out, 10, csr_view_t{rp, col, odd, 10}, w, nullptr), bad);
+  // Coded: a 16-byte aligned dictionary and 2-byte aligned codes (val unused).
+  const auto* code = reinterpret_cast<const uint16_t*>(uintptr_t(0x60000));
+  const auto* odd_code = reinterpret_cast<const uint16_t*>(uintptr_t(0x60001));
+  EXPECT_EQ(spmv_fr(out, 10, csr_view_t{rp, col, odd, 10, code, odd}, w, nullptr), bad);
+  EXPECT_EQ(spmv_fr(out, 10, csr_view_t{rp, col, nullptr, 10, odd_code, val}, w, nullptr), bad);
+  EXPECT_EQ(spmv_fr(out, 9, csr_view_t{rp, col, nullptr, 10, code, val}, w, nullptr), bad);
   EXPECT_EQ(spmv_fr(nullptr, 0, empty, nullptr, nullptr), cudaSuccess);  // nothing to do
   // bellman: constraints + publics + 1 must fit in n (and no overflow).
   EXPECT_EQ(qap_rows_bellman(out, out + 16, out + 32, 16, m10, m10, m10, 10, 6, w, nullptr), bad);

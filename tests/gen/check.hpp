@@ -13,7 +13,7 @@ namespace starzk::gen_test {
 
 inline fr_t row_value(const sparse_matrix_t& m, std::span<const fr_t> w, uint64_t row) {
   fr_t acc = fr_t::zero();
-  for (uint64_t k = m.row_ptr[row]; k < m.row_ptr[row + 1]; ++k) acc += m.val[k] * w[m.col[k]];
+  for (uint64_t k = m.row_ptr[row]; k < m.row_ptr[row + 1]; ++k) acc += m.value(k) * w[m.col[k]];
   return acc;
 }
 

@@ -77,13 +77,52 @@ TEST_P(Shape, StatisticsLookLikeFilecoin) {
   EXPECT_GT(s.b_aux_density, 0.0);
 }
 
+// The arrays themselves, not just the values (== compares values).
 TEST_P(Shape, SameBytesForAnyThreadCount) {
   const unsigned k = GetParam();
   const gen_params_t params{k, 328, 5};
   const r1cs_t one = generate_circuit(params, 1);
   const r1cs_t three = generate_circuit(params, 3);
   EXPECT_TRUE(one == three);
+  const sparse_matrix_t* m1[3] = {&one.a, &one.b, &one.c};
+  const sparse_matrix_t* m3[3] = {&three.a, &three.b, &three.c};
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(m1[i]->row_ptr, m3[i]->row_ptr) << "matrix " << i;
+    EXPECT_EQ(m1[i]->col, m3[i]->col) << "matrix " << i;
+    EXPECT_EQ(m1[i]->code, m3[i]->code) << "matrix " << i;
+    EXPECT_EQ(m1[i]->dict, m3[i]->dict) << "matrix " << i;
+  }
   EXPECT_EQ(generate_witness(params, one, 4, 1), generate_witness(params, three, 4, 3));
+}
+
+// The matrices come out coded (a small dictionary, every code inside it)
+// and equal their plain form, which the witness satisfies too; coding the
+// plain form again gives the same values (through a dictionary of only the
+// values used, in first-occurrence order).
+TEST_P(Shape, CodedAndEqualToThePlainForm) {
+  const unsigned k = GetParam();
+  const gen_params_t params{k, 328, 9};
+  const r1cs_t cs = generate_circuit(params, 2);
+  r1cs_t plain = cs;
+  expand_circuit(plain, 2);
+  for (const sparse_matrix_t* m : {&cs.a, &cs.b, &cs.c}) {
+    ASSERT_TRUE(m->coded());
+    EXPECT_TRUE(m->val.empty());
+    EXPECT_EQ(m->code.size(), m->nnz());
+    EXPECT_LE(m->dict.size(), 600u);
+    for (uint16_t c : m->code) ASSERT_LT(c, m->dict.size());
+  }
+  for (const sparse_matrix_t* m : {&plain.a, &plain.b, &plain.c}) EXPECT_FALSE(m->coded());
+  EXPECT_TRUE(plain == cs);
+  EXPECT_TRUE(cs == plain);
+  const std::vector<fr_t> w = generate_witness(params, cs, 1);
+  EXPECT_FALSE(gen_test::first_bad_row(plain, w).has_value());
+  r1cs_t recoded = plain;
+  ASSERT_TRUE(code_circuit(recoded, 3));
+  EXPECT_TRUE(recoded == cs);
+  EXPECT_LE(recoded.b.dict.size(), cs.b.dict.size());  // B holds ones only
+  EXPECT_EQ(recoded.b.dict.size(), 1u);
+  EXPECT_TRUE(recoded.b.dict[0].is_one());
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, Shape, ::testing::Values(10u, 12u, 14u));

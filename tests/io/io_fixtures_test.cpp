@@ -43,7 +43,7 @@ uint64_t info_count(const std::string& text, const std::string& key) {
 // One linear combination as snarkjs prints it: {"wire": "coefficient"}.
 std::map<uint32_t, std::string> row_of(const sparse_matrix_t& m, uint64_t i) {
   std::map<uint32_t, std::string> r;
-  for (uint64_t k = m.row_ptr[i]; k < m.row_ptr[i + 1]; ++k) r[m.col[k]] = m.val[k].to_decimal();
+  for (uint64_t k = m.row_ptr[i]; k < m.row_ptr[i + 1]; ++k) r[m.col[k]] = m.value(k).to_decimal();
   return r;
 }
 std::map<uint32_t, std::string> row_of(const json& lc) {

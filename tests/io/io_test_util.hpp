@@ -106,7 +106,7 @@ inline section_t section_of(const std::vector<uint8_t>& b, uint32_t id) {
 inline int64_t first_unsatisfied_row(const r1cs_t& r, const std::vector<fr_t>& w) {
   auto dot = [&](const sparse_matrix_t& m, uint64_t i) {
     fr_t s = fr_t::zero();
-    for (uint64_t k = m.row_ptr[i]; k < m.row_ptr[i + 1]; ++k) s += m.val[k] * w[m.col[k]];
+    for (uint64_t k = m.row_ptr[i]; k < m.row_ptr[i + 1]; ++k) s += m.value(k) * w[m.col[k]];
     return s;
   };
   for (uint64_t i = 0; i < r.n_constraints; ++i) {

@@ -1,0 +1,117 @@
+// msm_device.cpp: the MSM codelets' device memory (see msm_device.hpp).
+#include "codelets/msm_device.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <string>
+
+#include "msm/msm_pieces.hpp"
+
+#if STARZK_CODELETS_CUDA
+#include "cuda/msm_launchers.hpp"
+#endif
+
+namespace starzk::codelets {
+
+namespace {
+
+// The batch-affine levels' gain on dense scalars (the planner's
+// default_factor): 97.8 ms against 128.6 without them for a 2^24 G1 MSM of
+// random scalars on the H200 (docs/benchmarks.md). Split MSMs plan with 1:
+// after the split most of their terms are gone, and the levels may not run.
+constexpr double dense_affine_factor = 0.76;
+
+#if STARZK_CODELETS_CUDA
+gpu::msm_tuning_t tuning(bool lean) {
+  gpu::msm_tuning_t t;
+  if (lean) t.affine_levels = 0;  // no batch-affine levels, none of their arrays
+  return t;
+}
+
+template <class P>
+uint64_t scratch_bytes(size_t n, bool split, size_t piece, bool streamed, bool lean) {
+  return gpu::msm_launchers_t<P>::pieces_scratch_bytes(n, split, gpu::msm_pieces_t{piece, streamed}, tuning(lean));
+}
+#endif
+
+}  // namespace
+
+msm_shape_t msm_query_shape(const proving_key_t& pk, int q) {
+  if (q == msm_query_count) return {true, pk.b_g2.size(), true};
+  const auto query = msm_query_t(q);
+  return {false, msm_query_bases(pk, query).size(), query != msm_query_t::h};
+}
+
+uint64_t msm_scratch_bytes(const msm_shape_t& m, size_t piece, bool streamed, bool lean) {
+#if STARZK_CODELETS_CUDA
+  return m.g2 ? scratch_bytes<g2_params>(m.n, m.split, piece, streamed, lean)
+              : scratch_bytes<g1_params>(m.n, m.split, piece, streamed, lean);
+#else
+  (void)m, (void)piece, (void)streamed, (void)lean;
+  return 0;
+#endif
+}
+
+uint64_t msm_min_scratch_bytes(const msm_shape_t& m, bool streamed) {
+  return msm_scratch_bytes(m, msm_smallest_piece(m.n, msm_min_piece), streamed, true);
+}
+
+namespace detail {
+
+bool cuda_worker_can_hold(unsigned worker, const starpu_task* task, const msm_device_t& d, uint64_t scratch_max) {
+  if (starpu_worker_get_type(int(worker)) != STARPU_CUDA_WORKER) return true;
+  // Pinned to the GPUs (set_placement): nowhere else to go.
+  const uint32_t where = task->where != -1 ? uint32_t(task->where) : task->cl->where;
+  if (where != 0 && !(where & STARPU_CPU)) return true;
+  if (d.min_scratch == 0) return true;  // no plan (sizes unknown)
+  if (d.min_scratch > scratch_max) return false;
+  const starpu_ssize_t total = starpu_memory_get_total(starpu_worker_get_memory_node(worker));
+  return total <= 0 || d.min_scratch + d.buffer_bytes <= uint64_t(total);
+}
+
+#if STARZK_CODELETS_CUDA
+
+template <class P>
+bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
+  using L = gpu::msm_launchers_t<P>;
+  const bool split = m.split_from != gpu::msm_no_split;
+  auto bytes = [&](size_t piece, bool lean) -> uint64_t {
+    return scratch_bytes<P>(m.n, split, piece, m.streamed, lean);
+  };
+  uint64_t budget = std::min<uint64_t>(scratch_max, worker_scratch_room());
+  for (;;) {
+    const msm_pieces_plan_t plan =
+        plan_msm_pieces(m.n, budget, msm_min_piece, m.dense ? dense_affine_factor : 1.0, bytes);
+    if (!plan.fits) return false;
+    void* scratch = nullptr;
+    if (plan.bytes > 0) {
+      scratch = try_worker_scratch(size_t(plan.bytes), size_t(budget));
+      if (scratch == nullptr) {  // less free than StarPU counted: half as much, planned again
+        budget = plan.bytes / 2;
+        continue;
+      }
+    }
+    check_cuda(L::pieces(m.d_out, m.bases, m.d_scalars, m.n, m.split_from, gpu::msm_pieces_t{plan.piece, m.streamed},
+                         scratch, size_t(plan.bytes), worker_stream(), tuning(plan.lean)),
+               (std::string("gpu::msm_") + L::name + "_pieces").c_str());
+    return true;
+  }
+}
+
+template bool run_device_msm<g1_params>(const device_msm_t<g1_params>&, uint64_t);
+template bool run_device_msm<g2_params>(const device_msm_t<g2_params>&, uint64_t);
+
+void note_host_fallback(const std::string& label, const char* phase, size_t n) {
+  static std::atomic<bool> said{false};
+  if (said.exchange(true)) return;
+  std::fprintf(stderr,
+               "starzk: %s: %s: no device memory for the smallest MSM pieces (%zu terms); computed on the host "
+               "(said once)\n",
+               label.c_str(), phase, n);
+}
+
+#endif
+
+}  // namespace detail
+}  // namespace starzk::codelets

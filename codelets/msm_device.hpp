@@ -1,0 +1,95 @@
+// msm_device.hpp: the device memory of the MSM codelets (msm for the G1
+// queries, b_g2_msm for B_g2): how much scratch an MSM needs in pieces
+// (for the memory plan made when a key is registered, dag/key_residency.hpp),
+// whether a CUDA worker may take an MSM task at all (the codelets'
+// can_execute), and how a CUDA body runs one MSM in the memory its device
+// has free.
+//
+// A CUDA body (run_device_msm) asks StarPU what is free on its memory node
+// (starpu_memory_get_available, which honours STARPU_LIMIT_CUDA_MEM), adds
+// the scratch its worker already holds, takes the smaller of that and the
+// key's scratch_max (the operators' cap STARZK_GPU_SCRATCH_MAX and what the
+// memory plan leaves for scratch), and plans pieces of consecutive terms
+// that fit (src/msm/msm_pieces.hpp): one piece when the whole MSM fits, as
+// before. If the allocation still fails it halves its budget and plans
+// again; when even the smallest pieces cannot get memory it enqueues
+// nothing and returns false, and the body computes the MSM on the host
+// (the proof still completes; one line on stderr says so, once).
+//
+// can_execute: a CUDA worker refuses an MSM task whose smallest pieces
+// exceed scratch_max, or whose smallest pieces plus the task's buffers
+// exceed its device's memory (starpu_memory_get_total); StarPU and the
+// starzk policies then place the task on another GPU or a CPU worker. A
+// codelet pinned to CUDA alone (--place msm=cuda) is never refused: there
+// the body's host fallback is the way out.
+#pragma once
+
+#include <starpu.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "codelets/cuda_support.hpp"
+#include "codelets/partition_state.hpp"
+#include "ec/jacobian.hpp"
+
+namespace starzk::codelets {
+
+// Pieces the memory plan keeps scratch for at least (src/msm/msm_pieces.hpp
+// for the smallest pieces a body accepts, msm_min_piece): at 2^22 terms a
+// piece's fixed costs are a few percent of its additions.
+inline constexpr size_t msm_plan_piece = size_t(1) << 22;
+
+// What an MSM looks like to the device: its curve, its number of terms,
+// whether it runs the prep_msm split.
+struct msm_shape_t {
+  bool g2 = false;
+  size_t n = 0;
+  bool split = false;
+};
+
+// The shape of the key's MSM q: the four G1 queries in msm_query_t order
+// (H plain over h, L split over the aux wires, A and B_g1 split over w),
+// then q = msm_query_count for B_g2 (split over w), as the codelets run them.
+msm_shape_t msm_query_shape(const proving_key_t& pk, int q);
+
+// Device scratch of the MSM in pieces of `piece` terms (its last, shorter
+// piece included), in the lean form (no batch-affine levels) or the
+// default one, with the two staging buffers of streamed bases. 0 without
+// the CUDA kernels.
+uint64_t msm_scratch_bytes(const msm_shape_t& m, size_t piece, bool streamed, bool lean);
+// The scratch of its smallest pieces (msm_smallest_piece(n, msm_min_piece),
+// lean): what a CUDA body needs at least.
+uint64_t msm_min_scratch_bytes(const msm_shape_t& m, bool streamed);
+
+namespace detail {
+
+// can_execute of the MSM codelets (file comment); true for CPU workers.
+bool cuda_worker_can_hold(unsigned worker, const starpu_task* task, const msm_device_t& d, uint64_t scratch_max);
+
+#if STARZK_CODELETS_CUDA
+// One MSM of a CUDA body, in the task's device memory.
+template <class P>
+struct device_msm_t {
+  jacobian_t<P>* d_out = nullptr;
+  const affine_t<P>* bases = nullptr;  // device memory, or the key's host array when streamed
+  bool streamed = false;
+  const fr_t* d_scalars = nullptr;
+  size_t n = 0;
+  size_t split_from = SIZE_MAX;  // gpu::msm_no_split: a plain Pippenger
+  bool dense = false;            // scalars mostly not 0 or 1 (h): the batch-affine levels pay
+};
+
+// Enqueues the MSM on the calling CUDA worker's stream in pieces that fit
+// (file comment). False, with nothing enqueued, when the device cannot
+// give even the smallest pieces their scratch. Throws on a CUDA error.
+template <class P>
+bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max);
+
+// Says once per process, on stderr, that an MSM of `label` ran on the host
+// for want of device memory.
+void note_host_fallback(const std::string& label, const char* phase, size_t n);
+#endif
+
+}  // namespace detail
+}  // namespace starzk::codelets

@@ -1,0 +1,113 @@
+// key_residency.cpp: the memory plan's rules and knobs (see key_residency.hpp).
+#include "dag/key_residency.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "dag/memory_budget.hpp"
+
+namespace starzk::dag {
+
+namespace {
+
+uint64_t minus(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+
+std::string gib(uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f GiB", double(bytes) / double(uint64_t(1) << 30));
+  return buf;
+}
+
+std::string trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return std::string(s);
+}
+
+}  // namespace
+
+const char* key_query_name(int q) {
+  static const char* const names[key_query_count] = {"h", "l", "a", "b_g1", "b_g2"};
+  return q >= 0 && q < key_query_count ? names[q] : "?";
+}
+
+residency_plan_t plan_key_residency(const residency_input_t& in) {
+  // 1-2: what the queries may hold.
+  residency_plan_t plan;
+  plan.fixed = in.key_fixed + in.partition;
+  if (plan.fixed + in.key_optional + in.scratch_floor <= in.device) plan.fixed += in.key_optional;
+  const uint64_t after_fixed = minus(in.device, plan.fixed);
+  const uint64_t room = minus(after_fixed, in.scratch_floor);
+  uint64_t resident = 0;
+  for (uint64_t b : in.query) resident += b;
+  if (in.forced) {
+    plan.streamed = *in.forced & key_query_all;
+    for (int q = 0; q < key_query_count; ++q)
+      if (plan.streams(q)) resident -= in.query[q];
+  } else {
+    // 3: stream in order until the rest fits, then bring back what fits.
+    for (int q : key_stream_order) {
+      if (resident <= room) break;
+      plan.streamed |= 1u << q;
+      resident -= in.query[q];
+    }
+    for (int i = key_query_count - 1; i >= 0; --i) {
+      const int q = key_stream_order[i];
+      if (plan.streams(q) && resident + in.query[q] <= room) {
+        plan.streamed &= ~(1u << q);
+        resident += in.query[q];
+      }
+    }
+  }
+  plan.resident = resident;
+  // 4: what the MSM bodies may take.
+  plan.scratch_budget = std::max(minus(after_fixed, resident), std::min(in.scratch_floor, after_fixed));
+  return plan;
+}
+
+std::string describe(const residency_plan_t& plan, const residency_input_t& in) {
+  std::string res, str;
+  uint64_t streamed = 0;
+  for (int q = 0; q < key_query_count; ++q) {
+    std::string& list = plan.streams(q) ? str : res;
+    list += std::string(list.empty() ? "" : " ") + key_query_name(q);
+    if (plan.streams(q)) streamed += in.query[q];
+  }
+  return "resident " + (res.empty() ? std::string("none") : res) + " (" + gib(plan.resident) + "), streamed " +
+         (str.empty() ? std::string("none") : str) + " (" + gib(streamed) + "), MSM scratch up to " +
+         gib(plan.scratch_budget) + " of " + gib(in.device);
+}
+
+std::optional<uint32_t> parse_key_stream(std::string_view text, const std::string& what) {
+  const std::string t = trim(text);
+  if (t.empty() || t == "auto") return std::nullopt;
+  if (t == "none") return 0u;
+  if (t == "all") return key_query_all;
+  uint32_t mask = 0;
+  size_t at = 0;
+  while (at <= t.size()) {
+    const size_t comma = std::min(t.find(',', at), t.size());
+    const std::string name = trim(std::string_view(t).substr(at, comma - at));
+    int found = -1;
+    for (int q = 0; q < key_query_count; ++q)
+      if (name == key_query_name(q)) found = q;
+    if (found < 0)
+      throw std::runtime_error(what + "='" + t + "': unknown query '" + name +
+                               "' (expected auto, none, all, or a comma list of h, l, a, b_g1, b_g2)");
+    mask |= 1u << found;
+    at = comma + 1;
+  }
+  return mask;
+}
+
+gpu_memory_knobs_t gpu_memory_knobs_from_env() {
+  gpu_memory_knobs_t k;
+  if (const char* e = std::getenv("STARZK_GPU_SCRATCH_MAX"); e && *e)
+    k.scratch_max = parse_byte_size(e, "STARZK_GPU_SCRATCH_MAX=");
+  if (const char* e = std::getenv("STARZK_KEY_STREAM"); e && *e) k.stream = parse_key_stream(e, "STARZK_KEY_STREAM");
+  return k;
+}
+
+}  // namespace starzk::dag

@@ -1,0 +1,93 @@
+// key_residency.hpp: the memory plan of a key on a GPU, made once when the
+// key is registered (dag/key_bundle.cpp): which of the five MSM queries
+// (H, L, A, B_g1 in G1, 96 bytes per point; B_g2, 192) stay resident as
+// StarPU handles, which stream per partition from page-locked host memory
+// (no StarPU buffer; the MSM's CUDA body copies the bases piece by piece,
+// codelets/msm_device.hpp), and how much device scratch the MSM bodies may
+// take. Pure functions over sizes, so the CI tests the rules alone
+// (tests/dag/test_key_residency.cpp); docs/gpu.md ("Memory plan") works
+// them out at 2^24 and 2^27.
+//
+// The rules, in bytes of one GPU as StarPU counts it (the smallest CUDA
+// memory node; STARPU_LIMIT_CUDA_MEM applies):
+//   1. fixed = one partition's device data (w, a, b, c) + the NTT domain:
+//      what the non-MSM phases hold at once (spmv: w, a, b, c; ntt_h: a,
+//      b, c and the domain); + the CSR arrays spmv reads, if they fit
+//      beside that and the scratch floor (otherwise they cannot stay on
+//      the device anyway: the witness map must run without them there).
+//   2. room = device - fixed - scratch_floor: the queries' share, after
+//      scratch for MSM pieces of msm_plan_piece terms (lean form, staging
+//      included) is set aside.
+//   3. All queries resident if they fit in room. Otherwise they stream in
+//      the order h, b_g2, l, b_g1, a until the rest fits; then each
+//      streamed query, the last streamed first, comes back if it still
+//      fits (so whatever fits stays resident). Order: H's MSM is the only
+//      dense one (a full Pippenger over n terms, 194 ms at 2^25 against
+//      23-44 ms for the split G1 MSMs on the H200, docs/benchmarks.md), so
+//      its copy (96 B per point) hides best behind its own compute; B_g2
+//      is the largest query and its MSM costs ~2.8x a G1 one per point;
+//      L, B_g1 and A are equal in size and their MSMs the shortest.
+//   4. scratch_budget = device - fixed - resident, and at least the
+//      scratch floor where the device holds fixed + floor: the MSM bodies
+//      never take what the resident queries and the next partition need,
+//      so StarPU never has to evict a resident query for them.
+// STARZK_KEY_STREAM forces the streamed set (tests, operators); rule 4
+// still sizes the scratch.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace starzk::dag {
+
+// The five queries in the plan's index order.
+inline constexpr int key_query_count = 5;
+enum class key_query_t : int { h = 0, l = 1, a = 2, b_g1 = 3, b_g2 = 4 };
+const char* key_query_name(int q);  // "h", "l", "a", "b_g1", "b_g2"
+inline constexpr uint32_t key_query_all = (1u << key_query_count) - 1;
+
+// Rule 3's order.
+inline constexpr int key_stream_order[key_query_count] = {0, 4, 1, 3, 2};
+
+struct residency_input_t {
+  uint64_t device = 0;         // bytes of one GPU
+  uint64_t key_fixed = 0;      // the key's other arrays on the device (NTT domain)
+  uint64_t key_optional = 0;   // arrays kept on the device only if they fit (CSR)
+  uint64_t partition = 0;      // one partition's device data (w, a, b, c)
+  uint64_t scratch_floor = 0;  // MSM scratch set aside before the queries
+  uint64_t query[key_query_count] = {};
+  std::optional<uint32_t> forced;  // the streamed set (bit q: query q); nullopt: the rules
+};
+
+struct residency_plan_t {
+  uint64_t fixed = 0;           // rule 1's bytes (key_optional counted or not)
+  uint32_t streamed = 0;        // bit q: query q streams
+  uint64_t resident = 0;        // bytes of the resident queries
+  uint64_t scratch_budget = 0;  // device scratch the MSM bodies may take
+  bool streams(int q) const { return (streamed >> q) & 1u; }
+};
+
+residency_plan_t plan_key_residency(const residency_input_t& in);
+
+// "resident h l a b_g1 (6.00 GiB), streamed b_g2 (3.00 GiB), MSM scratch
+// up to 9.80 GiB of 22.89 GiB" (the plan, for a log line).
+std::string describe(const residency_plan_t& plan, const residency_input_t& in);
+
+// The knobs of the plan (docs/usage.md), read when a key is registered:
+//   STARZK_GPU_SCRATCH_MAX   bytes of device scratch an MSM body may take
+//                            (parse_byte_size: 512M, 2G, ...); unset: no cap
+//   STARZK_KEY_STREAM        auto (the rules), none, all, or queries
+//                            separated by commas (h,l,a,b_g1,b_g2): those
+//                            stream, the others stay resident
+// A bad value throws std::runtime_error naming the variable.
+struct gpu_memory_knobs_t {
+  uint64_t scratch_max = UINT64_MAX;
+  std::optional<uint32_t> stream;
+};
+gpu_memory_knobs_t gpu_memory_knobs_from_env();
+// STARZK_KEY_STREAM's value (nullopt for auto); `what` names it in errors.
+std::optional<uint32_t> parse_key_stream(std::string_view text, const std::string& what);
+
+}  // namespace starzk::dag

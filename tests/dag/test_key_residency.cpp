@@ -1,0 +1,186 @@
+// The device memory plan (dag/key_residency.hpp) as a pure function over
+// sizes: everything resident when it fits; otherwise queries stream in the
+// rule's order (h, b_g2, l, b_g1, a) until the rest fits, and whatever
+// still fits comes back; the scratch budget (device - fixed - resident,
+// never below the floor the device holds); forced sets; saturation on a
+// device too small for anything; the knobs' parsing and their errors.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "dag/key_residency.hpp"
+#include "dag/memory_budget.hpp"
+
+namespace starzk::dag {
+namespace {
+
+constexpr uint64_t GiB = uint64_t(1) << 30;
+
+// A 2^24-shaped key in GiB: h, l, a, b_g1 1.5 each, b_g2 3.
+residency_input_t key24(uint64_t device_gib_x10) {
+  residency_input_t in;
+  in.device = device_gib_x10 * GiB / 10;
+  in.key_fixed = GiB / 2;          // NTT domain
+  in.partition = 2 * GiB;          // w + a, b, c
+  in.scratch_floor = 3 * GiB;
+  for (int q = 0; q < 4; ++q) in.query[q] = 3 * GiB / 2;
+  in.query[int(key_query_t::b_g2)] = 3 * GiB;
+  return in;
+}
+
+uint32_t bit(key_query_t q) { return 1u << int(q); }
+
+TEST(KeyResidency, EverythingResidentWhenItFits) {
+  const residency_input_t in = key24(300);  // 30 GiB
+  const residency_plan_t p = plan_key_residency(in);
+  EXPECT_EQ(p.streamed, 0u);
+  EXPECT_EQ(p.resident, 9 * GiB);
+  EXPECT_EQ(p.scratch_budget, 30 * GiB - GiB / 2 - 2 * GiB - 9 * GiB);
+}
+
+TEST(KeyResidency, StreamsInOrderUntilTheRestFits) {
+  // room = device - 2.5 - 3. Queries 9 GiB.
+  // room 8: h streams (7.5 left) -> fits.
+  residency_plan_t p = plan_key_residency(key24(135));
+  EXPECT_EQ(p.streamed, bit(key_query_t::h));
+  EXPECT_EQ(p.resident, 15 * GiB / 2);
+  // room 5: h (7.5), b_g2 (4.5) -> fits; h comes back? 4.5 + 1.5 > 5: no.
+  p = plan_key_residency(key24(105));
+  EXPECT_EQ(p.streamed, bit(key_query_t::h) | bit(key_query_t::b_g2));
+  EXPECT_EQ(p.resident, 9 * GiB / 2);
+  // room 6.1: h, b_g2 stream (4.5 left), then h comes back (6.0 <= 6.1).
+  p = plan_key_residency(key24(116));
+  EXPECT_EQ(p.streamed, bit(key_query_t::b_g2));
+  EXPECT_EQ(p.resident, 6 * GiB);
+  // room 2: h, b_g2, l, b_g1 stream (1.5 left).
+  p = plan_key_residency(key24(75));
+  EXPECT_EQ(p.streamed, key_query_all & ~bit(key_query_t::a));
+  EXPECT_EQ(p.resident, 3 * GiB / 2);
+  // room 1: all stream.
+  p = plan_key_residency(key24(65));
+  EXPECT_EQ(p.streamed, key_query_all);
+  EXPECT_EQ(p.resident, 0u);
+  for (int q = 0; q < key_query_count; ++q) EXPECT_TRUE(p.streams(q));
+}
+
+TEST(KeyResidency, ScratchBudgetKeepsTheFloor) {
+  // Every plan leaves at least the floor for scratch when the device holds
+  // fixed + floor, and what the resident queries leave otherwise.
+  for (uint64_t d = 0; d <= 400; d += 5) {
+    const residency_input_t in = key24(d);
+    const residency_plan_t p = plan_key_residency(in);
+    const uint64_t fixed = in.key_fixed + in.partition;
+    const uint64_t after = in.device > fixed ? in.device - fixed : 0;
+    if (after >= in.scratch_floor) {
+      EXPECT_LE(p.resident, after - in.scratch_floor) << "device " << d;
+    } else {
+      EXPECT_EQ(p.resident, 0u) << "device " << d;
+    }
+    EXPECT_GE(p.scratch_budget, std::min(in.scratch_floor, after)) << "device " << d;
+    EXPECT_LE(p.scratch_budget, after) << "device " << d;
+    if (after >= in.scratch_floor) {
+      EXPECT_EQ(p.scratch_budget, after - p.resident) << "device " << d;
+    }
+    uint64_t sum = 0;
+    for (int q = 0; q < key_query_count; ++q)
+      if (!p.streams(q)) sum += in.query[q];
+    EXPECT_EQ(sum, p.resident);
+  }
+  // A device smaller than the fixed part: nothing left, all streamed.
+  const residency_plan_t tiny = plan_key_residency(key24(20));
+  EXPECT_EQ(tiny.streamed, key_query_all);
+  EXPECT_EQ(tiny.scratch_budget, 0u);
+}
+
+TEST(KeyResidency, OptionalArraysCountOnlyWhenTheyFit) {
+  // CSR arrays of 4 GiB: on a 30 GiB device they fit beside the fixed part
+  // and the floor, so the queries get 4 GiB less.
+  residency_input_t in = key24(300);
+  in.key_optional = 4 * GiB;
+  residency_plan_t p = plan_key_residency(in);
+  EXPECT_EQ(p.fixed, GiB / 2 + 2 * GiB + 4 * GiB);
+  EXPECT_EQ(p.streamed, 0u);
+  EXPECT_EQ(p.scratch_budget, 30 * GiB - p.fixed - 9 * GiB);
+  // Room 8 GiB before them, 4 with them: h, b_g2 and l stream (3 left).
+  in = key24(135);
+  in.key_optional = 4 * GiB;
+  p = plan_key_residency(in);
+  EXPECT_EQ(p.streamed, bit(key_query_t::h) | bit(key_query_t::b_g2) | bit(key_query_t::l));
+  EXPECT_EQ(p.resident, 3 * GiB);
+  // Arrays larger than the device cannot stay there: they do not count.
+  in = key24(135);
+  in.key_optional = 20 * GiB;
+  p = plan_key_residency(in);
+  EXPECT_EQ(p.fixed, GiB / 2 + 2 * GiB);
+  EXPECT_EQ(p.streamed, bit(key_query_t::h));
+}
+
+TEST(KeyResidency, ForcedSets) {
+  residency_input_t in = key24(300);
+  in.forced = key_query_all;
+  residency_plan_t p = plan_key_residency(in);
+  EXPECT_EQ(p.streamed, key_query_all);
+  EXPECT_EQ(p.resident, 0u);
+  EXPECT_EQ(p.scratch_budget, 30 * GiB - GiB / 2 - 2 * GiB);
+  in.forced = bit(key_query_t::l) | bit(key_query_t::b_g2);
+  p = plan_key_residency(in);
+  EXPECT_EQ(p.streamed, bit(key_query_t::l) | bit(key_query_t::b_g2));
+  EXPECT_EQ(p.resident, 9 * GiB / 2);
+  // None streamed on a small device: the scratch still gets its floor.
+  in = key24(80);
+  in.forced = 0u;
+  p = plan_key_residency(in);
+  EXPECT_EQ(p.streamed, 0u);
+  EXPECT_EQ(p.scratch_budget, in.scratch_floor);
+}
+
+TEST(KeyResidency, DescribeNamesBothSets) {
+  residency_input_t in = key24(105);
+  const std::string d = describe(plan_key_residency(in), in);
+  EXPECT_NE(d.find("resident l a b_g1 (4.50 GiB)"), std::string::npos) << d;
+  EXPECT_NE(d.find("streamed h b_g2 (4.50 GiB)"), std::string::npos) << d;
+}
+
+TEST(KeyResidency, KnobParsing) {
+  EXPECT_FALSE(parse_key_stream("auto", "X").has_value());
+  EXPECT_FALSE(parse_key_stream("", "X").has_value());
+  EXPECT_EQ(parse_key_stream("none", "X"), 0u);
+  EXPECT_EQ(parse_key_stream("all", "X"), key_query_all);
+  EXPECT_EQ(parse_key_stream("h", "X"), bit(key_query_t::h));
+  EXPECT_EQ(parse_key_stream("b_g2, l", "X"), bit(key_query_t::b_g2) | bit(key_query_t::l));
+  EXPECT_EQ(parse_key_stream("h,l,a,b_g1,b_g2", "X"), key_query_all);
+  for (const char* bad : {"H", "h,", ",h", "b2", "h;l", "everything"}) {
+    try {
+      parse_key_stream(bad, "STARZK_KEY_STREAM");
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("STARZK_KEY_STREAM="), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(parse_byte_size("512M", "X="), 512ull << 20);
+  EXPECT_EQ(parse_byte_size("0", "X="), 0u);
+  try {
+    parse_byte_size("12X", "STARZK_GPU_SCRATCH_MAX=");
+    ADD_FAILURE() << "12X was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("STARZK_GPU_SCRATCH_MAX='12X'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse_byte_size("-1G", "X="), std::runtime_error);
+  EXPECT_THROW(parse_memory_budget("lots"), std::runtime_error);
+
+  setenv("STARZK_GPU_SCRATCH_MAX", "1.5G", 1);
+  setenv("STARZK_KEY_STREAM", "b_g2", 1);
+  gpu_memory_knobs_t k = gpu_memory_knobs_from_env();
+  EXPECT_EQ(k.scratch_max, 3ull << 29);
+  EXPECT_EQ(k.stream, bit(key_query_t::b_g2));
+  setenv("STARZK_GPU_SCRATCH_MAX", "many", 1);
+  EXPECT_THROW(gpu_memory_knobs_from_env(), std::runtime_error);
+  unsetenv("STARZK_GPU_SCRATCH_MAX");
+  unsetenv("STARZK_KEY_STREAM");
+  k = gpu_memory_knobs_from_env();
+  EXPECT_EQ(k.scratch_max, UINT64_MAX);
+  EXPECT_FALSE(k.stream.has_value());
+}
+
+}  // namespace
+}  // namespace starzk::dag

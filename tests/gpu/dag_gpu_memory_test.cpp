@@ -1,0 +1,279 @@
+// Whole proofs through the DAG when device memory is short (label gpu;
+// skipped without a CUDA device), docs/gpu.md "Memory plan":
+//   streamed    the memory plan forced to stream queries
+//               (STARZK_KEY_STREAM=all, and h,b_g2 with the rest
+//               resident): no StarPU handle for them, the CUDA bodies copy
+//               the bases from page-locked host memory, and the proofs are
+//               byte-identical to the CPU reference prover's for fixed r, s;
+//   cpu         a scratch cap below the smallest MSM pieces
+//               (STARZK_GPU_SCRATCH_MAX=1): can_execute keeps every MSM task
+//               off the CUDA worker, CPU workers run them (starzk and
+//               dmdas), the proofs verify and equal the reference;
+//   fallback    the same cap with the MSMs pinned to the GPU: the CUDA
+//               bodies find no memory and compute on the host, same proofs;
+//   limited     a 2^18 batch under STARPU_LIMIT_CUDA_MEM sized so that every
+//               query streams and the MSM scratch the plan allows is below
+//               a whole MSM's (pieces forced) yet above the smallest pieces
+//               (the witness map on the CPU, so that no CSR array takes
+//               device memory); and the same batch with the queries
+//               resident and STARZK_GPU_SCRATCH_MAX a quarter above the
+//               smallest pieces: the MSMs run on the GPU, every proof
+//               verifies, the first equals the CPU reference.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <random>
+
+#include "codelets/codelets.hpp"
+#include "codelets/msm_device.hpp"
+#include "dag/batch.hpp"
+#include "dag_test_util.hpp"
+#include "gen/filecoin_shape.hpp"
+#include "groth16/proof_bytes.hpp"
+#include "groth16/setup.hpp"
+#include "groth16/verifier.hpp"
+#include "msm/msm_pieces.hpp"
+#include "runtime/trace.hpp"
+
+namespace starzk {
+namespace {
+
+constexpr const char* any_place = "spmv=any,ntt_h=any,msm=any,b_g2_msm=any";
+
+// Sets an environment variable for one scope.
+class scoped_env_t {
+ public:
+  scoped_env_t(const char* name, const std::string& value) : name_(name) { setenv(name, value.c_str(), 1); }
+  ~scoped_env_t() { unsetenv(name_); }
+
+ private:
+  const char* name_;
+};
+
+struct run_t {
+  std::map<uint32_t, proof_t> proofs;
+  std::map<std::string, std::map<std::string, int>> ran;  // codelet -> worker kind -> tasks
+  // Tasks of `codelet` that ran on workers of `kind` ("cpu", "cuda").
+  int count(const std::string& codelet, const std::string& kind) const {
+    const auto c = ran.find(codelet);
+    if (c == ran.end()) return 0;
+    const auto k = c->second.find(kind);
+    return k == c->second.end() ? 0 : k->second;
+  }
+};
+
+// Proves every witness of the key in one job, fixed r, s; every
+// partition must succeed.
+run_t prove_all(const std::shared_ptr<const dag::key_bundle_t>& key, const std::vector<std::vector<fr_t>>& witnesses,
+                const blinding_t& rs) {
+  runtime::trace_recorder rec;
+  run_t out;
+  {
+    dag::batch_t batch(dag::batch_options_t{.threads_per_task = 2, .trace = &rec});
+    const uint32_t job = batch.open_job(key, key->name());
+    for (uint32_t i = 0; i < witnesses.size(); ++i)
+      batch.submit(job, i, witnesses[i], key->name() + "/" + std::to_string(i), rs);
+    batch.close_job(job);
+    while (auto r = batch.wait_next()) {
+      EXPECT_TRUE(r->ok) << r->error;
+      if (r->ok) out.proofs[r->index] = r->proof;
+    }
+  }
+  for (const auto& e : rec.snapshot().events) ++out.ran[e.codelet][e.worker_kind];
+  return out;
+}
+
+void expect_reference(const test::prove_case_t& c, const run_t& got, const blinding_t& rs, const std::string& what) {
+  ASSERT_EQ(got.proofs.size(), c.witnesses.size()) << what;
+  for (uint32_t i = 0; i < c.witnesses.size(); ++i) {
+    const proof_t ref = prove_with_blinding(*c.pk, c.cs.get(), c.witnesses[i], rs, 1);
+    EXPECT_EQ(encode_proof(got.proofs.at(i)), encode_proof(ref)) << what << ": " << c.name << " partition " << i;
+    EXPECT_TRUE(verify(c.pk->vk, public_inputs(*c.pk, c.witnesses[i]), got.proofs.at(i))) << what;
+  }
+}
+
+runtime::session_options_t gpu_session(const std::string& policy) {
+  runtime::session_options_t so = test::cpu_session(policy, 2);
+  so.ncuda = 1;
+  return so;
+}
+
+class dag_gpu_memory : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(dag_gpu_memory, streamed_queries_give_the_same_proofs) {
+  const test::prove_case_t& c = test::prove_case(GetParam());
+  for (const char* stream : {"all", "h,b_g2"}) {
+    const scoped_env_t env("STARZK_KEY_STREAM", stream);
+    runtime::starpu_session session(gpu_session("starzk"));
+    if (session.cuda_workers() == 0) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
+    codelets::set_placement("spmv=any,ntt_h=any,msm=cuda,b_g2_msm=cuda");
+    auto key = test::bundle(c);
+    const bool all = std::string(stream) == "all";
+    for (int q = 0; q < codelets::msm_query_count; ++q) {
+      const bool want = all || q == int(codelets::msm_query_t::h);
+      EXPECT_EQ(key->view().g1_device[q].streamed, want) << stream << " query " << q;
+      EXPECT_EQ(key->query(codelets::msm_query_t(q)) == nullptr, want) << stream << " query " << q;
+    }
+    EXPECT_TRUE(key->view().b_g2_device.streamed);
+    EXPECT_EQ(key->b_g2(), nullptr);
+    EXPECT_FALSE(key->describe_memory_plan().empty());
+    const blinding_t rs = test::test_blinding(43);
+    const run_t got = prove_all(key, c.witnesses, rs);
+    expect_reference(c, got, rs, std::string("STARZK_KEY_STREAM=") + stream);
+    const int parts = int(c.witnesses.size());
+    EXPECT_EQ(got.count("msm", "cuda"), 4 * parts) << stream;
+    EXPECT_EQ(got.count("b_g2_msm", "cuda"), parts) << stream;
+    codelets::set_placement(any_place);
+  }
+}
+
+TEST_P(dag_gpu_memory, msms_that_cannot_fit_run_on_cpu_workers) {
+  const test::prove_case_t& c = test::prove_case(GetParam());
+  const scoped_env_t env("STARZK_GPU_SCRATCH_MAX", "1");  // below any piece
+  for (const char* policy : {"starzk", "dmdas"}) {
+    runtime::starpu_session session(gpu_session(policy));
+    if (session.cuda_workers() == 0) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
+    codelets::set_placement(any_place);
+    auto key = test::bundle(c);
+    EXPECT_EQ(key->view().scratch_max, 1u);
+    const blinding_t rs = test::test_blinding(44);
+    const run_t got = prove_all(key, c.witnesses, rs);
+    expect_reference(c, got, rs, std::string("scratch cap 1 under ") + policy);
+    const int parts = int(c.witnesses.size());
+    EXPECT_EQ(got.count("msm", "cpu"), 4 * parts) << policy;
+    EXPECT_EQ(got.count("b_g2_msm", "cpu"), parts) << policy;
+    EXPECT_EQ(got.count("msm", "cuda"), 0) << policy;
+  }
+}
+
+TEST_P(dag_gpu_memory, msms_pinned_to_the_gpu_without_memory_compute_on_the_host) {
+  const test::prove_case_t& c = test::prove_case(GetParam());
+  const scoped_env_t env("STARZK_GPU_SCRATCH_MAX", "1");
+  runtime::starpu_session session(gpu_session("starzk"));
+  if (session.cuda_workers() == 0) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
+  codelets::set_placement("spmv=any,ntt_h=any,msm=cuda,b_g2_msm=cuda");
+  auto key = test::bundle(c);
+  const blinding_t rs = test::test_blinding(45);
+  const run_t got = prove_all(key, c.witnesses, rs);
+  expect_reference(c, got, rs, "pinned to the GPU, scratch cap 1");
+  EXPECT_EQ(got.count("msm", "cuda"), 4 * int(c.witnesses.size()));
+  codelets::set_placement(any_place);
+}
+
+INSTANTIATE_TEST_SUITE_P(cases, dag_gpu_memory, ::testing::Values("multiplier", "gen-snarkjs", "gen-bellman"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& ch : n)
+                             if (ch == '-') ch = '_';
+                           return n;
+                         });
+
+// A Filecoin-shaped 2^18 circuit, its development key (made on the GPU),
+// two witnesses, and the reference proof of the first for fixed r, s:
+// built once per process.
+struct case18_t {
+  test::prove_case_t c;
+  blinding_t rs = test::test_blinding(46);
+  proof_t reference;
+};
+const case18_t& case18() {
+  static const case18_t k = [] {
+    case18_t r;
+    const gen_params_t params{.log2_constraints = 18, .n_public = 8, .seed = 0x11e4};
+    r.c.name = "gen-2^18";
+    r.c.cs = std::make_shared<const r1cs_t>(generate_circuit(params));
+    std::mt19937_64 rng(0x2718);
+    toxic_waste_t tw{};
+    for (fr_t* x : {&tw.tau, &tw.alpha, &tw.beta, &tw.gamma, &tw.delta}) *x = fr_t::random(rng);
+    r.c.pk = std::make_shared<const proving_key_t>(setup(*r.c.cs, h_convention_t::bellman_coset, tw, setup_options_t{}));
+    for (uint64_t p = 0; p < 2; ++p) r.c.witnesses.push_back(generate_witness(params, *r.c.cs, p));
+    r.reference = prove_with_blinding(*r.c.pk, r.c.cs.get(), r.c.witnesses[0], r.rs, 0);
+    return r;
+  }();
+  return k;
+}
+
+// Scratch of the key's MSMs: the most any needs in its smallest pieces and
+// whole (lean form), with the queries streamed or resident.
+struct msm_sizes_t {
+  uint64_t smallest = 0, largest_whole = 0;
+};
+msm_sizes_t msm_sizes(const proving_key_t& pk, bool streamed) {
+  msm_sizes_t r;
+  for (int q = 0; q < dag::key_query_count; ++q) {
+    const codelets::msm_shape_t s = codelets::msm_query_shape(pk, q);
+    r.smallest = std::max(r.smallest, codelets::msm_min_scratch_bytes(s, streamed));
+    r.largest_whole = std::max(r.largest_whole, codelets::msm_scratch_bytes(s, s.n, streamed, true));
+  }
+  return r;
+}
+
+// Proves the 2^18 case on a session made now and checks the proofs: all
+// verify, the first equals the reference, every MSM ran on the GPU.
+void prove_and_check_case18(const std::string& place, const std::function<void(const dag::key_bundle_t&)>& check) {
+  const case18_t& k = case18();
+  runtime::starpu_session session(gpu_session("starzk"));
+  ASSERT_GT(session.cuda_workers(), 0u);
+  codelets::set_placement(place);
+  auto key = test::bundle(k.c);
+  std::printf("[ plan     ] %s\n", key->describe_memory_plan().c_str());
+  check(*key);
+  const run_t got = prove_all(key, k.c.witnesses, k.rs);
+  ASSERT_EQ(got.proofs.size(), k.c.witnesses.size());
+  for (uint32_t i = 0; i < k.c.witnesses.size(); ++i)
+    EXPECT_TRUE(verify(k.c.pk->vk, public_inputs(*k.c.pk, k.c.witnesses[i]), got.proofs.at(i))) << "partition " << i;
+  EXPECT_EQ(encode_proof(got.proofs.at(0)), encode_proof(k.reference));
+  EXPECT_EQ(got.count("msm", "cuda"), 4 * int(k.c.witnesses.size()));
+  EXPECT_EQ(got.count("b_g2_msm", "cuda"), int(k.c.witnesses.size()));
+  codelets::set_placement(any_place);
+}
+
+TEST(dag_gpu_memory_limited, batch_at_2_18_under_a_small_device_limit_verifies) {
+  if (!setup_gpu_available()) GTEST_SKIP() << "no CUDA device";
+  const case18_t& k = case18();
+  // The device bytes that leave the MSMs more than their smallest pieces
+  // need (all queries streamed) but less than the whole largest MSM: from
+  // the plan's own inputs, taken from a first session without a limit.
+  uint64_t fixed = 0, partition = 0;
+  {
+    runtime::starpu_session session(gpu_session("starzk"));
+    if (session.cuda_workers() == 0) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
+    auto key = test::bundle(k.c);
+    const dag::residency_input_t& in = key->memory_input();
+    ASSERT_GT(in.device, 0u);
+    fixed = in.key_fixed + in.partition;  // the witness map runs on the CPU below: no CSR on the device
+    partition = in.partition;
+  }
+  const msm_sizes_t m = msm_sizes(*k.c.pk, true);
+  // Room for the smallest pieces of every MSM, and for the data of two
+  // more partitions beside them (staged by the policy, b_g2_msm's w).
+  const uint64_t mib = uint64_t(1) << 20;
+  const uint64_t scratch = m.smallest + 2 * partition;
+  ASSERT_LT(scratch + mib, m.largest_whole) << "smallest pieces " << m.smallest << " B, partition " << partition
+                                            << " B, whole MSM " << m.largest_whole << " B";
+  const scoped_env_t env("STARPU_LIMIT_CUDA_MEM", std::to_string((fixed + scratch + mib - 1) / mib));
+  prove_and_check_case18("spmv=cpu,ntt_h=any,msm=any,b_g2_msm=any", [&](const dag::key_bundle_t& key) {
+    EXPECT_EQ(key.memory_plan().streamed, dag::key_query_all);
+    EXPECT_GE(key.view().scratch_max, m.smallest);
+    EXPECT_LT(key.view().scratch_max, m.largest_whole);  // some MSM must run in pieces
+  });
+}
+
+TEST(dag_gpu_memory_limited, scratch_cap_cuts_the_msms_into_pieces) {
+  if (!setup_gpu_available()) GTEST_SKIP() << "no CUDA device";
+  const case18_t& k = case18();
+  // A cap a quarter above the smallest pieces of every MSM, queries resident.
+  const msm_sizes_t m = msm_sizes(*k.c.pk, false);
+  const uint64_t cap = m.smallest + m.smallest / 4;
+  ASSERT_LT(cap, m.largest_whole);
+  const scoped_env_t env("STARZK_GPU_SCRATCH_MAX", std::to_string(cap));
+  prove_and_check_case18(any_place, [&](const dag::key_bundle_t& key) {
+    EXPECT_EQ(key.memory_plan().streamed, 0u);
+    EXPECT_EQ(key.view().scratch_max, cap);
+  });
+}
+
+}  // namespace
+}  // namespace starzk

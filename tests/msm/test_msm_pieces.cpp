@@ -1,0 +1,214 @@
+// The MSM piece planner (msm/msm_pieces.hpp), as pure functions: piece
+// bounds and counts at edge sizes, the split bound of each piece (below,
+// at and above split_from), the planner's choice (fewest pieces that fit,
+// lean against default by the cost estimate, nothing when even the
+// smallest pieces do not fit) against a brute-force search over a
+// synthetic scratch model, and, on the CPU MSM, that pieces planned this
+// way sum to the whole MSM on G1 and G2, plain and split, with a piece
+// boundary at split_from and n not a multiple of the piece.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "msm/msm_pieces.hpp"
+#include "msm/pippenger.hpp"
+#include "msm/prep_msm.hpp"
+#include "msm_test_util.hpp"
+
+namespace starzk {
+namespace {
+
+TEST(MsmPieces, BoundsCoverEveryTermOnce) {
+  for (size_t n : {size_t(1), size_t(2), size_t(7), size_t(64), size_t(65), size_t(1000)}) {
+    for (size_t piece : {size_t(0), size_t(1), size_t(2), size_t(3), size_t(63), size_t(64), n - 1, n, n + 1}) {
+      if (piece == 0 && n == 0) continue;
+      const size_t count = msm_piece_count(n, piece);
+      const size_t l = msm_piece_terms(n, piece);
+      ASSERT_GE(l, 1u);
+      EXPECT_EQ(count, (n + l - 1) / l) << "n=" << n << " piece=" << piece;
+      size_t next = 0;
+      for (size_t k = 0; k < count; ++k) {
+        const msm_piece_t p = msm_piece(n, piece, msm_split_none, k);
+        EXPECT_EQ(p.begin, next) << "n=" << n << " piece=" << piece << " k=" << k;
+        EXPECT_GE(p.length, 1u);
+        EXPECT_LE(p.length, l);
+        if (k + 1 < count) {
+          EXPECT_EQ(p.length, l);
+        }
+        EXPECT_EQ(p.split_from, msm_split_none);
+        next = p.begin + p.length;
+      }
+      EXPECT_EQ(next, n) << "n=" << n << " piece=" << piece;
+    }
+  }
+  EXPECT_EQ(msm_piece_count(0, 5), 0u);
+  EXPECT_EQ(msm_piece_count(0, 0), 0u);
+  EXPECT_EQ(msm_piece_terms(10, 0), 10u);
+  EXPECT_EQ(msm_piece_terms(10, 11), 10u);
+}
+
+TEST(MsmPieces, SplitBoundIsRelativeToThePiece) {
+  EXPECT_EQ(msm_piece_split_from(msm_split_none, 0), msm_split_none);
+  EXPECT_EQ(msm_piece_split_from(msm_split_none, 100), msm_split_none);
+  EXPECT_EQ(msm_piece_split_from(5, 0), 5u);   // the piece holding split_from
+  EXPECT_EQ(msm_piece_split_from(5, 3), 2u);
+  EXPECT_EQ(msm_piece_split_from(5, 5), 0u);   // a piece starting at split_from
+  EXPECT_EQ(msm_piece_split_from(5, 6), 0u);   // past it: every term may split
+  EXPECT_EQ(msm_piece_split_from(0, 9), 0u);
+  // A piece wholly below split_from keeps every term in the tail: its bound
+  // is at least its length.
+  const msm_piece_t p = msm_piece(20, 4, 13, 2);  // terms 8..11
+  EXPECT_EQ(p.begin, 8u);
+  EXPECT_EQ(p.length, 4u);
+  EXPECT_EQ(p.split_from, 5u);
+  // Term j of piece k splits iff its global index b + j >= split_from.
+  for (size_t n : {size_t(1), size_t(9), size_t(40)})
+    for (size_t piece : {size_t(1), size_t(3), size_t(8)})
+      for (size_t from : {size_t(0), size_t(1), size_t(3), size_t(8), size_t(9), n, n + 4}) {
+        for (size_t k = 0; k < msm_piece_count(n, piece); ++k) {
+          const msm_piece_t q = msm_piece(n, piece, from, k);
+          for (size_t j = 0; j < q.length; ++j)
+            EXPECT_EQ(j >= q.split_from, q.begin + j >= from) << n << " " << piece << " " << from << " " << k;
+        }
+      }
+}
+
+TEST(MsmPieces, SmallestPiece) {
+  EXPECT_EQ(msm_smallest_piece(0, 16), 0u);
+  EXPECT_EQ(msm_smallest_piece(10, 16), 10u);   // n below min_piece: one piece
+  EXPECT_EQ(msm_smallest_piece(16, 16), 16u);
+  EXPECT_EQ(msm_smallest_piece(17, 16), 9u);    // 2 pieces: ceil(17/2)
+  EXPECT_EQ(msm_smallest_piece(64, 16), 16u);
+  EXPECT_EQ(msm_smallest_piece(65, 16), 13u);   // 5 pieces: ceil(65/5)
+}
+
+// A synthetic scratch model: the default form costs 60 B per term, the lean
+// one 10, both plus a fixed 1000 and a step when the piece passes 4096
+// terms (as the batch-affine arrays switch on); the last, shorter piece
+// is included the way the device query does (max of both lengths).
+struct model_t {
+  size_t n;
+  uint64_t per(size_t len, bool lean) const {
+    return 1000 + len * (lean ? 10 : 60) + (!lean && len > 4096 ? 50000 : 0);
+  }
+  uint64_t operator()(size_t piece, bool lean) const {
+    const size_t count = (n + piece - 1) / piece, last = n - (count - 1) * piece;
+    return std::max(per(piece, lean), per(last, lean));
+  }
+};
+
+// The smallest P whose pieces ceil(n/P) fit, by walking every P.
+size_t brute_fewest(size_t n, uint64_t budget, size_t min_piece, bool lean, const model_t& m) {
+  const size_t p_max = (n + msm_smallest_piece(n, min_piece) - 1) / msm_smallest_piece(n, min_piece);
+  for (size_t p = 1; p <= p_max; ++p) {
+    const size_t piece = (n + p - 1) / p;
+    if (m(piece, lean) <= budget) return (n + piece - 1) / piece;
+  }
+  return 0;
+}
+
+TEST(MsmPieces, PlannerFindsTheFewestPiecesThatFit) {
+  for (size_t n : {size_t(1), size_t(100), size_t(1000), size_t(10007), size_t(65536)}) {
+    const model_t m{n};
+    for (size_t min_piece : {size_t(1), size_t(64), size_t(1000)}) {
+      for (uint64_t budget : {uint64_t(0), uint64_t(1500), uint64_t(5000), uint64_t(20000), uint64_t(70000),
+                              uint64_t(300000), uint64_t(5000000)}) {
+        const msm_pieces_plan_t p = plan_msm_pieces(n, budget, min_piece, 1.0, m);
+        const size_t d = brute_fewest(n, budget, min_piece, false, m), l = brute_fewest(n, budget, min_piece, true, m);
+        const std::string at = "n=" + std::to_string(n) + " min=" + std::to_string(min_piece) +
+                               " budget=" + std::to_string(budget);
+        if (d == 0 && l == 0) {
+          EXPECT_FALSE(p.fits) << at;
+          continue;
+        }
+        ASSERT_TRUE(p.fits) << at;
+        EXPECT_LE(p.bytes, budget) << at;
+        EXPECT_EQ(p.bytes, m(p.piece, p.lean)) << at;
+        EXPECT_EQ(p.count, (n + p.piece - 1) / p.piece) << at;
+        EXPECT_EQ(p.count, p.lean ? l : d) << at;
+        // default_factor 1: the lean form only when it needs fewer pieces.
+        if (d != 0 && l != 0) {
+          EXPECT_EQ(p.lean, l < d) << at;
+        }
+        EXPECT_GE(p.piece, std::min(n, msm_smallest_piece(n, min_piece))) << at;
+      }
+    }
+  }
+}
+
+TEST(MsmPieces, PlannerWeighsTheFormsByCost) {
+  // The lean form fits whole (10n + 1000), the default one in 2 pieces
+  // (30n + 51000) but not whole (60n + 51000).
+  const size_t n = size_t(1) << 24;
+  const model_t m{n};
+  const uint64_t budget = 30 * uint64_t(n) + 51000;
+  // Cost: default 2·(n/2·f + 2^20) = f·n + 2^21 against lean n + 2^20,
+  // so the default form wins for f < 1 - 2^20/n = 0.9375.
+  const msm_pieces_plan_t dense = plan_msm_pieces(n, budget, 1, 0.76, m);
+  ASSERT_TRUE(dense.fits);
+  EXPECT_FALSE(dense.lean);
+  EXPECT_EQ(dense.count, 2u);
+  EXPECT_EQ(dense.piece, n / 2);
+  const msm_pieces_plan_t even = plan_msm_pieces(n, budget, 1, 1.0, m);
+  ASSERT_TRUE(even.fits);
+  EXPECT_TRUE(even.lean);
+  EXPECT_EQ(even.count, 1u);
+  // With room for the whole default form it wins the tie.
+  const msm_pieces_plan_t roomy = plan_msm_pieces(n, 60 * uint64_t(n) + 51000, 1, 1.0, m);
+  ASSERT_TRUE(roomy.fits);
+  EXPECT_FALSE(roomy.lean);
+  EXPECT_EQ(roomy.count, 1u);
+  // n = 0: nothing to do, no scratch.
+  const msm_pieces_plan_t none = plan_msm_pieces(0, 0, 16, 1.0, m);
+  EXPECT_TRUE(none.fits);
+  EXPECT_EQ(none.count, 0u);
+  EXPECT_EQ(none.bytes, 0u);
+}
+
+// CPU: Σ over planned pieces of the piece's MSM (split by its own bound)
+// equals the whole MSM.
+template <class P>
+class MsmPiecesCpu : public ::testing::Test {};
+using curves = ::testing::Types<g1_params, g2_params>;
+TYPED_TEST_SUITE(MsmPiecesCpu, curves);
+
+template <class P>
+jacobian_t<P> in_pieces(const std::vector<affine_t<P>>& bases, const std::vector<fr_t>& s, size_t split_from,
+                        size_t piece) {
+  const size_t n = bases.size();
+  jacobian_t<P> acc = jacobian_t<P>::infinity();
+  for (size_t k = 0; k < msm_piece_count(n, piece); ++k) {
+    const msm_piece_t p = msm_piece(n, piece, split_from, k);
+    const std::span<const affine_t<P>> b(bases.data() + p.begin, p.length);
+    const std::span<const fr_t> x(s.data() + p.begin, p.length);
+    // prep_msm takes a forced tail of at most its length: a bound past the
+    // piece means the same (every term in the tail).
+    acc = acc.add(p.split_from == msm_split_none ? msm_pippenger<P>(b, x, msm_config_t{.threads = 1})
+                                                 : split_msm<P>(b, prep_msm(x, std::min(p.split_from, p.length), 1), 1));
+  }
+  return acc;
+}
+
+TYPED_TEST(MsmPiecesCpu, PiecesSumToTheWhole) {
+  using P = TypeParam;
+  std::mt19937_64 g(0x9ece5);
+  for (size_t n : {size_t(1), size_t(2), size_t(37), size_t(200)}) {
+    const auto bases = test::random_bases<P>(g, n);
+    std::vector<fr_t> s(n);
+    for (size_t i = 0; i < n; ++i) {  // boolean-heavy, as a Filecoin witness
+      const unsigned u = unsigned(g() % 10);
+      s[i] = u < 4 ? fr_t::zero() : u < 8 ? fr_t::one() : fr_t::random(g);
+    }
+    const jacobian_t<P> whole = msm_pippenger<P>(std::span<const affine_t<P>>(bases), s, msm_config_t{.threads = 1});
+    for (size_t from : {msm_split_none, size_t(0), std::min<size_t>(n, 5), n}) {
+      for (size_t piece : {size_t(1), size_t(3), size_t(5), size_t(7), n - 1 ? n - 1 : 1, n}) {
+        EXPECT_EQ(in_pieces<P>(bases, s, from, piece).to_affine(), whole.to_affine())
+            << P::name << " n=" << n << " split_from=" << from << " piece=" << piece;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace starzk
