@@ -60,47 +60,34 @@ std::string gb(uint64_t bytes) {
   return buf;
 }
 
-// The packed key file as a setup sink: the writer is made once the layout
-// (and so every section's size) is known.
-class packed_sink_t final : public key_sink_t {
- public:
-  packed_sink_t(std::filesystem::path file, unsigned threads) : file_(std::move(file)), threads_(threads) {}
-  void begin(const key_layout_t& l) override {
-    w_ = std::make_unique<packed_key_writer_t>(
-        file_, packed_key_shape_t{l.convention, l.n_vars, l.n_public, l.domain_size, l.n_a, l.n_b});
-    std::copy(l.a_density.begin(), l.a_density.end(), w_->density(packed_section_t::a_density).begin());
-    std::copy(l.b_density.begin(), l.b_density.end(), w_->density(packed_section_t::b_density).begin());
-    w_->set_head({l.alpha_g1, l.beta_g1, l.delta_g1, l.beta_g2, l.delta_g2, l.gamma_g2});
-  }
-  void put(key_query_t q, uint64_t first, std::span<const g1_affine_t> pts) override {
-    w_->put(section(q), first, pts);
-  }
-  void put(key_query_t q, uint64_t first, std::span<const g2_affine_t> pts) override {
-    w_->put(section(q), first, pts);
-  }
-  void commit() {
-    if (!w_) throw io_error(file_, "internal: the setup never described the key");
-    w_->commit(threads_);
-  }
-
- private:
-  static packed_section_t section(key_query_t q) {
-    switch (q) {
-      case key_query_t::ic: return packed_section_t::ic;
-      case key_query_t::h: return packed_section_t::h;
-      case key_query_t::l: return packed_section_t::l;
-      case key_query_t::a: return packed_section_t::a;
-      case key_query_t::b_g1: return packed_section_t::b_g1;
-      case key_query_t::b_g2: return packed_section_t::b_g2;
-    }
-    return packed_section_t::ic;
-  }
-  std::filesystem::path file_;
-  unsigned threads_;
-  std::unique_ptr<packed_key_writer_t> w_;
-};
-
 }  // namespace
+
+packed_key_sink_t::packed_key_sink_t(std::filesystem::path file, unsigned threads)
+    : file_(std::move(file)), threads_(threads) {}
+packed_key_sink_t::~packed_key_sink_t() = default;
+
+void packed_key_sink_t::begin(const key_layout_t& l) {
+  w_ = std::make_unique<packed_key_writer_t>(
+      file_, packed_key_shape_t{l.convention, l.n_vars, l.n_public, l.domain_size, l.n_a, l.n_b});
+  std::copy(l.a_density.begin(), l.a_density.end(), w_->density(packed_section_t::a_density).begin());
+  std::copy(l.b_density.begin(), l.b_density.end(), w_->density(packed_section_t::b_density).begin());
+  w_->set_head(l.head);
+}
+
+// key_query_t and packed_section_t list the queries in the same order.
+static_assert(int(key_query_t::b_g2) == int(packed_section_t::b_g2) && int(key_query_t::ic) == 0);
+
+void packed_key_sink_t::put(key_query_t q, uint64_t first, std::span<const g1_affine_t> pts) {
+  w_->put(static_cast<packed_section_t>(q), first, pts);
+}
+void packed_key_sink_t::put(key_query_t q, uint64_t first, std::span<const g2_affine_t> pts) {
+  w_->put(static_cast<packed_section_t>(q), first, pts);
+}
+
+void packed_key_sink_t::commit() {
+  if (!w_) throw io_error(file_, "internal: the setup never described the key");
+  w_->commit(threads_);
+}
 
 gen_format_t parse_gen_format(const std::string& s, unsigned log2_domain) {
   if (s == "iden3") return gen_format_t::iden3;
@@ -115,7 +102,7 @@ std::string generated_witness_name(uint64_t partition) {
 
 void write_packed_dev_key(const r1cs_t& cs, h_convention_t convention, const setup_options_t& options,
                           const std::filesystem::path& file, unsigned threads) {
-  packed_sink_t sink(file, threads);
+  packed_key_sink_t sink(file, threads);
   setup_to(cs, convention, options, sink);
   sink.commit();
 }

@@ -21,6 +21,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -67,6 +69,25 @@ void write_generated(const gen_params_t& params, const std::filesystem::path& di
 
 // "witness-<i>.wtns": the name of the i-th witness file.
 std::string generated_witness_name(uint64_t partition);
+
+// A packed key file (.szpk) as a setup sink (groth16/setup.hpp setup_to):
+// the file is laid out once the setup describes the key, the points are
+// compressed into place as they come, and commit() writes the header.
+class packed_key_writer_t;
+class packed_key_sink_t final : public key_sink_t {
+ public:
+  packed_key_sink_t(std::filesystem::path file, unsigned threads);
+  ~packed_key_sink_t() override;
+  void begin(const key_layout_t& layout) override;
+  void put(key_query_t q, uint64_t first, std::span<const g1_affine_t> pts) override;
+  void put(key_query_t q, uint64_t first, std::span<const g2_affine_t> pts) override;
+  void commit();
+
+ private:
+  std::filesystem::path file_;
+  unsigned threads_;
+  std::unique_ptr<packed_key_writer_t> w_;
+};
 
 // A development key for `cs` streamed into a packed key file (.szpk).
 void write_packed_dev_key(const r1cs_t& cs, h_convention_t convention, const setup_options_t& options,

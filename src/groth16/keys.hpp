@@ -82,6 +82,26 @@ struct proving_key_t {
   bool operator==(const proving_key_t&) const = default;
 };
 
+// The six single points of a key beside its queries (α, β, δ in G1; β, δ,
+// γ in G2), as setups make them and packed keys store them.
+struct key_head_t {
+  g1_affine_t alpha_g1, beta_g1, delta_g1;
+  g2_affine_t beta_g2, delta_g2, gamma_g2;
+
+  static key_head_t of(const proving_key_t& k) {
+    return {k.alpha_g1, k.beta_g1, k.delta_g1, k.beta_g2, k.delta_g2, k.vk.gamma_g2};
+  }
+  // Sets them in k, the verifying key's copies included.
+  void apply_to(proving_key_t& k) const {
+    k.alpha_g1 = k.vk.alpha_g1 = alpha_g1;
+    k.beta_g1 = beta_g1;
+    k.delta_g1 = delta_g1;
+    k.beta_g2 = k.vk.beta_g2 = beta_g2;
+    k.delta_g2 = k.vk.delta_g2 = delta_g2;
+    k.vk.gamma_g2 = gamma_g2;
+  }
+};
+
 // A Groth16 proof: π = (A ∈ G1, B ∈ G2, C ∈ G1).
 struct proof_t {
   g1_affine_t a;

@@ -94,7 +94,7 @@ bool want_gpu(setup_device_t d) {
   return present;
 }
 
-head_points_t head_points(const toxic_waste_t& tw) {
+key_head_t head_points(const toxic_waste_t& tw) {
   // 4-bit windows (ec/scalar_mul.hpp); affine points are unique, so any
   // method gives the same bytes.
   const g1_affine_t g1 = g1_affine_t::generator();
@@ -246,16 +246,7 @@ proving_key_t setup(const r1cs_t& cs, h_convention_t convention, const toxic_was
     pk.h = g1.mul_all(h_s, threads);
     pk.vk.ic = g1.mul_all(ic_s, threads);
   }
-  const setup_detail::head_points_t head = setup_detail::head_points(tw);
-  pk.alpha_g1 = head.alpha_g1;
-  pk.beta_g1 = head.beta_g1;
-  pk.delta_g1 = head.delta_g1;
-  pk.beta_g2 = head.beta_g2;
-  pk.delta_g2 = head.delta_g2;
-  pk.vk.gamma_g2 = head.gamma_g2;
-  pk.vk.alpha_g1 = pk.alpha_g1;
-  pk.vk.beta_g2 = pk.beta_g2;
-  pk.vk.delta_g2 = pk.delta_g2;
+  setup_detail::head_points(tw).apply_to(pk);
   if (options.info) {
     options.info->used_gpu = use_gpu;
     options.info->device = device;

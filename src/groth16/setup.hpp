@@ -87,8 +87,7 @@ struct key_layout_t {
   std::vector<uint64_t> a_density, b_density;  // ⌈n_vars/64⌉ words
   uint64_t n_a = 0, n_b = 0;                   // their popcounts
   uint64_t h_count = 0;                        // n − 1 (bellman) or n
-  g1_affine_t alpha_g1, beta_g1, delta_g1;
-  g2_affine_t beta_g2, delta_g2, gamma_g2;
+  key_head_t head;
 };
 
 enum class key_query_t { ic, h, l, a, b_g1, b_g2 };

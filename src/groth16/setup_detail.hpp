@@ -24,10 +24,6 @@ scalars_t compute_scalars(const r1cs_t& cs, h_convention_t convention, const tox
 bool want_gpu(setup_device_t d);
 
 // The six single points: α·G1, β·G1, δ·G1, β·G2, δ·G2, γ·G2.
-struct head_points_t {
-  g1_affine_t alpha_g1, beta_g1, delta_g1;
-  g2_affine_t beta_g2, delta_g2, gamma_g2;
-};
-head_points_t head_points(const toxic_waste_t& tw);
+key_head_t head_points(const toxic_waste_t& tw);
 
 }  // namespace starzk::setup_detail

@@ -61,13 +61,7 @@ void setup_to(const r1cs_t& cs, h_convention_t convention, const toxic_waste_t& 
   layout.h_count = sc.h.size();
   layout.n_a = compact_nonzero(sc.u, layout.a_density);
   layout.n_b = compact_nonzero(sc.v, layout.b_density);
-  const setup_detail::head_points_t head = setup_detail::head_points(tw);
-  layout.alpha_g1 = head.alpha_g1;
-  layout.beta_g1 = head.beta_g1;
-  layout.delta_g1 = head.delta_g1;
-  layout.beta_g2 = head.beta_g2;
-  layout.delta_g2 = head.delta_g2;
-  layout.gamma_g2 = head.gamma_g2;
+  layout.head = setup_detail::head_points(tw);
   sink.begin(layout);
 
   auto to = [&sink](key_query_t q) {

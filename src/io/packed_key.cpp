@@ -125,7 +125,7 @@ std::span<uint64_t> packed_key_writer_t::density(packed_section_t s) {
   return w_.section<uint64_t>(idx(s));
 }
 
-void packed_key_writer_t::set_head(const packed_key_head_t& h) {
+void packed_key_writer_t::set_head(const key_head_t& h) {
   uint8_t* m = w_.meta().data();
   encode_g1_compressed(h.alpha_g1, m + 24);
   encode_g1_compressed(h.beta_g1, m + 72);
@@ -156,7 +156,7 @@ void write_packed_key(const std::filesystem::path& file, const proving_key_t& k,
   packed_key_writer_t w(file, sh);
   std::copy(da.begin(), da.end(), w.density(packed_section_t::a_density).begin());
   std::copy(db.begin(), db.end(), w.density(packed_section_t::b_density).begin());
-  w.set_head({k.alpha_g1, k.beta_g1, k.delta_g1, k.beta_g2, k.delta_g2, k.vk.gamma_g2});
+  w.set_head(key_head_t::of(k));
   auto dense = [&](packed_section_t s, auto& query, const std::vector<uint64_t>& d) {
     using T = typename std::decay_t<decltype(query)>::value_type;
     std::vector<T> pts;

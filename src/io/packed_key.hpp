@@ -71,12 +71,6 @@ struct packed_key_shape_t {
   uint64_t file_bytes() const;  // the whole file, for disk planning
 };
 
-// The six single points of the header.
-struct packed_key_head_t {
-  g1_affine_t alpha_g1, beta_g1, delta_g1;
-  g2_affine_t beta_g2, delta_g2, gamma_g2;
-};
-
 // Written in place: sizes first, then the points from any threads (disjoint
 // ranges), then commit. Nothing is left behind unless commit() returns.
 class packed_key_writer_t {
@@ -89,7 +83,7 @@ class packed_key_writer_t {
   void put(packed_section_t s, uint64_t first, std::span<const g1_affine_t> pts);
   void put(packed_section_t s, uint64_t first, std::span<const g2_affine_t> pts);
   std::span<uint64_t> density(packed_section_t s);  // a_density or b_density
-  void set_head(const packed_key_head_t& head);
+  void set_head(const key_head_t& head);
 
   // Checks the bitmaps' popcounts against the shape, then writes the header.
   void commit(unsigned threads = 0);
@@ -109,7 +103,7 @@ class packed_key_view_t {
   explicit packed_key_view_t(const std::filesystem::path& file);
 
   const packed_key_shape_t& shape() const { return shape_; }
-  const packed_key_head_t& head() const { return head_; }
+  const key_head_t& head() const { return head_; }
   // The compressed points of a query section (48 or 96 bytes each).
   std::span<const uint8_t> points(packed_section_t s) const;
   std::span<const uint64_t> density(packed_section_t s) const;
@@ -120,7 +114,7 @@ class packed_key_view_t {
  private:
   page_container_t c_;
   packed_key_shape_t shape_;
-  packed_key_head_t head_;
+  key_head_t head_;
 };
 
 // What turns compressed points into affine ones: the CPU (cpu_point_decoder)

@@ -143,16 +143,7 @@ proving_key_t unpack_packed_key(const packed_key_view_t& v, bool subgroup, point
   k.n_vars = sh.n_vars;
   k.n_public = sh.n_public;
   k.domain_size = sh.domain_size;
-  const packed_key_head_t& h = v.head();
-  k.alpha_g1 = h.alpha_g1;
-  k.beta_g1 = h.beta_g1;
-  k.delta_g1 = h.delta_g1;
-  k.beta_g2 = h.beta_g2;
-  k.delta_g2 = h.delta_g2;
-  k.vk.alpha_g1 = h.alpha_g1;
-  k.vk.beta_g2 = h.beta_g2;
-  k.vk.gamma_g2 = h.gamma_g2;
-  k.vk.delta_g2 = h.delta_g2;
+  v.head().apply_to(k);
   unpack_whole<g1_params>(v, packed_section_t::ic, k.vk.ic, subgroup, false, dec);
   unpack_whole<g1_params>(v, packed_section_t::h, k.h, subgroup, false, dec);
   unpack_whole<g1_params>(v, packed_section_t::l, k.l, subgroup, true, dec);

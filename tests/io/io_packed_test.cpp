@@ -90,26 +90,12 @@ TEST_P(packed_key_roundtrip, streaming_setup_gives_the_same_file) {
   const proving_key_t k = setup(cs, GetParam(), fixed_waste());
   write_packed_key(tmp / "whole.szpk", k);
 
-  struct sink_t final : key_sink_t {
-    std::unique_ptr<packed_key_writer_t> w;
-    fs::path file;
-    void begin(const key_layout_t& l) override {
-      w = std::make_unique<packed_key_writer_t>(
-          file, packed_key_shape_t{l.convention, l.n_vars, l.n_public, l.domain_size, l.n_a, l.n_b});
-      std::copy(l.a_density.begin(), l.a_density.end(), w->density(packed_section_t::a_density).begin());
-      std::copy(l.b_density.begin(), l.b_density.end(), w->density(packed_section_t::b_density).begin());
-      w->set_head({l.alpha_g1, l.beta_g1, l.delta_g1, l.beta_g2, l.delta_g2, l.gamma_g2});
-    }
-    static packed_section_t sec(key_query_t q) { return static_cast<packed_section_t>(static_cast<int>(q)); }
-    void put(key_query_t q, uint64_t first, std::span<const g1_affine_t> p) override { w->put(sec(q), first, p); }
-    void put(key_query_t q, uint64_t first, std::span<const g2_affine_t> p) override { w->put(sec(q), first, p); }
-  } sink;
-  sink.file = tmp / "streamed.szpk";
+  packed_key_sink_t sink(tmp / "streamed.szpk", 2);
   setup_options_t so;
   so.device = setup_device_t::cpu;
   so.threads = 2;
   setup_to(cs, GetParam(), fixed_waste(), so, sink);
-  sink.w->commit(2);
+  sink.commit();
   EXPECT_EQ(read_bytes(tmp / "streamed.szpk"), read_bytes(tmp / "whole.szpk"));
 
   // The gen writer is the same stream.
