@@ -16,6 +16,9 @@
 // slot's transfers overlap the other's kernel. Once a completed piece has a
 // failure, no later piece is issued: it could only fail at a higher index.
 // The answer is the minimum over both slots' words after both are drained.
+// With a key_check_context_t the slots (streams, device and pinned buffers)
+// outlive the call and serve the next one; each call starts by waiting for
+// what an earlier one left queued on them.
 //
 // Piece size: two slots hold 2·piece·(in + out) device bytes, at most
 // opt.device_bytes, else half of what cudaMemGetInfo reports free; and a
@@ -25,18 +28,145 @@
 // release everything on every path (streams are synchronised before the
 // memory they use is freed).
 #include <algorithm>
+#include <new>
 #include <cstring>
 
 #include "cuda/key_check_math.cuh"
 
 namespace starzk::gpu {
+namespace key_check_detail {
+
+constexpr uint64_t no_fault = UINT64_MAX;  // the failure word when no point failed
+
+// The work of one call: bytes per point in and out (out 0: a check) and the
+// launcher of its kernel on one piece.
+struct job_t {
+  size_t in_bytes, out_bytes;
+  cudaError_t (*launch)(const void* d_in, void* d_out, size_t count, uint64_t base, key_check::rules_t rules,
+                        unsigned long long* d_first, cudaStream_t s);
+};
+
+// ---- owners that never throw: each acquisition returns its CUDA error ----
+struct device_mem_t {
+  void* p = nullptr;
+  cudaError_t alloc(size_t bytes) {
+    free();
+    return bytes ? cudaMalloc(&p, bytes) : cudaSuccess;
+  }
+  void free() {
+    if (p) (void)cudaFree(p);
+    p = nullptr;
+  }
+  ~device_mem_t() { free(); }
+};
+struct pinned_mem_t {
+  void* p = nullptr;
+  cudaError_t alloc(size_t bytes) {
+    free();
+    return bytes ? cudaHostAlloc(&p, bytes, cudaHostAllocDefault) : cudaSuccess;
+  }
+  void free() {
+    if (p) (void)cudaFreeHost(p);
+    p = nullptr;
+  }
+  ~pinned_mem_t() { free(); }
+};
+// Synchronised before destruction: an early return must not free memory
+// that queued copies still use.
+struct stream_owner_t {
+  cudaStream_t s = nullptr;
+  cudaError_t create() { return cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking); }
+  ~stream_owner_t() {
+    if (s) {
+      (void)cudaStreamSynchronize(s);
+      (void)cudaStreamDestroy(s);
+    }
+  }
+};
+// Makes opt.device current and gives the caller's device back on exit.
+struct device_scope_t {
+  int prev = -1;
+  cudaError_t enter(int device) {
+    SZK_TRY(cudaGetDevice(&prev));
+    return cudaSetDevice(device);
+  }
+  ~device_scope_t() {
+    if (prev >= 0) (void)cudaSetDevice(prev);
+  }
+};
+
+// One slot of the pipeline. The stream is declared last so that it is
+// destroyed (after a synchronisation) first. Its buffers are kept while
+// they are large enough (a context reuses slots across calls).
+struct slot_t {
+  device_mem_t d_in, d_out, d_first;
+  pinned_mem_t h_in, h_out, h_first;
+  size_t in_cap = 0, out_cap = 0;               // bytes of d_in / h_in and d_out / h_out
+  stream_owner_t stream;
+  size_t pending_begin = 0, pending_count = 0;  // the piece in flight
+  uint64_t seen = no_fault;                     // failure word after its last drained piece
+
+  // Ready for a call whose pieces hold `piece` points of `job`.
+  cudaError_t prepare(const job_t& job, size_t piece) {
+    if (stream.s) SZK_TRY(cudaStreamSynchronize(stream.s));  // an earlier call's pieces are done with the buffers
+    if (!stream.s) {
+      SZK_TRY(stream.create());
+      SZK_TRY(d_first.alloc(sizeof(uint64_t)));
+      SZK_TRY(h_first.alloc(sizeof(uint64_t)));
+    }
+    const size_t in = piece * job.in_bytes, out = piece * job.out_bytes;
+    if (in > in_cap) {
+      in_cap = 0;  // stays 0 if an allocation fails
+      SZK_TRY(d_in.alloc(in));
+      SZK_TRY(h_in.alloc(in));
+      in_cap = in;
+    }
+    if (out > out_cap) {
+      out_cap = 0;
+      SZK_TRY(d_out.alloc(out));
+      SZK_TRY(h_out.alloc(out));
+      out_cap = out;
+    }
+    pending_count = 0;
+    seen = no_fault;
+    return cudaMemsetAsync(d_first.p, 0xff, sizeof(uint64_t), stream.s);  // no_fault
+  }
+
+  // Waits for the piece in flight, moves its output home, reads its word.
+  cudaError_t drain(const job_t& job, uint8_t* out) {
+    if (!pending_count) return cudaSuccess;
+    SZK_TRY(cudaStreamSynchronize(stream.s));
+    if (job.out_bytes)
+      std::memcpy(out + pending_begin * job.out_bytes, h_out.p, pending_count * job.out_bytes);
+    std::memcpy(&seen, h_first.p, sizeof seen);
+    pending_count = 0;
+    return cudaSuccess;
+  }
+
+  // Enqueues points [begin, begin + count) of `in`.
+  cudaError_t issue(const job_t& job, const uint8_t* in, size_t begin, size_t count, key_check::rules_t rules) {
+    std::memcpy(h_in.p, in + begin * job.in_bytes, count * job.in_bytes);
+    SZK_TRY(cudaMemcpyAsync(d_in.p, h_in.p, count * job.in_bytes, cudaMemcpyHostToDevice, stream.s));
+    SZK_TRY(job.launch(d_in.p, d_out.p, count, begin, rules, static_cast<unsigned long long*>(d_first.p), stream.s));
+    if (job.out_bytes)
+      SZK_TRY(cudaMemcpyAsync(h_out.p, d_out.p, count * job.out_bytes, cudaMemcpyDeviceToHost, stream.s));
+    SZK_TRY(cudaMemcpyAsync(h_first.p, d_first.p, sizeof(uint64_t), cudaMemcpyDeviceToHost, stream.s));
+    pending_begin = begin;
+    pending_count = count;
+    return cudaSuccess;
+  }
+};
+
+}  // namespace key_check_detail
+
 namespace {
+
+using namespace key_check_detail;
 
 using key_check::rules_t;
 
 constexpr unsigned block = 128;
 constexpr size_t max_piece_bytes = size_t(256) << 20;
-constexpr uint64_t no_fault = UINT64_MAX;
 constexpr size_t max_points = size_t(1) << 56;  // index << 3 stays below 2^64 - 1
 static_assert(uint32_t(point_fault_t::infinity) < 8, "a fault must fit in the 3 low bits of the key");
 
@@ -76,13 +206,6 @@ __global__ void __launch_bounds__(block) decompress_kernel(const uint4* in, dev_
 
 unsigned blocks_for(size_t count) { return unsigned(std::min<size_t>(grid_for(count, block), size_t(1) << 20)); }
 
-// The work of one call: bytes per point in and out (out 0: a check) and the
-// launcher of its kernel on one piece.
-struct job_t {
-  size_t in_bytes, out_bytes;
-  cudaError_t (*launch)(const void* d_in, void* d_out, size_t count, uint64_t base, rules_t rules,
-                        unsigned long long* d_first, cudaStream_t s);
-};
 
 template <class F>
 cudaError_t launch_check(const void* d_in, void*, size_t count, uint64_t base, rules_t rules,
@@ -103,90 +226,6 @@ cudaError_t launch_decompress(const void* d_in, void* d_out, size_t count, uint6
   return cudaSuccess;
 }
 
-// ---- owners that never throw: each acquisition returns its CUDA error ----
-struct device_mem_t {
-  void* p = nullptr;
-  cudaError_t alloc(size_t bytes) { return bytes ? cudaMalloc(&p, bytes) : cudaSuccess; }
-  ~device_mem_t() {
-    if (p) (void)cudaFree(p);
-  }
-};
-struct pinned_mem_t {
-  void* p = nullptr;
-  cudaError_t alloc(size_t bytes) { return bytes ? cudaHostAlloc(&p, bytes, cudaHostAllocDefault) : cudaSuccess; }
-  ~pinned_mem_t() {
-    if (p) (void)cudaFreeHost(p);
-  }
-};
-// Synchronised before destruction: an early return must not free memory
-// that queued copies still use.
-struct stream_owner_t {
-  cudaStream_t s = nullptr;
-  cudaError_t create() { return cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking); }
-  ~stream_owner_t() {
-    if (s) {
-      (void)cudaStreamSynchronize(s);
-      (void)cudaStreamDestroy(s);
-    }
-  }
-};
-// Makes opt.device current and gives the caller's device back on exit.
-struct device_scope_t {
-  int prev = -1;
-  cudaError_t enter(int device) {
-    SZK_TRY(cudaGetDevice(&prev));
-    return cudaSetDevice(device);
-  }
-  ~device_scope_t() {
-    if (prev >= 0) (void)cudaSetDevice(prev);
-  }
-};
-
-// One slot of the pipeline. The stream is declared last so that it is
-// destroyed (after a synchronisation) first.
-struct slot_t {
-  device_mem_t d_in, d_out, d_first;
-  pinned_mem_t h_in, h_out, h_first;
-  stream_owner_t stream;
-  size_t pending_begin = 0, pending_count = 0;  // the piece in flight
-  uint64_t seen = no_fault;                     // failure word after its last drained piece
-
-  cudaError_t init(const job_t& job, size_t piece) {
-    SZK_TRY(stream.create());
-    SZK_TRY(d_in.alloc(piece * job.in_bytes));
-    SZK_TRY(d_out.alloc(piece * job.out_bytes));
-    SZK_TRY(d_first.alloc(sizeof(uint64_t)));
-    SZK_TRY(h_in.alloc(piece * job.in_bytes));
-    SZK_TRY(h_out.alloc(piece * job.out_bytes));
-    SZK_TRY(h_first.alloc(sizeof(uint64_t)));
-    return cudaMemsetAsync(d_first.p, 0xff, sizeof(uint64_t), stream.s);  // no_fault
-  }
-
-  // Waits for the piece in flight, moves its output home, reads its word.
-  cudaError_t drain(const job_t& job, uint8_t* out) {
-    if (!pending_count) return cudaSuccess;
-    SZK_TRY(cudaStreamSynchronize(stream.s));
-    if (job.out_bytes)
-      std::memcpy(out + pending_begin * job.out_bytes, h_out.p, pending_count * job.out_bytes);
-    std::memcpy(&seen, h_first.p, sizeof seen);
-    pending_count = 0;
-    return cudaSuccess;
-  }
-
-  // Enqueues points [begin, begin + count) of `in`.
-  cudaError_t issue(const job_t& job, const uint8_t* in, size_t begin, size_t count, rules_t rules) {
-    std::memcpy(h_in.p, in + begin * job.in_bytes, count * job.in_bytes);
-    SZK_TRY(cudaMemcpyAsync(d_in.p, h_in.p, count * job.in_bytes, cudaMemcpyHostToDevice, stream.s));
-    SZK_TRY(job.launch(d_in.p, d_out.p, count, begin, rules, static_cast<unsigned long long*>(d_first.p), stream.s));
-    if (job.out_bytes)
-      SZK_TRY(cudaMemcpyAsync(h_out.p, d_out.p, count * job.out_bytes, cudaMemcpyDeviceToHost, stream.s));
-    SZK_TRY(cudaMemcpyAsync(h_first.p, d_first.p, sizeof(uint64_t), cudaMemcpyDeviceToHost, stream.s));
-    pending_begin = begin;
-    pending_count = count;
-    return cudaSuccess;
-  }
-};
-
 // Points per piece (file comment); 0 if not even one point fits the budget.
 cudaError_t piece_size(const job_t& job, size_t n, const key_check_options_t& opt, size_t* piece) {
   size_t budget = opt.device_bytes;
@@ -200,8 +239,21 @@ cudaError_t piece_size(const job_t& job, size_t n, const key_check_options_t& op
   return cudaSuccess;
 }
 
+}  // namespace
+
+// The slots a context keeps, and the device they were made on.
+struct key_check_context_t::state_t {
+  int device = -1;
+  slot_t slots[2];
+};
+
+key_check_context_t::key_check_context_t() : state_(std::make_unique<state_t>()) {}
+key_check_context_t::~key_check_context_t() = default;
+
+namespace {
+
 cudaError_t scan(const job_t& job, const uint8_t* in, uint8_t* out, size_t n, const key_check_options_t& opt,
-                 point_scan_t* result) {
+                 point_scan_t* result, key_check_context_t* ctx) {
   if (!result) return cudaErrorInvalidValue;
   *result = point_scan_t{};
   if (n == 0) return cudaSuccess;
@@ -213,9 +265,19 @@ cudaError_t scan(const job_t& job, const uint8_t* in, uint8_t* out, size_t n, co
   if (piece == 0) return cudaErrorMemoryAllocation;
   const rules_t rules{opt.subgroup, opt.allow_infinity};
 
-  slot_t slots[2];
+  slot_t local[2];
+  slot_t* slots = local;
+  if (ctx) {
+    key_check_context_t::state_t& st = *ctx->state();
+    if (st.device != opt.device) {  // buffers of another device: start afresh
+      for (slot_t& s : st.slots) s.~slot_t(), new (&s) slot_t();
+      st.device = opt.device;
+    }
+    slots = st.slots;
+  }
   const unsigned used = n > piece ? 2 : 1;
-  for (unsigned s = 0; s < used; ++s) SZK_TRY(slots[s].init(job, piece));
+  for (unsigned s = 0; s < used; ++s) SZK_TRY(slots[s].prepare(job, piece));
+  if (used == 1) slots[1].seen = no_fault, slots[1].pending_count = 0;
   size_t begin = 0;
   for (unsigned k = 0; begin < n; ++k) {
     slot_t& slot = slots[k % used];
@@ -256,19 +318,21 @@ const char* describe(point_fault_t f) {
   return "unknown point fault";
 }
 
-cudaError_t check_g1(const g1_affine_t* points, size_t n, const key_check_options_t& opt, point_scan_t* out) {
-  return scan(check_job<dev_fp_t>, reinterpret_cast<const uint8_t*>(points), nullptr, n, opt, out);
+cudaError_t check_g1(const g1_affine_t* points, size_t n, const key_check_options_t& opt, point_scan_t* out,
+                     key_check_context_t* ctx) {
+  return scan(check_job<dev_fp_t>, reinterpret_cast<const uint8_t*>(points), nullptr, n, opt, out, ctx);
 }
-cudaError_t check_g2(const g2_affine_t* points, size_t n, const key_check_options_t& opt, point_scan_t* out) {
-  return scan(check_job<dev_fp2_t>, reinterpret_cast<const uint8_t*>(points), nullptr, n, opt, out);
+cudaError_t check_g2(const g2_affine_t* points, size_t n, const key_check_options_t& opt, point_scan_t* out,
+                     key_check_context_t* ctx) {
+  return scan(check_job<dev_fp2_t>, reinterpret_cast<const uint8_t*>(points), nullptr, n, opt, out, ctx);
 }
 cudaError_t decompress_g1(const uint8_t* in, size_t n, g1_affine_t* out, const key_check_options_t& opt,
-                          point_scan_t* scan_out) {
-  return scan(decompress_job<dev_fp_t>, in, reinterpret_cast<uint8_t*>(out), n, opt, scan_out);
+                          point_scan_t* scan_out, key_check_context_t* ctx) {
+  return scan(decompress_job<dev_fp_t>, in, reinterpret_cast<uint8_t*>(out), n, opt, scan_out, ctx);
 }
 cudaError_t decompress_g2(const uint8_t* in, size_t n, g2_affine_t* out, const key_check_options_t& opt,
-                          point_scan_t* scan_out) {
-  return scan(decompress_job<dev_fp2_t>, in, reinterpret_cast<uint8_t*>(out), n, opt, scan_out);
+                          point_scan_t* scan_out, key_check_context_t* ctx) {
+  return scan(decompress_job<dev_fp2_t>, in, reinterpret_cast<uint8_t*>(out), n, opt, scan_out, ctx);
 }
 
 }  // namespace starzk::gpu

@@ -26,6 +26,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <cuda_runtime_api.h>
 
 #include "ec/affine.hpp"
@@ -63,16 +64,38 @@ struct key_check_options_t {
   bool allow_infinity = true;  // check 4
 };
 
+// Staging kept from one call to the next: the two slots' streams, device
+// buffers and page-locked host buffers. Page-locking hundreds of MB costs
+// more than checking them on some hosts (virtual machines above all), and a
+// key is unpacked in dozens of calls, so a caller making many calls keeps
+// one context (one thread at a time). Buffers grow to the largest piece
+// asked for and are freed with the context. Without one, each call makes
+// and frees its own.
+class key_check_context_t {
+ public:
+  key_check_context_t();
+  ~key_check_context_t();
+  key_check_context_t(const key_check_context_t&) = delete;
+  key_check_context_t& operator=(const key_check_context_t&) = delete;
+  struct state_t;
+  state_t* state() const { return state_.get(); }
+
+ private:
+  std::unique_ptr<state_t> state_;
+};
+
 // Checks n host points. *out gets the lowest failing index.
-cudaError_t check_g1(const g1_affine_t* points, size_t n, const key_check_options_t& opt, point_scan_t* out);
-cudaError_t check_g2(const g2_affine_t* points, size_t n, const key_check_options_t& opt, point_scan_t* out);
+cudaError_t check_g1(const g1_affine_t* points, size_t n, const key_check_options_t& opt, point_scan_t* out,
+                     key_check_context_t* ctx = nullptr);
+cudaError_t check_g2(const g2_affine_t* points, size_t n, const key_check_options_t& opt, point_scan_t* out,
+                     key_check_context_t* ctx = nullptr);
 
 // Decompresses n zcash-compressed points (48 / 96 bytes each, back to back)
 // into out[0..n) and checks them. On a failure *out reports the lowest
 // failing index; the contents of `out` are then unspecified.
 cudaError_t decompress_g1(const uint8_t* in, size_t n, g1_affine_t* out, const key_check_options_t& opt,
-                          point_scan_t* scan);
+                          point_scan_t* scan, key_check_context_t* ctx = nullptr);
 cudaError_t decompress_g2(const uint8_t* in, size_t n, g2_affine_t* out, const key_check_options_t& opt,
-                          point_scan_t* scan);
+                          point_scan_t* scan, key_check_context_t* ctx = nullptr);
 
 }  // namespace starzk::gpu

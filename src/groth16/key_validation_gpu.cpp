@@ -41,7 +41,7 @@ key_fault_t fault_of(gpu::point_fault_t f) {
 template <class Point>
 std::optional<bad_point_t> scan(std::span<const Point> points, bool infinity_ok,
                                 cudaError_t (*check_fn)(const Point*, size_t, const gpu::key_check_options_t&,
-                                                        gpu::point_scan_t*),
+                                                        gpu::point_scan_t*, gpu::key_check_context_t*),
                                 const char* call) {
   if (points.empty()) return std::nullopt;
   gpu::key_check_options_t opt;
@@ -50,7 +50,7 @@ std::optional<bad_point_t> scan(std::span<const Point> points, bool infinity_ok,
   opt.allow_infinity = infinity_ok;
   opt.device_bytes = size_t(64) << 20;  // see the file comment
   gpu::point_scan_t out;
-  check(check_fn(points.data(), points.size(), opt, &out), call);
+  check(check_fn(points.data(), points.size(), opt, &out, nullptr), call);
   if (out.ok()) return std::nullopt;
   return bad_point_t{out.first_bad, fault_of(out.fault)};
 }

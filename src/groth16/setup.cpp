@@ -43,10 +43,22 @@ std::vector<fr_t> lagrange_at(const fr_t& tau, const fr_t& omega, uint64_t n, un
 
 // acc[col] += value·lag[row] over the matrix's terms (the value source
 // chosen once, r1cs.hpp with_values).
-void accumulate(const sparse_matrix_t& m, const std::vector<fr_t>& lag, std::vector<fr_t>& acc) {
+// A column scatter, in parallel without locks: each of the t parts owns a
+// range of columns and walks every term, adding only its own (for the
+// others a compare), so no two threads ever add into one entry. A part reads
+// all the row pointers and columns (12 bytes per term), but the products,
+// the expensive part, are shared out.
+void accumulate(const sparse_matrix_t& m, const std::vector<fr_t>& lag, std::vector<fr_t>& acc, unsigned threads) {
+  const uint64_t t = resolve_threads(threads);
   with_values(m, [&](const auto& val) {
-    for (uint64_t i = 0; i < m.n_rows; ++i)
-      for (uint64_t k = m.row_ptr[i]; k < m.row_ptr[i + 1]; ++k) acc[m.col[k]] += val[k] * lag[i];
+    parallel_tasks(t, threads, [&](size_t part) {
+      const uint64_t lo = m.n_cols * part / t, hi = m.n_cols * (part + 1) / t;
+      for (uint64_t i = 0; i < m.n_rows; ++i)
+        for (uint64_t k = m.row_ptr[i]; k < m.row_ptr[i + 1]; ++k) {
+          const uint64_t c = m.col[k];
+          if (c >= lo && c < hi) acc[c] += val[k] * lag[i];
+        }
+    });
   });
 }
 
@@ -165,11 +177,9 @@ scalars_t compute_scalars(const r1cs_t& cs, h_convention_t convention, const tox
   u.assign(cs.n_vars, fr_t::zero());
   v.assign(cs.n_vars, fr_t::zero());
   std::vector<fr_t> w(cs.n_vars, fr_t::zero());
-  parallel_tasks(3, threads, [&](size_t m) {  // one matrix per task: the sums are column scatters
-    if (m == 0) accumulate(cs.a, lag, u);
-    else if (m == 1) accumulate(cs.b, lag, v);
-    else accumulate(cs.c, lag, w);
-  });
+  accumulate(cs.a, lag, u, threads);
+  accumulate(cs.b, lag, v, threads);
+  accumulate(cs.c, lag, w, threads);
   for (uint64_t s = 0; s <= cs.n_public; ++s) u[s] += lag[cs.n_constraints + s];
 
   const fr_t gamma_inv = tw.gamma.inverse(), delta_inv = tw.delta.inverse();

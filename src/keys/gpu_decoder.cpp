@@ -40,7 +40,7 @@ class gpu_decoder_t final : public point_decoder_t {
     opt.subgroup = sub;
     opt.allow_infinity = inf;
     gpu::point_scan_t scan;
-    const cudaError_t e = fn(in, size_t(n), out, opt, &scan);
+    const cudaError_t e = fn(in, size_t(n), out, opt, &scan, &ctx_);
     if (e != cudaSuccess)  // not the key's fault: no point to blame
       throw std::runtime_error("unpacking key points on CUDA device " + std::to_string(device_) + ": " +
                                cudaGetErrorString(e) + " (" + cudaGetErrorName(e) + ")");
@@ -48,6 +48,7 @@ class gpu_decoder_t final : public point_decoder_t {
     return scan.ok() ? std::string() : std::string(gpu::describe(scan.fault));
   }
   int device_;
+  gpu::key_check_context_t ctx_;  // staging reused by every call
 };
 
 }  // namespace

@@ -194,6 +194,36 @@ TYPED_TEST(CudaKeyCheck, DecompressFaultsAgainstHostDecoder) {
     }
 }
 
+// One context reused by calls of both kinds and of growing and shrinking
+// piece sizes, faulty and clean: the same answers and points as calls
+// without one (its buffers outlive each call; a failed call leaves pieces
+// behind that the next call must not see).
+TYPED_TEST(CudaKeyCheck, ContextReuseGivesTheSameAnswers) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  const size_t n = TypeParam::n_test;
+  auto pts = subgroup_points<TypeParam>(rng, n);
+  const std::vector<uint8_t> enc = encode_all<TypeParam>(pts);
+  auto bad = pts;
+  bad[n / 3] = non_subgroup_point<TypeParam>(rng);
+  key_check_context_t ctx;
+  for (int round = 0; round < 2; ++round)
+    for (size_t piece : {size_t(16), size_t(300), size_t(7)}) {
+      const key_check_options_t o = small_pieces<TypeParam>({}, piece, true);
+      point_scan_t s;
+      check_cuda(TypeParam::check(bad.data(), n, o, &s, &ctx), "check (context)");
+      EXPECT_EQ(s.first_bad, n / 3) << "piece " << piece;
+      check_cuda(TypeParam::check(pts.data(), n, o, &s, &ctx), "check (context)");
+      EXPECT_TRUE(s.ok()) << "piece " << piece << ": " << s.first_bad;
+      std::vector<typename TypeParam::aff> out(n);
+      check_cuda(TypeParam::decompress(enc.data(), n, out.data(), o, &s, &ctx), "decompress (context)");
+      ASSERT_TRUE(s.ok()) << "piece " << piece << ": " << s.first_bad;
+      EXPECT_EQ(std::memcmp(out.data(), pts.data(), n * sizeof(pts[0])), 0) << "piece " << piece;
+      check_cuda(TypeParam::decompress(enc.data(), 1, out.data(), {}, &s, &ctx), "decompress one (context)");
+      EXPECT_TRUE(s.ok());
+    }
+}
+
 // Decompression with the device's own cap (half of the free memory) and a
 // cap too small for one point.
 TYPED_TEST(CudaKeyCheck, DeviceBudget) {

@@ -21,12 +21,13 @@ struct g1_ops {
   using field = fp_t;
   static constexpr size_t compressed = g1_compressed_size;
   static constexpr size_t n_test = 1000;
-  static cudaError_t check(const aff* p, size_t n, const key_check_options_t& o, point_scan_t* s) {
-    return check_g1(p, n, o, s);
+  static cudaError_t check(const aff* p, size_t n, const key_check_options_t& o, point_scan_t* s,
+                           key_check_context_t* ctx = nullptr) {
+    return check_g1(p, n, o, s, ctx);
   }
   static cudaError_t decompress(const uint8_t* in, size_t n, aff* out, const key_check_options_t& o,
-                                point_scan_t* s) {
-    return decompress_g1(in, n, out, o, s);
+                                point_scan_t* s, key_check_context_t* ctx = nullptr) {
+    return decompress_g1(in, n, out, o, s, ctx);
   }
   static void encode(const aff& p, uint8_t* out) { encode_g1_compressed(p, out); }
   static decode_status decode(const uint8_t* in, aff& out) { return decode_g1_compressed(in, out, decode_check::on_curve); }
@@ -37,12 +38,13 @@ struct g2_ops {
   using field = fp2_t;
   static constexpr size_t compressed = g2_compressed_size;
   static constexpr size_t n_test = 500;
-  static cudaError_t check(const aff* p, size_t n, const key_check_options_t& o, point_scan_t* s) {
-    return check_g2(p, n, o, s);
+  static cudaError_t check(const aff* p, size_t n, const key_check_options_t& o, point_scan_t* s,
+                           key_check_context_t* ctx = nullptr) {
+    return check_g2(p, n, o, s, ctx);
   }
   static cudaError_t decompress(const uint8_t* in, size_t n, aff* out, const key_check_options_t& o,
-                                point_scan_t* s) {
-    return decompress_g2(in, n, out, o, s);
+                                point_scan_t* s, key_check_context_t* ctx = nullptr) {
+    return decompress_g2(in, n, out, o, s, ctx);
   }
   static void encode(const aff& p, uint8_t* out) { encode_g2_compressed(p, out); }
   static decode_status decode(const uint8_t* in, aff& out) { return decode_g2_compressed(in, out, decode_check::on_curve); }
