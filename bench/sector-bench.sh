@@ -8,6 +8,9 @@
 #   bench/sector-bench.sh BUILD_DIR OUT_DIR
 #
 # Variables: STARZK_SECTOR_LOG2 (27), STARZK_SECTOR_PARTITIONS (10),
+# STARZK_SECTOR_STEPS ("gen prove": "gen" alone makes the files, "prove"
+# alone uses files an earlier call left on the same machine; a 2^27 gen and
+# prove may not fit one 10-minute device call, two back-to-back ones do),
 # STARZK_SECTOR_DIR (/tmp/starzk-sector: the job's files; kept between runs
 # of one machine, and remade only when missing), STARZK_SECTOR_LIMITS
 # ("0": the device's whole memory; "0 24000" adds a run with
@@ -33,6 +36,12 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.1f", b - a}'; }
 
 say "sector k=$k partitions=$parts on $(hostname), $(date -u +%FT%TZ)"
 { df -h "$dir"; free -g; nvidia-smi --query-gpu=name,memory.total,memory.used --format=csv,noheader; } >> "$log" 2>&1
+steps=${STARZK_SECTOR_STEPS:-gen prove}
+case " $steps " in *" gen "*) want_gen=1 ;; *) want_gen=0 ;; esac
+case " $steps " in *" prove "*) want_prove=1 ;; *) want_prove=0 ;; esac
+if [ ! -f "$dir/jobs.toml" ] && [ $want_gen = 0 ]; then
+  say "no job in $dir: run with STARZK_SECTOR_STEPS containing gen first"; exit 1
+fi
 if [ ! -f "$dir/jobs.toml" ]; then
   t=$(now)
   "$exe" gen -k "$k" -n "$parts" --out "$dir" --convention bellman --format compact --gpu on >> "$log" 2>&1 \
@@ -41,6 +50,7 @@ if [ ! -f "$dir/jobs.toml" ]; then
 fi
 { ls -l "$dir"; du -sh "$dir"; df -h "$dir"; } >> "$log" 2>&1
 
+[ $want_prove = 1 ] || exit 0
 for limit in ${STARZK_SECTOR_LIMITS:-0}; do
   tag="sector-k$k-m$limit"
   env=()

@@ -32,6 +32,7 @@
 #include <cstring>
 
 #include "cuda/key_check_math.cuh"
+#include "util/parallel.hpp"
 
 namespace starzk::gpu {
 namespace key_check_detail {
@@ -45,6 +46,26 @@ struct job_t {
   cudaError_t (*launch)(const void* d_in, void* d_out, size_t count, uint64_t base, key_check::rules_t rules,
                         unsigned long long* d_first, cudaStream_t s);
 };
+
+// A piece's host copies (up to 256 MiB in and twice that out) on up to 8
+// threads: one thread copies a few GB/s, which would leave the GPU waiting.
+// Never throws: if threads cannot be started it copies on this one.
+inline void copy_host(void* dst, const void* src, size_t bytes) {
+  constexpr size_t chunk = size_t(8) << 20;
+  if (bytes > 2 * chunk) {
+    try {
+      parallel_for(
+          bytes, 8,
+          [&](size_t b, size_t e) {
+            std::memcpy(static_cast<char*>(dst) + b, static_cast<const char*>(src) + b, e - b);
+          },
+          chunk);
+      return;
+    } catch (...) {
+    }
+  }
+  std::memcpy(dst, src, bytes);
+}
 
 // ---- owners that never throw: each acquisition returns its CUDA error ----
 struct device_mem_t {
@@ -137,7 +158,7 @@ struct slot_t {
     if (!pending_count) return cudaSuccess;
     SZK_TRY(cudaStreamSynchronize(stream.s));
     if (job.out_bytes)
-      std::memcpy(out + pending_begin * job.out_bytes, h_out.p, pending_count * job.out_bytes);
+      copy_host(out + pending_begin * job.out_bytes, h_out.p, pending_count * job.out_bytes);
     std::memcpy(&seen, h_first.p, sizeof seen);
     pending_count = 0;
     return cudaSuccess;
@@ -145,7 +166,7 @@ struct slot_t {
 
   // Enqueues points [begin, begin + count) of `in`.
   cudaError_t issue(const job_t& job, const uint8_t* in, size_t begin, size_t count, key_check::rules_t rules) {
-    std::memcpy(h_in.p, in + begin * job.in_bytes, count * job.in_bytes);
+    copy_host(h_in.p, in + begin * job.in_bytes, count * job.in_bytes);
     SZK_TRY(cudaMemcpyAsync(d_in.p, h_in.p, count * job.in_bytes, cudaMemcpyHostToDevice, stream.s));
     SZK_TRY(job.launch(d_in.p, d_out.p, count, begin, rules, static_cast<unsigned long long*>(d_first.p), stream.s));
     if (job.out_bytes)
