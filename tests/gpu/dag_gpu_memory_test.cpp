@@ -18,7 +18,10 @@
 //               device memory); and the same batch with the queries
 //               resident and STARZK_GPU_SCRATCH_MAX a quarter above the
 //               smallest pieces: the MSMs run on the GPU, every proof
-//               verifies, the first equals the CPU reference.
+//               verifies, the first equals the CPU reference;
+//   16 GB       a 2^22 batch (three partitions) under
+//               STARPU_LIMIT_CUDA_MEM=16000, the memory of a 16 GB card,
+//               every placement left to the policy: every proof verifies.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -273,6 +276,26 @@ TEST(dag_gpu_memory_limited, scratch_cap_cuts_the_msms_into_pieces) {
     EXPECT_EQ(key.memory_plan().streamed, 0u);
     EXPECT_EQ(key.view().scratch_max, cap);
   });
+}
+
+TEST(dag_gpu_memory_limited, batch_at_2_22_under_16000_mib_verifies) {
+  if (!setup_gpu_available()) GTEST_SKIP() << "no CUDA device";
+  const gen_params_t params{.log2_constraints = 22, .n_public = 8, .seed = 0x16};
+  test::prove_case_t c;
+  c.name = "gen-2^22";
+  c.cs = std::make_shared<const r1cs_t>(generate_circuit(params));
+  c.pk = std::make_shared<const proving_key_t>(setup(*c.cs, h_convention_t::bellman_coset, setup_options_t{}));
+  for (uint64_t p = 0; p < 3; ++p) c.witnesses.push_back(generate_witness(params, *c.cs, p));
+  const scoped_env_t env("STARPU_LIMIT_CUDA_MEM", "16000");
+  runtime::starpu_session session(gpu_session("starzk"));
+  if (session.cuda_workers() == 0) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
+  codelets::set_placement(any_place);
+  auto key = test::bundle(c);
+  std::printf("[ plan     ] %s\n", key->describe_memory_plan().c_str());
+  const run_t got = prove_all(key, c.witnesses, test::test_blinding(22));
+  ASSERT_EQ(got.proofs.size(), c.witnesses.size());
+  for (uint32_t i = 0; i < c.witnesses.size(); ++i)
+    EXPECT_TRUE(verify(c.pk->vk, public_inputs(*c.pk, c.witnesses[i]), got.proofs.at(i))) << "partition " << i;
 }
 
 }  // namespace
