@@ -108,4 +108,16 @@ void release_worker_scratch() {}
 
 #endif
 
+int buffers_fit_device(unsigned worker, starpu_task* task, unsigned /*nimpl*/) {
+  if (starpu_worker_get_type(int(worker)) != STARPU_CUDA_WORKER) return 1;
+  const uint32_t where = task->where != -1 ? uint32_t(task->where) : task->cl->where;
+  if (where != 0 && !(where & STARPU_CPU)) return 1;
+  const starpu_ssize_t total = starpu_memory_get_total(starpu_worker_get_memory_node(worker));
+  if (total <= 0) return 1;  // StarPU keeps no count: nothing to go by
+  uint64_t bytes = 0;
+  for (unsigned i = 0; i < STARPU_TASK_GET_NBUFFERS(task); ++i)
+    bytes += uint64_t(starpu_data_get_size(STARPU_TASK_GET_HANDLE(task, i)));
+  return bytes <= uint64_t(total) ? 1 : 0;
+}
+
 }  // namespace starzk::codelets::detail

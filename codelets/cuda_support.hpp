@@ -64,6 +64,16 @@ void copy_to_host(void* h, const void* d, size_t bytes);
 void copy_to_device(void* d, const void* h, size_t bytes);
 #endif
 
+// A can_execute for codelets whose CUDA body needs all its buffers on the
+// device at once and no more (spmv, ntt_h): a CUDA worker refuses a task
+// whose buffers add up to more than its device holds
+// (starpu_memory_get_total, which honours STARPU_LIMIT_CUDA_MEM), so that
+// StarPU places it on a CPU worker (or a larger GPU) instead of waiting
+// for memory that never comes: at 2^27 the witness map's w, a, b, c and
+// coded CSR take ~25 GB. True for CPU workers, and for a codelet pinned to
+// the GPUs (--place spmv=cuda: nowhere else to go).
+int buffers_fit_device(unsigned worker, starpu_task* task, unsigned nimpl);
+
 // Frees every CUDA worker's scratch (waits for their streams first). Call
 // from the application thread while StarPU runs, with no task in flight
 // (the key bundle does it when it goes). A no-op without CUDA bodies.

@@ -98,6 +98,7 @@ starpu_codelet* ntt_h_codelet() {
     c.cuda_flags[0] = STARPU_CUDA_ASYNC;
 #endif
     c.nbuffers = STARPU_VARIABLE_NBUFFERS;  // 5 with the prep edge, 4 without
+    c.can_execute = detail::buffers_fit_device;
     c.model = &ntt_h_model;
     c.name = "ntt_h";
     c.color = detail::color_ntt_h;

@@ -146,6 +146,7 @@ starpu_codelet* spmv_codelet() {
     c.cuda_flags[0] = STARPU_CUDA_ASYNC;
 #endif
     c.nbuffers = STARPU_VARIABLE_NBUFFERS;
+    c.can_execute = detail::buffers_fit_device;
     c.model = &spmv_model;
     c.name = "spmv";
     c.color = detail::color_spmv;
