@@ -135,6 +135,7 @@ class batch_t {
   size_t in_flight() const;
   uint64_t submitted() const { return next_chain_; }
   const memory_budget_t& budget() const { return budget_; }
+  void set_memory_cap(uint64_t cap) { budget_.set_cap(cap); }
   bool priorities() const { return priorities_; }
   unsigned mem_task_threads() const { return mem_threads_; }  // resolved batch_options_t::mem_task_threads
   bool prep_task() const { return prep_task_; }                 // resolved batch_options_t::prep_task

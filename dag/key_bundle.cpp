@@ -241,7 +241,13 @@ key_bundle_t::~key_bundle_t() {
 
 uint64_t key_bundle_t::partition_bytes() const {
   const uint64_t n = pk_->domain_size, n_vars = pk_->n_vars;
-  return sizeof(fr_t) * (n_vars + 3 * n + pk_->n_public) + codelets::prep_msm_max_bytes(n_vars, pk_->n_public);
+  // a, b, c have no home: they are allocated where spmv runs. With a GPU
+  // that can hold the witness map's buffers (its can_execute) they live on
+  // the device and take no host memory.
+  const bool rows_on_device =
+      memory_input_.device > 0 && memory_input_.partition + memory_input_.key_optional <= memory_input_.device;
+  const uint64_t rows = rows_on_device ? 0 : 3 * n;
+  return sizeof(fr_t) * (n_vars + rows + pk_->n_public) + codelets::prep_msm_max_bytes(n_vars, pk_->n_public);
 }
 
 }  // namespace starzk::dag

@@ -12,6 +12,19 @@ namespace starzk::dag {
 
 memory_budget_t::memory_budget_t(uint64_t cap) : cap_(cap) {}
 
+uint64_t memory_budget_t::cap() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return cap_;
+}
+
+void memory_budget_t::set_cap(uint64_t cap) {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    cap_ = cap;
+  }
+  cv_.notify_all();
+}
+
 void memory_budget_t::reserve(uint64_t bytes) {
   std::unique_lock<std::mutex> lk(mu_);
   if (!fits(bytes)) {

@@ -9,7 +9,10 @@
 // task has run, the rest is. So the reserved total is always an upper
 // bound of what the partitions really hold, and it never exceeds the cap,
 // except that a partition larger than the whole cap may run alone (else it
-// could never run). Keys and circuits are resident and outside the budget.
+// could never run). Keys and circuits are resident and outside the budget;
+// the "auto" cap (half of MemAvailable) is taken again, lower, once a key
+// is loaded (in_use + half of what is then available), so a key of tens of
+// GB is not counted twice over.
 //
 // The default cap is a fraction of MemAvailable from /proc/meminfo.
 #pragma once
@@ -26,7 +29,11 @@ class memory_budget_t {
  public:
   explicit memory_budget_t(uint64_t cap = 0);  // 0: no cap
 
-  uint64_t cap() const { return cap_; }
+  uint64_t cap() const;
+  // A new cap (0: none); reservations waiting for room are woken. Used by
+  // the "auto" budget once a key is resident (cmd_batch), never to take
+  // back what is reserved.
+  void set_cap(uint64_t cap);
   // Blocks until `bytes` fit under the cap (or nothing is reserved), then
   // reserves them.
   void reserve(uint64_t bytes);

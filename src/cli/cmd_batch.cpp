@@ -16,12 +16,14 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
 #include <set>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/batch_run.hpp"
@@ -108,16 +110,20 @@ class key_cache_t {
       slot = std::make_shared<const dag::key_bundle_t>(pk, cs, j.key.filename().string(), threads);
       std::fprintf(stderr, "starzk: key %s and its circuit ready in %.2f s\n", j.key.filename().c_str(),
                    seconds_since(t));
+      loaded_ = true;
     }
     return slot;
   }
   void submitted(const manifest_job_t& j) {
     if (--remaining_[id(j)] == 0) cache_.erase(id(j));
   }
+  // Whether a key was loaded since the last call.
+  bool take_loaded() { return std::exchange(loaded_, false); }
 
  private:
   static std::string id(const manifest_job_t& j) { return j.key.string() + "\n" + j.circuit.string(); }
   bool revalidate_;
+  bool loaded_ = false;
   std::map<std::string, size_t> remaining_;
   std::map<std::string, std::shared_ptr<const dag::key_bundle_t>> cache_;
 };
@@ -226,6 +232,16 @@ int run_manifest(const batch_run_options_t& o) {
         ++jobs_done;
         progress.line("starzk: job '" + j.name + "': " + e.what());
         continue;
+      }
+      // The "auto" budget was half of MemAvailable before any key: once a
+      // key is resident, half of what is left (never more than before).
+      if (keys.take_loaded() && o.mem_budget == "auto") {
+        const uint64_t cap = std::min(batch.budget().cap(), batch.budget().in_use() + dag::default_memory_budget());
+        batch.set_memory_cap(cap);
+        if (!o.quiet)
+          progress.line("starzk: memory budget " + std::to_string(cap >> 20) + " MiB with key " +
+                        j.key.filename().string() + " resident (" +
+                        std::to_string(key->partition_bytes() >> 20) + " MiB per partition)");
       }
       // Each key's device memory plan, once (docs/gpu.md, "Memory plan").
       if (!o.quiet && described.insert(key.get()).second)

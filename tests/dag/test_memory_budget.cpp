@@ -35,6 +35,28 @@ TEST(memory_budget, parses_sizes_and_refuses_nonsense) {
     EXPECT_THROW(dag::parse_memory_budget(bad), std::runtime_error) << bad;
 }
 
+TEST(memory_budget, a_new_cap_wakes_waiters_and_revokes_nothing) {
+  dag::memory_budget_t b(100);
+  b.reserve(80);
+  std::atomic<bool> got{false};
+  std::thread t([&] {
+    b.reserve(40);  // 120 > 100: waits
+    got = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(got.load());
+  b.set_cap(200);  // room now: the waiter gets in
+  t.join();
+  EXPECT_TRUE(got.load());
+  EXPECT_EQ(b.cap(), 200u);
+  b.set_cap(50);  // below what is held: nothing is taken back, nothing more fits
+  EXPECT_EQ(b.in_use(), 120u);
+  EXPECT_FALSE(b.try_reserve(1));
+  b.release(120);
+  EXPECT_TRUE(b.try_reserve(50));
+  EXPECT_FALSE(b.try_reserve(1));
+}
+
 TEST(memory_budget, reserve_blocks_until_release) {
   dag::memory_budget_t b(100);
   b.reserve(60);
