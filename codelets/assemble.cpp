@@ -1,4 +1,4 @@
-// assemble.cpp: the assembly codelet (DESIGN §2 step 5), a few scalar
+// assemble.cpp: the assembly codelet (docs/prover.md step 5), a few scalar
 // multiplications (STARZK_RC_LIGHT):
 //   A  = α + A_msm + r·δ₁,  B = β₂ + B2_msm + s·δ₂,  B1 = β₁ + B1_msm + s·δ₁,
 //   C  = L + H + s·A + r·B1 − r·s·δ₁

@@ -1,5 +1,5 @@
 // b_g2_msm.cpp: the G2 MSM codelet, B2 = Σ_j w_j·B2_j over the B_g2 query
-// (DESIGN §2 step 4), split by prep.w like msm_a: batch_add of the bases
+// (docs/prover.md step 4), split by prep.w like msm_a: batch_add of the bases
 // whose scalar is 1 plus a Pippenger MSM of the tail. G2 points are twice
 // as wide (192 bytes) and each addition costs ~3× a G1 one; on the CPU it
 // streams the whole query, so it is STARZK_RC_MEMORY_HEAVY (cuzk runs it

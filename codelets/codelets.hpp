@@ -1,4 +1,4 @@
-// codelets.hpp: the StarPU codelets of one Groth16 proof (DESIGN §3), one
+// codelets.hpp: the StarPU codelets of one Groth16 proof (docs/dag.md), one
 // per file, each with a CPU body calling the reference prover's functions,
 // a performance model keyed by problem size, a name, a color and a
 // resource class (policies/resource_class.h):

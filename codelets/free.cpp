@@ -1,4 +1,4 @@
-// free.cpp: the deallocation codelet (DESIGN §2 step 6). It releases a
+// free.cpp: the deallocation codelet (docs/prover.md step 6). It releases a
 // partition's big host vectors (the witness, the prep_msm bitmaps and
 // tails) as soon as the last task reading them is done. Releasing tens of
 // GiB means munmap and TLB-shootdown storms that stall every core (cuzk

@@ -1,5 +1,5 @@
 // msm.cpp: the G1 MSM codelet, one codelet for the four G1 queries of a
-// proof (DESIGN §2 step 4), all in the partition's GPU chain
+// proof (docs/prover.md step 4), all in the partition's GPU chain
 // (STARZK_RC_GPU_CHAIN):
 //   msm_h   H  = Σ_{k < h_len} h[k]·H[k]           full Pippenger (h is dense)
 //   msm_l   L  = Σ_{aux j} w_j·L_j                 split by prep.aux

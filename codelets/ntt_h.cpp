@@ -1,4 +1,4 @@
-// ntt_h.cpp: the H-phase codelet (DESIGN §2 step 2), the first task of a
+// ntt_h.cpp: the H-phase codelet (docs/prover.md step 2), the first task of a
 // partition's GPU chain (STARZK_RC_GPU_CHAIN). From the QAP rows a, b, c it
 // leaves in a the scalars of the key's H query, in the key's convention
 // (ntt/h_phase.hpp derives both):

@@ -1,4 +1,4 @@
-// prep_msm.cpp: the prep_msm codelet (DESIGN §2 step 3). It classifies the
+// prep_msm.cpp: the prep_msm codelet (docs/prover.md step 3). It classifies the
 // witness scalars once per partition for the split MSMs (msm/prep_msm.hpp):
 //   prep.w   = prep_msm(w, n_public + 1)  for the A, B_g1 and B_g2 queries
 //              (the constant wire and the inputs always go to the tail);

@@ -1,4 +1,4 @@
-// spmv.cpp: the witness-map codelet (DESIGN §2 step 1), a = A·w, b = B·w,
+// spmv.cpp: the witness-map codelet (docs/prover.md step 1), a = A·w, b = B·w,
 // c = C·w, from the witness and the circuit's (bellman key) or the key's
 // (snarkjs key) sparse matrices. Memory-bandwidth bound: each nonzero reads
 // a 4-byte column, its value (32 bytes plain, a 2-byte code into a cached

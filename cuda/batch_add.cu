@@ -1,5 +1,5 @@
 // Batch addition on G1 and G2: the sum of the bases whose bit is set in a
-// bitmap. This is the "ones" half of the prep_msm split (DESIGN.md section 2,
+// bitmap. This is the "ones" half of the prep_msm split (docs/prover.md,
 // step 3): in a Filecoin witness most aux scalars are 0 or 1, and a scalar-one
 // term needs a plain addition, not a window decomposition. Also the split
 // itself (batch addition of the ones, then the MSM of the rest).

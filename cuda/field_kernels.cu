@@ -1,7 +1,7 @@
 // Element-wise launchers of the device fields (Fp, Fr, Fp2) and the Fp
 // multiplication-rate probe. The tests compare these with the host fp_t /
 // fr_t / fp2_t on random and edge inputs; the benchmark times the probe
-// against the bar of a plain CUDA C CIOS product (1.66e10 mults/s, DESIGN §7).
+// against the bar of a plain CUDA C CIOS product (1.66e10 mults/s, docs/prover.md, Floors).
 #include "cuda/starzk_cuda.hpp"
 #include "cuda/point.cuh"
 

@@ -1,4 +1,4 @@
-// The witness map on the device (DESIGN.md §2 step 1): y = M·w for the CSR
+// The witness map on the device (docs/prover.md step 1): y = M·w for the CSR
 // matrices of a circuit or a .zkey, with the input rows and the zero padding
 // of both key conventions, exactly as codelets/witness_map_into.cpp does it
 // on the host. One kernel serves all three entry points.

@@ -81,7 +81,7 @@ cudaError_t ntt(fr_t* d_data, unsigned log_n, ntt_dir_t dir, ntt_order_t order, 
 // The whole NTT phase of a Groth16 proof, one call, in place: a, b, c are
 // the n SpMV outputs in natural order (n = 2^log_n); h (natural order) is left
 // in d_a, b and c are clobbered. The domain must be of the same convention.
-//   bellman (DESIGN.md section 2): for x in a, b, c: x <- iNTT(x) (coeffs),
+//   bellman (docs/prover.md): for x in a, b, c: x <- iNTT(x) (coeffs),
 //     x_k <- x_k·g^k (g = 7), x <- NTT(x) (values on gH);
 //     h <- (a∘b - c)·(g^n - 1)^-1 (Z(X) = X^n - 1 is the constant g^n - 1 on gH);
 //     h <- iNTT(h), h_k <- h_k·g^-k: h(X) = (A B - C)/Z in coefficients.
@@ -230,7 +230,7 @@ cudaError_t msm_g2_pieces(g2_jacobian_t* d_out, const g2_affine_t* bases, const 
 
 
 // ------------------------------------------------------------------ SpMV --
-// The witness map (DESIGN.md §2 step 1) on the device; cuda/spmv.cu.
+// The witness map (docs/prover.md step 1) on the device; cuda/spmv.cu.
 // A CSR matrix in device memory, the layout of src/groth16/r1cs.hpp
 // sparse_matrix_t: row_ptr (n_rows + 1 entries, row_ptr[0] = 0), col (nnz
 // entries), and the values in one of two forms:

@@ -1,7 +1,6 @@
 // key_bundle.hpp: a proving key (and, for bellman keys, its circuit)
 // registered with StarPU once, as read-only handles that stay resident for
-// every partition of every job that uses the key (DESIGN §3: "the key and
-// the circuit matrices are registered once").
+// every partition of every job that uses the key (docs/dag.md, "Handles").
 //
 // Handles (all vector handles, home STARPU_MAIN_RAM on the key's own
 // memory, accessed STARPU_R by every task, so they never create

@@ -1,7 +1,7 @@
 // mpi_session.hpp: StarPU-MPI on top of a running StarPU, as one RAII
 // object, and the static placement of partitions on ranks.
 //
-// Multi-node proving (DESIGN §6) runs one process per node (an MPI rank),
+// Multi-node proving (docs/slurm.md) runs one process per node (an MPI rank),
 // each with its own StarPU driving all the cores and GPUs of its node. The
 // StarPU session (runtime/starpu_session.hpp) is started first, with the
 // scheduling policy the user chose; starpu_mpi_init() then attaches

@@ -1,4 +1,4 @@
-// partition_dag.hpp: one partition's proof as a StarPU task DAG (DESIGN §3),
+// partition_dag.hpp: one partition's proof as a StarPU task DAG (docs/dag.md),
 // one function per phase, in the order of the math:
 //
 //   w ─► spmv ─► a,b,c ─► ntt_h ─► h(in a) ─► msm_h ──────────────┐

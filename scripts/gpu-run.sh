@@ -4,7 +4,7 @@
 # and result tables in an output folder.
 #
 #   scripts/gpu-run.sh prepare        # here, on the development machine:
-#       copies the prebuilt StarPU (../shared/deps) and the header-only
+#       copies a prebuilt StarPU (STARZK_STARPU_TARBALL, docs/gpu.md) and the header-only
 #       libraries (CLI11, nlohmann-json, toml++, fmt) into .deps/carry/,
 #       the one folder to take along (device tool: carry [".deps/carry"]).
 #   scripts/gpu-run.sh run OUTDIR     # there: unpack, build, test, bench.
@@ -27,9 +27,14 @@ mode=${1:-}
 
 case "$mode" in
 prepare)
-  shared=${STARZK_SHARED:-$root/../shared}
+  tarball=${STARZK_STARPU_TARBALL:-}
+  [ -n "$tarball" ] && [ -f "$tarball" ] || {
+    echo "gpu-run: set STARZK_STARPU_TARBALL to a StarPU 1.3.10 prefix built with CUDA for the GPU machine" \
+      "(a .tar.gz holding starpu-cuda/ with ENV.sh; docs/gpu.md)" >&2
+    exit 1
+  }
   mkdir -p "$carry/include"
-  cp -f "$shared/deps/starpu-1.3.10-cuda13-prefix.tar.gz" "$carry/"
+  cp -f "$tarball" "$carry/starpu-1.3.10-cuda13-prefix.tar.gz"
   for d in CLI nlohmann toml++ fmt; do
     [ -d "/usr/include/$d" ] || { echo "gpu-run: /usr/include/$d missing: run scripts/setup.sh first" >&2; exit 1; }
     rm -rf "$carry/include/$d"; cp -r "/usr/include/$d" "$carry/include/"

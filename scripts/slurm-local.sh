@@ -13,7 +13,7 @@
 # (or eval "$(scripts/slurm-local.sh env STATE_DIR)").
 #
 # The settings follow what works with Debian 12's slurm-wlm 22.05 and munge
-# 0.5.15 on a machine without systemd or cgroups (shared/SLURM.md):
+# 0.5.15 on a machine without systemd or cgroups (docs/slurm.md):
 #   - munged runs as the munge user on its default socket; a munged that
 #     already answers is reused and never stopped by us;
 #   - the node is `hostname -s` at 127.0.0.1 with the CPUs and RealMemory

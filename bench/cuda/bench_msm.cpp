@@ -27,7 +27,7 @@
 // with those fixed window bits (rows msm_g*_random_c<bits>), to check the
 // window cost model.
 //
-// Floors (the integer-multiply bound of DESIGN.md section 7), at the
+// Floors (the integer-multiply bound of docs/prover.md, Floors), at the
 // measured rate of our Fp product (ceiling_fp_mul_per_s):
 //   G1: 16 windows x n bucket additions x 10 Fp products (madd-2008-s, 8M + 2S);
 //   G2: 16 windows x n x 28 Fp products: the same madd over Fp2, where a

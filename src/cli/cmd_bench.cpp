@@ -1,5 +1,5 @@
 // starzk bench: the policy × concurrency × partitions × size sweep
-// (DESIGN §7). For every size 2^k it prepares the inputs once (a
+// (docs/prover.md, Floors). For every size 2^k it prepares the inputs once (a
 // Filecoin-shaped circuit, max(j) witnesses, a bellman-convention
 // development key; bench_run.hpp), then runs, each in a child process of
 // its own (`starzk bench-one`, hidden: a fresh StarPU with the policy, and

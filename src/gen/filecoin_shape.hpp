@@ -1,7 +1,7 @@
 // Synthetic circuits and witnesses with the shape of a Filecoin PoRep C2
 // partition, for benchmarks and tests at any size from 2^10 to 2^27.
 //
-// The real circuit (DESIGN.md §1) has 130,278,869 constraints, 328 public
+// The real circuit (docs/prover.md, The workload) has 130,278,869 constraints, 328 public
 // inputs, nnz per row 2.37 / 1.00 / 2.17 for A / B / C, and a witness that
 // is ~99% bits (SHA-256). What the prover's cost depends on is exactly
 // that: the domain size, the sparsity of the three matrices, and the share

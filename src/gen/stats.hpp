@@ -1,4 +1,4 @@
-// The figures that make a circuit "Filecoin-shaped" (DESIGN.md §1), measured
+// The figures that make a circuit "Filecoin-shaped" (docs/prover.md, The workload), measured
 // on any R1CS and witness: nonzeros per row of A, B and C; how the aux
 // values split into 0, 1 and other (prep_msm sends only "other" to a real
 // MSM); and the aux densities, the share of aux wires that appear at all in

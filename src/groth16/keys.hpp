@@ -20,14 +20,14 @@
 //     h[i] = τ^i·Z(τ)/δ · G1,  i = 0..n−2;
 //     the prover computes the quotient coefficients of (a·b − c)/Z by
 //     iNTT, coset NTT with the multiplicative generator, division by
-//     Z(g) = g^n − 1, coset iNTT (DESIGN.md §2). In .params files bellman
+//     Z(g) = g^n − 1, coset iNTT (docs/prover.md). In .params files bellman
 //     drops the points at infinity from a, b_g1, b_g2 (the prover uses
 //     density bitmaps); a reader of .params must restore full-length queries
 //     or record the density.
 //
 //   snarkjs_odd_coset (snarkjs .zkey): h has n points,
 //     h[i] = L_{2i+1}(τ)/δ · G1,  i = 0..n−1,
-//     L_k the Lagrange basis of the 2n-th roots of unity (ORACLES.md); the
+//     L_k the Lagrange basis of the 2n-th roots of unity (docs/oracles.md); the
 //     matching scalars are (a∘b − c) evaluated at ω_{2n}^{2i+1}: iNTT of the
 //     n row values, multiply coefficient k by ω_{2n}^k, NTT. The QAP used by
 //     snarkjs has nPublic + 1 extra rows: row n_constraints + s has

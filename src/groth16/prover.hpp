@@ -1,4 +1,4 @@
-// The Groth16 prover on the CPU, one function per phase (DESIGN.md §2), so
+// The Groth16 prover on the CPU, one function per phase (docs/prover.md), so
 // that the same steps can run as one call here or as StarPU codelets in
 // dag/ (which call these functions from their CPU bodies):
 //

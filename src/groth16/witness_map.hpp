@@ -1,5 +1,5 @@
 // The witness map: from a witness w to the three vectors a, b, c that the
-// QAP evaluates on the domain (DESIGN.md §2 step 1, "SpMV").
+// QAP evaluates on the domain (docs/prover.md step 1, "SpMV").
 //
 // Row i of the domain holds (A_i·w, B_i·w, C_i·w). Both conventions add
 // n_public + 1 rows after the constraints, row n_constraints + s holding

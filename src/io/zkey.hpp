@@ -1,6 +1,6 @@
 // Reading and writing snarkjs Groth16 .zkey files (BLS12-381 only).
 //
-// Format (magic "zkey", v1; iden3 snarkjs zkey_utils; ORACLES.md):
+// Format (magic "zkey", v1; iden3 snarkjs zkey_utils; docs/oracles.md):
 //   1  u32 protocol (1 = groth16; 2 plonk and 10 fflonk are refused)
 //   2  u32 n8q (48), q, u32 n8r (32), r, u32 nVars, u32 nPublic,
 //      u32 domainSize, then α1, β1 (G1), β2, γ2 (G2), δ1 (G1), δ2 (G2)

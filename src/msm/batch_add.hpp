@@ -2,7 +2,7 @@
 //
 // In a Filecoin witness most aux scalars are 0 or 1 (SHA-256 bits): the
 // "scalar is 1" part of each MSM is a plain sum of points, no scalar
-// arithmetic at all (DESIGN §2 step 3; cuzk spends 0.65 s per partition on
+// arithmetic at all (docs/prover.md step 3; cuzk spends 0.65 s per partition on
 // it on the GPU). This is the CPU version.
 //
 // Bitmap layout (shared with prep_msm and the CUDA kernel): bit i is bit

@@ -1,4 +1,4 @@
-// prep_msm: the split of one MSM query by scalar value (DESIGN §2 step 3),
+// prep_msm: the split of one MSM query by scalar value (docs/prover.md step 3),
 // and split_msm, the MSM evaluated through that split.
 //
 // A Filecoin witness is mostly bits, so for a query Σ_i s_i P_i:

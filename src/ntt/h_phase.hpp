@@ -1,4 +1,4 @@
-// The NTT phase of the Groth16 prover (DESIGN §2 step 2): from the row
+// The NTT phase of the Groth16 prover (docs/prover.md step 2): from the row
 // vectors a = A·w, b = B·w, c = C·w of a satisfied R1CS, the scalars that
 // meet the proving key's H query. Two key conventions, both first-class.
 //
@@ -27,7 +27,7 @@
 // caller pick another (our own setup, say) and must match that key.
 //
 // h_phase_snarkjs (snarkjs .zkey: H_i = L_{2i+1}(τ)/δ over the 2n-th roots,
-// ORACLES.md section 9): the output is P at the odd 2n-th roots,
+// docs/oracles.md): the output is P at the odd 2n-th roots,
 // h_i = P(ω_{2n}^(2i+1)). Steps, ω_{2n} = 5^((r−1)/2n) (snarkjs roots, so
 // ω_{2n}^2 = ω_n):
 //   1. a, b, c ← iNTT                     coefficients of A, B, C

@@ -6,7 +6,7 @@
 //   intt:       a_j ← n^−1 Σ_i a_i ω^(−ij)           (values -> coefficients)
 //   coset_ntt:  a_i ← Σ_j a_j s^j ω^(ij) = A(s ω^i)  (values on the coset sH)
 //   coset_intt: the inverse of coset_ntt.
-// This is ffjavascript's "out_i = Σ a_j ω^(ij)" (ORACLES.md) and bellman's
+// This is ffjavascript's "out_i = Σ a_j ω^(ij)" (docs/oracles.md) and bellman's
 // EvaluationDomain::fft. Input and output are in natural order; the
 // bit-reversal happens inside.
 //

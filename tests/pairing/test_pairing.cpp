@@ -112,7 +112,7 @@ TEST(MultiPairing, EdgeSizes) {
   EXPECT_EQ(multi_pairing(std::span(&p, 1), std::span(&q, 1)), pairing(p, q));
 }
 
-// Groth16 verification shape (DESIGN.md §2): a "proof" built from scalars so
+// Groth16 verification shape (docs/prover.md): a "proof" built from scalars so
 // that a·b = α·β + ic·γ + c·δ (mod r), ic = ic0 + x1·ic1 + x2·ic2.
 struct groth16_case_t {
   std::vector<g1_affine_t> ps;  // -A, α, IC, C
