@@ -108,10 +108,13 @@ void release_worker_scratch() {}
 
 #endif
 
-int buffers_fit_device(unsigned worker, starpu_task* task, unsigned /*nimpl*/) {
-  if (starpu_worker_get_type(int(worker)) != STARPU_CUDA_WORKER) return 1;
+bool pinned_to_cuda(const starpu_task* task) {
   const uint32_t where = task->where != -1 ? uint32_t(task->where) : task->cl->where;
-  if (where != 0 && !(where & STARPU_CPU)) return 1;
+  return where != 0 && !(where & STARPU_CPU);
+}
+
+int buffers_fit_device(unsigned worker, starpu_task* task, unsigned /*nimpl*/) {
+  if (starpu_worker_get_type(int(worker)) != STARPU_CUDA_WORKER || pinned_to_cuda(task)) return 1;
   const starpu_ssize_t total = starpu_memory_get_total(starpu_worker_get_memory_node(worker));
   if (total <= 0) return 1;  // StarPU keeps no count: nothing to go by
   uint64_t bytes = 0;

@@ -73,6 +73,9 @@ void copy_to_device(void* d, const void* h, size_t bytes);
 // coded CSR take ~25 GB. True for CPU workers, and for a codelet pinned to
 // the GPUs (--place spmv=cuda: nowhere else to go).
 int buffers_fit_device(unsigned worker, starpu_task* task, unsigned nimpl);
+// Whether the task may run on CUDA workers only (its codelet's or the
+// task's `where`, e.g. set by --place): a can_execute must not refuse it.
+bool pinned_to_cuda(const starpu_task* task);
 
 // Frees every CUDA worker's scratch (waits for their streams first). Call
 // from the application thread while StarPU runs, with no task in flight

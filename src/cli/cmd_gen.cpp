@@ -1,9 +1,9 @@
 // starzk gen: a Filecoin-shaped job for tests and benchmarks (src/gen):
-// DIR/circuit.r1cs, DIR/witness-<i>.wtns for N partitions, a development
-// key (NOT from a ceremony: whoever ran the setup could forge proofs) and
-// DIR/jobs.toml, a manifest ready for `starzk prove --manifest DIR/jobs.toml`.
-// --convention snarkjs (default): outputs proof-<i>.json / public-<i>.json
-// and proofs.bin; --convention bellman (the Filecoin convention): proofs.bin.
+// a circuit, DIR/witness-<i>.wtns, a development key (NOT from a ceremony:
+// whoever ran the setup could forge proofs) and DIR/jobs.toml, a manifest
+// ready for `starzk prove --manifest DIR/jobs.toml` whose outputs are
+// proofs/proof-<i>.json, proofs/public-<i>.json and proofs.bin.
+// --convention snarkjs (default) or bellman (the Filecoin convention).
 // --format: iden3 files (circuit.r1cs, key.zkey / key.params) or compact
 // ones (circuit.szcs, key.szpk; the default from 2^24), see gen/write.hpp.
 // Witness files that would not fit the disk are reused by later partitions
@@ -69,9 +69,7 @@ void run_gen(const gen_options& o) {
   manifest_t m;
   manifest_job_t job;
   job.name = "gen-k" + std::to_string(o.log2) + "-seed" + std::to_string(o.seed);
-  job.key = jo.key ? files.key.filename() : fs::path(jo.format == gen_format_t::compact ? "key.szpk"
-                                                     : bellman                           ? "key.params"
-                                                                                         : "key.zkey");
+  job.key = files.key.filename();
   job.circuit = files.circuit.filename();
   for (const fs::path& w : files.witnesses) job.witnesses.push_back(w.filename());
   if (files.distinct < o.partitions) {

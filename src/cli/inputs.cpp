@@ -185,17 +185,7 @@ verifying_key_t load_verifying_key(const std::string& vkey_json, const std::stri
   if (!vkey_json.empty()) return read_vkey_json(vkey_json);
   for (const std::string* p : {&zkey, &params}) {
     if (!p->empty() && is_key_cache(*p)) return key_cache_view_t(*p, cache_check_t::header).vk();
-    if (!p->empty() && has_magic(*p, "szpk")) {
-      const packed_key_view_t view(*p);
-      verifying_key_t vk;
-      vk.alpha_g1 = view.head().alpha_g1;
-      vk.beta_g2 = view.head().beta_g2;
-      vk.gamma_g2 = view.head().gamma_g2;
-      vk.delta_g2 = view.head().delta_g2;
-      const std::unique_ptr<point_decoder_t> dec = cpu_point_decoder();
-      vk.ic = unpack_packed_ic(view, *dec);
-      return vk;
-    }
+    if (!p->empty() && has_magic(*p, "szpk")) return unpack_packed_vk(packed_key_view_t(*p), *cpu_point_decoder());
   }
   if (!zkey.empty()) return read_zkey(zkey).vk;
   if (!params.empty()) return read_params_vk(params);

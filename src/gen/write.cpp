@@ -32,12 +32,12 @@ void make_dir(const std::filesystem::path& dir) {
 
 // Bytes the circuit file takes: .r1cs stores 4 + 32 bytes per term and 12
 // per row; .szcs 8 per row pointer and 4 per column plus 2 per code (coded
-// matrices, whose val is empty) or 32 per value.
+// matrices) or 32 per value.
 uint64_t circuit_bytes(const r1cs_t& cs, gen_format_t f) {
   uint64_t b = 1 << 20;
   for (const sparse_matrix_t* m : {&cs.a, &cs.b, &cs.c}) {
     if (f == gen_format_t::iden3) b += 36 * m->nnz() + 4 * m->n_rows;
-    else b += 8 * (m->n_rows + 1) + 4 * m->nnz() + (m->val.empty() ? 2 : 32) * m->nnz() + 2 * 4096 + (1 << 21);
+    else b += 8 * (m->n_rows + 1) + 4 * m->nnz() + (m->coded() ? 2 : 32) * m->nnz() + 2 * 4096 + (1 << 21);
   }
   return b;
 }
@@ -116,7 +116,7 @@ gen_job_files_t write_generated_job(const gen_params_t& params, const std::files
   const bool bellman = o.convention == h_convention_t::bellman_coset;
   gen_job_files_t files;
   files.circuit = dir / (compact ? "circuit.szcs" : "circuit.r1cs");
-  if (o.key) files.key = dir / (compact ? "key.szpk" : bellman ? "key.params" : "key.zkey");
+  files.key = dir / (compact ? "key.szpk" : bellman ? "key.params" : "key.zkey");
 
   // Disk planning, before the first byte is written.
   const uint64_t c_bytes = circuit_bytes(cs, o.format);

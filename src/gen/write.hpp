@@ -52,7 +52,7 @@ struct gen_job_options_t {
 };
 
 struct gen_job_files_t {
-  std::filesystem::path circuit, key;            // key empty without one
+  std::filesystem::path circuit, key;            // the key's name even when none is written
   std::vector<std::filesystem::path> witnesses;  // one per partition (names repeat when distinct < partitions)
   uint32_t distinct = 0;
 };

@@ -210,50 +210,48 @@ bool gpu_present(std::string* why) {
   return true;
 }
 
-std::string fixed_base_queries_gpu(proving_key_t& pk, const query_scalars_t& s, uint64_t chunk, unsigned threads) {
+namespace {
+
+// Every query through the pipeline on device 0; each query's points go to
+// its out pointer, or to its sink where out is null. Returns the device.
+std::string run_queries(const std::vector<query_t<g1_affine_t>>& g1_queries, const query_t<g2_affine_t>& b_g2,
+                        uint64_t chunk, unsigned threads) {
   const size_t piece = chunk ? size_t(chunk) : size_t(1) << 22;
   check(cudaSetDevice(0), "cudaSetDevice(0)");
   cudaDeviceProp prop{};
   check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+  const group_ops_t<g1_params> g1{gpu::fixed_base_g1_table_bytes, gpu::fixed_base_g1};
+  const group_ops_t<g2_params> g2{gpu::fixed_base_g2_table_bytes, gpu::fixed_base_g2};
+  run_group<g1_params>(g1, g1_affine_t::generator(), g1_queries, piece, threads);
+  run_group<g2_params>(g2, g2_affine_t::generator(), {b_g2}, piece, threads);
+  return std::string("GPU 0: ") + prop.name;
+}
 
+}  // namespace
+
+std::string fixed_base_queries_gpu(proving_key_t& pk, const query_scalars_t& s, uint64_t chunk, unsigned threads) {
   pk.a.assign(s.u.size(), g1_affine_t{});
   pk.b_g1.assign(s.v.size(), g1_affine_t{});
   pk.l.assign(s.l.size(), g1_affine_t{});
   pk.h.assign(s.h.size(), g1_affine_t{});
   pk.vk.ic.assign(s.ic.size(), g1_affine_t{});
   pk.b_g2.assign(s.v.size(), g2_affine_t{});
-
-  const group_ops_t<g1_params> g1{gpu::fixed_base_g1_table_bytes, gpu::fixed_base_g1};
-  const group_ops_t<g2_params> g2{gpu::fixed_base_g2_table_bytes, gpu::fixed_base_g2};
-  run_group<g1_params>(g1, g1_affine_t::generator(),
-                         {{s.u.data(), s.u.size(), pk.a.data()},
-                          {s.v.data(), s.v.size(), pk.b_g1.data()},
-                          {s.l.data(), s.l.size(), pk.l.data()},
-                          {s.h.data(), s.h.size(), pk.h.data()},
-                          {s.ic.data(), s.ic.size(), pk.vk.ic.data()}},
-                         piece, threads);
-  run_group<g2_params>(g2, g2_affine_t::generator(), {{s.v.data(), s.v.size(), pk.b_g2.data()}}, piece, threads);
-  return std::string("GPU 0: ") + prop.name;
+  return run_queries({{s.u.data(), s.u.size(), pk.a.data()},
+                      {s.v.data(), s.v.size(), pk.b_g1.data()},
+                      {s.l.data(), s.l.size(), pk.l.data()},
+                      {s.h.data(), s.h.size(), pk.h.data()},
+                      {s.ic.data(), s.ic.size(), pk.vk.ic.data()}},
+                     {s.v.data(), s.v.size(), pk.b_g2.data()}, chunk, threads);
 }
 
 std::string fixed_base_stream_gpu(const query_scalars_t& s, const query_sinks_t& sinks, uint64_t chunk,
                                   unsigned threads) {
-  const size_t piece = chunk ? size_t(chunk) : size_t(1) << 22;
-  check(cudaSetDevice(0), "cudaSetDevice(0)");
-  cudaDeviceProp prop{};
-  check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
-  const group_ops_t<g1_params> g1{gpu::fixed_base_g1_table_bytes, gpu::fixed_base_g1};
-  const group_ops_t<g2_params> g2{gpu::fixed_base_g2_table_bytes, gpu::fixed_base_g2};
-  run_group<g1_params>(g1, g1_affine_t::generator(),
-                       {{s.u.data(), s.u.size(), nullptr, sinks.a},
-                        {s.v.data(), s.v.size(), nullptr, sinks.b_g1},
-                        {s.l.data(), s.l.size(), nullptr, sinks.l},
-                        {s.h.data(), s.h.size(), nullptr, sinks.h},
-                        {s.ic.data(), s.ic.size(), nullptr, sinks.ic}},
-                       piece, threads);
-  run_group<g2_params>(g2, g2_affine_t::generator(), {{s.v.data(), s.v.size(), nullptr, sinks.b_g2}}, piece,
-                       threads);
-  return std::string("GPU 0: ") + prop.name;
+  return run_queries({{s.u.data(), s.u.size(), nullptr, sinks.a},
+                      {s.v.data(), s.v.size(), nullptr, sinks.b_g1},
+                      {s.l.data(), s.l.size(), nullptr, sinks.l},
+                      {s.h.data(), s.h.size(), nullptr, sinks.h},
+                      {s.ic.data(), s.ic.size(), nullptr, sinks.ic}},
+                     {s.v.data(), s.v.size(), nullptr, sinks.b_g2}, chunk, threads);
 }
 
 #endif

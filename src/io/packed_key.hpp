@@ -142,8 +142,9 @@ std::unique_ptr<point_decoder_t> cpu_point_decoder(unsigned threads = 0);
 proving_key_t unpack_packed_key(const packed_key_view_t& view, bool subgroup, point_decoder_t& decoder,
                                 unsigned threads = 0);
 
-// The IC points alone (a verifying key without unpacking the queries).
-std::vector<g1_affine_t> unpack_packed_ic(const packed_key_view_t& view, point_decoder_t& decoder);
+// The verifying key alone (the head's points and IC), without unpacking
+// the queries.
+verifying_key_t unpack_packed_vk(const packed_key_view_t& view, point_decoder_t& decoder);
 
 // The section name used in messages ("h", "b_g2", ...).
 const char* packed_section_name(packed_section_t s);

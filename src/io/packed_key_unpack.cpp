@@ -130,10 +130,11 @@ std::unique_ptr<point_decoder_t> cpu_point_decoder(unsigned threads) {
   return std::make_unique<cpu_decoder_t>(threads);
 }
 
-std::vector<g1_affine_t> unpack_packed_ic(const packed_key_view_t& v, point_decoder_t& dec) {
-  std::vector<g1_affine_t> ic;
-  unpack_whole<g1_params>(v, packed_section_t::ic, ic, true, false, dec);
-  return ic;
+verifying_key_t unpack_packed_vk(const packed_key_view_t& v, point_decoder_t& dec) {
+  proving_key_t k;
+  v.head().apply_to(k);
+  unpack_whole<g1_params>(v, packed_section_t::ic, k.vk.ic, true, false, dec);
+  return std::move(k.vk);
 }
 
 proving_key_t unpack_packed_key(const packed_key_view_t& v, bool subgroup, point_decoder_t& dec, unsigned threads) {

@@ -16,37 +16,11 @@
 #include "gen/filecoin_shape.hpp"
 #include "gen/write.hpp"
 #include "groth16/setup.hpp"
-#include "io/binfile.hpp"
-#include "io/checksum.hpp"
 #include "io/packed_key.hpp"
-#include "io_test_util.hpp"
+#include "mapped_test_util.hpp"
 
 namespace starzk::test {
 namespace {
-
-// A circuit whose wires 3 and 6 appear in no A row and wire 5 in no row at
-// all, so A and B both drop points and l holds an O.
-r1cs_t sparse_circuit() {
-  r1cs_t cs;
-  cs.n_vars = 7;
-  cs.n_public = 1;
-  cs.n_constraints = 3;
-  auto matrix = [](std::vector<std::vector<uint32_t>> rows) {
-    sparse_matrix_t m = sparse_matrix_t::empty(rows.size(), 7);
-    for (size_t i = 0; i < rows.size(); ++i) {
-      for (uint32_t c : rows[i]) {
-        m.col.push_back(c);
-        m.val.push_back(fr_t::from_u64(c + 3 * i + 1));
-      }
-      m.row_ptr[i + 1] = m.col.size();
-    }
-    return m;
-  };
-  cs.a = matrix({{2}, {4}, {2, 4}});
-  cs.b = matrix({{3}, {0}, {6}});
-  cs.c = matrix({{1}, {4, 6}, {3}});
-  return cs;
-}
 
 toxic_waste_t fixed_waste() {
   return {fr_t::from_u64(12345), fr_t::from_u64(7), fr_t::from_u64(11), fr_t::from_u64(13), fr_t::from_u64(17)};
@@ -73,16 +47,18 @@ class packed_key_roundtrip : public ::testing::TestWithParam<h_convention_t> {
 };
 
 TEST_P(packed_key_roundtrip, write_view_unpack) {
-  const proving_key_t k = setup(sparse_circuit(), GetParam(), fixed_waste());
-  ASSERT_TRUE(k.a[3].is_infinity() && k.b_g1[2].is_infinity() && k.l[5 - 2].is_infinity());
+  // holey_circuit: wire 4 is in no row (O in a, b and l), wires 1 and 2 in
+  // no B row; the input rows put wires 0 and 1 into A.
+  const proving_key_t k = setup(holey_circuit(), GetParam(), fixed_waste());
+  ASSERT_TRUE(k.a[4].is_infinity() && k.b_g1[2].is_infinity() && k.l[4 - 2].is_infinity());
   const fs::path file = tmp / "key.szpk";
   EXPECT_EQ(packed_roundtrip(file, k), without_matrices(k));
   const packed_key_view_t v(file);
-  EXPECT_EQ(v.shape().n_a, 2u + 2u);  // wires 0, 1 (input rows) and 2, 4
-  EXPECT_EQ(v.shape().n_b, 3u);       // wires 0, 3, 6
+  EXPECT_EQ(v.shape().n_a, 4u);  // wires 0, 1 (input rows) and 2, 3
+  EXPECT_EQ(v.shape().n_b, 2u);  // wires 0 and 3
   EXPECT_EQ(v.shape().file_bytes(), fs::file_size(file));
   auto dec = cpu_point_decoder(1);
-  EXPECT_EQ(unpack_packed_ic(v, *dec), k.vk.ic);
+  EXPECT_EQ(unpack_packed_vk(v, *dec), k.vk);
 }
 
 TEST_P(packed_key_roundtrip, streaming_setup_gives_the_same_file) {
@@ -112,21 +88,11 @@ INSTANTIATE_TEST_SUITE_P(conventions, packed_key_roundtrip,
 class packed_key_malformed : public ::testing::Test {
  protected:
   void SetUp() override {
-    key_ = setup(sparse_circuit(), h_convention_t::bellman_coset, fixed_waste());
+    key_ = setup(holey_circuit(), h_convention_t::bellman_coset, fixed_waste());
     write_packed_key(good_, key_);
     bytes_ = read_bytes(good_);
   }
-  // Offset of section i's data and its table entry.
-  size_t entry(size_t i) const { return 40 + load_u64_le(bytes_.data() + 32) + 32 * i; }
-  size_t offset(size_t i) const { return size_t(load_u64_le(bytes_.data() + entry(i))); }
-  // Recomputes section i's checksum and the header checksum.
-  void reseal(size_t i) {
-    const size_t e = entry(i);
-    const uint64_t bytes = load_u64_le(bytes_.data() + e + 8) * load_u64_le(bytes_.data() + e + 16);
-    store_u64_le(bytes_.data() + e + 24, block_checksum({bytes_.data() + offset(i), size_t(bytes)}));
-    const size_t head = entry(8) + 8;
-    store_u64_le(bytes_.data() + head - 8, xxh64(bytes_.data(), head - 8));
-  }
+  size_t offset(size_t i) const { return size_t(section_offset(bytes_, i)); }
   void unpack_expect(const std::string& problem) {
     write_bytes(bad_, bytes_);
     expect_io_error(
@@ -161,9 +127,9 @@ TEST_F(packed_key_malformed, density_bit_without_a_point) {
   // One more bit in the A bitmap: the popcount no longer counts the points.
   const size_t at = offset(6);
   uint64_t w = load_u64_le(bytes_.data() + at);
-  w |= uint64_t(1) << 5;
+  w |= uint64_t(1) << 4;  // wire 4 has no A point
   store_u64_le(bytes_.data() + at, w);
-  reseal(6);
+  reseal(bytes_, 6);
   unpack_expect("A density bitmap");
 }
 
@@ -182,7 +148,7 @@ TEST_F(packed_key_malformed, point_outside_the_subgroup_named) {
   ASSERT_TRUE(p.is_on_curve());
   ASSERT_FALSE(p.is_in_subgroup());
   encode_g1_compressed(p, bytes_.data() + offset(1) + 48);
-  reseal(1);
+  reseal(bytes_, 1);
   unpack_expect("h query point 1");
   // Without the subgroup test (a key validated before) it is accepted.
   write_bytes(bad_, bytes_);
@@ -193,7 +159,7 @@ TEST_F(packed_key_malformed, point_outside_the_subgroup_named) {
 TEST_F(packed_key_malformed, infinity_where_forbidden) {
   g1_affine_t o = g1_affine_t::infinity();
   encode_g1_compressed(o, bytes_.data() + offset(3));  // the first A point
-  reseal(3);
+  reseal(bytes_, 3);
   unpack_expect("a query point 0");
 }
 
