@@ -11,13 +11,16 @@
 #
 # Environment for `run`: STARZK_GPU_TESTS (ctest -L regex, default "gpu"),
 # STARZK_GPU_TESTS_R (ctest -R regex, default all),
+# STARZK_GPU_TESTS_TIMEOUT (seconds for the whole ctest; none by default),
 # STARZK_GPU_BENCH=0 to skip benchmarks, STARZK_FULL_SUITE=1 to also run
 # every other test there, STARZK_TARGETS="t1 t2" to build only those targets,
 # STARZK_SKIP_TESTS=1 to run no test, STARZK_PROVE_CHECK=0 to skip
 # scripts/gpu-prove-check.sh (the main flow with `prove --gpu on`), STARZK_PROOF_BENCH=1 to run bench/proof-bench.sh (whole proofs through the
 # DAG; its own STARZK_PROOF_* variables), STARZK_SECTOR=1 to run
 # bench/sector-bench.sh (a whole sector: gen, prove, verify; its own
-# STARZK_SECTOR_* variables). Everything but gpu-run.log is
+# STARZK_SECTOR_* variables; STARZK_SECTOR_WITH_TESTS=1 starts it beside
+# the tests instead of after them, for a gen that would not fit one call
+# after the tests). Everything but gpu-run.log is
 # packed into OUTDIR/results.tgz at the end (the device tool brings back at
 # most 8 files).
 set -euo pipefail
@@ -67,6 +70,11 @@ run)
   echo "== built in $(( $(date +%s) - t0 )) s"
   starpu_machine_display 2>/dev/null | head -20 || true
   rc=0
+  sector_pid=
+  if [ "${STARZK_SECTOR:-0}" = 1 ] && [ "${STARZK_SECTOR_WITH_TESTS:-0}" = 1 ]; then
+    "$root/bench/sector-bench.sh" "$build" "$out" > "$out/sector-bench.log" 2>&1 &
+    sector_pid=$!
+  fi
   if [ "${STARZK_SKIP_TESTS:-0}" = 1 ]; then
     echo "== tests skipped (STARZK_SKIP_TESTS=1)" > "$out/gpu-tests.log"
   elif [ -n "${STARZK_TARGETS:-}" ]; then
@@ -78,7 +86,7 @@ run)
       [ -n "$exe" ] && case "$t" in test_*) "$exe" >> "$out/gpu-tests.log" 2>&1 || rc=$?;; esac
     done
   else
-    ctest --test-dir "$build" -L "${STARZK_GPU_TESTS:-gpu}" ${STARZK_GPU_TESTS_R:+-R "$STARZK_GPU_TESTS_R"} \
+    ${STARZK_GPU_TESTS_TIMEOUT:+timeout "$STARZK_GPU_TESTS_TIMEOUT"} ctest --test-dir "$build" -L "${STARZK_GPU_TESTS:-gpu}" ${STARZK_GPU_TESTS_R:+-R "$STARZK_GPU_TESTS_R"} \
       --output-on-failure > "$out/gpu-tests.log" 2>&1 || rc=$?
   fi
   tail -15 "$out/gpu-tests.log"
@@ -87,7 +95,7 @@ run)
       && echo "== prove --gpu on check: OK" || { rc=1; echo "== prove --gpu on check: FAILED"; tail -20 "$out/prove-check.log"; }
   fi
   if [ "${STARZK_FULL_SUITE:-0}" = 1 ]; then
-    ctest --test-dir "$build" -LE gpu -j8 --output-on-failure > "$out/cpu-tests.log" 2>&1 || rc=$?
+    ${STARZK_GPU_TESTS_TIMEOUT:+timeout "$STARZK_GPU_TESTS_TIMEOUT"} ctest --test-dir "$build" -LE gpu -j8 --output-on-failure > "$out/cpu-tests.log" 2>&1 || rc=$?
     tail -5 "$out/cpu-tests.log"
   fi
   if [ "${STARZK_GPU_BENCH:-1}" = 1 ] && [ -x "$root/bench/gpu-bench.sh" ]; then
@@ -100,7 +108,10 @@ run)
     fi
     "$root/bench/proof-bench.sh" "$build" "$out" || rc=$?
   fi
-  if [ "${STARZK_SECTOR:-0}" = 1 ]; then
+  if [ -n "$sector_pid" ]; then
+    wait "$sector_pid" || rc=$?
+    tail -30 "$out/sector-bench.log"
+  elif [ "${STARZK_SECTOR:-0}" = 1 ]; then
     "$root/bench/sector-bench.sh" "$build" "$out" || rc=$?
   fi
   echo "== done rc=$rc"

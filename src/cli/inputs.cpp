@@ -62,7 +62,7 @@ uint64_t unix_now() {
 // allows it (square roots and subgroup checks of millions of points per
 // second there, ~3·10^4 per core on the CPU). *where says which ran.
 proving_key_t read_packed(const std::string& path, const r1cs_t* circuit, bool subgroup, const key_load_options_t& o,
-                          std::string* where) {
+                          std::string* where, unpack_stats_t* stats) {
   if (!circuit)
     throw std::invalid_argument(path + ": a packed key (.szpk) carries no QAP matrices: give its circuit (--circuit)");
   const packed_key_view_t view(path);
@@ -73,7 +73,7 @@ proving_key_t read_packed(const std::string& path, const r1cs_t* circuit, bool s
     throw std::runtime_error(path + ": decompression on the GPU: " + why_not);
   *where = dec ? "GPU 0" : "the CPU (" + std::to_string(resolve_threads(o.threads)) + " threads)";
   if (!dec) dec = cpu_point_decoder(o.threads);
-  proving_key_t pk = unpack_packed_key(view, subgroup, *dec, o.threads);
+  proving_key_t pk = unpack_packed_key(view, subgroup, *dec, o.threads, stats);
   if (pk.convention == h_convention_t::snarkjs_odd_coset) zkey_matrices(*circuit, pk.domain_size, pk.zkey_a, pk.zkey_b);
   return pk;
 }
@@ -129,8 +129,10 @@ loaded_key_t load_key(const std::string& zkey, const std::string& params, const 
     // whether it includes the subgroup tests.
     look_up();
     std::string where;
-    k.pk = read_packed(path, circuit, !known, o, &where);
+    unpack_stats_t stats;
+    k.pk = read_packed(path, circuit, !known, o, &where, &stats);
     r.read_seconds = since(t1);
+    r.unpack = stats.line();
     if (!known) {
       r.info.points = key_point_count(k.pk);
       r.info.device = where;
@@ -169,6 +171,7 @@ loaded_key_t load_key(const std::string& zkey, const std::string& params, const 
     }
   }
   if (!o.quiet) std::fprintf(stderr, "starzk: %s\n", r.line(path).c_str());
+  if (!o.quiet && !r.unpack.empty()) std::fprintf(stderr, "starzk: %s: unpacked %s\n", path.c_str(), r.unpack.c_str());
   return k;
 }
 

@@ -41,6 +41,7 @@ struct key_check_report_t {
   key_validation_info_t info;    // when validated
   bool remembered = false;       // a record was written
   std::string note;              // why no record was used or written, or a warning ("" if none)
+  std::string unpack;            // .szpk: time per query (unpack_stats_t::line), "" otherwise
   std::string line(const std::string& path) const;  // the stderr line, without "starzk: "
 };
 

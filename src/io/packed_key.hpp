@@ -135,12 +135,27 @@ class point_decoder_t {
 // The CPU decoder (threads: 0 = all cores).
 std::unique_ptr<point_decoder_t> cpu_point_decoder(unsigned threads = 0);
 
+// Where an unpack spent its time, per query: points decoded, seconds in
+// the decoder's calls, seconds in everything else (allocating and filling
+// the full-length query, scattering dense points onto their wires).
+struct unpack_stats_t {
+  struct query_t {
+    const char* name;
+    uint64_t points;
+    double decode_seconds;
+    double other_seconds;
+  };
+  std::vector<query_t> queries;
+  // "h 134.2M in 40.1 s (+1.2 s), l ..."
+  std::string line() const;
+};
+
 // Decodes a view into a proving key with full-length queries (O on the
 // wires without a point): in the subgroup unless `subgroup` is false (a key
 // validated before), O only in l. Errors name the file, the query and the
-// point (io_error).
+// point (io_error). `stats`, when given, receives the time per query.
 proving_key_t unpack_packed_key(const packed_key_view_t& view, bool subgroup, point_decoder_t& decoder,
-                                unsigned threads = 0);
+                                unsigned threads = 0, unpack_stats_t* stats = nullptr);
 
 // The verifying key alone (the head's points and IC), without unpacking
 // the queries.

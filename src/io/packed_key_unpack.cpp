@@ -9,6 +9,8 @@
 // buffer and then scattered, so unpacking never holds a query twice.
 #include <algorithm>
 #include <bit>
+#include <chrono>
+#include <cstdio>
 #include <limits>
 #include <mutex>
 
@@ -64,17 +66,22 @@ class cpu_decoder_t final : public point_decoder_t {
   unsigned threads_;
 };
 
+using steady = std::chrono::steady_clock;
+double seconds_since(steady::time_point t0) { return std::chrono::duration<double>(steady::now() - t0).count(); }
+
 // Decodes `n` points of section s (from point `first`) into out, or throws
-// naming the query and the point.
+// naming the query and the point. Adds the decoder's time to *seconds.
 template <class P>
 void decode_range(const packed_key_view_t& v, packed_section_t s, uint64_t first, uint64_t n, affine_t<P>* out,
-                  bool subgroup, bool allow_infinity, point_decoder_t& dec) {
+                  bool subgroup, bool allow_infinity, point_decoder_t& dec, double* seconds) {
+  const auto t0 = steady::now();
   constexpr size_t size = sizeof(affine_t<P>) / 2;  // compressed: x only
   const uint8_t* in = v.points(s).data() + first * size;
   uint64_t bad = std::numeric_limits<uint64_t>::max();
   std::string why;
   if constexpr (std::is_same_v<P, g1_params>) why = dec.g1(in, n, out, subgroup, allow_infinity, &bad);
   else why = dec.g2(in, n, out, subgroup, allow_infinity, &bad);
+  *seconds += seconds_since(t0);
   if (!why.empty())
     v.fail(std::string(packed_section_name(s)) + " query point " + std::to_string(first + bad) + " " + why);
 }
@@ -82,10 +89,14 @@ void decode_range(const packed_key_view_t& v, packed_section_t s, uint64_t first
 // A query stored whole (ic, h, l): decoded straight into place.
 template <class P>
 void unpack_whole(const packed_key_view_t& v, packed_section_t s, std::vector<affine_t<P>>& out, bool subgroup,
-                  bool allow_infinity, point_decoder_t& dec) {
+                  bool allow_infinity, point_decoder_t& dec, unpack_stats_t::query_t& st) {
+  const auto t0 = steady::now();
   out.resize(v.shape().count(s));
   for (uint64_t off = 0; off < out.size(); off += piece)
-    decode_range<P>(v, s, off, std::min(piece, out.size() - off), out.data() + off, subgroup, allow_infinity, dec);
+    decode_range<P>(v, s, off, std::min(piece, out.size() - off), out.data() + off, subgroup, allow_infinity, dec,
+                    &st.decode_seconds);
+  st.points = out.size();
+  st.other_seconds = seconds_since(t0) - st.decode_seconds;
 }
 
 // A dense query (a, b_g1, b_g2): O everywhere, then the k-th point on the
@@ -93,7 +104,8 @@ void unpack_whole(const packed_key_view_t& v, packed_section_t s, std::vector<af
 // `piece` points (a word holds 64), decoded into `tmp`, then scattered.
 template <class P>
 void unpack_dense(const packed_key_view_t& v, packed_section_t s, packed_section_t d, std::vector<affine_t<P>>& out,
-                  bool subgroup, point_decoder_t& dec, unsigned threads) {
+                  bool subgroup, point_decoder_t& dec, unsigned threads, unpack_stats_t::query_t& st) {
+  const auto t0 = steady::now();
   const std::span<const uint64_t> words = v.density(d);
   out.assign(v.shape().n_vars, affine_t<P>::infinity());
   std::vector<affine_t<P>> tmp;
@@ -102,7 +114,7 @@ void unpack_dense(const packed_key_view_t& v, packed_section_t s, packed_section
     uint64_t end = word, cnt = 0;
     while (end < words.size() && cnt + uint64_t(std::popcount(words[end])) <= piece) cnt += std::popcount(words[end++]);
     tmp.resize(cnt);
-    decode_range<P>(v, s, k, cnt, tmp.data(), subgroup, false, dec);
+    decode_range<P>(v, s, k, cnt, tmp.data(), subgroup, false, dec, &st.decode_seconds);
     // Scatter in parallel over words: each range starts at its own count.
     std::vector<uint64_t> base(end - word + 1, 0);
     for (uint64_t w = word; w < end; ++w) base[w - word + 1] = base[w - word] + std::popcount(words[w]);
@@ -122,6 +134,8 @@ void unpack_dense(const packed_key_view_t& v, packed_section_t s, packed_section
     word = end;
     k += cnt;
   }
+  st.points = k;
+  st.other_seconds = seconds_since(t0) - st.decode_seconds;
 }
 
 }  // namespace
@@ -130,14 +144,27 @@ std::unique_ptr<point_decoder_t> cpu_point_decoder(unsigned threads) {
   return std::make_unique<cpu_decoder_t>(threads);
 }
 
+std::string unpack_stats_t::line() const {
+  std::string s;
+  for (const query_t& q : queries) {
+    char b[96];
+    std::snprintf(b, sizeof b, "%s%s %.1fM in %.2f s (+%.2f s)", s.empty() ? "" : ", ", q.name, double(q.points) / 1e6,
+                  q.decode_seconds, q.other_seconds);
+    s += b;
+  }
+  return s;
+}
+
 verifying_key_t unpack_packed_vk(const packed_key_view_t& v, point_decoder_t& dec) {
   proving_key_t k;
   v.head().apply_to(k);
-  unpack_whole<g1_params>(v, packed_section_t::ic, k.vk.ic, true, false, dec);
+  unpack_stats_t::query_t st{"ic", 0, 0, 0};
+  unpack_whole<g1_params>(v, packed_section_t::ic, k.vk.ic, true, false, dec, st);
   return std::move(k.vk);
 }
 
-proving_key_t unpack_packed_key(const packed_key_view_t& v, bool subgroup, point_decoder_t& dec, unsigned threads) {
+proving_key_t unpack_packed_key(const packed_key_view_t& v, bool subgroup, point_decoder_t& dec, unsigned threads,
+                                unpack_stats_t* stats) {
   const packed_key_shape_t& sh = v.shape();
   proving_key_t k;
   k.convention = sh.convention;
@@ -145,12 +172,21 @@ proving_key_t unpack_packed_key(const packed_key_view_t& v, bool subgroup, point
   k.n_public = sh.n_public;
   k.domain_size = sh.domain_size;
   v.head().apply_to(k);
-  unpack_whole<g1_params>(v, packed_section_t::ic, k.vk.ic, subgroup, false, dec);
-  unpack_whole<g1_params>(v, packed_section_t::h, k.h, subgroup, false, dec);
-  unpack_whole<g1_params>(v, packed_section_t::l, k.l, subgroup, true, dec);
-  unpack_dense<g1_params>(v, packed_section_t::a, packed_section_t::a_density, k.a, subgroup, dec, threads);
-  unpack_dense<g1_params>(v, packed_section_t::b_g1, packed_section_t::b_density, k.b_g1, subgroup, dec, threads);
-  unpack_dense<g2_params>(v, packed_section_t::b_g2, packed_section_t::b_density, k.b_g2, subgroup, dec, threads);
+  unpack_stats_t local;
+  unpack_stats_t& st = stats ? *stats : local;
+  st.queries.clear();
+  for (packed_section_t s : {packed_section_t::ic, packed_section_t::h, packed_section_t::l, packed_section_t::a,
+                             packed_section_t::b_g1, packed_section_t::b_g2})
+    st.queries.push_back({packed_section_name(s), 0, 0, 0});
+  unpack_whole<g1_params>(v, packed_section_t::ic, k.vk.ic, subgroup, false, dec, st.queries[0]);
+  unpack_whole<g1_params>(v, packed_section_t::h, k.h, subgroup, false, dec, st.queries[1]);
+  unpack_whole<g1_params>(v, packed_section_t::l, k.l, subgroup, true, dec, st.queries[2]);
+  unpack_dense<g1_params>(v, packed_section_t::a, packed_section_t::a_density, k.a, subgroup, dec, threads,
+                          st.queries[3]);
+  unpack_dense<g1_params>(v, packed_section_t::b_g1, packed_section_t::b_density, k.b_g1, subgroup, dec, threads,
+                          st.queries[4]);
+  unpack_dense<g2_params>(v, packed_section_t::b_g2, packed_section_t::b_density, k.b_g2, subgroup, dec, threads,
+                          st.queries[5]);
   return k;
 }
 
