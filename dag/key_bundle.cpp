@@ -161,6 +161,7 @@ void key_bundle_t::plan_device_memory() {
                        m->val.size() * sizeof(fr_t) + m->code.size() * sizeof(uint16_t) +
                        m->dict.size() * sizeof(fr_t);
   in.partition = sizeof(fr_t) * (uint64_t(pk.n_vars) + 3 * pk.domain_size);
+  in.overlap = sizeof(fr_t) * (uint64_t(pk.n_vars) + pk.domain_size);
   for (int q = 0; q < key_query_count; ++q) {
     in.query[q] = shape[q].n * (shape[q].g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t));
     const size_t piece = std::min(shape[q].n, codelets::msm_plan_piece);
@@ -239,14 +240,17 @@ key_bundle_t::~key_bundle_t() {
   codelets::detail::release_worker_scratch();
 }
 
+bool key_bundle_t::rows_on_device() const {
+  return memory_input_.device > 0 && memory_input_.partition + memory_input_.key_optional <= memory_input_.device;
+}
+
 uint64_t key_bundle_t::partition_bytes() const {
   const uint64_t n = pk_->domain_size, n_vars = pk_->n_vars;
   // a, b, c have no home: they are allocated where spmv runs. With a GPU
-  // that can hold the witness map's buffers (its can_execute) they live on
-  // the device and take no host memory.
-  const bool rows_on_device =
-      memory_input_.device > 0 && memory_input_.partition + memory_input_.key_optional <= memory_input_.device;
-  const uint64_t rows = rows_on_device ? 0 : 3 * n;
+  // that can hold the witness map's buffers they live on the device (the
+  // witness map and the H phase are then submitted for CUDA workers only,
+  // dag/partition_dag.cpp) and take no host memory.
+  const uint64_t rows = rows_on_device() ? 0 : 3 * n;
   return sizeof(fr_t) * (n_vars + rows + pk_->n_public) + codelets::prep_msm_max_bytes(n_vars, pk_->n_public);
 }
 

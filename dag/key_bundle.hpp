@@ -83,6 +83,10 @@ class key_bundle_t {
   // the prep_msm bitmaps and tails (at their largest). What the memory
   // budget reserves per partition.
   uint64_t partition_bytes() const;
+  // A GPU can hold the witness map's buffers (w, a, b, c and the CSR
+  // arrays) at once: a, b, c are then kept on the devices, never in host
+  // memory (partition_bytes does not count them).
+  bool rows_on_device() const;
 
  private:
   void register_vector(starpu_data_handle_t& h, const void* data, size_t count, size_t elem);

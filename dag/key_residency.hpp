@@ -12,9 +12,13 @@
 // memory node; STARPU_LIMIT_CUDA_MEM applies):
 //   1. fixed = one partition's device data (w, a, b, c) + the NTT domain:
 //      what the non-MSM phases hold at once (spmv: w, a, b, c; ntt_h: a,
-//      b, c and the domain); + the CSR arrays spmv reads, if they fit
-//      beside that and the scratch floor (otherwise they cannot stay on
-//      the device anyway: the witness map must run without them there).
+//      b, c and the domain); + what the partition before still holds in
+//      its MSMs (w and the H evaluations), if that fits beside it and the
+//      scratch floor, so that the next witness map can start on the device
+//      while the MSMs run without StarPU evicting anything to host memory;
+//      + the CSR arrays spmv reads, if they fit beside all that and the
+//      scratch floor (otherwise they cannot stay on the device anyway: the
+//      witness map must run without them there).
 //   2. room = device - fixed - scratch_floor: the queries' share, after
 //      scratch for MSM pieces of msm_plan_piece terms (lean form, staging
 //      included) is set aside.
@@ -56,6 +60,7 @@ struct residency_input_t {
   uint64_t key_fixed = 0;      // the key's other arrays on the device (NTT domain)
   uint64_t key_optional = 0;   // arrays kept on the device only if they fit (CSR)
   uint64_t partition = 0;      // one partition's device data (w, a, b, c)
+  uint64_t overlap = 0;        // what a partition holds in its MSM phase (w, H evaluations)
   uint64_t scratch_floor = 0;  // MSM scratch set aside before the queries
   uint64_t query[key_query_count] = {};
   std::optional<uint32_t> forced;  // the streamed set (bit q: query q); nullopt: the rules

@@ -54,7 +54,7 @@ void on_task_done(void* arg) noexcept { static_cast<partition_t*>(arg)->callback
 // submits it.
 void submit_task(partition_t& p, const submit_context_t& ctx, starpu_codelet* cl, void* cl_arg,
                  std::vector<starpu_data_descr> data, const char* name, int priority, double flops,
-                 bool chain_last = false, void (*callback)(void*) = nullptr) {
+                 bool chain_last = false, void (*callback)(void*) = nullptr, bool cuda_only = false) {
   void* tag = starzk_tag_make(ctx.job_seq, ctx.chain_id, chain_last ? 1 : 0, STARZK_TAG_NO_CLASS);
   starpu_task* t = starpu_task_build(cl,
                                      STARPU_DATA_MODE_ARRAY, data.data(), int(data.size()),
@@ -67,6 +67,7 @@ void submit_task(partition_t& p, const submit_context_t& ctx, starpu_codelet* cl
   t->cl_arg = cl_arg;  // owned by the partition, not by the task
   t->cl_arg_size = 0;
   t->cl_arg_free = 0;
+  if (cuda_only && (cl->where & STARPU_CUDA)) t->where = STARPU_CUDA;
   if (callback) {
     t->callback_func = callback;
     t->callback_arg = &p;
@@ -140,8 +141,10 @@ void partition_t::callback_done() noexcept {
 void submit_witness_map(partition_t& p, const submit_context_t& ctx) {
   std::vector<starpu_data_descr> data = {{p.w, STARPU_R}, {p.a, STARPU_W}, {p.b, STARPU_W}, {p.c, STARPU_W}};
   for (starpu_data_handle_t m : p.key().matrices()) data.push_back({m, STARPU_R});
+  // a, b, c are budgeted on the device when it can hold them
+  // (key_bundle_t::rows_on_device): no CPU worker may then allocate them.
   submit_task(p, ctx, codelets::spmv_codelet(), &p.state(), std::move(data), "spmv", prio_memory_phase,
-              codelets::spmv_flops(p.state()));
+              codelets::spmv_flops(p.state()), false, nullptr, p.key().rows_on_device());
 }
 
 void submit_h_phase(partition_t& p, const submit_context_t& ctx) {
@@ -151,7 +154,7 @@ void submit_h_phase(partition_t& p, const submit_context_t& ctx) {
       {p.a, STARPU_RW}, {p.b, STARPU_RW}, {p.c, STARPU_RW}, {p.key().device_domain(), STARPU_R}};
   if (ctx.prep_task) data.push_back({p.prep, STARPU_R});
   submit_task(p, ctx, codelets::ntt_h_codelet(), &p.state(), std::move(data), "ntt_h", prio_chain,
-              codelets::ntt_h_flops(p.state()));
+              codelets::ntt_h_flops(p.state()), false, nullptr, p.key().rows_on_device());
   // b and c are scratch after the H phase: their memory goes back to StarPU.
   starpu_data_invalidate_submit(p.b);
   starpu_data_invalidate_submit(p.c);

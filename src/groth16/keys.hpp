@@ -41,6 +41,7 @@
 
 #include "ec/affine.hpp"
 #include "groth16/r1cs.hpp"
+#include "util/uninit_vector.hpp"
 
 namespace starzk {
 
@@ -63,11 +64,11 @@ struct proving_key_t {
   g1_affine_t alpha_g1, beta_g1, delta_g1;
   g2_affine_t beta_g2, delta_g2;
 
-  std::vector<g1_affine_t> a;     // n_vars
-  std::vector<g1_affine_t> b_g1;  // n_vars
-  std::vector<g2_affine_t> b_g2;  // n_vars
-  std::vector<g1_affine_t> l;     // n_vars − n_public − 1 (aux wires)
-  std::vector<g1_affine_t> h;     // n − 1 (bellman_coset) or n (snarkjs_odd_coset)
+  uninit_vector_t<g1_affine_t> a;     // n_vars
+  uninit_vector_t<g1_affine_t> b_g1;  // n_vars
+  uninit_vector_t<g2_affine_t> b_g2;  // n_vars
+  uninit_vector_t<g1_affine_t> l;     // n_vars − n_public − 1 (aux wires)
+  uninit_vector_t<g1_affine_t> h;     // n − 1 (bellman_coset) or n (snarkjs_odd_coset)
 
   verifying_key_t vk;  // alpha_g1 and beta_g2 repeat the fields above
 

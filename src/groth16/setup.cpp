@@ -249,11 +249,12 @@ proving_key_t setup(const r1cs_t& cs, h_convention_t convention, const toxic_was
     device = "CPU (" + std::to_string(resolve_threads(threads)) + " threads)";
     const fixed_base_t<g1_params> g1(g1_affine_t::generator());
     const fixed_base_t<g2_params> g2(g2_affine_t::generator());
-    pk.a = g1.mul_all(u, threads);
-    pk.b_g1 = g1.mul_all(v, threads);
-    pk.b_g2 = g2.mul_all(v, threads);
-    pk.l = g1.mul_all(l_s, threads);
-    pk.h = g1.mul_all(h_s, threads);
+    auto put = [](auto& query, const auto& points) { query.assign(points.begin(), points.end()); };
+    put(pk.a, g1.mul_all(u, threads));
+    put(pk.b_g1, g1.mul_all(v, threads));
+    put(pk.b_g2, g2.mul_all(v, threads));
+    put(pk.l, g1.mul_all(l_s, threads));
+    put(pk.h, g1.mul_all(h_s, threads));
     pk.vk.ic = g1.mul_all(ic_s, threads);
   }
   setup_detail::head_points(tw).apply_to(pk);

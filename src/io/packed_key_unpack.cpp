@@ -87,8 +87,8 @@ void decode_range(const packed_key_view_t& v, packed_section_t s, uint64_t first
 }
 
 // A query stored whole (ic, h, l): decoded straight into place.
-template <class P>
-void unpack_whole(const packed_key_view_t& v, packed_section_t s, std::vector<affine_t<P>>& out, bool subgroup,
+template <class P, class A>
+void unpack_whole(const packed_key_view_t& v, packed_section_t s, std::vector<affine_t<P>, A>& out, bool subgroup,
                   bool allow_infinity, point_decoder_t& dec, unpack_stats_t::query_t& st) {
   const auto t0 = steady::now();
   out.resize(v.shape().count(s));
@@ -102,13 +102,14 @@ void unpack_whole(const packed_key_view_t& v, packed_section_t s, std::vector<af
 // A dense query (a, b_g1, b_g2): O everywhere, then the k-th point on the
 // wire of the k-th set bit. Pieces are whole bitmap words holding at most
 // `piece` points (a word holds 64), decoded into `tmp`, then scattered.
-template <class P>
-void unpack_dense(const packed_key_view_t& v, packed_section_t s, packed_section_t d, std::vector<affine_t<P>>& out,
+template <class P, class A>
+void unpack_dense(const packed_key_view_t& v, packed_section_t s, packed_section_t d, std::vector<affine_t<P>, A>& out,
                   bool subgroup, point_decoder_t& dec, unsigned threads, unpack_stats_t::query_t& st) {
   const auto t0 = steady::now();
   const std::span<const uint64_t> words = v.density(d);
-  out.assign(v.shape().n_vars, affine_t<P>::infinity());
-  std::vector<affine_t<P>> tmp;
+  out.resize(v.shape().n_vars);
+  parallel_fill(std::span<affine_t<P>>(out), affine_t<P>::infinity(), threads);
+  uninit_vector_t<affine_t<P>> tmp;  // every element is decoded before it is read
   uint64_t word = 0, k = 0;  // next word, points before it
   while (word < words.size()) {
     uint64_t end = word, cnt = 0;

@@ -88,9 +88,9 @@ enum class infinity_rule { forbidden, allowed };
 // Decodes `q` into out[wire_of[k]] (or out[k] without a map), in parallel.
 // Reports the lowest-numbered bad point: every chunk stops at its first bad
 // point, and the chunks cover increasing index ranges.
-template <class P>
+template <class P, class A>
 void decode_query(const mapped_file_t& f, const char* name, const params_query_t& q,
-                  std::vector<affine_t<P>>& out, const std::vector<uint32_t>* wire_of, infinity_rule inf,
+                  std::vector<affine_t<P>, A>& out, const std::vector<uint32_t>* wire_of, infinity_rule inf,
                   const params_read_options_t& opt) {
   constexpr uint64_t size = sizeof(affine_t<P>);  // 96 / 192: the uncompressed sizes too
   const uint8_t* src = f.data() + q.offset;
@@ -243,6 +243,11 @@ proving_key_t read(const std::filesystem::path& file, const r1cs_t* cs, const pa
   pk.b_g2.resize(n_vars);
   const auto* am = cs ? &a_wires : nullptr;
   const auto* bm = cs ? &b_wires : nullptr;
+  if (cs) {  // points only on the wires the maps name: O everywhere else
+    parallel_fill(std::span<g1_affine_t>(pk.a), g1_affine_t::infinity(), opt.threads);
+    parallel_fill(std::span<g1_affine_t>(pk.b_g1), g1_affine_t::infinity(), opt.threads);
+    parallel_fill(std::span<g2_affine_t>(pk.b_g2), g2_affine_t::infinity(), opt.threads);
+  }
   decode_query(f, "ic", lay.ic, pk.vk.ic, nullptr, infinity_rule::forbidden, opt);
   decode_query(f, "h", lay.h, pk.h, nullptr, infinity_rule::forbidden, opt);
   decode_query(f, "l", lay.l, pk.l, nullptr, infinity_rule::allowed, opt);
@@ -260,8 +265,8 @@ void encode(const g2_affine_t& p, uint8_t* out) { encode_g2_uncompressed(p, out)
 // Writes the u32 count and the points of `v` (without its O points when
 // `drop_infinity`), encoding chunk by chunk in parallel so that a key of any
 // size streams through a bounded buffer.
-template <class P>
-void write_query(atomic_file_t& out, const char* name, const std::vector<affine_t<P>>& v, bool drop_infinity,
+template <class P, class A>
+void write_query(atomic_file_t& out, const char* name, const std::vector<affine_t<P>, A>& v, bool drop_infinity,
                  bool infinity_ok, unsigned threads) {
   constexpr size_t size = sizeof(affine_t<P>);  // 96 / 192: the uncompressed sizes too
   // One pass to count (and to refuse O where no reader would accept it).

@@ -65,8 +65,8 @@ void expect_points(bin_cursor_t& c, uint64_t count, size_t size) {
 // decode_check::full, the subgroup (ec's batched check, one short scalar
 // multiplication per point) on the points before the first failure of the
 // first pass. The first bad point, by index, is reported.
-template <class Point, bool (*decode)(const uint8_t*, Point&)>
-void decode_points(bin_cursor_t& c, std::vector<Point>& v, size_t size, infinity_t inf, decode_check check) {
+template <class Point, bool (*decode)(const uint8_t*, Point&), class V>
+void decode_points(bin_cursor_t& c, V& v, size_t size, infinity_t inf, decode_check check) {
   const uint64_t count = v.size();
   const uint8_t* raw = c.bytes(size_t(count * size)).data();
   std::mutex m;
@@ -96,10 +96,12 @@ void decode_points(bin_cursor_t& c, std::vector<Point>& v, size_t size, infinity
   if (bad < count) c.fail("point " + std::to_string(bad) + why);
 }
 
-void decode_g1s(bin_cursor_t& c, std::vector<g1_affine_t>& v, infinity_t inf, decode_check check) {
+template <class V>
+void decode_g1s(bin_cursor_t& c, V& v, infinity_t inf, decode_check check) {
   decode_points<g1_affine_t, iden3::decode_g1>(c, v, g1_snarkjs_size, inf, check);
 }
-void decode_g2s(bin_cursor_t& c, std::vector<g2_affine_t>& v, infinity_t inf, decode_check check) {
+template <class V>
+void decode_g2s(bin_cursor_t& c, V& v, infinity_t inf, decode_check check) {
   decode_points<g2_affine_t, iden3::decode_g2>(c, v, g2_snarkjs_size, inf, check);
 }
 

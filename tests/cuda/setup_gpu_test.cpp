@@ -30,8 +30,8 @@ toxic_waste_t seeded_toxic_waste(std::mt19937_64& rng) {
   return toxic_waste_t{nz(), nz(), nz(), nz(), nz()};
 }
 
-template <class T>
-void expect_same(const std::vector<T>& cpu, const std::vector<T>& gpu, const char* what) {
+template <class V>
+void expect_same(const V& cpu, const V& gpu, const char* what) {
   ASSERT_EQ(cpu.size(), gpu.size()) << what;
   size_t bad = 0, first = 0;
   for (size_t i = 0; i < cpu.size(); ++i)

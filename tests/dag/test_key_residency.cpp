@@ -38,6 +38,23 @@ TEST(KeyResidency, EverythingResidentWhenItFits) {
   EXPECT_EQ(p.scratch_budget, 30 * GiB - GiB / 2 - 2 * GiB - 9 * GiB);
 }
 
+// The MSM-phase data of the partition before (w, H evaluations) is set
+// aside when it fits beside one partition and the scratch floor, and taken
+// from the scratch budget, not from the queries.
+TEST(KeyResidency, LeavesRoomForThePartitionBeforeWhenItFits) {
+  residency_input_t in = key24(300);
+  in.overlap = GiB;
+  residency_plan_t p = plan_key_residency(in);
+  EXPECT_EQ(p.fixed, GiB / 2 + 2 * GiB + GiB);
+  EXPECT_EQ(p.streamed, 0u);
+  EXPECT_EQ(p.scratch_budget, 30 * GiB - GiB / 2 - 2 * GiB - GiB - 9 * GiB);
+  // 5.4 GiB: 2.5 fixed + 1 overlap + 3 floor > 5.4: no overlap, all streams.
+  in.device = 54 * GiB / 10;
+  p = plan_key_residency(in);
+  EXPECT_EQ(p.fixed, GiB / 2 + 2 * GiB);
+  EXPECT_EQ(p.streamed, key_query_all);
+}
+
 TEST(KeyResidency, StreamsInOrderUntilTheRestFits) {
   // room = device - 2.5 - 3. Queries 9 GiB.
   // room 8: h streams (7.5 left) -> fits.

@@ -64,13 +64,13 @@ TEST(key_validation, good_key_passes_and_counts_every_point) {
 TEST(key_validation, names_the_query_and_index) {
   struct g1_query_t {
     const char* name;
-    std::function<std::vector<g1_affine_t>&(proving_key_t&)> get;
+    std::function<std::span<g1_affine_t>(proving_key_t&)> get;
   };
-  const g1_query_t g1s[] = {{"ic", [](proving_key_t& k) -> auto& { return k.vk.ic; }},
-                            {"h", [](proving_key_t& k) -> auto& { return k.h; }},
-                            {"l", [](proving_key_t& k) -> auto& { return k.l; }},
-                            {"a", [](proving_key_t& k) -> auto& { return k.a; }},
-                            {"b_g1", [](proving_key_t& k) -> auto& { return k.b_g1; }}};
+  const g1_query_t g1s[] = {{"ic", [](proving_key_t& k) -> std::span<g1_affine_t> { return k.vk.ic; }},
+                            {"h", [](proving_key_t& k) -> std::span<g1_affine_t> { return k.h; }},
+                            {"l", [](proving_key_t& k) -> std::span<g1_affine_t> { return k.l; }},
+                            {"a", [](proving_key_t& k) -> std::span<g1_affine_t> { return k.a; }},
+                            {"b_g1", [](proving_key_t& k) -> std::span<g1_affine_t> { return k.b_g1; }}};
   for (const auto& q : g1s) {
     proving_key_t k = good_key();
     const size_t at = q.get(k).size() - 1;
