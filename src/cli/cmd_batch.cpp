@@ -5,10 +5,12 @@
 // partitions (submission waits while the host-memory budget is full), and
 // writes each finished proof: proof-<i>.json / public-<i>.json as soon as
 // partition i is done, the 192-byte-per-proof .bin when the whole job is.
-// Every proof was verified by the DAG's assemble task before it gets here,
-// and every file goes through write_file_atomic. A failed partition is
-// reported with its job and witness file; the others carry on; the exit
-// status says whether all succeeded.
+// Every proof was verified by the DAG's assemble task before it gets here.
+// What is written, and what an earlier run left (refused aliases, cleaned
+// leftovers, the journal that lets a rerun skip finished partitions), is
+// batch_outputs.hpp. A failed partition is reported with its job and
+// witness file; the others carry on; the exit status says whether all
+// succeeded.
 //
 // Progress: on a terminal one line is redrawn (jobs done / total,
 // partitions done and in flight, proofs per second, ETA); when stdout is
@@ -26,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/batch_outputs.hpp"
 #include "cli/batch_run.hpp"
 #include "cli/commands.hpp"
 #include "cli/inputs.hpp"
@@ -33,9 +36,6 @@
 #include "codelets/codelets.hpp"
 #include "dag/batch.hpp"
 #include "dag/key_bundle.hpp"
-#include "groth16/proof_bytes.hpp"
-#include "io/atomic_file.hpp"
-#include "io/proof_json.hpp"
 #include "io/wtns.hpp"
 #include "runtime/starpu_session.hpp"
 #include "runtime/trace.hpp"
@@ -85,6 +85,7 @@ class progress_t {
 
 struct job_state_t {
   const manifest_job_t* job = nullptr;
+  size_t index = 0;  // in the manifest
   std::vector<proof_t> proofs;
   size_t done = 0, failed = 0;
   clock_t_::time_point start = clock_t_::now();
@@ -135,6 +136,10 @@ int run_manifest(const batch_run_options_t& o) {
   const manifest_t m = read_manifest(o.manifest);
   check_manifest_inputs(m);
   const uint64_t budget = dag::parse_memory_budget(o.mem_budget);
+  // Outputs checked against the inputs, leftovers cleaned, the journals
+  // read: all before StarPU starts (cli/batch_outputs.hpp).
+  batch_outputs_t outs(m, o.fresh);
+  for (const std::string& note : outs.notes()) std::fprintf(stderr, "starzk: warning: %s\n", note.c_str());
 
   runtime::session_options_t so;
   so.policy = o.policy;
@@ -159,6 +164,10 @@ int run_manifest(const batch_run_options_t& o) {
     progress.line("starzk: " + std::to_string(m.jobs.size()) + " jobs, " + std::to_string(m.partitions()) +
                   " partitions, policy " + session.policy_name() + ", " + std::to_string(session.cpu_workers()) +
                   " CPU workers, " + std::to_string(session.cuda_workers()) + " GPU workers, memory budget " + budget_text);
+  if (outs.resumed())
+    progress.line("starzk: " + std::to_string(outs.resumed()) + " of " + std::to_string(m.partitions()) +
+                  " partitions were finished by an earlier run (journal); proving the other " +
+                  std::to_string(m.partitions() - outs.resumed()));
   {
     key_cache_t keys(m, o.revalidate);
     dag::batch_t batch(dag::batch_options_t{
@@ -176,11 +185,7 @@ int run_manifest(const batch_run_options_t& o) {
       if (r.ok) {
         try {
           js.proofs[r.index] = r.proof;
-          if (!j.out_dir.empty()) {
-            std::filesystem::create_directories(j.out_dir);
-            write_proof_json(j.proof_json(r.index), r.proof);
-            write_public_json(j.public_json(r.index), r.publics);
-          }
+          outs.write_partition(js.index, r.index, r.proof, r.publics);
         } catch (const std::exception& e) {
           ++js.failed;
           progress.line("starzk: " + r.label + ": cannot write the proof: " + e.what());
@@ -194,13 +199,7 @@ int run_manifest(const batch_run_options_t& o) {
         failures += js.failed;
         if (js.failed == 0 && !j.proofs_bin.empty()) {
           try {
-            std::vector<uint8_t> bytes;
-            for (const proof_t& p : js.proofs) {
-              const auto b = encode_proof(p);
-              bytes.insert(bytes.end(), b.begin(), b.end());
-            }
-            if (j.proofs_bin.has_parent_path()) std::filesystem::create_directories(j.proofs_bin.parent_path());
-            write_file_atomic(j.proofs_bin, std::span<const uint8_t>(bytes));
+            outs.finish_job(js.index, js.proofs);
           } catch (const std::exception& e) {
             ++failures;
             js.failed = 1;
@@ -222,6 +221,26 @@ int run_manifest(const batch_run_options_t& o) {
 
     std::set<const dag::key_bundle_t*> described;
     for (const manifest_job_t& j : m.jobs) {
+      const size_t jx = size_t(&j - m.jobs.data());
+      if (outs.done_count(jx) == j.witnesses.size()) {
+        // Every partition finished by an earlier run: no key, no proving.
+        ++jobs_done;
+        parts_done += j.witnesses.size();
+        keys.submitted(j);
+        try {
+          if (!j.proofs_bin.empty() && !std::filesystem::exists(j.proofs_bin)) {
+            std::vector<proof_t> proofs;
+            for (size_t i = 0; i < j.witnesses.size(); ++i) proofs.push_back(*outs.done(jx, i));
+            outs.finish_job(jx, proofs);
+          }
+          if (!o.quiet) progress.line("job '" + j.name + "': " + std::to_string(j.witnesses.size()) +
+                                      " proofs finished by an earlier run");
+        } catch (const std::exception& e) {
+          failures += 1;
+          progress.line("starzk: job '" + j.name + "': cannot write " + j.proofs_bin.string() + ": " + e.what());
+        }
+        continue;
+      }
       std::shared_ptr<const dag::key_bundle_t> key;
       try {
         key = keys.get(j, 0);
@@ -250,8 +269,17 @@ int run_manifest(const batch_run_options_t& o) {
       const uint32_t seq = batch.open_job(key, j.name);
       job_state_t& js = states[seq];
       js.job = &j;
+      js.index = jx;
       js.proofs.resize(j.witnesses.size());
       for (size_t i = 0; i < j.witnesses.size(); ++i) {
+        if (const proof_t* p = outs.done(jx, i)) {  // finished by an earlier run
+          js.proofs[i] = *p;
+          ++js.done;
+          ++parts_done;
+        }
+      }
+      for (size_t i = 0; i < j.witnesses.size(); ++i) {
+        if (outs.done(jx, i)) continue;
         const std::string label = "job '" + j.name + "' partition " + std::to_string(i) + " (" +
                                   j.witnesses[i].filename().string() + ")";
         const std::filesystem::path wpath = j.witnesses[i];

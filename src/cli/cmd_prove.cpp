@@ -1,7 +1,9 @@
 // starzk prove: one Groth16 proof from a key, a witness and (for bellman /
 // Filecoin keys) the circuit. The proof is verified against the key before
-// anything is written, and every output goes through a temporary file and a
-// rename, so a failed run leaves no output behind.
+// anything is written. Its outputs (--public, --out, --proof) are one output
+// set (io/proof_files.hpp): they appear together or not at all, an output
+// that is also an input is refused before any work, and a failed run
+// leaves none of them behind, not even the previous run's.
 //
 // Where: `--gpu auto` (default) proves through the StarPU DAG with the
 // codelets' CUDA bodies when this build has them and a CUDA device is
@@ -13,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "cli/batch_run.hpp"
 #include "cli/commands.hpp"
@@ -25,10 +28,9 @@
 #ifdef STARZK_HAVE_MPI
 #include "cli/mpi_run.hpp"
 #endif
-#include "groth16/proof_bytes.hpp"
 #include "groth16/prover.hpp"
-#include "io/atomic_file.hpp"
-#include "io/proof_json.hpp"
+#include "io/output_set.hpp"
+#include "io/proof_files.hpp"
 
 namespace starzk::cli {
 
@@ -72,6 +74,22 @@ std::optional<proof_t> prove_on_gpu(std::shared_ptr<const proving_key_t> pk, std
 void run_prove(const prove_options& o) {
   if (o.proof_json.empty() && o.out.empty())
     throw std::invalid_argument("nothing to write: give --proof (snarkjs JSON) and/or --out (192-byte binary)");
+  // Before any work: no output may overwrite an input or another output;
+  // leftovers of a killed run go, and so do the previous outputs, so that a
+  // failed run leaves nothing that looks like its result.
+  const proof_outputs_t outputs{.public_json = o.public_json, .proof_bin = o.out, .proof_json = o.proof_json};
+  {
+    std::vector<named_path_t> in, out;
+    for (const auto& [p, what] : {std::pair{&o.zkey, "the key"}, {&o.params, "the key"}, {&o.circuit, "the circuit"},
+                                  {&o.wtns, "the witness"}})
+      if (!p->empty()) in.push_back({*p, what});
+    for (const auto& [p, what] : {std::pair{&o.proof_json, "--proof"}, {&o.public_json, "--public"}, {&o.out, "--out"}})
+      if (!p->empty()) out.push_back({*p, what});
+    check_outputs_apart(in, out);
+    clean_proof_outputs(outputs);
+    const auto members = outputs.members();
+    remove_output_set(members);
+  }
   const auto t0 = std::chrono::steady_clock::now();
   const setup_device_t device = parse_setup_device(o.gpu);  // auto | on | off
   std::string why;
@@ -95,12 +113,7 @@ void run_prove(const prove_options& o) {
   }
   const proof_t proof = on_gpu ? *on_gpu : prove(*pk, cs.get(), w, o.threads);
 
-  if (!o.proof_json.empty()) write_proof_json(o.proof_json, proof);
-  if (!o.public_json.empty()) write_public_json(o.public_json, public_inputs(*pk, w));
-  if (!o.out.empty()) {
-    const auto bytes = encode_proof(proof);
-    write_file_atomic(o.out, std::span<const uint8_t>(bytes));
-  }
+  write_proof_outputs(outputs, proof, public_inputs(*pk, w));  // together or not at all
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("proof verified against %s and written (%.3f s, %s)\n", key.path.c_str(), s, where.c_str());
 }
@@ -131,6 +144,9 @@ void add_prove_command(CLI::App& app) {
                   "with --manifest: where codelets may run, e.g. spmv=cpu,msm=cuda (cpu|cuda|any; default any)");
   cmd->add_option("--threads-per-task", b->threads_per_task, "with --manifest: threads each task may use (default 1)");
   cmd->add_flag("--quiet", b->quiet, "with --manifest: only errors and the final line");
+  cmd->add_flag("--fresh", b->fresh,
+                "with --manifest: prove every partition, ignoring what the job journals say an earlier run "
+                "finished (docs/reliability.md)");
   cmd->add_flag_callback(
       "--revalidate", [o, b] { o->revalidate = b->revalidate = true; },
       "validate the key's points even if a key with the same content passed before (docs/usage.md, "

@@ -12,9 +12,9 @@
 
 #include "cli/commands.hpp"
 #include "cli/inputs.hpp"
-#include "groth16/proof_bytes.hpp"
 #include "groth16/verifier.hpp"
 #include "io/io_error.hpp"
+#include "io/proof_files.hpp"
 #include "io/proof_json.hpp"
 #include "io/vkey_json.hpp"
 
@@ -29,23 +29,13 @@ struct verify_options {
 
 bool is_json(const std::string& path) { return path.size() >= 5 && path.substr(path.size() - 5) == ".json"; }
 
-std::vector<uint8_t> read_bytes(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw io_error(path, "cannot open");
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
-}
-
 int run_verify(const verify_options& o) {
   const verifying_key_t vk = load_verifying_key(o.vkey, o.zkey, o.params);
   std::vector<proof_t> proofs;
   if (is_json(o.proof)) {
     proofs.push_back(read_proof_json(o.proof));
   } else {
-    try {
-      proofs = decode_proofs(read_bytes(o.proof));
-    } catch (const std::invalid_argument& e) {
-      throw io_error(o.proof, e.what());
-    }
+    proofs = read_proofs_bin(o.proof, o.publics.size());  // its size checked before it is read
   }
   if (proofs.size() != o.publics.size())
     throw std::invalid_argument(o.proof + " holds " + std::to_string(proofs.size()) + " proof(s) but " +

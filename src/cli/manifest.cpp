@@ -165,6 +165,13 @@ manifest_t parse_manifest_json(std::string_view text, const fs::path& base, cons
 manifest_t read_manifest(const fs::path& file) {
   std::ifstream f(file, std::ios::binary);
   if (!f) throw std::runtime_error(file.string() + ": cannot open the manifest");
+  // Its size first: a manifest is a few hundred bytes a job, and the parsed
+  // document takes several times its text.
+  constexpr uint64_t max_bytes = uint64_t(64) << 20;
+  std::error_code ec;
+  if (const uint64_t size = fs::file_size(file, ec); !ec && size > max_bytes)
+    throw std::runtime_error(file.string() + ": a manifest of " + std::to_string(size) + " bytes, more than " +
+                             std::to_string(max_bytes));
   std::stringstream ss;
   ss << f.rdbuf();
   const std::string text = ss.str();

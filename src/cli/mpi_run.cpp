@@ -20,15 +20,13 @@
 #include <utility>
 #include <vector>
 
+#include "cli/batch_outputs.hpp"
 #include "cli/inputs.hpp"
 #include "cli/manifest.hpp"
 #include "dag/batch.hpp"
 #include "dag/key_bundle.hpp"
 #include "dag/mpi_gather.hpp"
 #include "dag/mpi_session.hpp"
-#include "groth16/proof_bytes.hpp"
-#include "io/atomic_file.hpp"
-#include "io/proof_json.hpp"
 #include "io/wtns.hpp"
 #include "runtime/starpu_session.hpp"
 #include "runtime/trace.hpp"
@@ -139,9 +137,10 @@ std::map<size_t, dag::partition_result_t> prove_mine(const manifest_t& m, const 
 
 // Step 3 (rank 0): every output, in manifest order; returns the failures.
 size_t write_outputs(const manifest_t& m, const std::vector<slot_t>& slots,
-                     const std::vector<dag::partition_result_t>& all, bool quiet) {
+                     const std::vector<dag::partition_result_t>& all, batch_outputs_t& outs, bool quiet) {
   size_t failures = 0, g = 0;
-  for (const manifest_job_t& job : m.jobs) {
+  for (size_t jx = 0; jx < m.jobs.size(); ++jx) {
+    const manifest_job_t& job = m.jobs[jx];
     std::vector<proof_t> proofs;
     size_t failed = 0;
     for (size_t i = 0; i < job.witnesses.size(); ++i, ++g) {
@@ -153,11 +152,7 @@ size_t write_outputs(const manifest_t& m, const std::vector<slot_t>& slots,
       }
       proofs.push_back(r.proof);
       try {
-        if (!job.out_dir.empty()) {
-          std::filesystem::create_directories(job.out_dir);
-          write_proof_json(job.proof_json(i), r.proof);
-          write_public_json(job.public_json(i), r.publics);
-        }
+        outs.write_partition(jx, i, r.proof, r.publics);
       } catch (const std::exception& e) {
         ++failed;
         std::fprintf(stderr, "starzk: %s: cannot write the proof: %s\n", slots[g].label.c_str(), e.what());
@@ -165,13 +160,7 @@ size_t write_outputs(const manifest_t& m, const std::vector<slot_t>& slots,
     }
     if (failed == 0 && !job.proofs_bin.empty()) {
       try {
-        std::vector<uint8_t> bytes;
-        for (const proof_t& p : proofs) {
-          const auto b = encode_proof(p);
-          bytes.insert(bytes.end(), b.begin(), b.end());
-        }
-        if (job.proofs_bin.has_parent_path()) std::filesystem::create_directories(job.proofs_bin.parent_path());
-        write_file_atomic(job.proofs_bin, std::span<const uint8_t>(bytes));
+        outs.finish_job(jx, proofs);
       } catch (const std::exception& e) {
         failed = std::max<size_t>(failed, 1);
         std::fprintf(stderr, "starzk: job '%s': cannot write %s: %s\n", job.name.c_str(), job.proofs_bin.c_str(),
@@ -201,6 +190,11 @@ int run_manifest_mpi(const batch_run_options_t& o) {
   try {
     const manifest_t m = read_manifest(o.manifest);
     check_manifest_inputs(m);
+    // Rank 0 writes: it checks the outputs against the inputs and clears
+    // what an earlier run left before any rank proves. Every partition is
+    // proved (no resume across ranks: the journal is rank 0's).
+    std::unique_ptr<batch_outputs_t> outs;
+    if (mpi.is_root()) outs = std::make_unique<batch_outputs_t>(m, true);
     const std::vector<slot_t> slots = list_partitions(m);
     std::unique_ptr<runtime::trace_recorder> recorder;
     if (!o.trace.empty()) {
@@ -226,7 +220,7 @@ int run_manifest_mpi(const batch_run_options_t& o) {
 
     const std::vector<dag::partition_result_t> all = dag::gather_results(mpi, slots.size(), local);
     if (mpi.is_root()) {
-      const size_t failures = write_outputs(m, slots, all, o.quiet);
+      const size_t failures = write_outputs(m, slots, all, *outs, o.quiet);
       const double s = seconds_since(t0);
       const size_t ok = slots.size() - std::min(failures, slots.size());
       std::printf("%zu of %zu proofs verified and written in %.2f s (%.2f proofs/s) on %d rank%s%s\n", ok,

@@ -2,9 +2,11 @@
 #include "io/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -21,8 +23,11 @@ std::string errno_text(const char* what) { return std::string(what) + ": " + std
 
 atomic_file_t::atomic_file_t(const std::filesystem::path& target) : target_(target) {
   if (target.empty()) throw io_error(target, "empty output path");
+  // "<pid>.<n>": n numbers this process's temporaries, so two threads
+  // writing one target never share a temporary.
+  static std::atomic<uint64_t> serial{0};
   temp_ = target;
-  temp_ += ".tmp." + std::to_string(::getpid());
+  temp_ += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(serial++);
   ::unlink(temp_.c_str());  // a leftover of an earlier process that had our pid
   // Read-write: a shared writable mapping (map_writable) needs both.
   fd_ = ::open(temp_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -85,7 +90,8 @@ uint8_t* atomic_file_t::map_writable(uint64_t size) {
   return static_cast<uint8_t*>(p);
 }
 
-void atomic_file_t::commit() {
+void atomic_file_t::finish() {
+  if (finished_) return;
   if (fd_ < 0) throw io_error(target_, "commit after the file was closed");
   if (map_) {
     const int rc = ::msync(map_, map_size_, MS_SYNC);
@@ -109,6 +115,12 @@ void atomic_file_t::commit() {
     throw io_error(target_, msg);
   }
   fd_ = -1;
+  finished_ = true;
+}
+
+void atomic_file_t::publish() {
+  if (!finished_) throw io_error(target_, "internal: publish() before finish()");
+  if (committed_) return;
   if (::rename(temp_.c_str(), target_.c_str()) != 0) {
     const std::string msg = errno_text("rename of the temporary onto the output failed");
     discard();
@@ -123,6 +135,30 @@ void atomic_file_t::commit() {
     ::fsync(dfd);
     ::close(dfd);
   }
+}
+
+size_t remove_stale_temporaries(const std::filesystem::path& target) {
+  std::filesystem::path dir = target.parent_path();
+  if (dir.empty()) dir = ".";
+  const std::string prefix = target.filename().string() + ".tmp.";
+  size_t removed = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    // "<pid>" or "<pid>.<n>" (atomic_file_t's names).
+    const std::string rest = name.substr(prefix.size());
+    const std::string digits = rest.substr(0, rest.find('.'));
+    const std::string serial = digits.size() < rest.size() ? rest.substr(digits.size() + 1) : "0";
+    if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos ||
+        serial.empty() || serial.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    const pid_t pid = pid_t(std::stol(digits));
+    // kill(pid, 0) probes without signalling: ESRCH means no such process.
+    if (pid == ::getpid() || pid <= 0 || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
+    if (::unlink(e.path().c_str()) == 0) ++removed;
+  }
+  return removed;
 }
 
 void write_file_atomic(const std::filesystem::path& target, std::span<const uint8_t> bytes) {

@@ -1,12 +1,14 @@
 // Atomic file output: a reader never sees a half-written key or proof.
 //
-// atomic_file_t writes to "PATH.tmp.<pid>" in the directory of PATH, and
+// atomic_file_t writes to "PATH.tmp.<pid>.<n>" in the directory of PATH
+// (n counts the process's temporaries), and
 // commit() flushes it (fsync), renames it over PATH (rename(2) is atomic
 // within one file system) and fsyncs the directory so the new name survives
 // a crash. If commit() is never reached (an exception, a failed write, a full
 // disk) the destructor removes the temporary, so a failed write leaves
 // neither PATH (if it did not exist) nor a temporary behind; an existing
-// PATH is left untouched. Every writer in src/io goes through this.
+// PATH is left untouched. Every writer in src/io goes through this; files
+// that must appear together go through output_set_t (output_set.hpp).
 #pragma once
 
 #include <cstddef>
@@ -39,7 +41,15 @@ class atomic_file_t {
   uint8_t* map_writable(uint64_t size);
 
   // fsync, close, rename onto the target, fsync the directory.
-  void commit();
+  void commit() {
+    finish();
+    publish();
+  }
+  // commit() in two steps, for a set of files made visible together
+  // (output_set.hpp): finish() puts the content on disk (fsync, close) and
+  // keeps the temporary; publish() renames it onto the target.
+  void finish();
+  void publish();
 
   const std::filesystem::path& target() const { return target_; }
   const std::filesystem::path& temp_path() const { return temp_; }
@@ -50,10 +60,18 @@ class atomic_file_t {
   std::filesystem::path target_;
   std::filesystem::path temp_;
   int fd_ = -1;
-  bool committed_ = false;
+  bool finished_ = false;  // on disk, temporary closed
+  bool committed_ = false;  // renamed onto the target
   void* map_ = nullptr;
   uint64_t map_size_ = 0;
 };
+
+// Removes the temporaries "TARGET.tmp.<pid>[.<n>]" that processes which are no
+// longer alive left next to `target` (a kill -9 runs no destructor); those of
+// live processes (another writer at work) are kept. Returns how many were
+// removed. Only names made from `target` are touched, so a run cleans its own
+// outputs' leftovers and never another job's temporary in a shared folder.
+size_t remove_stale_temporaries(const std::filesystem::path& target);
 
 // Convenience: the whole content at once, or produced by a callback that
 // receives the open file (if it throws, nothing is left behind).

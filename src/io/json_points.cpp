@@ -9,9 +9,16 @@
 
 namespace starzk::json_io {
 
-nlohmann::json read_json_file(const std::filesystem::path& file) {
+nlohmann::json read_json_file(const std::filesystem::path& file, uint64_t max_bytes) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw io_error(file, "cannot open");
+  std::error_code ec;
+  const uint64_t size = std::filesystem::file_size(file, ec);
+  if (ec) throw io_error(file, "cannot read: " + ec.message());
+  if (size > max_bytes) {
+    throw io_error(file, "is " + std::to_string(size) + " bytes, more than the " + std::to_string(max_bytes) +
+                             " this kind of JSON file may hold");
+  }
   std::stringstream ss;
   ss << in.rdbuf();
   try {
@@ -21,8 +28,10 @@ nlohmann::json read_json_file(const std::filesystem::path& file) {
   }
 }
 
+std::string json_text(const ordered_json& j) { return j.dump(1) + "\n"; }
+
 void write_json_file(const std::filesystem::path& file, const ordered_json& j) {
-  write_file_atomic(file, std::string_view(j.dump(1) + "\n"));
+  write_file_atomic(file, std::string_view(json_text(j)));
 }
 
 void context_t::fail(const std::string& field, const std::string& problem) const {

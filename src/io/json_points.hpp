@@ -23,10 +23,19 @@ namespace starzk::json_io {
 
 using ordered_json = nlohmann::ordered_json;
 
-// Reads and parses a whole JSON file (io_error on a missing file or a syntax
-// error, with the parser's position).
-nlohmann::json read_json_file(const std::filesystem::path& file);
-// Writes JSON (snarkjs style: one-space indent, trailing newline) atomically.
+// The largest JSON file read by default, and the largest proof.json: the
+// size is checked before the file is read, since a parsed document takes
+// several times its text in memory (a verification key for 10^5 public
+// inputs is 20 MB of text; a proof is 1.5 KB).
+inline constexpr uint64_t json_max_bytes = uint64_t(64) << 20;
+inline constexpr uint64_t proof_json_max_bytes = uint64_t(64) << 10;
+
+// Reads and parses a whole JSON file (io_error on a missing file, a file
+// larger than max_bytes, or a syntax error, with the parser's position).
+nlohmann::json read_json_file(const std::filesystem::path& file, uint64_t max_bytes = json_max_bytes);
+// JSON as snarkjs prints it: one-space indent, trailing newline.
+std::string json_text(const ordered_json& j);
+// Writes json_text(j) atomically.
 void write_json_file(const std::filesystem::path& file, const ordered_json& j);
 
 struct context_t {

@@ -1,6 +1,7 @@
 // proof.json / public.json reader and writer (proof_json.hpp).
 #include "io/proof_json.hpp"
 
+#include "io/atomic_file.hpp"
 #include "io/json_points.hpp"
 
 namespace starzk {
@@ -9,7 +10,7 @@ using json_io::member;
 using json_io::ordered_json;
 
 proof_t read_proof_json(const std::filesystem::path& file) {
-  const nlohmann::json j = json_io::read_json_file(file);
+  const nlohmann::json j = json_io::read_json_file(file, json_io::proof_json_max_bytes);
   const json_io::context_t ctx{file};
   if (!j.is_object()) ctx.fail("top level", "expected a JSON object");
   if (auto it = j.find("protocol"); it != j.end() && *it != "groth16") {
@@ -25,14 +26,18 @@ proof_t read_proof_json(const std::filesystem::path& file) {
   return p;
 }
 
-void write_proof_json(const std::filesystem::path& file, const proof_t& proof) {
+std::string proof_json_text(const proof_t& proof) {
   ordered_json j;
   j["pi_a"] = json_io::g1_to_json(proof.a);
   j["pi_b"] = json_io::g2_to_json(proof.b);
   j["pi_c"] = json_io::g1_to_json(proof.c);
   j["protocol"] = "groth16";
   j["curve"] = "bls12381";
-  json_io::write_json_file(file, j);
+  return json_io::json_text(j);
+}
+
+void write_proof_json(const std::filesystem::path& file, const proof_t& proof) {
+  write_file_atomic(file, std::string_view(proof_json_text(proof)));
 }
 
 std::vector<fr_t> read_public_json(const std::filesystem::path& file) {
@@ -50,10 +55,14 @@ std::vector<fr_t> read_public_json(const std::filesystem::path& file) {
   return v;
 }
 
-void write_public_json(const std::filesystem::path& file, std::span<const fr_t> inputs) {
+std::string public_json_text(std::span<const fr_t> inputs) {
   ordered_json j = ordered_json::array();
   for (const auto& x : inputs) j.push_back(x.to_decimal());
-  json_io::write_json_file(file, j);
+  return json_io::json_text(j);
+}
+
+void write_public_json(const std::filesystem::path& file, std::span<const fr_t> inputs) {
+  write_file_atomic(file, std::string_view(public_json_text(inputs)));
 }
 
 }  // namespace starzk

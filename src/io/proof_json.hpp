@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "groth16/keys.hpp"
@@ -19,8 +20,13 @@ namespace starzk {
 
 proof_t read_proof_json(const std::filesystem::path& file);
 void write_proof_json(const std::filesystem::path& file, const proof_t& proof);
+std::string proof_json_text(const proof_t& proof);  // the file's content
 
 std::vector<fr_t> read_public_json(const std::filesystem::path& file);
 void write_public_json(const std::filesystem::path& file, std::span<const fr_t> inputs);
+std::string public_json_text(std::span<const fr_t> inputs);  // the file's content
+
+// A proof with its public inputs, and its 192-byte form, written together:
+// proof_files.hpp.
 
 }  // namespace starzk

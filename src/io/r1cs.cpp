@@ -97,10 +97,12 @@ r1cs_t read_r1cs(const std::filesystem::path& file) {
     mat->row_ptr.push_back(0);
     builders.emplace_back(*mat);
   }
+  uint64_t total_terms = 0;
   for (uint32_t i = 0; i < n_constraints; ++i) {
     for (int k = 0; k < 3; ++k) {
       const uint32_t n_terms = c.u32();
       c.need_elements(n_terms, 36, "terms");
+      total_terms += n_terms;
       for (uint32_t t = 0; t < n_terms; ++t) {
         const uint32_t wire = c.u32();
         if (wire >= n_wires) {
@@ -118,10 +120,18 @@ r1cs_t read_r1cs(const std::filesystem::path& file) {
   for (matrix_builder_t& b : builders) b.finish();
 
   // ---- labels (optional; only the length is checked) ----
+  // nWires sizes every per-wire vector a caller allocates (a key has four
+  // points per wire), so it must be paid for by the file: with labels, 8
+  // bytes per wire; without them, every wire but the constant one must be
+  // named by some constraint term (36 bytes each), so nWires <= terms + 1.
   if (auto l = f.optional_section(section_labels, "wire labels")) {
     l->need_elements(n_wires, 8, "labels");
     l->skip(size_t(n_wires) * 8);
     l->expect_end();
+  } else if (n_wires > total_terms + 1) {
+    h.fail("nWires = " + std::to_string(n_wires) + " but the file has no wire labels section and " +
+           std::to_string(total_terms) + " constraint terms: at most " + std::to_string(total_terms + 1) +
+           " wires can be named");
   }
   return r;
 }

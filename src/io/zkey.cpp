@@ -49,14 +49,15 @@ const fr_t& value_r() {
   return x;
 }
 
-// Throws unless the section holds exactly `count` points of `size` bytes
-// (before anything is allocated for them).
-void expect_points(bin_cursor_t& c, uint64_t count, size_t size) {
-  c.need_elements(count, size, "points");
-  if (c.remaining() != count * size) {
-    c.fail("length lies: expected " + std::to_string(count) + " points (" + std::to_string(count * size) +
-           " bytes), section has " + std::to_string(c.remaining()) + " bytes");
-  }
+// Throws unless the section holds exactly `count` points of `size` bytes,
+// where `count` comes from the header field `field` ("nVars", "domainSize",
+// ...), named in the message. Called for every section before anything is
+// allocated, so a raised count fails here at once.
+void expect_points(bin_cursor_t& c, uint64_t count, size_t size, const std::string& field) {
+  if (size != 0 && count <= c.remaining() / size && c.remaining() == count * size) return;
+  c.fail("length lies: " + field + " = " + std::to_string(count) + " needs " + std::to_string(count) + " points (" +
+         std::to_string(count) + " x " + std::to_string(size) + " bytes), the section has " +
+         std::to_string(c.remaining()) + " bytes");
 }
 
 // Decodes the section's points into v (sized by the caller, after
@@ -241,29 +242,33 @@ proving_key_t read_zkey(const std::filesystem::path& file, const zkey_read_optio
   k.vk.beta_g2 = k.beta_g2;
   k.vk.delta_g2 = k.delta_g2;
 
-  // ---- IC and the matrices ----
+  // ---- every section's length against the header's counts ----
+  // Before any allocation: a raised nVars, nPublic or domainSize must fail
+  // here, naming the field, not after gigabytes were reserved for it.
   auto ic = f.section(sec_ic, "IC");
-  expect_points(ic, uint64_t(k.n_public) + 1, g1_snarkjs_size);
-  k.vk.ic.resize(uint64_t(k.n_public) + 1);
-  decode_g1s(ic, k.vk.ic, infinity_t::forbidden, ck);
   auto co = f.section(sec_coeffs, "coefficients");
-  read_coeffs(co, k);
-
-  // ---- queries ----
-  // Every length checked first; then the five vectors allocated (zeroed)
-  // at once on five threads, since one after another their first touch is
-  // a large share of a big key's read time; then decoded, in file order.
   auto a = f.section(sec_a, "A query");
   auto b1 = f.section(sec_b1, "B1 query");
   auto b2 = f.section(sec_b2, "B2 query");
   auto c = f.section(sec_c, "C query");
   auto hq = f.section(sec_h, "H query");
   const uint64_t n_l = uint64_t(k.n_vars) - k.n_public - 1;
-  expect_points(a, k.n_vars, g1_snarkjs_size);
-  expect_points(b1, k.n_vars, g1_snarkjs_size);
-  expect_points(b2, k.n_vars, g2_snarkjs_size);
-  expect_points(c, n_l, g1_snarkjs_size);
-  expect_points(hq, k.domain_size, g1_snarkjs_size);
+  expect_points(ic, uint64_t(k.n_public) + 1, g1_snarkjs_size, "nPublic + 1");
+  expect_points(a, k.n_vars, g1_snarkjs_size, "nVars");
+  expect_points(b1, k.n_vars, g1_snarkjs_size, "nVars");
+  expect_points(b2, k.n_vars, g2_snarkjs_size, "nVars");
+  expect_points(c, n_l, g1_snarkjs_size, "nVars - nPublic - 1");
+  expect_points(hq, k.domain_size, g1_snarkjs_size, "domainSize");
+
+  // ---- IC and the matrices ----
+  k.vk.ic.resize(uint64_t(k.n_public) + 1);
+  decode_g1s(ic, k.vk.ic, infinity_t::forbidden, ck);
+  read_coeffs(co, k);
+
+  // ---- queries ----
+  // The five vectors allocated (zeroed) at once on five threads, since one
+  // after another their first touch is a large share of a big key's read
+  // time; then decoded, in file order.
   parallel_tasks(5, 5, [&](size_t q) {
     switch (q) {
       case 0: k.a.resize(k.n_vars); break;

@@ -11,9 +11,11 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 
 #include "policies/resource_class.h"
+#include "io/atomic_file.hpp"
 #include "runtime/starpu_session.hpp"
 
 namespace starzk::runtime {
@@ -211,12 +213,11 @@ void write_trace_json(const trace_t &trace, std::ostream &out)
 
 void save_trace(const trace_t &trace, const std::string &path)
 {
-	std::ofstream f(path);
-	if (!f)
-		throw std::runtime_error("save_trace: cannot open '" + path + "' for writing");
-	write_trace_json(trace, f);
-	if (!f)
-		throw std::runtime_error("save_trace: write to '" + path + "' failed");
+	// Through a temporary and a rename (io/atomic_file.hpp): a full disk
+	// or a kill leaves the previous trace or none, never a truncated one.
+	std::ostringstream text;
+	write_trace_json(trace, text);
+	write_file_atomic(path, std::string_view(text.str()));
 }
 
 namespace {
