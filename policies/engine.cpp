@@ -8,15 +8,22 @@
 #include <starpu.h>
 #include <starpu_scheduler.h>
 
+#include <algorithm>
 #include <array>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
 #include <cmath>
 #include <atomic>
 #include <cstdio>
 #include <mutex>
+#include <unordered_set>
 #include <vector>
 
 #include "policies/ready_queue.hpp"
 #include "policies/resource_class.h"
+#include "policies/stall.hpp"
 #include "policies/starzk_policies.h"
 #include "policies/topology.hpp"
 
@@ -25,6 +32,17 @@ namespace starzk::policies {
 namespace {
 
 std::atomic<int> g_live_engines{0};
+
+// The private data of every live engine. starzk_policy_get_config accepts
+// a context only when its policy data is in this set: a context run by any
+// other policy (StarPU's, a plug-in's) holds something else there, which
+// must never be read as an engine.
+std::mutex g_engines_mu;
+std::unordered_set<const void *> g_engines;
+
+// The first error an engine reported in this StarPU run (a stalled chain).
+std::mutex g_error_mu;
+std::string g_error;
 
 constexpr int k_class_order[STARZK_RC_COUNT] = {STARZK_RC_GPU_CHAIN, STARZK_RC_MEMORY_HEAVY,
                                                  STARZK_RC_DEALLOC, STARZK_RC_LIGHT};
@@ -41,7 +59,12 @@ bool can_run(int worker, starpu_task *task, unsigned *nimpl)
 class engine_t
 {
 public:
-	explicit engine_t(const rule_set_t &rules) : rules_(rules) {}
+	explicit engine_t(const rule_set_t &rules) : rules_(rules)
+	{
+		if (rules_.chain_stall_ms > 0)
+			watch_ = std::make_unique<stall_watch_t>(
+			    std::chrono::milliseconds(std::clamp(rules_.chain_stall_ms / 4, 10, 1000)), [this] { watch_stall(); });
+	}
 
 	int push(starpu_task *task) noexcept;
 	starpu_task *pop() noexcept;
@@ -73,6 +96,7 @@ private:
 	void prefetch_next_chain(int w, const worker_place_t &me, const ledger_t &L);
 	void go_idle(int w);
 	std::vector<int> idle_workers_except(int self, starpu_task *able_to_run);
+	void watch_stall() noexcept;
 
 	rule_set_t rules_;
 	int hw_cap_ = 0;
@@ -85,6 +109,11 @@ private:
 	std::array<std::atomic<bool>, STARPU_NMAXWORKERS> idle_{};
 	std::array<std::atomic<std::uint64_t>, STARPU_NMAXWORKERS> last_fail_{};
 	std::atomic<std::size_t> npending_{0};
+	// The stall watch (stall.hpp); only its thread touches these three.
+	std::chrono::steady_clock::time_point stall_since_;
+	std::uint64_t stall_owner_ = 0, stall_gen_ = 0;
+	bool stall_seen_ = false;
+	std::unique_ptr<stall_watch_t> watch_;  // last: stopped before the rest goes
 };
 
 const worker_place_t &engine_t::place(int w)
@@ -337,7 +366,7 @@ int engine_t::push(starpu_task *task) noexcept
 	e.job = tag.job;
 	e.priority = task->priority;
 	e.task = task;
-	e.chain = chain_key(tag.has_chain, tag.chain, starpu_task_get_job_id(task));
+	e.chain = chain_key(tag.has_chain, tag.chain);
 	e.last = tag.has_chain ? tag.is_last != 0 : true;
 
 	std::vector<int> wake;
@@ -404,6 +433,10 @@ starpu_task *engine_t::pop() noexcept
 
 void engine_t::post_exec(starpu_task *task) noexcept
 {
+	// Reading the tag of a finished task retires it (task_tag.cpp), so a
+	// task created later at this address starts untagged.
+	starzk_task_tag tag;
+	starzk_task_get_tag(task, &tag);
 	ledger_t &L = ledger_t::instance();
 	bool released;
 	{
@@ -438,10 +471,56 @@ void engine_t::push_notify(starpu_task *task, int workerid) noexcept
 	a.l3 = me.l3;
 	a.counts_free = rc == STARZK_RC_DEALLOC;
 	a.in_chain = rc == STARZK_RC_GPU_CHAIN && rules_.gpu_lock && locks(me.lock_domain);
-	a.chain = chain_key(tag.has_chain, tag.chain, starpu_task_get_job_id(task));
+	a.chain = chain_key(tag.has_chain, tag.chain);
 	a.last = tag.has_chain ? tag.is_last != 0 : true;
 	a.run_ahead = rc != STARZK_RC_GPU_CHAIN && runs_ahead(me, a.chain);
 	L.start(task, a, me.lock_domain);
+}
+
+// Called by the stall watch's thread: the same stall, with the ledger
+// unchanged, for rules_.chain_stall_ms means no task will ever end it.
+void engine_t::watch_stall() noexcept
+{
+	ledger_t &L = ledger_t::instance();
+	std::vector<int> wake;
+	try
+	{
+		std::lock_guard<std::mutex> lk(mu_);
+		std::lock_guard<std::mutex> lk_ledger(L.mu);
+		std::vector<std::uint64_t> ready;
+		for (const ready_entry_t &e : queue_.of(STARZK_RC_GPU_CHAIN))
+			ready.push_back(e.chain);
+		const std::optional<stall_t> s = find_stalled_chain(L, ready);
+		const std::uint64_t gen = L.generation.load(std::memory_order_acquire);
+		const auto now = std::chrono::steady_clock::now();
+		if (!s || !stall_seen_ || s->owner != stall_owner_ || gen != stall_gen_)
+		{
+			stall_seen_ = s.has_value();
+			stall_owner_ = s ? s->owner : 0;
+			stall_gen_ = gen;
+			stall_since_ = now;
+			return;
+		}
+		const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - stall_since_).count();
+		if (ms < rules_.chain_stall_ms)
+			return;
+		const std::string message = describe_stall(*s, static_cast<int>(ms));
+		std::fprintf(stderr, "%s\n", message.c_str());
+		{
+			std::lock_guard<std::mutex> lk_error(g_error_mu);
+			if (g_error.empty())
+				g_error = message;
+		}
+		L.abandon(s->owner);
+		stall_seen_ = false;
+		wake = idle_workers_except(-1, nullptr);
+	}
+	catch (...)
+	{
+		return;  // out of memory: try again at the next tick
+	}
+	for (int w : wake)
+		starpu_wake_worker_relax_light(w);
 }
 
 void engine_t::add_workers(unsigned ctx, const int *ids, unsigned n) noexcept
@@ -488,6 +567,7 @@ void engine_t::config(starzk_policy_config *cfg)
 	cfg->gpu_first = rules_.gpu_first ? 1 : 0;
 	cfg->chain_locality = rules_.chain_locality ? 1 : 0;
 	cfg->gpu_run_ahead = rules_.gpu_run_ahead;
+	cfg->chain_stall_ms = rules_.chain_stall_ms;
 }
 
 engine_t *engine_of(unsigned ctx)
@@ -508,13 +588,25 @@ void engine_init(unsigned sched_ctx_id, const rule_set_t &defaults)
 		ledger_t &L = ledger_t::instance();
 		std::lock_guard<std::mutex> lk(L.mu);
 		L.reset();
+		std::lock_guard<std::mutex> lk_error(g_error_mu);
+		g_error.clear();
 	}
-	starpu_sched_ctx_set_policy_data(sched_ctx_id, new engine_t(rules));
+	auto *engine = new engine_t(rules);
+	{
+		std::lock_guard<std::mutex> lk(g_engines_mu);
+		g_engines.insert(engine);
+	}
+	starpu_sched_ctx_set_policy_data(sched_ctx_id, engine);
 }
 
 void engine_deinit(unsigned sched_ctx_id)
 {
-	delete engine_of(sched_ctx_id);
+	engine_t *engine = engine_of(sched_ctx_id);
+	{
+		std::lock_guard<std::mutex> lk(g_engines_mu);
+		g_engines.erase(engine);
+	}
+	delete engine;
 	starpu_sched_ctx_set_policy_data(sched_ctx_id, nullptr);
 	g_live_engines.fetch_sub(1);
 }
@@ -538,6 +630,22 @@ void engine_remove_workers(unsigned sched_ctx_id, int *workerids, unsigned nwork
 	engine_of(sched_ctx_id)->remove_workers(workerids, nworkers);
 }
 
-void engine_config(unsigned sched_ctx_id, starzk_policy_config *cfg) { engine_of(sched_ctx_id)->config(cfg); }
+bool engine_error(std::string *message)
+{
+	std::lock_guard<std::mutex> lk(g_error_mu);
+	if (message)
+		*message = g_error;
+	return !g_error.empty();
+}
+
+bool engine_config(unsigned sched_ctx_id, starzk_policy_config *cfg)
+{
+	std::lock_guard<std::mutex> lk(g_engines_mu);
+	auto *engine = static_cast<engine_t *>(starpu_sched_ctx_get_policy_data(sched_ctx_id));
+	if (!engine || !g_engines.count(engine))
+		return false;
+	engine->config(cfg);
+	return true;
+}
 
 }  // namespace starzk::policies

@@ -24,18 +24,6 @@ namespace {
 struct starpu_sched_policy *g_policies[] = {&policy_starzk, &policy_nolock, &policy_nomem, &policy_prio, nullptr};
 const char *const g_names[] = {"starzk", "starzk-nolock", "starzk-nomem", "starzk-prio", nullptr};
 
-// StarPU copies the policy struct into the context, so compare what the
-// copy points at, not its address.
-bool is_ours(const struct starpu_sched_policy *p)
-{
-	if (!p)
-		return false;
-	for (auto **q = g_policies; *q; ++q)
-		if ((*q)->init_sched == p->init_sched && (*q)->pop_task == p->pop_task)
-			return true;
-	return false;
-}
-
 }  // namespace
 }  // namespace starzk::policies
 
@@ -57,10 +45,22 @@ const char *const *starzk_policy_names(void) { return g_names; }
 
 int starzk_policy_get_config(unsigned sched_ctx_id, struct starzk_policy_config *cfg)
 {
-	if (!cfg || !is_ours(starpu_sched_ctx_get_sched_policy(sched_ctx_id)))
+	// Only a context an engine runs: not the callbacks of the policy (a
+	// plug-in may share some) but its private data, which must be a live
+	// engine (engine.cpp). An id past StarPU's contexts names none.
+	if (!cfg || !starpu_is_initialized() || sched_ctx_id >= STARPU_NMAX_SCHED_CTXS)
 		return -1;
-	engine_config(sched_ctx_id, cfg);
-	return 0;
+	return engine_config(sched_ctx_id, cfg) ? 0 : -1;
+}
+
+int starzk_policies_error(char *err, size_t err_len)
+{
+	std::string error;
+	if (!engine_error(&error))
+		return 0;
+	if (err && err_len > 0)
+		std::snprintf(err, err_len, "%s", error.c_str());
+	return -1;
 }
 
 int starzk_policies_check_env(char *err, size_t err_len)

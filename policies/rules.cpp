@@ -79,6 +79,7 @@ rule_set_t apply_env(rule_set_t r, std::string *error)
 	env_switch("STARZK_CHAIN_LOCALITY", &r.chain_locality, error);
 	env_int("STARZK_MEM_HEAVY_MAX", 1, &r.mem_heavy_max, error);
 	env_int("STARZK_GPU_RUN_AHEAD", 0, &r.gpu_run_ahead, error);
+	env_int("STARZK_CHAIN_STALL_MS", 0, &r.chain_stall_ms, error);
 	if (const char *v = std::getenv("STARZK_CHAIN_ON_CPU"); v && *v)
 	{
 		bool b = false;
@@ -104,10 +105,13 @@ bool l3_spread_allows(int my_l3, const std::vector<int> &load_by_l3, const std::
 	return true;
 }
 
-std::uint64_t chain_key(bool has_chain, std::uint32_t chain, unsigned long job_id)
+std::uint64_t chain_key(bool has_chain, std::uint32_t chain)
 {
-	// Tagged chains live in [0, 2^32); untagged ones above 2^63.
-	return has_chain ? chain : ((std::uint64_t{1} << 63) | job_id);
+	// Tagged chains live in [0, 2^32); untagged ones above 2^63, one key each.
+	static std::atomic<std::uint64_t> next_untagged{0};
+	if (has_chain)
+		return chain;
+	return (std::uint64_t{1} << 63) | next_untagged.fetch_add(1, std::memory_order_relaxed);
 }
 
 // ---- ledger ------------------------------------------------------------------
@@ -255,6 +259,24 @@ bool ledger_t::finish(const starpu_task *task)
 	}
 	generation.fetch_add(1, std::memory_order_acq_rel);
 	return true;
+}
+
+void ledger_t::abandon(std::uint64_t chain)
+{
+	auto c = chains.find(chain);
+	if (c != chains.end())
+	{
+		for (unsigned d : c->second.domains)
+		{
+			auto o = domain_owner.find(d);
+			if (o != domain_owner.end() && o->second == chain)
+				domain_owner.erase(o);
+		}
+		chains.erase(c);
+	}
+	begun.erase(chain);
+	unstage(staged, chain);
+	generation.fetch_add(1, std::memory_order_acq_rel);
 }
 
 void ledger_t::reset()
