@@ -253,18 +253,8 @@ void engine_t::remove_workers(const int *ids, unsigned n) noexcept
 void engine_t::config(starzk_policy_config *cfg)
 {
 	std::lock_guard<std::mutex> lk(mu_);
-	cfg->gpu_lock = rules_.gpu_lock;
-	cfg->gpu_prefetch = rules_.gpu_prefetch;
-	cfg->mem_interlock = rules_.mem_interlock;
-	cfg->mem_heavy_max = cap();
-	cfg->serial_free = rules_.serial_free;
-	cfg->l3_spread = rules_.l3_spread;
-	cfg->chain_on_cpu = rules_.chain_on_cpu;
-	cfg->cpu_lock = rules_.cpu_lock ? 1 : 0;
-	cfg->gpu_first = rules_.gpu_first ? 1 : 0;
-	cfg->chain_locality = rules_.chain_locality ? 1 : 0;
-	cfg->gpu_run_ahead = rules_.gpu_run_ahead;
-	cfg->chain_stall_ms = rules_.chain_stall_ms;
+	rules_to_config(rules_, cfg);
+	cfg->mem_heavy_max = cap();  // the effective cap, topology's when 0
 }
 
 namespace {

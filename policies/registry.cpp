@@ -1,5 +1,5 @@
-// registry.cpp: the library's public C entry points. Finds our policies by
-// name, lists them, reports a context's effective rules, validates the
+// registry.cpp: the library's public C entry points. Finds our policies
+// (and those defined or plugged in at run time, plugin.cpp) by name, lists them, reports a context's effective rules, validates the
 // STARZK_* switches, and exports the two symbols StarPU 1.4+ looks up in a
 // library named by STARPU_SCHED_LIB (starpu_get_sched_lib_policy and
 // starpu_get_sched_lib_policies, C linkage, 1.4 signatures).
@@ -12,6 +12,7 @@
 #include <string>
 
 #include "policies/engine.hpp"
+#include "policies/plugin.hpp"
 #include "policies/policy_list.hpp"
 #include "policies/rules.hpp"
 #include "policies/starzk_policies.h"
@@ -22,9 +23,17 @@ namespace {
 
 // NULL-terminated, in the order the names are listed.
 struct starpu_sched_policy *g_policies[] = {&policy_starzk, &policy_nolock, &policy_nomem, &policy_prio, nullptr};
-const char *const g_names[] = {"starzk", "starzk-nolock", "starzk-nomem", "starzk-prio", nullptr};
 
 }  // namespace
+
+starpu_sched_policy *builtin_policy_by_name(const char *name)
+{
+	for (auto **p = g_policies; name && *p; ++p)
+		if (std::strcmp((*p)->policy_name, name) == 0)
+			return *p;
+	return nullptr;
+}
+
 }  // namespace starzk::policies
 
 using namespace starzk::policies;
@@ -35,13 +44,12 @@ struct starpu_sched_policy *starzk_policy_by_name(const char *name)
 {
 	if (!name)
 		return nullptr;
-	for (auto **p = g_policies; *p; ++p)
-		if (std::strcmp((*p)->policy_name, name) == 0)
-			return *p;
-	return nullptr;
+	if (starpu_sched_policy *p = builtin_policy_by_name(name))
+		return p;
+	return extra_policy_by_name(name);
 }
 
-const char *const *starzk_policy_names(void) { return g_names; }
+const char *const *starzk_policy_names(void) { return all_policy_names(g_policies); }
 
 int starzk_policy_get_config(unsigned sched_ctx_id, struct starzk_policy_config *cfg)
 {
@@ -92,7 +100,7 @@ int starzk_policies_default_mem_heavy_max(unsigned sched_ctx_id)
 	return default_mem_heavy_max(cpus);
 }
 
-struct starpu_sched_policy *starpu_get_sched_lib_policy(const char *name) { return starzk_policy_by_name(name); }
+struct starpu_sched_policy *starpu_get_sched_lib_policy(const char *name) { return builtin_policy_by_name(name); }
 
 struct starpu_sched_policy **starpu_get_sched_lib_policies(void) { return g_policies; }
 

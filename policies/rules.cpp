@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "policies/resource_class.h"
+#include "policies/starzk_policies.h"
 
 namespace starzk::policies {
 
@@ -53,6 +54,40 @@ void env_int(const char *var, long lowest, int *field, std::string *error)
 }
 
 }  // namespace
+
+void rules_to_config(const rule_set_t &r, starzk_policy_config *cfg)
+{
+	cfg->gpu_lock = r.gpu_lock;
+	cfg->gpu_prefetch = r.gpu_prefetch;
+	cfg->mem_interlock = r.mem_interlock;
+	cfg->mem_heavy_max = r.mem_heavy_max;
+	cfg->serial_free = r.serial_free;
+	cfg->l3_spread = r.l3_spread;
+	cfg->chain_on_cpu = r.chain_on_cpu;
+	cfg->cpu_lock = r.cpu_lock;
+	cfg->gpu_first = r.gpu_first;
+	cfg->chain_locality = r.chain_locality;
+	cfg->gpu_run_ahead = r.gpu_run_ahead;
+	cfg->chain_stall_ms = r.chain_stall_ms;
+}
+
+rule_set_t rules_from_config(const starzk_policy_config &cfg)
+{
+	rule_set_t r;
+	r.gpu_lock = cfg.gpu_lock != 0;
+	r.gpu_prefetch = cfg.gpu_prefetch != 0;
+	r.mem_interlock = cfg.mem_interlock != 0;
+	r.mem_heavy_max = std::max(cfg.mem_heavy_max, 0);
+	r.serial_free = cfg.serial_free != 0;
+	r.l3_spread = cfg.l3_spread != 0;
+	r.chain_on_cpu = std::clamp(cfg.chain_on_cpu, -1, 1);
+	r.cpu_lock = cfg.cpu_lock != 0;
+	r.gpu_first = cfg.gpu_first != 0;
+	r.chain_locality = cfg.chain_locality != 0;
+	r.gpu_run_ahead = std::max(cfg.gpu_run_ahead, 0);
+	r.chain_stall_ms = std::max(cfg.chain_stall_ms, 0);
+	return r;
+}
 
 bool parse_switch(const char *text, bool *value)
 {

@@ -25,6 +25,7 @@
 #include <vector>
 
 struct starpu_task;
+struct starzk_policy_config;
 
 namespace starzk::policies {
 
@@ -43,6 +44,12 @@ struct rule_set_t
 	int gpu_run_ahead = 2;      // STARZK_GPU_RUN_AHEAD: partitions a GPU works for before their chain starts; 0 = no bound
 	int chain_stall_ms = 60000; // STARZK_CHAIN_STALL_MS: report and release a chain that blocks a lock domain this long; 0 = never
 };
+
+// The public mirror of a rule set (starzk_policies.h), both ways. A
+// config's switches count as on when non-zero; its numbers are taken as
+// they are (negative ones clamp to 0, chain_on_cpu to -1/0/1).
+void rules_to_config(const rule_set_t &rules, starzk_policy_config *cfg);
+rule_set_t rules_from_config(const starzk_policy_config &cfg);
 
 // "1/0", "on/off", "true/false", "yes/no" (any case). False on anything else.
 bool parse_switch(const char *text, bool *value);

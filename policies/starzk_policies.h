@@ -26,9 +26,12 @@ extern "C" {
 
 struct starpu_sched_policy;
 
-/* Our policy called `name`, or NULL if there is none. */
+/* Our policy called `name` (the library's, or one defined or plugged in at
+ * run time: starzk_plugin.h), or NULL if there is none. */
 struct starpu_sched_policy *starzk_policy_by_name(const char *name);
-/* Names of all our policies, NULL-terminated, in a stable order. */
+/* Names of all those policies, NULL-terminated: the library's in a stable
+ * order, then the defined and plugged-in ones. Valid until the next policy
+ * is defined or plugged in. */
 const char *const *starzk_policy_names(void);
 
 /* The rules a running policy instance applies (after environment
