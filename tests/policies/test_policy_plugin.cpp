@@ -143,6 +143,9 @@ TEST(policy_plugin, engine_policy_runs_a_dag_under_its_own_rules)
 	EXPECT_EQ(cfg.gpu_run_ahead, 1);
 	EXPECT_EQ(cfg.gpu_lock, 1);
 	EXPECT_EQ(cfg.cpu_lock, 1);  // the environment still overrides
+	// The recorder kept the rules, so `starzk trace check` knows the cap.
+	EXPECT_NE(t.meta["policy_rules"].find("mem_heavy_max=1"), std::string::npos) << t.meta["policy_rules"];
+	EXPECT_EQ(runtime::promised_invariants(t).mem_heavy_max, 1);
 	runtime::invariant_options_t want;
 	want.mem_heavy_max = 1;
 	auto violations = runtime::check_invariants(t, want);
@@ -156,6 +159,7 @@ TEST(policy_plugin, plain_policy_runs_a_dag)
 	int rc = 0;
 	runtime::trace_t t = run_random_dag("mini-serial-free", &cfg, &rc);
 	EXPECT_EQ(rc, -1);
+	EXPECT_EQ(t.meta.count("policy_rules"), 0u);  // no engine, no recorded rules
 	EXPECT_TRUE(runtime::check_serial_free(t).empty()) << join(runtime::check_serial_free(t));
 	EXPECT_TRUE(runtime::check_all_finished(t).empty());
 }
