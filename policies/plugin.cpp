@@ -50,7 +50,8 @@ std::mutex g_mu;  // guards everything below
 std::vector<std::unique_ptr<defined_t>> g_defined;
 std::vector<starpu_sched_policy *> g_plugged;
 std::set<std::string> g_loaded_files;  // canonical paths
-std::vector<const char *> g_names;
+std::vector<const char *> g_names;  // rebuilt when g_names_stale
+bool g_names_stale = true;
 std::atomic<bool> g_loaded_explicitly{false};
 
 bool starpu_has(const char *name)
@@ -134,6 +135,7 @@ std::string register_list(starpu_sched_policy **list)
 		add.push_back(q);
 	}
 	g_plugged.insert(g_plugged.end(), add.begin(), add.end());
+	g_names_stale = true;
 	return "";
 }
 
@@ -190,6 +192,9 @@ starpu_sched_policy *extra_policy_by_name(const char *name)
 const char *const *all_policy_names(starpu_sched_policy *const *builtins)
 {
 	std::lock_guard<std::mutex> lk(g_mu);
+	if (!g_names_stale)
+		return g_names.data();
+	g_names_stale = false;
 	g_names.clear();
 	for (starpu_sched_policy *const *p = builtins; *p; ++p)
 		g_names.push_back((*p)->policy_name);
@@ -227,6 +232,7 @@ struct starpu_sched_policy *starzk_engine_policy_define(const char *name, const 
 	d->rules = rules_from_config(*rules);
 	d->policy = engine_policy(init_defined, d->name.c_str(), d->description.c_str());
 	g_defined.push_back(std::move(d));
+	g_names_stale = true;
 	return &g_defined.back()->policy;
 }
 

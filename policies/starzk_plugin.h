@@ -59,10 +59,16 @@ extern "C" {
  * built against. */
 #define STARZK_PLUGIN_ABI (1 * 10000 + STARPU_MAJOR_VERSION * 100 + STARPU_MINOR_VERSION)
 
-/* Defines the two symbols the loader looks up. */
-#define STARZK_PLUGIN(list_function)                                                          \
-	int starzk_plugin_abi(void) { return STARZK_PLUGIN_ABI; }                                \
-	struct starpu_sched_policy **starzk_plugin_policies(void) { return list_function(); }
+/* Defines the two symbols the loader looks up (C linkage, visible even in
+ * a plug-in built with -fvisibility=hidden). */
+#ifdef __cplusplus
+#define STARZK_PLUGIN_EXPORT extern "C" __attribute__((visibility("default")))
+#else
+#define STARZK_PLUGIN_EXPORT __attribute__((visibility("default")))
+#endif
+#define STARZK_PLUGIN(list_function)                                                                   \
+	STARZK_PLUGIN_EXPORT int starzk_plugin_abi(void) { return STARZK_PLUGIN_ABI; }                    \
+	STARZK_PLUGIN_EXPORT struct starpu_sched_policy **starzk_plugin_policies(void) { return list_function(); }
 
 /* The rules of starzk's own "starzk" policy (every rule on; mem_heavy_max
  * 0 = from the topology; see docs/policies.md), a starting point to edit. */

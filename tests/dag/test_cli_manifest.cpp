@@ -195,8 +195,8 @@ TEST_F(cli_manifest, plugin_policy_and_trace_check) {
   int moved = 0;
   for (auto& e : j["traceEvents"])
     if (e.value("ph", "") == "X" && e["args"].value("class", "") == "memory_heavy" && e["args"].value("worker_kind", "") == "cpu") {
-      e["ts"] = 1.0;
-      e["dur"] = 100.0;
+      e["args"]["start_us"] = 1.0;  // the exact times the checks read
+      e["args"]["end_us"] = 101.0;
       ++moved;
     }
   ASSERT_GE(moved, 2) << "the run had fewer than two memory-heavy tasks on the CPUs";
