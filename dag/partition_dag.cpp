@@ -55,15 +55,14 @@ void on_task_done(void* arg) noexcept { static_cast<partition_t*>(arg)->callback
 void submit_task(partition_t& p, const submit_context_t& ctx, starpu_codelet* cl, void* cl_arg,
                  std::vector<starpu_data_descr> data, const char* name, int priority, double flops,
                  bool chain_last = false, void (*callback)(void*) = nullptr, bool cuda_only = false) {
-  void* tag = starzk_tag_make(ctx.job_seq, ctx.chain_id, chain_last ? 1 : 0, STARZK_TAG_NO_CLASS);
   starpu_task* t = starpu_task_build(cl,
                                      STARPU_DATA_MODE_ARRAY, data.data(), int(data.size()),
                                      STARPU_NAME, name,
                                      STARPU_PRIORITY, ctx.priorities ? priority : 0,
                                      STARPU_FLOPS, flops,
-                                     STARPU_TASK_SCHED_DATA, tag,
                                      0);
   if (t == nullptr) throw std::runtime_error(p.state().label + ": cannot build task " + name);
+  starzk_task_set_tag(t, starzk_tag_make(ctx.job_seq, ctx.chain_id, chain_last ? 1 : 0, STARZK_TAG_NO_CLASS));
   t->cl_arg = cl_arg;  // owned by the partition, not by the task
   t->cl_arg_size = 0;
   t->cl_arg_free = 0;
@@ -75,6 +74,7 @@ void submit_task(partition_t& p, const submit_context_t& ctx, starpu_codelet* cl
   if (ctx.trace) ctx.trace->attach(t);
   const int rc = starpu_task_submit(t);
   if (rc != 0) {
+    starzk_task_clear_tag(t);
     starpu_task_destroy(t);
     runtime::check_starpu(rc < 0 ? rc : -EINVAL, (std::string("starpu_task_submit(") + name + ")").c_str());
   }

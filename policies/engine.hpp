@@ -19,6 +19,8 @@
 #include <starpu.h>
 #include <starpu_scheduler.h>
 
+#include <string>
+
 #include "policies/rules.hpp"
 
 struct starpu_task;
@@ -56,7 +58,12 @@ inline starpu_sched_policy engine_policy(void (*init)(unsigned), const char *nam
 	return p;
 }
 
-// Effective rules of the engine running the context (must be one of ours).
-void engine_config(unsigned sched_ctx_id, starzk_policy_config *cfg);
+// Effective rules of the engine running the context; false (cfg untouched)
+// when no engine runs it. The caller checks that the id names a context.
+bool engine_config(unsigned sched_ctx_id, starzk_policy_config *cfg);
+
+// The first error an engine reported since the first engine of this StarPU
+// run started (a stalled chain, stall.hpp); false when there is none.
+bool engine_error(std::string *message);
 
 }  // namespace starzk::policies

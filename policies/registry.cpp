@@ -1,5 +1,5 @@
-// registry.cpp: the library's public C entry points. Finds our policies by
-// name, lists them, reports a context's effective rules, validates the
+// registry.cpp: the library's public C entry points. Finds our policies
+// (and those defined or plugged in at run time, plugin.cpp) by name, lists them, reports a context's effective rules, validates the
 // STARZK_* switches, and exports the two symbols StarPU 1.4+ looks up in a
 // library named by STARPU_SCHED_LIB (starpu_get_sched_lib_policy and
 // starpu_get_sched_lib_policies, C linkage, 1.4 signatures).
@@ -12,6 +12,7 @@
 #include <string>
 
 #include "policies/engine.hpp"
+#include "policies/plugin.hpp"
 #include "policies/policy_list.hpp"
 #include "policies/rules.hpp"
 #include "policies/starzk_policies.h"
@@ -22,21 +23,17 @@ namespace {
 
 // NULL-terminated, in the order the names are listed.
 struct starpu_sched_policy *g_policies[] = {&policy_starzk, &policy_nolock, &policy_nomem, &policy_prio, nullptr};
-const char *const g_names[] = {"starzk", "starzk-nolock", "starzk-nomem", "starzk-prio", nullptr};
-
-// StarPU copies the policy struct into the context, so compare what the
-// copy points at, not its address.
-bool is_ours(const struct starpu_sched_policy *p)
-{
-	if (!p)
-		return false;
-	for (auto **q = g_policies; *q; ++q)
-		if ((*q)->init_sched == p->init_sched && (*q)->pop_task == p->pop_task)
-			return true;
-	return false;
-}
 
 }  // namespace
+
+starpu_sched_policy *builtin_policy_by_name(const char *name)
+{
+	for (auto **p = g_policies; name && *p; ++p)
+		if (std::strcmp((*p)->policy_name, name) == 0)
+			return *p;
+	return nullptr;
+}
+
 }  // namespace starzk::policies
 
 using namespace starzk::policies;
@@ -47,20 +44,31 @@ struct starpu_sched_policy *starzk_policy_by_name(const char *name)
 {
 	if (!name)
 		return nullptr;
-	for (auto **p = g_policies; *p; ++p)
-		if (std::strcmp((*p)->policy_name, name) == 0)
-			return *p;
-	return nullptr;
+	if (starpu_sched_policy *p = builtin_policy_by_name(name))
+		return p;
+	return extra_policy_by_name(name);
 }
 
-const char *const *starzk_policy_names(void) { return g_names; }
+const char *const *starzk_policy_names(void) { return all_policy_names(g_policies); }
 
 int starzk_policy_get_config(unsigned sched_ctx_id, struct starzk_policy_config *cfg)
 {
-	if (!cfg || !is_ours(starpu_sched_ctx_get_sched_policy(sched_ctx_id)))
+	// Only a context an engine runs: not the callbacks of the policy (a
+	// plug-in may share some) but its private data, which must be a live
+	// engine (engine.cpp). An id past StarPU's contexts names none.
+	if (!cfg || !starpu_is_initialized() || sched_ctx_id >= STARPU_NMAX_SCHED_CTXS)
 		return -1;
-	engine_config(sched_ctx_id, cfg);
-	return 0;
+	return engine_config(sched_ctx_id, cfg) ? 0 : -1;
+}
+
+int starzk_policies_error(char *err, size_t err_len)
+{
+	std::string error;
+	if (!engine_error(&error))
+		return 0;
+	if (err && err_len > 0)
+		std::snprintf(err, err_len, "%s", error.c_str());
+	return -1;
 }
 
 int starzk_policies_check_env(char *err, size_t err_len)
@@ -92,7 +100,7 @@ int starzk_policies_default_mem_heavy_max(unsigned sched_ctx_id)
 	return default_mem_heavy_max(cpus);
 }
 
-struct starpu_sched_policy *starpu_get_sched_lib_policy(const char *name) { return starzk_policy_by_name(name); }
+struct starpu_sched_policy *starpu_get_sched_lib_policy(const char *name) { return builtin_policy_by_name(name); }
 
 struct starpu_sched_policy **starpu_get_sched_lib_policies(void) { return g_policies; }
 

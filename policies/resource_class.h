@@ -16,17 +16,24 @@
  *    thread-safe and cost one hash probe.
  *
  * 2. A task says which chain (partition) and which job it belongs to with a
- *    tag packed into one machine word and stored in the task's
- *    `sched_data` field (StarPU lets the application fill it through
- *    STARPU_TASK_SCHED_DATA; no built-in 1.3 policy reads it). The tag needs
- *    no allocation, has no lifetime to manage, and touches only the task,
- *    so setting it is as cheap and thread-safe as setting task->priority:
+ *    tag packed into one 64-bit word, kept in a side table inside
+ *    libstarzk_policies keyed by the task's address (policies/task_tag.cpp),
+ *    not in the task: StarPU's own policies may use task->sched_data (the
+ *    userchoice component of modular-heteroprio-heft reads it as a child
+ *    index), so starzk leaves that field to whichever policy runs.
  *        starzk_task_set_chain(task, partition_id, is_last);
  *        starzk_task_set_job(task, job_seq);
- *    or, with starpu_task_insert:
- *        STARPU_TASK_SCHED_DATA, starzk_tag_make(job_seq, partition_id,
- *                                                 is_last, STARZK_TAG_NO_CLASS)
- *    Layout of the word (bit 63 marks a starzk tag, so NULL = untagged):
+ *    or, all at once (e.g. after starpu_task_build):
+ *        starzk_task_set_tag(task, starzk_tag_make(job_seq, partition_id,
+ *                                                   is_last, STARZK_TAG_NO_CLASS));
+ *    Tag a task before submitting it. Its tag lasts until the task has
+ *    ended: the first reader that sees the task finished (the engine's
+ *    post_exec_hook, the trace recorder) retires it, and a task created
+ *    later at the same address reads as untagged. So a task submitted again
+ *    after it ended (without `regenerate`) is tagged again first, and a
+ *    tagged task destroyed without ever running is untagged with
+ *    starzk_task_clear_tag (StarPU has no hook on task destruction).
+ *    Layout of the word (bit 63 marks a starzk tag, so 0 = untagged):
  *        bit  63      tag marker
  *        bit  62      has chain
  *        bit  61      last task of its chain
@@ -100,10 +107,10 @@ struct starzk_task_tag
 	uint32_t job;       /* job sequence number, 0 for untagged tasks */
 };
 
-/* Pack a tag, ready for STARPU_TASK_SCHED_DATA. `job` is clamped to
+/* Pack a tag for starzk_task_set_tag. `job` is clamped to
  * STARZK_TAG_JOB_MAX; a chain of UINT32_MAX is fine. Pass chain_id < 0 for
  * no chain and class_override = STARZK_TAG_NO_CLASS to keep the codelet's. */
-static inline void *starzk_tag_make(uint32_t job, int64_t chain_id, int is_last, int class_override)
+static inline uint64_t starzk_tag_make(uint32_t job, int64_t chain_id, int is_last, int class_override)
 {
 	uint64_t w = STARZK_TAG_MARKER;
 	if (job > STARZK_TAG_JOB_MAX)
@@ -117,20 +124,19 @@ static inline void *starzk_tag_make(uint32_t job, int64_t chain_id, int is_last,
 	}
 	if (class_override >= 0 && class_override < STARZK_RC_COUNT)
 		w |= (uint64_t)(class_override + 1) << STARZK_TAG_CLASS_SHIFT;
-	return (void *)(uintptr_t)w;
+	return w;
 }
 
-/* Decode a sched_data word; returns 0 when it is not a starzk tag (then
- * *tag is the untagged default: no chain, job 0, no override). */
-static inline int starzk_tag_decode(const void *sched_data, struct starzk_task_tag *tag)
+/* Decode a tag word; returns 0 when it is not a starzk tag (then *tag is
+ * the untagged default: no chain, job 0, no override). */
+static inline int starzk_tag_decode(uint64_t w, struct starzk_task_tag *tag)
 {
-	uint64_t w = (uint64_t)(uintptr_t)sched_data;
 	tag->has_chain = 0;
 	tag->is_last = 0;
 	tag->class_override = STARZK_TAG_NO_CLASS;
 	tag->chain = 0;
 	tag->job = 0;
-	if (sizeof(void *) < 8 || !(w & STARZK_TAG_MARKER))
+	if (!(w & STARZK_TAG_MARKER))
 		return 0;
 	tag->has_chain = (w & STARZK_TAG_HAS_CHAIN) != 0;
 	tag->is_last = (w & STARZK_TAG_LAST) != 0;
@@ -149,6 +155,11 @@ void starzk_task_set_chain(struct starpu_task *task, uint32_t chain, int is_last
 void starzk_task_set_job(struct starpu_task *task, uint32_t job_seq);
 /* Override the codelet's class for this one task. */
 void starzk_task_set_class(struct starpu_task *task, enum starzk_resource_class rc);
+/* Replace the task's whole tag with a packed word (starzk_tag_make); a word
+ * without STARZK_TAG_MARKER (e.g. 0) untags the task. */
+void starzk_task_set_tag(struct starpu_task *task, uint64_t tag);
+/* Forget the task's tag (for a tagged task destroyed without running). */
+void starzk_task_clear_tag(struct starpu_task *task);
 
 #ifdef __cplusplus
 }

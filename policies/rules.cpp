@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "policies/resource_class.h"
+#include "policies/starzk_policies.h"
 
 namespace starzk::policies {
 
@@ -54,6 +55,40 @@ void env_int(const char *var, long lowest, int *field, std::string *error)
 
 }  // namespace
 
+void rules_to_config(const rule_set_t &r, starzk_policy_config *cfg)
+{
+	cfg->gpu_lock = r.gpu_lock;
+	cfg->gpu_prefetch = r.gpu_prefetch;
+	cfg->mem_interlock = r.mem_interlock;
+	cfg->mem_heavy_max = r.mem_heavy_max;
+	cfg->serial_free = r.serial_free;
+	cfg->l3_spread = r.l3_spread;
+	cfg->chain_on_cpu = r.chain_on_cpu;
+	cfg->cpu_lock = r.cpu_lock;
+	cfg->gpu_first = r.gpu_first;
+	cfg->chain_locality = r.chain_locality;
+	cfg->gpu_run_ahead = r.gpu_run_ahead;
+	cfg->chain_stall_ms = r.chain_stall_ms;
+}
+
+rule_set_t rules_from_config(const starzk_policy_config &cfg)
+{
+	rule_set_t r;
+	r.gpu_lock = cfg.gpu_lock != 0;
+	r.gpu_prefetch = cfg.gpu_prefetch != 0;
+	r.mem_interlock = cfg.mem_interlock != 0;
+	r.mem_heavy_max = std::max(cfg.mem_heavy_max, 0);
+	r.serial_free = cfg.serial_free != 0;
+	r.l3_spread = cfg.l3_spread != 0;
+	r.chain_on_cpu = std::clamp(cfg.chain_on_cpu, -1, 1);
+	r.cpu_lock = cfg.cpu_lock != 0;
+	r.gpu_first = cfg.gpu_first != 0;
+	r.chain_locality = cfg.chain_locality != 0;
+	r.gpu_run_ahead = std::max(cfg.gpu_run_ahead, 0);
+	r.chain_stall_ms = std::max(cfg.chain_stall_ms, 0);
+	return r;
+}
+
 bool parse_switch(const char *text, bool *value)
 {
 	if (!text)
@@ -79,6 +114,7 @@ rule_set_t apply_env(rule_set_t r, std::string *error)
 	env_switch("STARZK_CHAIN_LOCALITY", &r.chain_locality, error);
 	env_int("STARZK_MEM_HEAVY_MAX", 1, &r.mem_heavy_max, error);
 	env_int("STARZK_GPU_RUN_AHEAD", 0, &r.gpu_run_ahead, error);
+	env_int("STARZK_CHAIN_STALL_MS", 0, &r.chain_stall_ms, error);
 	if (const char *v = std::getenv("STARZK_CHAIN_ON_CPU"); v && *v)
 	{
 		bool b = false;
@@ -104,10 +140,13 @@ bool l3_spread_allows(int my_l3, const std::vector<int> &load_by_l3, const std::
 	return true;
 }
 
-std::uint64_t chain_key(bool has_chain, std::uint32_t chain, unsigned long job_id)
+std::uint64_t chain_key(bool has_chain, std::uint32_t chain)
 {
-	// Tagged chains live in [0, 2^32); untagged ones above 2^63.
-	return has_chain ? chain : ((std::uint64_t{1} << 63) | job_id);
+	// Tagged chains live in [0, 2^32); untagged ones above 2^63, one key each.
+	static std::atomic<std::uint64_t> next_untagged{0};
+	if (has_chain)
+		return chain;
+	return (std::uint64_t{1} << 63) | next_untagged.fetch_add(1, std::memory_order_relaxed);
 }
 
 // ---- ledger ------------------------------------------------------------------
@@ -255,6 +294,24 @@ bool ledger_t::finish(const starpu_task *task)
 	}
 	generation.fetch_add(1, std::memory_order_acq_rel);
 	return true;
+}
+
+void ledger_t::abandon(std::uint64_t chain)
+{
+	auto c = chains.find(chain);
+	if (c != chains.end())
+	{
+		for (unsigned d : c->second.domains)
+		{
+			auto o = domain_owner.find(d);
+			if (o != domain_owner.end() && o->second == chain)
+				domain_owner.erase(o);
+		}
+		chains.erase(c);
+	}
+	begun.erase(chain);
+	unstage(staged, chain);
+	generation.fetch_add(1, std::memory_order_acq_rel);
 }
 
 void ledger_t::reset()

@@ -25,6 +25,7 @@
 #include <vector>
 
 struct starpu_task;
+struct starzk_policy_config;
 
 namespace starzk::policies {
 
@@ -41,7 +42,14 @@ struct rule_set_t
 	bool gpu_first = true;      // STARZK_GPU_FIRST: CPU workers leave GPU-capable work to the GPUs
 	bool chain_locality = true; // STARZK_CHAIN_LOCALITY: a new chain starts on the GPU holding its inputs
 	int gpu_run_ahead = 2;      // STARZK_GPU_RUN_AHEAD: partitions a GPU works for before their chain starts; 0 = no bound
+	int chain_stall_ms = 60000; // STARZK_CHAIN_STALL_MS: report and release a chain that blocks a lock domain this long; 0 = never
 };
+
+// The public mirror of a rule set (starzk_policies.h), both ways. A
+// config's switches count as on when non-zero; its numbers are taken as
+// they are (negative ones clamp to 0, chain_on_cpu to -1/0/1).
+void rules_to_config(const rule_set_t &rules, starzk_policy_config *cfg);
+rule_set_t rules_from_config(const starzk_policy_config &cfg);
 
 // "1/0", "on/off", "true/false", "yes/no" (any case). False on anything else.
 bool parse_switch(const char *text, bool *value);
@@ -57,8 +65,12 @@ rule_set_t apply_env(rule_set_t base, std::string *error);
 bool l3_spread_allows(int my_l3, const std::vector<int> &load_by_l3, const std::vector<int> &idle_l3s);
 
 // Chain identity: a tagged chain is its partition id; an untagged GPU_CHAIN
-// task is a chain of its own, keyed by its StarPU job id.
-std::uint64_t chain_key(bool has_chain, std::uint32_t chain, unsigned long job_id);
+// task is a chain of its own: each call for one returns a key no other call
+// returns (a process-wide counter above 2^63). Not StarPU's job id: that is
+// 0 for every job of a StarPU built without FxT, which made every untagged
+// chain task one chain. The engine calls it once per task, when the task
+// reaches it (push, or push_task_notify for a pinned task).
+std::uint64_t chain_key(bool has_chain, std::uint32_t chain);
 
 // What a running task holds, so post_exec can give it back.
 struct admitted_t
@@ -123,6 +135,9 @@ public:
 	void start(const starpu_task *task, const admitted_t &a, unsigned domain);
 	// Give back what `task` held. True when it held anything.
 	bool finish(const starpu_task *task);
+	// Drop a chain that will never end (stall.hpp): its lock domains are
+	// free again and it counts nowhere.
+	void abandon(std::uint64_t chain);
 	// Forget everything (first policy instance of a StarPU run).
 	void reset();
 

@@ -26,9 +26,12 @@ extern "C" {
 
 struct starpu_sched_policy;
 
-/* Our policy called `name`, or NULL if there is none. */
+/* Our policy called `name` (the library's, or one defined or plugged in at
+ * run time: starzk_plugin.h), or NULL if there is none. */
 struct starpu_sched_policy *starzk_policy_by_name(const char *name);
-/* Names of all our policies, NULL-terminated, in a stable order. */
+/* Names of all those policies, NULL-terminated: the library's in a stable
+ * order, then the defined and plugged-in ones. Valid until the next policy
+ * is defined or plugged in. */
 const char *const *starzk_policy_names(void);
 
 /* The rules a running policy instance applies (after environment
@@ -46,11 +49,20 @@ struct starzk_policy_config
 	int gpu_first;         /* 1: CPU workers leave work a GPU runs much faster to the GPUs (STARZK_GPU_FIRST) */
 	int chain_locality;    /* 1: a new chain starts on the GPU that holds its inputs, when one can (STARZK_CHAIN_LOCALITY) */
 	int gpu_run_ahead;     /* partitions a GPU works for before their chain starts; 0: no bound (STARZK_GPU_RUN_AHEAD) */
+	int chain_stall_ms;    /* a chain blocking a lock domain this long with nothing running is reported and released; 0: never (STARZK_CHAIN_STALL_MS) */
 };
 
 /* Fill *cfg with the rules the scheduling context runs. Returns 0, or -1
  * when the context does not run one of our policies. */
 int starzk_policy_get_config(unsigned sched_ctx_id, struct starzk_policy_config *cfg);
+
+/* The first error a policy reported since the first starzk policy of this
+ * StarPU run started: a chain that held a lock domain while nothing could
+ * end it (no is_last task, or a chain waiting on another chain; the policy
+ * printed the same message, released the domain and let the run go on).
+ * Returns 0 when there is none; otherwise -1 and the message in err. A
+ * program checks it after starpu_task_wait_for_all and fails. */
+int starzk_policies_error(char *err, size_t err_len);
 
 /* Check the STARZK_* environment switches. Returns 0 when they are all
  * valid; otherwise -1 and a message naming the variable in err. A policy

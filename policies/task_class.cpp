@@ -6,8 +6,7 @@
 // lock, so declaring a class and looking one up are both thread-safe and
 // cost a hash and, almost always, one probe. Codelets are created once and
 // live as long as the program, so an address never changes meaning.
-// Task tags need no table at all: they are packed into task->sched_data
-// (layout in resource_class.h).
+// Task tags live in task_tag.cpp.
 
 #include <starpu.h>
 
@@ -40,16 +39,6 @@ std::size_t slot_of(const void *p)
 }
 
 const char *const k_names[STARZK_RC_COUNT] = {"light", "gpu_chain", "memory_heavy", "dealloc"};
-
-std::uint64_t tag_word(const starpu_task *task)
-{
-	return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(task->sched_data));
-}
-
-void set_tag_word(starpu_task *task, std::uint64_t w)
-{
-	task->sched_data = reinterpret_cast<void *>(static_cast<std::uintptr_t>(w));
-}
 
 }  // namespace
 
@@ -123,57 +112,6 @@ enum starzk_resource_class starzk_codelet_get_class(const struct starpu_codelet 
 			break;
 	}
 	return STARZK_RC_LIGHT;
-}
-
-enum starzk_resource_class starzk_task_get_class(const struct starpu_task *task)
-{
-	if (!task)
-		return STARZK_RC_LIGHT;
-	starzk_task_tag tag;
-	if (starzk_tag_decode(task->sched_data, &tag) && tag.class_override >= 0)
-		return static_cast<starzk_resource_class>(tag.class_override);
-	return starzk_codelet_get_class(task->cl);
-}
-
-int starzk_task_get_tag(const struct starpu_task *task, struct starzk_task_tag *tag)
-{
-	return starzk_tag_decode(task ? task->sched_data : nullptr, tag);
-}
-
-void starzk_task_set_chain(struct starpu_task *task, uint32_t chain, int is_last_of_chain)
-{
-	std::uint64_t w = tag_word(task);
-	if (!(w & STARZK_TAG_MARKER))
-		w = STARZK_TAG_MARKER;
-	w &= ~(STARZK_TAG_LAST | 0xffffffffull);
-	w |= STARZK_TAG_HAS_CHAIN | chain;
-	if (is_last_of_chain)
-		w |= STARZK_TAG_LAST;
-	set_tag_word(task, w);
-}
-
-void starzk_task_set_job(struct starpu_task *task, uint32_t job_seq)
-{
-	std::uint64_t w = tag_word(task);
-	if (!(w & STARZK_TAG_MARKER))
-		w = STARZK_TAG_MARKER;
-	if (job_seq > STARZK_TAG_JOB_MAX)
-		job_seq = STARZK_TAG_JOB_MAX;
-	w &= ~(static_cast<std::uint64_t>(STARZK_TAG_JOB_MAX) << STARZK_TAG_JOB_SHIFT);
-	w |= static_cast<std::uint64_t>(job_seq) << STARZK_TAG_JOB_SHIFT;
-	set_tag_word(task, w);
-}
-
-void starzk_task_set_class(struct starpu_task *task, enum starzk_resource_class rc)
-{
-	std::uint64_t w = tag_word(task);
-	if (!(w & STARZK_TAG_MARKER))
-		w = STARZK_TAG_MARKER;
-	w &= ~(7ull << STARZK_TAG_CLASS_SHIFT);
-	int i = static_cast<int>(rc);
-	if (i >= 0 && i < STARZK_RC_COUNT)
-		w |= static_cast<std::uint64_t>(i + 1) << STARZK_TAG_CLASS_SHIFT;
-	set_tag_word(task, w);
 }
 
 }  // extern "C"

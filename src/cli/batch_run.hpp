@@ -13,6 +13,7 @@ namespace starzk::cli {
 struct batch_run_options_t {
   std::string manifest;
   std::string policy;             // empty: STARPU_SCHED, else "starzk"
+  std::string policy_plugin;      // policy plug-in to load (policies/starzk_plugin.h); empty: $STARZK_POLICY_PLUGIN
   std::string trace;              // Chrome trace JSON to write; empty: none
   std::string mem_budget = "auto";
   int cpus = -1;                  // StarPU CPU workers; -1: StarPU's default

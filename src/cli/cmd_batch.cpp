@@ -143,6 +143,7 @@ int run_manifest(const batch_run_options_t& o) {
 
   runtime::session_options_t so;
   so.policy = o.policy;
+  so.policy_plugin = o.policy_plugin;
   so.ncpu = o.cpus;
   so.ncuda = o.gpus;
   so.profiling = !o.trace.empty();

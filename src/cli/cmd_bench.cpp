@@ -57,6 +57,7 @@ struct bench_options_t {
   bool no_baseline = false;
   unsigned threads = 0;
   unsigned run_timeout = 0;  // seconds per run; 0: none
+  std::string policy_plugin;  // policy plug-in (policies/starzk_plugin.h); empty: $STARZK_POLICY_PLUGIN
 };
 
 template <class T>
@@ -93,6 +94,7 @@ std::string canonical_command(const bench_options_t& o) {
   if (o.ngpu >= 0) s += " --ngpu " + std::to_string(o.ngpu);
   s += o.no_baseline ? " --no-baseline" : " --baseline " + o.baseline;
   if (o.run_timeout) s += " --run-timeout " + std::to_string(o.run_timeout);
+  if (!o.policy_plugin.empty()) s += " --policy-plugin " + o.policy_plugin;
   return s + " --out " + o.out;
 }
 
@@ -178,6 +180,10 @@ void run_bench(bench_options_t o) {
   o.concurrency = unique_in_order(o.concurrency);
   o.partitions = unique_in_order(o.partitions);
   o.log2 = unique_in_order(o.log2);
+  // The plug-in's policies join the known names here; every run (a child
+  // process) loads it again through the environment.
+  runtime::starpu_session::load_policy_plugin(o.policy_plugin);
+  if (!o.policy_plugin.empty()) setenv("STARZK_POLICY_PLUGIN", o.policy_plugin.c_str(), 1);
   for (const std::string& p : o.policies) check_policy(p, "--policies");
   if (!o.no_baseline) check_policy(o.baseline, "--baseline");
   if (const char* s = std::getenv("STARPU_SCHED"); s && *s)
@@ -302,6 +308,10 @@ void add_bench_command(CLI::App& app) {
                   "(status FAILED: stopped)")
       ->check(CLI::Range(1u, 1000000u));
   cmd->add_option("--threads", o->threads, "threads for generating the inputs (default: all cores)");
+  cmd->add_option("--policy-plugin", o->policy_plugin,
+                  "load scheduling policies from this shared object first, so --policies may name them "
+                  "(docs/policies.md; default: $STARZK_POLICY_PLUGIN)")
+      ->check(CLI::ExistingFile);
   cmd->callback([o] { run_bench(*o); });
 
   // One run, in its own process; started by `starzk bench`.

@@ -134,6 +134,10 @@ void add_prove_command(CLI::App& app) {
   auto* manifest = cmd->add_option("--manifest", b->manifest, "prove every job of a manifest (.toml or .json)")
                        ->check(CLI::ExistingFile);
   cmd->add_option("--policy", b->policy, "with --manifest: StarPU scheduling policy (starzk, eager, dmdas, ...)");
+  cmd->add_option("--policy-plugin", b->policy_plugin,
+                  "with --manifest: load scheduling policies from this shared object first (docs/policies.md; "
+                  "default: $STARZK_POLICY_PLUGIN)")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--trace", b->trace, "with --manifest: record every task as Chrome trace JSON");
   cmd->add_option("--mem-budget", b->mem_budget,
                   "with --manifest: host bytes partitions in flight may hold (auto = half of MemAvailable, "

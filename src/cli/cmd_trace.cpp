@@ -4,7 +4,10 @@
 //            (text, or --json);
 //   plot     draw the waterfall (one row per worker, one bar per task,
 //            colored by codelet) with gnuplot into a PNG; --script keeps
-//            the generated gnuplot script.
+//            the generated gnuplot script;
+//   check    run the scheduling invariants (runtime/invariants.hpp) the
+//            recorded policy promised, or those the options name; exit 2
+//            when one is broken.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,10 +17,13 @@
 #include <iostream>
 #include <memory>
 #include <random>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "dag/trace_report.hpp"
+#include "runtime/invariants.hpp"
 #include "runtime/trace.hpp"
 
 namespace starzk::cli {
@@ -27,7 +33,39 @@ namespace {
 struct trace_options {
   std::string file, output, script, title;
   bool json = false;
+  int mem_heavy_max = 0;           // check: force this cap (0: as recorded)
+  std::vector<std::string> skip;   // check: cap, serial-free, chains, finished
+  bool chains_on_cpu = false;      // check: chains in the CPU domain too
 };
+
+void run_check(const trace_options& o) {
+  const runtime::trace_t trace = runtime::load_trace(o.file);
+  runtime::invariant_options_t want;
+  try {
+    want = runtime::promised_invariants(trace);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(o.file + ": " + e.what());
+  }
+  if (o.mem_heavy_max > 0) want.mem_heavy_max = o.mem_heavy_max;
+  if (o.chains_on_cpu) want.chains_contiguous = want.chains_in_main_ram = true;
+  for (const std::string& s : o.skip) {
+    if (s == "cap") want.mem_heavy_max = -1;
+    else if (s == "serial-free") want.serial_free = false;
+    else if (s == "chains") want.chains_contiguous = false;
+    else if (s == "finished") want.all_finished = false;
+  }
+  const std::vector<std::string> violations = runtime::check_invariants(trace, want);
+  std::printf("%s: %zu tasks, policy %s; checked: %s%s\n", o.file.c_str(), trace.events.size(),
+              trace.meta.count("policy") ? trace.meta.at("policy").c_str() : "?",
+              runtime::describe_checks(want).c_str(),
+              trace.meta.count("policy_rules") ? "" : " (the trace records no engine rules; options add checks)");
+  for (const std::string& v : violations) std::printf("  %s\n", v.c_str());
+  if (!violations.empty()) {
+    std::printf("%zu violation%s\n", violations.size(), violations.size() == 1 ? "" : "s");
+    throw exit_status{2};
+  }
+  std::printf("every invariant held\n");
+}
 
 // Runs gnuplot on a script file; returns its exit status (127: not found).
 int run_gnuplot(const std::string& script) {
@@ -75,13 +113,14 @@ void run_plot(const trace_options& o) {
 }  // namespace
 
 void add_trace_command(CLI::App& app) {
-  CLI::App* cmd = app.add_subcommand("trace", "Summarise or plot a task trace (from prove --manifest --trace)");
+  CLI::App* cmd = app.add_subcommand("trace", "Summarise, plot or check a task trace (from prove --manifest --trace)");
   cmd->require_subcommand(1);
   cmd->footer(
       "Examples:\n"
       "  starzk trace summary run.json          per-phase times, per-worker busy fractions\n"
       "  starzk trace summary run.json --json   the same as JSON\n"
       "  starzk trace plot run.json -o run.png  the waterfall (needs gnuplot)\n"
+      "  starzk trace check run.json            the invariants its policy promised (exit 2 if broken)\n"
       "The trace itself also opens in https://ui.perfetto.dev.");
   auto o = std::make_shared<trace_options>();
 
@@ -102,6 +141,18 @@ void add_trace_command(CLI::App& app) {
   plot->add_option("--script", o->script, "also keep the gnuplot script here");
   plot->add_option("--title", o->title, "plot title");
   plot->callback([o] { run_plot(*o); });
+
+  CLI::App* check = cmd->add_subcommand(
+      "check", "Check the scheduling invariants the recorded policy promised (docs/policies.md); exit 2 if one broke");
+  check->add_option("trace", o->file, "trace JSON")->required()->check(CLI::ExistingFile);
+  check->add_option("--mem-heavy-max", o->mem_heavy_max, "check this MEMORY_HEAVY cap (default: the recorded one)")
+      ->check(CLI::Range(1, 1 << 20));
+  check->add_option("--skip", o->skip, "leave out checks: cap, serial-free, chains, finished (comma-separated)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"cap", "serial-free", "chains", "finished"}));
+  check->add_flag("--chains-on-cpu", o->chains_on_cpu,
+                  "check chain contiguity in the CPU workers' domain too (runs with STARZK_CPU_LOCK=1)");
+  check->callback([o] { run_check(*o); });
 }
 
 }  // namespace starzk::cli

@@ -181,6 +181,7 @@ int run_manifest_mpi(const batch_run_options_t& o) {
   const auto t0 = steady::now();
   runtime::session_options_t so;
   so.policy = o.policy;
+  so.policy_plugin = o.policy_plugin;
   so.ncpu = o.cpus;
   so.profiling = !o.trace.empty();
   runtime::starpu_session session(so);

@@ -15,6 +15,9 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <sstream>
+#include <stdexcept>
+#include <cstdlib>
 
 #include "policies/resource_class.h"
 
@@ -133,7 +136,7 @@ std::vector<std::string> check_serial_free(const trace_t &trace)
 	    trace, [](const trace_event_t &e) { return e.rc == STARZK_RC_DEALLOC; }, 1, "serialised free");
 }
 
-std::vector<std::string> check_chains_contiguous(const trace_t &trace)
+std::vector<std::string> check_chains_contiguous(const trace_t &trace, bool include_main_ram)
 {
 	struct span_t
 	{
@@ -146,7 +149,7 @@ std::vector<std::string> check_chains_contiguous(const trace_t &trace)
 	for (std::size_t i = 0; i < trace.events.size(); ++i)
 	{
 		const trace_event_t &e = trace.events[i];
-		if (e.rc != STARZK_RC_GPU_CHAIN)
+		if (e.rc != STARZK_RC_GPU_CHAIN || (!include_main_ram && e.domain == 0))
 			continue;
 		std::string label = e.has_chain ? "chain " + std::to_string(e.chain) : "untagged task " + std::to_string(e.id);
 		auto [it, fresh] = spans[e.domain].try_emplace(label, span_t{e.start_us, e.end_us, label, i});
@@ -205,10 +208,55 @@ std::vector<std::string> check_invariants(const trace_t &trace, const invariant_
 	if (options.serial_free)
 		append(check_serial_free(trace));
 	if (options.chains_contiguous)
-		append(check_chains_contiguous(trace));
+		append(check_chains_contiguous(trace, options.chains_in_main_ram));
 	if (options.all_finished)
 		append(check_all_finished(trace));
 	return all;
+}
+
+std::string describe_checks(const invariant_options_t &o)
+{
+	std::string what;
+	auto add = [&what](const std::string &s) { what += (what.empty() ? "" : ", ") + s; };
+	if (o.all_finished)
+		add("completeness");
+	if (o.mem_heavy_max >= 0)
+		add("memory-heavy cap " + std::to_string(o.mem_heavy_max));
+	if (o.serial_free)
+		add("serialised DEALLOC");
+	if (o.chains_contiguous)
+		add(o.chains_in_main_ram ? "contiguous chains in every lock domain" : "contiguous chains on the GPUs");
+	return what.empty() ? "nothing" : what;
+}
+
+invariant_options_t promised_invariants(const trace_t &trace)
+{
+	invariant_options_t o;
+	o.mem_heavy_max = -1;
+	o.serial_free = o.chains_contiguous = false;
+	o.all_finished = true;
+	auto it = trace.meta.find("policy_rules");
+	if (it == trace.meta.end())
+		return o;
+	// "key=value key=value ...", every value an integer.
+	std::map<std::string, long> rules;
+	std::istringstream in(it->second);
+	for (std::string item; in >> item;)
+	{
+		const std::size_t eq = item.find('=');
+		char *end = nullptr;
+		const long v = eq == std::string::npos ? 0 : std::strtol(item.c_str() + eq + 1, &end, 10);
+		if (eq == std::string::npos || eq == 0 || !end || *end != '\0' || end == item.c_str() + eq + 1)
+			throw std::runtime_error("trace meta policy_rules: '" + item + "' is not key=integer");
+		rules[item.substr(0, eq)] = v;
+	}
+	auto get = [&](const char *k) { return rules.count(k) ? rules[k] : 0; };
+	if (get("mem_interlock") && get("mem_heavy_max") > 0)
+		o.mem_heavy_max = static_cast<int>(get("mem_heavy_max"));
+	o.serial_free = get("serial_free") != 0;
+	o.chains_contiguous = get("gpu_lock") != 0;
+	o.chains_in_main_ram = get("cpu_lock") != 0;
+	return o;
 }
 
 }  // namespace starzk::runtime

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "policies/starzk_plugin.h"
 #include "policies/starzk_policies.h"
 #include "runtime/perfmodels.hpp"
 
@@ -30,6 +31,15 @@ std::vector<std::string> starpu_session::builtin_policy_names()
 	return names;
 }
 
+void starpu_session::load_policy_plugin(const std::string &path)
+{
+	char error[1024];
+	const int rc = path.empty() ? starzk_policy_plugins_load_env(error, sizeof error)
+	                            : starzk_policy_plugin_load(path.c_str(), error, sizeof error);
+	if (rc != 0)
+		throw std::runtime_error(error);
+}
+
 std::vector<std::string> starpu_session::policy_names()
 {
 	std::vector<std::string> names;
@@ -47,6 +57,7 @@ starpu_session::starpu_session(const session_options_t &options)
 	char env_error[256];
 	if (starzk_policies_check_env(env_error, sizeof env_error) != 0)
 		throw std::runtime_error(env_error);
+	load_policy_plugin(options.policy_plugin);
 
 	policy_ = options.policy.empty() ? "starzk" : options.policy;
 	if (const char *env = std::getenv("STARPU_SCHED"); env && *env)

@@ -2,8 +2,9 @@
 // scheduling policy chosen by name.
 //
 // A name is looked up first among starzk's policies (starzk, starzk-nolock,
-// ...; handed to StarPU as a struct through starpu_conf.sched_policy, the
-// StarPU 1.3 way), then among StarPU's built-in ones (eager, lws, dmda,
+// ..., and those of a policy plug-in loaded first: the option, else
+// STARZK_POLICY_PLUGIN; handed to StarPU as a struct through
+// starpu_conf.sched_policy, the StarPU 1.3 way), then among StarPU's built-in ones (eager, lws, dmda,
 // dmdas, heteroprio, ...; through starpu_conf.sched_policy_name). As in
 // StarPU itself (1.3 lets it win over the configuration), a non-empty
 // STARPU_SCHED in the environment overrides the name the program asked for. Worker counts are options (-1 keeps StarPU's
@@ -27,6 +28,7 @@ struct session_options_t
 	int ncuda = -1;           // CUDA workers; -1: StarPU's default
 	bool profiling = false;   // turn on StarPU profiling (for trace_recorder)
 	std::string perfmodels;   // calibrated models to seed (perfmodels.hpp); empty: $STARZK_CALIBRATED_MODELS
+	std::string policy_plugin;  // policy plug-in to load first (policies/starzk_plugin.h); empty: $STARZK_POLICY_PLUGIN
 };
 
 // Throw std::runtime_error("StarPU: <call> failed: <strerror(-rc)>") when rc < 0.
@@ -45,7 +47,10 @@ public:
 	unsigned cpu_workers() const;
 	unsigned cuda_workers() const;
 
-	// StarPU's built-in policy names, and ours followed by StarPU's.
+	// Load a policy plug-in (empty: those STARZK_POLICY_PLUGIN names, once);
+	// throws std::runtime_error naming the file and the problem.
+	static void load_policy_plugin(const std::string &path);
+	// StarPU's built-in policy names, and ours (plug-ins' included) followed by StarPU's.
 	static std::vector<std::string> builtin_policy_names();
 	static std::vector<std::string> policy_names();
 

@@ -16,6 +16,7 @@
 
 #include "policies/resource_class.h"
 #include "io/atomic_file.hpp"
+#include "policies/starzk_policies.h"
 #include "runtime/starpu_session.hpp"
 
 namespace starzk::runtime {
@@ -112,6 +113,15 @@ trace_recorder::trace_recorder()
 	if (starpu_profiling_status_get() != STARPU_PROFILING_ENABLE)
 		throw std::runtime_error("trace_recorder: StarPU profiling is off (session_options_t::profiling = true)");
 	epoch_us_ = starpu_timing_now();
+	// The rules of the policy that runs (when it is an engine), so that
+	// `starzk trace check` knows what the trace must show (invariants.hpp).
+	starzk_policy_config cfg{};
+	if (starzk_policy_get_config(0, &cfg) == 0)
+		trace_.meta["policy_rules"] = "gpu_lock=" + std::to_string(cfg.gpu_lock) + " cpu_lock=" +
+		                              std::to_string(cfg.cpu_lock) + " mem_interlock=" +
+		                              std::to_string(cfg.mem_interlock) + " mem_heavy_max=" +
+		                              std::to_string(cfg.mem_heavy_max) + " serial_free=" +
+		                              std::to_string(cfg.serial_free);
 }
 
 trace_recorder::~trace_recorder()

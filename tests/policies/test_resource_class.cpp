@@ -1,6 +1,6 @@
 // test_resource_class.cpp: the resource-class vocabulary without StarPU
 // running: codelet classes (including many threads declaring at once), task
-// tags at their edges, and the pure rule helpers (switch parsing, env
+// tags at their edges and their lifetime, and the pure rule helpers (switch parsing, env
 // overrides, L3 placement, chain keys).
 
 #include <gtest/gtest.h>
@@ -74,13 +74,12 @@ TEST(resource_class, many_threads_declare_at_once)
 TEST(task_tag, untagged_is_job_zero_without_chain)
 {
 	starzk_task_tag tag;
-	EXPECT_EQ(starzk_tag_decode(nullptr, &tag), 0);
+	EXPECT_EQ(starzk_tag_decode(0, &tag), 0);
 	EXPECT_FALSE(tag.has_chain);
 	EXPECT_EQ(tag.job, 0u);
 	EXPECT_EQ(tag.class_override, STARZK_TAG_NO_CLASS);
-	// A pointer-looking value without the marker bit is not a tag either.
-	int x = 0;
-	EXPECT_EQ(starzk_tag_decode(&x, &tag), 0);
+	// A word without the marker bit is not a tag either.
+	EXPECT_EQ(starzk_tag_decode(0x7fff12345678ull, &tag), 0);
 }
 
 TEST(task_tag, pack_and_unpack_at_the_edges)
@@ -134,6 +133,50 @@ TEST(task_tag, setters_compose_and_override_the_codelet_class)
 	EXPECT_EQ(tag.job, 42u);
 	EXPECT_EQ(tag.chain, 10u);
 	EXPECT_EQ(starzk_task_get_class(nullptr), STARZK_RC_LIGHT);
+	// The tag is not in task->sched_data: StarPU's policies may use that.
+	EXPECT_EQ(task.sched_data, nullptr);
+	starzk_task_set_tag(&task, starzk_tag_make(7, 3, 1, STARZK_TAG_NO_CLASS));
+	starzk_task_get_tag(&task, &tag);
+	EXPECT_EQ(tag.job, 7u);
+	EXPECT_TRUE(tag.is_last);
+	EXPECT_EQ(starzk_task_get_class(&task), STARZK_RC_MEMORY_HEAVY);  // the codelet's again
+	starzk_task_clear_tag(&task);
+	EXPECT_EQ(starzk_task_get_tag(&task, &tag), 0);
+	starpu_task_clean(&task);
+}
+
+// A tag lasts until its task has ended: readers that see the task finished
+// still get it, and a task at the same address that has not run (a new one
+// created there) reads as untagged. A regenerated task keeps its tag.
+TEST(task_tag, retires_once_the_task_has_ended)
+{
+	starpu_task task;
+	starpu_task_init(&task);
+	starzk_task_set_chain(&task, 4, 1);
+	starzk_task_tag tag;
+	task.status = STARPU_TASK_READY;
+	EXPECT_EQ(starzk_task_get_tag(&task, &tag), 1);
+	task.status = STARPU_TASK_FINISHED;  // post_exec_hook, then the callback
+	EXPECT_EQ(starzk_task_get_tag(&task, &tag), 1);
+	EXPECT_EQ(starzk_task_get_tag(&task, &tag), 1);
+	EXPECT_EQ(tag.chain, 4u);
+	task.status = static_cast<starpu_task_status>(STARPU_TASK_INIT);  // a new task at this address
+	EXPECT_EQ(starzk_task_get_tag(&task, &tag), 0);
+	task.status = STARPU_TASK_FINISHED;
+	EXPECT_EQ(starzk_task_get_tag(&task, &tag), 0);  // dropped for good
+
+	starzk_task_set_job(&task, 5);  // tagging a finished task again revives it
+	task.status = STARPU_TASK_READY;
+	EXPECT_EQ(starzk_task_get_tag(&task, &tag), 1);
+	EXPECT_EQ(tag.job, 5u);
+
+	task.regenerate = 1;
+	task.status = STARPU_TASK_FINISHED;
+	starzk_task_get_tag(&task, &tag);
+	task.status = STARPU_TASK_READY;  // StarPU submitted it again
+	EXPECT_EQ(starzk_task_get_tag(&task, &tag), 1);
+	task.regenerate = 0;
+	starzk_task_clear_tag(&task);
 	starpu_task_clean(&task);
 }
 
@@ -243,9 +286,14 @@ TEST(rules, run_ahead_bounds_the_chains_waiting_on_a_gpu)
 
 TEST(rules, chain_keys_keep_tagged_and_untagged_apart)
 {
-	EXPECT_EQ(chain_key(true, 7, 123), 7u);
-	EXPECT_NE(chain_key(false, 7, 7), chain_key(true, 7, 7));
-	EXPECT_NE(chain_key(false, 0, 1), chain_key(false, 0, 2));
+	EXPECT_EQ(chain_key(true, 7), 7u);
+	EXPECT_EQ(chain_key(true, 7), chain_key(true, 7));  // one partition, one chain
+	EXPECT_NE(chain_key(false, 7), chain_key(true, 7));
+	// Each untagged GPU_CHAIN task is a chain of its own.
+	const std::uint64_t a = chain_key(false, 0), b = chain_key(false, 0);
+	EXPECT_NE(a, b);
+	EXPECT_EQ(a >> 63, 1u);
+	EXPECT_EQ(b >> 63, 1u);
 }
 
 }  // namespace

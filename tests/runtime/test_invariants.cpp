@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <stdexcept>
 
 #include "policies/resource_class.h"
 #include "runtime/invariants.hpp"
@@ -162,6 +163,44 @@ TEST(invariants, options_select_the_checks)
 	invariant_options_t all;
 	all.mem_heavy_max = 0;
 	EXPECT_EQ(check_invariants(t, all).size(), 2u);
+}
+
+// What `starzk trace check` runs: the checks the recorded engine rules
+// promise; chains on the CPU workers only with cpu_lock; nothing but
+// completeness without recorded rules; a malformed record refused.
+TEST(invariants, promised_checks_follow_the_recorded_rules)
+{
+	// Chains 1 and 2 interleave on the CPU domain (0), not on the GPU (1).
+	trace_t t = with({ev(0, STARZK_RC_GPU_CHAIN, 0, 10, 0, 0, 1), ev(1, STARZK_RC_GPU_CHAIN, 5, 15, 1, 0, 2),
+	                  ev(2, STARZK_RC_GPU_CHAIN, 0, 10, 2, 1, 3, "cuda"), ev(3, STARZK_RC_GPU_CHAIN, 10, 20, 2, 1, 4, "cuda"),
+	                  ev(4, STARZK_RC_MEMORY_HEAVY, 0, 10), ev(5, STARZK_RC_MEMORY_HEAVY, 5, 15)});
+	invariant_options_t o = promised_invariants(t);
+	EXPECT_EQ(describe_checks(o), "completeness");
+	EXPECT_TRUE(check_invariants(t, o).empty());
+
+	t.meta["policy_rules"] = "gpu_lock=1 cpu_lock=0 mem_interlock=1 mem_heavy_max=2 serial_free=1";
+	o = promised_invariants(t);
+	EXPECT_EQ(o.mem_heavy_max, 2);
+	EXPECT_TRUE(o.serial_free && o.chains_contiguous && !o.chains_in_main_ram);
+	EXPECT_EQ(describe_checks(o), "completeness, memory-heavy cap 2, serialised DEALLOC, contiguous chains on the GPUs");
+	EXPECT_TRUE(check_invariants(t, o).empty());
+	EXPECT_TRUE(check_chains_contiguous(t, false).empty());
+	EXPECT_FALSE(check_chains_contiguous(t, true).empty());
+
+	t.meta["policy_rules"] = "gpu_lock=1 cpu_lock=1 mem_interlock=1 mem_heavy_max=1 serial_free=0";
+	o = promised_invariants(t);
+	auto v = check_invariants(t, o);
+	ASSERT_EQ(v.size(), 2u);  // the cap of 1, and chains 1 and 2 on the CPU domain
+	EXPECT_NE(v[0].find("2 tasks at once"), std::string::npos) << v[0];
+	EXPECT_NE(v[1].find("lock domain 0"), std::string::npos) << v[1];
+
+	t.meta["policy_rules"] = "gpu_lock=1 mem_interlock=0 mem_heavy_max=4";
+	EXPECT_EQ(promised_invariants(t).mem_heavy_max, -1);  // no interlock, no cap
+	for (const char *bad : {"gpu_lock", "gpu_lock=", "=1", "gpu_lock=yes"})
+	{
+		t.meta["policy_rules"] = bad;
+		EXPECT_THROW(promised_invariants(t), std::runtime_error) << bad;
+	}
 }
 
 }  // namespace
