@@ -267,24 +267,52 @@ class host_lock_t {
   const void* p_ = nullptr;
 };
 
+// One MSM in pieces per (scalars, pieces) pair over the same bases,
+// enqueued back to back on one stream into one scratch with no host wait
+// between them, as a CUDA worker runs consecutive MSM tasks; the host
+// bases are page-locked (and the device copy made) once when any call
+// wants them.
+template <class P>
+std::vector<jacobian_t<P>> pieces_msm_sequence_host(std::span<const affine_t<P>> bases,
+                                                    std::span<const std::vector<fr_t>> scalars, size_t split_from,
+                                                    std::span<const msm_pieces_t> pieces, const msm_tuning_t& tune) {
+  using L = msm_launchers_t<P>;
+  if (scalars.size() != pieces.size())
+    throw std::invalid_argument(msm_what("msm_", L::name, "_pieces") + ": one pieces form per scalar set");
+  const size_t n = bases.size();
+  bool on_host = false, on_device = false;
+  size_t scratch = 1;
+  for (size_t c = 0; c < scalars.size(); ++c) {
+    check_sizes<P>(n, scalars[c].size(), "msm_", "_pieces");
+    (pieces[c].bases_on_host ? on_host : on_device) = true;
+    scratch = std::max(scratch, L::pieces_scratch_bytes(n, split_from != msm_no_split, pieces[c], tune));
+  }
+  stream_t s;
+  const host_lock_t lock(on_host ? bases.data() : nullptr, bases.size_bytes());
+  device_buffer_t db = on_device ? to_device(bases) : device_buffer_t(), dscr(scratch);
+  std::vector<device_buffer_t> ds, dout;
+  for (size_t c = 0; c < scalars.size(); ++c) {
+    ds.push_back(to_device(std::span<const fr_t>(scalars[c])));
+    dout.emplace_back(sizeof(jacobian_t<P>));
+  }
+  for (size_t c = 0; c < scalars.size(); ++c) {
+    const affine_t<P>* b = pieces[c].bases_on_host ? bases.data() : db.as<affine_t<P>>();
+    check_cuda(L::pieces(dout[c].as<jacobian_t<P>>(), b, ds[c].as<fr_t>(), n, split_from, pieces[c], dscr.get(),
+                         scratch, s.get(), tune),
+               msm_what("msm_", L::name, "_pieces").c_str());
+  }
+  s.sync();
+  std::vector<jacobian_t<P>> out;
+  for (const device_buffer_t& d : dout) out.push_back(download_one<jacobian_t<P>>(d));
+  return out;
+}
+
 template <class P>
 jacobian_t<P> pieces_msm_host(std::span<const affine_t<P>> bases, std::span<const fr_t> scalars, size_t split_from,
                               const msm_pieces_t& pieces, const msm_tuning_t& tune) {
-  using L = msm_launchers_t<P>;
-  check_sizes<P>(bases.size(), scalars.size(), "msm_", "_pieces");
-  const size_t n = bases.size();
-  stream_t s;
-  const host_lock_t lock(pieces.bases_on_host ? bases.data() : nullptr, bases.size_bytes());
-  device_buffer_t db = pieces.bases_on_host ? device_buffer_t() : to_device(bases), ds = to_device(scalars),
-                  dout(sizeof(jacobian_t<P>));
-  const size_t scratch = L::pieces_scratch_bytes(n, split_from != msm_no_split, pieces, tune);
-  device_buffer_t dscr(scratch);
-  const affine_t<P>* b = pieces.bases_on_host ? bases.data() : db.as<affine_t<P>>();
-  check_cuda(L::pieces(dout.as<jacobian_t<P>>(), b, ds.as<fr_t>(), n, split_from, pieces, dscr.get(), scratch, s.get(),
-                       tune),
-             msm_what("msm_", L::name, "_pieces").c_str());
-  s.sync();
-  return download_one<jacobian_t<P>>(dout);
+  const std::vector<fr_t> one(scalars.begin(), scalars.end());
+  return pieces_msm_sequence_host<P>(bases, std::span<const std::vector<fr_t>>(&one, 1), split_from,
+                                     std::span<const msm_pieces_t>(&pieces, 1), tune)[0];
 }
 
 }  // namespace
@@ -328,6 +356,18 @@ g1_jacobian_t msm_g1_pieces_host(std::span<const g1_affine_t> bases, std::span<c
 g2_jacobian_t msm_g2_pieces_host(std::span<const g2_affine_t> bases, std::span<const fr_t> scalars, size_t split_from,
                                  const msm_pieces_t& pieces, const msm_tuning_t& tune) {
   return pieces_msm_host<g2_params>(bases, scalars, split_from, pieces, tune);
+}
+std::vector<g1_jacobian_t> msm_g1_pieces_sequence_host(std::span<const g1_affine_t> bases,
+                                                       std::span<const std::vector<fr_t>> scalars, size_t split_from,
+                                                       std::span<const msm_pieces_t> pieces,
+                                                       const msm_tuning_t& tune) {
+  return pieces_msm_sequence_host<g1_params>(bases, scalars, split_from, pieces, tune);
+}
+std::vector<g2_jacobian_t> msm_g2_pieces_sequence_host(std::span<const g2_affine_t> bases,
+                                                       std::span<const std::vector<fr_t>> scalars, size_t split_from,
+                                                       std::span<const msm_pieces_t> pieces,
+                                                       const msm_tuning_t& tune) {
+  return pieces_msm_sequence_host<g2_params>(bases, scalars, split_from, pieces, tune);
 }
 
 std::vector<uint32_t> ones_bitmap_host(std::span<const fr_t> scalars, size_t split_from) {

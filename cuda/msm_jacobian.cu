@@ -153,10 +153,16 @@ struct staging_copies_t {
       if (e) cudaEventDestroy(e);
     if (stream) cudaStreamDestroy(stream);
   }
-  cudaError_t init() {
+  // The copy stream starts after everything already enqueued on `main`:
+  // the staging buffers lie in the caller's scratch, which the work before
+  // this call on `main` (an earlier MSM of the same worker, enqueued
+  // asynchronously) may still be reading or writing.
+  cudaError_t init(cudaStream_t main) {
     SZK_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     for (cudaEvent_t* e : {&copied[0], &copied[1], &consumed[0], &consumed[1]})
       SZK_TRY(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
+    SZK_TRY(cudaEventRecord(consumed[0], main));
+    SZK_TRY(cudaStreamWaitEvent(stream, consumed[0], 0));
     return cudaSuccess;
   }
   // Enqueue the copy of piece k into buffer k % 2, after the MSM of piece
@@ -199,7 +205,7 @@ cudaError_t pieces_msm(typename C::host_jacobian_type* d_out, const typename C::
     copies.staging = l.staging;
     copies.n = n;
     copies.piece = piece;
-    SZK_TRY(copies.init());
+    SZK_TRY(copies.init(s));
     SZK_TRY(copies.stage(0));
   }
   for (size_t k = 0; k < count; ++k) {

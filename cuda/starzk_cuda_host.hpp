@@ -99,6 +99,18 @@ g1_jacobian_t msm_g1_pieces_host(std::span<const g1_affine_t> bases, std::span<c
                                  const msm_pieces_t& pieces, const msm_tuning_t& tune = {});
 g2_jacobian_t msm_g2_pieces_host(std::span<const g2_affine_t> bases, std::span<const fr_t> scalars, size_t split_from,
                                  const msm_pieces_t& pieces, const msm_tuning_t& tune = {});
+// Several MSMs in pieces over the same bases, scalars[c] with pieces[c],
+// enqueued back to back on one stream into one scratch with no host wait
+// between them (as a CUDA worker runs consecutive MSM tasks); results in
+// order.
+std::vector<g1_jacobian_t> msm_g1_pieces_sequence_host(std::span<const g1_affine_t> bases,
+                                                       std::span<const std::vector<fr_t>> scalars, size_t split_from,
+                                                       std::span<const msm_pieces_t> pieces,
+                                                       const msm_tuning_t& tune = {});
+std::vector<g2_jacobian_t> msm_g2_pieces_sequence_host(std::span<const g2_affine_t> bases,
+                                                       std::span<const std::vector<fr_t>> scalars, size_t split_from,
+                                                       std::span<const msm_pieces_t> pieces,
+                                                       const msm_tuning_t& tune = {});
 // The device ones bitmap, (n+31)/32 words.
 std::vector<uint32_t> ones_bitmap_host(std::span<const fr_t> scalars, size_t split_from);
 

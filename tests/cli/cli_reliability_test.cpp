@@ -77,7 +77,7 @@ TEST_F(reliability, prove_refuses_outputs_that_are_inputs) {
 
 TEST_F(reliability, manifest_refuses_outputs_that_are_inputs) {
   const auto key = read_all(dir_ / "circuit.zkey");
-  for (const std::string& out : {"proofs_bin = \"circuit.zkey\"", "proofs_bin = \"./witness.wtns\"",
+  for (const std::string out : {"proofs_bin = \"circuit.zkey\"", "proofs_bin = \"./witness.wtns\"",
                                  "proofs_bin = \"jobs.toml\"", "proofs_bin = \"circuit.r1cs\""}) {
     const fs::path m = manifest(2, out + "\n");
     const auto text = read_all(m);

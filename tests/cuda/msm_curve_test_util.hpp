@@ -22,6 +22,7 @@ struct host_api_t<g1_params> {
   static constexpr auto* split = &msm_g1_split_host;
   static constexpr auto* jacobian = &msm_g1_jacobian_host;
   static constexpr auto* pieces = &msm_g1_pieces_host;
+  static constexpr auto* pieces_sequence = &msm_g1_pieces_sequence_host;
 };
 template <>
 struct host_api_t<g2_params> {
@@ -30,6 +31,7 @@ struct host_api_t<g2_params> {
   static constexpr auto* split = &msm_g2_split_host;
   static constexpr auto* jacobian = &msm_g2_jacobian_host;
   static constexpr auto* pieces = &msm_g2_pieces_host;
+  static constexpr auto* pieces_sequence = &msm_g2_pieces_sequence_host;
 };
 
 // A random point of order r: x random until x^3 + b is a square, then the

@@ -10,6 +10,8 @@
 //     the device;
 //   - the scratch query: pieces need less than the whole, and streaming
 //     adds exactly the two staging buffers;
+//   - calls back to back on one stream and one scratch, streamed after
+//     device-resident and the other way round, each against the host MSM;
 //   - bad arguments (scratch one byte short, null bases) refused.
 // Every case draws fresh points and scalars from a seeded generator.
 #include <algorithm>
@@ -78,6 +80,27 @@ TYPED_TEST(CudaMsmPieces, LargeDensePiecesEqualTheWhole) {
   const jacobian_t<P> split_whole = host_api_t<P>::jacobian(bases, w, from, {});
   EXPECT_TRUE(same<P>(host_api_t<P>::pieces(bases, w, from, msm_pieces_t{from, true}, {}), split_whole));
   EXPECT_TRUE(same<P>(split_whole, host_api_t<P>::jacobian(bases, w, msm_no_split, {})));
+}
+
+// Consecutive calls on one stream and one scratch, no host wait between
+// them (a CUDA worker's consecutive MSM tasks): a streamed call after a
+// long device-resident one must not copy its bases into the scratch while
+// the first still works in it, nor the other way round.
+TYPED_TEST(CudaMsmPieces, BackToBackCallsShareTheScratch) {
+  using P = TypeParam;
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  const size_t n = size_t(1) << (std::is_same_v<P, g1_params> ? 18 : 16);
+  const auto bases = make_bases<P>(rng, n, 1024, 101);
+  const std::span<const affine_t<P>> b(bases);
+  const std::vector<msm_pieces_t> forms = {{0, false}, {n / 4 + 1, true}, {0, false}, {n / 3, true}, {n / 3, true}};
+  std::vector<std::vector<fr_t>> s;
+  for (size_t c = 0; c < forms.size(); ++c) s.push_back(make_scalars(rng, n, c % 2 ? boolean_heavy : random_mix));
+  const auto got = host_api_t<P>::pieces_sequence(bases, s, msm_no_split, forms, {});
+  ASSERT_EQ(got.size(), forms.size());
+  for (size_t c = 0; c < forms.size(); ++c)
+    EXPECT_TRUE(same<P>(got[c], msm_pippenger<P>(b, s[c]))) << P::name << " call " << c << " piece=" << forms[c].piece
+                                                            << " on_host=" << forms[c].bases_on_host;
 }
 
 TYPED_TEST(CudaMsmPieces, ScratchQuery) {
