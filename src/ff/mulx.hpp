@@ -127,10 +127,10 @@ namespace starzk::mulx {
   "adcxq %%rax, " SZK_T(tn) "\n\t"                   \
   "adoxq %%rax, " SZK_T(tn) "\n\t"
 
-// Reduction: with k from SZK_K, t += k·m (t0 becomes 0), and the
-// window moves up one register (the caller rotates the names). Step j:
-// lo(k·m_j) into t_j on CF, hi into t_{j+1} on OF; the last CF into t_N.
-// (t + k·m)/2^64 < 2m, as in CIOS.
+// Reduction: with k made in the row (SZK_K, SZK_ROW_FIRST), t += k·m (t0
+// becomes 0), and the window moves up one register (the caller rotates the
+// names). Step j: lo(k·m_j) into t_j on CF, hi into t_{j+1} on OF; the last
+// CF into t_N. (t + k·m)/2^64 < 2m, as in CIOS.
 #define SZK_RED_BEGIN(t0, t1)                                \
   "movq %[k], %%rdx\n\t"                                     \
   "xorl %%eax, %%eax\n\t"                                    \
