@@ -1,9 +1,10 @@
 // Benchmarks of the CPU MSM (starzk_msm) on all cores:
-//   bm_g1_msm_random/16      Pippenger, 2^16 G1 bases, uniform scalars;
+//   bm_g1_msm_random/16/1    Pippenger, 2^16 G1 bases, uniform scalars,
+//                            affine buckets (/0: XYZZ buckets; also 2^18);
 //   bm_g1_split_msm/16       prep_msm + split_msm, 2^16 G1 bases, scalars
 //                            45% zero, 45% one, 10% uniform (Filecoin-like);
 //   bm_g1_prep_msm/16        the classification alone;
-//   bm_g2_msm_random/14      Pippenger, 2^14 G2 bases.
+//   bm_g2_msm_random/14/1    Pippenger, 2^14 G2 bases (/0: XYZZ buckets).
 // Bases are a seeded random walk of subgroup points (setup not timed).
 #include <benchmark/benchmark.h>
 
@@ -40,16 +41,19 @@ std::vector<fr_t> scalars(size_t n, bool boolean_heavy) {
   return s;
 }
 
+// Args: log2 n, then 1 for affine buckets (the default) or 0 for XYZZ ones.
 template <class P>
 void bm_msm_random(benchmark::State& state) {
   const size_t n = size_t(1) << state.range(0);
   const auto b = bases<P>(n);
   const auto s = scalars(n, false);
-  for (auto _ : state) benchmark::DoNotOptimize(msm_pippenger<P>(b, s));
+  msm_config_t cfg;
+  cfg.affine_buckets = state.range(1) != 0;
+  for (auto _ : state) benchmark::DoNotOptimize(msm_pippenger<P>(b, s, cfg));
   state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(n));
 }
-BENCHMARK(bm_msm_random<g1_params>)->Name("bm_g1_msm_random")->Arg(16)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(bm_msm_random<g2_params>)->Name("bm_g2_msm_random")->Arg(14)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(bm_msm_random<g1_params>)->Name("bm_g1_msm_random")->ArgNames({"log2n", "affine"})->ArgsProduct({{16, 18}, {0, 1}})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(bm_msm_random<g2_params>)->Name("bm_g2_msm_random")->ArgNames({"log2n", "affine"})->ArgsProduct({{14}, {0, 1}})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void bm_g1_split_msm(benchmark::State& state) {
   const size_t n = size_t(1) << state.range(0);

@@ -18,7 +18,9 @@
 // 0x1a01... and 0x73ed...); a static_assert guards it. Cost: 2N^2 + N
 // 64x64->128 multiplications, one conditional subtraction. With GCC on
 // x86-64 the same product is computed with its row additions as adc chains
-// (mul_raw_chains), which GCC compiles better; tests check both agree.
+// (mul_raw_chains), which GCC compiles better; on a CPU with BMI2 and ADX it
+// is mulx/adcx/adox assembly (mul_raw_mulx, ff/mulx.hpp), chosen at run time;
+// tests check all of them agree. Squaring is the same product with a = b.
 //
 // Inversion is the binary extended Euclidean algorithm (Hankerson, Menezes,
 // Vanstone, "Guide to Elliptic Curve Cryptography", Alg. 2.22). It runs in
@@ -36,6 +38,7 @@
 #include <vector>
 
 #include "ff/limbs.hpp"
+#include "ff/mulx.hpp"
 
 namespace starzk {
 
@@ -228,11 +231,22 @@ struct alignas(8) mont_t {
   }
 
   // ---- limb kernels on raw arrays (the same code the CUDA port mirrors) ----
-  static constexpr void add_raw(uint64_t* r, const uint64_t* a, const uint64_t* b);
-  static constexpr void sub_raw(uint64_t* r, const uint64_t* a, const uint64_t* b);
-  static constexpr void mul_raw(uint64_t* r, const uint64_t* a, const uint64_t* b);  // picks one below
+  // add/sub are a dozen instructions: always inlined (a call costs as much,
+  // and the caller's copies of the result would wait on its stores).
+  [[gnu::always_inline]] static constexpr void add_raw(uint64_t* r, const uint64_t* a, const uint64_t* b);
+  [[gnu::always_inline]] static constexpr void sub_raw(uint64_t* r, const uint64_t* a, const uint64_t* b);
+  // mul_raw: the product every operation uses. At compile time, and where
+  // ff_path::fast() is off, it is mul_raw_portable (chains on GCC x86-64,
+  // CIOS elsewhere; at run time on x86-64 through one out-of-line copy,
+  // mul_raw_outlined); at run time with BMI2/ADX it is mul_raw_mulx.
+  static constexpr void mul_raw(uint64_t* r, const uint64_t* a, const uint64_t* b);
+  static constexpr void mul_raw_portable(uint64_t* r, const uint64_t* a, const uint64_t* b);
   static constexpr void mul_raw_cios(uint64_t* r, const uint64_t* a, const uint64_t* b);
   static constexpr void mul_raw_chains(uint64_t* r, const uint64_t* a, const uint64_t* b);
+  // mulx/adcx/adox assembly (ff/mulx.hpp), one out-of-line copy per field.
+  // Call only where ff_path::cpu_has_mulx(); elsewhere it is the portable one.
+  [[gnu::noinline]] static void mul_raw_mulx(uint64_t* r, const uint64_t* a, const uint64_t* b);
+  [[gnu::noinline]] static void mul_raw_outlined(uint64_t* r, const uint64_t* a, const uint64_t* b);
   static constexpr void reduce_once(uint64_t* r, const uint64_t* t);
 
  private:

@@ -141,12 +141,59 @@ constexpr void mont_t<P>::mul_raw_chains(uint64_t* r, const uint64_t* a, const u
 }
 
 template <class P>
-constexpr void mont_t<P>::mul_raw(uint64_t* r, const uint64_t* a, const uint64_t* b) {
+constexpr void mont_t<P>::mul_raw_portable(uint64_t* r, const uint64_t* a, const uint64_t* b) {
 #if STARZK_FF_X86_CHAINS
   mul_raw_chains(r, a, b);
 #else
   mul_raw_cios(r, a, b);
 #endif
+}
+
+// The assembly rows leave t < 2m; the same reduce_once finishes it.
+// (store_pairs: see ff/mulx.hpp.)
+template <class P>
+void mont_t<P>::mul_raw_mulx(uint64_t* r, const uint64_t* a, const uint64_t* b) {
+#if STARZK_FF_MULX
+  if constexpr (n_limbs == 4 || n_limbs == 6) {
+    uint64_t t[n_limbs], u[n_limbs];
+    mulx::mont_rows<n_limbs>(t, a, b, modulus.data(), m_inv);
+    reduce_once(u, t);
+    mulx::store_pairs<n_limbs>(r, u);
+    return;
+  }
+#endif
+  mul_raw_portable(r, a, b);
+}
+
+// The portable product as one out-of-line copy per field, for the run-time
+// fallback: mul_raw then stays a few instructions (a flag test and a call
+// either way), so the compiler inlines it, and the small add_raw / sub_raw
+// around it, into every caller.
+template <class P>
+void mont_t<P>::mul_raw_outlined(uint64_t* r, const uint64_t* a, const uint64_t* b) {
+#if STARZK_FF_MULX
+  uint64_t u[n_limbs];
+  mul_raw_portable(u, a, b);
+  mulx::store_pairs<n_limbs>(r, u);
+#else
+  mul_raw_portable(r, a, b);
+#endif
+}
+
+// One relaxed load of a flag that never changes in a run (unless a test
+// flips it): the branch predicts perfectly.
+template <class P>
+constexpr void mont_t<P>::mul_raw(uint64_t* r, const uint64_t* a, const uint64_t* b) {
+#if STARZK_FF_MULX
+  if (!std::is_constant_evaluated()) {
+    if (ff_path::fast())
+      mul_raw_mulx(r, a, b);
+    else
+      mul_raw_outlined(r, a, b);
+    return;
+  }
+#endif
+  mul_raw_portable(r, a, b);
 }
 
 // Binary extended Euclid (Guide to ECC, Alg. 2.22) on x = aR as an integer.

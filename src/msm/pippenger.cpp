@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "ec/xyzz.hpp"
+#include "msm/bucket_affine.hpp"
 #include "util/parallel.hpp"
 
 namespace starzk {
@@ -47,11 +48,61 @@ inline int32_t signed_digit(const canon_t& k, unsigned w, unsigned c) {
   return raw + below - (top << c);
 }
 
+// The plain buckets: XYZZ, one mixed addition per point (8M + 2S).
+template <class P>
+struct xyzz_buckets_t {
+  std::vector<xyzz_t<P>> v;
+  explicit xyzz_buckets_t(size_t n) : v(n, xyzz_t<P>::infinity()) {}
+  size_t size() const { return v.size(); }
+  void add(size_t b, const affine_t<P>& p) { v[b] += p; }
+  void finish() {}
+  void add_bucket_to(xyzz_t<P>& acc, size_t b) const { acc += v[b]; }
+};
+
+// Buckets window w can reach: k < r < 2^255, so the window holds
+// s = min(c, 255 − wc) bits of k (none past bit 254); with s < c its top
+// bit is clear and d ∈ [0, 2^s] (the carry from below included).
+inline size_t window_reach(unsigned w, unsigned c) {
+  const unsigned lo = w * c;
+  const unsigned s = lo >= 255 ? 0 : std::min(c, 255 - lo);
+  return s == c ? size_t(1) << (c - 1) : (size_t(1) << s);
+}
+
+// Affine buckets pay once a unit holds enough points per reachable bucket
+// for full batches: batches of half the buckets (up to 512) meet few taken
+// buckets (~B²/(2N)) and share one inversion among hundreds of additions.
+constexpr size_t affine_min_points = 1024, affine_min_buckets = 64, affine_max_batch = 512;
+inline size_t affine_batch(const msm_config_t& cfg, size_t points, size_t reach) {
+  if (!cfg.affine_buckets || points < affine_min_points || reach < affine_min_buckets || points < 2 * reach)
+    return 0;
+  return std::min(affine_max_batch, reach / 2);
+}
+
+// One unit: window w of the points [begin, end); returns Σ_b (b + 1)·bucket[b].
+template <class P, class Buckets, class BaseFn>
+xyzz_t<P> window_sum(Buckets& bucket, BaseFn& base, const std::vector<canon_t>& k, unsigned w, unsigned c,
+                     size_t begin, size_t end) {
+  for (size_t i = begin; i < end; ++i) {
+    const int32_t d = signed_digit(k[i], w, c);
+    if (d > 0)
+      bucket.add(size_t(d - 1), base(i));
+    else if (d < 0)
+      bucket.add(size_t(-d - 1), -base(i));
+  }
+  bucket.finish();
+  // Σ_b (b + 1)·bucket[b]: running = Σ_{j ≥ b} bucket[j], total += running.
+  xyzz_t<P> running = xyzz_t<P>::infinity(), total = xyzz_t<P>::infinity();
+  for (size_t b = bucket.size(); b-- > 0;) {
+    bucket.add_bucket_to(running, b);  // add-2008-s (12M + 2S); madd-2008-s from affine
+    total += running;
+  }
+  return total;
+}
+
 // The shared core: n terms, base(i) the i-th affine base, k[i] the i-th
 // canonical scalar.
 template <class P, class BaseFn>
 jacobian_t<P> pippenger_core(size_t n, BaseFn base, const std::vector<canon_t>& k, const msm_config_t& cfg) {
-  using xyzz = xyzz_t<P>;
   using jac = jacobian_t<P>;
   if (n == 0) return jac::infinity();
   const unsigned threads = resolve_threads(cfg.threads);
@@ -64,22 +115,14 @@ jacobian_t<P> pippenger_core(size_t n, BaseFn base, const std::vector<canon_t>& 
   std::vector<jac> unit_sum(size_t(n_windows) * parts, jac::infinity());
   parallel_tasks(unit_sum.size(), threads, [&](size_t u) {
     const unsigned w = unsigned(u / parts);
-    const size_t begin = (u % parts) * slice, end = std::min(n, begin + slice);
-    std::vector<xyzz> bucket(n_buckets, xyzz::infinity());
-    for (size_t i = begin; i < end; ++i) {
-      const int32_t d = signed_digit(k[i], w, c);
-      if (d > 0)
-        bucket[size_t(d - 1)] += base(i);      // madd-2008-s, 8M + 2S
-      else if (d < 0)
-        bucket[size_t(-d - 1)] += -base(i);
+    const size_t begin = std::min(n, (u % parts) * slice), end = std::min(n, begin + slice);
+    if (const size_t batch = affine_batch(cfg, end - begin, window_reach(w, c))) {
+      affine_buckets_t<P> bucket(n_buckets, batch);
+      unit_sum[u] = window_sum<P>(bucket, base, k, w, c, begin, end).to_jacobian();
+    } else {
+      xyzz_buckets_t<P> bucket(n_buckets);
+      unit_sum[u] = window_sum<P>(bucket, base, k, w, c, begin, end).to_jacobian();
     }
-    // Σ_b (b + 1)·bucket[b]: running = Σ_{j ≥ b} bucket[j], total += running.
-    xyzz running = xyzz::infinity(), total = xyzz::infinity();
-    for (size_t b = n_buckets; b-- > 0;) {
-      running += bucket[b];  // add-2008-s, 12M + 2S
-      total += running;
-    }
-    unit_sum[u] = total.to_jacobian();
   });
 
   // Σ_w 2^(wc) S_w, top window first (Horner), S_w = Σ of its slices.

@@ -11,9 +11,12 @@
 //      recoding, pippenger.cpp), so a window needs 2^(c−1) buckets, not 2^c−1.
 //   2. Window w: bucket[|d|] += sign(d)·P_i for every i (mixed XYZZ
 //      addition, 8M + 2S, EFD madd-2008-s; zero digits, hence zero scalars,
-//      cost nothing). Then S_w = Σ_b b·bucket[b] by the running sum
-//      (running += bucket[b]; total += running, b from the top): 2 XYZZ
-//      additions (12M + 2S) per bucket.
+//      cost nothing; or, where a unit has at least 1024 points and twice as
+//      many points as buckets, affine buckets whose additions share one
+//      inversion per batch, ~5M + 1S each: msm/bucket_affine.hpp). Then
+//      S_w = Σ_b b·bucket[b] by the running sum (running += bucket[b];
+//      total += running, b from the top): 2 XYZZ additions (12M + 2S) per
+//      bucket, the first a mixed one (8M + 2S) from affine buckets.
 //   3. Σ s_i P_i = Σ_w 2^(wc) S_w, by Horner: c doublings per window.
 // Cost ≈ W·(n·(8M + 2S) + 2^c·(12M + 2S)) + 256 doublings.
 //
@@ -43,6 +46,10 @@ namespace starzk {
 struct msm_config_t {
   unsigned threads = 0;      // 0 = std::thread::hardware_concurrency()
   unsigned window_bits = 0;  // c; 0 = chosen by msm_plan; else 1..max_window_bits
+  // Affine buckets with batched inversions (msm/bucket_affine.hpp) where a
+  // unit's slice is long enough; false: XYZZ buckets throughout (the
+  // reference, and the "before" of the benchmarks).
+  bool affine_buckets = true;
   static constexpr unsigned max_window_bits = 24;
 };
 
