@@ -2,6 +2,8 @@
 #include "dag/key_bundle.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -63,8 +65,10 @@ key_bundle_t::key_bundle_t(std::shared_ptr<const proving_key_t> pk, std::shared_
   if (!starpu_is_initialized()) throw std::runtime_error(name_ + ": StarPU is not running");
   check_key(name_, *pk_, cs_.get());
   const bool bellman = pk_->convention == h_convention_t::bellman_coset;
+  const auto t0 = std::chrono::steady_clock::now();
   domain_ = std::make_unique<domain_t>(log2_exact(pk_->domain_size),
                                        bellman ? root_convention::bellman : root_convention::snarkjs, threads);
+  times_.domain_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   view_ = codelets::key_view_t{pk_.get(), cs_.get(), domain_.get()};
   try {
     plan_device_memory();  // which queries stream: those are no StarPU handle
@@ -75,7 +79,9 @@ key_bundle_t::key_bundle_t(std::shared_ptr<const proving_key_t> pk, std::shared_
       }
     if (!view_.b_g2_device.streamed)
       register_vector(b_g2_, pk_->b_g2.data(), pk_->b_g2.size(), sizeof(g2_affine_t));
+    const auto t1 = std::chrono::steady_clock::now();
     register_device_domain();
+    times_.device_domain_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
     // Per matrix: row_ptr, col, then val (plain) or code, dict (coded), as
     // the spmv codelet takes them (codelets.hpp spmv_matrix_buffers).
     for (const sparse_matrix_t* m : spmv_matrices()) {
@@ -186,22 +192,49 @@ std::string key_bundle_t::describe_memory_plan() const {
   return memory_input_.device == 0 ? std::string() : describe(memory_plan_, memory_input_);
 }
 
-// With CUDA workers, page-lock the arrays StarPU copies to the GPUs (the
-// queries, the CSR arrays, the domain) so that the copies run at full PCIe
-// speed and asynchronously. Pinning is an optimisation: an array that
-// cannot be pinned (starpu_memory_pin fails, e.g. over the locked-memory
-// limit) is copied from pageable memory instead. STARZK_PIN_KEY=0 skips it.
+// With CUDA workers, page-lock the arrays copied to the GPUs again and
+// again, so that those copies run at full PCIe speed and asynchronously:
+// the streamed queries, whose bases cross PCIe in every partition. An
+// array copied once per GPU (a resident query, the CSR arrays, the domain)
+// stays pageable by default: page-locking costs about what a pageable copy
+// of the same bytes costs, and at sector scale it is tens of GB (77 GB of
+// queries at 2^27) that would be locked before the first task could start.
+// STARZK_PIN_KEY: "streamed" (the default), "all" (every array StarPU or an
+// MSM body copies), "0" or "off" (none). Pinning is an optimisation: an
+// array that cannot be pinned (starpu_memory_pin fails, e.g. over the
+// locked-memory limit) is copied from pageable memory instead.
 void key_bundle_t::pin_for_devices() {
   if (starpu_cuda_worker_get_count() == 0) return;
-  if (const char* e = std::getenv("STARZK_PIN_KEY"); e && std::string(e) == "0") return;
+  const std::string mode = [] {
+    const char* e = std::getenv("STARZK_PIN_KEY");
+    return std::string(e && *e ? e : "streamed");
+  }();
+  if (mode == "0" || mode == "off") return;
+  if (mode != "streamed" && mode != "all")
+    throw std::runtime_error("STARZK_PIN_KEY='" + mode + "': expected streamed, all, 0 or off");
+  const bool all = mode == "all";
+  const auto t0 = std::chrono::steady_clock::now();
   auto pin = [&](const void* p, size_t bytes) {
     if (p && bytes && starpu_memory_pin(const_cast<void*>(p), bytes) == 0) pinned_.push_back({p, bytes});
   };
-  pin(pk_->h.data(), pk_->h.size() * sizeof(g1_affine_t));
-  pin(pk_->l.data(), pk_->l.size() * sizeof(g1_affine_t));
-  pin(pk_->a.data(), pk_->a.size() * sizeof(g1_affine_t));
-  pin(pk_->b_g1.data(), pk_->b_g1.size() * sizeof(g1_affine_t));
-  pin(pk_->b_g2.data(), pk_->b_g2.size() * sizeof(g2_affine_t));
+  for (int q = 0; q < codelets::msm_query_count; ++q)
+    if (all || view_.g1_device[q].streamed) {
+      const auto& bases = codelets::msm_query_bases(*pk_, codelets::msm_query_t(q));
+      pin(bases.data(), bases.size() * sizeof(g1_affine_t));
+    }
+  if (all || view_.b_g2_device.streamed) pin(pk_->b_g2.data(), pk_->b_g2.size() * sizeof(g2_affine_t));
+  if (all) pin_once_copied();
+  uint64_t bytes = 0;
+  for (const auto& pb : pinned_) bytes += pb.second;
+  times_.pinned_bytes = bytes;
+  times_.pin_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The arrays a GPU copies once: the device domain and the CSR arrays.
+void key_bundle_t::pin_once_copied() {
+  auto pin = [&](const void* p, size_t bytes) {
+    if (p && bytes && starpu_memory_pin(const_cast<void*>(p), bytes) == 0) pinned_.push_back({p, bytes});
+  };
   pin(device_domain_.data(), device_domain_.size() * sizeof(fr_t));
   for (const sparse_matrix_t* m : spmv_matrices()) {
     pin(m->row_ptr.data(), m->row_ptr.size() * sizeof(uint64_t));
@@ -211,6 +244,14 @@ void key_bundle_t::pin_for_devices() {
     pin(m->code.data(), m->code.size() * sizeof(uint16_t));
     pin(m->dict.data(), m->dict.size() * sizeof(fr_t));
   }
+}
+
+std::string key_bundle_t::setup_times() const {
+  char b[160];
+  std::snprintf(b, sizeof b, "host NTT domain %.2f s, device NTT domain %.2f s, %.2f GB page-locked in %.2f s",
+                times_.domain_seconds, times_.device_domain_seconds, double(times_.pinned_bytes) / 1e9,
+                times_.pin_seconds);
+  return b;
 }
 
 void key_bundle_t::unpin_all() noexcept {
@@ -240,9 +281,9 @@ key_bundle_t::~key_bundle_t() {
   codelets::detail::release_worker_scratch();
 }
 
-bool key_bundle_t::rows_on_device() const {
-  return memory_input_.device > 0 && memory_input_.partition + memory_input_.key_optional <= memory_input_.device;
-}
+bool key_bundle_t::rows_on_device() const { return memory_input_.device > 0 && memory_plan_.optional_fits; }
+
+bool key_bundle_t::rows_on_host_with_gpus() const { return memory_input_.device > 0 && !memory_plan_.optional_fits; }
 
 uint64_t key_bundle_t::partition_bytes() const {
   const uint64_t n = pk_->domain_size, n_vars = pk_->n_vars;

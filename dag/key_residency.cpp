@@ -38,7 +38,10 @@ residency_plan_t plan_key_residency(const residency_input_t& in) {
   residency_plan_t plan;
   plan.fixed = in.key_fixed + in.partition;
   if (plan.fixed + in.overlap + in.scratch_floor <= in.device) plan.fixed += in.overlap;
-  if (plan.fixed + in.key_optional + in.scratch_floor <= in.device) plan.fixed += in.key_optional;
+  if (plan.fixed + in.key_optional + in.scratch_floor <= in.device) {
+    plan.fixed += in.key_optional;
+    plan.optional_fits = true;
+  }
   const uint64_t after_fixed = minus(in.device, plan.fixed);
   const uint64_t room = minus(after_fixed, in.scratch_floor);
   uint64_t resident = 0;

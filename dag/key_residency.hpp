@@ -68,6 +68,7 @@ struct residency_input_t {
 
 struct residency_plan_t {
   uint64_t fixed = 0;           // rule 1's bytes (key_optional counted or not)
+  bool optional_fits = false;   // key_optional counted in fixed: the witness map can run on the device
   uint32_t streamed = 0;        // bit q: query q streams
   uint64_t resident = 0;        // bytes of the resident queries
   uint64_t scratch_budget = 0;  // device scratch the MSM bodies may take

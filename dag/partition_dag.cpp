@@ -50,11 +50,25 @@ void on_prep_done(void* arg) noexcept {
 
 void on_task_done(void* arg) noexcept { static_cast<partition_t*>(arg)->callback_done(); }
 
+// Where the witness map may run, from the key's memory plan: a, b, c are
+// budgeted where the plan puts them (key_bundle_t::partition_bytes), so the
+// task must run there: on a GPU when the plan holds its buffers there
+// beside the NTT domain and the MSM scratch, on the CPUs when GPUs exist but
+// cannot (a CUDA worker would otherwise take it, fail to find room beside
+// its scratch, and have StarPU evict a, b, c of other partitions into host
+// memory nobody counted); anywhere without GPUs. 0: no restriction.
+uint32_t rows_where(const key_bundle_t& key) {
+  if (key.rows_on_device()) return STARPU_CUDA;
+  if (key.rows_on_host_with_gpus()) return STARPU_CPU;
+  return 0;
+}
+
 // Builds one task of partition p, tags it, attaches it to the trace and
-// submits it.
+// submits it (`only`: a where mask the task is kept to, when its codelet
+// can run there; 0 leaves the codelet's).
 void submit_task(partition_t& p, const submit_context_t& ctx, starpu_codelet* cl, void* cl_arg,
                  std::vector<starpu_data_descr> data, const char* name, int priority, double flops,
-                 bool chain_last = false, void (*callback)(void*) = nullptr, bool cuda_only = false) {
+                 bool chain_last = false, void (*callback)(void*) = nullptr, uint32_t only = 0) {
   starpu_task* t = starpu_task_build(cl,
                                      STARPU_DATA_MODE_ARRAY, data.data(), int(data.size()),
                                      STARPU_NAME, name,
@@ -66,7 +80,7 @@ void submit_task(partition_t& p, const submit_context_t& ctx, starpu_codelet* cl
   t->cl_arg = cl_arg;  // owned by the partition, not by the task
   t->cl_arg_size = 0;
   t->cl_arg_free = 0;
-  if (cuda_only && (cl->where & STARPU_CUDA)) t->where = STARPU_CUDA;
+  if (only && (cl->where & only)) t->where = int32_t(only);  // the memory plan's placement (rows_where)
   if (callback) {
     t->callback_func = callback;
     t->callback_arg = &p;
@@ -141,10 +155,8 @@ void partition_t::callback_done() noexcept {
 void submit_witness_map(partition_t& p, const submit_context_t& ctx) {
   std::vector<starpu_data_descr> data = {{p.w, STARPU_R}, {p.a, STARPU_W}, {p.b, STARPU_W}, {p.c, STARPU_W}};
   for (starpu_data_handle_t m : p.key().matrices()) data.push_back({m, STARPU_R});
-  // a, b, c are budgeted on the device when it can hold them
-  // (key_bundle_t::rows_on_device): no CPU worker may then allocate them.
   submit_task(p, ctx, codelets::spmv_codelet(), &p.state(), std::move(data), "spmv", prio_memory_phase,
-              codelets::spmv_flops(p.state()), false, nullptr, p.key().rows_on_device());
+              codelets::spmv_flops(p.state()), false, nullptr, rows_where(p.key()));
 }
 
 void submit_h_phase(partition_t& p, const submit_context_t& ctx) {
@@ -154,7 +166,7 @@ void submit_h_phase(partition_t& p, const submit_context_t& ctx) {
       {p.a, STARPU_RW}, {p.b, STARPU_RW}, {p.c, STARPU_RW}, {p.key().device_domain(), STARPU_R}};
   if (ctx.prep_task) data.push_back({p.prep, STARPU_R});
   submit_task(p, ctx, codelets::ntt_h_codelet(), &p.state(), std::move(data), "ntt_h", prio_chain,
-              codelets::ntt_h_flops(p.state()), false, nullptr, p.key().rows_on_device());
+              codelets::ntt_h_flops(p.state()), false, nullptr, p.key().rows_on_device() ? STARPU_CUDA : 0);
   // b and c are scratch after the H phase: their memory goes back to StarPU.
   starpu_data_invalidate_submit(p.b);
   starpu_data_invalidate_submit(p.c);

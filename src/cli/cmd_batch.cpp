@@ -15,6 +15,7 @@
 // Progress: on a terminal one line is redrawn (jobs done / total,
 // partitions done and in flight, proofs per second, ETA); when stdout is
 // not a terminal only the per-job lines and the final summary are printed.
+#include <future>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -102,11 +103,25 @@ class key_cache_t {
     auto& slot = cache_[id(j)];
     if (!slot) {
       const auto t = clock_t_::now();
+      // The circuit is read beside a packed key's unpacking (a GPU or all
+      // cores busy with square roots); a .params key places its points
+      // with the circuit's wires, so it waits for it.
       std::shared_ptr<const r1cs_t> cs;
-      if (!j.circuit.empty()) cs = std::make_shared<const r1cs_t>(load_circuit(j.circuit.string()));
-      const key_load_options_t ko{.revalidate = revalidate_};
-      loaded_key_t key =
-          j.key_is_params() ? load_key("", j.key.string(), cs.get(), ko) : load_key(j.key.string(), "", cs.get(), ko);
+      std::future<std::shared_ptr<const r1cs_t>> reading;
+      if (!j.circuit.empty())
+        reading = std::async(std::launch::async, [path = j.circuit.string()] {
+          return std::make_shared<const r1cs_t>(load_circuit(path));
+        });
+      auto circuit = [&]() -> const r1cs_t* {
+        if (reading.valid()) cs = reading.get();
+        return cs.get();
+      };
+      key_load_options_t ko{.revalidate = revalidate_};
+      const bool packed = !j.key_is_params() && is_packed_key(j.key.string());
+      if (packed && reading.valid()) ko.circuit_later = circuit;
+      loaded_key_t key = j.key_is_params() ? load_key("", j.key.string(), circuit(), ko)
+                                           : load_key(j.key.string(), "", packed ? nullptr : circuit(), ko);
+      circuit();  // a circuit the key did not need is still the job's
       auto pk = std::make_shared<const proving_key_t>(std::move(key.pk));
       slot = std::make_shared<const dag::key_bundle_t>(pk, cs, j.key.filename().string(), threads);
       std::fprintf(stderr, "starzk: key %s and its circuit ready in %.2f s\n", j.key.filename().c_str(),
@@ -265,8 +280,10 @@ int run_manifest(const batch_run_options_t& o) {
       }
       // Each key's device memory plan, once (docs/gpu.md, "Memory plan").
       if (!o.quiet && described.insert(key.get()).second)
-        if (const std::string plan = key->describe_memory_plan(); !plan.empty())
+        if (const std::string plan = key->describe_memory_plan(); !plan.empty()) {
           progress.line("starzk: key " + key->name() + ": device memory: " + plan);
+          progress.line("starzk: key " + key->name() + ": " + key->setup_times());
+        }
       const uint32_t seq = batch.open_job(key, j.name);
       job_state_t& js = states[seq];
       js.job = &j;

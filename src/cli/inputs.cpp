@@ -63,7 +63,7 @@ uint64_t unix_now() {
 // second there, ~3·10^4 per core on the CPU). *where says which ran.
 proving_key_t read_packed(const std::string& path, const r1cs_t* circuit, bool subgroup, const key_load_options_t& o,
                           std::string* where, unpack_stats_t* stats) {
-  if (!circuit)
+  if (!circuit && !o.circuit_later)
     throw std::invalid_argument(path + ": a packed key (.szpk) carries no QAP matrices: give its circuit (--circuit)");
   const packed_key_view_t view(path);
   std::unique_ptr<point_decoder_t> dec;
@@ -74,6 +74,7 @@ proving_key_t read_packed(const std::string& path, const r1cs_t* circuit, bool s
   *where = dec ? "GPU 0" : "the CPU (" + std::to_string(resolve_threads(o.threads)) + " threads)";
   if (!dec) dec = cpu_point_decoder(o.threads);
   proving_key_t pk = unpack_packed_key(view, subgroup, *dec, o.threads, stats);
+  if (!circuit) circuit = o.circuit_later();
   if (pk.convention == h_convention_t::snarkjs_odd_coset) zkey_matrices(*circuit, pk.domain_size, pk.zkey_a, pk.zkey_b);
   return pk;
 }
@@ -199,6 +200,8 @@ verifying_key_t load_verifying_key(const std::string& vkey_json, const std::stri
 r1cs_t load_circuit(const std::string& path) {
   return has_magic(path, "szcs") ? read_csr_circuit(path) : read_r1cs(path);
 }
+
+bool is_packed_key(const std::string& path) { return has_magic(path, "szpk"); }
 
 std::vector<fr_t> load_witness(const std::string& path, uint32_t n_vars) { return read_wtns(path, n_vars); }
 

@@ -13,6 +13,7 @@
 // they are decompressed, in the subgroup unless a record says they were.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,10 @@ struct key_load_options_t {
   unsigned threads = 0;                           // CPU threads for hashing and validation (0: all)
   const record_store_t* records = nullptr;        // nullptr: record_store_t::from_env()
   bool quiet = false;                             // no stderr line
+  // A packed key given no circuit asks this for it once its points are
+  // unpacked (the circuit is read meanwhile, e.g. on another thread: at
+  // 2^27 both take tens of seconds); unset: the circuit must be given.
+  std::function<const r1cs_t*()> circuit_later;
 };
 
 // How the key's points were vouched for.
@@ -67,6 +72,8 @@ std::string remember_validated(const std::string& path, key_format_t format, uin
 // The verifying key alone, from a .zkey, a .params or a snarkjs JSON file.
 verifying_key_t load_verifying_key(const std::string& vkey_json, const std::string& zkey, const std::string& params);
 r1cs_t load_circuit(const std::string& path);
+// The file starts with a packed key's magic (starzk gen --format compact).
+bool is_packed_key(const std::string& path);
 std::vector<fr_t> load_witness(const std::string& path, uint32_t n_vars);
 
 }  // namespace starzk::cli

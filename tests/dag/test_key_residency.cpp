@@ -116,6 +116,7 @@ TEST(KeyResidency, OptionalArraysCountOnlyWhenTheyFit) {
   in.key_optional = 4 * GiB;
   residency_plan_t p = plan_key_residency(in);
   EXPECT_EQ(p.fixed, GiB / 2 + 2 * GiB + 4 * GiB);
+  EXPECT_TRUE(p.optional_fits);
   EXPECT_EQ(p.streamed, 0u);
   EXPECT_EQ(p.scratch_budget, 30 * GiB - p.fixed - 9 * GiB);
   // Room 8 GiB before them, 4 with them: h, b_g2 and l stream (3 left).
@@ -129,6 +130,7 @@ TEST(KeyResidency, OptionalArraysCountOnlyWhenTheyFit) {
   in.key_optional = 20 * GiB;
   p = plan_key_residency(in);
   EXPECT_EQ(p.fixed, GiB / 2 + 2 * GiB);
+  EXPECT_FALSE(p.optional_fits);
   EXPECT_EQ(p.streamed, bit(key_query_t::h));
 }
 
