@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/inputs.hpp"
 #include "cli/manifest.hpp"
 #include "groth16/proof_bytes.hpp"
 #include "io/bellman_vk.hpp"
@@ -64,17 +65,6 @@ std::string magic_of(const std::string& path) {
   char m[4] = {};
   f.read(m, 4);
   return std::string(m, size_t(f.gcount()));
-}
-
-// JSON: after spaces, tabs and line ends, '{' or '['. (A .params or .vk
-// starts with a coordinate byte that may be any of 0x00-0x1f, so "starts
-// with white space" alone would mistake them for JSON.)
-bool looks_like_json(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  char c = 0;
-  while (f.get(c) && (c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
-  }
-  return f && (c == '{' || c == '[');
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {

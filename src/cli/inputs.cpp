@@ -193,10 +193,11 @@ std::string remember_validated(const std::string& path, key_format_t format, uin
 }
 
 verifying_key_t load_verifying_key(const std::string& vkey_json, const std::string& zkey, const std::string& params) {
-  // Filecoin's .vk (bellman's VerifyingKey alone) under --vkey or --params.
+  // Filecoin's .vk (bellman's VerifyingKey alone) under --vkey or --params;
+  // under --vkey anything not JSON is read as one, for its precise errors.
   for (const std::string* p : {&vkey_json, &params})
     if (!p->empty() && looks_like_bellman_vk(*p)) return read_bellman_vk(*p).vk;
-  if (!vkey_json.empty()) return read_vkey_json(vkey_json);
+  if (!vkey_json.empty()) return looks_like_json(vkey_json) ? read_vkey_json(vkey_json) : read_bellman_vk(vkey_json).vk;
   for (const std::string* p : {&zkey, &params}) {
     if (!p->empty() && is_key_cache(*p)) return key_cache_view_t(*p, cache_check_t::header).vk();
     if (!p->empty() && has_magic(*p, "szpk")) return unpack_packed_vk(packed_key_view_t(*p), *cpu_point_decoder());
@@ -209,6 +210,14 @@ verifying_key_t load_verifying_key(const std::string& vkey_json, const std::stri
 // An iden3 .r1cs, or the CSR circuit file (io/csr_circuit.hpp) made from one.
 r1cs_t load_circuit(const std::string& path) {
   return has_magic(path, "szcs") ? read_csr_circuit(path) : read_r1cs(path);
+}
+
+bool looks_like_json(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  char c = 0;
+  while (f.get(c) && (c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
+  }
+  return f && (c == '{' || c == '[');
 }
 
 std::vector<fr_t> load_witness(const std::string& path, uint32_t n_vars) { return read_wtns(path, n_vars); }

@@ -159,6 +159,11 @@ TEST_F(CliMonitor, InfoEveryFormatAndFilecoinVk) {
   r = run_starzk("verify --vkey " + p("bad.vk") + " --proof " + p("proof.bin") + " --public " + p("public.json"));
   EXPECT_EQ(r.status, 3) << r.output;
   EXPECT_NE(r.output.find("bad.vk: beta_g2"), std::string::npos) << r.output;
+  vk.resize(2000);  // cut inside the ic points
+  write_all(p("cut.vk"), vk);
+  r = run_starzk("verify --vkey " + p("cut.vk") + " --proof " + p("proof.bin") + " --public " + p("public.json"));
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_NE(r.output.find("cut.vk: is 2000 bytes, but its ic count 13 needs exactly 2116"), std::string::npos) << r.output;
   write_all(p("junk.bin"), std::vector<uint8_t>(1000, 7));
   r = run_starzk("info " + p("junk.bin"));
   EXPECT_EQ(r.status, 3) << r.output;
