@@ -12,8 +12,10 @@
 #     machine's cores is a loud warning (the prover machines have more).
 #   - STARPU_USE_CUDA: without it the GPU codelet bodies never run, whatever
 #     starzk compiled; a warning when starzk's own CUDA kernels are on.
-# Sets STARPU_PREFIX (cache), STARZK_STARPU_API ("1.3" or "1.4"),
-# STARZK_STARPU_MAXCPUS, and the PkgConfig::STARPU(/STARPUMPI) targets.
+# (The checks are cmake/starpu_features.cmake, tested on made-up headers by
+# tests/install/starpu_features_test.cmake.) Sets STARPU_PREFIX (cache),
+# STARZK_STARPU_API ("1.3" or "1.4"), STARZK_STARPU_MAXCPUS,
+# STARZK_STARPU_CUDA, and the PkgConfig::STARPU(/STARPUMPI) targets.
 if(NOT STARPU_PREFIX)
   if(DEFINED ENV{STARPU_PREFIX})
     set(STARPU_PREFIX "$ENV{STARPU_PREFIX}")
@@ -46,30 +48,11 @@ find_file(STARZK_STARPU_CONFIG_H starpu_config.h PATHS ${STARPU_INCLUDE_DIRS} NO
 if(NOT STARZK_STARPU_CONFIG_H)
   message(FATAL_ERROR "starzk: StarPU ${STARPU_VERSION} found, but not its starpu_config.h (in ${STARPU_INCLUDE_DIRS})")
 endif()
-file(STRINGS "${STARZK_STARPU_CONFIG_H}" _maxcpus REGEX "^#define STARPU_MAXCPUS [0-9]+")
-string(REGEX REPLACE ".* ([0-9]+)$" "\\1" STARZK_STARPU_MAXCPUS "${_maxcpus}")
-file(STRINGS "${STARZK_STARPU_CONFIG_H}" _starpu_cuda REGEX "^#define STARPU_USE_CUDA 1")
-if(_starpu_cuda)
-  set(STARZK_STARPU_CUDA ON)
-else()
-  set(STARZK_STARPU_CUDA OFF)
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/starpu_features.cmake)
 cmake_host_system_information(RESULT _cores QUERY NUMBER_OF_LOGICAL_CORES)
+starzk_check_starpu_features("${STARZK_STARPU_CONFIG_H}" ${_cores} "${STARZK_HAVE_CUDA}")
 message(STATUS "starzk: StarPU ${STARPU_VERSION} in ${STARPU_PREFIX}: STARPU_MAXCPUS ${STARZK_STARPU_MAXCPUS}, "
                "CUDA ${STARZK_STARPU_CUDA}, MPI ${STARPUMPI_FOUND}")
-if(NOT STARZK_STARPU_MAXCPUS OR STARZK_STARPU_MAXCPUS LESS 2)
-  message(FATAL_ERROR "starzk: ${STARZK_STARPU_CONFIG_H}: STARPU_MAXCPUS is '${STARZK_STARPU_MAXCPUS}': starzk needs "
-                      "a StarPU of at least 2 CPU workers (configure StarPU with --enable-maxcpus=128)")
-endif()
-if(STARZK_STARPU_MAXCPUS LESS _cores)
-  message(WARNING "starzk: this StarPU caps CPU workers at STARPU_MAXCPUS=${STARZK_STARPU_MAXCPUS}, but this machine "
-                  "has ${_cores} cores: `--cpus N` above ${STARZK_STARPU_MAXCPUS} will run ${STARZK_STARPU_MAXCPUS} "
-                  "workers. Rebuild StarPU with --enable-maxcpus=${_cores} or more (scripts/setup.sh uses 128).")
-endif()
-if(STARZK_HAVE_CUDA AND NOT STARZK_STARPU_CUDA)
-  message(WARNING "starzk: CUDA kernels are on, but this StarPU was built without CUDA (no STARPU_USE_CUDA): "
-                  "every task will run on the CPU. Use a StarPU configured with CUDA (scripts/setup.sh).")
-endif()
 if(NOT STARZK_STARPU_API STREQUAL "1.3")
   message(STATUS "starzk: StarPU ${STARPU_VERSION}: CI builds against 1.3.10; 1.4 is accepted (docs/install.md)")
 endif()
