@@ -7,7 +7,19 @@
 #               SLURM_GPUS_ON_NODE); STARPU_NCPU = SLURM_CPUS_ON_NODE minus one
 #               core per GPU (each CUDA worker is driven by a CPU thread) and,
 #               for StarPU-MPI, one more for the MPI progress thread. At least 1.
+#               With several ranks on a node (srun --ntasks-per-node=R), each
+#               rank takes its share: SLURM_CPUS_PER_TASK cores (else 1/R of
+#               the node's) and the R-th slice of the node's GPUs, by
+#               SLURM_LOCALID (CUDA_VISIBLE_DEVICES narrowed to it).
+#               A job that got no GPU on a node that has some (--gres=none,
+#               even under --exclusive) sees none: CUDA_VISIBLE_DEVICES is
+#               set empty, so starzk never uses a GPU it was not given.
 #               STARZK_NCPU / STARZK_NCUDA override the computed values.
+#   requeue     Logs are appended per attempt (#SBATCH --open-mode=append) and
+#               each attempt is numbered (SLURM_RESTART_COUNT). A batch
+#               rerun resumes from its journal (docs/reliability.md), so
+#               `scontrol requeue` and the time-limit signal (--signal=B:USR1@S:
+#               the script requeues itself) lose only partitions in flight.
 #   STARPU_HOME on node-local scratch: ${STARZK_SCRATCH:-${TMPDIR:-/tmp}}/starzk-JOB[-rank],
 #               removed at the end (STARZK_KEEP_SCRATCH=1 keeps it).
 #   models      StarPU writes calibrated performance models under
@@ -67,10 +79,47 @@ starzk_cpu_count() {
   fi
 }
 
+# starzk_node_has_gpus: whether Slurm lists GPUs (GRES gpu) on this node.
+starzk_node_has_gpus() {
+  scontrol show node "$(hostname -s)" 2>/dev/null | grep -q 'Gres=[^ ]*gpu'
+}
+
+# starzk_rank_share: with R ranks on this node, narrow CUDA_VISIBLE_DEVICES
+# to this rank's slice (SLURM_LOCALID) and print its CPU count.
+starzk_rank_share() {
+  local ranks=$1 cpus=$2 cvd=${CUDA_VISIBLE_DEVICES:-} local_id=${SLURM_LOCALID:-0}
+  if [ -n "$cvd" ] && [ "$cvd" != NoDevFiles ]; then
+    local ids per first
+    IFS=, read -r -a ids <<<"$cvd"
+    per=$(( ${#ids[@]} / ranks ))
+    if [ "$per" -ge 1 ]; then
+      first=$((local_id * per))
+      CUDA_VISIBLE_DEVICES=$(IFS=,; echo "${ids[*]:$first:$per}")
+    else  # fewer GPUs than ranks: ranks share them round-robin
+      CUDA_VISIBLE_DEVICES=${ids[$((local_id % ${#ids[@]}))]}
+    fi
+    export CUDA_VISIBLE_DEVICES
+  fi
+  if [ -n "${SLURM_CPUS_PER_TASK:-}" ]; then echo "$SLURM_CPUS_PER_TASK"; else echo $((cpus / ranks)); fi
+}
+
 # starzk_starpu_workers [mpi]: exports STARPU_NCPU and STARPU_NCUDA.
 starzk_starpu_workers() {
-  local cpus gpus ncpu reserve
+  local cpus gpus ncpu reserve ranks
+  if [ -z "${CUDA_VISIBLE_DEVICES:-}" ] && [ -z "${SLURM_GPUS_ON_NODE:-}" ] && [ -z "${SLURM_JOB_GPUS:-}" ] \
+     && [ "${STARZK_NCUDA:-}" = "" ] && starzk_node_has_gpus; then
+    export CUDA_VISIBLE_DEVICES=
+    starzk_log "no GPU allocated on a node that has some: CUDA_VISIBLE_DEVICES set empty (ask with --gres=gpu:N)"
+  fi
   cpus=$(starzk_cpu_count)
+  ranks=${SLURM_STEP_TASKS_PER_NODE:-1}
+  ranks=${ranks%%(*}   # "2(x3)": 2 per node on 3 nodes
+  ranks=${ranks%%,*}
+  [[ $ranks =~ ^[0-9]+$ ]] && [ "$ranks" -ge 1 ] || ranks=1
+  if [ "$ranks" -gt 1 ]; then
+    cpus=$(starzk_rank_share "$ranks" "$cpus")
+    starzk_log "rank ${SLURM_LOCALID:-0} of $ranks on this node: $cpus CPU(s), GPUs ${CUDA_VISIBLE_DEVICES:-none}"
+  fi
   gpus=$(starzk_gpu_count)
   reserve=$gpus
   [ "${1:-}" = mpi ] && reserve=$((reserve + 1))
@@ -155,9 +204,10 @@ starzk_finish() {
   fi
 }
 
-# starzk_job_banner: one line naming the job, for the log.
+# starzk_job_banner: one line naming the job and the attempt, for the log.
 starzk_job_banner() {
-  starzk_log "job ${SLURM_JOB_ID:-none}${SLURM_ARRAY_TASK_ID:+ task $SLURM_ARRAY_TASK_ID}" \
+  starzk_log "job ${SLURM_JOB_ID:-none}${SLURM_ARRAY_TASK_ID:+ task $SLURM_ARRAY_TASK_ID}," \
+             "attempt $(( ${SLURM_RESTART_COUNT:-0} + 1 ))" \
              "on ${SLURM_JOB_NODELIST:-$(hostname -s)} (partition ${SLURM_JOB_PARTITION:-?}," \
              "account ${SLURM_JOB_ACCOUNT:-?}); starzk=$STARZK_BIN"
 }
@@ -204,13 +254,32 @@ starzk_prove_command() {
   return 0
 }
 
+# starzk_on_time_limit: the USR1 trap (#SBATCH --signal=B:USR1@SECONDS):
+# requeue this job (or array task); Slurm then ends this attempt, and the
+# next one resumes the batch from its journal.
+starzk_on_time_limit() {
+  local id=${SLURM_JOB_ID:-}
+  [ -n "${SLURM_ARRAY_JOB_ID:-}" ] && id=${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}
+  starzk_log "time limit near (SIGUSR1): requeueing $id; the next attempt resumes from the batch journal"
+  [ -n "$id" ] && scontrol requeue "$id" \
+    || starzk_log "warning: scontrol requeue $id failed (was the job submitted with --requeue?)"
+}
+
 # starzk_prove OUT_DIR: create OUT_DIR, prove, and verify when VKEY is set.
+# starzk runs in the background so that the USR1 trap fires while it runs.
 starzk_prove() {
-  local out=$1 t0=$SECONDS rc=0
+  local out=$1 t0=$SECONDS rc=0 pid
   [ -n "${MANIFEST:-}" ] || mkdir -p "$out" || starzk_die "cannot create OUT_DIR=$out"
   starzk_prove_command "$out"
   starzk_log "running: ${STARZK_CMD[*]}"
-  "${STARZK_CMD[@]}" || rc=$?
+  trap starzk_on_time_limit USR1
+  "${STARZK_CMD[@]}" &
+  pid=$!
+  while :; do
+    wait "$pid" && rc=0 || rc=$?
+    kill -0 "$pid" 2>/dev/null || break  # still running: a trap interrupted the wait
+  done
+  trap - USR1
   [ "$rc" = 0 ] || starzk_die "starzk prove failed with exit code $rc"
   if [ -n "${MANIFEST:-}" ]; then starzk_log "proved in $((SECONDS - t0)) s; outputs where $MANIFEST says"
   else starzk_log "proved in $((SECONDS - t0)) s; outputs in $out"; fi

@@ -21,6 +21,7 @@ struct batch_run_options_t {
   std::string place;              // codelet placement, codelets::set_placement syntax
   unsigned threads_per_task = 1;  // threads a codelet body may fork
   bool quiet = false;
+  bool json = false;              // the summary as one JSON object on stdout, progress lines on stderr
   bool revalidate = false;        // validate every key even if it passed before (cli/inputs.hpp)
   bool fresh = false;             // ignore the journals: prove every partition (cli/batch_outputs.hpp)
   bool mpi = false;                    // --mpi: one StarPU-MPI rank per node (cli/mpi_run.hpp)

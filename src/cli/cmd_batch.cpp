@@ -14,7 +14,9 @@
 //
 // Progress: on a terminal one line is redrawn (jobs done / total,
 // partitions done and in flight, proofs per second, ETA); when stdout is
-// not a terminal only the per-job lines and the final summary are printed.
+// not a terminal one such line is printed per finished partition, so a
+// Slurm log is never silent for long. --json: the summary is one JSON
+// object on stdout, everything else goes to stderr.
 #include <future>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -28,6 +30,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "cli/batch_outputs.hpp"
 #include "cli/batch_run.hpp"
@@ -51,36 +55,48 @@ double seconds_since(clock_t_::time_point t0) {
   return std::chrono::duration<double>(clock_t_::now() - t0).count();
 }
 
-// The one-line progress display (terminal only).
+// Progress on `out` (stdout; stderr with --json, whose stdout holds only
+// the summary). On a terminal one line is redrawn; elsewhere (a Slurm log,
+// a pipe) one line is printed per finished partition, unless quiet.
 class progress_t {
  public:
-  progress_t(size_t jobs, size_t partitions) : jobs_(jobs), parts_(partitions), tty_(isatty(STDOUT_FILENO) == 1) {}
+  progress_t(size_t jobs, size_t partitions, FILE* out, bool quiet)
+      : jobs_(jobs), parts_(partitions), out_(out), tty_(isatty(fileno(out)) == 1), quiet_(quiet) {}
   void update(size_t jobs_done, size_t parts_done, size_t in_flight) {
-    if (!tty_) return;
+    if (!tty_ && (quiet_ || parts_done == logged_)) return;
     const double t = seconds_since(t0_);
     const double rate = t > 0 ? double(parts_done) / t : 0;
     char eta[32] = "?";
     if (rate > 0) std::snprintf(eta, sizeof eta, "%.0f s", double(parts_ - parts_done) / rate);
-    std::printf("\r\033[Kjobs %zu/%zu  partitions %zu/%zu  in flight %zu  %.2f proofs/s  ETA %s", jobs_done, jobs_,
-                parts_done, parts_, in_flight, rate, eta);
-    std::fflush(stdout);
+    if (!tty_) {
+      logged_ = parts_done;
+      std::fprintf(out_, "starzk: progress: partitions %zu/%zu, jobs %zu/%zu, in flight %zu, %.2f proofs/s, "
+                         "elapsed %.0f s, ETA %s\n", parts_done, parts_, jobs_done, jobs_, in_flight, rate, t, eta);
+      std::fflush(out_);
+      return;
+    }
+    std::fprintf(out_, "\r\033[Kjobs %zu/%zu  partitions %zu/%zu  in flight %zu  %.2f proofs/s  ETA %s", jobs_done,
+                 jobs_, parts_done, parts_, in_flight, rate, eta);
+    std::fflush(out_);
     drawn_ = true;
   }
   // Prints a line above the progress line.
   void line(const std::string& s) {
-    if (drawn_) std::printf("\r\033[K");
-    std::printf("%s\n", s.c_str());
-    std::fflush(stdout);
+    if (drawn_) std::fprintf(out_, "\r\033[K");
+    std::fprintf(out_, "%s\n", s.c_str());
+    std::fflush(out_);
   }
   void finish() {
-    if (drawn_) std::printf("\r\033[K");
-    std::fflush(stdout);
+    if (drawn_) std::fprintf(out_, "\r\033[K");
+    std::fflush(out_);
   }
 
  private:
   size_t jobs_, parts_;
-  bool tty_;
+  FILE* out_;
+  bool tty_, quiet_;
   bool drawn_ = false;
+  size_t logged_ = 0;
   clock_t_::time_point t0_ = clock_t_::now();
 };
 
@@ -174,7 +190,7 @@ int run_manifest(const batch_run_options_t& o) {
 
   size_t jobs_done = 0, parts_done = 0, failures = 0;
   std::map<uint32_t, job_state_t> states;
-  progress_t progress(m.jobs.size(), m.partitions());
+  progress_t progress(m.jobs.size(), m.partitions(), o.json ? stderr : stdout, o.quiet);
   std::string budget_text = budget ? std::to_string(budget >> 20) + " MiB" : "none";
   if (!o.quiet)
     progress.line("starzk: " + std::to_string(m.jobs.size()) + " jobs, " + std::to_string(m.partitions()) +
@@ -323,12 +339,22 @@ int run_manifest(const batch_run_options_t& o) {
   progress.finish();
   if (recorder) {
     runtime::save_trace(recorder->snapshot(), o.trace);
-    if (!o.quiet) std::printf("trace written to %s (starzk trace summary %s)\n", o.trace.c_str(), o.trace.c_str());
+    if (!o.quiet) progress.line("trace written to " + o.trace + " (starzk trace summary " + o.trace + ")");
   }
   const double s = seconds_since(t0);
   const size_t ok = parts_done - failures;
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);  // ru_maxrss: KiB on Linux
+  if (o.json) {
+    std::printf("%s\n", nlohmann::json{{"command", "prove"}, {"manifest", o.manifest}, {"ok", failures == 0},
+                                       {"partitions", m.partitions()}, {"proved", ok}, {"failed", failures},
+                                       {"resumed", outs.resumed()}, {"seconds", s},
+                                       {"proofs_per_second", s > 0 ? double(ok) / s : 0.0},
+                                       {"peak_rss_gib", double(ru.ru_maxrss) / (1024.0 * 1024.0)}}
+                             .dump()
+                             .c_str());
+    return failures ? 1 : 0;
+  }
   std::printf("%zu of %zu proofs verified and written in %.2f s (%.2f proofs/s), peak RSS %.1f GiB%s\n", ok,
               m.partitions(), s, s > 0 ? double(ok) / s : 0.0, double(ru.ru_maxrss) / (1024.0 * 1024.0),
               failures ? "; some partitions FAILED" : "");

@@ -17,6 +17,8 @@
 #include <string>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/batch_run.hpp"
 #include "cli/commands.hpp"
 #include "cli/inputs.hpp"
@@ -41,6 +43,7 @@ struct prove_options {
   std::string gpu = "auto";
   unsigned threads = 0;
   bool revalidate = false;
+  bool json = false;  // the final line as one JSON object
 };
 
 // The proof through the DAG on the GPUs; std::nullopt when StarPU has no
@@ -51,9 +54,7 @@ std::optional<proof_t> prove_on_gpu(std::shared_ptr<const proving_key_t> pk, std
   // The CPU prover's checks and messages first (counts, w[0], a snarkjs
   // key's circuit row by row), so both paths refuse bad input alike.
   check_prover_inputs(*pk, cs.get(), w, threads);
-  runtime::session_options_t so;
-  so.policy = "starzk";
-  runtime::starpu_session session(so);
+  runtime::starpu_session session(runtime::session_options_t{});  // policy: $STARPU_SCHED, else starzk
   if (session.cuda_workers() == 0) return std::nullopt;
   const r1cs_t* circuit = cs.get();
   auto bundle = std::make_shared<const dag::key_bundle_t>(std::move(pk), std::move(cs), name, threads);
@@ -95,7 +96,7 @@ void run_prove(const prove_options& o) {
   std::string why;
   const bool gpu_present = device != setup_device_t::cpu && setup_gpu_available(&why);
   if (device == setup_device_t::gpu && !gpu_present)
-    throw std::runtime_error("--gpu on: " + why + " (use --gpu off or auto to prove on the CPU)");
+    throw resource_error("--gpu on: " + why + " (use --gpu off or auto to prove on the CPU)");
   std::shared_ptr<r1cs_t> cs;
   if (!o.circuit.empty()) cs = std::make_shared<r1cs_t>(load_circuit(o.circuit));
   // The key is validated where the proof will run (--gpu off: the CPU).
@@ -109,12 +110,24 @@ void run_prove(const prove_options& o) {
   if (gpu_present) {
     on_gpu = prove_on_gpu(pk, cs, key.path, w, o.threads, &where);
     if (!on_gpu && device == setup_device_t::gpu)
-      throw std::runtime_error("--gpu on: StarPU found no CUDA worker (a StarPU built without CUDA?)");
+      throw resource_error("--gpu on: StarPU found no CUDA worker (a StarPU built without CUDA?)");
   }
   const proof_t proof = on_gpu ? *on_gpu : prove(*pk, cs.get(), w, o.threads);
 
   write_proof_outputs(outputs, proof, public_inputs(*pk, w));  // together or not at all
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (o.json) {
+    nlohmann::json outs = nlohmann::json::array();
+    for (const std::string* p : {&o.proof_json, &o.public_json, &o.out})
+      if (!p->empty()) outs.push_back(*p);
+    std::printf("%s\n", nlohmann::json{{"command", "prove"}, {"ok", true}, {"key", key.path}, {"seconds", s},
+                                       {"key_seconds", key.check.hash_seconds + key.check.read_seconds +
+                                                           (key.check.validated ? key.check.info.seconds : 0.0)},
+                                       {"key_validated", key.check.validated}, {"where", where}, {"outputs", outs}}
+                             .dump()
+                             .c_str());
+    return;
+  }
   std::printf("proof verified against %s and written (%.3f s, %s)\n", key.path.c_str(), s, where.c_str());
 }
 
@@ -133,7 +146,8 @@ void add_prove_command(CLI::App& app) {
       "as StarPU task DAGs. r and s are drawn from the OS CSPRNG for every proof. An unsatisfied witness is refused.");
   auto* manifest = cmd->add_option("--manifest", b->manifest, "prove every job of a manifest (.toml or .json)")
                        ->check(CLI::ExistingFile);
-  cmd->add_option("--policy", b->policy, "with --manifest: StarPU scheduling policy (starzk, eager, dmdas, ...)");
+  cmd->add_option("--policy", b->policy,
+                  "with --manifest: StarPU scheduling policy (starzk, eager, dmdas, ...; wins over $STARPU_SCHED)");
   cmd->add_option("--policy-plugin", b->policy_plugin,
                   "with --manifest: load scheduling policies from this shared object first (docs/policies.md; "
                   "default: $STARZK_POLICY_PLUGIN)")
@@ -142,12 +156,16 @@ void add_prove_command(CLI::App& app) {
   cmd->add_option("--mem-budget", b->mem_budget,
                   "with --manifest: host bytes partitions in flight may hold (auto = half of MemAvailable, "
                   "none, or e.g. 64G)");
-  cmd->add_option("--cpus", b->cpus, "with --manifest: StarPU CPU workers (default: StarPU's)");
-  cmd->add_option("--gpus", b->gpus, "with --manifest: StarPU CUDA workers, one per GPU (default: every GPU; 0: none)");
+  cmd->add_option("--cpus", b->cpus, "with --manifest: StarPU CPU workers (wins over $STARPU_NCPU; default: StarPU's)");
+  cmd->add_option("--gpus", b->gpus,
+                  "with --manifest: StarPU CUDA workers, one per GPU (wins over $STARPU_NCUDA; default: every GPU; 0: none)");
   cmd->add_option("--place", b->place,
                   "with --manifest: where codelets may run, e.g. spmv=cpu,msm=cuda (cpu|cuda|any; default any)");
   cmd->add_option("--threads-per-task", b->threads_per_task, "with --manifest: threads each task may use (default 1)");
   cmd->add_flag("--quiet", b->quiet, "with --manifest: only errors and the final line");
+  cmd->add_flag_callback(
+      "--json", [o, b] { o->json = b->json = true, json_command = "prove"; },
+      "the final summary as one JSON object on stdout (with --manifest: progress lines go to stderr)");
   cmd->add_flag("--fresh", b->fresh,
                 "with --manifest: prove every partition, ignoring what the job journals say an earlier run "
                 "finished (docs/reliability.md)");

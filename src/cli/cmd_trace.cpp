@@ -6,7 +6,7 @@
 //            colored by codelet) with gnuplot into a PNG; --script keeps
 //            the generated gnuplot script;
 //   check    run the scheduling invariants (runtime/invariants.hpp) the
-//            recorded policy promised, or those the options name; exit 2
+//            recorded policy promised, or those the options name; exit 1
 //            when one is broken.
 #include <sys/wait.h>
 #include <unistd.h>
@@ -62,7 +62,7 @@ void run_check(const trace_options& o) {
   for (const std::string& v : violations) std::printf("  %s\n", v.c_str());
   if (!violations.empty()) {
     std::printf("%zu violation%s\n", violations.size(), violations.size() == 1 ? "" : "s");
-    throw exit_status{2};
+    throw exit_status{exit_no};
   }
   std::printf("every invariant held\n");
 }
@@ -120,7 +120,7 @@ void add_trace_command(CLI::App& app) {
       "  starzk trace summary run.json          per-phase times, per-worker busy fractions\n"
       "  starzk trace summary run.json --json   the same as JSON\n"
       "  starzk trace plot run.json -o run.png  the waterfall (needs gnuplot)\n"
-      "  starzk trace check run.json            the invariants its policy promised (exit 2 if broken)\n"
+      "  starzk trace check run.json            the invariants its policy promised (exit 1 if broken)\n"
       "The trace itself also opens in https://ui.perfetto.dev.");
   auto o = std::make_shared<trace_options>();
 
@@ -143,7 +143,7 @@ void add_trace_command(CLI::App& app) {
   plot->callback([o] { run_plot(*o); });
 
   CLI::App* check = cmd->add_subcommand(
-      "check", "Check the scheduling invariants the recorded policy promised (docs/policies.md); exit 2 if one broke");
+      "check", "Check the scheduling invariants the recorded policy promised (docs/policies.md); exit 1 if one broke");
   check->add_option("trace", o->file, "trace JSON")->required()->check(CLI::ExistingFile);
   check->add_option("--mem-heavy-max", o->mem_heavy_max, "check this MEMORY_HEAVY cap (default: the recorded one)")
       ->check(CLI::Range(1, 1 << 20));

@@ -1,5 +1,8 @@
 // starzk verify: checks Groth16 proofs with one multi-pairing each. Exit
-// status 0 only if every proof is valid; 1 with the reason otherwise.
+// status 0 only if every proof is valid; 1 if one is INVALID; 3 if a file
+// cannot be read or is malformed (main.cpp); --json prints the outcome as
+// one JSON object {"command":"verify","valid","proofs","invalid":[i...]}.
+//   Filecoin form: --vkey K.vk (or --params K.vk) --proof proof.bin --public public.json
 //   snarkjs form:  --vkey verification_key.json --proof proof.json --public public.json
 //   bellman form:  --params P.params (or --zkey K.zkey) --proof proof.bin --public public.json...
 //                  (proof.bin holds one 192-byte proof per --public file)
@@ -9,6 +12,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "cli/inputs.hpp"
@@ -25,6 +30,7 @@ namespace {
 struct verify_options {
   std::string vkey, zkey, params, proof;
   std::vector<std::string> publics;
+  bool json = false;
 };
 
 bool is_json(const std::string& path) { return path.size() >= 5 && path.substr(path.size() - 5) == ".json"; }
@@ -40,22 +46,25 @@ int run_verify(const verify_options& o) {
   if (proofs.size() != o.publics.size())
     throw std::invalid_argument(o.proof + " holds " + std::to_string(proofs.size()) + " proof(s) but " +
                                 std::to_string(o.publics.size()) + " --public file(s) were given");
-  int bad = 0;
+  std::vector<size_t> bad;
   for (size_t i = 0; i < proofs.size(); ++i) {
     const std::vector<fr_t> x = read_public_json(o.publics[i]);
     if (x.size() + 1 != vk.ic.size())
       throw io_error(o.publics[i], "has " + std::to_string(x.size()) + " public inputs, the key expects " +
                                        std::to_string(vk.ic.size() - 1));
     const bool ok = verify(vk, x, proofs[i]);
-    if (!ok) ++bad;
-    if (proofs.size() > 1) std::printf("proof %zu: %s\n", i, ok ? "OK" : "INVALID");
+    if (!ok) bad.push_back(i);
+    if (proofs.size() > 1 && !o.json) std::printf("proof %zu: %s\n", i, ok ? "OK" : "INVALID");
   }
-  if (bad) {
-    std::fprintf(stderr, "starzk: INVALID proof (%d of %zu)\n", bad, proofs.size());
-    return 1;
+  if (o.json)
+    std::printf("%s\n", nlohmann::json{{"command", "verify"}, {"valid", bad.empty()}, {"proofs", proofs.size()},
+                                       {"invalid", bad}}.dump().c_str());
+  if (!bad.empty()) {
+    std::fprintf(stderr, "starzk: INVALID proof (%zu of %zu)\n", bad.size(), proofs.size());
+    return exit_no;
   }
-  std::printf("OK\n");
-  return 0;
+  if (!o.json) std::printf("OK\n");
+  return exit_ok;
 }
 
 }  // namespace
@@ -67,8 +76,11 @@ void add_verify_command(CLI::App& app) {
       "Examples:\n"
       "  starzk verify --vkey verification_key.json --proof proof.json --public public.json\n"
       "  starzk verify --params p.params --proof proof.bin --public public.json\n"
+      "  starzk verify --vkey porep.vk --proof proof.bin --public public.json   (Filecoin .vk, 2,116 bytes)\n"
+      "Exit status: 0 every proof valid, 1 a proof INVALID, 2 usage, 3 a file unreadable or malformed.\n"
       "Proof points are checked to be on the curve and in the prime-order subgroup.");
-  auto* vkey = cmd->add_option("--vkey", o->vkey, "snarkjs verification_key.json")->check(CLI::ExistingFile);
+  auto* vkey = cmd->add_option("--vkey", o->vkey, "snarkjs verification_key.json, or a bellman/Filecoin .vk")
+                   ->check(CLI::ExistingFile);
   auto* zkey = cmd->add_option("--zkey", o->zkey, "take the verifying key from a .zkey")->check(CLI::ExistingFile);
   auto* params = cmd->add_option("--params", o->params, "take the verifying key from a .params")->check(CLI::ExistingFile);
   vkey->excludes(zkey)->excludes(params);
@@ -77,6 +89,8 @@ void add_verify_command(CLI::App& app) {
       ->required()
       ->check(CLI::ExistingFile);
   cmd->add_option("--public", o->publics, "public.json (one per proof, in order)")->required()->check(CLI::ExistingFile);
+  cmd->add_flag_callback("--json", [o] { o->json = true, json_command = "verify"; },
+                         "print the outcome as one JSON object on stdout");
   cmd->callback([o, vkey, zkey, params] {
     if (vkey->count() + zkey->count() + params->count() != 1)
       throw std::invalid_argument("give exactly one of --vkey, --zkey, --params");

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "groth16/setup.hpp"
+#include "io/bellman_vk.hpp"
 #include "io/csr_circuit.hpp"
 #include "io/digest.hpp"
 #include "io/io_error.hpp"
@@ -112,6 +113,13 @@ loaded_key_t load_key(const std::string& zkey, const std::string& params, const 
   // serial stretches that leave cores idle); the record is looked up after.
   std::error_code size_error;  // a missing file is the reader's to report, naming it
   const uint64_t size = std::filesystem::file_size(path, size_error);
+  // A large key takes minutes: say so before, for logs (a Slurm job's
+  // output would otherwise be silent until the key is ready).
+  if (!o.quiet && !size_error && size >= (uint64_t(256) << 20)) {
+    std::fprintf(stderr, "starzk: %s: reading %.1f GiB and checking its points...\n", path.c_str(),
+                 double(size) / double(1ull << 30));
+    std::fflush(stderr);
+  }
   auto hashed = std::async(std::launch::async, [&] {
     const auto t0 = steady::now();
     r.digest = file_digest(path, o.threads);
@@ -186,7 +194,11 @@ std::string remember_validated(const std::string& path, key_format_t format, uin
 }
 
 verifying_key_t load_verifying_key(const std::string& vkey_json, const std::string& zkey, const std::string& params) {
-  if (!vkey_json.empty()) return read_vkey_json(vkey_json);
+  // Filecoin's .vk (bellman's VerifyingKey alone) under --vkey or --params;
+  // under --vkey anything not JSON is read as one, for its precise errors.
+  for (const std::string* p : {&vkey_json, &params})
+    if (!p->empty() && looks_like_bellman_vk(*p)) return read_bellman_vk(*p).vk;
+  if (!vkey_json.empty()) return looks_like_json(vkey_json) ? read_vkey_json(vkey_json) : read_bellman_vk(vkey_json).vk;
   for (const std::string* p : {&zkey, &params}) {
     if (!p->empty() && is_key_cache(*p)) return key_cache_view_t(*p, cache_check_t::header).vk();
     if (!p->empty() && has_magic(*p, "szpk")) return unpack_packed_vk(packed_key_view_t(*p), *cpu_point_decoder());
@@ -202,6 +214,14 @@ r1cs_t load_circuit(const std::string& path) {
 }
 
 bool is_packed_key(const std::string& path) { return has_magic(path, "szpk"); }
+
+bool looks_like_json(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  char c = 0;
+  while (f.get(c) && (c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
+  }
+  return f && (c == '{' || c == '[');
+}
 
 std::vector<fr_t> load_witness(const std::string& path, uint32_t n_vars) { return read_wtns(path, n_vars); }
 

@@ -69,11 +69,16 @@ loaded_key_t load_key(const std::string& zkey, const std::string& params, const 
 std::string remember_validated(const std::string& path, key_format_t format, uint64_t points,
                                const key_load_options_t& options = {});
 
-// The verifying key alone, from a .zkey, a .params or a snarkjs JSON file.
+// The verifying key alone, from a .zkey, a .params, a key cache, a packed
+// key, a snarkjs JSON file or a Filecoin .vk (under --vkey or --params).
 verifying_key_t load_verifying_key(const std::string& vkey_json, const std::string& zkey, const std::string& params);
 r1cs_t load_circuit(const std::string& path);
 // The file starts with a packed key's magic (starzk gen --format compact).
 bool is_packed_key(const std::string& path);
+// JSON by its first byte after spaces, tabs and line ends: '{' or '['. (A
+// .params or .vk starts with a coordinate byte that may be any of
+// 0x00-0x1f, so "starts with white space" would mistake them for JSON.)
+bool looks_like_json(const std::string& path);
 std::vector<fr_t> load_witness(const std::string& path, uint32_t n_vars);
 
 }  // namespace starzk::cli

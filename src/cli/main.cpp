@@ -1,33 +1,86 @@
 // starzk: Groth16 over BLS12-381. Entry point of the command line; the
-// subcommands live in cmd_*.cpp (see commands.hpp).
+// subcommands live in cmd_*.cpp (see commands.hpp). Every failure ends
+// here: one stderr line "starzk: <reason>" and the exit status of its kind
+// (commands.hpp; docs/usage.md, "Exit status").
 #include <cstdio>
 #include <exception>
+#include <new>
+#include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "groth16/prover.hpp"
+#include "io/io_error.hpp"
+
+#ifndef STARZK_VERSION
+#define STARZK_VERSION "0.0.0"
+#endif
+
+namespace {
+
+int fail(int code, const std::string& why) {
+  std::fprintf(stderr, "starzk: %s\n", why.c_str());
+  if (!starzk::cli::json_command.empty())
+    std::printf("%s\n",
+                nlohmann::json{{"command", starzk::cli::json_command}, {"error", why}, {"exit", code}}.dump().c_str());
+  return code;
+}
+
+// A CLI11 parse error: usage (2), except a file option naming a file that
+// does not exist (CLI::ExistingFile), which is bad input (3).
+int parse_failure(const CLI::ParseError& e) {
+  const std::string what = e.what();
+  const bool missing_file = dynamic_cast<const CLI::ValidationError*>(&e) &&
+                            (what.find("does not exist") != std::string::npos ||
+                             what.find("is actually a directory") != std::string::npos);
+  if (missing_file) return fail(starzk::cli::exit_bad_input, what);
+  return fail(starzk::cli::exit_usage, what + " (see --help)");
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
+  using namespace starzk::cli;
   CLI::App app{
       "starzk: Groth16 proofs over BLS12-381, from snarkjs (.zkey) and bellman/Filecoin (.params) keys.\n"
-      "Run 'starzk COMMAND --help' for the options of each command."};
+      "Run 'starzk COMMAND --help' for the options of each command. Exit status: 0 ok, 1 a proof invalid or\n"
+      "a partition failed, 2 usage, 3 an input file unreadable or malformed, 4 resources (docs/usage.md)."};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "starzk 0.1.0");
-  starzk::cli::add_prove_command(app);
-  starzk::cli::add_verify_command(app);
-  starzk::cli::add_setup_command(app);
-  starzk::cli::add_info_command(app);
-  starzk::cli::add_cache_command(app);
-  starzk::cli::add_trace_command(app);
-  starzk::cli::add_gen_command(app);
-  starzk::cli::add_bench_command(app);
+  app.set_version_flag("--version", "starzk " STARZK_VERSION);
+  add_prove_command(app);
+  add_verify_command(app);
+  add_setup_command(app);
+  add_info_command(app);
+  add_cache_command(app);
+  add_trace_command(app);
+  add_gen_command(app);
+  add_bench_command(app);
+  add_vk_command(app);
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
-  } catch (const starzk::cli::exit_status& s) {
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return parse_failure(e);
+  } catch (const exit_status& s) {
     return s.code;
+  } catch (const starzk::io_error& e) {
+    return fail(exit_bad_input, e.what());
+  } catch (const std::invalid_argument& e) {
+    return fail(exit_usage, e.what());
+  } catch (const starzk::prove_error& e) {
+    return fail(exit_no, e.what());
+  } catch (const resource_error& e) {
+    return fail(exit_resources, e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(exit_resources, "out of memory");
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "starzk: %s\n", e.what());
-    return 1;
+    return fail(exit_no, e.what());
   }
   return 0;
 }

@@ -1,6 +1,8 @@
 // manifest.cpp: reading, validating and writing job manifests (see manifest.hpp).
 #include "cli/manifest.hpp"
 
+#include "io/io_error.hpp"
+
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -28,9 +30,9 @@ size_t manifest_t::partitions() const {
 namespace {
 
 [[noreturn]] void fail(const std::string& origin, size_t job, const std::string& name, const std::string& what) {
-  std::string where = origin + ": job " + std::to_string(job + 1);
+  std::string where = "job " + std::to_string(job + 1);
   if (!name.empty()) where += " ('" + name + "')";
-  throw std::runtime_error(where + ": " + what);
+  throw io_error(origin, where + ": " + what);  // "origin: job N ('name'): what", exit status 3
 }
 
 fs::path resolve(const fs::path& base, const std::string& p) {

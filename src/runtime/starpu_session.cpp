@@ -59,9 +59,17 @@ starpu_session::starpu_session(const session_options_t &options)
 		throw std::runtime_error(env_error);
 	load_policy_plugin(options.policy_plugin);
 
+	// The option wins; STARPU_SCHED names the policy only when the program
+	// asked for none. StarPU 1.3 would let STARPU_SCHED override a
+	// sched_policy_name, so it is removed when the option decides.
 	policy_ = options.policy.empty() ? "starzk" : options.policy;
 	if (const char *env = std::getenv("STARPU_SCHED"); env && *env)
-		policy_ = env;
+	{
+		if (options.policy.empty())
+			policy_ = env;
+		else
+			unsetenv("STARPU_SCHED");
+	}
 
 	std::string models = options.perfmodels;
 	if (const char *env = std::getenv("STARZK_CALIBRATED_MODELS"); models.empty() && env)

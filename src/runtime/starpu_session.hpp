@@ -5,10 +5,11 @@
 // ..., and those of a policy plug-in loaded first: the option, else
 // STARZK_POLICY_PLUGIN; handed to StarPU as a struct through
 // starpu_conf.sched_policy, the StarPU 1.3 way), then among StarPU's built-in ones (eager, lws, dmda,
-// dmdas, heteroprio, ...; through starpu_conf.sched_policy_name). As in
-// StarPU itself (1.3 lets it win over the configuration), a non-empty
-// STARPU_SCHED in the environment overrides the name the program asked for. Worker counts are options (-1 keeps StarPU's
-// default and its STARPU_NCPU / STARPU_NCUDA variables). Profiling is
+// dmdas, heteroprio, ...; through starpu_conf.sched_policy_name). The
+// program's choice wins over the environment: a non-empty STARPU_SCHED
+// names the policy only when options.policy is empty, as STARPU_NCPU /
+// STARPU_NCUDA give the worker counts only when the options are -1
+// (StarPU's default). Profiling is
 // switched on when asked, which the trace recorder needs. Calibrated
 // performance models are seeded first when asked (perfmodels.hpp), and the
 // CUDA models are shared by every GPU of the node

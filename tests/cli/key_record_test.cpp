@@ -257,7 +257,7 @@ TEST_F(KeyRecordCli, BadKeyIsRefusedWithoutARecord) {
   encode_g1_snarkjs(g1_outside_subgroup(), b.data() + find_section(b, 9).offset + 3 * 96);  // H query, point 3
   write_all(zkey(), b);
   const run_result r = prove();
-  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_EQ(r.status, 3) << r.output;  // a bad input file (docs/usage.md, "Exit status")
   EXPECT_NE(r.output.find("circuit.zkey: h point 3: not in the prime-order subgroup"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(dir_ / "proof.json"));
   EXPECT_EQ(records(), 0u);

@@ -22,7 +22,14 @@
 #   (d) slurm/prove-mpi.sbatch on one node: when `starzk prove --help` has
 #       no --mpi, the job must fail with the error that says so; once it
 #       has, a two-partition manifest through srun --mpi=pmix and
-#       slurm/rank.sh must complete and both proofs verify.
+#       slurm/rank.sh must complete and both proofs verify;
+#   (e) prove-mpi with STARZK_RANKS_PER_NODE=2 but one task per node: refused,
+#       the log naming --ntasks-per-node;
+#   (f) the finished manifest task of (b) requeued (`scontrol requeue`): the
+#       second attempt appends to the first one's log and proves nothing
+#       again (the journal says every partition is done);
+#   (g) --gres=none on a node with a (fake) GPU: the array tasks' logs say the
+#       GPUs were hidden (CUDA_VISIBLE_DEVICES set empty).
 # It polls `squeue -h -j ID` (sbatch --wait polls at 2/8/32 s), reads states
 # and exit codes from `scontrol show job ID`, verifies every proof with
 # `starzk verify` from the test itself, and stops everything it started on
@@ -154,18 +161,24 @@ EOF
 else
   job_d=$(submit mpi MANIFEST="$work/list.txt" -- -N 1 --gres=none -o "$work/out/mpi.log" "$src/slurm/prove-mpi.sbatch")
 fi
-say "submitted: node=$job_a array=$job_b bad=$job_c mpi=$job_d"
-[[ $job_a =~ ^[0-9]+$ && $job_b =~ ^[0-9]+$ && $job_c =~ ^[0-9]+$ && $job_d =~ ^[0-9]+$ ]] || { say "FAIL: sbatch did not return job ids"; fails=1; exit 1; }
+# (e) more ranks per node than the job's tasks per node: refused
+job_e=$(submit ranks MANIFEST="$work/list.txt" STARZK_RANKS_PER_NODE=2 -- -N 1 --gres=none \
+  -o "$work/out/ranks.log" "$src/slurm/prove-mpi.sbatch")
+say "submitted: node=$job_a array=$job_b bad=$job_c mpi=$job_d ranks=$job_e"
+[[ $job_a =~ ^[0-9]+$ && $job_b =~ ^[0-9]+$ && $job_c =~ ^[0-9]+$ && $job_d =~ ^[0-9]+$ && $job_e =~ ^[0-9]+$ ]] \
+  || { say "FAIL: sbatch did not return job ids"; fails=1; exit 1; }
 
 # ---- wait: poll squeue (all jobs, array tasks included) -------------------------
-ids="$job_a,$job_b,$job_c,$job_d"
-while [ -n "$(squeue -h -j "$ids" -o %i 2>/dev/null)" ]; do
-  if [ $((SECONDS - t0)) -ge "$deadline" ]; then
-    squeue -j "$ids"
-    say "FAIL: jobs still queued after ${deadline}s"; fails=1; exit 1
-  fi
-  sleep 0.3
-done
+wait_jobs() {
+  while [ -n "$(squeue -h -j "$1" -o %i 2>/dev/null)" ]; do
+    if [ $((SECONDS - t0)) -ge "$deadline" ]; then
+      squeue -j "$1"
+      say "FAIL: jobs still queued after ${deadline}s"; fails=1; exit 1
+    fi
+    sleep 0.3
+  done
+}
+wait_jobs "$job_a,$job_b,$job_c,$job_d,$job_e"
 say "all jobs done after $((SECONDS - t0)) s"
 
 # states JOBID: "STATE EXIT" per record (one per array task), sorted.
@@ -231,6 +244,29 @@ else
   check "mpi job: rank 0 set StarPU up (one core for MPI)" log_has "$work/out/mpi.log" "STARPU_NCPU=$((cpus - 1)) STARPU_NCUDA=0"
   check "mpi job: proof 0 verifies" verify_pair "$work/out/mpi" 0 "$fix/multiplier/verification_key.json"
   check "mpi job: proof 1 verifies" verify_pair "$work/out/mpi" 1 "$fix/multiplier/verification_key.json"
+fi
+
+# (e)
+check "ranks job refused (FAILED)" bash -c "[[ '$(states "$job_e")' == FAILED* ]]"
+check "ranks job: the log names --ntasks-per-node" log_has "$work/out/ranks.log" "ntasks-per-node=2"
+
+# (g)
+check "array: --gres=none hid the node's GPU" log_has "$work/out/array-0.log" "CUDA_VISIBLE_DEVICES set empty"
+
+# (f) requeue a finished manifest task: its log grows, nothing is proved again
+if [ "$manifest_cli" = 1 ]; then
+  if scontrol requeue "${job_b}_0" 2>"$work/requeue.err"; then
+    # Slurm holds a requeued job back (BeginTime a while ahead): start it now.
+    scontrol update JobId="${job_b}_0" StartTime=now 2>>"$work/requeue.err" || true
+    wait_jobs "$job_b"
+    log0="$work/out/array-0.log"
+    check "requeued task: COMPLETED again" [ "$(states "$job_b" | grep -c '^COMPLETED 0:0$')" = 3 ]
+    check "requeued task: the first attempt's log kept" log_has "$log0" "attempt 1"
+    check "requeued task: the second attempt appended" log_has "$log0" "attempt 2"
+    check "requeued task: resumed from the journal" log_has "$log0" "finished by an earlier run"
+  else
+    say "FAIL: scontrol requeue ${job_b}_0: $(cat "$work/requeue.err")"; fails=$((fails + 1))
+  fi
 fi
 
 if [ "$fails" != 0 ]; then

@@ -1,0 +1,196 @@
+// What a monitor or a batch system sees of the starzk binary (docs/usage.md,
+// "Exit status", "Output for monitors", "Options win over the environment"):
+// the exit status of each kind of failure, every error on one "starzk: "
+// line, --json outcomes of verify, info and prove, `info` on every format
+// starzk reads or writes, Filecoin .vk files (exported at PoRep size, 2,116
+// bytes, then verified against; a corrupt one refused), --policy winning
+// over STARPU_SCHED, and progress lines off a terminal. Each case fails if
+// the behaviour regresses: exact statuses and JSON fields are compared.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_harness.hpp"
+
+namespace starzk::test {
+namespace {
+
+const fs::path mul = fs::path(STARZK_TEST_DATA) / "fixtures" / "multiplier";
+
+// stdout alone (the JSON a monitor parses), and the exit status.
+struct out_t {
+  int status;
+  std::string out;
+};
+out_t stdout_of(const std::string& args, const std::string& env = "") {
+  const std::string cmd = "STARPU_SILENT=1 STARZK_VALIDATED_KEYS=off " + env + " " STARZK_BIN " " + args + " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf;
+  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
+  const int st = pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+nlohmann::json json_of(const out_t& r) {
+  const auto j = nlohmann::json::parse(r.out, nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << "not one JSON object: " << r.out;
+  return j;
+}
+
+class CliMonitor : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("starzk-monitor-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string p(const char* f) const { return (dir_ / f).string(); }
+  std::string verify_args(const std::string& proof) const {
+    return "verify --vkey " + (mul / "verification_key.json").string() + " --proof " + proof + " --public " +
+           (mul / "public.json").string();
+  }
+  fs::path dir_;
+};
+
+TEST_F(CliMonitor, ExitStatusOfEachKind) {
+  run_result r = run_starzk(verify_args((mul / "proof.json").string()));
+  EXPECT_EQ(r.status, 0) << r.output;
+  // Usage: unknown command or option, a missing required option.
+  for (const char* args : {"no-such-command", "verify --no-such-option", "verify"}) {
+    r = run_starzk(args);
+    EXPECT_EQ(r.status, 2) << args << ": " << r.output;
+    EXPECT_EQ(r.output.rfind("starzk: ", 0), 0u) << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  }
+  // Bad input: a file that does not exist, a malformed proof.
+  r = run_starzk(verify_args(p("missing.json")));
+  EXPECT_EQ(r.status, 3) << r.output;
+  std::ofstream(p("cut.json")) << "{\"pi_a\": [\"1\", ";
+  r = run_starzk(verify_args(p("cut.json")));
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_NE(r.output.find("cut.json"), std::string::npos) << r.output;
+  // The answer is no: a well-formed proof that does not verify.
+  auto j = nlohmann::json::parse(std::ifstream(mul / "proof.json"));
+  std::swap(j["pi_a"], j["pi_c"]);
+  std::ofstream(p("swapped.json")) << j.dump();
+  r = run_starzk(verify_args(p("swapped.json")));
+  EXPECT_EQ(r.status, 1) << r.output;
+}
+
+TEST_F(CliMonitor, VerifyJson) {
+  out_t r = stdout_of(verify_args((mul / "proof.json").string()) + " --json");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(json_of(r), (nlohmann::json{{"command", "verify"}, {"valid", true}, {"proofs", 1}, {"invalid", nlohmann::json::array()}}));
+  auto j = nlohmann::json::parse(std::ifstream(mul / "proof.json"));
+  std::swap(j["pi_a"], j["pi_c"]);
+  std::ofstream(p("swapped.json")) << j.dump();
+  r = stdout_of(verify_args(p("swapped.json")) + " --json");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(json_of(r)["valid"], false);
+  EXPECT_EQ(json_of(r)["invalid"], nlohmann::json::array({0}));
+  std::ofstream(p("cut.json")) << "{";
+  r = stdout_of(verify_args(p("cut.json")) + " --json");
+  EXPECT_EQ(r.status, 3);
+  EXPECT_EQ(json_of(r)["exit"], 3);
+  EXPECT_NE(json_of(r)["error"].get<std::string>().find("cut.json"), std::string::npos);
+}
+
+// Every format through `info --json`, made here by `gen -k 12`: a .params
+// with 12 public inputs (Filecoin PoRep's count, so its .vk is 2,116 bytes),
+// its key cache and CSR circuit, a proof file, the .vk and a manifest.
+TEST_F(CliMonitor, InfoEveryFormatAndFilecoinVk) {
+  // Keys validated once (records in the test's folder): each load after the first is fast.
+  const auto run_starzk = [&](const std::string& args) {
+    return run_binary(STARZK_BIN, args, "STARZK_VALIDATED_KEYS=" + p("records"));
+  };
+  run_result r = run_starzk("gen -k 12 -n 1 --public 12 --convention bellman --format iden3 --threads 2 --out " + p("g"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string params = p("g/key.params"), circuit = p("g/circuit.r1cs");
+  r = run_starzk("prove --gpu off --params " + params + " --circuit " + circuit + " --wtns " + p("g/witness-0.wtns") +
+                 " --out " + p("proof.bin") + " --public " + p("public.json") + " --threads 2");
+  ASSERT_EQ(r.status, 0) << r.output;
+  r = run_starzk("cache --params " + params + " --circuit " + circuit + " --out " + p("k.szkc") + " --csr-out " +
+                 p("c.szcs") + " --threads 2");
+  ASSERT_EQ(r.status, 0) << r.output;
+  r = run_starzk("vk export --params " + params + " --vk " + p("porep.vk") + " --json " + p("vk.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(fs::file_size(p("porep.vk")), 2116u);
+  // The .vk, the exported JSON and the .params verify the proof alike.
+  for (const std::string& key : {"--vkey " + p("porep.vk"), "--params " + p("porep.vk"), "--vkey " + p("vk.json"),
+                                 "--params " + params}) {
+    r = run_starzk("verify " + key + " --proof " + p("proof.bin") + " --public " + p("public.json"));
+    EXPECT_EQ(r.status, 0) << key << ": " << r.output;
+  }
+  // A .vk from the key cache is the same bytes.
+  r = run_starzk("vk export --params " + p("k.szkc") + " --vk " + p("cache.vk"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(read_all(p("cache.vk")), read_all(p("porep.vk")));
+  std::ofstream(p("jobs.toml")) << "[[job]]\nname = 'j'\nkey = '" << params << "'\ncircuit = '" << circuit
+                                << "'\nwitnesses = ['" << p("g/witness-0.wtns") << "']\nout_dir = 'o'\n";
+
+  const std::pair<std::string, const char*> files[] = {
+      {params, "params"}, {circuit, "r1cs"},     {p("c.szcs"), "szcs"},       {p("k.szkc"), "szkc"},
+      {p("proof.bin"), "proofs_bin"}, {p("porep.vk"), "vk"}, {p("jobs.toml"), "manifest"},
+      {p("vk.json"), "vkey_json"}, {p("g/witness-0.wtns"), "wtns"}, {(mul / "circuit.zkey").string(), "zkey"}};
+  for (const auto& [file, format] : files) {
+    const out_t o = stdout_of("info --json " + file);
+    EXPECT_EQ(o.status, 0) << file;
+    EXPECT_EQ(json_of(o)["format"], format) << file << ": " << o.out;
+    if (std::string(format) == "szkc") continue;  // checked in full: once is enough
+    r = run_starzk("info " + file);
+    EXPECT_EQ(r.status, 0) << r.output;
+    if (std::string(format) != "params") {
+      EXPECT_EQ(r.output.find("(.params)"), std::string::npos) << "a " << format << " described as a .params: " << r.output;
+    }
+  }
+  EXPECT_EQ(json_of(stdout_of("info --json " + p("porep.vk")))["public_inputs"], 12);
+  EXPECT_EQ(json_of(stdout_of("info --json " + p("proof.bin")))["proofs"], 1);
+
+  // A corrupt .vk (a point off its curve) and an unknown file: exit 3, named.
+  auto vk = read_all(p("porep.vk"));
+  vk[200] ^= 0x01;
+  write_all(p("bad.vk"), vk);
+  r = run_starzk("verify --vkey " + p("bad.vk") + " --proof " + p("proof.bin") + " --public " + p("public.json"));
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_NE(r.output.find("bad.vk: beta_g2"), std::string::npos) << r.output;
+  vk.resize(2000);  // cut inside the ic points
+  write_all(p("cut.vk"), vk);
+  r = run_starzk("verify --vkey " + p("cut.vk") + " --proof " + p("proof.bin") + " --public " + p("public.json"));
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_NE(r.output.find("cut.vk: is 2000 bytes, but its ic count 13 needs exactly 2116"), std::string::npos) << r.output;
+  write_all(p("junk.bin"), std::vector<uint8_t>(1000, 7));
+  r = run_starzk("info " + p("junk.bin"));
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_NE(r.output.find("not a format starzk knows"), std::string::npos) << r.output;
+}
+
+// --policy wins over STARPU_SCHED (an unknown name there would fail the
+// run); without --policy, STARPU_SCHED decides. Progress lines off a
+// terminal, and the --json summary alone on stdout.
+TEST_F(CliMonitor, PolicyFlagWinsAndProgressOffTerminal) {
+  std::ofstream(p("jobs.toml")) << "[[job]]\nname = 'm'\nkey = '" << (mul / "circuit.zkey").string()
+                                << "'\nwitnesses = ['" << (mul / "witness.wtns").string() << "']\nout_dir = 'o'\n";
+  const std::string batch = "prove --manifest " + p("jobs.toml") + " --cpus 1";
+  run_result r = run_binary(STARZK_BIN, batch + " --policy lws --fresh", "STARPU_SCHED=no-such-policy");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("policy lws"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("starzk: progress: partitions 1/1"), std::string::npos) << r.output;
+  r = run_binary(STARZK_BIN, batch + " --fresh", "STARPU_SCHED=no-such-policy");
+  EXPECT_NE(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("no-such-policy"), std::string::npos) << r.output;
+  const out_t o = stdout_of(batch + " --fresh --json");
+  EXPECT_EQ(o.status, 0);
+  const auto j = json_of(o);
+  EXPECT_EQ(j["ok"], true);
+  EXPECT_EQ(j["partitions"], 1);
+  EXPECT_EQ(j["proved"], 1);
+}
+
+}  // namespace
+}  // namespace starzk::test
