@@ -1,6 +1,7 @@
 // manifest.cpp: reading, validating and writing job manifests (see manifest.hpp).
 #include "cli/manifest.hpp"
 
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -29,7 +30,7 @@ namespace {
 
 [[noreturn]] void fail(const std::string& origin, size_t job, const std::string& name, const std::string& what) {
   std::string where = origin + ": job " + std::to_string(job + 1);
-  if (!name.empty()) where += " ('" + name + "')";
+  if (!name.empty()) where += " ('" + printable(name) + "')";
   throw std::runtime_error(where + ": " + what);
 }
 
@@ -84,10 +85,70 @@ manifest_t finish(std::vector<raw_job_t> raws, const fs::path& base, const std::
   return m;
 }
 
+// TOML allows bytes >= 0x80 only inside strings and comments (keys,
+// values and whitespace are ASCII), and toml++ 3.3 reaches an unreachable
+// branch (undefined behaviour) classifying some of them as whitespace
+// elsewhere ("a = 1 \xc3\xa9"). So the text is scanned first: comments
+// (# to the end of the line), basic and literal strings, single-line and
+// multi-line ("..." with \ escapes, '...', """...""", '''...'''); a
+// byte >= 0x80 anywhere else is refused with its line. A single-line string
+// ends at the end of its line here, as it must in TOML.
+void check_toml_ascii(std::string_view t, const std::string& origin) {
+  size_t line = 1;
+  for (size_t i = 0; i < t.size(); ++i) {
+    const char c = t[i];
+    if (c == '\n') ++line;
+    if (c == '#') {
+      while (i + 1 < t.size() && t[i + 1] != '\n') ++i;
+    } else if (c == '"' || c == '\'') {
+      const bool multi = t.substr(i, 3) == std::string(3, c), basic = c == '"';
+      i += multi ? 3 : 1;
+      for (; i < t.size(); ++i) {
+        if (t[i] == '\n') {
+          ++line;
+          if (!multi) break;
+        } else if (basic && t[i] == '\\') {
+          if (i + 1 < t.size() && t[i + 1] == '\n') ++line;
+          ++i;
+        } else if (t[i] == c && (!multi || t.substr(i, 3) == std::string(3, c))) {
+          if (multi) i += 2;
+          while (multi && i + 1 < t.size() && t[i + 1] == c) ++i;  // """"" : quotes inside, then the end
+          break;
+        }
+      }
+    } else if (static_cast<unsigned char>(c) >= 0x80) {
+      throw std::runtime_error(origin + ":" + std::to_string(line) +
+                               ": a non-ASCII character outside a string or comment");
+    }
+  }
+}
+
 }  // namespace
+
+std::string printable(std::string_view s) {
+  // Control characters (C0, DEL, and C1 as UTF-8: C2 80..C2 9F) would reach
+  // the terminal as escape sequences; they are written as \xNN instead.
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const bool c1 = c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(s[i + 1]) <= 0x9F;
+    if (c < 0x20 || c == 0x7F || c == 0x9B || c1 || c == '\\') {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c == 0xC2 && c1 ? unsigned(static_cast<unsigned char>(s[++i])) : unsigned(c));
+      out += hex;
+    } else {
+      out += char(c);
+    }
+  }
+  return out;
+}
+
+std::string manifest_job_t::label() const { return "'" + printable(name) + "'"; }
 
 manifest_t parse_manifest_toml(std::string_view text, const fs::path& base, const std::string& origin) {
   toml::table doc;
+  check_toml_ascii(text, origin);
   try {
     doc = toml::parse(text, origin);
   } catch (const toml::parse_error& e) {
