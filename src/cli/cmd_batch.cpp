@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/option_checks.hpp"
 #include "cli/batch_outputs.hpp"
 #include "cli/batch_run.hpp"
 #include "cli/commands.hpp"
@@ -158,6 +159,7 @@ int run_manifest(const batch_run_options_t& o) {
   so.ncuda = o.gpus;
   so.profiling = !o.trace.empty();
   runtime::starpu_session session(so);
+  check_workers(o.gpus, o.place, session.cpu_workers(), session.cuda_workers());
   if (!o.place.empty()) codelets::set_placement(o.place);
   std::unique_ptr<runtime::trace_recorder> recorder;
   if (!o.trace.empty()) {
@@ -302,7 +304,7 @@ int run_manifest(const batch_run_options_t& o) {
           failed.job = seq;
           failed.index = uint32_t(i);
           failed.label = label;
-          failed.error = e.what();
+          failed.error = label + ": " + e.what();
           handle(failed);
         }
         drain_ready();
