@@ -1,5 +1,18 @@
-// What every libFuzzer harness of tests/fuzz shares: the input as a file,
-// the rule for which failures are allowed, and the container reseal.
+// What every libFuzzer harness of tests/fuzz shares: the targets' table,
+// the input as a file, the rule for which failures are allowed, and the
+// container reseal.
+//
+// The targets: one function per reader, found by name (find_target), each
+// taking one input, handing it to its reader the way the CLI does (a file
+// written with write_scratch, the same read options and follow-up checks:
+// validation, unpacking, conversion) and rejecting it cleanly or not at
+// all. fuzz_readers.cpp holds zkey, r1cs, wtns, params, params_vk (the
+// verifying key at the head of a .params, `verify --params`), proof_json,
+// public_json, vkey_json and manifest; fuzz_mapped.cpp szkc, szcs, szpk
+// (with the multiplier circuit), proofs_bin, journal and record. One
+// executable per target (fuzz_main.cpp, CMake: fuzz_<name>) keeps each
+// corpus and coverage map to one format; fuzz_seeds.cpp writes every
+// target's seed corpus from tests/fixtures.
 //
 // The readers take paths (they map the file), so each input is written to
 // one scratch file per process and harness, under $TMPDIR (scripts/fuzz.sh
@@ -30,6 +43,7 @@
 #include <filesystem>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "io/binfile.hpp"
@@ -37,6 +51,19 @@
 #include "io/io_error.hpp"
 
 namespace starzk::fuzz {
+
+using target_fn = void (*)(std::span<const uint8_t>);
+
+struct target_t {
+  const char* name;
+  target_fn run;
+};
+
+std::span<const target_t> reader_targets();  // fuzz_readers.cpp
+std::span<const target_t> mapped_targets();  // fuzz_mapped.cpp
+
+// The target of this name, or nullptr.
+const target_t* find_target(std::string_view name);
 
 // A file of this process for one harness ("input.zkey", ...), rewritten
 // with `bytes` and returned.

@@ -1,15 +1,15 @@
 // The libFuzzer entry point of one harness: the target named by the
 // compile definition STARZK_FUZZ_TARGET (tests/fuzz/CMakeLists.txt builds
-// fuzz_<name> for each target of fuzz_targets.hpp), looked up once.
+// fuzz_<name> for each target of fuzz_input.hpp), looked up once.
 #include <cstdio>
 #include <cstdlib>
 
-#include "fuzz_targets.hpp"
+#include "fuzz_input.hpp"
 
 namespace starzk::fuzz {
 
 const target_t* find_target(std::string_view name) {
-  for (auto family : {iden3_targets(), mapped_targets(), text_targets()})
+  for (auto family : {reader_targets(), mapped_targets()})
     for (const target_t& t : family)
       if (name == t.name) return &t;
   return nullptr;

@@ -22,7 +22,6 @@
 #include <vector>
 
 #include "fuzz_input.hpp"
-#include "fuzz_targets.hpp"
 #include "groth16/prover.hpp"
 #include "groth16/setup.hpp"
 #include "io/batch_journal.hpp"
