@@ -4,7 +4,8 @@
 #
 #   1. Debian packages: compilers, CMake, hwloc, OpenMPI, GoogleTest, Google
 #      Benchmark, the small header libraries (CLI11, nlohmann-json, toml++,
-#      spdlog/fmt), GMP (a big-integer test oracle), Node.js for the oracles.
+#      spdlog/fmt), GMP (a big-integer test oracle), Node.js for the oracles,
+#      clang with libFuzzer (the fuzz harnesses, scripts/fuzz.sh).
 #   2. StarPU 1.3.10 with CUDA (when nvcc is present), built from Debian's
 #      source package into a per-machine prefix and reused when present.
 #      Debian's own libstarpu is CPU-only and capped at 4 workers, so it is
@@ -37,7 +38,8 @@ packages=(build-essential cmake ninja-build pkg-config git ca-certificates pytho
   libhwloc-dev hwloc libopenmpi-dev openmpi-bin
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libspdlog-dev libfmt-dev
-  libgmp-dev dpkg-dev gnuplot-nox slurm-wlm munge bc)
+  libgmp-dev dpkg-dev gnuplot-nox slurm-wlm munge bc
+  clang libclang-rt-dev)  # clang + libFuzzer: the fuzz harnesses (scripts/fuzz.sh)
 command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
 
 missing=()

@@ -61,14 +61,14 @@ batch_outputs_t::batch_outputs_t(const manifest_t& m, bool fresh, bool writer) :
   // 1. No output may be an input or another output.
   std::vector<named_path_t> inputs{{m.file, "the manifest"}}, outputs;
   for (const manifest_job_t& j : m.jobs) {
-    const std::string job = " of job '" + j.name + "'";
+    const std::string job = " of job " + j.label();
     inputs.push_back({j.key, "the key" + job});
     if (!j.circuit.empty()) inputs.push_back({j.circuit, "the circuit" + job});
     for (size_t i = 0; i < j.witnesses.size(); ++i)
       inputs.push_back({j.witnesses[i], "witness " + std::to_string(i) + job});
   }
   for (const manifest_job_t& j : m.jobs) {
-    const std::string job = " of job '" + j.name + "'";
+    const std::string job = " of job " + j.label();
     for (size_t i = 0; i < j.witnesses.size(); ++i)
       for (const fs::path& p : pair_of(j, i)) outputs.push_back({p, "output " + p.filename().string() + job});
     if (!j.proofs_bin.empty()) outputs.push_back({j.proofs_bin, "proofs_bin" + job});
@@ -104,7 +104,7 @@ void batch_outputs_t::prepare_job(size_t jx, bool fresh) {
     try {
       r = read_journal(journal, n);
     } catch (const io_error& e) {
-      notes_.push_back(std::string(e.what()) + "; every partition of job '" + j.name + "' is proved again");
+      notes_.push_back(std::string(e.what()) + "; every partition of job " + j.label() + " is proved again");
     }
     if (r.skipped)
       notes_.push_back(journal.string() + ": " + std::to_string(r.skipped) + " torn or corrupt line(s) skipped");

@@ -33,6 +33,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/option_checks.hpp"
 #include "cli/batch_outputs.hpp"
 #include "cli/batch_run.hpp"
 #include "cli/commands.hpp"
@@ -85,6 +86,16 @@ class progress_t {
     if (drawn_) std::fprintf(out_, "\r\033[K");
     std::fprintf(out_, "%s\n", s.c_str());
     std::fflush(out_);
+  }
+  // An error: on stderr (the progress line is cleared first so that the
+  // two do not share a terminal line).
+  void error(const std::string& s) {
+    if (drawn_) {
+      std::fprintf(out_, "\r\033[K");
+      std::fflush(out_);
+    }
+    std::fprintf(stderr, "%s\n", s.c_str());
+    std::fflush(stderr);
   }
   void finish() {
     if (drawn_) std::fprintf(out_, "\r\033[K");
@@ -179,6 +190,7 @@ int run_manifest(const batch_run_options_t& o) {
   so.ncuda = o.gpus;
   so.profiling = !o.trace.empty();
   runtime::starpu_session session(so);
+  check_workers(o.gpus, o.place, session.cpu_workers(), session.cuda_workers());
   if (!o.place.empty()) codelets::set_placement(o.place);
   std::unique_ptr<runtime::trace_recorder> recorder;
   if (!o.trace.empty()) {
@@ -220,11 +232,11 @@ int run_manifest(const batch_run_options_t& o) {
           outs.write_partition(js.index, r.index, r.proof, r.publics);
         } catch (const std::exception& e) {
           ++js.failed;
-          progress.line("starzk: " + r.label + ": cannot write the proof: " + e.what());
+          progress.error("starzk: " + r.label + ": cannot write the proof: " + e.what());
         }
       } else {
         ++js.failed;
-        progress.line("starzk: " + r.error);
+        progress.error("starzk: " + r.error);
       }
       if (js.done == j.witnesses.size()) {
         ++jobs_done;
@@ -235,14 +247,15 @@ int run_manifest(const batch_run_options_t& o) {
           } catch (const std::exception& e) {
             ++failures;
             js.failed = 1;
-            progress.line("starzk: job '" + j.name + "': cannot write " + j.proofs_bin.string() + ": " + e.what());
+            progress.error("starzk: job " + j.label() + ": cannot write " + printable(j.proofs_bin.string()) + ": " + e.what());
           }
         }
         char line[256];
-        std::snprintf(line, sizeof line, "job '%s': %zu/%zu proofs %s (%.2f s)", j.name.c_str(),
+        std::snprintf(line, sizeof line, "job %s: %zu/%zu proofs %s (%.2f s)", j.label().c_str(),
                       j.witnesses.size() - js.failed, j.witnesses.size(), js.failed ? "FAILED" : "written",
                       seconds_since(js.start));
-        if (!o.quiet || js.failed) progress.line(line);
+        if (js.failed) progress.error(std::string("starzk: ") + line);
+        else if (!o.quiet) progress.line(line);
         states.erase(r.job);
       }
       progress.update(jobs_done, parts_done, batch.in_flight());
@@ -265,11 +278,11 @@ int run_manifest(const batch_run_options_t& o) {
             for (size_t i = 0; i < j.witnesses.size(); ++i) proofs.push_back(*outs.done(jx, i));
             outs.finish_job(jx, proofs);
           }
-          if (!o.quiet) progress.line("job '" + j.name + "': " + std::to_string(j.witnesses.size()) +
+          if (!o.quiet) progress.line("job " + j.label() + ": " + std::to_string(j.witnesses.size()) +
                                       " proofs finished by an earlier run");
         } catch (const std::exception& e) {
           failures += 1;
-          progress.line("starzk: job '" + j.name + "': cannot write " + j.proofs_bin.string() + ": " + e.what());
+          progress.error("starzk: job " + j.label() + ": cannot write " + printable(j.proofs_bin.string()) + ": " + e.what());
         }
         continue;
       }
@@ -281,7 +294,7 @@ int run_manifest(const batch_run_options_t& o) {
         failures += j.witnesses.size();
         parts_done += j.witnesses.size();
         ++jobs_done;
-        progress.line("starzk: job '" + j.name + "': " + e.what());
+        progress.error("starzk: job " + j.label() + ": " + e.what());
         continue;
       }
       // The "auto" budget was half of MemAvailable before any key: once a
@@ -314,8 +327,8 @@ int run_manifest(const batch_run_options_t& o) {
       }
       for (size_t i = 0; i < j.witnesses.size(); ++i) {
         if (outs.done(jx, i)) continue;
-        const std::string label = "job '" + j.name + "' partition " + std::to_string(i) + " (" +
-                                  j.witnesses[i].filename().string() + ")";
+        const std::string label = "job " + j.label() + " partition " + std::to_string(i) + " (" +
+                                  printable(j.witnesses[i].filename().string()) + ")";
         const std::filesystem::path wpath = j.witnesses[i];
         try {
           batch.submit(seq, uint32_t(i), [wpath](std::span<fr_t> out) { read_wtns_into(wpath, out); }, label, o.fixed_rs);
@@ -324,7 +337,7 @@ int run_manifest(const batch_run_options_t& o) {
           failed.job = seq;
           failed.index = uint32_t(i);
           failed.label = label;
-          failed.error = e.what();
+          failed.error = label + ": " + e.what();
           handle(failed);
         }
         drain_ready();
@@ -358,6 +371,7 @@ int run_manifest(const batch_run_options_t& o) {
   std::printf("%zu of %zu proofs verified and written in %.2f s (%.2f proofs/s), peak RSS %.1f GiB%s\n", ok,
               m.partitions(), s, s > 0 ? double(ok) / s : 0.0, double(ru.ru_maxrss) / (1024.0 * 1024.0),
               failures ? "; some partitions FAILED" : "");
+  if (failures) std::fprintf(stderr, "starzk: %zu of %zu partitions FAILED\n", failures, m.partitions());
   return failures ? 1 : 0;
 }
 

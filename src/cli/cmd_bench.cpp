@@ -32,6 +32,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli/option_checks.hpp"
 #include "cli/bench_report.hpp"
 #include "cli/bench_run.hpp"
 #include "cli/commands.hpp"
@@ -307,7 +308,8 @@ void add_bench_command(CLI::App& app) {
                   "stop a run's proving after this many seconds; its row reports the proofs finished by then "
                   "(status FAILED: stopped)")
       ->check(CLI::Range(1u, 1000000u));
-  cmd->add_option("--threads", o->threads, "threads for generating the inputs (default: all cores)");
+  cmd->add_option("--threads", o->threads, "threads for generating the inputs (default: all cores)")
+      ->check(thread_count(true));
   cmd->add_option("--policy-plugin", o->policy_plugin,
                   "load scheduling policies from this shared object first, so --policies may name them "
                   "(docs/policies.md; default: $STARZK_POLICY_PLUGIN)")

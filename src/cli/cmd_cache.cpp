@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 
+#include "cli/option_checks.hpp"
 #include "cli/commands.hpp"
 #include "cli/inputs.hpp"
 #include "io/csr_circuit.hpp"
@@ -112,7 +113,7 @@ void add_cache_command(CLI::App& app) {
   auto* out = cmd->add_option("--out", o->out, "the key cache file to write");
   cmd->add_option("--csr-out", o->csr_out,
                   "also write the circuit as a CSR circuit file (.szcs, mmap-loaded; accepted by --circuit)");
-  cmd->add_option("--threads", o->threads, "CPU threads (default: all cores)");
+  cmd->add_option("--threads", o->threads, "CPU threads (default: all cores)")->check(thread_count(true));
   cmd->add_flag("--revalidate", o->revalidate,
                 "validate the key's points even if a key with the same content passed before");
   auto* check = cmd->add_option("--check", o->check,

@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 
+#include "cli/option_checks.hpp"
 #include "cli/commands.hpp"
 #include "cli/manifest.hpp"
 #include "gen/filecoin_shape.hpp"
@@ -112,7 +113,7 @@ void add_gen_command(CLI::App& app) {
                   "witness files to write; partitions beyond them reuse them in turn (default: all, or as many as "
                   "the disk holds)");
   cmd->add_flag("--no-key", o->no_key, "skip the development key (the manifest then names a missing key)");
-  cmd->add_option("--threads", o->threads, "CPU threads (default: all cores)");
+  cmd->add_option("--threads", o->threads, "CPU threads (default: all cores)")->check(thread_count(true));
   cmd->add_option("--gpu", o->gpu,
                   "where the key's fixed-base products run: auto (a CUDA device if present), on (a GPU or "
                   "fail), off (CPU); the key is the same bytes either way")

@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/option_checks.hpp"
 #include "cli/batch_run.hpp"
 #include "cli/commands.hpp"
 #include "cli/inputs.hpp"
@@ -155,13 +156,17 @@ void add_prove_command(CLI::App& app) {
   cmd->add_option("--trace", b->trace, "with --manifest: record every task as Chrome trace JSON");
   cmd->add_option("--mem-budget", b->mem_budget,
                   "with --manifest: host bytes partitions in flight may hold (auto = half of MemAvailable, "
-                  "none, or e.g. 64G)");
-  cmd->add_option("--cpus", b->cpus, "with --manifest: StarPU CPU workers (wins over $STARPU_NCPU; default: StarPU's)");
+                  "none, or e.g. 64G)")
+      ->check(memory_budget());
+  cmd->add_option("--cpus", b->cpus, "with --manifest: StarPU CPU workers (wins over $STARPU_NCPU; default: StarPU's)")
+      ->check(cpu_worker_count());
   cmd->add_option("--gpus", b->gpus,
-                  "with --manifest: StarPU CUDA workers, one per GPU (wins over $STARPU_NCUDA; default: every GPU; 0: none)");
+                  "with --manifest: StarPU CUDA workers, one per GPU (wins over $STARPU_NCUDA; default: every GPU; 0: none)")
+      ->check(gpu_worker_count());
   cmd->add_option("--place", b->place,
                   "with --manifest: where codelets may run, e.g. spmv=cpu,msm=cuda (cpu|cuda|any; default any)");
-  cmd->add_option("--threads-per-task", b->threads_per_task, "with --manifest: threads each task may use (default 1)");
+  cmd->add_option("--threads-per-task", b->threads_per_task, "with --manifest: threads each task may use (default 1)")
+      ->check(thread_count(false));
   cmd->add_flag("--quiet", b->quiet, "with --manifest: only errors and the final line");
   cmd->add_flag_callback(
       "--json", [o, b] { o->json = b->json = true, json_command = "prove"; },
@@ -194,7 +199,7 @@ void add_prove_command(CLI::App& app) {
   cmd->add_option("--proof", o->proof_json, "write the proof as snarkjs proof.json");
   cmd->add_option("--public", o->public_json, "write the public inputs as snarkjs public.json");
   cmd->add_option("--out", o->out, "write the proof as 192 bytes A||B||C (compressed, bellman/Filecoin form)");
-  cmd->add_option("--threads", o->threads, "CPU threads (default: all cores)");
+  cmd->add_option("--threads", o->threads, "CPU threads (default: all cores)")->check(thread_count(true));
   cmd->add_option("--gpu", o->gpu,
                   "auto (default): prove on the GPUs through the StarPU DAG when a CUDA device is present; "
                   "on: require one; off: the CPU prover")

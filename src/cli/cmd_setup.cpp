@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "cli/option_checks.hpp"
 #include "cli/commands.hpp"
 #include "cli/vk_export.hpp"
 #include "groth16/setup.hpp"
@@ -62,7 +63,7 @@ void add_setup_command(CLI::App& app) {
   auto* params = cmd->add_option("--params", o->params, "write a bellman/Filecoin .params (coset H convention)");
   zkey->excludes(params);
   cmd->add_option("--vkey", o->vkey, "write verification_key.json");
-  cmd->add_option("--threads", o->threads, "CPU threads (default: all cores)");
+  cmd->add_option("--threads", o->threads, "CPU threads (default: all cores)")->check(thread_count(true));
   cmd->add_option("--gpu", o->gpu,
                   "where the fixed-base products run: auto (a CUDA device if present), on (a GPU or fail), off "
                   "(CPU); the key is the same bytes either way")

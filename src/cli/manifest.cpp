@@ -1,7 +1,7 @@
 // manifest.cpp: reading, validating and writing job manifests (see manifest.hpp).
 #include "cli/manifest.hpp"
 
-#include "io/io_error.hpp"
+#include <cstdio>
 
 #include <fstream>
 #include <map>
@@ -10,6 +10,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <toml++/toml.h>
+
+#include "io/io_error.hpp"
 
 namespace starzk::cli {
 
@@ -31,7 +33,7 @@ namespace {
 
 [[noreturn]] void fail(const std::string& origin, size_t job, const std::string& name, const std::string& what) {
   std::string where = "job " + std::to_string(job + 1);
-  if (!name.empty()) where += " ('" + name + "')";
+  if (!name.empty()) where += " ('" + printable(name) + "')";
   throw io_error(origin, where + ": " + what);  // "origin: job N ('name'): what", exit status 3
 }
 
@@ -86,17 +88,114 @@ manifest_t finish(std::vector<raw_job_t> raws, const fs::path& base, const std::
   return m;
 }
 
+// TOML allows bytes >= 0x80 only inside strings and comments (keys,
+// values and whitespace are ASCII), and toml++ 3.3 reaches an unreachable
+// branch (undefined behaviour) when it asks whether such a byte is
+// whitespace: outside a string ("a = 1 \xc3\xa9", or a quote where no
+// string may start, "a = 2\"\"\"\xc3\xa9"), and after a line-ending
+// backslash in a multi-line string. So text that parses as TOML (with
+// those bytes replaced, parse_manifest_toml) is scanned before toml++ sees
+// it, as strictly as TOML's grammar allows:
+//   - a comment runs from # to the end of the line;
+//   - a string ("...", '...', """...""", '''...''') starts only where one
+//     may: at the start of a line or after =, [, {, ',' or '.' (whitespace
+//     and comments between), so a quote anywhere else is a plain byte;
+//   - a single-line string ends at the end of its line, as in TOML;
+//   - in a basic string, a backslash followed by whitespace (a line-ending
+//     backslash) must be followed, after the whitespace, by an ASCII byte;
+//   - any byte >= 0x80 elsewhere is refused with its line.
+void check_toml_ascii(std::string_view t, const std::string& origin) {
+  size_t line = 1;
+  char prev = '\n';  // the last significant byte outside strings and comments
+  auto refuse = [&] {
+    throw std::runtime_error(origin + ":" + std::to_string(line) +
+                             ": a non-ASCII character outside a string or comment");
+  };
+  auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  for (size_t i = 0; i < t.size(); ++i) {
+    const char c = t[i];
+    if (c == '\n') ++line;
+    if (c == '#') {
+      while (i + 1 < t.size() && t[i + 1] != '\n') ++i;
+      continue;
+    }
+    const bool string_may_start = prev == '\n' || prev == '=' || prev == '[' || prev == '{' || prev == ',' || prev == '.';
+    if ((c == '"' || c == '\'') && string_may_start) {
+      const bool multi = t.substr(i, 3) == std::string(3, c), basic = c == '"';
+      i += multi ? 3 : 1;
+      for (; i < t.size(); ++i) {
+        if (t[i] == '\n') {
+          ++line;
+          if (!multi) break;  // unterminated: TOML ends it here (and so does this scan)
+        } else if (basic && t[i] == '\\') {
+          if (i + 1 < t.size() && is_space(t[i + 1])) {
+            while (i + 1 < t.size() && is_space(t[i + 1])) line += t[++i] == '\n';
+            if (i + 1 < t.size() && static_cast<unsigned char>(t[i + 1]) >= 0x80) refuse();
+          } else {
+            ++i;
+          }
+        } else if (t[i] == c && (!multi || t.substr(i, 3) == std::string(3, c))) {
+          if (multi) i += 2;
+          while (multi && i + 1 < t.size() && t[i + 1] == c) ++i;  // """"" : quotes inside, then the end
+          break;
+        }
+      }
+      prev = i < t.size() && t[i] == '\n' ? '\n' : c;
+      continue;
+    }
+    if (static_cast<unsigned char>(c) >= 0x80) refuse();
+    if (c == '\n' || !is_space(c)) prev = c;
+  }
+}
+
 }  // namespace
 
-manifest_t parse_manifest_toml(std::string_view text, const fs::path& base, const std::string& origin) {
-  toml::table doc;
-  try {
-    doc = toml::parse(text, origin);
-  } catch (const toml::parse_error& e) {
-    std::ostringstream msg;
-    msg << origin << ":" << e.source().begin.line << ":" << e.source().begin.column << ": " << e.description();
-    throw std::runtime_error(msg.str());
+std::string printable(std::string_view s) {
+  // Control characters (C0, DEL, and C1 as UTF-8: C2 80..C2 9F) would reach
+  // the terminal as escape sequences; they are written as \xNN instead.
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const bool c1 = c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(s[i + 1]) <= 0x9F;
+    if (c < 0x20 || c == 0x7F || c == 0x9B || c1 || c == '\\') {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c == 0xC2 && c1 ? unsigned(static_cast<unsigned char>(s[++i])) : unsigned(c));
+      out += hex;
+    } else {
+      out += char(c);
+    }
   }
+  return out;
+}
+
+std::string manifest_job_t::label() const {
+  std::string s(1, '\'');
+  s += printable(name);
+  s += '\'';
+  return s;
+}
+
+manifest_t parse_manifest_toml(std::string_view text, const fs::path& base, const std::string& origin) {
+  auto parse = [&](std::string_view t) {
+    try {
+      return toml::parse(t, origin);
+    } catch (const toml::parse_error& e) {
+      std::ostringstream msg;
+      msg << origin << ":" << e.source().begin.line << ":" << e.source().begin.column << ": " << e.description();
+      throw std::runtime_error(msg.str());
+    }
+  };
+  // toml++ is given non-ASCII bytes only where TOML allows them (see
+  // check_toml_ascii): the structure is parsed first with every such byte
+  // replaced by 'x' (pure ASCII is safe), so that the scan, which follows
+  // TOML's grammar, runs on text known to be well-formed.
+  std::string ascii(text);
+  for (char& ch : ascii)
+    if (static_cast<unsigned char>(ch) >= 0x80) ch = 'x';
+  (void)parse(ascii);
+  check_toml_ascii(text, origin);
+  const toml::table doc = parse(text);
   for (auto&& [k, v] : doc)
     if (k.str() != "job") throw std::runtime_error(origin + ": unknown top-level entry '" + std::string(k.str()) + "'");
   std::vector<raw_job_t> raws;

@@ -42,7 +42,14 @@ struct manifest_job_t {
   // Output paths of partition i.
   std::filesystem::path proof_json(size_t i) const;
   std::filesystem::path public_json(size_t i) const;
+  // The name for messages, quoted, control characters escaped (printable).
+  std::string label() const;
 };
+
+// s with every control character (and backslash) written as \xNN, so that
+// a name or path taken from a manifest cannot send escape sequences to a
+// terminal.
+std::string printable(std::string_view s);
 
 struct manifest_t {
   std::filesystem::path file;

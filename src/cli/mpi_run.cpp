@@ -50,7 +50,7 @@ std::vector<slot_t> list_partitions(const manifest_t& m) {
   for (size_t j = 0; j < m.jobs.size(); ++j)
     for (size_t i = 0; i < m.jobs[j].witnesses.size(); ++i)
       out.push_back({j, i,
-                     "job '" + m.jobs[j].name + "' partition " + std::to_string(i) + " (" +
+                     "job " + m.jobs[j].label() + " partition " + std::to_string(i) + " (" +
                          m.jobs[j].witnesses[i].filename().string() + ")"});
   return out;
 }
@@ -163,12 +163,12 @@ size_t write_outputs(const manifest_t& m, const std::vector<slot_t>& slots,
         outs.finish_job(jx, proofs);
       } catch (const std::exception& e) {
         failed = std::max<size_t>(failed, 1);
-        std::fprintf(stderr, "starzk: job '%s': cannot write %s: %s\n", job.name.c_str(), job.proofs_bin.c_str(),
+        std::fprintf(stderr, "starzk: job %s: cannot write %s: %s\n", job.label().c_str(), job.proofs_bin.c_str(),
                      e.what());
       }
     }
     if (!quiet || failed)
-      std::printf("job '%s': %zu/%zu proofs %s\n", job.name.c_str(), job.witnesses.size() - std::min(failed, job.witnesses.size()),
+      std::printf("job %s: %zu/%zu proofs %s\n", job.label().c_str(), job.witnesses.size() - std::min(failed, job.witnesses.size()),
                   job.witnesses.size(), failed ? "FAILED" : "written");
     failures += failed;
   }

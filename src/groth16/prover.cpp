@@ -143,8 +143,7 @@ proof_t prove_with_blinding(const proving_key_t& pk, const r1cs_t* cs, std::span
   std::vector<fr_t> h = compute_h(pk, std::move(rows), threads);
   proof_t proof = assemble(pk, compute_msms(pk, w, h, threads), rs);
   if (!verify(pk.vk, public_inputs(pk, w), proof))
-    throw prove_error(cs ? "the proof does not verify against the key (key and circuit do not match?)"
-                         : "the proof does not verify: the witness does not satisfy the key's circuit");
+    throw prove_error(cs ? proof_fails_with_circuit : proof_fails_without_circuit);
   return proof;
 }
 

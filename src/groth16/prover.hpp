@@ -33,6 +33,21 @@
 
 namespace starzk {
 
+// Why a proof that was made does not verify. The prover cannot tell a
+// witness that does not satisfy the circuit from a key whose points do not
+// match its constraints (a corrupt key) unless it has the circuit: with it,
+// the witness is checked row by row first (check_prover_inputs), so a
+// failure then is the key's.
+inline constexpr const char* proof_fails_without_circuit =
+    "the proof does not verify: the witness does not satisfy the key's circuit, or the key is corrupt (its "
+    "points do not match its constraints); give the circuit (--circuit) to tell which";
+inline constexpr const char* proof_fails_with_circuit =
+    "the proof does not verify although the witness satisfies the circuit: the key is corrupt or was made "
+    "for another circuit";
+inline constexpr const char* proof_fails_in_batch_with_circuit =
+    "the proof does not verify: the key is corrupt or was made for another circuit, or the witness does not "
+    "satisfy the circuit";
+
 // A proof could not be made from these inputs (the message says why).
 struct prove_error : std::runtime_error {
   using std::runtime_error::runtime_error;

@@ -68,17 +68,21 @@ uint64_t xxh64(const void* data, size_t n, uint64_t seed) {
     acc = seed + p5;  // Step 1 for short inputs.
   }
   acc += uint64_t(n);  // Step 4: the length.
-  // Step 5: the remaining 0..31 bytes, in 8-, 4- and 1-byte pieces.
-  for (; p + 8 <= end; p += 8) {
+  // Step 5: the remaining 0..31 bytes, in 8-, 4- and 1-byte pieces
+  // (counted, never compared as p + 8 <= end: a pointer may not be moved
+  // past the end of its buffer, nor off a null one for n = 0).
+  size_t left = size_t(end - p);
+  for (; left >= 8; p += 8, left -= 8) {
     acc ^= round64(0, read64(p));
     acc = rotl(acc, 27) * p1 + p4;
   }
-  if (p + 4 <= end) {
+  if (left >= 4) {
     acc ^= uint64_t(read32(p)) * p1;
     acc = rotl(acc, 23) * p2 + p3;
     p += 4;
+    left -= 4;
   }
-  for (; p < end; ++p) {
+  for (; left > 0; ++p, --left) {
     acc ^= uint64_t(*p) * p5;
     acc = rotl(acc, 11) * p1;
   }

@@ -51,6 +51,21 @@ TEST(checksum, xxh64_reference_values) {
   EXPECT_EQ(xxh64(s, std::strlen(s)), 0xFBCEA83C8A378BF1ull);
 }
 
+// Found by tests/fuzz (UndefinedBehaviorSanitizer): the tail loop compared
+// p + 8 <= end, moving a pointer past the end of its buffer, and off a null
+// one for an empty section. Every tail length of a buffer that ends where
+// its allocation ends, and the empty input from a null pointer; under the
+// sanitizers (scripts/fuzz.sh builds with them) the old loop fails here.
+TEST(checksum, every_tail_length_and_the_empty_input) {
+  EXPECT_EQ(xxh64(nullptr, 0), 0xEF46DB3751D8E999ull);
+  EXPECT_EQ(block_checksum({}), xxh64(nullptr, 0));
+  const char* s = "Nobody inspects the spammish repetition";
+  for (size_t n = 0; n <= 39; ++n) {
+    std::vector<uint8_t> exact(s, s + n);  // n bytes, nothing after them
+    EXPECT_EQ(xxh64(exact.data(), n), xxh64(s, n)) << n;
+  }
+}
+
 TEST(checksum, block_checksum_sees_every_byte) {
   std::vector<uint8_t> d(block_checksum_block + 1000);
   for (size_t i = 0; i < d.size(); ++i) d[i] = uint8_t(i * 131 + 7);
