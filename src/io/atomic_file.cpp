@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -23,6 +24,14 @@ std::string errno_text(const char* what) { return std::string(what) + ": " + std
 
 atomic_file_t::atomic_file_t(const std::filesystem::path& target) : target_(target) {
   if (target.empty()) throw io_error(target, "empty output path");
+  struct stat st {};
+  if (::stat(target.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) throw io_error(target_, "is a directory, not a file");
+    direct_ = true;  // a device, FIFO or socket: written in place (file comment)
+    fd_ = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd_ < 0) throw io_error(target_, errno_text("cannot open the output"));
+    return;
+  }
   // "<pid>.<n>": n numbers this process's temporaries, so two threads
   // writing one target never share a temporary.
   static std::atomic<uint64_t> serial{0};
@@ -47,7 +56,7 @@ void atomic_file_t::discard() noexcept {
     ::close(fd_);
     fd_ = -1;
   }
-  if (!temp_.empty()) ::unlink(temp_.c_str());
+  if (!temp_.empty() && !direct_) ::unlink(temp_.c_str());
 }
 
 void atomic_file_t::write(const void* data, size_t n) {
@@ -70,6 +79,7 @@ void atomic_file_t::write(const void* data, size_t n) {
 uint8_t* atomic_file_t::map_writable(uint64_t size) {
   if (fd_ < 0) throw io_error(target_, "map after the file was closed");
   if (map_) throw io_error(target_, "internal: the output is mapped already");
+  if (direct_) throw io_error(target_, "is not a regular file: this output can only be written to a file");
   if (size == 0) return nullptr;
   // posix_fallocate returns the error number instead of setting errno.
   const int e = ::posix_fallocate(fd_, 0, off_t(size));
@@ -103,7 +113,7 @@ void atomic_file_t::finish() {
       throw io_error(target_, msg);
     }
   }
-  if (::fsync(fd_) != 0) {
+  if (!direct_ && ::fsync(fd_) != 0) {
     const std::string msg = errno_text("fsync failed");
     discard();
     throw io_error(target_, msg);
@@ -121,6 +131,10 @@ void atomic_file_t::finish() {
 void atomic_file_t::publish() {
   if (!finished_) throw io_error(target_, "internal: publish() before finish()");
   if (committed_) return;
+  if (direct_) {
+    committed_ = true;
+    return;
+  }
   if (::rename(temp_.c_str(), target_.c_str()) != 0) {
     const std::string msg = errno_text("rename of the temporary onto the output failed");
     discard();

@@ -9,6 +9,12 @@
 // neither PATH (if it did not exist) nor a temporary behind; an existing
 // PATH is left untouched. Every writer in src/io goes through this; files
 // that must appear together go through output_set_t (output_set.hpp).
+//
+// A target that exists and is not a regular file (a character device such
+// as /dev/null or /dev/stdout, a FIFO, a socket) is written in place: no
+// temporary is made beside it, nothing is renamed over it, and it is never
+// removed (renaming over /dev/null as root would replace the device with a
+// file). Such output is not atomic and cannot be mapped.
 #pragma once
 
 #include <cstddef>
@@ -62,6 +68,7 @@ class atomic_file_t {
   int fd_ = -1;
   bool finished_ = false;  // on disk, temporary closed
   bool committed_ = false;  // renamed onto the target
+  bool direct_ = false;     // the target is a device, FIFO or socket, written in place
   void* map_ = nullptr;
   uint64_t map_size_ = 0;
 };

@@ -59,8 +59,12 @@ class folder_locks_t {
   std::vector<int> fds_;
 };
 
-// Removes `p` if it exists; throws io_error on any other failure.
+// Removes `p` if it exists as a file; throws io_error on any other
+// failure. A device, FIFO or socket named as an output (--trace /dev/null)
+// is never removed: it is written in place (atomic_file_t).
 bool remove_member(const std::filesystem::path& p) {
+  struct stat st {};
+  if (::lstat(p.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) return false;
   if (::unlink(p.c_str()) == 0) return true;
   if (errno == ENOENT) return false;
   throw io_error(p, std::string("cannot remove the previous output: ") + std::strerror(errno));
@@ -120,6 +124,10 @@ void check_outputs_apart(std::span<const named_path_t> inputs, std::span<const n
   };
   for (const named_path_t& in : inputs) (void)add(in);  // inputs may repeat (one key for two jobs)
   for (const named_path_t& out : outputs) {
+    // A device or FIFO (/dev/null for outputs one does not keep) is written
+    // in place and may take several outputs; an input it cannot be.
+    struct stat st {};
+    if (::stat(out.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) continue;
     if (const named_path_t* other = add(out)) {
       const bool input = std::any_of(inputs.begin(), inputs.end(), [&](const named_path_t& x) { return &x == other; });
       throw io_error(out.path, out.what + " is the same file as " + other->what + " '" + other->path.string() + "'" +

@@ -4,8 +4,12 @@
 // set leave a consistent pair); only dead processes' temporaries of our own
 // targets are removed; outputs that are an input or each other (same path,
 // symlink, hard link, "..") are refused; a journal survives torn and
-// corrupt lines and refuses a file of the wrong kind or size.
+// corrupt lines and refuses a file of the wrong kind or size; a FIFO (as
+// /dev/null, a file that is not a regular one) named as outputs is written
+// in place, never renamed over nor removed.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -131,6 +135,32 @@ TEST(output_set, outputs_may_not_alias_inputs) {
   const std::vector<named_path_t> twice = {{tmp / "p.json", "--proof"}, {tmp / "sub/../p.json", "--public"}};
   expect_io_error([&] { check_outputs_apart(in, twice); }, tmp / "sub/../p.json", "two outputs may not share a file");
   check_outputs_apart(in, std::vector<named_path_t>{{tmp / "p.json", "--proof"}, {tmp / "q.json", "--public"}});
+}
+
+// Outputs that are not regular files (a device, a FIFO) are written in
+// place: renaming a temporary over /dev/null as root replaces the device
+// with a file. A FIFO stands in for the device here.
+TEST(output_set, a_fifo_output_is_written_in_place_and_kept) {
+  scratch_t tmp;
+  const fs::path fifo = tmp / "sink";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);  // so that writers do not block
+  ASSERT_GE(reader, 0);
+  check_outputs_apart({}, std::vector<named_path_t>{{fifo, "--proof"}, {fifo, "--public"}});
+  commit_pair(fifo, tmp / "mark.json", "abc");
+  commit_pair(fifo, tmp / "mark.json", "def");  // the old set is retired: the FIFO must stay
+  struct stat st {};
+  ASSERT_EQ(::stat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  char got[16] = {};
+  EXPECT_EQ(::read(reader, got, sizeof got), 6);
+  EXPECT_EQ(std::string(got, 6), "abcdef");
+  {
+    atomic_file_t f(fifo);  // opens while the reader is there (a FIFO without one blocks)
+    expect_io_error([&] { f.map_writable(8); }, fifo, "is not a regular file");
+  }
+  ::close(reader);
+  EXPECT_EQ(files_in(tmp.dir()), (std::vector<fs::path>{"mark.json", "sink"}));
 }
 
 // ---- the batch journal --------------------------------------------------------

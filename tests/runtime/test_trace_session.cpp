@@ -62,18 +62,27 @@ TEST(session, bad_starzk_switch_is_refused_before_start)
 	EXPECT_NE(msg.find("STARZK_SERIAL_FREE"), std::string::npos) << msg;
 }
 
-TEST(session, starpu_sched_overrides_the_requested_policy)
+TEST(session, requested_policy_wins_over_starpu_sched)
 {
 	setenv("STARPU_SCHED", "starzk-nomem", 1);
 	{
 		starpu_session s(opts("eager"));
-		EXPECT_EQ(s.policy_name(), "starzk-nomem");
-		EXPECT_TRUE(s.runs_starzk_policy());
+		EXPECT_EQ(s.policy_name(), "eager");
+		EXPECT_FALSE(s.runs_starzk_policy());
 		EXPECT_EQ(s.cpu_workers(), 2u);
 		EXPECT_EQ(s.cuda_workers(), 0u);
-		EXPECT_STREQ(starpu_sched_ctx_get_sched_policy(0)->policy_name, "starzk-nomem");
+		EXPECT_STREQ(starpu_sched_ctx_get_sched_policy(0)->policy_name, "eager");
 		// Only one StarPU per process.
 		EXPECT_NE(what_of([] { starpu_session again(opts("eager")); }).find("already"), std::string::npos);
+	}
+	EXPECT_FALSE(starpu_is_initialized());
+	// With no policy asked for, STARPU_SCHED names it.
+	setenv("STARPU_SCHED", "starzk-nomem", 1);
+	{
+		starpu_session s(opts(""));
+		EXPECT_EQ(s.policy_name(), "starzk-nomem");
+		EXPECT_TRUE(s.runs_starzk_policy());
+		EXPECT_STREQ(starpu_sched_ctx_get_sched_policy(0)->policy_name, "starzk-nomem");
 	}
 	unsetenv("STARPU_SCHED");
 	EXPECT_FALSE(starpu_is_initialized());
