@@ -214,9 +214,6 @@ void key_bundle_t::pin_for_devices() {
     throw std::runtime_error("STARZK_PIN_KEY='" + mode + "': expected streamed, all, 0 or off");
   const bool all = mode == "all";
   const auto t0 = std::chrono::steady_clock::now();
-  auto pin = [&](const void* p, size_t bytes) {
-    if (p && bytes && starpu_memory_pin(const_cast<void*>(p), bytes) == 0) pinned_.push_back({p, bytes});
-  };
   for (int q = 0; q < codelets::msm_query_count; ++q)
     if (all || view_.g1_device[q].streamed) {
       const auto& bases = codelets::msm_query_bases(*pk_, codelets::msm_query_t(q));
@@ -230,11 +227,14 @@ void key_bundle_t::pin_for_devices() {
   times_.pin_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// Page-locks one array, remembered for unpin_all; an array that cannot be
+// locked stays pageable.
+void key_bundle_t::pin(const void* p, size_t bytes) {
+  if (p && bytes && starpu_memory_pin(const_cast<void*>(p), bytes) == 0) pinned_.push_back({p, bytes});
+}
+
 // The arrays a GPU copies once: the device domain and the CSR arrays.
 void key_bundle_t::pin_once_copied() {
-  auto pin = [&](const void* p, size_t bytes) {
-    if (p && bytes && starpu_memory_pin(const_cast<void*>(p), bytes) == 0) pinned_.push_back({p, bytes});
-  };
   pin(device_domain_.data(), device_domain_.size() * sizeof(fr_t));
   for (const sparse_matrix_t* m : spmv_matrices()) {
     pin(m->row_ptr.data(), m->row_ptr.size() * sizeof(uint64_t));

@@ -102,6 +102,7 @@ class key_bundle_t {
   void plan_device_memory();
   void pin_for_devices();
   void pin_once_copied();
+  void pin(const void* p, size_t bytes);
   void unpin_all() noexcept;
 
   std::string name_;

@@ -49,6 +49,8 @@
 #include "io/binfile.hpp"
 #include "io/checksum.hpp"
 #include "io/io_error.hpp"
+#include "io/r1cs.hpp"
+#include "io/wtns.hpp"
 
 namespace starzk::fuzz {
 
@@ -139,6 +141,17 @@ inline bool reseal_container(std::vector<uint8_t>& b) {
   }
   store_u64_le(b.data() + head - 8, xxh64(b.data(), head - 8));
   return true;
+}
+
+// The multiplier fixture, read once: the circuit a packed key or a
+// .params is checked against, and a witness that satisfies it.
+inline const r1cs_t& circuit() {
+  static const r1cs_t cs = read_r1cs(STARZK_TEST_DATA "/fixtures/multiplier/circuit.r1cs");
+  return cs;
+}
+inline const std::vector<fr_t>& witness() {
+  static const std::vector<fr_t> w = read_wtns(STARZK_TEST_DATA "/fixtures/multiplier/witness.wtns");
+  return w;
 }
 
 }  // namespace starzk::fuzz

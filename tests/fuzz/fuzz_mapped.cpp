@@ -37,16 +37,6 @@ namespace starzk::fuzz {
 
 namespace {
 
-const r1cs_t& circuit() {
-  static const r1cs_t cs = read_r1cs(STARZK_TEST_DATA "/fixtures/multiplier/circuit.r1cs");
-  return cs;
-}
-
-const std::vector<fr_t>& witness() {
-  static const std::vector<fr_t> w = read_wtns(STARZK_TEST_DATA "/fixtures/multiplier/witness.wtns");
-  return w;
-}
-
 std::filesystem::path resealed(std::span<const uint8_t> in, const char* name) {
   std::vector<uint8_t> b(in.begin(), in.end());
   reseal_container(b);

@@ -38,16 +38,6 @@ namespace starzk::fuzz {
 
 namespace {
 
-const r1cs_t& circuit() {
-  static const r1cs_t cs = read_r1cs(STARZK_TEST_DATA "/fixtures/multiplier/circuit.r1cs");
-  return cs;
-}
-
-const std::vector<fr_t>& witness() {
-  static const std::vector<fr_t> w = read_wtns(STARZK_TEST_DATA "/fixtures/multiplier/witness.wtns");
-  return w;
-}
-
 // What the prover does first with a key it is given: check it against the
 // circuit and the witness (counts, domain, a snarkjs key's rows).
 void use_key(const proving_key_t& pk) {
