@@ -14,7 +14,11 @@
 # STARZK_SECTOR_DIR (/tmp/starzk-sector: the job's files; kept between runs
 # of one machine, and remade only when missing), STARZK_SECTOR_LIMITS
 # ("0": the device's whole memory; "0 24000" adds a run with
-# STARPU_LIMIT_CUDA_MEM=24000 MiB, the memory of a 24 GB card).
+# STARPU_LIMIT_CUDA_MEM=24000 MiB, the memory of a 24 GB card),
+# STARZK_SECTOR_TIMEOUT (seconds each prove may take, none by default: a
+# prove past it gets SIGTERM, which writes its trace so far, and the next
+# limit runs), STARZK_WATCH_S (20 here: a line on what the batch waits for
+# after that many seconds without a finished partition).
 # Writes OUT_DIR/sector-k<K>.txt (every step's output and timing, the file
 # sizes, the disk and memory before and after), the trace and its summary
 # per run (sector-k<K>-m<LIMIT>.json / .summary.txt) and the device memory
@@ -60,7 +64,8 @@ for limit in ${STARZK_SECTOR_LIMITS:-0}; do
   sampler=$!
   t=$(now)
   say "prove ($tag): ${env[*]:-whole device}"
-  env "${env[@]}" "$exe" prove --manifest "$dir/jobs.toml" --trace "$out/$tag.json" >> "$log" 2>&1 || rc=1
+  env "${env[@]}" STARZK_WATCH_S="${STARZK_WATCH_S:-20}" \
+    ${STARZK_SECTOR_TIMEOUT:+timeout -s TERM "$STARZK_SECTOR_TIMEOUT"} "$exe" prove --manifest "$dir/jobs.toml" --trace "$out/$tag.json" >> "$log" 2>&1 || rc=1
   say "prove ($tag) took $(since "$t") s"
   kill "$sampler" 2>/dev/null
   wait "$sampler" 2>/dev/null

@@ -47,6 +47,10 @@ std::vector<starpu_codelet*> all_codelets();
 // prints the current masks in the same syntax.
 void set_placement(const std::string& spec);
 std::string placement();
+// The kinds of worker a codelet may run on now: its `where` mask once set
+// (by set_placement, or by StarPU at its first task's submission), else
+// the kinds it has bodies for (STARPU_CPU | STARPU_CUDA).
+uint32_t codelet_where(const starpu_codelet* cl);
 
 // spmv's buffers after w, a, b, c: for each matrix the witness map reads
 // (the circuit's A, B, C for a bellman key, the .zkey's A and B for a

@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "codelets/activity.hpp"
 #include "ff/fr.hpp"
 #include "groth16/keys.hpp"
 #include "groth16/prover.hpp"
@@ -148,6 +149,7 @@ struct partition_state_t {
 template <class Body>
 void guarded(partition_state_t& p, const char* phase, Body&& body) noexcept {
   if (p.failed()) return;
+  const activity_scope_t counted(phase);  // for describe_activity()
   try {
     body();
   } catch (const std::exception& e) {

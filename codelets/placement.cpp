@@ -53,10 +53,12 @@ void set_placement(const std::string& spec) {
   }
 }
 
+uint32_t codelet_where(const starpu_codelet* cl) { return cl->where ? cl->where : bodies_of(cl); }
+
 std::string placement() {
   std::string out;
   for (starpu_codelet* c : all_codelets()) {
-    const uint32_t m = c->where ? c->where : bodies_of(c);
+    const uint32_t m = codelet_where(c);
     const char* w = (m & STARPU_CPU) && (m & STARPU_CUDA) ? "any" : (m & STARPU_CUDA) ? "cuda" : "cpu";
     out += std::string(out.empty() ? "" : ",") + c->name + "=" + w;
   }

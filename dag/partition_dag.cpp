@@ -80,7 +80,10 @@ void submit_task(partition_t& p, const submit_context_t& ctx, starpu_codelet* cl
   t->cl_arg = cl_arg;  // owned by the partition, not by the task
   t->cl_arg_size = 0;
   t->cl_arg_free = 0;
-  if (only && (cl->where & only)) t->where = int32_t(only);  // the memory plan's placement (rows_where)
+  // The memory plan's placement (rows_where), where the codelet may run
+  // there. Before StarPU has seen a task of the codelet its `where` is
+  // still 0, hence codelet_where.
+  if (only && (codelets::codelet_where(cl) & only)) t->where = int32_t(only);
   if (callback) {
     t->callback_func = callback;
     t->callback_arg = &p;

@@ -12,6 +12,8 @@
 # Environment for `run`: STARZK_GPU_TESTS (ctest -L regex, default "gpu"),
 # STARZK_GPU_TESTS_R (ctest -R regex, default all),
 # STARZK_GPU_TESTS_TIMEOUT (seconds for the whole ctest; none by default),
+# STARZK_GPU_TESTS_J (ctest -j, default 1), STARZK_GTEST_FILTER (with
+# STARZK_TARGETS: the --gtest_filter for the test binaries run directly),
 # STARZK_GPU_BENCH=0 to skip benchmarks, STARZK_FULL_SUITE=1 to also run
 # every other test there, STARZK_TARGETS="t1 t2" to build only those targets,
 # STARZK_SKIP_TESTS=1 to run no test, STARZK_PROVE_CHECK=0 to skip
@@ -83,10 +85,10 @@ run)
     : > "$out/gpu-tests.log"  # exists even when no target is a test
     for t in ${STARZK_TARGETS}; do
       exe=$(find "$build" -name "$t" -type f -perm -u+x | head -1)
-      [ -n "$exe" ] && case "$t" in test_*) "$exe" >> "$out/gpu-tests.log" 2>&1 || rc=$?;; esac
+      [ -n "$exe" ] && case "$t" in test_*) "$exe" ${STARZK_GTEST_FILTER:+--gtest_filter="$STARZK_GTEST_FILTER"} >> "$out/gpu-tests.log" 2>&1 || rc=$?;; esac
     done
   else
-    ${STARZK_GPU_TESTS_TIMEOUT:+timeout "$STARZK_GPU_TESTS_TIMEOUT"} ctest --test-dir "$build" -L "${STARZK_GPU_TESTS:-gpu}" ${STARZK_GPU_TESTS_R:+-R "$STARZK_GPU_TESTS_R"} \
+    ${STARZK_GPU_TESTS_TIMEOUT:+timeout "$STARZK_GPU_TESTS_TIMEOUT"} ctest --test-dir "$build" -j"${STARZK_GPU_TESTS_J:-1}" -L "${STARZK_GPU_TESTS:-gpu}" ${STARZK_GPU_TESTS_R:+-R "$STARZK_GPU_TESTS_R"} \
       --output-on-failure > "$out/gpu-tests.log" 2>&1 || rc=$?
   fi
   tail -15 "$out/gpu-tests.log"

@@ -35,6 +35,7 @@
 
 #include "cli/option_checks.hpp"
 #include "cli/batch_outputs.hpp"
+#include "cli/batch_watch.hpp"
 #include "cli/batch_run.hpp"
 #include "cli/commands.hpp"
 #include "cli/inputs.hpp"
@@ -189,12 +190,23 @@ int run_manifest(const batch_run_options_t& o) {
   so.ncpu = o.cpus;
   so.ncuda = o.gpus;
   so.profiling = !o.trace.empty();
+  // Before StarPU starts its threads: they inherit the watch's signal mask.
+  // A stop signal writes the trace recorded so far.
+  std::atomic<runtime::trace_recorder*> trace_on_stop{nullptr};
+  batch_watch_t watch(watch_quiet_seconds(), o.json ? stderr : stdout, [&] {
+    if (runtime::trace_recorder* r = trace_on_stop.load()) runtime::save_trace(r->snapshot(), o.trace);
+  });
   runtime::starpu_session session(so);
   check_workers(o.gpus, o.place, session.cpu_workers(), session.cuda_workers());
   if (!o.place.empty()) codelets::set_placement(o.place);
   std::unique_ptr<runtime::trace_recorder> recorder;
+  struct forget_t {  // the watch never sees the recorder after it is gone
+    std::atomic<runtime::trace_recorder*>& p;
+    ~forget_t() { p.store(nullptr); }
+  } forget{trace_on_stop};
   if (!o.trace.empty()) {
     recorder = std::make_unique<runtime::trace_recorder>();
+    trace_on_stop.store(recorder.get());
     recorder->set_meta("policy", session.policy_name());
     recorder->set_meta("manifest", m.file.string());
     recorder->set_meta("mem_budget", std::to_string(budget));
@@ -222,6 +234,7 @@ int run_manifest(const batch_run_options_t& o) {
         .loaders = dag::default_loaders()});
 
     auto handle = [&](const dag::partition_result_t& r) {
+      watch.progressed();
       job_state_t& js = states.at(r.job);
       const manifest_job_t& j = *js.job;
       ++parts_done;

@@ -8,13 +8,18 @@
 //   - a batch killed (SIGKILL) at random moments and rerun ends with every
 //     proof exactly once, each verifying, the journal naming each partition
 //     once; a rerun after success proves nothing; a changed witness is
-//     proved again.
+//     proved again;
+//   - SIGTERM (Slurm's time limit) in the middle of a batch writes the trace
+//     recorded so far and a line saying what was running, then ends the
+//     process by that signal; the rerun resumes.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
+#include <sstream>
 #include <random>
 #include <thread>
 
@@ -26,6 +31,8 @@
 #include "io/proof_json.hpp"
 #include "io/vkey_json.hpp"
 #include "io/zkey.hpp"
+
+#include <nlohmann/json.hpp>
 
 namespace starzk::test {
 namespace {
@@ -223,6 +230,50 @@ TEST_F(reliability, killed_batches_resume_and_prove_each_partition_once) {
   r = batch(m);
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(r.output.find("finished by an earlier run"), std::string::npos) << r.output;
+  expect_complete(dir_, n);
+}
+
+TEST_F(reliability, sigterm_writes_the_trace_and_ends_by_the_signal) {
+  const size_t n = 600;  // long enough to be caught in the middle
+  const fs::path m = manifest(n, "out_dir = \"out\"\nproofs_bin = \"proofs.bin\"\n");
+  const fs::path log = dir_ / "log.txt", trace = dir_ / "trace.json";
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setenv("STARPU_SILENT", "1", 1);
+    ::setenv("STARZK_VALIDATED_KEYS", "off", 1);
+    if (::freopen(log.c_str(), "w", stdout) == nullptr || ::dup2(::fileno(stdout), 2) < 0) ::_exit(127);
+    ::execl(STARZK_BIN, STARZK_BIN, "prove", "--manifest", m.c_str(), "--gpus", "0", "--trace", trace.c_str(),
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  auto log_text = [&] {
+    std::ifstream in(log);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  // Wait for the first finished partition, then stop the run.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (log_text().find("progress: partitions") == std::string::npos && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  ::kill(pid, SIGTERM);
+  int st = 0;
+  ASSERT_EQ(::waitpid(pid, &st, 0), pid);
+  const std::string out = log_text();
+  ASSERT_TRUE(WIFSIGNALED(st)) << "the batch ended before the signal or exited: " << out.substr(out.size() - 400);
+  EXPECT_EQ(WTERMSIG(st), SIGTERM);
+  EXPECT_NE(out.find("starzk: SIGTERM after"), std::string::npos) << out;
+  EXPECT_NE(out.find("host RSS"), std::string::npos) << out;
+  EXPECT_NE(out.find("spmv cpu"), std::string::npos) << out;  // what the bodies were doing
+  std::ifstream in(trace);
+  ASSERT_TRUE(in.good()) << "no trace after SIGTERM";
+  const auto j = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << "the trace is not JSON";
+  EXPECT_GT(j["traceEvents"].size(), 0u);  // the tasks up to the signal
+  // The rerun finishes the rest.
+  const run_result r = batch(m, "--quiet");
+  ASSERT_EQ(r.status, 0) << r.output;
   expect_complete(dir_, n);
 }
 

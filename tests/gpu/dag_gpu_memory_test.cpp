@@ -19,6 +19,10 @@
 //               resident and STARZK_GPU_SCRATCH_MAX a quarter above the
 //               smallest pieces: the MSMs run on the GPU, every proof
 //               verifies, the first equals the CPU reference;
+//   rows        the CSR arrays do not fit beside a partition and the
+//               scratch floor: the plan keeps a, b, c in host memory and
+//               every witness map, the first one too, runs on the CPUs,
+//               with no placement given (the codelet's mask unset);
 //   16 GB       a 2^22 batch (three partitions) under
 //               STARPU_LIMIT_CUDA_MEM=16000, the memory of a 16 GB card,
 //               every placement left to the policy: every proof verifies.
@@ -262,6 +266,34 @@ TEST(dag_gpu_memory_limited, batch_at_2_18_under_a_small_device_limit_verifies) 
     EXPECT_GE(key.view().scratch_max, m.smallest);
     EXPECT_LT(key.view().scratch_max, m.largest_whole);  // some MSM must run in pieces
   });
+}
+
+TEST(dag_gpu_memory_limited, the_plan_places_every_witness_map_from_the_first) {
+  if (!setup_gpu_available()) GTEST_SKIP() << "no CUDA device";
+  const case18_t& k = case18();
+  dag::residency_input_t in;
+  {
+    runtime::starpu_session session(gpu_session("starzk"));
+    if (session.cuda_workers() == 0) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
+    in = test::bundle(k.c)->memory_input();
+  }
+  ASSERT_GT(in.key_optional, 4u << 20);
+  // Room for a partition, the domain, the scratch floor and half the CSR.
+  const uint64_t mib = uint64_t(1) << 20;
+  const uint64_t limit = in.key_fixed + in.partition + in.scratch_floor + in.key_optional / 2;
+  const scoped_env_t env("STARPU_LIMIT_CUDA_MEM", std::to_string((limit + mib - 1) / mib));
+  // No set_placement in this process: StarPU fills each codelet's mask at
+  // its first submission, and the plan must hold from that one on.
+  runtime::starpu_session session(gpu_session("starzk"));
+  ASSERT_GT(session.cuda_workers(), 0u);
+  auto key = test::bundle(k.c);
+  std::printf("[ plan     ] %s\n", key->describe_memory_plan().c_str());
+  ASSERT_TRUE(key->rows_on_host_with_gpus());
+  const run_t got = prove_all(key, k.c.witnesses, k.rs);
+  ASSERT_EQ(got.proofs.size(), k.c.witnesses.size());
+  EXPECT_EQ(encode_proof(got.proofs.at(0)), encode_proof(k.reference));
+  EXPECT_EQ(got.count("spmv", "cuda"), 0);
+  EXPECT_EQ(got.count("spmv", "cpu"), int(k.c.witnesses.size()));
 }
 
 TEST(dag_gpu_memory_limited, scratch_cap_cuts_the_msms_into_pieces) {

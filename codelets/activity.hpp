@@ -1,0 +1,37 @@
+// activity.hpp: what the codelet bodies are doing right now, for a person
+// watching a long batch. Every body runs inside guarded()
+// (partition_state.hpp), which counts it here: per phase and worker kind,
+// how many bodies are inside, how many have returned, and when the oldest
+// running one started. A CUDA body returns once its kernels are enqueued,
+// so "running" there means "being submitted"; a phase that shows no
+// running body and no new completions for minutes is waiting on StarPU
+// (data, memory, the policy), not computing. The counters are lock-free
+// atomics; describe_activity() reads them without stopping anything, and
+// the numbers it prints may be a moment apart from one another.
+#pragma once
+
+#include <string>
+
+namespace starzk::codelets {
+
+// Called by guarded() around each body (`phase` a string literal).
+void activity_begin(const char* phase) noexcept;
+void activity_end(const char* phase) noexcept;
+
+// One line: "spmv cpu 3 done 1 running (12 s); ntt_h cuda 2 done; ...",
+// or "no codelet body has run yet".
+std::string describe_activity();
+
+// RAII form for guarded().
+class activity_scope_t {
+ public:
+  explicit activity_scope_t(const char* phase) noexcept : phase_(phase) { activity_begin(phase_); }
+  ~activity_scope_t() { activity_end(phase_); }
+  activity_scope_t(const activity_scope_t&) = delete;
+  activity_scope_t& operator=(const activity_scope_t&) = delete;
+
+ private:
+  const char* phase_;
+};
+
+}  // namespace starzk::codelets

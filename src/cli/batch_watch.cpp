@@ -1,0 +1,123 @@
+// batch_watch.cpp: the quiet-batch and stop-signal watch (see
+// batch_watch.hpp).
+#include "cli/batch_watch.hpp"
+
+#include <starpu.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+
+#include "codelets/activity.hpp"
+
+namespace starzk::cli {
+
+namespace {
+
+long long now_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
+std::string host_rss() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("VmRSS:", 0) == 0) {
+      const double kib = std::strtod(line.c_str() + 6, nullptr);
+      char b[48];
+      std::snprintf(b, sizeof b, "host RSS %.1f GiB", kib / (1024.0 * 1024.0));
+      return b;
+    }
+  return "host RSS unknown";
+}
+
+std::string device_memory() {
+  if (!starpu_is_initialized()) return "";
+  std::string out;
+  const unsigned nodes = starpu_memory_nodes_get_count();
+  for (unsigned node = 0; node < nodes; ++node) {
+    if (starpu_node_get_kind(node) != STARPU_CUDA_RAM) continue;
+    const starpu_ssize_t total = starpu_memory_get_total(node), avail = starpu_memory_get_available(node);
+    if (total <= 0 || avail < 0) continue;
+    char b[96];
+    std::snprintf(b, sizeof b, "%smemory node %u: %.2f of %.2f GiB in use", out.empty() ? "" : ", ", node,
+                  double(total - avail) / double(1ull << 30), double(total) / double(1ull << 30));
+    out += b;
+  }
+  return out;
+}
+
+}  // namespace
+
+double watch_quiet_seconds() {
+  const char* v = std::getenv("STARZK_WATCH_S");
+  if (v == nullptr || *v == '\0') return 60;
+  char* end = nullptr;
+  const double s = std::strtod(v, &end);
+  if (end == v || *end != '\0' || !(s >= 0))
+    throw std::invalid_argument(std::string("STARZK_WATCH_S='") + v + "': expected seconds (0 turns it off)");
+  return s;
+}
+
+std::string batch_watch_t::describe_state() {
+  std::string s = codelets::describe_activity();
+  if (const std::string d = device_memory(); !d.empty()) s += "; " + d;
+  return s + "; " + host_rss();
+}
+
+batch_watch_t::batch_watch_t(double quiet, FILE* out, std::function<void()> on_stop)
+    : quiet_(quiet), out_(out), on_stop_(std::move(on_stop)), last_ms_(now_ms()) {
+  sigemptyset(&taken_);
+  sigaddset(&taken_, SIGTERM);
+  sigaddset(&taken_, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &taken_, &old_mask_);
+  thread_ = std::thread([this] { run(); });
+}
+
+batch_watch_t::~batch_watch_t() {
+  stop_.store(true);
+  thread_.join();
+  // A signal that came after the watch stopped is still pending: with the
+  // old mask back it ends the process as it would have without the watch.
+  pthread_sigmask(SIG_SETMASK, &old_mask_, nullptr);
+}
+
+void batch_watch_t::progressed() noexcept { last_ms_.store(now_ms()); }
+
+void batch_watch_t::run() {
+  const long long t0 = now_ms();
+  long long spoke_ms = 0;
+  while (!stop_.load()) {
+    timespec tick{0, 250'000'000};
+    const int sig = sigtimedwait(&taken_, nullptr, &tick);
+    if (sig == SIGTERM || sig == SIGINT) {
+      std::fprintf(out_, "starzk: %s after %.0f s: %s\n", sig == SIGTERM ? "SIGTERM" : "SIGINT",
+                   double(now_ms() - t0) / 1000.0, describe_state().c_str());
+      std::fflush(out_);
+      try {
+        if (on_stop_) on_stop_();
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "starzk: while stopping: %s\n", e.what());
+      }
+      std::fflush(nullptr);
+      signal(sig, SIG_DFL);
+      pthread_sigmask(SIG_UNBLOCK, &taken_, nullptr);
+      raise(sig);  // delivered to this thread, whose mask now lets it through
+      std::_Exit(128 + sig);
+    }
+    if (quiet_ <= 0) continue;
+    const long long now = now_ms(), last = last_ms_.load();
+    const long long since = std::max(last, spoke_ms);
+    if (double(now - since) >= quiet_ * 1000.0) {
+      spoke_ms = now;
+      std::fprintf(out_, "starzk: no partition finished for %.0f s (elapsed %.0f s): %s\n",
+                   double(now - last) / 1000.0, double(now - t0) / 1000.0, describe_state().c_str());
+      std::fflush(out_);
+    }
+  }
+}
+
+}  // namespace starzk::cli

@@ -1,0 +1,63 @@
+// batch_watch.hpp: a thread beside `starzk prove --manifest` that speaks
+// when the batch goes quiet or is told to stop.
+//
+// A 2^27 partition takes seconds; a batch that finishes none for minutes
+// is waiting on something (device or host memory, a witness on a slow
+// disk, a placement that cannot happen), and a log that says nothing gives
+// an operator, or a Slurm log read the next morning, no way to tell which.
+// After `quiet` seconds without a finished partition the watch prints one
+// line: what the codelet bodies are doing (codelets/activity.hpp), the
+// device memory StarPU counts on each GPU, the host RSS; then again every
+// `quiet` seconds while nothing finishes.
+//
+// SIGTERM and SIGINT (Slurm's time limit, Ctrl-C) are taken by this thread:
+// the constructor blocks them in the calling thread, so every thread
+// started after it (StarPU's workers, the loaders) inherits the mask. On
+// either signal the watch prints the same line, runs `on_stop` (the trace
+// is written there, so a run cut short still leaves its trace), then lets
+// the signal end the process with its usual status. Finished partitions
+// are already on disk (output sets, journal): a rerun resumes.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <thread>
+
+#include <signal.h>
+
+namespace starzk::cli {
+
+class batch_watch_t {
+ public:
+  // quiet: seconds without a finished partition before the first line
+  // (0: never; signals are still taken).
+  batch_watch_t(double quiet, FILE* out, std::function<void()> on_stop);
+  ~batch_watch_t();
+  batch_watch_t(const batch_watch_t&) = delete;
+  batch_watch_t& operator=(const batch_watch_t&) = delete;
+
+  void progressed() noexcept;  // a partition finished
+
+  // The line the watch prints (also for tests).
+  static std::string describe_state();
+
+ private:
+  void run();
+
+  double quiet_;
+  FILE* out_;
+  std::function<void()> on_stop_;
+  sigset_t taken_{}, old_mask_{};
+  std::atomic<bool> stop_{false};
+  std::atomic<long long> last_ms_;
+  std::thread thread_;
+};
+
+// Seconds of quiet before the watch speaks: STARZK_WATCH_S (default 60;
+// 0 turns the lines off).
+double watch_quiet_seconds();
+
+}  // namespace starzk::cli
