@@ -24,8 +24,9 @@ void witness_map_into(const proving_key_t& pk, const r1cs_t* cs, std::span<const
   if (pk.convention == h_convention_t::snarkjs_odd_coset) {
     if (pk.zkey_a.n_rows > n || pk.zkey_b.n_rows > n)
       throw std::invalid_argument("key matrices have more rows than its domain");
-    spmv(pk.zkey_a, w, a, threads);
-    spmv(pk.zkey_b, w, b, threads);
+    const std::vector<uint8_t> kinds = witness_kinds(w, threads);
+    spmv(pk.zkey_a, w, kinds, a, threads);
+    spmv(pk.zkey_b, w, kinds, b, threads);
     // c_i = a_i · b_i (1M per row).
     parallel_for(n, threads, [&](uint64_t begin, uint64_t end) {
       for (uint64_t i = begin; i < end; ++i) c[i] = a[i] * b[i];
@@ -37,9 +38,11 @@ void witness_map_into(const proving_key_t& pk, const r1cs_t* cs, std::span<const
   if (rows > n)
     throw std::invalid_argument("domain of size " + std::to_string(n) + " cannot hold " + std::to_string(rows) +
                                 " rows (constraints + public inputs + 1)");
-  spmv(cs->a, w, a, threads);
-  spmv(cs->b, w, b, threads);
-  spmv(cs->c, w, c, threads);
+  // A witness that breaks a constraint is refused here, before the H phase
+  // and the MSMs (minutes of work at 2^27), not by the proof's final check.
+  if (const auto row = spmv_rows_checked(*cs, w, witness_kinds(w, threads), a, b, c, threads))
+    throw std::invalid_argument("the witness does not satisfy constraint " + std::to_string(*row) +
+                                " of the circuit (A·w times B·w differs from C·w there)");
   // Input rows: A = w[s], B = C = 0 (s = 0..n_public).
   for (uint64_t s = 0; s <= cs->n_public; ++s) a[cs->n_constraints + s] = w[s];
 }

@@ -6,10 +6,14 @@
 //   bellman key (rows from the circuit):
 //     a = A·w, b = B·w, c = C·w on the n_constraints rows, then the input
 //     rows a[n_constraints + s] = w[s] for s = 0..n_public, zeros after;
+//     a witness whose rows break a_i·b_i = c_i on a constraint row is
+//     refused here (std::invalid_argument naming the constraint), so a bad
+//     witness fails its partition at the first task;
 //   snarkjs key (rows from the key's own matrices, which already hold the
 //     input rows): a = zkey_A·w, b = zkey_B·w, c = a∘b row by row.
-// Cost: nnz(A) + nnz(B) + nnz(C) multiplications (bellman) or
-// nnz(A) + nnz(B) + n (snarkjs). tests/codelets checks it against
+// Cost: one product per term whose wire is neither 0 nor 1 (spmv's
+// shortcut), plus n_constraints products for the check (bellman) or n for
+// c (snarkjs). tests/codelets checks it against
 // witness_map() value for value.
 #pragma once
 

@@ -33,7 +33,7 @@ struct key_load_options_t {
   // A packed key given no circuit asks this for it once its points are
   // unpacked (the circuit is read meanwhile, e.g. on another thread: at
   // 2^27 both take tens of seconds); unset: the circuit must be given.
-  std::function<const r1cs_t*()> circuit_later;
+  std::function<const r1cs_t*()> circuit_later = {};
 };
 
 // How the key's points were vouched for.

@@ -15,6 +15,7 @@
 #include "codelets/codelets.hpp"
 #include "codelets/witness_map_into.hpp"
 #include "groth16/prover.hpp"
+#include "groth16/witness_map.hpp"
 #include "msm/prep_msm.hpp"
 #include "test_inputs.hpp"
 
@@ -158,6 +159,23 @@ TEST_P(codelet_bodies_light, witness_map_into_matches_witness_map) {
   EXPECT_THROW(codelets::witness_map_into(*c.pk, c.cs.get(), w, a, b, short_row), std::invalid_argument);
   EXPECT_THROW(codelets::witness_map_into(*c.pk, c.cs.get(), std::span<const fr_t>(w).first(w.size() - 1), a, b, cc),
                std::invalid_argument);
+  // A witness that breaks a constraint: refused by the witness map of a
+  // bellman key (the circuit's C is there to check against), naming the
+  // first broken constraint.
+  if (c.pk->convention == h_convention_t::bellman_coset) {
+    std::vector<fr_t> bad = w;
+    bad.back() += fr_t::one();
+    const std::optional<uint64_t> row = first_unsatisfied_row(*c.cs, bad);
+    ASSERT_TRUE(row.has_value()) << "the last wire is in no constraint";
+    try {
+      codelets::witness_map_into(*c.pk, c.cs.get(), bad, a, b, cc, 2);
+      ADD_FAILURE() << "a witness that breaks constraint " << *row << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("does not satisfy constraint " + std::to_string(*row) + " "),
+                std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 // The cases' circuits (and the .zkey matrices of keys made from them) are
@@ -183,15 +201,21 @@ TEST_P(codelet_bodies_light, witness_map_into_same_for_coded_and_plain_matrices)
   }
 }
 
-TEST_P(codelet_bodies_light, unsatisfied_witness_fails_at_assemble_and_names_the_partition) {
+// A bellman key's witness map checks the constraints (the circuit's C is
+// there), so the partition fails at its first task; a snarkjs key has no
+// C, and the proof's own check at assemble refuses it.
+TEST_P(codelet_bodies_light, unsatisfied_witness_fails_its_partition_and_names_it) {
   const test::prove_case_t& c = test::prove_case(GetParam());
   std::vector<fr_t> w = c.witnesses.front();
   w.back() += fr_t::one();  // the last aux wire: some constraint breaks
   bench_t b(c, w);
   b.all();
   ASSERT_TRUE(b.p->failed());
-  EXPECT_NE(b.p->error().find("partition " + c.name + "#0: assemble:"), std::string::npos) << b.p->error();
-  EXPECT_NE(b.p->error().find("does not verify"), std::string::npos) << b.p->error();
+  const bool bellman = c.pk->convention == h_convention_t::bellman_coset;
+  EXPECT_NE(b.p->error().find("partition " + c.name + "#0: " + (bellman ? "spmv:" : "assemble:")), std::string::npos)
+      << b.p->error();
+  EXPECT_NE(b.p->error().find(bellman ? "does not satisfy constraint" : "does not verify"), std::string::npos)
+      << b.p->error();
   b.free();
   EXPECT_TRUE(b.p->w.empty());
 }
