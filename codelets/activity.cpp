@@ -79,6 +79,26 @@ void activity_end(const char* phase) noexcept {
   if (s->running.fetch_sub(1, std::memory_order_acq_rel) == 1) s->oldest_start_ms.store(0);
 }
 
+namespace {
+std::mutex g_sink_mu;
+std::function<void(const std::string&)> g_sink;
+}  // namespace
+
+void set_note_sink(std::function<void(const std::string&)> sink) {
+  std::lock_guard lock(g_sink_mu);
+  g_sink = std::move(sink);
+}
+
+void report_note(const std::string& text) {
+  std::lock_guard lock(g_sink_mu);
+  if (g_sink) {
+    g_sink(text);
+    return;
+  }
+  std::fprintf(stderr, "starzk: %s\n", text.c_str());
+  std::fflush(stderr);
+}
+
 std::string describe_activity() {
   std::string out;
   const long long now = now_ms();

@@ -10,6 +10,7 @@
 // the numbers it prints may be a moment apart from one another.
 #pragma once
 
+#include <functional>
 #include <string>
 
 namespace starzk::codelets {
@@ -21,6 +22,12 @@ void activity_end(const char* phase) noexcept;
 // One line: "spmv cpu 3 done 1 running (12 s); ntt_h cuda 2 done; ...",
 // or "no codelet body has run yet".
 std::string describe_activity();
+
+// A note a body has for the person running the program (a fallback taken,
+// said once): to stderr as "starzk: <text>" unless a program sets a sink
+// (the CLI routes it through its log form, cli/log_lines.hpp).
+void report_note(const std::string& text);
+void set_note_sink(std::function<void(const std::string&)> sink);
 
 // RAII form for guarded().
 class activity_scope_t {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 
+#include "codelets/activity.hpp"
 #include "msm/msm_pieces.hpp"
 
 #if STARZK_CODELETS_CUDA
@@ -103,10 +104,8 @@ template bool run_device_msm<g2_params>(const device_msm_t<g2_params>&, uint64_t
 void note_host_fallback(const std::string& label, const char* phase, size_t n) {
   static std::atomic<bool> said{false};
   if (said.exchange(true)) return;
-  std::fprintf(stderr,
-               "starzk: %s: %s: no device memory for the smallest MSM pieces (%zu terms); computed on the host "
-               "(said once)\n",
-               label.c_str(), phase, n);
+  report_note(label + ": " + phase + ": no device memory for the smallest MSM pieces (" + std::to_string(n) +
+              " terms); computed on the host (said once)");
 }
 
 #endif

@@ -10,6 +10,7 @@
 #include <ctime>
 #include <fstream>
 
+#include "cli/log_lines.hpp"
 #include "codelets/activity.hpp"
 
 namespace starzk::cli {
@@ -94,9 +95,10 @@ void batch_watch_t::run() {
     timespec tick{0, 250'000'000};
     const int sig = sigtimedwait(&taken_, nullptr, &tick);
     if (sig == SIGTERM || sig == SIGINT) {
-      std::fprintf(out_, "starzk: %s after %.0f s: %s\n", sig == SIGTERM ? "SIGTERM" : "SIGINT",
-                   double(now_ms() - t0) / 1000.0, describe_state().c_str());
-      std::fflush(out_);
+      const char* name = sig == SIGTERM ? "SIGTERM" : "SIGINT";
+      char head[64];
+      std::snprintf(head, sizeof head, "starzk: %s after %.0f s: ", name, double(now_ms() - t0) / 1000.0);
+      log_line(out_, "signal", head + describe_state(), {{"signal", name}});
       try {
         if (on_stop_) on_stop_();
       } catch (const std::exception& e) {
@@ -113,9 +115,10 @@ void batch_watch_t::run() {
     const long long since = std::max(last, spoke_ms);
     if (double(now - since) >= quiet_ * 1000.0) {
       spoke_ms = now;
-      std::fprintf(out_, "starzk: no partition finished for %.0f s (elapsed %.0f s): %s\n",
-                   double(now - last) / 1000.0, double(now - t0) / 1000.0, describe_state().c_str());
-      std::fflush(out_);
+      char head[96];
+      std::snprintf(head, sizeof head, "starzk: no partition finished for %.0f s (elapsed %.0f s): ",
+                    double(now - last) / 1000.0, double(now - t0) / 1000.0);
+      log_line(out_, "waiting", head + describe_state(), {{"quiet_s", double(now - last) / 1000.0}});
     }
   }
 }

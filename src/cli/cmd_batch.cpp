@@ -39,6 +39,7 @@
 #include "cli/batch_run.hpp"
 #include "cli/commands.hpp"
 #include "cli/inputs.hpp"
+#include "cli/log_lines.hpp"
 #include "cli/manifest.hpp"
 #include "codelets/codelets.hpp"
 #include "dag/batch.hpp"
@@ -59,11 +60,13 @@ double seconds_since(clock_t_::time_point t0) {
 
 // Progress on `out` (stdout; stderr with --json, whose stdout holds only
 // the summary). On a terminal one line is redrawn; elsewhere (a Slurm log,
-// a pipe) one line is printed per finished partition, unless quiet.
+// a pipe), or with --log-format json, one line is printed per finished
+// partition, unless quiet (cli/log_lines.hpp gives each its form).
 class progress_t {
  public:
   progress_t(size_t jobs, size_t partitions, FILE* out, bool quiet)
-      : jobs_(jobs), parts_(partitions), out_(out), tty_(isatty(fileno(out)) == 1), quiet_(quiet) {}
+      : jobs_(jobs), parts_(partitions), out_(out),
+        tty_(isatty(fileno(out)) == 1 && log_format() == log_format_t::text), quiet_(quiet) {}
   void update(size_t jobs_done, size_t parts_done, size_t in_flight) {
     if (!tty_ && (quiet_ || parts_done == logged_)) return;
     const double t = seconds_since(t0_);
@@ -72,9 +75,15 @@ class progress_t {
     if (rate > 0) std::snprintf(eta, sizeof eta, "%.0f s", double(parts_ - parts_done) / rate);
     if (!tty_) {
       logged_ = parts_done;
-      std::fprintf(out_, "starzk: progress: partitions %zu/%zu, jobs %zu/%zu, in flight %zu, %.2f proofs/s, "
-                         "elapsed %.0f s, ETA %s\n", parts_done, parts_, jobs_done, jobs_, in_flight, rate, t, eta);
-      std::fflush(out_);
+      char text[256];
+      std::snprintf(text, sizeof text,
+                    "starzk: progress: partitions %zu/%zu, jobs %zu/%zu, in flight %zu, %.2f proofs/s, "
+                    "elapsed %.0f s, ETA %s",
+                    parts_done, parts_, jobs_done, jobs_, in_flight, rate, t, eta);
+      nlohmann::json f = {{"partitions_done", parts_done}, {"partitions", parts_}, {"jobs_done", jobs_done},
+                          {"jobs", jobs_}, {"in_flight", in_flight}, {"proofs_per_s", rate}, {"elapsed_s", t}};
+      if (rate > 0) f["eta_s"] = double(parts_ - parts_done) / rate;
+      log_line(out_, "progress", text, f);
       return;
     }
     std::fprintf(out_, "\r\033[Kjobs %zu/%zu  partitions %zu/%zu  in flight %zu  %.2f proofs/s  ETA %s", jobs_done,
@@ -83,20 +92,18 @@ class progress_t {
     drawn_ = true;
   }
   // Prints a line above the progress line.
-  void line(const std::string& s) {
+  void line(const std::string& s, const char* event = "message", const nlohmann::json& fields = nlohmann::json::object()) {
     if (drawn_) std::fprintf(out_, "\r\033[K");
-    std::fprintf(out_, "%s\n", s.c_str());
-    std::fflush(out_);
+    log_line(out_, event, s, fields);
   }
   // An error: on stderr (the progress line is cleared first so that the
   // two do not share a terminal line).
-  void error(const std::string& s) {
+  void error(const std::string& s, const nlohmann::json& fields = nlohmann::json::object()) {
     if (drawn_) {
       std::fprintf(out_, "\r\033[K");
       std::fflush(out_);
     }
-    std::fprintf(stderr, "%s\n", s.c_str());
-    std::fflush(stderr);
+    log_line(stderr, "error", s, fields);
   }
   void finish() {
     if (drawn_) std::fprintf(out_, "\r\033[K");
@@ -152,8 +159,10 @@ class key_cache_t {
       circuit();  // a circuit the key did not need is still the job's
       auto pk = std::make_shared<const proving_key_t>(std::move(key.pk));
       slot = std::make_shared<const dag::key_bundle_t>(pk, cs, j.key.filename().string(), threads);
-      std::fprintf(stderr, "starzk: key %s and its circuit ready in %.2f s\n", j.key.filename().c_str(),
-                   seconds_since(t));
+      char text[64];
+      std::snprintf(text, sizeof text, " and its circuit ready in %.2f s", seconds_since(t));
+      log_line(stderr, "key_ready", "starzk: key " + j.key.filename().string() + text,
+               {{"key", j.key.string()}, {"seconds", seconds_since(t)}});
       loaded_ = true;
     }
     return slot;
@@ -196,6 +205,7 @@ int run_manifest(const batch_run_options_t& o) {
   batch_watch_t watch(watch_quiet_seconds(), o.json ? stderr : stdout, [&] {
     if (runtime::trace_recorder* r = trace_on_stop.load()) runtime::save_trace(r->snapshot(), o.trace);
   });
+  codelets::set_note_sink([](const std::string& text) { log_line(stderr, "note", "starzk: " + text); });
   runtime::starpu_session session(so);
   check_workers(o.gpus, o.place, session.cpu_workers(), session.cuda_workers());
   if (!o.place.empty()) codelets::set_placement(o.place);
@@ -219,11 +229,17 @@ int run_manifest(const batch_run_options_t& o) {
   if (!o.quiet)
     progress.line("starzk: " + std::to_string(m.jobs.size()) + " jobs, " + std::to_string(m.partitions()) +
                   " partitions, policy " + session.policy_name() + ", " + std::to_string(session.cpu_workers()) +
-                  " CPU workers, " + std::to_string(session.cuda_workers()) + " GPU workers, memory budget " + budget_text);
-  if (outs.resumed())
-    progress.line("starzk: " + std::to_string(outs.resumed()) + " of " + std::to_string(m.partitions()) +
+                  " CPU workers, " + std::to_string(session.cuda_workers()) + " GPU workers, memory budget " + budget_text,
+                  "start",
+                  {{"jobs", m.jobs.size()}, {"partitions", m.partitions()}, {"policy", session.policy_name()},
+                   {"cpu_workers", session.cpu_workers()}, {"gpu_workers", session.cuda_workers()},
+                   {"memory_budget_bytes", budget}});
+  const size_t resumed = outs.resumed();  // before this run writes any (resumed() counts those too)
+  if (resumed)
+    progress.line("starzk: " + std::to_string(resumed) + " of " + std::to_string(m.partitions()) +
                   " partitions were finished by an earlier run (journal); proving the other " +
-                  std::to_string(m.partitions() - outs.resumed()));
+                  std::to_string(m.partitions() - resumed),
+                  "resume", {{"resumed", resumed}, {"partitions", m.partitions()}});
   {
     key_cache_t keys(m, o.revalidate);
     dag::batch_t batch(dag::batch_options_t{
@@ -245,11 +261,12 @@ int run_manifest(const batch_run_options_t& o) {
           outs.write_partition(js.index, r.index, r.proof, r.publics);
         } catch (const std::exception& e) {
           ++js.failed;
-          progress.error("starzk: " + r.label + ": cannot write the proof: " + e.what());
+          progress.error("starzk: " + r.label + ": cannot write the proof: " + e.what(),
+                         {{"job", j.label()}, {"partition", r.index}});
         }
       } else {
         ++js.failed;
-        progress.error("starzk: " + r.error);
+        progress.error("starzk: " + r.error, {{"job", j.label()}, {"partition", r.index}});
       }
       if (js.done == j.witnesses.size()) {
         ++jobs_done;
@@ -267,8 +284,11 @@ int run_manifest(const batch_run_options_t& o) {
         std::snprintf(line, sizeof line, "job %s: %zu/%zu proofs %s (%.2f s)", j.label().c_str(),
                       j.witnesses.size() - js.failed, j.witnesses.size(), js.failed ? "FAILED" : "written",
                       seconds_since(js.start));
-        if (js.failed) progress.error(std::string("starzk: ") + line);
-        else if (!o.quiet) progress.line(line);
+        const nlohmann::json jf = {{"job", j.label()}, {"proofs", j.witnesses.size() - js.failed},
+                                   {"partitions", j.witnesses.size()}, {"ok", js.failed == 0},
+                                   {"seconds", seconds_since(js.start)}};
+        if (js.failed) progress.error(std::string("starzk: ") + line, jf);
+        else if (!o.quiet) progress.line(line, "job", jf);
         states.erase(r.job);
       }
       progress.update(jobs_done, parts_done, batch.in_flight());
@@ -323,7 +343,7 @@ int run_manifest(const batch_run_options_t& o) {
       // Each key's device memory plan, once (docs/gpu.md, "Memory plan").
       if (!o.quiet && described.insert(key.get()).second)
         if (const std::string plan = key->describe_memory_plan(); !plan.empty()) {
-          progress.line("starzk: key " + key->name() + ": device memory: " + plan);
+          progress.line("starzk: key " + key->name() + ": device memory: " + plan, "plan", {{"key", key->name()}});
           progress.line("starzk: key " + key->name() + ": " + key->setup_times());
         }
       const uint32_t seq = batch.open_job(key, j.name);
@@ -371,20 +391,23 @@ int run_manifest(const batch_run_options_t& o) {
   const size_t ok = parts_done - failures;
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);  // ru_maxrss: KiB on Linux
+  const nlohmann::json summary_fields = {{"command", "prove"}, {"manifest", o.manifest}, {"ok", failures == 0},
+                                         {"partitions", m.partitions()}, {"proved", ok}, {"failed", failures},
+                                         {"resumed", resumed}, {"seconds", s},
+                                         {"proofs_per_second", s > 0 ? double(ok) / s : 0.0},
+                                         {"peak_rss_gib", double(ru.ru_maxrss) / (1024.0 * 1024.0)}};
   if (o.json) {
-    std::printf("%s\n", nlohmann::json{{"command", "prove"}, {"manifest", o.manifest}, {"ok", failures == 0},
-                                       {"partitions", m.partitions()}, {"proved", ok}, {"failed", failures},
-                                       {"resumed", outs.resumed()}, {"seconds", s},
-                                       {"proofs_per_second", s > 0 ? double(ok) / s : 0.0},
-                                       {"peak_rss_gib", double(ru.ru_maxrss) / (1024.0 * 1024.0)}}
-                             .dump()
-                             .c_str());
+    std::printf("%s\n", summary_fields.dump().c_str());
     return failures ? 1 : 0;
   }
-  std::printf("%zu of %zu proofs verified and written in %.2f s (%.2f proofs/s), peak RSS %.1f GiB%s\n", ok,
-              m.partitions(), s, s > 0 ? double(ok) / s : 0.0, double(ru.ru_maxrss) / (1024.0 * 1024.0),
-              failures ? "; some partitions FAILED" : "");
-  if (failures) std::fprintf(stderr, "starzk: %zu of %zu partitions FAILED\n", failures, m.partitions());
+  char summary[256];
+  std::snprintf(summary, sizeof summary, "%zu of %zu proofs verified and written in %.2f s (%.2f proofs/s), peak RSS %.1f GiB%s",
+                ok, m.partitions(), s, s > 0 ? double(ok) / s : 0.0, double(ru.ru_maxrss) / (1024.0 * 1024.0),
+                failures ? "; some partitions FAILED" : "");
+  log_line(stdout, "summary", summary, summary_fields);
+  if (failures)
+    log_line(stderr, "error", "starzk: " + std::to_string(failures) + " of " + std::to_string(m.partitions()) +
+                                  " partitions FAILED");
   return failures ? 1 : 0;
 }
 

@@ -23,6 +23,7 @@
 #include "cli/batch_run.hpp"
 #include "cli/commands.hpp"
 #include "cli/inputs.hpp"
+#include "cli/log_lines.hpp"
 #include "dag/key_bundle.hpp"
 #include "dag/prove_dag.hpp"
 #include "groth16/setup.hpp"
@@ -171,6 +172,10 @@ void add_prove_command(CLI::App& app) {
   cmd->add_flag_callback(
       "--json", [o, b] { o->json = b->json = true, json_command = "prove"; },
       "the final summary as one JSON object on stdout (with --manifest: progress lines go to stderr)");
+  cmd->add_option_function<std::string>(
+      "--log-format", [](const std::string& v) { set_log_format(parse_log_format(v)); },
+      "text (default) or json: every log line (key loading, progress, waits, errors, the summary) as one JSON "
+      "object, for log collectors (docs/usage.md)");
   cmd->add_flag("--fresh", b->fresh,
                 "with --manifest: prove every partition, ignoring what the job journals say an earlier run "
                 "finished (docs/reliability.md)");

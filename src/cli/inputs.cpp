@@ -9,6 +9,7 @@
 #include <future>
 #include <stdexcept>
 
+#include "cli/log_lines.hpp"
 #include "groth16/setup.hpp"
 #include "io/bellman_vk.hpp"
 #include "io/csr_circuit.hpp"
@@ -116,9 +117,9 @@ loaded_key_t load_key(const std::string& zkey, const std::string& params, const 
   // A large key takes minutes: say so before, for logs (a Slurm job's
   // output would otherwise be silent until the key is ready).
   if (!o.quiet && !size_error && size >= (uint64_t(256) << 20)) {
-    std::fprintf(stderr, "starzk: %s: reading %.1f GiB and checking its points...\n", path.c_str(),
-                 double(size) / double(1ull << 30));
-    std::fflush(stderr);
+    char text[64];
+    std::snprintf(text, sizeof text, ": reading %.1f GiB and checking its points...", double(size) / double(1ull << 30));
+    log_line(stderr, "key_read", "starzk: " + path + text, {{"key", path}, {"bytes", size}});
   }
   auto hashed = std::async(std::launch::async, [&] {
     const auto t0 = steady::now();
@@ -179,8 +180,13 @@ loaded_key_t load_key(const std::string& zkey, const std::string& params, const 
       r.note = store.off_reason();
     }
   }
-  if (!o.quiet) std::fprintf(stderr, "starzk: %s\n", r.line(path).c_str());
-  if (!o.quiet && !r.unpack.empty()) std::fprintf(stderr, "starzk: %s: unpacked %s\n", path.c_str(), r.unpack.c_str());
+  if (!o.quiet)
+    log_line(stderr, "key", "starzk: " + r.line(path),
+             {{"key", path}, {"digest", to_hex(r.digest)}, {"validated", r.validated}, {"remembered", r.remembered},
+              {"points", r.info.points}, {"validation_s", r.info.seconds}, {"on_gpu", r.info.on_gpu},
+              {"hash_s", r.hash_seconds}, {"read_s", r.read_seconds}});
+  if (!o.quiet && !r.unpack.empty())
+    log_line(stderr, "unpack", "starzk: " + path + ": unpacked " + r.unpack, {{"key", path}});
   return k;
 }
 

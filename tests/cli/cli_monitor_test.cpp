@@ -4,13 +4,16 @@
 // line, --json outcomes of verify, info and prove, `info` on every format
 // starzk reads or writes, Filecoin .vk files (exported at PoRep size, 2,116
 // bytes, then verified against; a corrupt one refused), --policy winning
-// over STARPU_SCHED, and progress lines off a terminal. Each case fails if
+// over STARPU_SCHED, progress lines off a terminal, and --log-format json
+// (every line of stdout and stderr one JSON object with t, event, message). Each case fails if
 // the behaviour regresses: exact statuses and JSON fields are compared.
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <map>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -190,6 +193,53 @@ TEST_F(CliMonitor, PolicyFlagWinsAndProgressOffTerminal) {
   EXPECT_EQ(j["ok"], true);
   EXPECT_EQ(j["partitions"], 1);
   EXPECT_EQ(j["proved"], 1);
+}
+
+// --log-format json: every line a JSON object (t, event, message), the
+// start, key, progress, job and summary events with their fields, the
+// "resumed" count of the partitions found done before the run; an unknown
+// form is a usage error.
+TEST_F(CliMonitor, LogFormatJsonMakesEveryLineAnObject) {
+  std::ofstream(p("jobs.toml")) << "[[job]]\nname = 'm'\nkey = '" << (mul / "circuit.zkey").string()
+                                << "'\nwitnesses = ['" << (mul / "witness.wtns").string() << "', '"
+                                << (mul / "witness.wtns").string() << "']\nout_dir = 'o'\n";
+  const std::string batch = "prove --manifest " + p("jobs.toml") + " --cpus 1 --log-format json";
+  for (const bool again : {false, true}) {
+    SCOPED_TRACE(again ? "a rerun: every partition found done" : "a first run");
+    const run_result r = run_starzk(batch);
+    ASSERT_EQ(r.status, 0) << r.output;
+    std::map<std::string, nlohmann::json> last;  // event -> its last line
+    std::istringstream lines(r.output);
+    std::string line;
+    double t = -1;
+    while (std::getline(lines, line)) {
+      const auto j = nlohmann::json::parse(line, nullptr, false);
+      ASSERT_TRUE(j.is_object()) << "not a JSON object: " << line;
+      ASSERT_TRUE(j.contains("t") && j.contains("event") && j["message"].is_string()) << line;
+      EXPECT_GE(j["t"].get<double>(), 0.0) << line;
+      t = j["t"].get<double>();
+      last[j["event"].get<std::string>()] = j;
+    }
+    EXPECT_GE(t, 0.0);
+    ASSERT_TRUE(last.count("summary")) << r.output;
+    const nlohmann::json& sum = last["summary"];
+    EXPECT_EQ(sum["ok"], true);
+    EXPECT_EQ(sum["partitions"], 2);
+    EXPECT_EQ(sum["resumed"], again ? 2 : 0);
+    ASSERT_TRUE(last.count("start")) << r.output;
+    EXPECT_EQ(last["start"]["cpu_workers"], 1);
+    if (!again) {
+      ASSERT_TRUE(last.count("key") && last.count("progress") && last.count("job")) << r.output;
+      EXPECT_EQ(last["key"]["key"], (mul / "circuit.zkey").string());
+      EXPECT_EQ(last["progress"]["partitions_done"], 2);
+      EXPECT_EQ(last["job"]["ok"], true);
+    } else {
+      EXPECT_TRUE(last.count("resume")) << r.output;
+    }
+  }
+  const run_result bad = run_starzk("prove --manifest " + p("jobs.toml") + " --log-format xml");
+  EXPECT_EQ(bad.status, 2) << bad.output;
+  EXPECT_NE(bad.output.find("--log-format 'xml': expected text or json"), std::string::npos) << bad.output;
 }
 
 }  // namespace
