@@ -35,11 +35,6 @@ long long now_ms() {
   return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
 }
 
-bool on_cuda_worker() {
-  const int w = starpu_worker_get_id();
-  return w >= 0 && starpu_worker_get_type(w) == STARPU_CUDA_WORKER;
-}
-
 slot_t* find(const char* phase, bool cuda) {
   const int used = g_used.load(std::memory_order_acquire);
   for (int i = 0; i < used; ++i) {
@@ -63,6 +58,11 @@ slot_t* slot(const char* phase, bool cuda) {
 }
 
 }  // namespace
+
+bool on_cuda_worker() {
+  const int w = starpu_worker_get_id();
+  return w >= 0 && starpu_worker_get_type(w) == STARPU_CUDA_WORKER;
+}
 
 void activity_begin(const char* phase) noexcept {
   slot_t* s = slot(phase, on_cuda_worker());

@@ -15,6 +15,9 @@
 
 namespace starzk::codelets {
 
+// Whether the calling thread is a StarPU CUDA worker.
+bool on_cuda_worker();
+
 // Called by guarded() around each body (`phase` a string literal).
 void activity_begin(const char* phase) noexcept;
 void activity_end(const char* phase) noexcept;

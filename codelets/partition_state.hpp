@@ -131,8 +131,19 @@ struct partition_state_t {
   // Number of H scalars the key's convention uses: n − 1 (bellman) or n (snarkjs).
   uint64_t h_len() const;
 
+  // TEST ONLY: the first body of this phase fails as a device fault would
+  // ("injected fault"), so that the batch's retry can be tested without a
+  // faulty GPU (dag/batch.hpp, batch_options_t::inject_fault).
+  std::string inject_fault;
+  std::atomic<bool> fault_injected{false};
+
   // Record a failure of `phase` (the first one wins). Never throws.
   void fail(const char* phase, const char* what) noexcept;
+  // The first failure came from a body on a CUDA worker (a launch, an
+  // allocation, a kernel fault) or was injected: running the partition
+  // again on the CPUs may succeed where a bad input would fail again.
+  void mark_device_fault() noexcept { device_fault_.store(true, std::memory_order_release); }
+  bool device_fault() const noexcept { return device_fault_.load(std::memory_order_acquire); }
   bool failed() const noexcept { return failed_.load(std::memory_order_acquire); }
   std::string error() const;
 
@@ -142,6 +153,7 @@ struct partition_state_t {
   std::atomic<bool> prep_ready_{false};
   std::string error_;
   std::atomic<bool> failed_{false};
+  std::atomic<bool> device_fault_{false};
 };
 
 // Runs body() for `phase` of partition p unless p already failed; records
@@ -150,12 +162,24 @@ template <class Body>
 void guarded(partition_state_t& p, const char* phase, Body&& body) noexcept {
   if (p.failed()) return;
   const activity_scope_t counted(phase);  // for describe_activity()
+  if (!p.inject_fault.empty() && p.inject_fault == phase && !p.fault_injected.exchange(true)) {
+    p.mark_device_fault();
+    p.fail(phase, "injected fault (test)");
+    return;
+  }
+  // A failure is a device fault when it happens on a CUDA worker and is the
+  // partition's first (marked before fail() so that a reader who sees the
+  // failure sees the mark too).
+  auto failed = [&](const char* what) {
+    if (!p.failed() && on_cuda_worker()) p.mark_device_fault();
+    p.fail(phase, what);
+  };
   try {
     body();
   } catch (const std::exception& e) {
-    p.fail(phase, e.what());
+    failed(e.what());
   } catch (...) {
-    p.fail(phase, "unknown exception");
+    failed("unknown exception");
   }
 }
 

@@ -162,25 +162,42 @@ void batch_t::submit(uint32_t job, uint32_t index, witness_fill_t fill, std::str
                      std::optional<blinding_t> fixed_rs) {
   auto it = jobs_.find(job);
   if (it == jobs_.end()) throw std::runtime_error(label + ": job " + std::to_string(job) + " is not open");
-  std::shared_ptr<const key_bundle_t> key = it->second.first;
-  const proving_key_t& pk = key->pk();
+  attempt_t a;
+  a.key = it->second.first;
+  a.job = job, a.index = index;
+  a.fill = std::move(fill);
+  a.label = std::move(label);
+  a.fixed_rs = fixed_rs;
+  launch(std::move(a));
+}
+
+void batch_t::launch(attempt_t a) {
+  const proving_key_t& pk = a.key->pk();
   // Without a prep_msm task the reservation leaves out its result (a CPU
   // MSM body that computes the split itself is the rare exception).
   const uint64_t prep_bytes = codelets::prep_msm_max_bytes(pk.n_vars, pk.n_public);
   const uint64_t prep_max = prep_task_ ? prep_bytes : 0;
-  const uint64_t bytes = key->partition_bytes() - prep_bytes + prep_max;
+  uint64_t bytes = a.key->partition_bytes() - prep_bytes + prep_max;
+  // A retry on the CPUs holds a, b, c in host memory even where the plan
+  // keeps them on the device, and its MSMs compute the split themselves.
+  if (a.only == STARPU_CPU) {
+    if (a.key->rows_on_device()) bytes += 3 * sizeof(fr_t) * pk.domain_size;
+    if (!prep_task_) bytes += prep_bytes;
+  }
+  const bool inject = options_.inject_fault && a.retries == 0 && options_.inject_fault->second == a.index;
 
   budget_.reserve(bytes);
   if (loaders_.empty()) {
     std::unique_ptr<partition_t> part;
     try {
-      part = prepare(key, fill, label);
+      part = prepare(a.key, a.fill, a.label);
     } catch (...) {
       budget_.release(bytes);
       throw;
     }
-    part->state().fixed_rs = fixed_rs;
-    start(next_chain_++, job, index, bytes, prep_max, std::move(part));  // throws if submission failed
+    part->state().fixed_rs = a.fixed_rs;
+    if (inject) part->state().inject_fault = options_.inject_fault->first;
+    start(next_chain_++, std::move(a), bytes, prep_max, std::move(part));  // throws if submission failed
     return;
   }
   // In the background: the flight exists from now on, so wait_next() waits
@@ -189,24 +206,27 @@ void batch_t::submit(uint32_t job, uint32_t index, witness_fill_t fill, std::str
   {
     std::lock_guard<std::mutex> lk(mu_);
     flight_t& f = flights_[chain];
-    f.job = job, f.index = index, f.reserved = bytes, f.label = label;
-    load_queue_.push_back([=, this, key = std::move(key), fill = std::move(fill), label = std::move(label)] {
+    f.job = a.job, f.index = a.index, f.reserved = bytes, f.label = a.label;
+    load_queue_.push_back([=, this, a = std::move(a)]() mutable {
+      const std::string label = a.label;
       auto message = [&](const char* what) {
         return std::string_view(what).find(label) == std::string_view::npos ? label + ": " + what : std::string(what);
       };
       std::unique_ptr<partition_t> part;
       try {
-        part = prepare(key, fill, label);
+        part = prepare(a.key, a.fill, label);
       } catch (const std::exception& e) {
-        fail_early(chain, job, index, label, bytes, message(e.what()));
+        fail_early(chain, a.job, a.index, label, bytes, message(e.what()));
         return;
       } catch (...) {
-        fail_early(chain, job, index, label, bytes, message("unknown error while loading the witness"));
+        fail_early(chain, a.job, a.index, label, bytes, message("unknown error while loading the witness"));
         return;
       }
-      part->state().fixed_rs = fixed_rs;
+      part->state().fixed_rs = a.fixed_rs;
+      if (inject) part->state().inject_fault = options_.inject_fault->first;
+      const uint32_t job = a.job, index = a.index;
       try {
-        start(chain, job, index, bytes, prep_max, std::move(part));
+        start(chain, std::move(a), bytes, prep_max, std::move(part));
       } catch (const std::exception& e) {  // start() gave the reservation back
         fail_early(chain, job, index, label, 0, message(e.what()));
       }
@@ -215,7 +235,7 @@ void batch_t::submit(uint32_t job, uint32_t index, witness_fill_t fill, std::str
   load_cv_.notify_one();
 }
 
-void batch_t::start(uint32_t chain, uint32_t job, uint32_t index, uint64_t bytes, uint64_t prep_max,
+void batch_t::start(uint32_t chain, attempt_t a, uint64_t bytes, uint64_t prep_max,
                     std::unique_ptr<partition_t> part) {
   // prep_msm ran: give back the part of its reservation the result left unused.
   part->on_prep = [this, prep_max](partition_t&, uint64_t actual) {
@@ -232,14 +252,15 @@ void batch_t::start(uint32_t chain, uint32_t job, uint32_t index, uint64_t bytes
     done_cv_.notify_all();
   };
   partition_t* raw = part.get();
-  const std::string label = raw->state().label;
+  const uint32_t job = a.job, only = a.only;
   {
     std::lock_guard<std::mutex> lk(mu_);
     flight_t& f = flights_[chain];
     f.part = std::move(part);
-    f.job = job, f.index = index, f.reserved = bytes, f.label = label;
+    f.job = a.job, f.index = a.index, f.reserved = bytes, f.label = raw->state().label;
+    f.attempt = std::move(a);
   }
-  submit_context_t ctx{options_.trace, priorities_, job, chain, prep_task_};
+  submit_context_t ctx{options_.trace, priorities_, job, chain, prep_task_, only};
   try {
     submit_partition(*raw, ctx);
   } catch (const std::exception& e) {
@@ -273,71 +294,6 @@ void batch_t::fail_early(uint32_t chain, uint32_t job, uint32_t index, const std
     done_.push_back(chain);
   }
   done_cv_.notify_all();
-}
-
-partition_result_t batch_t::collect(uint32_t chain) {
-  flight_t f;
-  {
-    std::lock_guard<std::mutex> lk(mu_);
-    auto it = flights_.find(chain);
-    if (it == flights_.end()) throw std::logic_error("batch: unknown partition finished");
-    f = std::move(it->second);
-    flights_.erase(it);
-  }
-  partition_result_t r;
-  r.job = f.job;
-  r.index = f.index;
-  r.chain = chain;
-  r.label = f.label;
-  if (!f.part) {  // failed before it reached StarPU
-    r.error = f.error;
-    return r;
-  }
-  const codelets::partition_state_t& s = f.part->state();
-  r.ok = !s.failed();
-  if (r.ok) {
-    r.proof = s.proof;
-    r.publics = s.publics;
-  } else {
-    r.error = s.error();
-  }
-  f.part.reset();  // unregisters the handles (its tasks are all over)
-  return r;
-}
-
-std::optional<partition_result_t> batch_t::wait_next() {
-  uint32_t chain = 0;
-  {
-    std::unique_lock<std::mutex> lk(mu_);
-    if (flights_.empty()) return std::nullopt;
-    done_cv_.wait(lk, [&] { return !done_.empty(); });
-    chain = done_.front();
-    done_.pop_front();
-  }
-  return collect(chain);
-}
-
-std::optional<partition_result_t> batch_t::wait_next_until(std::chrono::steady_clock::time_point deadline) {
-  uint32_t chain = 0;
-  {
-    std::unique_lock<std::mutex> lk(mu_);
-    if (flights_.empty()) return std::nullopt;
-    if (!done_cv_.wait_until(lk, deadline, [&] { return !done_.empty(); })) return std::nullopt;
-    chain = done_.front();
-    done_.pop_front();
-  }
-  return collect(chain);
-}
-
-std::optional<partition_result_t> batch_t::poll() {
-  uint32_t chain = 0;
-  {
-    std::lock_guard<std::mutex> lk(mu_);
-    if (done_.empty()) return std::nullopt;
-    chain = done_.front();
-    done_.pop_front();
-  }
-  return collect(chain);
 }
 
 size_t batch_t::in_flight() const {

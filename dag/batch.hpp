@@ -69,6 +69,14 @@ struct batch_options_t {
   // policy puts the chains on CPUs (STARZK_CHAIN_ON_CPU=1); none otherwise.
   // STARZK_PREP_TASK=0|1 sets it where the option is -1.
   int prep_task = -1;
+  // A partition whose first failure came from a body on a CUDA worker (a
+  // kernel launch, a device allocation, a device fault) is run once more
+  // with every task on the CPU workers; its result then says so (retries,
+  // first_error). A failure on the CPUs, or in the retry, is final.
+  bool retry_on_cpu = true;
+  // TEST ONLY: the first attempt of partition `second` (its index in its
+  // job) fails in its first body of phase `first` as a device fault would.
+  std::optional<std::pair<std::string, uint32_t>> inject_fault = std::nullopt;
 };
 
 // Writes one partition's witness into the page-locked buffer it is given
@@ -88,6 +96,8 @@ struct partition_result_t {
   std::string error;     // when !ok: names the partition and the phase
   proof_t proof;         // when ok: verified (unless verify was off)
   std::vector<fr_t> publics;
+  unsigned retries = 0;     // 1: run again on the CPUs after a device fault
+  std::string first_error;  // when retried: why the first attempt failed
 };
 
 class batch_t {
@@ -142,14 +152,30 @@ class batch_t {
   const witness_pool_t& witness_pool() const { return pool_; }
 
  private:
-  partition_result_t collect(uint32_t chain);
+  // One attempt at a partition: what launch() needs, kept in its flight so
+  // that a device fault can run it again.
+  struct attempt_t {
+    std::shared_ptr<const key_bundle_t> key;
+    uint32_t job = 0, index = 0;
+    witness_fill_t fill;
+    std::string label;
+    std::optional<blinding_t> fixed_rs;
+    unsigned retries = 0;
+    uint32_t only = 0;  // STARPU_CPU for a retry (submit_context_t::only)
+    std::string first_error;
+  };
+  // Reserves the budget and prepares and submits the partition (on a
+  // loader thread when there are loaders).
+  void launch(attempt_t a);
+  // The result of a finished flight; std::nullopt when it was launched
+  // again (a device fault, retry_on_cpu).
+  std::optional<partition_result_t> collect(uint32_t chain);
   // A pool buffer filled by fill(), made into a partition (the buffer goes
   // back to the pool if either throws).
   std::unique_ptr<partition_t> prepare(const std::shared_ptr<const key_bundle_t>& key, const witness_fill_t& fill,
                                        const std::string& label);
   // Wires the budget callbacks, records the flight and submits the DAG.
-  void start(uint32_t chain, uint32_t job, uint32_t index, uint64_t bytes, uint64_t prep_max,
-             std::unique_ptr<partition_t> part);
+  void start(uint32_t chain, attempt_t a, uint64_t bytes, uint64_t prep_max, std::unique_ptr<partition_t> part);
   // A partition that never reached StarPU: its reservation goes back and a
   // failed result is queued.
   void fail_early(uint32_t chain, uint32_t job, uint32_t index, const std::string& label, uint64_t bytes,
@@ -170,6 +196,7 @@ class batch_t {
     uint32_t job = 0, index = 0;
     uint64_t reserved = 0;
     std::string label, error;  // error: why it failed before StarPU
+    attempt_t attempt;         // once submitted to StarPU: how to run it again
   };
   witness_pool_t pool_;    // before flights_: outlives every partition
   mutable std::mutex mu_;  // guards flights_, done_, load_queue_, stopping_

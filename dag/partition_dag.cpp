@@ -83,6 +83,7 @@ void submit_task(partition_t& p, const submit_context_t& ctx, starpu_codelet* cl
   // The memory plan's placement (rows_where), where the codelet may run
   // there. Before StarPU has seen a task of the codelet its `where` is
   // still 0, hence codelet_where.
+  if (ctx.only) only = ctx.only;  // a retry on the CPUs overrides the plan
   if (only && (codelets::codelet_where(cl) & only)) t->where = int32_t(only);
   if (callback) {
     t->callback_func = callback;

@@ -54,6 +54,7 @@ struct submit_context_t {
   uint32_t job_seq = 0;                      // smaller = older job
   uint32_t chain_id = 0;                     // the partition's chain
   bool prep_task = true;                     // submit prep_msm (batch_options_t::prep_task)
+  uint32_t only = 0;                         // STARPU_CPU: every task on the CPUs (a retry); 0: the plan's
 };
 
 // Task priorities when enabled: finish what is started (free, assemble, the

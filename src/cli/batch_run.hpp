@@ -26,6 +26,8 @@ struct batch_run_options_t {
   bool fresh = false;             // ignore the journals: prove every partition (cli/batch_outputs.hpp)
   bool mpi = false;                    // --mpi: one StarPU-MPI rank per node (cli/mpi_run.hpp)
   std::optional<blinding_t> fixed_rs;  // TEST ONLY (--test-fixed-rs R,S): the same r, s for every proof
+  // TEST ONLY (--test-inject-fault PHASE:INDEX): dag::batch_options_t::inject_fault
+  std::optional<std::pair<std::string, uint32_t>> inject_fault;
 };
 
 // "R,S" (two decimal elements of F_r) for --test-fixed-rs; throws

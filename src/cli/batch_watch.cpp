@@ -36,7 +36,6 @@ std::string host_rss() {
 }
 
 std::string device_memory() {
-  if (!starpu_is_initialized()) return "";
   std::string out;
   const unsigned nodes = starpu_memory_nodes_get_count();
   for (unsigned node = 0; node < nodes; ++node) {
@@ -63,9 +62,9 @@ double watch_quiet_seconds() {
   return s;
 }
 
-std::string batch_watch_t::describe_state() {
+std::string batch_watch_t::describe_state(bool runtime) {
   std::string s = codelets::describe_activity();
-  if (const std::string d = device_memory(); !d.empty()) s += "; " + d;
+  if (const std::string d = runtime ? device_memory() : std::string(); !d.empty()) s += "; " + d;
   return s + "; " + host_rss();
 }
 
@@ -98,7 +97,7 @@ void batch_watch_t::run() {
       const char* name = sig == SIGTERM ? "SIGTERM" : "SIGINT";
       char head[64];
       std::snprintf(head, sizeof head, "starzk: %s after %.0f s: ", name, double(now_ms() - t0) / 1000.0);
-      log_line(out_, "signal", head + describe_state(), {{"signal", name}});
+      log_line(out_, "signal", head + describe_state(runtime_.load()), {{"signal", name}});
       try {
         if (on_stop_) on_stop_();
       } catch (const std::exception& e) {
@@ -118,7 +117,7 @@ void batch_watch_t::run() {
       char head[96];
       std::snprintf(head, sizeof head, "starzk: no partition finished for %.0f s (elapsed %.0f s): ",
                     double(now - last) / 1000.0, double(now - t0) / 1000.0);
-      log_line(out_, "waiting", head + describe_state(), {{"quiet_s", double(now - last) / 1000.0}});
+      log_line(out_, "waiting", head + describe_state(runtime_.load()), {{"quiet_s", double(now - last) / 1000.0}});
     }
   }
 }

@@ -40,9 +40,13 @@ class batch_watch_t {
   batch_watch_t& operator=(const batch_watch_t&) = delete;
 
   void progressed() noexcept;  // a partition finished
+  // Whether StarPU may be asked for its memory counts: set once the
+  // session is up, cleared before it shuts down.
+  void runtime_running(bool yes) noexcept { runtime_.store(yes); }
 
-  // The line the watch prints (also for tests).
-  static std::string describe_state();
+  // The line the watch prints (also for tests); device memory only when
+  // `runtime` says StarPU is up.
+  static std::string describe_state(bool runtime);
 
  private:
   void run();
@@ -52,6 +56,7 @@ class batch_watch_t {
   std::function<void()> on_stop_;
   sigset_t taken_{}, old_mask_{};
   std::atomic<bool> stop_{false};
+  std::atomic<bool> runtime_{false};
   std::atomic<long long> last_ms_;
   std::thread thread_;
 };

@@ -38,6 +38,7 @@
 #include "cli/batch_watch.hpp"
 #include "cli/batch_run.hpp"
 #include "cli/commands.hpp"
+#include "cli/batch_progress.hpp"
 #include "cli/inputs.hpp"
 #include "cli/log_lines.hpp"
 #include "cli/manifest.hpp"
@@ -58,66 +59,6 @@ double seconds_since(clock_t_::time_point t0) {
   return std::chrono::duration<double>(clock_t_::now() - t0).count();
 }
 
-// Progress on `out` (stdout; stderr with --json, whose stdout holds only
-// the summary). On a terminal one line is redrawn; elsewhere (a Slurm log,
-// a pipe), or with --log-format json, one line is printed per finished
-// partition, unless quiet (cli/log_lines.hpp gives each its form).
-class progress_t {
- public:
-  progress_t(size_t jobs, size_t partitions, FILE* out, bool quiet)
-      : jobs_(jobs), parts_(partitions), out_(out),
-        tty_(isatty(fileno(out)) == 1 && log_format() == log_format_t::text), quiet_(quiet) {}
-  void update(size_t jobs_done, size_t parts_done, size_t in_flight) {
-    if (!tty_ && (quiet_ || parts_done == logged_)) return;
-    const double t = seconds_since(t0_);
-    const double rate = t > 0 ? double(parts_done) / t : 0;
-    char eta[32] = "?";
-    if (rate > 0) std::snprintf(eta, sizeof eta, "%.0f s", double(parts_ - parts_done) / rate);
-    if (!tty_) {
-      logged_ = parts_done;
-      char text[256];
-      std::snprintf(text, sizeof text,
-                    "starzk: progress: partitions %zu/%zu, jobs %zu/%zu, in flight %zu, %.2f proofs/s, "
-                    "elapsed %.0f s, ETA %s",
-                    parts_done, parts_, jobs_done, jobs_, in_flight, rate, t, eta);
-      nlohmann::json f = {{"partitions_done", parts_done}, {"partitions", parts_}, {"jobs_done", jobs_done},
-                          {"jobs", jobs_}, {"in_flight", in_flight}, {"proofs_per_s", rate}, {"elapsed_s", t}};
-      if (rate > 0) f["eta_s"] = double(parts_ - parts_done) / rate;
-      log_line(out_, "progress", text, f);
-      return;
-    }
-    std::fprintf(out_, "\r\033[Kjobs %zu/%zu  partitions %zu/%zu  in flight %zu  %.2f proofs/s  ETA %s", jobs_done,
-                 jobs_, parts_done, parts_, in_flight, rate, eta);
-    std::fflush(out_);
-    drawn_ = true;
-  }
-  // Prints a line above the progress line.
-  void line(const std::string& s, const char* event = "message", const nlohmann::json& fields = nlohmann::json::object()) {
-    if (drawn_) std::fprintf(out_, "\r\033[K");
-    log_line(out_, event, s, fields);
-  }
-  // An error: on stderr (the progress line is cleared first so that the
-  // two do not share a terminal line).
-  void error(const std::string& s, const nlohmann::json& fields = nlohmann::json::object()) {
-    if (drawn_) {
-      std::fprintf(out_, "\r\033[K");
-      std::fflush(out_);
-    }
-    log_line(stderr, "error", s, fields);
-  }
-  void finish() {
-    if (drawn_) std::fprintf(out_, "\r\033[K");
-    std::fflush(out_);
-  }
-
- private:
-  size_t jobs_, parts_;
-  FILE* out_;
-  bool tty_, quiet_;
-  bool drawn_ = false;
-  size_t logged_ = 0;
-  clock_t_::time_point t0_ = clock_t_::now();
-};
 
 struct job_state_t {
   const manifest_job_t* job = nullptr;
@@ -207,6 +148,11 @@ int run_manifest(const batch_run_options_t& o) {
   });
   codelets::set_note_sink([](const std::string& text) { log_line(stderr, "note", "starzk: " + text); });
   runtime::starpu_session session(so);
+  watch.runtime_running(true);
+  struct runtime_ends_t {  // the watch stops asking StarPU before the session goes
+    batch_watch_t& w;
+    ~runtime_ends_t() { w.runtime_running(false); }
+  } runtime_ends{watch};
   check_workers(o.gpus, o.place, session.cpu_workers(), session.cuda_workers());
   if (!o.place.empty()) codelets::set_placement(o.place);
   std::unique_ptr<runtime::trace_recorder> recorder;
@@ -222,7 +168,7 @@ int run_manifest(const batch_run_options_t& o) {
     recorder->set_meta("mem_budget", std::to_string(budget));
   }
 
-  size_t jobs_done = 0, parts_done = 0, failures = 0;
+  size_t jobs_done = 0, parts_done = 0, failures = 0, retried = 0;
   std::map<uint32_t, job_state_t> states;
   progress_t progress(m.jobs.size(), m.partitions(), o.json ? stderr : stdout, o.quiet);
   std::string budget_text = budget ? std::to_string(budget >> 20) + " MiB" : "none";
@@ -247,13 +193,19 @@ int run_manifest(const batch_run_options_t& o) {
         .threads_per_task = o.threads_per_task,
         .verify = true,
         .trace = recorder.get(),
-        .loaders = dag::default_loaders()});
+        .loaders = dag::default_loaders(),
+        .inject_fault = o.inject_fault});
 
     auto handle = [&](const dag::partition_result_t& r) {
       watch.progressed();
       job_state_t& js = states.at(r.job);
       const manifest_job_t& j = *js.job;
       ++parts_done;
+      if (r.retries) {
+        ++retried;
+        progress.line("starzk: " + r.label + ": run again on the CPUs after a device fault (" + r.first_error + ")",
+                      "retry", {{"job", j.label()}, {"partition", r.index}, {"first_error", r.first_error}});
+      }
       ++js.done;
       if (r.ok) {
         try {
@@ -384,6 +336,7 @@ int run_manifest(const batch_run_options_t& o) {
 
   progress.finish();
   if (recorder) {
+    recorder->set_meta("retried_partitions", std::to_string(retried));
     runtime::save_trace(recorder->snapshot(), o.trace);
     if (!o.quiet) progress.line("trace written to " + o.trace + " (starzk trace summary " + o.trace + ")");
   }
@@ -393,7 +346,7 @@ int run_manifest(const batch_run_options_t& o) {
   getrusage(RUSAGE_SELF, &ru);  // ru_maxrss: KiB on Linux
   const nlohmann::json summary_fields = {{"command", "prove"}, {"manifest", o.manifest}, {"ok", failures == 0},
                                          {"partitions", m.partitions()}, {"proved", ok}, {"failed", failures},
-                                         {"resumed", resumed}, {"seconds", s},
+                                         {"resumed", resumed}, {"retried", retried}, {"seconds", s},
                                          {"proofs_per_second", s > 0 ? double(ok) / s : 0.0},
                                          {"peak_rss_gib", double(ru.ru_maxrss) / (1024.0 * 1024.0)}};
   if (o.json) {
@@ -403,7 +356,7 @@ int run_manifest(const batch_run_options_t& o) {
   char summary[256];
   std::snprintf(summary, sizeof summary, "%zu of %zu proofs verified and written in %.2f s (%.2f proofs/s), peak RSS %.1f GiB%s",
                 ok, m.partitions(), s, s > 0 ? double(ok) / s : 0.0, double(ru.ru_maxrss) / (1024.0 * 1024.0),
-                failures ? "; some partitions FAILED" : "");
+                failures ? "; some partitions FAILED" : retried ? "; some after a retry on the CPUs" : "");
   log_line(stdout, "summary", summary, summary_fields);
   if (failures)
     log_line(stderr, "error", "starzk: " + std::to_string(failures) + " of " + std::to_string(m.partitions()) +

@@ -10,6 +10,7 @@
 // present (one partition, policy starzk: the same path as --manifest), else
 // with the CPU prover; `on` insists on the GPU (a clear error without one),
 // `off` is the CPU prover.
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -193,6 +194,19 @@ void add_prove_command(CLI::App& app) {
   cmd->add_option_function<std::string>(
          "--test-fixed-rs", [b](const std::string& v) { b->fixed_rs = parse_test_fixed_rs(v); },
          "TEST ONLY: fixed r,s (decimal) for every proof of --manifest")
+      ->group("");
+  cmd->add_option_function<std::string>(
+         "--test-inject-fault",
+         [b](const std::string& v) {
+           const size_t colon = v.rfind(':');
+           uint32_t index = 0;
+           const char* end = v.data() + v.size();
+           if (colon == std::string::npos || colon == 0 ||
+               std::from_chars(v.data() + colon + 1, end, index).ptr != end || colon + 1 == v.size())
+             throw std::invalid_argument("--test-inject-fault '" + v + "': expected PHASE:INDEX");
+           b->inject_fault = std::pair<std::string, uint32_t>{v.substr(0, colon), index};
+         },
+         "TEST ONLY: the first attempt of partition INDEX fails in PHASE as a device fault would")
       ->group("");
   auto* zkey = cmd->add_option("--zkey", o->zkey, "snarkjs proving key (.zkey, bls12-381)")->check(CLI::ExistingFile);
   auto* params = cmd->add_option("--params", o->params, "bellman/Filecoin parameters (.params)")->check(CLI::ExistingFile);

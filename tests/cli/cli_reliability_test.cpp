@@ -9,6 +9,9 @@
 //     proof exactly once, each verifying, the journal naming each partition
 //     once; a rerun after success proves nothing; a changed witness is
 //     proved again;
+//   - a device fault (injected: --test-inject-fault) runs the partition again
+//     on the CPUs: every proof written and verifying, the summary counting
+//     the retry, a line naming the first error;
 //   - SIGTERM (Slurm's time limit) in the middle of a batch writes the trace
 //     recorded so far and a line saying what was running, then ends the
 //     process by that signal; the rerun resumes.
@@ -231,6 +234,24 @@ TEST_F(reliability, killed_batches_resume_and_prove_each_partition_once) {
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(r.output.find("finished by an earlier run"), std::string::npos) << r.output;
   expect_complete(dir_, n);
+}
+
+TEST_F(reliability, a_device_fault_is_retried_on_the_cpus_and_counted) {
+  const size_t n = 4;
+  const fs::path m = manifest(n, "out_dir = \"out\"\nproofs_bin = \"proofs.bin\"\n");
+  const run_result r = batch(m, "--test-inject-fault msm_l:2 --json");
+  ASSERT_EQ(r.status, 0) << r.output;
+  expect_complete(dir_, n);
+  EXPECT_NE(r.output.find("partition 2 (witness.wtns): run again on the CPUs after a device fault"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("msm_l: injected fault (test)"), std::string::npos) << r.output;
+  const size_t brace = r.output.rfind("{\"command\"");
+  ASSERT_NE(brace, std::string::npos) << r.output;
+  const auto j = nlohmann::json::parse(r.output.substr(brace, r.output.find('\n', brace) - brace), nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.output;
+  EXPECT_EQ(j["retried"], 1);
+  EXPECT_EQ(j["failed"], 0);
+  EXPECT_EQ(j["ok"], true);
 }
 
 TEST_F(reliability, sigterm_writes_the_trace_and_ends_by_the_signal) {
