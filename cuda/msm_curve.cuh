@@ -55,8 +55,8 @@ struct g2_curve_t : msm_launchers_t<g2_params> {
   using acc_xyzz_type = dev_g2_xyzz_t;
   // Every term of the cost model is point arithmetic of the curve, so the
   // 2.8x of G2 scales both terms alike and leaves the best c where it was.
-  // 8 (a little below G1's 10) picks c = 16 at 2^22 and 2^24, which the
-  // fourth session's sweep on the H200 found fastest; bench_cuda_msm sweeps
+  // 8 (a little below G1's 10) picks c = 16 at 2^22 and 2^24, the window
+  // the H200 sweep in docs/benchmarks.md found fastest; bench_cuda_msm sweeps
   // the G2 window (STARZK_MSM_G2_WINDOWS) to check it again.
   static constexpr double bucket_weight = 8.0;
   static constexpr bool prefetch = false;

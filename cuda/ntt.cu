@@ -86,9 +86,9 @@ struct pass_args_t {
 };
 
 // Three blocks per SM (80 registers; the DIF form spills 40 bytes): while
-// one block waits at a barrier two others still issue. Against two blocks
-// (96 registers) on the H200: 2^24 forward 4.91 -> 4.61 ms, H phase 38.9
-// -> 36.3 ms (docs/benchmarks.md, seventh session).
+// one block waits at a barrier two others still issue; measured against two
+// blocks (96 registers) on the H200 in docs/benchmarks.md ("The G1 MSM under
+// 100 ms", "NTT: three blocks per SM").
 constexpr unsigned pass_min_blocks = 3;
 template <bool dif>
 __global__ void __launch_bounds__(pass_threads, pass_min_blocks)

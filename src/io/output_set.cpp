@@ -66,7 +66,9 @@ bool remove_member(const std::filesystem::path& p) {
   struct stat st {};
   if (::lstat(p.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) return false;
   if (::unlink(p.c_str()) == 0) return true;
-  if (errno == ENOENT) return false;
+  // Absent, or under a path component that is no folder: nothing to remove
+  // (making the folder will say what is wrong with it).
+  if (errno == ENOENT || errno == ENOTDIR) return false;
   throw io_error(p, std::string("cannot remove the previous output: ") + std::strerror(errno));
 }
 

@@ -236,6 +236,16 @@ TEST_F(reliability, killed_batches_resume_and_prove_each_partition_once) {
   expect_complete(dir_, n);
 }
 
+TEST_F(reliability, an_unusable_out_dir_is_refused_before_any_proving) {
+  write_all(dir_ / "a_file", {'x'});
+  const fs::path m = manifest(3, "out_dir = \"a_file/out\"\n");
+  const run_result r = batch(m);
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_NE(r.output.find("a_file/out: cannot make the output folder"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("progress"), std::string::npos) << r.output;  // nothing was proved
+  EXPECT_EQ(r.output.find("validated"), std::string::npos) << r.output;  // the key was not even read
+}
+
 TEST_F(reliability, a_device_fault_is_retried_on_the_cpus_and_counted) {
   const size_t n = 4;
   const fs::path m = manifest(n, "out_dir = \"out\"\nproofs_bin = \"proofs.bin\"\n");
