@@ -14,6 +14,7 @@
 #include "codelets/codelets.hpp"
 #include "policies/resource_class.h"
 #include "policies/starzk_policies.h"
+#include "util/config.hpp"
 
 namespace starzk::dag {
 
@@ -22,22 +23,7 @@ namespace {
 bool cuda_workers_present() { return starpu_is_initialized() && starpu_cuda_worker_get_count() > 0; }
 
 // STARZK_PIN_WITNESS=0 keeps witnesses pageable (pinning is on with CUDA workers).
-bool pin_witnesses() {
-  const char* e = std::getenv("STARZK_PIN_WITNESS");
-  return cuda_workers_present() && !(e && std::string_view(e) == "0");
-}
-
-// An unsigned environment variable in [lo, hi]; nullopt when unset or empty.
-std::optional<unsigned> env_unsigned(const char* name, unsigned long lo, unsigned long hi) {
-  const char* e = std::getenv(name);
-  if (!e || !*e) return std::nullopt;
-  char* end = nullptr;
-  const unsigned long v = std::strtoul(e, &end, 10);
-  if (*end || *e == '-' || v < lo || v > hi)
-    throw std::runtime_error(std::string(name) + "='" + e + "': expected " + std::to_string(lo) + ".." +
-                             std::to_string(hi));
-  return unsigned(v);
-}
+bool pin_witnesses() { return cuda_workers_present() && config::get_switch("STARZK_PIN_WITNESS").value_or(true); }
 
 bool running_heteroprio() {
   const starpu_sched_policy* p = starpu_sched_ctx_get_sched_policy(0);
@@ -48,11 +34,7 @@ bool running_heteroprio() {
 // prep_msm task only where the split MSMs will run on CPUs.
 bool resolve_prep_task(int option) {
   if (option >= 0) return option != 0;
-  if (const char* e = std::getenv("STARZK_PREP_TASK"); e && *e) {
-    if (std::strcmp(e, "1") == 0) return true;
-    if (std::strcmp(e, "0") == 0) return false;
-    throw std::runtime_error(std::string("STARZK_PREP_TASK='") + e + "': expected 0 or 1");
-  }
+  if (const std::optional<bool> v = config::get_switch("STARZK_PREP_TASK")) return *v;
   if (starpu_cuda_worker_get_count() == 0) return true;
   // A split MSM placed on the CPUs by hand (set_placement: msm=cpu or
   // b_g2_msm=cpu) reads the CPU split of every partition.
@@ -65,7 +47,7 @@ bool resolve_prep_task(int option) {
 }  // namespace
 
 unsigned default_loaders() {
-  if (const std::optional<unsigned> v = env_unsigned("STARZK_LOADERS", 0, 64)) return *v;
+  if (const std::optional<uint64_t> v = config::get_count("STARZK_LOADERS")) return unsigned(*v);
   return std::clamp(std::thread::hardware_concurrency() / 4, 2u, 8u);
 }
 
@@ -80,7 +62,7 @@ batch_t::batch_t(const batch_options_t& options)
   priorities_ = options.priorities < 0 ? !running_heteroprio() : options.priorities != 0;
   const unsigned threads = std::max(1u, options.threads_per_task);
   mem_threads_ = options.mem_task_threads;
-  if (mem_threads_ == 0) mem_threads_ = env_unsigned("STARZK_MEM_TASK_THREADS", 1, 4096).value_or(0);
+  if (mem_threads_ == 0) mem_threads_ = unsigned(config::get_count("STARZK_MEM_TASK_THREADS").value_or(0));
   if (mem_threads_ == 0) {
     starzk_policy_config cfg{};
     mem_threads_ = threads;

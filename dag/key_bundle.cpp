@@ -11,6 +11,7 @@
 #include "codelets/cuda_support.hpp"
 #include "codelets/msm_device.hpp"
 #include "groth16/witness_map.hpp"
+#include "util/config.hpp"
 
 #if STARZK_CODELETS_CUDA
 #include "cuda/starzk_cuda.hpp"
@@ -205,13 +206,8 @@ std::string key_bundle_t::describe_memory_plan() const {
 // locked-memory limit) is copied from pageable memory instead.
 void key_bundle_t::pin_for_devices() {
   if (starpu_cuda_worker_get_count() == 0) return;
-  const std::string mode = [] {
-    const char* e = std::getenv("STARZK_PIN_KEY");
-    return std::string(e && *e ? e : "streamed");
-  }();
+  const std::string mode = config::get_word("STARZK_PIN_KEY").value_or("streamed");
   if (mode == "0" || mode == "off") return;
-  if (mode != "streamed" && mode != "all")
-    throw std::runtime_error("STARZK_PIN_KEY='" + mode + "': expected streamed, all, 0 or off");
   const bool all = mode == "all";
   const auto t0 = std::chrono::steady_clock::now();
   for (int q = 0; q < codelets::msm_query_count; ++q)

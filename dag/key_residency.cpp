@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "dag/memory_budget.hpp"
+#include "util/config.hpp"
 
 namespace starzk::dag {
 
@@ -108,9 +109,9 @@ std::optional<uint32_t> parse_key_stream(std::string_view text, const std::strin
 
 gpu_memory_knobs_t gpu_memory_knobs_from_env() {
   gpu_memory_knobs_t k;
-  if (const char* e = std::getenv("STARZK_GPU_SCRATCH_MAX"); e && *e)
-    k.scratch_max = parse_byte_size(e, "STARZK_GPU_SCRATCH_MAX=");
-  if (const char* e = std::getenv("STARZK_KEY_STREAM"); e && *e) k.stream = parse_key_stream(e, "STARZK_KEY_STREAM");
+  if (const auto e = config::get_word("STARZK_GPU_SCRATCH_MAX"))
+    k.scratch_max = parse_byte_size(*e, "STARZK_GPU_SCRATCH_MAX=");
+  if (const auto e = config::get_word("STARZK_KEY_STREAM")) k.stream = parse_key_stream(*e, "STARZK_KEY_STREAM");
   return k;
 }
 

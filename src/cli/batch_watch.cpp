@@ -12,6 +12,7 @@
 
 #include "cli/log_lines.hpp"
 #include "codelets/activity.hpp"
+#include "util/config.hpp"
 
 namespace starzk::cli {
 
@@ -52,15 +53,7 @@ std::string device_memory() {
 
 }  // namespace
 
-double watch_quiet_seconds() {
-  const char* v = std::getenv("STARZK_WATCH_S");
-  if (v == nullptr || *v == '\0') return 60;
-  char* end = nullptr;
-  const double s = std::strtod(v, &end);
-  if (end == v || *end != '\0' || !(s >= 0))
-    throw std::invalid_argument(std::string("STARZK_WATCH_S='") + v + "': expected seconds (0 turns it off)");
-  return s;
-}
+double watch_quiet_seconds() { return config::get_seconds("STARZK_WATCH_S").value_or(60); }
 
 std::string batch_watch_t::describe_state(bool runtime) {
   std::string s = codelets::describe_activity();

@@ -33,6 +33,7 @@
 #include "io/wtns.hpp"
 #include "runtime/starpu_session.hpp"
 #include "runtime/trace.hpp"
+#include "util/config.hpp"
 
 namespace starzk::cli {
 
@@ -100,8 +101,8 @@ void prepare_bench_inputs(const fs::path& dir, unsigned log2, unsigned partition
   // convention; its fixed-base products on a GPU when there is one.
   setup_info_t info;
   // STARZK_SETUP_DEVICE=auto|on|off picks where (auto: a GPU when present).
-  const char* dev = std::getenv("STARZK_SETUP_DEVICE");
-  const setup_options_t so{.device = parse_setup_device(dev && *dev ? dev : "auto"), .threads = threads, .info = &info};
+  const setup_options_t so{.device = parse_setup_device(config::get_word("STARZK_SETUP_DEVICE").value_or("auto")),
+                           .threads = threads, .info = &info};
   write_key_cache(dir / "key.szkc", setup(cs, h_convention_t::bellman_coset, so), threads);
   std::fprintf(stderr, "bench: development key in %.1f s (%s)\n", info.total_s,
                info.used_gpu ? ("fixed-base products on " + info.device).c_str() : "CPU");

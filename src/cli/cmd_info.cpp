@@ -1,8 +1,9 @@
-// starzk info FILE [--json]: says what a file is and what it holds, after
+// starzk info FILE [--json] / info --config: says what a file is and what it holds, after
 // reading (and so validating) it. Every format starzk reads or writes:
 // .r1cs, .szcs, .wtns, .zkey, .params, .szkc, .szpk, Filecoin .vk, proof
 // files of 192-byte proofs, batch manifests, and the snarkjs JSON files
 // (verification key, proof, public inputs).
+// `info --config` lists the STARZK_* variables (util/config.hpp) instead.
 //
 // Files with a magic (r1cs, szcs, wtns, zkey, szkc, szpk) are told by it;
 // JSON by its first character and keys; a manifest by its extension .toml
@@ -38,6 +39,7 @@
 #include "io/wtns.hpp"
 #include "io/zkey.hpp"
 #include "keys/gpu_decoder.hpp"
+#include "util/config.hpp"
 
 namespace starzk::cli {
 
@@ -246,6 +248,35 @@ report_t info_of(const std::string& path) {
   return info_no_magic(path);
 }
 
+// `info --config`: the table of util/config.hpp with the value in force.
+void print_config(bool json) {
+  const std::vector<std::string> unknown = config::check_environment();
+  auto kind = [](config::kind_t k) {
+    switch (k) {
+      case config::kind_t::switch_: return "switch";
+      case config::kind_t::count: return "count";
+      case config::kind_t::seconds: return "seconds";
+      case config::kind_t::choice: return "choice";
+      case config::kind_t::text: return "text";
+    }
+    return "?";
+  };
+  ojson rows = ojson::array();
+  for (const config::var_t& v : config::vars) {
+    const std::optional<std::string> set = config::raw(v.name);
+    rows.push_back(ojson{{"name", v.name}, {"kind", kind(v.kind)}, {"value", set ? *set : v.fallback},
+                         {"source", set ? "environment" : "default"}, {"doc", v.doc}});
+    if (!json)
+      std::printf("%-24s %-12s %s  (%s; %s)\n", v.name, set ? set->c_str() : v.fallback,
+                  set ? "[environment]" : "[default]", kind(v.kind), v.doc);
+  }
+  if (json) {
+    std::printf("%s\n", ojson{{"config", rows}, {"unknown", unknown}}.dump().c_str());
+    return;
+  }
+  for (const std::string& u : unknown) std::printf("%s is set but starzk reads no such variable\n", u.c_str());
+}
+
 }  // namespace
 
 void add_info_command(CLI::App& app) {
@@ -256,10 +287,20 @@ void add_info_command(CLI::App& app) {
       "Knows .r1cs, .szcs, .wtns, .zkey, .params, .szkc, .szpk, Filecoin .vk, proof files (192 bytes per proof),\n"
       "manifests (.toml/.json), verification_key.json, proof.json and public.json. Exit 3 if the file is\n"
       "unreadable, malformed or of no known format.");
-  cmd->add_option("FILE", *path, "the file")->required()->check(CLI::ExistingFile);
+  auto config = std::make_shared<bool>(false);
+  auto* file = cmd->add_option("FILE", *path, "the file")->check(CLI::ExistingFile);
+  auto* conf = cmd->add_flag("--config", *config,
+                             "instead of a file: every STARZK_* variable, the value in force and where it came from "
+                             "(environment or default), and what it does");
+  file->excludes(conf);
   cmd->add_flag_callback("--json", [json] { *json = true, json_command = "info"; },
                          "one JSON object {file, format, description, facts...} on stdout");
-  cmd->callback([path, json] {
+  cmd->callback([path, json, config] {
+    if (*config) {
+      print_config(*json);
+      return;
+    }
+    if (path->empty()) throw std::invalid_argument("info: a FILE or --config is required");
     const report_t r = info_of(*path);
     if (*json) {
       ojson j{{"file", *path}, {"format", r.format}, {"description", r.description}};

@@ -6,12 +6,14 @@
 #include <exception>
 #include <new>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "groth16/prover.hpp"
 #include "io/io_error.hpp"
+#include "util/config.hpp"
 
 #ifndef STARZK_VERSION
 #define STARZK_VERSION "0.0.0"
@@ -58,6 +60,19 @@ int main(int argc, char** argv) {
   add_bench_command(app);
   add_vk_command(app);
   try {
+    // A bad STARZK_* value is refused before any work (config.hpp), except
+    // when only help or the version is asked for.
+    bool help = false;
+    for (int i = 1; i < argc; ++i)
+      help = help || std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h" ||
+             std::string_view(argv[i]) == "--version";
+    if (!help) {
+      try {
+        starzk::config::check_environment();
+      } catch (const std::runtime_error& e) {
+        return fail(exit_usage, e.what());
+      }
+    }
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);

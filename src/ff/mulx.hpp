@@ -29,6 +29,10 @@
 #include <cstdint>
 #include <cstdlib>
 
+#if !defined(__CUDACC__)
+#include "util/config.hpp"
+#endif
+
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__)
 #include <cpuid.h>
 #include <emmintrin.h>
@@ -65,11 +69,16 @@ inline bool set_fast(bool on) {
 }
 inline bool fast() { return fast_on.load(std::memory_order_relaxed); }
 
-// The start-up choice: on where the CPU has ADX, unless STARZK_FF_PORTABLE
-// is set to anything but "0".
+// The start-up choice: on where the CPU has ADX, unless the switch
+// STARZK_FF_PORTABLE is on (util/config.hpp). Read while the program's
+// statics are made, so a bad value cannot be thrown here: it means portable,
+// and the program's start check refuses it before any work.
 inline bool initial_choice() {
-  const char* e = std::getenv("STARZK_FF_PORTABLE");
-  const bool portable = e != nullptr && e[0] != '\0' && !(e[0] == '0' && e[1] == '\0');
+  bool portable = true;
+  try {
+    portable = config::get_switch("STARZK_FF_PORTABLE").value_or(false);
+  } catch (...) {
+  }
   return set_fast(!portable);
 }
 inline const bool fast_at_start = initial_choice();

@@ -10,6 +10,7 @@
 #include "io/atomic_file.hpp"
 #include "io/binfile.hpp"
 #include "io/checksum.hpp"
+#include "util/config.hpp"
 
 namespace starzk {
 
@@ -68,9 +69,9 @@ std::optional<validation_record_t> decode_record(std::span<const uint8_t> b, std
 }
 
 record_store_t record_store_t::from_env() {
-  if (const char* v = std::getenv("STARZK_VALIDATED_KEYS"); v && *v) {
-    if (std::strcmp(v, "off") == 0) return record_store_t();
-    return record_store_t(v);
+  if (const auto v = config::get_word("STARZK_VALIDATED_KEYS")) {
+    if (*v == "off") return record_store_t();
+    return record_store_t(*v);
   }
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
     return record_store_t(std::filesystem::path(xdg) / "starzk" / "validated-keys");

@@ -13,6 +13,7 @@
 #include "policies/starzk_plugin.h"
 #include "policies/starzk_policies.h"
 #include "runtime/perfmodels.hpp"
+#include "util/config.hpp"
 
 namespace starzk::runtime {
 
@@ -72,8 +73,8 @@ starpu_session::starpu_session(const session_options_t &options)
 	}
 
 	std::string models = options.perfmodels;
-	if (const char *env = std::getenv("STARZK_CALIBRATED_MODELS"); models.empty() && env)
-		models = env;
+	if (const auto env = config::get_word("STARZK_CALIBRATED_MODELS"); models.empty() && env)
+		models = *env;
 	if (!models.empty())
 		seed_perfmodels(models);
 	// A node's GPUs are alike: one CUDA history serves them all, so a

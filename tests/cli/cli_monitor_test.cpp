@@ -242,5 +242,30 @@ TEST_F(CliMonitor, LogFormatJsonMakesEveryLineAnObject) {
   EXPECT_NE(bad.output.find("--log-format 'xml': expected text or json"), std::string::npos) << bad.output;
 }
 
+// The environment table: a bad value of any STARZK_* variable stops every
+// command before it works (exit 2, the variable named); `info --config`
+// lists every variable with its value and source, and names one that is
+// set but read by nothing.
+TEST_F(CliMonitor, EnvironmentCheckedAtStartAndListed) {
+  run_result r = run_binary(STARZK_BIN, verify_args((mul / "proof.json").string()), "STARZK_LOADERS=many");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("starzk: STARZK_LOADERS='many': expected a whole number in 0..64"), std::string::npos)
+      << r.output;
+  r = run_binary(STARZK_BIN, "prove --help", "STARZK_LOADERS=many");  // help is still given
+  EXPECT_EQ(r.status, 0) << r.output;
+  const out_t o = stdout_of("info --config --json", "STARZK_PIN_KEY=all STARZK_LAODERS=4");
+  EXPECT_EQ(o.status, 0);
+  const auto j = json_of(o);
+  ASSERT_TRUE(j["config"].is_array()) << o.out;
+  bool pin_key = false, watch = false;
+  for (const auto& row : j["config"]) {
+    if (row["name"] == "STARZK_PIN_KEY")
+      pin_key = row["value"] == "all" && row["source"] == "environment";
+    if (row["name"] == "STARZK_WATCH_S") watch = row["value"] == "60" && row["source"] == "default";
+  }
+  EXPECT_TRUE(pin_key && watch) << o.out;
+  EXPECT_NE(j["unknown"].dump().find("STARZK_LAODERS"), std::string::npos) << o.out;
+}
+
 }  // namespace
 }  // namespace starzk::test

@@ -118,7 +118,9 @@ TEST(dag_batch_prep, without_a_prep_task_the_cpu_bodies_split_on_demand) {
     EXPECT_TRUE(dflt.prep_task()) << "no CUDA worker: the task stays";
     setenv("STARZK_PREP_TASK", "0", 1);
     EXPECT_FALSE(dag::batch_t().prep_task());
-    setenv("STARZK_PREP_TASK", "yes", 1);
+    setenv("STARZK_PREP_TASK", "yes", 1);  // a switch word: on
+    EXPECT_TRUE(dag::batch_t().prep_task());
+    setenv("STARZK_PREP_TASK", "maybe", 1);
     EXPECT_THROW(dag::batch_t(), std::runtime_error);
     unsetenv("STARZK_PREP_TASK");
   }
