@@ -99,16 +99,20 @@ void unpack_whole(const packed_key_view_t& v, packed_section_t s, std::vector<af
   st.other_seconds = seconds_since(t0) - st.decode_seconds;
 }
 
-// A dense query (a, b_g1, b_g2): O everywhere, then the k-th point on the
-// wire of the k-th set bit. Pieces are whole bitmap words holding at most
-// `piece` points (a word holds 64), decoded into `tmp`, then scattered.
+// A dense query (a, b_g1, b_g2): the k-th point on the wire of the k-th set
+// bit, O on the others. Pieces are whole bitmap words holding at most
+// `piece` points (a word holds 64), decoded into `tmp`, then scattered: each
+// word's 64 wires are written once, a point or O (a fill with O first would
+// write the whole query twice, and at 2^27 the first touch of its pages is
+// most of the time outside the decoder).
 template <class P, class A>
 void unpack_dense(const packed_key_view_t& v, packed_section_t s, packed_section_t d, std::vector<affine_t<P>, A>& out,
                   bool subgroup, point_decoder_t& dec, unsigned threads, unpack_stats_t::query_t& st) {
   const auto t0 = steady::now();
   const std::span<const uint64_t> words = v.density(d);
-  out.resize(v.shape().n_vars);
-  parallel_fill(std::span<affine_t<P>>(out), affine_t<P>::infinity(), threads);
+  out.resize(v.shape().n_vars);  // uninitialised (uninit_vector_t): every wire is written below
+  const uint64_t n = out.size();
+  const affine_t<P> inf = affine_t<P>::infinity();
   uninit_vector_t<affine_t<P>> tmp;  // every element is decoded before it is read
   uint64_t word = 0, k = 0;  // next word, points before it
   while (word < words.size()) {
@@ -123,18 +127,19 @@ void unpack_dense(const packed_key_view_t& v, packed_section_t s, packed_section
         end - word, threads,
         [&](size_t b, size_t e) {
           for (size_t w = b; w < e; ++w) {
-            uint64_t bits = words[word + w], at = base[w];
-            while (bits) {
-              const unsigned i = unsigned(std::countr_zero(bits));
-              out[(word + w) * 64 + i] = tmp[at++];
-              bits &= bits - 1;
-            }
+            const uint64_t bits = words[word + w], first = (word + w) * 64;
+            uint64_t at = base[w];
+            const unsigned wires = unsigned(std::min<uint64_t>(64, n > first ? n - first : 0));
+            for (unsigned i = 0; i < wires; ++i) out[first + i] = (bits >> i) & 1 ? tmp[at++] : inf;
           }
         },
         size_t(1) << 12);
     word = end;
     k += cnt;
   }
+  // Wires past the bitmap's last word (none when it covers n_vars) are O.
+  const uint64_t covered = std::min<uint64_t>(n, uint64_t(words.size()) * 64);
+  if (covered < n) parallel_fill(std::span<affine_t<P>>(out).subspan(covered), inf, threads);
   st.points = k;
   st.other_seconds = seconds_since(t0) - st.decode_seconds;
 }
