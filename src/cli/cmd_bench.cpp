@@ -299,8 +299,10 @@ void add_bench_command(CLI::App& app) {
       ->delimiter(',')
       ->check(CLI::Range(10u, 27u));
   cmd->add_option("--jobs,-n", o->jobs, "jobs per run")->check(CLI::Range(1u, 100000u));
-  cmd->add_option("--ncpu", o->ncpu, "StarPU CPU workers (default: StarPU's)")->check(CLI::Range(0, 4096));
-  cmd->add_option("--ngpu", o->ngpu, "StarPU CUDA workers, one per GPU (default: every GPU)")->check(CLI::Range(0, 64));
+  // The same names and checks as prove's (--ncpu/--ngpu: the older names).
+  cmd->add_option("--cpus,--ncpu", o->ncpu, "StarPU CPU workers (default: StarPU's)")->check(cpu_worker_count());
+  cmd->add_option("--gpus,--ngpu", o->ngpu, "StarPU CUDA workers, one per GPU (default: every GPU)")
+      ->check(gpu_worker_count());
   cmd->add_option("--out,-o", o->out, "output folder");
   cmd->add_option("--baseline", o->baseline, "policy of the one-proof-at-a-time row");
   cmd->add_flag("--no-baseline", o->no_baseline, "skip the one-proof-at-a-time row");

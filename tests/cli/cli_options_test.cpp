@@ -87,6 +87,12 @@ TEST_F(options, worker_counts_and_budgets_are_checked) {
   // The limits accept what they should.
   const split_result ok = run_split(batch_args() + " --gpus 0 --cpus 1 --mem-budget 64M --threads-per-task 1");
   EXPECT_EQ(ok.status, 0) << ok.err;
+  // bench takes the same worker options with the same checks.
+  expect_refused("bench --cpus 100000", "--cpus");
+  expect_refused("bench --gpus 65", "--gpus");
+  const split_result help = run_split("bench --help");
+  EXPECT_NE(help.out.find("--cpus"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("--gpus"), std::string::npos) << help.out;
 }
 
 TEST_F(options, placement_without_its_workers_is_refused_not_aborted) {
