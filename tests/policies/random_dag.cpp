@@ -173,17 +173,6 @@ std::vector<task_spec_t> make_wide_memory_dag(int count, int duration_us)
 	return dag;
 }
 
-runtime::session_options_t cpu_only(const std::string &policy, int ncpu)
-{
-	unsetenv("STARPU_SCHED");
-	runtime::session_options_t o;
-	o.policy = policy;
-	o.ncpu = ncpu;
-	o.ncuda = 0;
-	o.profiling = true;
-	return o;
-}
-
 void run_dag(const std::vector<task_spec_t> &dag, runtime::trace_recorder &recorder, bool gpu_chain_on_cuda)
 {
 	codelets_t &cls = codelets(gpu_chain_on_cuda);

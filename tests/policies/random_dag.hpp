@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "../runtime/cpu_session.hpp"
 #include "runtime/starpu_session.hpp"
 #include "runtime/trace.hpp"
 
@@ -59,9 +60,5 @@ std::vector<task_spec_t> make_wide_memory_dag(int count, int duration_us);
 // that only sleeps: no kernel, so it builds without nvcc; StarPU still
 // moves the buffers to the device).
 void run_dag(const std::vector<task_spec_t> &dag, runtime::trace_recorder &recorder, bool gpu_chain_on_cuda = false);
-
-// A session of `ncpu` CPU workers and no GPU under `policy`, profiling on
-// (STARPU_SCHED is cleared: the test picks the policy).
-runtime::session_options_t cpu_only(const std::string &policy, int ncpu);
 
 }  // namespace starzk::test

@@ -48,7 +48,7 @@ TEST_P(dag_under_policy, invariants_hold_and_every_job_finishes)
 	const policy_case_t &c = GetParam();
 	setenv("STARZK_MEM_HEAVY_MAX", "2", 1);
 	setenv("STARZK_CPU_LOCK", "1", 1);  // CPU-only: lock the CPU domain so the chain rule is exercised
-	runtime::starpu_session session(test::cpu_only(c.name, c.ncpu));
+	runtime::starpu_session session(test::cpu_session(c.name, c.ncpu));
 	ASSERT_EQ(session.cpu_workers(), static_cast<unsigned>(c.ncpu));
 	starzk_policy_config cfg{};
 	bool ours = starzk_policy_by_name(c.name) != nullptr;
@@ -116,7 +116,7 @@ INSTANTIATE_TEST_SUITE_P(
 runtime::trace_t run_wide(const char *policy)
 {
 	setenv("STARZK_MEM_HEAVY_MAX", "1", 1);
-	runtime::starpu_session session(test::cpu_only(policy, 3));
+	runtime::starpu_session session(test::cpu_session(policy, 3));
 	runtime::trace_recorder recorder;
 	test::run_dag(test::make_wide_memory_dag(24, 3000), recorder);
 	return recorder.snapshot();
@@ -162,7 +162,7 @@ runtime::trace_t run_parallel_chains(const char *policy, bool cpu_lock = true)
 			members.push_back(static_cast<int>(dag.size()) - 1);
 		}
 	}
-	runtime::starpu_session session(test::cpu_only(policy, 3));
+	runtime::starpu_session session(test::cpu_session(policy, 3));
 	runtime::trace_recorder recorder;
 	test::run_dag(dag, recorder);
 	unsetenv("STARZK_CPU_LOCK");
@@ -196,7 +196,7 @@ TEST(gpu_lock, starzk_runs_each_chain_as_one_block)
 // priority inside a job.
 TEST(priorities, oldest_job_first_then_priority)
 {
-	runtime::starpu_session session(test::cpu_only("starzk", 1));
+	runtime::starpu_session session(test::cpu_session("starzk", 1));
 	std::vector<test::task_spec_t> dag;
 	test::task_spec_t blocker;
 	blocker.rc = STARZK_RC_LIGHT;

@@ -41,7 +41,7 @@ bool is_chain(const runtime::trace_event_t &e) { return e.rc == STARZK_RC_GPU_CH
 TEST(policy_contract, untagged_chain_tasks_are_chains_of_their_own)
 {
 	setenv("STARZK_CPU_LOCK", "1", 1);
-	runtime::starpu_session session(test::cpu_only("starzk", 3));
+	runtime::starpu_session session(test::cpu_session("starzk", 3));
 	std::vector<test::task_spec_t> dag(6);
 	for (auto &t : dag)
 	{
@@ -61,7 +61,7 @@ TEST(policy_contract, config_only_for_contexts_an_engine_runs)
 {
 	starzk_policy_config cfg{};
 	EXPECT_EQ(starzk_policy_get_config(0, &cfg), -1);  // StarPU not running
-	runtime::starpu_session session(test::cpu_only("eager", 3));
+	runtime::starpu_session session(test::cpu_session("eager", 3));
 	EXPECT_EQ(starzk_policy_get_config(0, &cfg), -1);  // eager's private data is not an engine
 	for (unsigned bad : {unsigned(STARPU_NMAX_SCHED_CTXS), unsigned(STARPU_NMAX_SCHED_CTXS) + 1, UINT_MAX})
 		EXPECT_EQ(starzk_policy_get_config(bad, &cfg), -1) << bad;
@@ -86,7 +86,7 @@ TEST(policy_contract, config_only_for_contexts_an_engine_runs)
 // reads every task's job and chain.
 TEST(policy_contract, modular_heteroprio_heft_runs_a_tagged_dag)
 {
-	runtime::starpu_session session(test::cpu_only("modular-heteroprio-heft", 2));
+	runtime::starpu_session session(test::cpu_session("modular-heteroprio-heft", 2));
 	test::dag_shape_t shape;
 	shape.jobs = 2;
 	shape.min_us = 100;
@@ -125,7 +125,7 @@ TEST(policy_contract, chain_without_is_last_is_reported_not_hung)
 		}
 	});
 	{
-		runtime::starpu_session session(test::cpu_only("starzk", 2));
+		runtime::starpu_session session(test::cpu_session("starzk", 2));
 		starzk_policy_config cfg{};
 		ASSERT_EQ(starzk_policy_get_config(0, &cfg), 0);
 		EXPECT_EQ(cfg.chain_stall_ms, 200);
@@ -156,7 +156,7 @@ TEST(policy_contract, no_error_when_every_chain_ends)
 {
 	setenv("STARZK_CPU_LOCK", "1", 1);
 	setenv("STARZK_CHAIN_STALL_MS", "200", 1);
-	runtime::starpu_session session(test::cpu_only("starzk", 2));
+	runtime::starpu_session session(test::cpu_session("starzk", 2));
 	runtime::trace_recorder recorder;
 	test::dag_shape_t shape;
 	shape.jobs = 1;

@@ -108,15 +108,10 @@ TEST(policy_plugin, loads_once_and_its_policies_are_found_by_name)
 
 runtime::trace_t run_random_dag(const std::string &policy, starzk_policy_config *cfg, int *cfg_rc)
 {
-	unsetenv("STARPU_SCHED");
 	unsetenv("STARZK_MEM_HEAVY_MAX");  // the plug-in's rules decide the cap
 	setenv("STARZK_CPU_LOCK", "1", 1);
-	runtime::session_options_t o;
-	o.policy = policy;
+	runtime::session_options_t o = test::cpu_session(policy, 3);
 	o.policy_plugin = k_plugin;
-	o.ncpu = 3;
-	o.ncuda = 0;
-	o.profiling = true;
 	runtime::starpu_session session(o);
 	*cfg_rc = starzk_policy_get_config(0, cfg);
 	runtime::trace_recorder recorder;
