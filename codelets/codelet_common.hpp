@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "codelets/partition_state.hpp"
 #include "ff/fr.hpp"
 
 namespace starzk::codelets::detail {
@@ -57,9 +58,14 @@ inline std::span<fr_t> fr_span(void* vector_buffer) {
   return {reinterpret_cast<fr_t*>(STARPU_VECTOR_GET_PTR(vector_buffer)), size_t(STARPU_VECTOR_GET_NX(vector_buffer))};
 }
 
+// The H phase on the host, in the key's convention (ntt/h_phase.hpp): the
+// CPU body of ntt_h and ntt_h_passes, and the latter's fallback.
+void h_phase_on_host(const partition_state_t& p, std::span<fr_t> a, std::span<fr_t> b, std::span<fr_t> c);
+
 // Codelet colors (0xRRGGBB), also used by the trace plot.
 inline constexpr unsigned color_spmv = 0x4e79a7;
 inline constexpr unsigned color_ntt_h = 0xf28e2b;
+inline constexpr unsigned color_ntt_h_passes = 0xffbe7d;
 inline constexpr unsigned color_prep_msm = 0x59a14f;
 inline constexpr unsigned color_msm = 0xe15759;
 inline constexpr unsigned color_b_g2_msm = 0xb07aa1;

@@ -31,17 +31,21 @@ namespace starzk::codelets {
 
 starpu_codelet* spmv_codelet();
 starpu_codelet* ntt_h_codelet();
+// The H phase with a, b, c kept in main memory (a GPU streams them): the
+// memory plan's choice for a device that cannot hold the three at once.
+starpu_codelet* ntt_h_passes_codelet();
 starpu_codelet* prep_msm_codelet();
 starpu_codelet* msm_codelet();
 starpu_codelet* b_g2_msm_codelet();
 starpu_codelet* assemble_codelet();
 starpu_codelet* free_codelet();
 
-// All seven, in DAG order (tests, docs, the trace plot's legend).
+// All eight, in DAG order (tests, docs, the trace plot's legend).
 std::vector<starpu_codelet*> all_codelets();
 
 // Where each codelet may run, for the whole process: "name=cpu|cuda|any,..."
-// (names as above: spmv, ntt_h, prep_msm, msm, b_g2_msm, assemble, free).
+// (names as above: spmv, ntt_h, ntt_h_passes, prep_msm, msm, b_g2_msm,
+// assemble, free).
 // Applies to tasks submitted afterwards. Throws std::invalid_argument for
 // an unknown codelet or kind, or a body this build lacks. placement()
 // prints the current masks in the same syntax.

@@ -11,9 +11,10 @@
 // b and c are scratch afterwards.
 //
 // Buffers: 0 a, 1 b, 2 c (RW), 3 the key's device NTT domain (R: twiddle
-// and coset tables, dag/key_bundle.hpp; a one-element dummy without CUDA
-// workers), and, where the DAG has a prep_msm task, 4 the partition's
-// prep_msm result (R, not read: an ordering edge). The chain's later MSMs
+// and coset tables, full or lean as the memory plan chose,
+// dag/key_bundle.hpp; a one-element dummy without CUDA workers), and,
+// where the DAG has a prep_msm task, 4 the partition's prep_msm result (R,
+// not read: an ordering edge). The chain's later MSMs
 // read prep; if the chain started before prep_msm had run, the GPU would sit
 // locked to a chain that cannot go on (≈ 200 ms per 2^24 partition,
 // measured), so the chain starts only once every task in it can run back to
@@ -46,12 +47,8 @@ uint64_t ntt_h_size(const starpu_task* task) {
 void ntt_h_cpu(void* buffers[], void* arg) noexcept {
   auto& p = *static_cast<partition_state_t*>(arg);
   guarded(p, "ntt_h", [&] {
-    const std::span<fr_t> a = detail::fr_span(buffers[0]), b = detail::fr_span(buffers[1]),
-                          c = detail::fr_span(buffers[2]);
-    if (p.key.pk->convention == h_convention_t::bellman_coset)
-      h_phase_bellman(a, b, c, *p.key.domain, p.threads);
-    else
-      h_phase_snarkjs(a, b, c, *p.key.domain, p.threads);
+    detail::h_phase_on_host(p, detail::fr_span(buffers[0]), detail::fr_span(buffers[1]),
+                            detail::fr_span(buffers[2]));
   });
 }
 
@@ -62,7 +59,11 @@ void ntt_h_cuda(void* buffers[], void* arg) noexcept {
     const uint64_t n = p.key.pk->domain_size;
     unsigned log_n = 0;
     while ((uint64_t(1) << log_n) < n) ++log_n;
-    if (STARPU_VECTOR_GET_NX(buffers[3]) * STARPU_VECTOR_GET_ELEMSIZE(buffers[3]) != gpu::ntt_domain_bytes(log_n))
+    // The domain's form (full or lean twiddle tables) is told by its size.
+    const size_t domain_bytes = STARPU_VECTOR_GET_NX(buffers[3]) * STARPU_VECTOR_GET_ELEMSIZE(buffers[3]);
+    gpu::ntt_tuning_t tune;
+    if (domain_bytes == gpu::ntt_domain_bytes(log_n, gpu::ntt_tables_t::lean)) tune.tables = gpu::ntt_tables_t::lean;
+    else if (domain_bytes != gpu::ntt_domain_bytes(log_n))
       throw std::runtime_error("the key's device NTT domain is missing or of the wrong size");
     const auto conv = p.key.pk->convention == h_convention_t::bellman_coset ? gpu::root_convention_t::bellman
                                                                             : gpu::root_convention_t::snarkjs;
@@ -70,7 +71,7 @@ void ntt_h_cuda(void* buffers[], void* arg) noexcept {
     auto* b = reinterpret_cast<fr_t*>(STARPU_VECTOR_GET_PTR(buffers[1]));
     auto* c = reinterpret_cast<fr_t*>(STARPU_VECTOR_GET_PTR(buffers[2]));
     const void* domain = reinterpret_cast<const void*>(STARPU_VECTOR_GET_PTR(buffers[3]));
-    detail::check_cuda(gpu::ntt_h(a, b, c, log_n, conv, domain, detail::worker_stream()), "gpu::ntt_h");
+    detail::check_cuda(gpu::ntt_h(a, b, c, log_n, conv, domain, detail::worker_stream(), tune), "gpu::ntt_h");
   });
 }
 #endif
@@ -78,6 +79,13 @@ void ntt_h_cuda(void* buffers[], void* arg) noexcept {
 starpu_perfmodel ntt_h_model;
 
 }  // namespace
+
+void detail::h_phase_on_host(const partition_state_t& p, std::span<fr_t> a, std::span<fr_t> b, std::span<fr_t> c) {
+  if (p.key.pk->convention == h_convention_t::bellman_coset)
+    h_phase_bellman(a, b, c, *p.key.domain, p.threads);
+  else
+    h_phase_snarkjs(a, b, c, *p.key.domain, p.threads);
+}
 
 double ntt_h_flops(const partition_state_t& p) {
   const double n = double(p.key.pk->domain_size);

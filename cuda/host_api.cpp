@@ -105,33 +105,56 @@ std::vector<fp2_t> fp2_elementwise_host(field_op_t op, std::span<const fp2_t> a,
   return elementwise<fp2_t>(a, b, [op](auto... x) { return fp2_elementwise(op, x...); }, "fp2_elementwise");
 }
 
-void ntt_host(std::span<fr_t> data, ntt_dir_t dir, ntt_order_t order, ntt_coset_t coset, root_convention_t conv) {
+void ntt_host(std::span<fr_t> data, ntt_dir_t dir, ntt_order_t order, ntt_coset_t coset, root_convention_t conv,
+              ntt_tables_t tables) {
   const unsigned L = log2_exact(data.size(), "ntt");
   stream_t s;
-  device_buffer_t dom(ntt_domain_bytes(L)), d(data.size_bytes());
-  check_cuda(ntt_domain_init(dom.get(), L, conv, s.get()), "ntt_domain_init");
+  device_buffer_t dom(ntt_domain_bytes(L, tables)), d(data.size_bytes());
+  check_cuda(ntt_domain_init(dom.get(), L, conv, s.get(), tables), "ntt_domain_init");
   d.upload(data.data(), data.size_bytes());
-  check_cuda(ntt(d.as<fr_t>(), L, dir, order, coset, dom.get(), s.get()), "ntt");
+  ntt_tuning_t tune;
+  tune.tables = tables;
+  check_cuda(ntt(d.as<fr_t>(), L, dir, order, coset, dom.get(), s.get(), tune), "ntt");
   s.sync();
   d.download(data.data(), data.size_bytes());
 }
 
 std::vector<fr_t> ntt_h_host(std::span<const fr_t> a, std::span<const fr_t> b, std::span<const fr_t> c,
-                             root_convention_t conv) {
+                             root_convention_t conv, ntt_tables_t tables) {
   if (a.size() != b.size() || a.size() != c.size())
     throw std::runtime_error("starzk_cuda: ntt_h: a, b, c differ in length");
   const unsigned L = log2_exact(a.size(), "ntt_h");
   stream_t s;
-  device_buffer_t dom(ntt_domain_bytes(L)), da(a.size_bytes()), db(b.size_bytes()), dc(c.size_bytes());
-  check_cuda(ntt_domain_init(dom.get(), L, conv, s.get()), "ntt_domain_init");
+  device_buffer_t dom(ntt_domain_bytes(L, tables)), da(a.size_bytes()), db(b.size_bytes()), dc(c.size_bytes());
+  check_cuda(ntt_domain_init(dom.get(), L, conv, s.get(), tables), "ntt_domain_init");
   da.upload(a.data(), a.size_bytes());
   db.upload(b.data(), b.size_bytes());
   dc.upload(c.data(), c.size_bytes());
-  check_cuda(ntt_h(da.as<fr_t>(), db.as<fr_t>(), dc.as<fr_t>(), L, conv, dom.get(), s.get()), "ntt_h");
+  ntt_tuning_t tune;
+  tune.tables = tables;
+  check_cuda(ntt_h(da.as<fr_t>(), db.as<fr_t>(), dc.as<fr_t>(), L, conv, dom.get(), s.get(), tune), "ntt_h");
   s.sync();
   std::vector<fr_t> h(a.size());
   da.download(h.data(), a.size_bytes());
   return h;
+}
+
+std::vector<fr_t> ntt_h_passes_host(std::span<const fr_t> a, std::span<const fr_t> b, std::span<const fr_t> c,
+                                    root_convention_t conv, ntt_tables_t tables, size_t chunk) {
+  if (a.size() != b.size() || a.size() != c.size())
+    throw std::runtime_error("starzk_cuda: ntt_h_passes: a, b, c differ in length");
+  const unsigned L = log2_exact(a.size(), "ntt_h_passes");
+  stream_t s;
+  const size_t scratch = ntt_h_passes_scratch_bytes(L, chunk);
+  device_buffer_t dom(ntt_domain_bytes(L, tables)), d(scratch);
+  check_cuda(ntt_domain_init(dom.get(), L, conv, s.get(), tables), "ntt_domain_init");
+  std::vector<fr_t> ha(a.begin(), a.end()), hb(b.begin(), b.end());  // pageable: the copies still run, staged
+  ntt_tuning_t tune;
+  tune.tables = tables;
+  check_cuda(ntt_h_passes(ha.data(), hb.data(), c.data(), L, conv, dom.get(), d.get(), scratch, chunk, s.get(), tune),
+             "ntt_h_passes");
+  s.sync();
+  return ha;
 }
 
 namespace {

@@ -18,7 +18,8 @@
 // field a radix-4 butterfly saves no product (w_4 is no cheap constant), so
 // the count stays 1M per butterfly: (n/2)·log2(n) products per transform.
 // Every twiddle is one table load (ntt_domain.hpp: per-stage table for
-// h <= 2^16, full table of w_n^x above), no product.
+// h <= 2^16, full table of w_n^x above), no product; with a lean domain (no
+// full table) a twiddle above 2^16 is lo·hi, one product.
 // Scalings (1/n, coset powers) ride on the first pass's loads or the last
 // pass's stores, so they cost no extra trip through device memory.
 #include "cuda/field.cuh"
@@ -34,14 +35,19 @@ constexpr unsigned pass_threads = 256;
 
 struct tw_tables_t {
   const dev_fr_t* small;
-  const dev_fr_t* full;
-  unsigned log_n, small_log;
+  const dev_fr_t* full;          // full tables (ntt_tables_t::full)
+  const dev_fr_t *big_lo, *big_hi;  // their factors (ntt_tables_t::lean)
+  unsigned log_n, small_log, big_bits;
 };
 
-// w_{2h}^j, h = 2^b, j < h: one load.
+// w_{2h}^j, h = 2^b, j < h: one load, or with lean tables above the small
+// ones w_n^x = lo[x mod 2^B]·hi[x >> B] (two loads and one product).
+template <bool lean>
 SZK_D dev_fr_t twiddle(const tw_tables_t& t, unsigned b, uint32_t j) {
   if (b <= t.small_log) return t.small[(1u << b) + j];
-  return t.full[size_t(j) << (t.log_n - 1 - b)];
+  if (!lean) return t.full[size_t(j) << (t.log_n - 1 - b)];
+  const uint32_t x = j << (t.log_n - 1 - b);
+  return t.big_lo[x & ((1u << t.big_bits) - 1)] * t.big_hi[x >> t.big_bits];
 }
 
 // x_p <- x_p · c · s^(e(p)), e(p) = p or bitrev_L(p); c and/or s optional.
@@ -90,7 +96,7 @@ struct pass_args_t {
 // blocks (96 registers) on the H200 in docs/benchmarks.md ("The G1 MSM under
 // 100 ms", "NTT: three blocks per SM").
 constexpr unsigned pass_min_blocks = 3;
-template <bool dif>
+template <bool dif, bool lean>
 __global__ void __launch_bounds__(pass_threads, pass_min_blocks)
     pass_kernel(dev_fr_t* data, tw_tables_t tw, pass_args_t a) {
   extern __shared__ dev_fr_t sm[];
@@ -125,9 +131,9 @@ __global__ void __launch_bounds__(pass_threads, pass_min_blocks)
       // (pair (t0, t0+2u): row bits below tl+1 are `low`; pair (t0+u, t0+3u): low + u).
       const uint32_t j_lo = (uint32_t(low) << b0) | gl;
       const uint32_t j_hi1 = (uint32_t(low + u) << b0) | gl;
-      const dev_fr_t w_lo = twiddle(tw, b0 + tl, j_lo);
-      const dev_fr_t w_h0 = twiddle(tw, b0 + tl + 1, j_lo);
-      const dev_fr_t w_h1 = twiddle(tw, b0 + tl + 1, j_hi1);
+      const dev_fr_t w_lo = twiddle<lean>(tw, b0 + tl, j_lo);
+      const dev_fr_t w_h0 = twiddle<lean>(tw, b0 + tl + 1, j_lo);
+      const dev_fr_t w_h1 = twiddle<lean>(tw, b0 + tl + 1, j_hi1);
       dev_fr_t x0 = sm[e0], x1 = sm[e0 + d1], x2 = sm[e0 + d2], x3 = sm[e0 + d1 + d2];
       if (dif) {
         bfly<true>(x0, x2, w_h0);
@@ -155,7 +161,7 @@ __global__ void __launch_bounds__(pass_threads, pass_min_blocks)
       const unsigned t0 = ((r >> tb) << (tb + 1)) | low;
       const unsigned e0 = (t0 << log_g) | g, e1 = e0 + ((1u << tb) << log_g);
       const uint32_t j = (uint32_t(low) << b0) | uint32_t(lo_base + g);  // i mod h
-      const dev_fr_t w = twiddle(tw, b0 + tb, j);
+      const dev_fr_t w = twiddle<lean>(tw, b0 + tb, j);
       dev_fr_t x = sm[e0], y = sm[e1];
       bfly<dif>(x, y, w);
       sm[e0] = x;
@@ -203,9 +209,15 @@ __global__ void __launch_bounds__(256) expand_kernel(dev_fr_t* full, size_t len,
 struct domain_view_t {
   ntt_layout_t t;
   const dev_fr_t* d;
+  bool lean;
   tw_tables_t tables(bool inverse) const {
-    return tw_tables_t{d + (inverse ? t.small_inv : t.small_fwd), d + (inverse ? t.full_inv : t.full_fwd), t.log_n,
-                       t.small_log};
+    return tw_tables_t{d + (inverse ? t.small_inv : t.small_fwd),
+                       lean ? nullptr : d + (inverse ? t.full_inv : t.full_fwd),
+                       d + (inverse ? t.big_lo_inv : t.big_lo_fwd),
+                       d + (inverse ? t.big_hi_inv : t.big_hi_fwd),
+                       t.log_n,
+                       t.small_log,
+                       t.big_bits};
   }
   // Powers of g (or g^-1 when `inverse`), with 1/n folded in when `with_n_inv`.
   scale_t coset(bool inverse, bool bitrev, bool with_n_inv) const {
@@ -228,8 +240,10 @@ struct domain_view_t {
 // device: cheap enough to ask each time, a host-side attribute write).
 cudaError_t set_smem_limit() {
   const int bytes = int(sizeof(dev_fr_t)) << max_tile_log;
-  SZK_TRY(cudaFuncSetAttribute(pass_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-  return cudaFuncSetAttribute(pass_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  SZK_TRY(cudaFuncSetAttribute(pass_kernel<true, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  SZK_TRY(cudaFuncSetAttribute(pass_kernel<false, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  SZK_TRY(cudaFuncSetAttribute(pass_kernel<true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  return cudaFuncSetAttribute(pass_kernel<false, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
 }
 
 // All stages (DIF or DIT, forward or inverse roots); `pre` scales on the
@@ -266,8 +280,13 @@ cudaError_t run_passes(dev_fr_t* data, const domain_view_t& dom, bool dif, bool 
     const unsigned blocks = unsigned(n >> (a.k + a.log_g));
     const unsigned threads = std::max(1u, std::min(block, E / 4));
     const size_t smem = size_t(E) * sizeof(dev_fr_t);
-    if (dif) pass_kernel<true><<<blocks, threads, smem, s>>>(data, tw, a);
-    else pass_kernel<false><<<blocks, threads, smem, s>>>(data, tw, a);
+    if (dom.lean) {
+      if (dif) pass_kernel<true, true><<<blocks, threads, smem, s>>>(data, tw, a);
+      else pass_kernel<false, true><<<blocks, threads, smem, s>>>(data, tw, a);
+    } else {
+      if (dif) pass_kernel<true, false><<<blocks, threads, smem, s>>>(data, tw, a);
+      else pass_kernel<false, false><<<blocks, threads, smem, s>>>(data, tw, a);
+    }
     SZK_CHECK_LAUNCH();
   }
   return cudaSuccess;
@@ -299,7 +318,8 @@ cudaError_t ntt(fr_t* d_data_h, unsigned log_n, ntt_dir_t dir, ntt_order_t order
   if (log_n < 1 || log_n > ntt_max_log || !d_data_h || !d_domain) return cudaErrorInvalidValue;
   if (tune.block == 0 || tune.block > 256 || (tune.block & (tune.block - 1))) return cudaErrorInvalidValue;
   auto* d = reinterpret_cast<dev_fr_t*>(d_data_h);
-  const domain_view_t dom{ntt_layout_t::make(log_n), static_cast<const dev_fr_t*>(d_domain)};
+  const domain_view_t dom{ntt_layout_t::make(log_n), static_cast<const dev_fr_t*>(d_domain),
+                          tune.tables == ntt_tables_t::lean};
   const bool inverse = dir == ntt_dir_t::inverse;
   const bool dif = order != ntt_order_t::reversed_to_natural;
   const bool in_rev = order == ntt_order_t::reversed_to_natural;
@@ -320,7 +340,8 @@ cudaError_t ntt_h(fr_t* d_a, fr_t* d_b, fr_t* d_c, unsigned log_n, root_conventi
                   cudaStream_t s, const ntt_tuning_t& tune) {
   if (log_n < 1 || log_n > ntt_max_log || !d_a || !d_b || !d_c || !d_domain) return cudaErrorInvalidValue;
   if (tune.block == 0 || tune.block > 256 || (tune.block & (tune.block - 1))) return cudaErrorInvalidValue;
-  const domain_view_t dom{ntt_layout_t::make(log_n), static_cast<const dev_fr_t*>(d_domain)};
+  const domain_view_t dom{ntt_layout_t::make(log_n), static_cast<const dev_fr_t*>(d_domain),
+                          tune.tables == ntt_tables_t::lean};
   const size_t n = size_t(1) << log_n;
   dev_fr_t* v[3] = {reinterpret_cast<dev_fr_t*>(d_a), reinterpret_cast<dev_fr_t*>(d_b),
                     reinterpret_cast<dev_fr_t*>(d_c)};

@@ -37,9 +37,10 @@ fr_t pow2k(fr_t x, unsigned k) {
 
 }  // namespace
 
-size_t ntt_domain_bytes(unsigned log_n) {
+size_t ntt_domain_bytes(unsigned log_n, ntt_tables_t tables) {
   if (log_n < 1 || log_n > ntt_max_log) return 0;
-  return ntt_layout_t::make(log_n).total * sizeof(fr_t);
+  const ntt_layout_t t = ntt_layout_t::make(log_n);
+  return (tables == ntt_tables_t::lean ? t.full_fwd : t.total) * sizeof(fr_t);
 }
 
 namespace {
@@ -98,12 +99,12 @@ void fill_powers_parallel(fr_t* out, size_t len, const fr_t& w) {
 
 }  // namespace
 
-cudaError_t ntt_domain_build_host(void* h_domain, unsigned log_n, root_convention_t conv) {
+cudaError_t ntt_domain_build_host(void* h_domain, unsigned log_n, root_convention_t conv, ntt_tables_t tables) {
   if (log_n < 1 || log_n > ntt_max_log || !h_domain) return cudaErrorInvalidValue;
   const ntt_layout_t t = ntt_layout_t::make(log_n);
   fr_t* h = static_cast<fr_t*>(h_domain);
   fill_small_tables(h, t, log_n, conv);
-  if (t.full_len > 0) {
+  if (t.full_len > 0 && tables == ntt_tables_t::full) {
     const fr_t w = conv == root_convention_t::snarkjs ? fr_t::root_of_unity(log_n) : fr_t::bellman_root_of_unity(log_n);
     fill_powers_parallel(h + t.full_fwd, t.full_len, w);
     fill_powers_parallel(h + t.full_inv, t.full_len, w.inverse());
@@ -111,7 +112,8 @@ cudaError_t ntt_domain_build_host(void* h_domain, unsigned log_n, root_conventio
   return cudaSuccess;
 }
 
-cudaError_t ntt_domain_init(void* d_domain, unsigned log_n, root_convention_t conv, cudaStream_t stream) {
+cudaError_t ntt_domain_init(void* d_domain, unsigned log_n, root_convention_t conv, cudaStream_t stream,
+                            ntt_tables_t tables) {
   if (log_n < 1 || log_n > ntt_max_log || !d_domain) return cudaErrorInvalidValue;
   const ntt_layout_t t = ntt_layout_t::make(log_n);
   const size_t host_len = t.full_fwd;  // everything but the device-built full tables
@@ -120,7 +122,7 @@ cudaError_t ntt_domain_init(void* d_domain, unsigned log_n, root_convention_t co
   // Pageable source: the call returns once the data are staged, so h may go.
   const cudaError_t e = cudaMemcpyAsync(d_domain, h.data(), host_len * sizeof(fr_t), cudaMemcpyHostToDevice, stream);
   if (e != cudaSuccess) return e;
-  return ntt_expand_twiddles(d_domain, t, stream);
+  return tables == ntt_tables_t::full ? ntt_expand_twiddles(d_domain, t, stream) : cudaSuccess;
 }
 
 }  // namespace starzk::gpu

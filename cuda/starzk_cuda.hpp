@@ -64,15 +64,25 @@ inline constexpr unsigned ntt_max_log = 27;
 // all, 512 MiB at 2^24), powers of the coset shift and its inverse, 1/n. Built on the host and
 // copied to d_domain (the copy is enqueued on `stream`; the host staging
 // buffer is released before return).
-size_t ntt_domain_bytes(unsigned log_n);
-cudaError_t ntt_domain_init(void* d_domain, unsigned log_n, root_convention_t conv, cudaStream_t stream);
-// The same ntt_domain_bytes(log_n) bytes built entirely in host memory
-// h_domain (full tables included, on all cores), for a runtime that keeps
-// the domain on the host and copies it to each device itself. No CUDA call.
-cudaError_t ntt_domain_build_host(void* h_domain, unsigned log_n, root_convention_t conv);
+// `lean` leaves the full tables out (a few MiB at 2^27 instead of 4 GiB):
+// a butterfly of a stage above 2^17 then forms its twiddle as the product of
+// two entries of the O(sqrt n) tables, one Fr product more. For a device
+// whose memory cannot hold the full tables beside a, b, c (docs/gpu.md,
+// Memory plan). Below 2^18 both forms are the same bytes.
+enum class ntt_tables_t { full, lean };
+size_t ntt_domain_bytes(unsigned log_n, ntt_tables_t tables = ntt_tables_t::full);
+cudaError_t ntt_domain_init(void* d_domain, unsigned log_n, root_convention_t conv, cudaStream_t stream,
+                            ntt_tables_t tables = ntt_tables_t::full);
+// The same ntt_domain_bytes(log_n, tables) bytes built entirely in host
+// memory h_domain (full tables, if any, on all cores), for a runtime that
+// keeps the domain on the host and copies it to each device itself. No CUDA
+// call.
+cudaError_t ntt_domain_build_host(void* h_domain, unsigned log_n, root_convention_t conv,
+                                  ntt_tables_t tables = ntt_tables_t::full);
 
 struct ntt_tuning_t {
-  unsigned block = 256;  // threads per block of the shared-memory passes
+  unsigned block = 256;                      // threads per block of the shared-memory passes
+  ntt_tables_t tables = ntt_tables_t::full;  // the form d_domain was built in
 };
 // In-place transform of n = 2^log_n elements (1 <= log_n <= 27).
 cudaError_t ntt(fr_t* d_data, unsigned log_n, ntt_dir_t dir, ntt_order_t order, ntt_coset_t coset,
@@ -93,6 +103,18 @@ cudaError_t ntt(fr_t* d_data, unsigned log_n, ntt_dir_t dir, ntt_order_t order, 
 // natural, so no bit-reversal pass is needed except for bellman's final iNTT.
 cudaError_t ntt_h(fr_t* d_a, fr_t* d_b, fr_t* d_c, unsigned log_n, root_convention_t conv,
                   const void* d_domain, cudaStream_t stream, const ntt_tuning_t& tune = {});
+
+// The same H phase with a, b, c in host memory (page-locked for DMA
+// copies), for a device that cannot hold the three at once
+// (cuda/ntt_h_passes.cu): one vector of device scratch and two staging
+// chunks of `chunk` elements, ntt_h_passes_scratch_bytes(log_n, chunk)
+// bytes of d_scratch. h (natural order) is left in h_a, the values on the
+// coset in h_b; h_c is only read. Enqueued on `stream`: the host arrays
+// must not be touched until it has run.
+size_t ntt_h_passes_scratch_bytes(unsigned log_n, size_t chunk);
+cudaError_t ntt_h_passes(fr_t* h_a, fr_t* h_b, const fr_t* h_c, unsigned log_n, root_convention_t conv,
+                         const void* d_domain, void* d_scratch, size_t scratch_bytes, size_t chunk,
+                         cudaStream_t stream, const ntt_tuning_t& tune = {});
 
 // ------------------------------------------------------------------- MSM --
 // Where an MSM spends its time, in milliseconds (msm_tuning_t::profile):

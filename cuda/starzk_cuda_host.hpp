@@ -62,10 +62,15 @@ std::vector<fr_t> fr_elementwise_host(field_op_t op, std::span<const fr_t> a, st
 std::vector<fp2_t> fp2_elementwise_host(field_op_t op, std::span<const fp2_t> a, std::span<const fp2_t> b);
 
 // data.size() must be 2^log_n with 1 <= log_n <= 27.
-void ntt_host(std::span<fr_t> data, ntt_dir_t dir, ntt_order_t order, ntt_coset_t coset, root_convention_t conv);
+void ntt_host(std::span<fr_t> data, ntt_dir_t dir, ntt_order_t order, ntt_coset_t coset, root_convention_t conv,
+              ntt_tables_t tables = ntt_tables_t::full);
 // Returns h (natural order); a, b, c of equal power-of-two length.
 std::vector<fr_t> ntt_h_host(std::span<const fr_t> a, std::span<const fr_t> b, std::span<const fr_t> c,
-                             root_convention_t conv);
+                             root_convention_t conv, ntt_tables_t tables = ntt_tables_t::full);
+// The same through ntt_h_passes (host vectors, one device vector, staging
+// chunks of `chunk` elements).
+std::vector<fr_t> ntt_h_passes_host(std::span<const fr_t> a, std::span<const fr_t> b, std::span<const fr_t> c,
+                                    root_convention_t conv, ntt_tables_t tables, size_t chunk);
 
 g1_xyzz_t msm_g1_host(std::span<const g1_affine_t> bases, std::span<const fr_t> scalars,
                       const msm_tuning_t& tune = {});

@@ -11,6 +11,7 @@
 #include "codelets/cuda_support.hpp"
 #include "codelets/msm_device.hpp"
 #include "groth16/witness_map.hpp"
+#include "policies/starzk_policies.h"
 #include "util/config.hpp"
 
 #if STARZK_CODELETS_CUDA
@@ -117,7 +118,8 @@ std::vector<const sparse_matrix_t*> key_bundle_t::spmv_matrices() const {
   return {&pk_->zkey_a, &pk_->zkey_b};
 }
 
-// The device NTT domain (ntt_h's buffer 3): the whole table in host memory,
+// The device NTT domain (ntt_h's buffer 3): the whole table in host memory
+// (lean, without the full twiddle tables, where the memory plan says so),
 // registered like the queries, so StarPU copies it once to each GPU that
 // runs an ntt_h and keeps it there. Without CUDA workers (or above the
 // kernels' 2^27) a one-element dummy stands in: the CPU body never reads it.
@@ -127,8 +129,9 @@ void key_bundle_t::register_device_domain() {
   if (starpu_cuda_worker_get_count() > 0 && log_n >= 1 && log_n <= gpu::ntt_max_log) {
     const auto conv = pk_->convention == h_convention_t::bellman_coset ? gpu::root_convention_t::bellman
                                                                         : gpu::root_convention_t::snarkjs;
-    device_domain_.resize(gpu::ntt_domain_bytes(log_n) / sizeof(fr_t));
-    if (gpu::ntt_domain_build_host(device_domain_.data(), log_n, conv) != cudaSuccess)
+    const auto tables = memory_plan_.lean_domain ? gpu::ntt_tables_t::lean : gpu::ntt_tables_t::full;
+    device_domain_.resize(gpu::ntt_domain_bytes(log_n, tables) / sizeof(fr_t));
+    if (gpu::ntt_domain_build_host(device_domain_.data(), log_n, conv, tables) != cudaSuccess)
       throw std::runtime_error(name_ + ": cannot build the device NTT domain");
   }
 #endif
@@ -163,12 +166,23 @@ void key_bundle_t::plan_device_memory() {
   if (in.device == UINT64_MAX) return;  // StarPU counts no device memory: no plan
   const unsigned log_n = log2_exact(pk.domain_size);
   in.key_fixed = log_n >= 1 && log_n <= gpu::ntt_max_log ? gpu::ntt_domain_bytes(log_n) : 0;
+  in.key_fixed_lean = log_n >= 1 && log_n <= gpu::ntt_max_log ? gpu::ntt_domain_bytes(log_n, gpu::ntt_tables_t::lean) : 0;
+  in.headroom = in.device / 64;  // StarPU's and CUB's small buffers, the driver's share
   for (const sparse_matrix_t* m : spmv_matrices())
     in.key_optional += m->row_ptr.size() * sizeof(uint64_t) + m->col.size() * sizeof(uint32_t) +
                        m->val.size() * sizeof(fr_t) + m->code.size() * sizeof(uint16_t) +
                        m->dict.size() * sizeof(fr_t);
   in.partition = sizeof(fr_t) * (uint64_t(pk.n_vars) + 3 * pk.domain_size);
+  in.rows = sizeof(fr_t) * 3 * pk.domain_size;
   in.overlap = sizeof(fr_t) * (uint64_t(pk.n_vars) + pk.domain_size);
+  // The starzk policies let a CUDA worker map STARZK_GPU_RUN_AHEAD
+  // partitions ahead of their chain (0: no bound); the plan counts those
+  // beyond the first, and one for a policy that states no bound.
+  starzk_policy_config cfg{};
+  const uint64_t ahead = starzk_policy_get_config(0, &cfg) == 0 && cfg.gpu_run_ahead >= 1
+                             ? uint64_t(cfg.gpu_run_ahead - 1)
+                             : 1;
+  in.ahead = ahead * in.partition;
   for (int q = 0; q < key_query_count; ++q) {
     in.query[q] = shape[q].n * (shape[q].g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t));
     const size_t piece = std::min(shape[q].n, codelets::msm_plan_piece);
@@ -278,6 +292,8 @@ key_bundle_t::~key_bundle_t() {
 }
 
 bool key_bundle_t::rows_on_device() const { return memory_input_.device > 0 && memory_plan_.optional_fits; }
+
+bool key_bundle_t::h_phase_in_passes() const { return memory_input_.device > 0 && memory_plan_.h_passes; }
 
 bool key_bundle_t::rows_on_host_with_gpus() const { return memory_input_.device > 0 && !memory_plan_.optional_fits; }
 

@@ -91,6 +91,9 @@ class key_bundle_t {
   // a, b, c are then kept on the devices, never in host memory
   // (partition_bytes does not count them), and the witness map runs there.
   bool rows_on_device() const;
+  // The memory plan runs the H phase in passes (ntt_h_passes): a, b, c
+  // stay in host memory even when a GPU computes it.
+  bool h_phase_in_passes() const;
   // There are GPUs, but the plan cannot hold the witness map there: it
   // runs on the CPUs and a, b, c are counted in host memory.
   bool rows_on_host_with_gpus() const;

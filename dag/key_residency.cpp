@@ -38,11 +38,27 @@ residency_plan_t plan_key_residency(const residency_input_t& in) {
   // 1-2: what the queries may hold.
   residency_plan_t plan;
   plan.fixed = in.key_fixed + in.partition;
-  if (plan.fixed + in.overlap + in.scratch_floor <= in.device) plan.fixed += in.overlap;
+  if (plan.fixed + in.overlap + in.ahead + in.scratch_floor <= in.device) plan.fixed += in.overlap + in.ahead;
+  else if (plan.fixed + in.overlap + in.scratch_floor <= in.device) plan.fixed += in.overlap;
   if (plan.fixed + in.key_optional + in.scratch_floor <= in.device) {
     plan.fixed += in.key_optional;
     plan.optional_fits = true;
+  } else {
+    // The witness map on the CPUs: a GPU holds the H phase's a, b, c or
+    // the MSMs' w and h, beside the domain, full if the floor still fits.
+    const uint64_t phase = std::max(in.rows, in.overlap);
+    plan.fixed = phase + in.key_fixed;
+    auto short_of_floor = [&] { return plan.fixed + in.headroom + in.scratch_floor > in.device; };
+    if (in.key_fixed_lean > 0 && short_of_floor()) {
+      plan.fixed = phase + in.key_fixed_lean;
+      plan.lean_domain = true;
+      if (short_of_floor()) {
+        plan.fixed = in.overlap + in.key_fixed_lean;
+        plan.h_passes = true;
+      }
+    }
   }
+  plan.fixed += in.headroom;
   const uint64_t after_fixed = minus(in.device, plan.fixed);
   const uint64_t room = minus(after_fixed, in.scratch_floor);
   uint64_t resident = 0;
@@ -82,7 +98,8 @@ std::string describe(const residency_plan_t& plan, const residency_input_t& in) 
   }
   return "resident " + (res.empty() ? std::string("none") : res) + " (" + gib(plan.resident) + "), streamed " +
          (str.empty() ? std::string("none") : str) + " (" + gib(streamed) + "), MSM scratch up to " +
-         gib(plan.scratch_budget) + " of " + gib(in.device);
+         gib(plan.scratch_budget) + " of " + gib(in.device) + (plan.optional_fits ? "" : ", witness map on the CPUs") +
+         (plan.lean_domain ? ", lean NTT domain" : "") + (plan.h_passes ? ", H phase in passes" : "");
 }
 
 std::optional<uint32_t> parse_key_stream(std::string_view text, const std::string& what) {

@@ -13,12 +13,31 @@
 //   1. fixed = one partition's device data (w, a, b, c) + the NTT domain:
 //      what the non-MSM phases hold at once (spmv: w, a, b, c; ntt_h: a,
 //      b, c and the domain); + what the partition before still holds in
-//      its MSMs (w and the H evaluations), if that fits beside it and the
-//      scratch floor, so that the next witness map can start on the device
-//      while the MSMs run without StarPU evicting anything to host memory;
+//      its MSMs (w and the H evaluations) and the partitions the policy
+//      lets a GPU map ahead of their chain (STARZK_GPU_RUN_AHEAD beyond
+//      the first: each w, a, b, c), if that fits beside it and the scratch
+//      floor (else the first alone, if it fits), so that the next witness
+//      maps can start on the device while the MSMs run without StarPU
+//      evicting anything: a device over-subscribed by the run-ahead
+//      partitions evicts and reloads resident queries and the CSR in every
+//      partition;
 //      + the CSR arrays spmv reads, if they fit beside all that and the
-//      scratch floor (otherwise they cannot stay on the device anyway: the
-//      witness map must run without them there).
+//      scratch floor. If they do not, the witness map runs on the CPUs
+//      and a GPU never holds w, a, b, c at once: its phases are the H
+//      phase (a, b, c and the domain) and the MSMs (w and h), so fixed =
+//      the larger of the two + the domain, in the first of these forms
+//      that leaves the scratch floor:
+//        a. the full domain;
+//        b. the lean domain (no full twiddle tables, cuda/starzk_cuda.hpp
+//           ntt_tables_t: ~4 GiB less at 2^27, one Fr product more per
+//           butterfly above 2^17);
+//        c. the H phase in passes (codelets/ntt_h_passes.cpp: a, b, c stay
+//           in host memory and cross the device one at a time through the
+//           MSM scratch), lean domain: fixed = the MSMs' w and h + the
+//           domain. That is what lets a 16 GB card run a 2^27 partition
+//           (12 GiB of a, b, c; 15.6 GiB of device).
+//      The headroom (what StarPU, CUB and the driver take beside the plan)
+//      is added to fixed.
 //   2. room = device - fixed - scratch_floor: the queries' share, after
 //      scratch for MSM pieces of msm_plan_piece terms (lean form, staging
 //      included) is set aside.
@@ -58,9 +77,13 @@ inline constexpr int key_stream_order[key_query_count] = {0, 4, 1, 3, 2};
 struct residency_input_t {
   uint64_t device = 0;         // bytes of one GPU
   uint64_t key_fixed = 0;      // the key's other arrays on the device (NTT domain)
+  uint64_t key_fixed_lean = 0; // the same without the full twiddle tables (0: no lean form)
   uint64_t key_optional = 0;   // arrays kept on the device only if they fit (CSR)
   uint64_t partition = 0;      // one partition's device data (w, a, b, c)
+  uint64_t rows = 0;           // its a, b, c: the H phase's buffers beside the domain
+  uint64_t headroom = 0;       // left to the runtime and the driver
   uint64_t overlap = 0;        // what a partition holds in its MSM phase (w, H evaluations)
+  uint64_t ahead = 0;          // the further partitions a GPU may map ahead (w, a, b, c each)
   uint64_t scratch_floor = 0;  // MSM scratch set aside before the queries
   uint64_t query[key_query_count] = {};
   std::optional<uint32_t> forced;  // the streamed set (bit q: query q); nullopt: the rules
@@ -69,6 +92,8 @@ struct residency_input_t {
 struct residency_plan_t {
   uint64_t fixed = 0;           // rule 1's bytes (key_optional counted or not)
   bool optional_fits = false;   // key_optional counted in fixed: the witness map can run on the device
+  bool lean_domain = false;     // key_fixed_lean counted instead of key_fixed
+  bool h_passes = false;        // the H phase in passes: a, b, c never on the device
   uint32_t streamed = 0;        // bit q: query q streams
   uint64_t resident = 0;        // bytes of the resident queries
   uint64_t scratch_budget = 0;  // device scratch the MSM bodies may take

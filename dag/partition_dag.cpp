@@ -169,7 +169,11 @@ void submit_h_phase(partition_t& p, const submit_context_t& ctx) {
   std::vector<starpu_data_descr> data = {
       {p.a, STARPU_RW}, {p.b, STARPU_RW}, {p.c, STARPU_RW}, {p.key().device_domain(), STARPU_R}};
   if (ctx.prep_task) data.push_back({p.prep, STARPU_R});
-  submit_task(p, ctx, codelets::ntt_h_codelet(), &p.state(), std::move(data), "ntt_h", prio_chain,
+  // A device that cannot hold a, b, c at once gets the H phase in passes
+  // (a, b, c stay in host memory: codelets/ntt_h_passes.cpp).
+  const bool passes = p.key().h_phase_in_passes();
+  submit_task(p, ctx, passes ? codelets::ntt_h_passes_codelet() : codelets::ntt_h_codelet(), &p.state(),
+              std::move(data), passes ? "ntt_h_passes" : "ntt_h", prio_chain,
               codelets::ntt_h_flops(p.state()), false, nullptr, p.key().rows_on_device() ? STARPU_CUDA : 0);
   // b and c are scratch after the H phase: their memory goes back to StarPU.
   starpu_data_invalidate_submit(p.b);

@@ -13,7 +13,9 @@
 # STARZK_GPU_TESTS_R (ctest -R regex, default all),
 # STARZK_GPU_TESTS_TIMEOUT (seconds for the whole ctest; none by default),
 # STARZK_GPU_TESTS_J (ctest -j, default 1), STARZK_GTEST_FILTER (with
-# STARZK_TARGETS: the --gtest_filter for the test binaries run directly),
+# STARZK_TARGETS: the --gtest_filter for the test binaries run directly,
+# each within STARZK_GPU_TESTS_TIMEOUT; STARZK_GTEST_ARGS: more arguments
+# for them, e.g. --gtest_also_run_disabled_tests),
 # STARZK_GPU_BENCH=0 to skip benchmarks, STARZK_FULL_SUITE=1 to also run
 # every other test there, STARZK_TARGETS="t1 t2" to build only those targets,
 # STARZK_SKIP_TESTS=1 to run no test, STARZK_PROVE_CHECK=0 to skip
@@ -85,7 +87,8 @@ run)
     : > "$out/gpu-tests.log"  # exists even when no target is a test
     for t in ${STARZK_TARGETS}; do
       exe=$(find "$build" -name "$t" -type f -perm -u+x | head -1)
-      [ -n "$exe" ] && case "$t" in test_*) "$exe" ${STARZK_GTEST_FILTER:+--gtest_filter="$STARZK_GTEST_FILTER"} >> "$out/gpu-tests.log" 2>&1 || rc=$?;; esac
+      [ -n "$exe" ] && case "$t" in test_*) ${STARZK_GPU_TESTS_TIMEOUT:+timeout "$STARZK_GPU_TESTS_TIMEOUT"} "$exe" \
+        ${STARZK_GTEST_FILTER:+--gtest_filter="$STARZK_GTEST_FILTER"} ${STARZK_GTEST_ARGS:-} >> "$out/gpu-tests.log" 2>&1 || rc=$?;; esac
     done
   else
     ${STARZK_GPU_TESTS_TIMEOUT:+timeout "$STARZK_GPU_TESTS_TIMEOUT"} ctest --test-dir "$build" -j"${STARZK_GPU_TESTS_J:-1}" -L "${STARZK_GPU_TESTS:-gpu}" ${STARZK_GPU_TESTS_R:+-R "$STARZK_GPU_TESTS_R"} \

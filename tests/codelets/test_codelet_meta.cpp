@@ -18,7 +18,8 @@ namespace {
 
 TEST(codelet_meta, names_colors_bodies_models_and_classes) {
   const std::map<std::string, starzk_resource_class> want = {
-      {"spmv", STARZK_RC_MEMORY_HEAVY}, {"ntt_h", STARZK_RC_GPU_CHAIN},    {"prep_msm", STARZK_RC_MEMORY_HEAVY},
+      {"spmv", STARZK_RC_MEMORY_HEAVY}, {"ntt_h", STARZK_RC_GPU_CHAIN},    {"ntt_h_passes", STARZK_RC_GPU_CHAIN},
+      {"prep_msm", STARZK_RC_MEMORY_HEAVY},
       {"msm", STARZK_RC_GPU_CHAIN},     {"b_g2_msm", STARZK_RC_MEMORY_HEAVY}, {"assemble", STARZK_RC_LIGHT},
       {"free", STARZK_RC_DEALLOC}};
   std::set<std::string> names, symbols;
@@ -100,7 +101,7 @@ namespace {
 // mask, "any" gives back every body it has; bad specs name what is wrong
 // and change nothing after the bad item.
 TEST(codelet_meta, placement_sets_where_masks_and_rejects_bad_specs) {
-  const std::set<std::string> gpu_capable = {"spmv", "ntt_h", "msm", "b_g2_msm"};
+  const std::set<std::string> gpu_capable = {"spmv", "ntt_h", "ntt_h_passes", "msm", "b_g2_msm"};
   bool cuda_build = false;
   for (starpu_codelet* cl : codelets::all_codelets()) {
     if (cl->cuda_funcs[0]) {

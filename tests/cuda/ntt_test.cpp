@@ -208,6 +208,71 @@ TEST(CudaNtt, HostBuiltDomainEqualsDeviceBuilt) {
     }
 }
 
+// A lean domain (no full twiddle tables: a twiddle above 2^17 is lo·hi)
+// gives the same transforms and the same H phase as the full one, on both
+// sides of the threshold (below 2^18 the two forms are the same bytes), in
+// every order, direction and convention, on fresh random inputs.
+TEST(CudaNtt, LeanTablesGiveTheFullTablesResults) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  EXPECT_EQ(ntt_domain_bytes(17, ntt_tables_t::lean), ntt_domain_bytes(17));
+  EXPECT_LT(ntt_domain_bytes(18, ntt_tables_t::lean), ntt_domain_bytes(18));
+  EXPECT_LT(ntt_domain_bytes(27, ntt_tables_t::lean) * 256, ntt_domain_bytes(27));  // ~9 MiB against 4 GiB
+  for (unsigned L : {17u, 18u, 19u, 21u})
+    for (auto dir : {ntt_dir_t::forward, ntt_dir_t::inverse})
+      for (auto order : {ntt_order_t::natural_to_reversed, ntt_order_t::reversed_to_natural,
+                         ntt_order_t::natural_to_natural})
+        for (auto conv : {root_convention_t::snarkjs, root_convention_t::bellman}) {
+          const auto coset = L % 2 ? ntt_coset_t::coset : ntt_coset_t::none;
+          std::vector<fr_t> full = random_vec(rng, size_t(1) << L), lean = full;
+          ntt_host(full, dir, order, coset, conv);
+          ntt_host(lean, dir, order, coset, conv, ntt_tables_t::lean);
+          EXPECT_TRUE(full == lean) << "L=" << L << " dir=" << int(dir) << " order=" << int(order)
+                                    << " conv=" << int(conv);
+        }
+  for (unsigned L : {18u, 20u})
+    for (auto conv : {root_convention_t::snarkjs, root_convention_t::bellman}) {
+      const size_t n = size_t(1) << L;
+      const auto a = random_vec(rng, n), b = random_vec(rng, n), c = random_vec(rng, n);
+      EXPECT_TRUE(ntt_h_host(a, b, c, conv) == ntt_h_host(a, b, c, conv, ntt_tables_t::lean))
+          << "L=" << L << " conv=" << int(conv);
+    }
+  // The host-built lean domain is the device-built one.
+  stream_t s;
+  const size_t bytes = ntt_domain_bytes(19, ntt_tables_t::lean);
+  std::vector<uint8_t> host(bytes), dev(bytes);
+  ASSERT_EQ(ntt_domain_build_host(host.data(), 19, root_convention_t::bellman, ntt_tables_t::lean), cudaSuccess);
+  device_buffer_t d(bytes);
+  ASSERT_EQ(ntt_domain_init(d.get(), 19, root_convention_t::bellman, s.get(), ntt_tables_t::lean), cudaSuccess);
+  s.sync();
+  d.download(dev.data(), bytes);
+  EXPECT_TRUE(host == dev);
+}
+
+// The H phase in passes (a, b, c in host memory, one device vector) is
+// ntt_h element for element: both conventions, full and lean tables, one
+// chunk or many (a chunk that does not divide n included), on fresh random
+// inputs at edge sizes.
+TEST(CudaNtt, HPhaseInPassesEqualsTheWholeOne) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  for (unsigned L : {1u, 2u, 11u, 18u, 20u})
+    for (auto conv : {root_convention_t::snarkjs, root_convention_t::bellman}) {
+      const size_t n = size_t(1) << L;
+      const auto a = random_vec(rng, n), b = random_vec(rng, n), c = random_vec(rng, n);
+      const auto want = ntt_h_host(a, b, c, conv);
+      for (auto tables : {ntt_tables_t::full, ntt_tables_t::lean})
+        for (size_t chunk : {n, n / 4 + 3, size_t(1) << 16})
+          EXPECT_TRUE(ntt_h_passes_host(a, b, c, conv, tables, chunk) == want)
+              << "L=" << L << " conv=" << int(conv) << " tables=" << int(tables) << " chunk=" << chunk;
+    }
+  EXPECT_EQ(ntt_h_passes_scratch_bytes(20, size_t(1) << 16), 32 * ((size_t(1) << 20) + (size_t(2) << 16)));
+  std::vector<fr_t> x(4);
+  EXPECT_EQ(ntt_h_passes(x.data(), x.data(), x.data(), 2, root_convention_t::bellman, x.data(), x.data(), 1, 4,
+                         nullptr),
+            cudaErrorInvalidValue);  // scratch too small
+}
+
 TEST(CudaNtt, RejectsBadSizes) {
   SZK_REQUIRE_GPU();
   std::vector<fr_t> v(3);

@@ -22,6 +22,7 @@ residency_input_t key24(uint64_t device_gib_x10) {
   in.device = device_gib_x10 * GiB / 10;
   in.key_fixed = GiB / 2;          // NTT domain
   in.partition = 2 * GiB;          // w + a, b, c
+  in.rows = 3 * GiB / 2;           // a, b, c
   in.scratch_floor = 3 * GiB;
   for (int q = 0; q < 4; ++q) in.query[q] = 3 * GiB / 2;
   in.query[int(key_query_t::b_g2)] = 3 * GiB;
@@ -48,10 +49,13 @@ TEST(KeyResidency, LeavesRoomForThePartitionBeforeWhenItFits) {
   EXPECT_EQ(p.fixed, GiB / 2 + 2 * GiB + GiB);
   EXPECT_EQ(p.streamed, 0u);
   EXPECT_EQ(p.scratch_budget, 30 * GiB - GiB / 2 - 2 * GiB - GiB - 9 * GiB);
-  // 5.4 GiB: 2.5 fixed + 1 overlap + 3 floor > 5.4: no overlap, all streams.
+  // 5.4 GiB: 2.5 fixed + 1 overlap + 3 floor > 5.4: no overlap; not even
+  // the witness map's 2.5 beside the floor: it runs on the CPUs, and the
+  // device holds the larger phase (a, b, c: 1.5) and the domain; all streams.
   in.device = 54 * GiB / 10;
   p = plan_key_residency(in);
-  EXPECT_EQ(p.fixed, GiB / 2 + 2 * GiB);
+  EXPECT_FALSE(p.optional_fits);
+  EXPECT_EQ(p.fixed, GiB / 2 + 3 * GiB / 2);
   EXPECT_EQ(p.streamed, key_query_all);
 }
 
@@ -86,7 +90,12 @@ TEST(KeyResidency, ScratchBudgetKeepsTheFloor) {
   for (uint64_t d = 0; d <= 400; d += 5) {
     const residency_input_t in = key24(d);
     const residency_plan_t p = plan_key_residency(in);
-    const uint64_t fixed = in.key_fixed + in.partition;
+    // The witness map on the device when it fits beside the floor, else
+    // the H phase's a, b, c (the larger phase) beside the domain.
+    const bool map_on_device = in.key_fixed + in.partition + in.scratch_floor <= in.device;
+    const uint64_t fixed = in.key_fixed + (map_on_device ? in.partition : in.rows);
+    EXPECT_EQ(p.fixed, fixed) << "device " << d;
+    EXPECT_EQ(p.optional_fits, map_on_device) << "device " << d;
     const uint64_t after = in.device > fixed ? in.device - fixed : 0;
     if (after >= in.scratch_floor) {
       EXPECT_LE(p.resident, after - in.scratch_floor) << "device " << d;
@@ -126,12 +135,119 @@ TEST(KeyResidency, OptionalArraysCountOnlyWhenTheyFit) {
   EXPECT_EQ(p.streamed, bit(key_query_t::h) | bit(key_query_t::b_g2) | bit(key_query_t::l));
   EXPECT_EQ(p.resident, 3 * GiB);
   // Arrays larger than the device cannot stay there: they do not count.
+  // The witness map then runs on the CPUs: fixed is the H phase's a, b, c
+  // and the domain (room 8.5: h streams).
   in = key24(135);
   in.key_optional = 20 * GiB;
   p = plan_key_residency(in);
-  EXPECT_EQ(p.fixed, GiB / 2 + 2 * GiB);
+  EXPECT_EQ(p.fixed, GiB / 2 + 3 * GiB / 2);
   EXPECT_FALSE(p.optional_fits);
   EXPECT_EQ(p.streamed, bit(key_query_t::h));
+}
+
+// A 2^27 partition of the Filecoin-shaped circuit (n_vars ~ n): a, b, c
+// 12 GiB, w 4, the full domain 4 (lean: a few MiB), coded CSR 7.17, the
+// floor 3.74, headroom 1/64 of the device.
+residency_input_t key27(uint64_t device_mib) {
+  residency_input_t in;
+  const uint64_t MiB = uint64_t(1) << 20;
+  in.device = device_mib * MiB;
+  in.key_fixed = 4 * GiB;
+  in.key_fixed_lean = 6 * MiB;
+  in.key_optional = 7342 * MiB;
+  in.partition = 16 * GiB;
+  in.rows = 12 * GiB;
+  in.overlap = 8 * GiB;
+  in.ahead = 16 * GiB;  // STARZK_GPU_RUN_AHEAD=2: one more partition mapped ahead
+  in.scratch_floor = 3830 * MiB;
+  in.headroom = in.device / 64;
+  for (int q = 0; q < 4; ++q) in.query[q] = 12 * GiB;
+  in.query[int(key_query_t::b_g2)] = 24 * GiB;
+  return in;
+}
+
+// The whole H200: the witness map on the device, the partition before in
+// its MSMs and one more mapped ahead; the queries less H fit beside them.
+TEST(KeyResidency, SectorPartitionOnTheWholeH200) {
+  residency_input_t in = key27(128800);  // 125.8 GiB
+  residency_plan_t p = plan_key_residency(in);
+  EXPECT_TRUE(p.optional_fits);
+  EXPECT_FALSE(p.lean_domain);
+  EXPECT_EQ(p.fixed, in.key_fixed + in.partition + in.overlap + in.ahead + in.key_optional + in.headroom);
+  EXPECT_EQ(p.streamed, bit(key_query_t::h));
+  EXPECT_EQ(p.scratch_budget, in.device - p.fixed - 60 * GiB);
+  // With no partition mapped ahead (STARZK_GPU_RUN_AHEAD=1) every query stays.
+  in.ahead = 0;
+  p = plan_key_residency(in);
+  EXPECT_EQ(p.streamed, 0u);
+  EXPECT_EQ(p.scratch_budget, in.device - p.fixed - 72 * GiB);
+}
+
+// The run-ahead partitions count only where they fit with the rest; else
+// the partition before alone.
+TEST(KeyResidency, RunAheadPartitionsCountWhenTheyFit) {
+  residency_input_t in = key24(300);
+  in.overlap = GiB;
+  in.ahead = 2 * GiB;
+  EXPECT_EQ(plan_key_residency(in).fixed, GiB / 2 + 2 * GiB + GiB + 2 * GiB);
+  in.device = 8 * GiB;  // 2.5 + 1 + 2 + 3 > 8: without them; 2.5 + 1 + 3 <= 8
+  EXPECT_EQ(plan_key_residency(in).fixed, GiB / 2 + 2 * GiB + GiB);
+}
+
+// 24 GB: the witness map on the CPUs, the full domain beside a, b, c, all
+// queries streamed, the MSMs get what the H phase leaves.
+TEST(KeyResidency, SectorPartitionOn24GB) {
+  const residency_input_t in = key27(24000);
+  const residency_plan_t p = plan_key_residency(in);
+  EXPECT_FALSE(p.optional_fits);
+  EXPECT_FALSE(p.lean_domain);
+  EXPECT_EQ(p.fixed, in.rows + in.key_fixed + in.headroom);
+  EXPECT_EQ(p.streamed, key_query_all);
+  EXPECT_EQ(p.scratch_budget, in.device - p.fixed);
+  EXPECT_GE(p.scratch_budget, in.scratch_floor);
+}
+
+// 18,000 MiB: a, b, c with the full domain leave less than the floor, with
+// the lean one they leave it: the H phase stays whole, the domain lean.
+TEST(KeyResidency, SectorPartitionOn18GBTakesTheLeanDomain) {
+  const residency_input_t in = key27(18000);
+  const residency_plan_t p = plan_key_residency(in);
+  EXPECT_FALSE(p.optional_fits);
+  EXPECT_TRUE(p.lean_domain);
+  EXPECT_FALSE(p.h_passes);
+  EXPECT_EQ(p.fixed, in.rows + in.key_fixed_lean + in.headroom);
+  EXPECT_EQ(p.scratch_budget, in.device - p.fixed);
+  EXPECT_GE(p.scratch_budget, in.scratch_floor);
+  const std::string d = describe(p, in);
+  EXPECT_NE(d.find("witness map on the CPUs, lean NTT domain"), std::string::npos) << d;
+  EXPECT_EQ(d.find("passes"), std::string::npos) << d;
+}
+
+// 16 GB: a, b, c alone (12 GiB) leave less than the floor beside them, so
+// the H phase runs in passes (a, b, c in host memory, one vector at a time
+// through the scratch); the device holds the MSMs' w and h, the lean
+// domain and the scratch, which has room for the passes' vector.
+TEST(KeyResidency, SectorPartitionOn16GBRunsTheHPhaseInPasses) {
+  const residency_input_t in = key27(16000);
+  const residency_plan_t p = plan_key_residency(in);
+  EXPECT_FALSE(p.optional_fits);
+  EXPECT_TRUE(p.lean_domain);
+  EXPECT_TRUE(p.h_passes);
+  EXPECT_EQ(p.fixed, in.overlap + in.key_fixed_lean + in.headroom);
+  EXPECT_EQ(p.streamed, key_query_all);
+  EXPECT_EQ(p.scratch_budget, in.device - p.fixed);
+  EXPECT_GE(p.scratch_budget, in.scratch_floor);
+  EXPECT_GT(p.scratch_budget, 4 * GiB + 256 * (uint64_t(1) << 20));  // one vector + two 128 MiB chunks
+  EXPECT_LE(in.overlap + in.key_fixed_lean + p.scratch_budget + in.headroom, in.device);
+  const std::string d = describe(p, in);
+  EXPECT_NE(d.find("witness map on the CPUs, lean NTT domain, H phase in passes"), std::string::npos) << d;
+  // Without a lean form the full domain is kept and the scratch gets less
+  // than the floor (what the device has after the H phase).
+  residency_input_t no_lean = in;
+  no_lean.key_fixed_lean = 0;
+  const residency_plan_t q = plan_key_residency(no_lean);
+  EXPECT_FALSE(q.lean_domain);
+  EXPECT_LT(q.scratch_budget, p.scratch_budget);
 }
 
 TEST(KeyResidency, ForcedSets) {

@@ -15,7 +15,8 @@
 //               query streams and the MSM scratch the plan allows is below
 //               a whole MSM's (pieces forced) yet above the smallest pieces
 //               (the witness map on the CPU, so that no CSR array takes
-//               device memory); and the same batch with the queries
+//               device memory, the NTT domain lean, and the H phase in
+//               passes on the GPU, a, b, c in host memory); and the same batch with the queries
 //               resident and STARZK_GPU_SCRATCH_MAX a quarter above the
 //               smallest pieces: the MSMs run on the GPU, every proof
 //               verifies, the first equals the CPU reference;
@@ -29,6 +30,7 @@
 //               every placement left to the policy: every proof verifies.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -235,6 +237,7 @@ void prove_and_check_case18(const std::string& place, const std::function<void(c
   EXPECT_EQ(encode_proof(got.proofs.at(0)), encode_proof(k.reference));
   EXPECT_EQ(got.count("msm", "cuda"), 4 * int(k.c.witnesses.size()));
   EXPECT_EQ(got.count("b_g2_msm", "cuda"), int(k.c.witnesses.size()));
+  if (key->h_phase_in_passes()) EXPECT_EQ(got.count("ntt_h_passes", "cuda"), int(k.c.witnesses.size()));
   codelets::set_placement(any_place);
 }
 
@@ -244,6 +247,10 @@ TEST(dag_gpu_memory_limited, batch_at_2_18_under_a_small_device_limit_verifies) 
   // The device bytes that leave the MSMs more than their smallest pieces
   // need (all queries streamed) but less than the whole largest MSM: from
   // the plan's own inputs, taken from a first session without a limit.
+  // The plan, below the scratch floor, runs the witness map on the CPUs
+  // and the H phase in passes (a, b, c in host memory), and keeps the MSM
+  // phase's w and h beside a lean domain, with 1/64 of the device as
+  // headroom.
   uint64_t fixed = 0, partition = 0;
   {
     runtime::starpu_session session(gpu_session("starzk"));
@@ -251,7 +258,7 @@ TEST(dag_gpu_memory_limited, batch_at_2_18_under_a_small_device_limit_verifies) 
     auto key = test::bundle(k.c);
     const dag::residency_input_t& in = key->memory_input();
     ASSERT_GT(in.device, 0u);
-    fixed = in.key_fixed + in.partition;  // the witness map runs on the CPU below: no CSR on the device
+    fixed = in.overlap + in.key_fixed_lean;
     partition = in.partition;
   }
   const msm_sizes_t m = msm_sizes(*k.c.pk, true);
@@ -259,11 +266,15 @@ TEST(dag_gpu_memory_limited, batch_at_2_18_under_a_small_device_limit_verifies) 
   // more partitions beside them (staged by the policy, b_g2_msm's w).
   const uint64_t mib = uint64_t(1) << 20;
   const uint64_t scratch = m.smallest + 2 * partition;
-  ASSERT_LT(scratch + mib, m.largest_whole) << "smallest pieces " << m.smallest << " B, partition " << partition
-                                            << " B, whole MSM " << m.largest_whole << " B";
-  const scoped_env_t env("STARPU_LIMIT_CUDA_MEM", std::to_string((fixed + scratch + mib - 1) / mib));
+  ASSERT_LT(scratch + 2 * mib, m.largest_whole) << "smallest pieces " << m.smallest << " B, partition " << partition
+                                                << " B, whole MSM " << m.largest_whole << " B";
+  const uint64_t device = (fixed + scratch) * 64 / 63 + mib;
+  const scoped_env_t env("STARPU_LIMIT_CUDA_MEM", std::to_string((device + mib - 1) / mib));
   prove_and_check_case18("spmv=cpu,ntt_h=any,msm=any,b_g2_msm=any", [&](const dag::key_bundle_t& key) {
     EXPECT_EQ(key.memory_plan().streamed, dag::key_query_all);
+    EXPECT_FALSE(key.memory_plan().optional_fits);
+    EXPECT_TRUE(key.memory_plan().lean_domain);  // the H phase runs with the lean twiddles
+    EXPECT_TRUE(key.h_phase_in_passes());         // and a, b, c never on the device
     EXPECT_GE(key.view().scratch_max, m.smallest);
     EXPECT_LT(key.view().scratch_max, m.largest_whole);  // some MSM must run in pieces
   });

@@ -1,0 +1,117 @@
+// ntt_h_passes.cpp: the H phase for a GPU that cannot hold a partition's
+// a, b and c at once (docs/gpu.md, Memory plan: a 2^27 partition's three
+// vectors are 12 GiB, a 16 GB card holds 15.6). The same task as ntt_h
+// (the first of the GPU chain, STARZK_RC_GPU_CHAIN; the same result, h in
+// a, b and c scratch afterwards), with one difference in where its data
+// live: buffers 0-2 (a, b, c) stay in main memory for every worker
+// (StarPU's specific_nodes, STARPU_SPECIFIC_NODE_CPU), so StarPU never
+// allocates them on the device; buffer 3 (the key's NTT domain, lean) and
+// the optional prep edge 4 go where the task runs, as for ntt_h.
+//
+// The CUDA body runs gpu::ntt_h_passes: the three vectors cross the device
+// one at a time through the worker's scratch (one vector and two staging
+// chunks, cuda/ntt_h_passes.cu). StarPU allocates a, b, c in main memory
+// page-locked when CUDA workers exist, so the copies are DMA. When even
+// that scratch cannot be had, the body computes the H phase on the host
+// (stderr says so once): the proof completes. The CPU body is ntt_h's.
+// The memory plan picks this codelet for a key (dag/key_residency.hpp,
+// h_passes); its model is its own, since its time includes the copies.
+#include <starpu.h>
+
+#include <atomic>
+
+#include "codelets/activity.hpp"
+#include "codelets/codelet_common.hpp"
+#include "codelets/codelets.hpp"
+#include "codelets/cuda_support.hpp"
+#include "policies/resource_class.h"
+
+#if STARZK_CODELETS_CUDA
+#include "cuda/starzk_cuda.hpp"
+#endif
+
+namespace starzk::codelets {
+
+namespace {
+
+// Staging chunks of the pointwise step: 2^22 elements (128 MiB) each at most.
+constexpr size_t passes_chunk = size_t(1) << 22;
+
+uint64_t ntt_h_passes_size(const starpu_task* task) {
+  return static_cast<const partition_state_t*>(task->cl_arg)->key.pk->domain_size;
+}
+
+void ntt_h_passes_cpu(void* buffers[], void* arg) noexcept {
+  auto& p = *static_cast<partition_state_t*>(arg);
+  guarded(p, "ntt_h_passes", [&] {
+    detail::h_phase_on_host(p, detail::fr_span(buffers[0]), detail::fr_span(buffers[1]),
+                            detail::fr_span(buffers[2]));
+  });
+}
+
+#if STARZK_CODELETS_CUDA
+void ntt_h_passes_cuda(void* buffers[], void* arg) noexcept {
+  auto& p = *static_cast<partition_state_t*>(arg);
+  guarded(p, "ntt_h_passes", [&] {
+    const uint64_t n = p.key.pk->domain_size;
+    unsigned log_n = 0;
+    while ((uint64_t(1) << log_n) < n) ++log_n;
+    const std::span<fr_t> a = detail::fr_span(buffers[0]), b = detail::fr_span(buffers[1]),
+                          c = detail::fr_span(buffers[2]);
+    if (a.size() != n || b.size() != n || c.size() != n)
+      throw std::runtime_error("a, b, c are not of the domain's size");
+    const size_t domain_bytes = STARPU_VECTOR_GET_NX(buffers[3]) * STARPU_VECTOR_GET_ELEMSIZE(buffers[3]);
+    gpu::ntt_tuning_t tune;
+    if (domain_bytes == gpu::ntt_domain_bytes(log_n, gpu::ntt_tables_t::lean)) tune.tables = gpu::ntt_tables_t::lean;
+    else if (domain_bytes != gpu::ntt_domain_bytes(log_n))
+      throw std::runtime_error("the key's device NTT domain is missing or of the wrong size");
+    const auto conv = p.key.pk->convention == h_convention_t::bellman_coset ? gpu::root_convention_t::bellman
+                                                                            : gpu::root_convention_t::snarkjs;
+    const size_t need = gpu::ntt_h_passes_scratch_bytes(log_n, passes_chunk);
+    const size_t limit = p.key.scratch_max >= need ? size_t(p.key.scratch_max) : need;
+    void* scratch = detail::try_worker_scratch(need, limit);
+    if (scratch == nullptr) {
+      static std::atomic<bool> said{false};
+      if (!said.exchange(true))
+        report_note(p.label + ": ntt_h_passes: no device memory for one vector of " + std::to_string(n) +
+                    " elements; computed on the host (said once)");
+      detail::h_phase_on_host(p, a, b, c);
+      return;
+    }
+    detail::check_cuda(gpu::ntt_h_passes(a.data(), b.data(), c.data(), log_n, conv,
+                                         reinterpret_cast<const void*>(STARPU_VECTOR_GET_PTR(buffers[3])), scratch,
+                                         need, passes_chunk, detail::worker_stream(), tune),
+                       "gpu::ntt_h_passes");
+  });
+}
+#endif
+
+starpu_perfmodel ntt_h_passes_model;
+
+}  // namespace
+
+starpu_codelet* ntt_h_passes_codelet() {
+  static starpu_codelet cl = [] {
+    starpu_codelet c;
+    starpu_codelet_init(&c);
+    detail::init_size_model<&ntt_h_passes_size>(ntt_h_passes_model, "starzk_ntt_h_passes");
+    c.cpu_funcs[0] = ntt_h_passes_cpu;
+    c.cpu_funcs_name[0] = "ntt_h_passes_cpu";
+#if STARZK_CODELETS_CUDA
+    c.cuda_funcs[0] = ntt_h_passes_cuda;
+    c.cuda_flags[0] = STARPU_CUDA_ASYNC;
+#endif
+    c.nbuffers = STARPU_VARIABLE_NBUFFERS;  // 5 with the prep edge, 4 without
+    c.specific_nodes = 1;
+    for (int i = 0; i < 5; ++i) c.nodes[i] = i < 3 ? STARPU_SPECIFIC_NODE_CPU : STARPU_SPECIFIC_NODE_LOCAL;
+    c.model = &ntt_h_passes_model;
+    c.name = "ntt_h_passes";
+    c.color = detail::color_ntt_h_passes;
+    return c;
+  }();
+  static const bool declared = (starzk_codelet_set_class(&cl, STARZK_RC_GPU_CHAIN), true);
+  (void)declared;
+  return &cl;
+}
+
+}  // namespace starzk::codelets
