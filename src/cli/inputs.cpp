@@ -111,7 +111,8 @@ loaded_key_t load_key(const std::string& zkey, const std::string& params, const 
   key_check_report_t& r = k.check;
 
   // The digest of the bytes, hashed while the key is read (the reader has
-  // serial stretches that leave cores idle); the record is looked up after.
+  // serial stretches that leave cores idle); the record is looked up after
+  // the read.
   std::error_code size_error;  // a missing file is the reader's to report, naming it
   const uint64_t size = std::filesystem::file_size(path, size_error);
   // A large key takes minutes: say so before, for logs (a Slurm job's
@@ -133,21 +134,40 @@ loaded_key_t load_key(const std::string& zkey, const std::string& params, const 
     else known = store.find(r.digest, size, format, &r.note).has_value();
   };
 
+  // The whole check of a key read without its subgroup tests.
+  auto validate_read_key = [&] {
+    try {
+      r.info = validate_key(k.pk, key_validation_options_t{.device = o.device, .threads = o.threads});
+    } catch (const key_validation_error& e) {
+      throw io_error(path, e.what());
+    }
+  };
+
   const auto t1 = steady::now();
   if (format == key_format_t::packed) {
-    // Decompression checks the points as it goes: the record decides first
-    // whether it includes the subgroup tests.
-    look_up();
+    // Decompression checks the points as it goes, in the subgroup too
+    // unless a record vouches for the key. The record is found by the
+    // digest, a full pass over the file (18-31 s at 2^27); the read does
+    // not wait for it but guesses from the records' sizes: no record of a
+    // key of this size and format (a first load), the subgroup checks as
+    // it decompresses; one (a later load), none, and in the rare wrong
+    // guess (another key of the same size validated before) every point is
+    // validated after the read.
+    const bool guess_known = !o.revalidate && store.may_hold(size, format);
     std::string where;
     unpack_stats_t stats;
-    k.pk = read_packed(path, circuit, !known, o, &where, &stats);
+    k.pk = read_packed(path, circuit, !guess_known, o, &where, &stats);
     r.read_seconds = since(t1);
     r.unpack = stats.line();
-    if (!known) {
+    look_up();
+    if (!guess_known) {
+      known = false;  // checked in full as decompressed: remembered below either way
       r.info.points = key_point_count(k.pk);
       r.info.device = where;
       r.info.seconds = r.read_seconds;
       r.read_is_validation = true;
+    } else if (!known) {
+      validate_read_key();
     }
   } else {
     // Read with every point on its curve; the subgroup is validate_key's.
@@ -161,13 +181,7 @@ loaded_key_t load_key(const std::string& zkey, const std::string& params, const 
     }
     r.read_seconds = since(t1);
     look_up();
-    if (!known) {
-      try {
-        r.info = validate_key(k.pk, key_validation_options_t{.device = o.device, .threads = o.threads});
-      } catch (const key_validation_error& e) {
-        throw io_error(path, e.what());
-      }
-    }
+    if (!known) validate_read_key();
   }
   if (!known) {
     r.validated = true;

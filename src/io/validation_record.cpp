@@ -108,6 +108,26 @@ std::optional<validation_record_t> record_store_t::find(const digest_t& d, uint6
   return r;
 }
 
+bool record_store_t::may_hold(uint64_t file_size, key_format_t format, size_t limit) const {
+  if (!enabled_) return false;
+  std::error_code ec;
+  std::filesystem::directory_iterator it(dir_, ec), end;
+  for (size_t seen = 0; !ec && it != end && seen < limit; it.increment(ec), ++seen) {
+    std::error_code entry;  // a file that vanished or cannot be read is no hint; the scan goes on
+    if (it->path().extension() != ".rec" || !it->is_regular_file(entry) || entry ||
+        it->file_size(entry) != validation_record_size || entry)
+      continue;
+    std::ifstream f(it->path(), std::ios::binary);
+    std::vector<uint8_t> b(validation_record_size);
+    if (!f.read(reinterpret_cast<char*>(b.data()), std::streamsize(b.size()))) continue;
+    const auto r = decode_record(b);
+    if (r && r->file_size == file_size && r->format == format &&
+        (r->checks & required_checks(format)) == required_checks(format) && path_of(r->digest) == it->path())
+      return true;
+  }
+  return false;
+}
+
 std::string record_store_t::remember(const validation_record_t& r) const {
   if (!enabled_) return "";
   try {

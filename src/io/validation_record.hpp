@@ -97,6 +97,13 @@ class record_store_t {
   std::optional<validation_record_t> find(const digest_t& d, uint64_t file_size, key_format_t format,
                                           std::string* why = nullptr) const;
 
+  // Whether some record that counts names a key of this size and format: a
+  // hint, read before the digest is known (a later load of a key usually
+  // finds one; a first load finds none, unless another key of the same
+  // size and format was validated before). Reads at most `limit` records.
+  // False when remembering is off. Never throws.
+  bool may_hold(uint64_t file_size, key_format_t format, size_t limit = 4096) const;
+
   // Writes the record (creating the folder); returns "" or, when it could
   // not be written, a warning naming the path. Never throws.
   std::string remember(const validation_record_t& r) const;

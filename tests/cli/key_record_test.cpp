@@ -187,6 +187,50 @@ TEST_F(KeyRecord, PackedKeysAreCheckedWhileDecompressed) {
   EXPECT_TRUE(load(p, true, &cs).check.validated);
 }
 
+// The read of a packed key starts before its digest is known: with no
+// record of a key of its size and format it decompresses with the subgroup
+// checks (above); with one, without them, and a key that then has no
+// record of its own (another key of the same size was validated before)
+// is validated in full after the read: remembered when good, refused
+// naming its query when a point lies outside the subgroup.
+TEST_F(KeyRecord, PackedKeyOfAKnownSizeButUnknownDigestIsValidatedAfterTheRead) {
+  const r1cs_t cs = read_r1cs(fixture / "circuit.r1cs");
+  const fs::path p1 = dir_ / "k1.szpk", p2 = dir_ / "k2.szpk", p3 = dir_ / "k3.szpk";
+  write_packed_key(p1, setup(cs, h_convention_t::bellman_coset), 1);
+  const proving_key_t pk2 = setup(cs, h_convention_t::bellman_coset);  // fresh toxic waste: other points
+  write_packed_key(p2, pk2, 1);
+  ASSERT_EQ(fs::file_size(p1), fs::file_size(p2));
+  EXPECT_FALSE(store_.may_hold(fs::file_size(p1), key_format_t::packed));
+  ASSERT_TRUE(load(p1, false, &cs).check.remembered);
+  EXPECT_TRUE(store_.may_hold(fs::file_size(p1), key_format_t::packed));
+  EXPECT_FALSE(store_.may_hold(fs::file_size(p1) + 1, key_format_t::packed));
+  EXPECT_FALSE(store_.may_hold(fs::file_size(p1), key_format_t::key_cache));
+
+  const cli::loaded_key_t second = load(p2, false, &cs);
+  EXPECT_TRUE(second.check.validated);
+  EXPECT_FALSE(second.check.read_is_validation);  // read first, validated after
+  EXPECT_EQ(second.check.info.points, key_point_count(pk2));
+  EXPECT_TRUE(second.check.remembered);
+  EXPECT_EQ(second.pk, pk2);
+  EXPECT_FALSE(load(p2, false, &cs).check.validated);
+
+  proving_key_t bad = pk2;
+  size_t i = 0;
+  while (bad.a[i].is_infinity()) ++i;
+  bad.a[i] = g1_outside_subgroup();
+  write_packed_key(p3, bad, 1);
+  ASSERT_EQ(fs::file_size(p3), fs::file_size(p1));
+  const size_t before = records();
+  try {
+    load(p3, false, &cs);
+    ADD_FAILURE() << "a point outside the subgroup was accepted";
+  } catch (const io_error& e) {
+    EXPECT_NE(std::string(e.what()).find("k3.szpk"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("subgroup"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(records(), before);
+}
+
 TEST_F(KeyRecord, KeyCacheOfUnknownOriginIsCheckedInFull) {
   const proving_key_t pk = load(zkey()).pk;
   const fs::path c = dir_ / "k.szkc";
