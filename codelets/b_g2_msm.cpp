@@ -39,8 +39,7 @@ uint64_t b_g2_msm_size(const starpu_task* task) {
 
 // The MSM on the host (the CPU body, and a CUDA body's fallback).
 g2_jacobian_t host_b_g2(partition_state_t& p) {
-  return split_msm(std::span<const g2_affine_t>(p.key.pk->b_g2), p.cpu_prep(p.memory_threads()).w,
-                   p.memory_threads());
+  return split_msm(std::span<const g2_affine_t>(p.key.pk->b_g2), p.cpu_prep(p.memory_threads()).w, p.memory_threads());
 }
 
 void b_g2_msm_cpu(void* /*buffers*/[], void* arg) noexcept {

@@ -80,19 +80,25 @@ g1_jacobian_t host_msm(partition_state_t& p, msm_query_t q, std::span<const fr_t
       if (h.size() < n_h || bases.size() != n_h) throw std::invalid_argument("H query and h differ in length");
       return msm_pippenger(bases, h.first(n_h), msm_config_t{.threads = p.threads});
     }
-    case msm_query_t::l: return split_msm(bases, p.cpu_prep(p.threads).aux, p.threads);
+    case msm_query_t::l:
+      return split_msm(bases, p.cpu_prep(p.threads).aux, p.threads);
     case msm_query_t::a:
-    case msm_query_t::b_g1: return split_msm(bases, p.cpu_prep(p.threads).w, p.threads);
+    case msm_query_t::b_g1:
+      return split_msm(bases, p.cpu_prep(p.threads).w, p.threads);
   }
   throw std::invalid_argument("unknown MSM query");
 }
 
 g1_jacobian_t& result_of(partition_state_t& p, msm_query_t q) {
   switch (q) {
-    case msm_query_t::h: return p.msm.h;
-    case msm_query_t::l: return p.msm.l;
-    case msm_query_t::a: return p.msm.a;
-    case msm_query_t::b_g1: break;
+    case msm_query_t::h:
+      return p.msm.h;
+    case msm_query_t::l:
+      return p.msm.l;
+    case msm_query_t::a:
+      return p.msm.a;
+    case msm_query_t::b_g1:
+      break;
   }
   return p.msm.b_g1;
 }
@@ -102,8 +108,9 @@ void msm_cpu(void* buffers[], void* cl_arg) noexcept {
   partition_state_t& p = *arg.part;
   guarded(p, msm_query_name(arg.query), [&] {
     const msm_buffers_t b(device_of(p, arg.query).streamed);
-    const std::span<const fr_t> h =
-        arg.query == msm_query_t::h ? std::span<const fr_t>(detail::fr_span(buffers[b.scalars])) : std::span<const fr_t>();
+    const std::span<const fr_t> h = arg.query == msm_query_t::h
+                                        ? std::span<const fr_t>(detail::fr_span(buffers[b.scalars]))
+                                        : std::span<const fr_t>();
     result_of(p, arg.query) = host_msm(p, arg.query, h);
   });
 }

@@ -63,7 +63,7 @@ namespace detail {
 bool cuda_worker_can_hold(unsigned worker, const starpu_task* task, const msm_device_t& d, uint64_t scratch_max) {
   if (starpu_worker_get_type(int(worker)) != STARPU_CUDA_WORKER) return true;
   if (pinned_to_cuda(task)) return true;  // set_placement: nowhere else to go
-  if (d.min_scratch == 0) return true;  // no plan (sizes unknown)
+  if (d.min_scratch == 0) return true;    // no plan (sizes unknown)
   if (d.min_scratch > scratch_max) return false;
   const starpu_ssize_t total = starpu_memory_get_total(starpu_worker_get_memory_node(worker));
   return total <= 0 || d.min_scratch + d.buffer_bytes <= uint64_t(total);

@@ -44,8 +44,7 @@ uint64_t ntt_h_passes_size(const starpu_task* task) {
 void ntt_h_passes_cpu(void* buffers[], void* arg) noexcept {
   auto& p = *static_cast<partition_state_t*>(arg);
   guarded(p, "ntt_h_passes", [&] {
-    detail::h_phase_on_host(p, detail::fr_span(buffers[0]), detail::fr_span(buffers[1]),
-                            detail::fr_span(buffers[2]));
+    detail::h_phase_on_host(p, detail::fr_span(buffers[0]), detail::fr_span(buffers[1]), detail::fr_span(buffers[2]));
   });
 }
 
@@ -62,7 +61,8 @@ void ntt_h_passes_cuda(void* buffers[], void* arg) noexcept {
       throw std::runtime_error("a, b, c are not of the domain's size");
     const size_t domain_bytes = STARPU_VECTOR_GET_NX(buffers[3]) * STARPU_VECTOR_GET_ELEMSIZE(buffers[3]);
     gpu::ntt_tuning_t tune;
-    if (domain_bytes == gpu::ntt_domain_bytes(log_n, gpu::ntt_tables_t::lean)) tune.tables = gpu::ntt_tables_t::lean;
+    if (domain_bytes == gpu::ntt_domain_bytes(log_n, gpu::ntt_tables_t::lean))
+      tune.tables = gpu::ntt_tables_t::lean;
     else if (domain_bytes != gpu::ntt_domain_bytes(log_n))
       throw std::runtime_error("the key's device NTT domain is missing or of the wrong size");
     const auto conv = p.key.pk->convention == h_convention_t::bellman_coset ? gpu::root_convention_t::bellman

@@ -10,20 +10,28 @@ namespace starzk::codelets {
 
 const char* msm_query_name(msm_query_t q) {
   switch (q) {
-    case msm_query_t::h: return "msm_h";
-    case msm_query_t::l: return "msm_l";
-    case msm_query_t::a: return "msm_a";
-    case msm_query_t::b_g1: return "msm_b1";
+    case msm_query_t::h:
+      return "msm_h";
+    case msm_query_t::l:
+      return "msm_l";
+    case msm_query_t::a:
+      return "msm_a";
+    case msm_query_t::b_g1:
+      return "msm_b1";
   }
   return "msm_?";
 }
 
 const uninit_vector_t<g1_affine_t>& msm_query_bases(const proving_key_t& pk, msm_query_t q) {
   switch (q) {
-    case msm_query_t::h: return pk.h;
-    case msm_query_t::l: return pk.l;
-    case msm_query_t::a: return pk.a;
-    case msm_query_t::b_g1: return pk.b_g1;
+    case msm_query_t::h:
+      return pk.h;
+    case msm_query_t::l:
+      return pk.l;
+    case msm_query_t::a:
+      return pk.a;
+    case msm_query_t::b_g1:
+      return pk.b_g1;
   }
   throw std::invalid_argument("unknown MSM query");
 }

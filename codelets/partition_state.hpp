@@ -66,8 +66,8 @@ struct msm_device_t {
 // The read-only inputs shared by every partition of every job using one key.
 struct key_view_t {
   const proving_key_t* pk = nullptr;
-  const r1cs_t* cs = nullptr;        // the circuit; null for a .zkey proved without one
-  const domain_t* domain = nullptr;  // size pk->domain_size, in the key's root convention
+  const r1cs_t* cs = nullptr;                    // the circuit; null for a .zkey proved without one
+  const domain_t* domain = nullptr;              // size pk->domain_size, in the key's root convention
   msm_device_t g1_device[msm_query_count] = {};  // the G1 queries, by msm_query_t
   msm_device_t b_g2_device = {};
   // Device scratch one MSM body may take: the smaller of the operators'
@@ -96,18 +96,18 @@ struct msm_task_arg_t {
 
 struct partition_state_t {
   key_view_t key;
-  std::string label;          // names the partition in every message
-  unsigned threads = 1;       // threads a body may fork (its worker's share)
+  std::string label;     // names the partition in every message
+  unsigned threads = 1;  // threads a body may fork (its worker's share)
   // Threads a MEMORY_HEAVY body (spmv, prep_msm, b_g2_msm on the CPU) may
   // fork: the cores behind one memory-interlock slot, since the interlock
   // admits one such task per memory link and one thread cannot fill a link
   // (dag/batch.hpp). Bodies read memory_threads().
   unsigned mem_threads = 1;
   unsigned memory_threads() const { return mem_threads > threads ? mem_threads : threads; }
-  bool verify = true;         // assemble verifies the proof (the prover's rule)
+  bool verify = true;                  // assemble verifies the proof (the prover's rule)
   std::optional<blinding_t> fixed_rs;  // TEST ONLY: fixed r, s (byte identity)
 
-  std::vector<fr_t> w;        // the witness, n_vars values (w[0] = 1)
+  std::vector<fr_t> w;  // the witness, n_vars values (w[0] = 1)
   // Set when w is a reused buffer (dag/witness_pool.hpp, page-locked with
   // CUDA workers): the free task hands w to it instead of freeing it.
   std::function<void(std::vector<fr_t>&&)> recycle_w;
@@ -117,10 +117,10 @@ struct partition_state_t {
   // needs it (cpu_prep): the CUDA bodies derive the split on the device, so
   // a batch whose MSMs run on GPUs has no prep_msm task (dag/batch.hpp).
   prep_pair_t prep;
-  uint64_t prep_bytes = 0;    // bytes prep holds, once computed
+  uint64_t prep_bytes = 0;  // bytes prep holds, once computed
   // prep, computed on the first call (thread-safe; later calls return it).
   const prep_pair_t& cpu_prep(unsigned threads);
-  msm_results_t msm;          // one handle per field
+  msm_results_t msm;  // one handle per field
   proof_t proof;
   msm_task_arg_t msm_args[msm_query_count];
 

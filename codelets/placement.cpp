@@ -32,8 +32,7 @@ void set_placement(const std::string& spec) {
   while (std::getline(in, item, ',')) {
     if (item.empty()) continue;
     const size_t eq = item.find('=');
-    if (eq == std::string::npos)
-      throw std::invalid_argument("placement '" + item + "': expected CODELET=cpu|cuda|any");
+    if (eq == std::string::npos) throw std::invalid_argument("placement '" + item + "': expected CODELET=cpu|cuda|any");
     const std::string name = item.substr(0, eq), where = item.substr(eq + 1);
     starpu_codelet* cl = nullptr;
     for (starpu_codelet* c : all_codelets())
@@ -42,10 +41,14 @@ void set_placement(const std::string& spec) {
       throw std::invalid_argument("placement '" + item +
                                   "': unknown codelet (spmv, ntt_h, prep_msm, msm, b_g2_msm, assemble, free)");
     uint32_t mask = 0;
-    if (where == "cpu") mask = STARPU_CPU;
-    else if (where == "cuda") mask = STARPU_CUDA;
-    else if (where == "any") mask = bodies_of(cl);
-    else throw std::invalid_argument("placement '" + item + "': expected cpu, cuda or any after '='");
+    if (where == "cpu")
+      mask = STARPU_CPU;
+    else if (where == "cuda")
+      mask = STARPU_CUDA;
+    else if (where == "any")
+      mask = bodies_of(cl);
+    else
+      throw std::invalid_argument("placement '" + item + "': expected cpu, cuda or any after '='");
     if ((bodies_of(cl) & mask) != mask)
       throw std::invalid_argument("placement '" + item + "': codelet " + name + " has no " + where +
                                   " body in this build");

@@ -18,8 +18,8 @@ namespace {
 constexpr unsigned batch_blocks = 1024;
 
 template <class A, class X>
-__global__ void __launch_bounds__(sum_block_v<X>) batch_add_kernel(const A* bases, const uint32_t* bitmap, size_t n,
-                                                                   size_t per_thread, X* partial) {
+__global__ void __launch_bounds__(sum_block_v<X>)
+    batch_add_kernel(const A* bases, const uint32_t* bitmap, size_t n, size_t per_thread, X* partial) {
   const size_t t = blockIdx.x * size_t(sum_block_v<X>) + threadIdx.x;
   const size_t begin = t * per_thread, end = begin + per_thread < n ? begin + per_thread : n;
   X acc = X::infinity();
@@ -50,8 +50,8 @@ cudaError_t batch_add(typename C::host_xyzz_type* d_result, const typename C::ho
   auto* partial = static_cast<X*>(d_scratch);
   const size_t threads = size_t(batch_blocks) * block;
   const size_t per_thread = (n + threads - 1) / threads;
-  batch_add_kernel<<<batch_blocks, block, 0, s>>>(reinterpret_cast<const typename C::affine_type*>(d_bases),
-                                                  d_bitmap, n, per_thread, partial);
+  batch_add_kernel<<<batch_blocks, block, 0, s>>>(reinterpret_cast<const typename C::affine_type*>(d_bases), d_bitmap,
+                                                  n, per_thread, partial);
   SZK_CHECK_LAUNCH();
   sum_segments_kernel<X><<<1, block, 0, s>>>(partial, batch_blocks, out);
   SZK_CHECK_LAUNCH();
@@ -82,8 +82,8 @@ cudaError_t batch_add_g1(g1_xyzz_t* d_result, const g1_affine_t* d_bases, const 
 }
 size_t msm_g1_split_scratch_bytes(size_t n, const msm_tuning_t& tune) { return split_scratch<g1_curve_t>(n, tune); }
 cudaError_t msm_g1_split(g1_xyzz_t* d_ones, g1_xyzz_t* d_tail, const g1_affine_t* d_bases, const fr_t* d_scalars,
-                         const uint32_t* d_ones_bitmap, size_t n, void* d_scratch, size_t scratch_bytes,
-                         cudaStream_t s, const msm_tuning_t& tune) {
+                         const uint32_t* d_ones_bitmap, size_t n, void* d_scratch, size_t scratch_bytes, cudaStream_t s,
+                         const msm_tuning_t& tune) {
   return split<g1_curve_t>(d_ones, d_tail, d_bases, d_scalars, d_ones_bitmap, n, d_scratch, scratch_bytes, s, tune);
 }
 
@@ -94,8 +94,8 @@ cudaError_t batch_add_g2(g2_xyzz_t* d_result, const g2_affine_t* d_bases, const 
 }
 size_t msm_g2_split_scratch_bytes(size_t n, const msm_tuning_t& tune) { return split_scratch<g2_curve_t>(n, tune); }
 cudaError_t msm_g2_split(g2_xyzz_t* d_ones, g2_xyzz_t* d_tail, const g2_affine_t* d_bases, const fr_t* d_scalars,
-                         const uint32_t* d_ones_bitmap, size_t n, void* d_scratch, size_t scratch_bytes,
-                         cudaStream_t s, const msm_tuning_t& tune) {
+                         const uint32_t* d_ones_bitmap, size_t n, void* d_scratch, size_t scratch_bytes, cudaStream_t s,
+                         const msm_tuning_t& tune) {
   return split<g2_curve_t>(d_ones, d_tail, d_bases, d_scalars, d_ones_bitmap, n, d_scratch, scratch_bytes, s, tune);
 }
 

@@ -15,9 +15,9 @@
 #define SZK_D __device__ __forceinline__
 
 // Evaluate a CUDA call; on failure return its error from the enclosing launcher.
-#define SZK_TRY(expr)                         \
-  do {                                        \
-    const cudaError_t szk_err_ = (expr);      \
+#define SZK_TRY(expr)                             \
+  do {                                            \
+    const cudaError_t szk_err_ = (expr);          \
     if (szk_err_ != cudaSuccess) return szk_err_; \
   } while (0)
 

@@ -113,8 +113,7 @@ struct alignas(8) dev_mont_t {
     dev_mont_t s;
     asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(s.l[0]) : "r"(a.l[0]), "r"(b.l[0]));
 #pragma unroll
-    for (int i = 1; i < N; ++i)
-      asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(s.l[i]) : "r"(a.l[i]), "r"(b.l[i]));
+    for (int i = 1; i < N; ++i) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(s.l[i]) : "r"(a.l[i]), "r"(b.l[i]));
     return s.reduce_once();
   }
   // a - b: subtract; on borrow add m back (masked, no branch).
@@ -123,8 +122,7 @@ struct alignas(8) dev_mont_t {
     uint32_t bw;
     asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d.l[0]) : "r"(a.l[0]), "r"(b.l[0]));
 #pragma unroll
-    for (int i = 1; i < N; ++i)
-      asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d.l[i]) : "r"(a.l[i]), "r"(b.l[i]));
+    for (int i = 1; i < N; ++i) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d.l[i]) : "r"(a.l[i]), "r"(b.l[i]));
     asm volatile("subc.u32 %0, %1, %1;" : "=r"(bw) : "r"(0u));  // 0 or 0xffffffff
     const uint32_t* m = P::mod();
     asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(d.l[0]) : "r"(m[0] & bw));
@@ -158,16 +156,19 @@ struct alignas(8) dev_mont_t {
 #pragma unroll
     for (int j = 0; j < N; j += 2)
       asm volatile("mul.lo.u32 %0, %2, %3; mul.hi.u32 %1, %2, %3;"
-                   : "=r"(acc[j]), "=r"(acc[j + 1]) : "r"(a[j]), "r"(bi));
+                   : "=r"(acc[j]), "=r"(acc[j + 1])
+                   : "r"(a[j]), "r"(bi));
   }
   // acc += a_even·bi as one chain started fresh; the carry out stays in CC.
   static SZK_D void mad_row(uint32_t* acc, const uint32_t* a, uint32_t bi) {
     asm volatile("mad.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
-                 : "+r"(acc[0]), "+r"(acc[1]) : "r"(a[0]), "r"(bi));
+                 : "+r"(acc[0]), "+r"(acc[1])
+                 : "r"(a[0]), "r"(bi));
 #pragma unroll
     for (int j = 2; j < N; j += 2)
       asm volatile("madc.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
-                   : "+r"(acc[j]), "+r"(acc[j + 1]) : "r"(a[j]), "r"(bi));
+                   : "+r"(acc[j]), "+r"(acc[j + 1])
+                   : "r"(a[j]), "r"(bi));
   }
   // odd = (odd >> 64) + a_odd·bi + CC: the accumulator whose word k weighed
   // 2^(32(k-1)) moves down two words while the new row is added; the carry
@@ -179,17 +180,18 @@ struct alignas(8) dev_mont_t {
                    : "=r"(odd[j]), "=r"(odd[j + 1])
                    : "r"(a[j]), "r"(bi), "r"(odd[j + 2]), "r"(odd[j + 3]));
     asm volatile("madc.lo.cc.u32 %0, %2, %3, 0; madc.hi.u32 %1, %2, %3, 0;"
-                 : "=r"(odd[N - 2]), "=r"(odd[N - 1]) : "r"(a[N - 2]), "r"(bi));
+                 : "=r"(odd[N - 2]), "=r"(odd[N - 1])
+                 : "r"(a[N - 2]), "r"(bi));
   }
   // mad_row over m with its first pair given as words (lo0, hi0) = m_0·q:
   // two adds instead of two multiply-adds; the rest as mad_row.
   static SZK_D void mad_row_head(uint32_t* acc, const uint32_t* m, uint32_t q, uint32_t lo0, uint32_t hi0) {
-    asm volatile("add.cc.u32 %0, %0, %2; addc.cc.u32 %1, %1, %3;"
-                 : "+r"(acc[0]), "+r"(acc[1]) : "r"(lo0), "r"(hi0));
+    asm volatile("add.cc.u32 %0, %0, %2; addc.cc.u32 %1, %1, %3;" : "+r"(acc[0]), "+r"(acc[1]) : "r"(lo0), "r"(hi0));
 #pragma unroll
     for (int j = 2; j < N; j += 2)
       asm volatile("madc.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
-                   : "+r"(acc[j]), "+r"(acc[j + 1]) : "r"(m[j]), "r"(q));
+                   : "+r"(acc[j]), "+r"(acc[j + 1])
+                   : "r"(m[j]), "r"(q));
   }
   // One word of b: T <- (T + a·bi + m·q) / 2^32, q = (T + a·bi)·M0 mod 2^32.
   // On entry T = even + sum_k odd[k] 2^(32(k-1)) (odd[0] = 0); on exit
@@ -228,8 +230,10 @@ struct alignas(8) dev_mont_t {
   // dev_fp_fast_t, used only by the bucket-accumulation kernel.
   friend SZK_D dev_mont_t operator*(const dev_mont_t& a, const dev_mont_t& b) {
     dev_mont_t r;
-    if constexpr (!Inline) mul_outlined(r, a, b);
-    else r = mul_inline(a, b);
+    if constexpr (!Inline)
+      mul_outlined(r, a, b);
+    else
+      r = mul_inline(a, b);
     return r;
   }
   static __device__ __noinline__ void mul_outlined(dev_mont_t& r, const dev_mont_t& a, const dev_mont_t& b) {

@@ -11,14 +11,22 @@ namespace {
 template <class F>
 SZK_D F apply(field_op_t op, const F& a, const F& b) {
   switch (op) {
-    case field_op_t::add: return a + b;
-    case field_op_t::sub: return a - b;
-    case field_op_t::mul: return a * b;
-    case field_op_t::sqr: return a.sqr();
-    case field_op_t::neg: return -a;
-    case field_op_t::dbl: return a.dbl();
-    case field_op_t::inv: return a.inverse();
-    default: return a;
+    case field_op_t::add:
+      return a + b;
+    case field_op_t::sub:
+      return a - b;
+    case field_op_t::mul:
+      return a * b;
+    case field_op_t::sqr:
+      return a.sqr();
+    case field_op_t::neg:
+      return -a;
+    case field_op_t::dbl:
+      return a.dbl();
+    case field_op_t::inv:
+      return a.inverse();
+    default:
+      return a;
   }
 }
 
@@ -31,10 +39,14 @@ __global__ void __launch_bounds__(256) elementwise_kernel(field_op_t op, F* out,
   if constexpr (sizeof(F) == sizeof(dev_fp2_t)) {
     out[i] = apply(op, x, y);
   } else {
-    if (op == field_op_t::from_mont) out[i] = x.from_mont();
-    else if (op == field_op_t::to_mont) out[i] = x.to_mont();
-    else if (op == field_op_t::inv_binary) out[i] = x.inverse_binary();
-    else out[i] = apply(op, x, y);
+    if (op == field_op_t::from_mont)
+      out[i] = x.from_mont();
+    else if (op == field_op_t::to_mont)
+      out[i] = x.to_mont();
+    else if (op == field_op_t::inv_binary)
+      out[i] = x.inverse_binary();
+    else
+      out[i] = apply(op, x, y);
   }
 }
 
@@ -43,9 +55,8 @@ cudaError_t launch_elementwise(field_op_t op, H* d_out, const H* d_a, const H* d
   static_assert(sizeof(F) == sizeof(H), "device and host layouts differ");
   if (n == 0) return cudaSuccess;
   if (!d_out || !d_a) return cudaErrorInvalidValue;
-  elementwise_kernel<F><<<grid_for(n, 256), 256, 0, s>>>(op, reinterpret_cast<F*>(d_out),
-                                                          reinterpret_cast<const F*>(d_a),
-                                                          reinterpret_cast<const F*>(d_b), n);
+  elementwise_kernel<F><<<grid_for(n, 256), 256, 0, s>>>(
+      op, reinterpret_cast<F*>(d_out), reinterpret_cast<const F*>(d_a), reinterpret_cast<const F*>(d_b), n);
   SZK_CHECK_LAUNCH();
   return cudaSuccess;
 }
@@ -74,8 +85,7 @@ cudaError_t fp_elementwise(field_op_t op, fp_t* d_out, const fp_t* d_a, const fp
 cudaError_t fr_elementwise(field_op_t op, fr_t* d_out, const fr_t* d_a, const fr_t* d_b, size_t n, cudaStream_t s) {
   return launch_elementwise<dev_fr_t>(op, d_out, d_a, d_b, n, s);
 }
-cudaError_t fp2_elementwise(field_op_t op, fp2_t* d_out, const fp2_t* d_a, const fp2_t* d_b, size_t n,
-                            cudaStream_t s) {
+cudaError_t fp2_elementwise(field_op_t op, fp2_t* d_out, const fp2_t* d_a, const fp2_t* d_b, size_t n, cudaStream_t s) {
   if (op == field_op_t::from_mont || op == field_op_t::to_mont || op == field_op_t::inv_binary)
     return cudaErrorInvalidValue;
   return launch_elementwise<dev_fp2_t>(op, d_out, d_a, d_b, n, s);
@@ -84,7 +94,7 @@ cudaError_t fp2_elementwise(field_op_t op, fp2_t* d_out, const fp2_t* d_a, const
 cudaError_t fp_mul_probe(fp_t* d_out, const fp_t* d_seed, size_t n, unsigned iters, cudaStream_t s) {
   if (n == 0) return cudaSuccess;
   mul_probe_kernel<<<grid_for(n, 256), 256, 0, s>>>(reinterpret_cast<dev_fp_t*>(d_out),
-                                                     reinterpret_cast<const dev_fp_t*>(d_seed), n, iters);
+                                                    reinterpret_cast<const dev_fp_t*>(d_seed), n, iters);
   SZK_CHECK_LAUNCH();
   return cudaSuccess;
 }

@@ -65,8 +65,8 @@ __global__ void __launch_bounds__(fb_digits) table_kernel(dev_affine_t<F> g, dev
 // Thread t owns the points i = t + j·T (T threads: coalesced). Each is the
 // XYZZ sum of its non-zero digits' table entries, written as is.
 template <class F>
-__global__ void __launch_bounds__(256) fixed_base_kernel(dev_xyzz_t<F>* out, const dev_fr_t* k, size_t n,
-                                                         const dev_affine_t<F>* __restrict__ table) {
+__global__ void __launch_bounds__(256)
+    fixed_base_kernel(dev_xyzz_t<F>* out, const dev_fr_t* k, size_t n, const dev_affine_t<F>* __restrict__ table) {
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += stride) {
     const dev_fr_t c = k[i].from_mont();  // canonical digits
@@ -117,7 +117,6 @@ cudaError_t fixed_base_g1_table_init(void* d_table, const g1_affine_t& g, cudaSt
 cudaError_t fixed_base_g2_table_init(void* d_table, const g2_affine_t& g, cudaStream_t s) {
   return table_init<dev_fp2_t>(d_table, g, s);
 }
-
 
 cudaError_t fixed_base_g1(g1_xyzz_t* d_out, const fr_t* d_k, size_t n, const void* d_table, cudaStream_t s,
                           const fixed_base_tuning_t& tune) {

@@ -96,13 +96,16 @@ unsigned log2_exact(size_t n, const char* what) {
 }  // namespace
 
 std::vector<fp_t> fp_elementwise_host(field_op_t op, std::span<const fp_t> a, std::span<const fp_t> b) {
-  return elementwise<fp_t>(a, b, [op](auto... x) { return fp_elementwise(op, x...); }, "fp_elementwise");
+  return elementwise<fp_t>(
+      a, b, [op](auto... x) { return fp_elementwise(op, x...); }, "fp_elementwise");
 }
 std::vector<fr_t> fr_elementwise_host(field_op_t op, std::span<const fr_t> a, std::span<const fr_t> b) {
-  return elementwise<fr_t>(a, b, [op](auto... x) { return fr_elementwise(op, x...); }, "fr_elementwise");
+  return elementwise<fr_t>(
+      a, b, [op](auto... x) { return fr_elementwise(op, x...); }, "fr_elementwise");
 }
 std::vector<fp2_t> fp2_elementwise_host(field_op_t op, std::span<const fp2_t> a, std::span<const fp2_t> b) {
-  return elementwise<fp2_t>(a, b, [op](auto... x) { return fp2_elementwise(op, x...); }, "fp2_elementwise");
+  return elementwise<fp2_t>(
+      a, b, [op](auto... x) { return fp2_elementwise(op, x...); }, "fp2_elementwise");
 }
 
 void ntt_host(std::span<fr_t> data, ntt_dir_t dir, ntt_order_t order, ntt_coset_t coset, root_convention_t conv,
@@ -200,9 +203,9 @@ xyzz_t<P> msm_host(std::span<const affine_t<P>> bases, std::span<const fr_t> sca
   device_buffer_t db = to_device(bases), ds = to_device(scalars), dr(sizeof(xyzz_t<P>));
   const size_t scratch = L::msm_scratch_bytes(n, tune);
   device_buffer_t dscr(scratch);
-  check_cuda(L::msm(dr.as<xyzz_t<P>>(), db.as<affine_t<P>>(), ds.as<fr_t>(), n, dscr.get(), scratch, s.get(), tune,
-                    nullptr),
-             msm_what("msm_", L::name).c_str());
+  check_cuda(
+      L::msm(dr.as<xyzz_t<P>>(), db.as<affine_t<P>>(), ds.as<fr_t>(), n, dscr.get(), scratch, s.get(), tune, nullptr),
+      msm_what("msm_", L::name).c_str());
   s.sync();
   return download_one<xyzz_t<P>>(dr);
 }
@@ -216,8 +219,7 @@ xyzz_t<P> batch_add_host(std::span<const affine_t<P>> bases, std::span<const uin
   device_buffer_t db = to_device(bases), dm = to_device(bitmap), dr(sizeof(xyzz_t<P>));
   const size_t scratch = L::batch_add_scratch_bytes(n);
   device_buffer_t dscr(scratch);
-  check_cuda(L::batch_add(dr.as<xyzz_t<P>>(), db.as<affine_t<P>>(), dm.as<uint32_t>(), n, dscr.get(), scratch,
-                          s.get()),
+  check_cuda(L::batch_add(dr.as<xyzz_t<P>>(), db.as<affine_t<P>>(), dm.as<uint32_t>(), n, dscr.get(), scratch, s.get()),
              msm_what("batch_add_", L::name).c_str());
   s.sync();
   return download_one<xyzz_t<P>>(dr);
@@ -363,12 +365,12 @@ std::pair<g2_xyzz_t, g2_xyzz_t> msm_g2_split_host(std::span<const g2_affine_t> b
 g1_jacobian_t g1_xyzz_to_jacobian_host(const g1_xyzz_t& p) { return to_jacobian_host<g1_params>(p); }
 g2_jacobian_t g2_xyzz_to_jacobian_host(const g2_xyzz_t& p) { return to_jacobian_host<g2_params>(p); }
 
-g1_jacobian_t msm_g1_jacobian_host(std::span<const g1_affine_t> bases, std::span<const fr_t> scalars,
-                                   size_t split_from, const msm_tuning_t& tune) {
+g1_jacobian_t msm_g1_jacobian_host(std::span<const g1_affine_t> bases, std::span<const fr_t> scalars, size_t split_from,
+                                   const msm_tuning_t& tune) {
   return jacobian_msm_host<g1_params>(bases, scalars, split_from, tune);
 }
-g2_jacobian_t msm_g2_jacobian_host(std::span<const g2_affine_t> bases, std::span<const fr_t> scalars,
-                                   size_t split_from, const msm_tuning_t& tune) {
+g2_jacobian_t msm_g2_jacobian_host(std::span<const g2_affine_t> bases, std::span<const fr_t> scalars, size_t split_from,
+                                   const msm_tuning_t& tune) {
   return jacobian_msm_host<g2_params>(bases, scalars, split_from, tune);
 }
 
@@ -382,14 +384,12 @@ g2_jacobian_t msm_g2_pieces_host(std::span<const g2_affine_t> bases, std::span<c
 }
 std::vector<g1_jacobian_t> msm_g1_pieces_sequence_host(std::span<const g1_affine_t> bases,
                                                        std::span<const std::vector<fr_t>> scalars, size_t split_from,
-                                                       std::span<const msm_pieces_t> pieces,
-                                                       const msm_tuning_t& tune) {
+                                                       std::span<const msm_pieces_t> pieces, const msm_tuning_t& tune) {
   return pieces_msm_sequence_host<g1_params>(bases, scalars, split_from, pieces, tune);
 }
 std::vector<g2_jacobian_t> msm_g2_pieces_sequence_host(std::span<const g2_affine_t> bases,
                                                        std::span<const std::vector<fr_t>> scalars, size_t split_from,
-                                                       std::span<const msm_pieces_t> pieces,
-                                                       const msm_tuning_t& tune) {
+                                                       std::span<const msm_pieces_t> pieces, const msm_tuning_t& tune) {
   return pieces_msm_sequence_host<g2_params>(bases, scalars, split_from, pieces, tune);
 }
 

@@ -122,7 +122,7 @@ struct device_scope_t {
 struct slot_t {
   device_mem_t d_in, d_out, d_first;
   pinned_mem_t h_in, h_out, h_first;
-  size_t in_cap = 0, out_cap = 0;               // bytes of d_in / h_in and d_out / h_out
+  size_t in_cap = 0, out_cap = 0;  // bytes of d_in / h_in and d_out / h_out
   stream_owner_t stream;
   size_t pending_begin = 0, pending_count = 0;  // the piece in flight
   uint64_t seen = no_fault;                     // failure word after its last drained piece
@@ -157,8 +157,7 @@ struct slot_t {
   cudaError_t drain(const job_t& job, uint8_t* out) {
     if (!pending_count) return cudaSuccess;
     SZK_TRY(cudaStreamSynchronize(stream.s));
-    if (job.out_bytes)
-      copy_host(out + pending_begin * job.out_bytes, h_out.p, pending_count * job.out_bytes);
+    if (job.out_bytes) copy_host(out + pending_begin * job.out_bytes, h_out.p, pending_count * job.out_bytes);
     std::memcpy(&seen, h_first.p, sizeof seen);
     pending_count = 0;
     return cudaSuccess;
@@ -196,8 +195,8 @@ SZK_D void record(unsigned long long* first, uint64_t index, point_fault_t f) {
 }
 
 template <class F>
-__global__ void __launch_bounds__(block) check_kernel(const dev_affine_t<F>* pts, size_t count, uint64_t base,
-                                                      rules_t rules, unsigned long long* first) {
+__global__ void __launch_bounds__(block)
+    check_kernel(const dev_affine_t<F>* pts, size_t count, uint64_t base, rules_t rules, unsigned long long* first) {
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count; i += stride)
     record(first, base + i, key_check::check_point(pts[i], rules));
@@ -227,12 +226,11 @@ __global__ void __launch_bounds__(block) decompress_kernel(const uint4* in, dev_
 
 unsigned blocks_for(size_t count) { return unsigned(std::min<size_t>(grid_for(count, block), size_t(1) << 20)); }
 
-
 template <class F>
 cudaError_t launch_check(const void* d_in, void*, size_t count, uint64_t base, rules_t rules,
                          unsigned long long* d_first, cudaStream_t s) {
-  check_kernel<F><<<blocks_for(count), block, 0, s>>>(static_cast<const dev_affine_t<F>*>(d_in), count, base,
-                                                       rules, d_first);
+  check_kernel<F>
+      <<<blocks_for(count), block, 0, s>>>(static_cast<const dev_affine_t<F>*>(d_in), count, base, rules, d_first);
   SZK_CHECK_LAUNCH();
   return cudaSuccess;
 }
@@ -240,9 +238,8 @@ cudaError_t launch_check(const void* d_in, void*, size_t count, uint64_t base, r
 template <class F>
 cudaError_t launch_decompress(const void* d_in, void* d_out, size_t count, uint64_t base, rules_t rules,
                               unsigned long long* d_first, cudaStream_t s) {
-  decompress_kernel<F><<<blocks_for(count), block, 0, s>>>(static_cast<const uint4*>(d_in),
-                                                            static_cast<dev_affine_t<F>*>(d_out), count, base,
-                                                            rules, d_first);
+  decompress_kernel<F><<<blocks_for(count), block, 0, s>>>(
+      static_cast<const uint4*>(d_in), static_cast<dev_affine_t<F>*>(d_out), count, base, rules, d_first);
   SZK_CHECK_LAUNCH();
   return cudaSuccess;
 }
@@ -329,12 +326,18 @@ static_assert(sizeof(dev_g1_affine_t) == sizeof(g1_affine_t) && sizeof(dev_g2_af
 
 const char* describe(point_fault_t f) {
   switch (f) {
-    case point_fault_t::none: return "ok";
-    case point_fault_t::non_canonical: return "a coordinate is not below the field modulus p";
-    case point_fault_t::bad_flags: return "the flag bits of the compressed encoding are inconsistent";
-    case point_fault_t::not_on_curve: return "the point is not on the curve";
-    case point_fault_t::not_in_subgroup: return "the point is on the curve but not in the prime-order subgroup";
-    case point_fault_t::infinity: return "the point at infinity is not allowed here";
+    case point_fault_t::none:
+      return "ok";
+    case point_fault_t::non_canonical:
+      return "a coordinate is not below the field modulus p";
+    case point_fault_t::bad_flags:
+      return "the flag bits of the compressed encoding are inconsistent";
+    case point_fault_t::not_on_curve:
+      return "the point is not on the curve";
+    case point_fault_t::not_in_subgroup:
+      return "the point is on the curve but not in the prime-order subgroup";
+    case point_fault_t::infinity:
+      return "the point at infinity is not allowed here";
   }
   return "unknown point fault";
 }

@@ -53,7 +53,7 @@ struct point_scan_t {
 };
 
 struct key_check_options_t {
-  int device = 0;              // CUDA device ordinal
+  int device = 0;  // CUDA device ordinal
   // Device memory the call may use; 0: half of what is free. Two pieces are
   // in flight, each point taking its input and output bytes, so a piece is
   // device_bytes / (2·(in + out)) points (check: in = 96 / 192, out = 0;

@@ -88,8 +88,8 @@ SZK_D uint32_t signed_digit(const dev_fr_t& s, unsigned w, unsigned c, uint32_t&
 // ---- 0. live terms ----
 // With `nonzero` set (batch-affine levels planned) also the number of
 // non-zero digits of each window over the live terms, which sizes the levels.
-__global__ void __launch_bounds__(256) live_kernel(const dev_fr_t* scalars, const uint32_t* skip, size_t n,
-                                                   unsigned c, unsigned W, uint8_t* live, uint32_t* nonzero) {
+__global__ void __launch_bounds__(256) live_kernel(const dev_fr_t* scalars, const uint32_t* skip, size_t n, unsigned c,
+                                                   unsigned W, uint8_t* live, uint32_t* nonzero) {
   __shared__ uint32_t counts[max_windows];
   if (nonzero) {
     for (unsigned w = threadIdx.x; w < W; w += blockDim.x) counts[w] = 0;
@@ -118,9 +118,8 @@ __global__ void __launch_bounds__(256) live_kernel(const dev_fr_t* scalars, cons
 // ---- 1. digits ----
 // Live term k (point idx[k]); windows [w0, w1) of the group are stored at
 // (w - w0)·m + k.
-__global__ void __launch_bounds__(256) digits_kernel(const dev_fr_t* scalars, const uint32_t* idx, size_t m,
-                                                     unsigned c, unsigned w0, unsigned w1, uint32_t* keys,
-                                                     uint32_t* vals) {
+__global__ void __launch_bounds__(256) digits_kernel(const dev_fr_t* scalars, const uint32_t* idx, size_t m, unsigned c,
+                                                     unsigned w0, unsigned w1, uint32_t* keys, uint32_t* vals) {
   const size_t k = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (k >= m) return;
   const uint32_t i = idx[k];
@@ -137,8 +136,8 @@ __global__ void __launch_bounds__(256) digits_kernel(const dev_fr_t* scalars, co
 }
 
 // ---- 2. run boundaries of the sorted keys ----
-__global__ void __launch_bounds__(256) bounds_kernel(const uint32_t* keys, size_t n, size_t entries, unsigned K,
-                                                     uint64_t* start, uint64_t* end) {
+__global__ void __launch_bounds__(256)
+    bounds_kernel(const uint32_t* keys, size_t n, size_t entries, unsigned K, uint64_t* start, uint64_t* end) {
   const size_t k = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (k >= entries) return;
   const size_t w = k / n, local = k - w * n;
@@ -157,8 +156,8 @@ __global__ void __launch_bounds__(256) count_points_kernel(const uint64_t* start
   if (g < buckets && g % (K + 1) != 0) c = uint32_t((end[g] - start[g] + chunk - 1) / chunk);
   counts[g] = c;
 }
-__global__ void __launch_bounds__(256) count_parts_kernel(const uint32_t* off, size_t buckets, unsigned chunk,
-                                                          uint32_t* counts) {
+__global__ void __launch_bounds__(256)
+    count_parts_kernel(const uint32_t* off, size_t buckets, unsigned chunk, uint32_t* counts) {
   const size_t g = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (g > buckets) return;
   counts[g] = g < buckets ? (off[g + 1] - off[g] + chunk - 1) / chunk : 0;
@@ -183,8 +182,8 @@ __global__ void __launch_bounds__(128) fold_parts_kernel(const X* in, const uint
 
 // ---- 4. window sums, segment part ----
 template <class X>
-__global__ void __launch_bounds__(128) segment_kernel(const X* parts, const uint32_t* off, unsigned K, unsigned J,
-                                                      unsigned M, unsigned W, X* segs) {
+__global__ void __launch_bounds__(128)
+    segment_kernel(const X* parts, const uint32_t* off, unsigned K, unsigned J, unsigned M, unsigned W, X* segs) {
   const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (t >= size_t(W) * J) return;
   const unsigned w = unsigned(t / J), j = unsigned(t % J);
@@ -254,12 +253,11 @@ cudaError_t run(typename C::host_xyzz_type* d_result, const typename C::host_aff
   SZK_CHECK_LAUNCH();
   {
     size_t temp = p.select_temp;
-    SZK_TRY(cub::DeviceSelect::Flagged(b.select_temp, temp, thrust::counting_iterator<uint32_t>(0), b.live,
-                                       b.live_idx, b.live_count, int(n), s));
+    SZK_TRY(cub::DeviceSelect::Flagged(b.select_temp, temp, thrust::counting_iterator<uint32_t>(0), b.live, b.live_idx,
+                                       b.live_count, int(n), s));
   }
   uint32_t counts[1 + max_windows] = {};  // m, then the non-zero digits per window
-  SZK_TRY(cudaMemcpyAsync(counts, b.live_count, (nonzero ? 1 + p.W : 1) * sizeof(uint32_t), cudaMemcpyDeviceToHost,
-                          s));
+  SZK_TRY(cudaMemcpyAsync(counts, b.live_count, (nonzero ? 1 + p.W : 1) * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
   SZK_TRY(cudaStreamSynchronize(s));
   const size_t m = counts[0];
   if (m == 0) {
@@ -282,8 +280,7 @@ cudaError_t run(typename C::host_xyzz_type* d_result, const typename C::host_aff
     }
     const size_t entries = size_t(gw) * m, buckets = size_t(gw) * (p.K + 1);
     // 1-2: digits, sort per window, run boundaries.
-    digits_kernel<<<grid_for(m, 256), 256, 0, s>>>(scalars, b.live_idx, m, p.c, w0, w0 + gw, b.keys_in,
-                                                   b.vals_in);
+    digits_kernel<<<grid_for(m, 256), 256, 0, s>>>(scalars, b.live_idx, m, p.c, w0, w0 + gw, b.keys_in, b.vals_in);
     SZK_CHECK_LAUNCH();
     SZK_TRY(timer.mark(phase_timer_t::digits));
     for (unsigned w = 0; w < gw; ++w) {
@@ -307,10 +304,9 @@ cudaError_t run(typename C::host_xyzz_type* d_result, const typename C::host_aff
       const bool aligned = reinterpret_cast<uintptr_t>(d_bases) % 16 == 0;
       const unsigned levels = aligned && group_nonzero > 0 ? p.affine_levels(tune, group_nonzero, gw) : 0;
       if (levels > 0) {
-        const affine_levels_t al{bases,    b.vals_out, b.start,  b.end,    buckets,     group_nonzero,
-                                 p.K,      levels,     b.pts_a,  b.pts_b,  b.pre,       b.tot,       b.work,
-                                 b.counts, b.off_b,    b.scan_temp, p.scan_temp, b.vals_in, b.keys_in,
-                                 &timer};
+        const affine_levels_t al{bases,   b.vals_out,  b.start,     b.end,     buckets,   group_nonzero, p.K,
+                                 levels,  b.pts_a,     b.pts_b,     b.pre,     b.tot,     b.work,        b.counts,
+                                 b.off_b, b.scan_temp, p.scan_temp, b.vals_in, b.keys_in, &timer};
         SZK_TRY(run_affine_levels<C>(al, s));
         acc_bases = static_cast<const typename C::affine_type*>(levels % 2 == 1 ? b.pts_a : b.pts_b);
         acc_vals = b.vals_in;
@@ -336,8 +332,7 @@ cudaError_t run(typename C::host_xyzz_type* d_result, const typename C::host_aff
       count_parts_kernel<<<grid_for(buckets + 1, 256), 256, 0, s>>>(off, buckets, p.chunk, b.counts);
       SZK_CHECK_LAUNCH();
       SZK_TRY(scan(next_off));
-      fold_parts_kernel<<<grid_for(p.bound[l], p.block), p.block, 0, s>>>(parts, off, next_off, buckets, p.chunk,
-                                                                           next);
+      fold_parts_kernel<<<grid_for(p.bound[l], p.block), p.block, 0, s>>>(parts, off, next_off, buckets, p.chunk, next);
       SZK_CHECK_LAUNCH();
       parts = next;
       off = next_off;
@@ -365,24 +360,22 @@ cudaError_t run(typename C::host_xyzz_type* d_result, const typename C::host_aff
 
 }  // namespace
 
-cudaError_t launch_count_chunks(const uint64_t* start, const uint64_t* end, size_t buckets, unsigned K,
-                                unsigned chunk, uint32_t* counts, cudaStream_t s) {
+cudaError_t launch_count_chunks(const uint64_t* start, const uint64_t* end, size_t buckets, unsigned K, unsigned chunk,
+                                uint32_t* counts, cudaStream_t s) {
   count_points_kernel<<<grid_for(buckets + 1, 256), 256, 0, s>>>(start, end, buckets, K, chunk, counts);
   SZK_CHECK_LAUNCH();
   return cudaSuccess;
 }
 
 size_t msm_g1_scratch_bytes(size_t n, const msm_tuning_t& tune) { return scratch_for<g1_curve_t>(n, tune); }
-cudaError_t msm_g1(g1_xyzz_t* d_result, const g1_affine_t* d_bases, const fr_t* d_scalars, size_t n,
-                   void* d_scratch, size_t scratch_bytes, cudaStream_t s, const msm_tuning_t& tune,
-                   const uint32_t* d_skip) {
+cudaError_t msm_g1(g1_xyzz_t* d_result, const g1_affine_t* d_bases, const fr_t* d_scalars, size_t n, void* d_scratch,
+                   size_t scratch_bytes, cudaStream_t s, const msm_tuning_t& tune, const uint32_t* d_skip) {
   return run<g1_curve_t>(d_result, d_bases, d_scalars, n, d_scratch, scratch_bytes, s, tune, d_skip);
 }
 
 size_t msm_g2_scratch_bytes(size_t n, const msm_tuning_t& tune) { return scratch_for<g2_curve_t>(n, tune); }
-cudaError_t msm_g2(g2_xyzz_t* d_result, const g2_affine_t* d_bases, const fr_t* d_scalars, size_t n,
-                   void* d_scratch, size_t scratch_bytes, cudaStream_t s, const msm_tuning_t& tune,
-                   const uint32_t* d_skip) {
+cudaError_t msm_g2(g2_xyzz_t* d_result, const g2_affine_t* d_bases, const fr_t* d_scalars, size_t n, void* d_scratch,
+                   size_t scratch_bytes, cudaStream_t s, const msm_tuning_t& tune, const uint32_t* d_skip) {
   return run<g2_curve_t>(d_result, d_bases, d_scalars, n, d_scratch, scratch_bytes, s, tune, d_skip);
 }
 

@@ -21,10 +21,9 @@ namespace {
 // blocks of 128 still fit an SM as without it). G2's accumulator leaves no
 // registers for it (it ran 20% slower).
 template <class A, class X, bool Prefetch>
-__global__ void __launch_bounds__(128, Prefetch ? 3 : 1) accumulate_points_kernel(const A* bases, const uint32_t* vals,
-                                                                const uint64_t* start, const uint64_t* end,
-                                                                const uint32_t* off, size_t buckets, unsigned chunk,
-                                                                X* out) {
+__global__ void __launch_bounds__(128, Prefetch ? 3 : 1)
+    accumulate_points_kernel(const A* bases, const uint32_t* vals, const uint64_t* start, const uint64_t* end,
+                             const uint32_t* off, size_t buckets, unsigned chunk, X* out) {
   const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   const uint32_t total = off[buckets];
   if (t >= total) return;
@@ -63,10 +62,9 @@ __global__ void __launch_bounds__(128, Prefetch ? 3 : 1) accumulate_points_kerne
 }  // namespace
 
 template <class C>
-cudaError_t launch_accumulate_points(const typename C::affine_type* bases, const uint32_t* vals,
-                                     const uint64_t* start, const uint64_t* end, const uint32_t* off,
-                                     size_t buckets, unsigned chunk, typename C::xyzz_type* out, size_t threads,
-                                     unsigned block, cudaStream_t s) {
+cudaError_t launch_accumulate_points(const typename C::affine_type* bases, const uint32_t* vals, const uint64_t* start,
+                                     const uint64_t* end, const uint32_t* off, size_t buckets, unsigned chunk,
+                                     typename C::xyzz_type* out, size_t threads, unsigned block, cudaStream_t s) {
   using A = typename C::acc_affine_type;
   using X = typename C::acc_xyzz_type;
   accumulate_points_kernel<A, X, C::prefetch><<<grid_for(threads, block), block, 0, s>>>(

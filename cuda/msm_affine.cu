@@ -80,7 +80,8 @@ template <class F>
 SZK_D void store_vec(F& at, const F& v) {
   uint4* p = reinterpret_cast<uint4*>(&at);
 #pragma unroll
-  for (unsigned i = 0; i < sizeof(F) / 16; ++i) p[i] = make_uint4(v.l[4 * i], v.l[4 * i + 1], v.l[4 * i + 2], v.l[4 * i + 3]);
+  for (unsigned i = 0; i < sizeof(F) / 16; ++i)
+    p[i] = make_uint4(v.l[4 * i], v.l[4 * i + 1], v.l[4 * i + 2], v.l[4 * i + 3]);
 }
 template <class A>
 SZK_D A load_point(const A& at) {
@@ -152,9 +153,9 @@ struct array_src_t {
 // scalars). A full search per block of 256 was measured 3.5 ms per 2^24 MSM
 // (its ~18 dependent loads held every block); one per thread costs more.
 constexpr unsigned sources_block = 256, sources_span = 16 * sources_block;
-__global__ void __launch_bounds__(sources_block) pair_sources_kernel(const uint64_t* start, const uint64_t* end,
-                                                                     const uint32_t* off, size_t buckets,
-                                                                     size_t bound, uint32_t* src) {
+__global__ void __launch_bounds__(sources_block)
+    pair_sources_kernel(const uint64_t* start, const uint64_t* end, const uint32_t* off, size_t buckets, size_t bound,
+                        uint32_t* src) {
   const size_t total = off[buckets] < bound ? off[buckets] : bound;
   const size_t first = blockIdx.x * size_t(sources_span);
   if (first >= total) return;  // the whole block: no barrier is skipped
@@ -245,10 +246,9 @@ __global__ void __launch_bounds__(pair_block) pair_forward_kernel(Src src, const
 }
 
 template <class A, class F, class Src>
-__global__ void __launch_bounds__(pair_block, 4) pair_backward_kernel(Src src, const uint32_t* srcs,
-                                                                     const uint32_t* off, size_t buckets,
-                                                                     unsigned b0, const F* pre, A* out,
-                                                                     const F* tot) {
+__global__ void __launch_bounds__(pair_block, 4)
+    pair_backward_kernel(Src src, const uint32_t* srcs, const uint32_t* off, size_t buckets, unsigned b0, const F* pre,
+                         A* out, const F* tot) {
   const uint64_t total = off[buckets];
   if (pair_output(b0, 0) >= total) return;
   F acc = tot[(b0 + blockIdx.x) * size_t(pair_block) + threadIdx.x];  // (product of the dens)^-1
@@ -281,8 +281,8 @@ __global__ void __launch_bounds__(pair_block, 4) pair_backward_kernel(Src src, c
 }
 
 // ---- per-level bookkeeping ----
-__global__ void __launch_bounds__(256) off_to_bounds_kernel(const uint32_t* off, size_t buckets, uint64_t* start,
-                                                            uint64_t* end) {
+__global__ void __launch_bounds__(256)
+    off_to_bounds_kernel(const uint32_t* off, size_t buckets, uint64_t* start, uint64_t* end) {
   const size_t g = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (g >= buckets) return;
   start[g] = off[g];
@@ -323,8 +323,8 @@ cudaError_t run_level(const affine_levels_t& a, const Src& src, size_t bound, F*
   SZK_TRY(launch_count_chunks(a.start, a.end, a.buckets, a.K, 2, a.counts, s));
   size_t temp = a.scan_bytes;
   SZK_TRY(cub::DeviceScan::ExclusiveSum(a.scan_temp, temp, a.counts, a.off, int(a.buckets + 1), s));
-  pair_sources_kernel<<<grid_for(bound, sources_span), sources_block, 0, s>>>(a.start, a.end, a.off, a.buckets,
-                                                                               bound, a.src);
+  pair_sources_kernel<<<grid_for(bound, sources_span), sources_block, 0, s>>>(a.start, a.end, a.off, a.buckets, bound,
+                                                                              a.src);
   SZK_CHECK_LAUNCH();
   using timer_t = msm_detail::phase_timer_t;
   SZK_TRY(a.timer->mark(timer_t::affine_sources));
@@ -349,8 +349,7 @@ cudaError_t run_level(const affine_levels_t& a, const Src& src, size_t bound, F*
     if (nb[h] == 0) continue;
     SZK_TRY(cudaStreamWaitEvent(s, side.tree[h], 0));
     if (h == 0) SZK_TRY(a.timer->mark(timer_t::affine_tree));  // the part not hidden
-    pair_backward_kernel<A, F, Src><<<nb[h], pair_block, 0, s>>>(src, a.src, a.off, a.buckets, b0[h], pre, out,
-                                                                 tot);
+    pair_backward_kernel<A, F, Src><<<nb[h], pair_block, 0, s>>>(src, a.src, a.off, a.buckets, b0[h], pre, out, tot);
     SZK_CHECK_LAUNCH();
   }
   SZK_TRY(a.timer->mark(timer_t::affine_backward));

@@ -56,8 +56,10 @@ SZK_D size_t find_bucket(const uint32_t* off, size_t buckets, uint32_t x) {
   size_t lo = 0, hi = buckets;  // answer in [lo, hi)
   while (hi - lo > 1) {
     const size_t mid = (lo + hi) / 2;
-    if (off[mid] <= x) lo = mid;
-    else hi = mid;
+    if (off[mid] <= x)
+      lo = mid;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -67,10 +69,9 @@ SZK_D size_t find_bucket(const uint32_t* off, size_t buckets, uint32_t x) {
 // starting at start[g] + (t - off[g])·chunk of its bucket g into out[t];
 // `threads` = off[buckets] is an upper bound on t.
 template <class C>
-cudaError_t launch_accumulate_points(const typename C::affine_type* bases, const uint32_t* vals,
-                                     const uint64_t* start, const uint64_t* end, const uint32_t* off,
-                                     size_t buckets, unsigned chunk, typename C::xyzz_type* out, size_t threads,
-                                     unsigned block, cudaStream_t s);
+cudaError_t launch_accumulate_points(const typename C::affine_type* bases, const uint32_t* vals, const uint64_t* start,
+                                     const uint64_t* end, const uint32_t* off, size_t buckets, unsigned chunk,
+                                     typename C::xyzz_type* out, size_t threads, unsigned block, cudaStream_t s);
 
 // Batch-affine levels of the G1 accumulation (msm_affine.cu; msm.cu step
 // 3a). In: the sorted entries (vals), `entries` of them with a non-zero
@@ -98,14 +99,14 @@ struct affine_levels_t {
   void* scan_temp;
   size_t scan_bytes;
   uint32_t* ident;
-  uint32_t* src;  // pts_a's size: where each output of a level reads (dead keys_in)
+  uint32_t* src;                     // pts_a's size: where each output of a level reads (dead keys_in)
   msm_detail::phase_timer_t* timer;  // marks the end of each pass (msm_timer.cuh)
 };
 // counts[g] = ceil((end[g] - start[g]) / chunk) for the buckets g < buckets
 // whose digit is not zero (g % (K + 1) != 0), else 0; counts[buckets] = 0
 // (msm.cu: chunks of level 1; msm_affine.cu: a level's sums, chunk 2).
-cudaError_t launch_count_chunks(const uint64_t* start, const uint64_t* end, size_t buckets, unsigned K,
-                                unsigned chunk, uint32_t* counts, cudaStream_t s);
+cudaError_t launch_count_chunks(const uint64_t* start, const uint64_t* end, size_t buckets, unsigned K, unsigned chunk,
+                                uint32_t* counts, cudaStream_t s);
 size_t affine_level_bound(size_t in, size_t buckets);  // points out of a level of `in` points
 size_t affine_pair_threads(size_t bound);              // threads of a level of `bound` outputs
 size_t affine_work_elems(size_t threads);              // tree scratch of a level of that many

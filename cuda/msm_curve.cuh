@@ -64,12 +64,11 @@ struct g2_curve_t : msm_launchers_t<g2_params> {
 };
 
 template <class C>
-inline constexpr bool same_layout_v =
-    sizeof(typename C::affine_type) == sizeof(typename C::host_affine_type) &&
-    sizeof(typename C::xyzz_type) == sizeof(typename C::host_xyzz_type) &&
-    sizeof(typename C::acc_affine_type) == sizeof(typename C::affine_type) &&
-    sizeof(typename C::acc_xyzz_type) == sizeof(typename C::xyzz_type) &&
-    sizeof(typename C::host_jacobian_type) == 3 * sizeof(typename C::field_type);
+inline constexpr bool same_layout_v = sizeof(typename C::affine_type) == sizeof(typename C::host_affine_type) &&
+                                      sizeof(typename C::xyzz_type) == sizeof(typename C::host_xyzz_type) &&
+                                      sizeof(typename C::acc_affine_type) == sizeof(typename C::affine_type) &&
+                                      sizeof(typename C::acc_xyzz_type) == sizeof(typename C::xyzz_type) &&
+                                      sizeof(typename C::host_jacobian_type) == 3 * sizeof(typename C::field_type);
 static_assert(same_layout_v<g1_curve_t>, "G1 device and host layouts differ");
 static_assert(same_layout_v<g2_curve_t>, "G2 device and host layouts differ");
 

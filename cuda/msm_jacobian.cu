@@ -66,8 +66,8 @@ __global__ void __launch_bounds__(32) jacobian_infinity_kernel(F* out) {
 // Thread i tests scalar i; a warp's 32 answers are one bitmap word (ballot),
 // written by lane 0. Every lane of a partial last warp takes part in the
 // ballot, so threads past n only stay silent.
-__global__ void __launch_bounds__(256) ones_bitmap_kernel(const dev_fr_t* scalars, size_t n, size_t split_from,
-                                                          uint32_t* bitmap) {
+__global__ void __launch_bounds__(256)
+    ones_bitmap_kernel(const dev_fr_t* scalars, size_t n, size_t split_from, uint32_t* bitmap) {
   const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   const bool one = i < n && i >= split_from && scalars[i] == dev_fr_t::one();
   const uint32_t word = __ballot_sync(0xffffffffu, one);
@@ -81,8 +81,8 @@ cudaError_t xyzz_to_jacobian(typename C::host_jacobian_type* d_out, const typena
   if (!d_out || !d_in) return cudaErrorInvalidValue;
   using X = typename C::xyzz_type;
   using F = typename C::field_type;
-  to_jacobian_kernel<X, F><<<grid_for(n, 256), 256, 0, s>>>(reinterpret_cast<const X*>(d_in), nullptr,
-                                                            reinterpret_cast<F*>(d_out), n);
+  to_jacobian_kernel<X, F>
+      <<<grid_for(n, 256), 256, 0, s>>>(reinterpret_cast<const X*>(d_in), nullptr, reinterpret_cast<F*>(d_out), n);
   SZK_CHECK_LAUNCH();
   return cudaSuccess;
 }
@@ -102,10 +102,10 @@ template <class C>
 struct pieces_layout_t {
   using A = typename C::host_affine_type;
   typename C::host_xyzz_type* points;  // [0] a piece's MSM or tail, [1] its ones (split), [2] the running sum
-  uint32_t* bitmap;                     // split only: one piece's ones
-  void* inner;                          // scratch of one piece's MSM / split
+  uint32_t* bitmap;                    // split only: one piece's ones
+  void* inner;                         // scratch of one piece's MSM / split
   size_t inner_bytes;
-  A* staging[2];                        // bases_on_host: piece k's bases in staging[k % 2]
+  A* staging[2];  // bases_on_host: piece k's bases in staging[k % 2]
 
   static pieces_layout_t carve(carve_t& cv, size_t n, bool split, const msm_pieces_t& pc, const msm_tuning_t& tune) {
     pieces_layout_t l{};

@@ -16,7 +16,7 @@
 namespace starzk::gpu::msm_detail {
 
 constexpr uint32_t sign_bit = msm_sign_bit;
-constexpr unsigned max_windows = 128;  // W = ceil(256/c), c >= 2
+constexpr unsigned max_windows = 128;              // W = ceil(256/c), c >= 2
 constexpr size_t group_entries = size_t(1) << 28;  // entries (digits) per window group
 // Batch-affine levels take 84 B per non-zero digit (two point arrays, and
 // the running products of the levels after the first): a group's non-zero
@@ -36,14 +36,14 @@ constexpr size_t affine_min_entries = size_t(1) << 23;
 struct plan_t {
   size_t n;
   unsigned c, W, K, J, M, levels, chunk, block;
-  unsigned Wg;                  // windows per group (the last group may hold fewer)
-  size_t buckets;               // Wg·(K+1): bucket 0 of each window is the zero digit
-  size_t entries;               // Wg·n
-  size_t bound[32];             // upper bound of the partial count per level
+  unsigned Wg;                               // windows per group (the last group may hold fewer)
+  size_t buckets;                            // Wg·(K+1): bucket 0 of each window is the zero digit
+  size_t entries;                            // Wg·n
+  size_t bound[32];                          // upper bound of the partial count per level
   size_t sort_temp, scan_temp, select_temp;  // CUB temporary storage
-  bool affine;                  // scratch for batch-affine levels (G1)
-  size_t aff_entries;           // non-zero digits per group they can take
-  size_t aff_a, aff_b, aff_tot, aff_work;   // their sizes (points, field elements)
+  bool affine;                               // scratch for batch-affine levels (G1)
+  size_t aff_entries;                        // non-zero digits per group they can take
+  size_t aff_a, aff_b, aff_tot, aff_work;    // their sizes (points, field elements)
 
   static unsigned window_count(unsigned c) { return (256 + c - 1) / c; }
 
@@ -100,8 +100,8 @@ struct plan_t {
     cub::DeviceScan::ExclusiveSum(nullptr, p.scan_temp, (const uint32_t*)nullptr, (uint32_t*)nullptr,
                                   int(p.buckets + 1));
     p.select_temp = 0;
-    cub::DeviceSelect::Flagged(nullptr, p.select_temp, thrust::counting_iterator<uint32_t>(0),
-                               (const uint8_t*)nullptr, (uint32_t*)nullptr, (uint32_t*)nullptr, int(n));
+    cub::DeviceSelect::Flagged(nullptr, p.select_temp, thrust::counting_iterator<uint32_t>(0), (const uint8_t*)nullptr,
+                               (uint32_t*)nullptr, (uint32_t*)nullptr, int(n));
     return p;
   }
 

@@ -41,9 +41,8 @@ class phase_timer_t {
     if (!profile_ || events_.empty()) return cudaSuccess;
     SZK_TRY(cudaEventSynchronize(events_.back()));
     msm_profile_t& f = *profile_;
-    double* field[] = {&f.digits,          &f.sort,       &f.affine_sources, &f.affine_forward,
-                       &f.affine_tree,     &f.affine_backward, &f.accumulate, &f.fold,
-                       &f.window_sums,     &f.horner};
+    double* field[] = {&f.digits,          &f.sort,       &f.affine_sources, &f.affine_forward, &f.affine_tree,
+                       &f.affine_backward, &f.accumulate, &f.fold,           &f.window_sums,    &f.horner};
     for (size_t k = 1; k < events_.size(); ++k) {
       float ms = 0;
       SZK_TRY(cudaEventElapsedTime(&ms, events_[k - 1], events_[k]));

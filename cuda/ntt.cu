@@ -35,7 +35,7 @@ constexpr unsigned pass_threads = 256;
 
 struct tw_tables_t {
   const dev_fr_t* small;
-  const dev_fr_t* full;          // full tables (ntt_tables_t::full)
+  const dev_fr_t* full;             // full tables (ntt_tables_t::full)
   const dev_fr_t *big_lo, *big_hi;  // their factors (ntt_tables_t::lean)
   unsigned log_n, small_log, big_bits;
 };
@@ -123,7 +123,7 @@ __global__ void __launch_bounds__(pass_threads, pass_min_blocks)
     const unsigned u = 1u << tl;                      // row distance of the lower stage
     for (unsigned q = threadIdx.x; q < E / 4; q += blockDim.x) {
       const unsigned g = q & (G - 1), r = q >> log_g;
-      const unsigned low = r & (u - 1);                  // row bits below tl
+      const unsigned low = r & (u - 1);                   // row bits below tl
       const unsigned t0 = ((r >> tl) << (tl + 2)) | low;  // bits tl, tl+1 zero
       const unsigned e0 = (t0 << log_g) | g, d1 = u << log_g, d2 = d1 << 1;
       const uint32_t gl = uint32_t(lo_base + g);
@@ -189,8 +189,8 @@ __global__ void __launch_bounds__(256) bitrev_kernel(dev_fr_t* data, size_t n, u
 }
 
 // h = (a·b - c)·z (z optional), written to a.
-__global__ void __launch_bounds__(256) abc_kernel(dev_fr_t* a, const dev_fr_t* b, const dev_fr_t* c, size_t n,
-                                                  const dev_fr_t* z) {
+__global__ void __launch_bounds__(256)
+    abc_kernel(dev_fr_t* a, const dev_fr_t* b, const dev_fr_t* c, size_t n, const dev_fr_t* z) {
   const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   dev_fr_t h = a[i] * b[i] - c[i];
@@ -199,8 +199,8 @@ __global__ void __launch_bounds__(256) abc_kernel(dev_fr_t* a, const dev_fr_t* b
 }
 
 // full[x] = lo[x mod 2^B]·hi[x >> B]: the full twiddle table, built once per domain.
-__global__ void __launch_bounds__(256) expand_kernel(dev_fr_t* full, size_t len, const dev_fr_t* lo,
-                                                     const dev_fr_t* hi, unsigned bits) {
+__global__ void __launch_bounds__(256)
+    expand_kernel(dev_fr_t* full, size_t len, const dev_fr_t* lo, const dev_fr_t* hi, unsigned bits) {
   const size_t x = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (x >= len) return;
   full[x] = lo[x & ((size_t(1) << bits) - 1)] * hi[x >> bits];
@@ -222,8 +222,10 @@ struct domain_view_t {
   // Powers of g (or g^-1 when `inverse`), with 1/n folded in when `with_n_inv`.
   scale_t coset(bool inverse, bool bitrev, bool with_n_inv) const {
     scale_t s;
-    if (with_n_inv) s.lo = d + (inverse ? t.coset_inv_lo_n : t.coset_lo_n);
-    else s.lo = d + (inverse ? t.coset_inv_lo : t.coset_lo);
+    if (with_n_inv)
+      s.lo = d + (inverse ? t.coset_inv_lo_n : t.coset_lo_n);
+    else
+      s.lo = d + (inverse ? t.coset_inv_lo : t.coset_lo);
     s.hi = d + (inverse ? t.coset_inv_hi : t.coset_hi);
     s.bits = t.coset_bits;
     s.bitrev = bitrev;
@@ -281,11 +283,15 @@ cudaError_t run_passes(dev_fr_t* data, const domain_view_t& dom, bool dif, bool 
     const unsigned threads = std::max(1u, std::min(block, E / 4));
     const size_t smem = size_t(E) * sizeof(dev_fr_t);
     if (dom.lean) {
-      if (dif) pass_kernel<true, true><<<blocks, threads, smem, s>>>(data, tw, a);
-      else pass_kernel<false, true><<<blocks, threads, smem, s>>>(data, tw, a);
+      if (dif)
+        pass_kernel<true, true><<<blocks, threads, smem, s>>>(data, tw, a);
+      else
+        pass_kernel<false, true><<<blocks, threads, smem, s>>>(data, tw, a);
     } else {
-      if (dif) pass_kernel<true, false><<<blocks, threads, smem, s>>>(data, tw, a);
-      else pass_kernel<false, false><<<blocks, threads, smem, s>>>(data, tw, a);
+      if (dif)
+        pass_kernel<true, false><<<blocks, threads, smem, s>>>(data, tw, a);
+      else
+        pass_kernel<false, false><<<blocks, threads, smem, s>>>(data, tw, a);
     }
     SZK_CHECK_LAUNCH();
   }

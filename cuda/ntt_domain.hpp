@@ -36,7 +36,7 @@ struct ntt_layout_t {
   static ntt_layout_t make(unsigned L) {
     ntt_layout_t t{};
     t.log_n = L;
-    const unsigned half_bits = L - 1;  // twiddle exponents are < n/2
+    const unsigned half_bits = L - 1;               // twiddle exponents are < n/2
     t.small_log = half_bits < 16 ? half_bits : 16;  // 2^17 entries, 4 MiB: stays in L2
     t.big_bits = (half_bits + 1) / 2;
     t.coset_bits = (L + 1) / 2;
@@ -47,22 +47,37 @@ struct ntt_layout_t {
     t.coset_hi_len = size_t(1) << (L - t.coset_bits);
     t.full_len = half_bits > t.small_log ? size_t(1) << half_bits : 0;
     size_t o = 0;
-    t.small_fwd = o; o += t.small_len;
-    t.small_inv = o; o += t.small_len;
-    t.big_lo_fwd = o; o += t.big_lo_len;
-    t.big_hi_fwd = o; o += t.big_hi_len;
-    t.big_lo_inv = o; o += t.big_lo_len;
-    t.big_hi_inv = o; o += t.big_hi_len;
-    t.coset_lo = o; o += t.coset_lo_len;
-    t.coset_hi = o; o += t.coset_hi_len;
-    t.coset_inv_lo = o; o += t.coset_lo_len;
-    t.coset_inv_hi = o; o += t.coset_hi_len;
-    t.coset_lo_n = o; o += t.coset_lo_len;
-    t.coset_inv_lo_n = o; o += t.coset_lo_len;
-    t.scalars = o; o += 4;
+    t.small_fwd = o;
+    o += t.small_len;
+    t.small_inv = o;
+    o += t.small_len;
+    t.big_lo_fwd = o;
+    o += t.big_lo_len;
+    t.big_hi_fwd = o;
+    o += t.big_hi_len;
+    t.big_lo_inv = o;
+    o += t.big_lo_len;
+    t.big_hi_inv = o;
+    o += t.big_hi_len;
+    t.coset_lo = o;
+    o += t.coset_lo_len;
+    t.coset_hi = o;
+    o += t.coset_hi_len;
+    t.coset_inv_lo = o;
+    o += t.coset_lo_len;
+    t.coset_inv_hi = o;
+    o += t.coset_hi_len;
+    t.coset_lo_n = o;
+    o += t.coset_lo_len;
+    t.coset_inv_lo_n = o;
+    o += t.coset_lo_len;
+    t.scalars = o;
+    o += 4;
     o = (o + 7) & ~size_t(7);  // 256-byte aligned full tables
-    t.full_fwd = o; o += t.full_len;
-    t.full_inv = o; o += t.full_len;
+    t.full_fwd = o;
+    o += t.full_len;
+    t.full_inv = o;
+    o += t.full_len;
     t.total = o;
     return t;
   }

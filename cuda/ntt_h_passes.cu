@@ -27,8 +27,8 @@ namespace starzk::gpu {
 namespace {
 
 // v <- (a·b - v)·z (z optional): step 3 on one chunk.
-__global__ void __launch_bounds__(256) abc_into_kernel(dev_fr_t* v, const dev_fr_t* a, const dev_fr_t* b, size_t n,
-                                                       const dev_fr_t* z) {
+__global__ void __launch_bounds__(256)
+    abc_into_kernel(dev_fr_t* v, const dev_fr_t* a, const dev_fr_t* b, size_t n, const dev_fr_t* z) {
   const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   dev_fr_t h = a[i] * b[i] - v[i];
@@ -58,8 +58,7 @@ size_t ntt_h_passes_scratch_bytes(unsigned log_n, size_t chunk) {
 cudaError_t ntt_h_passes(fr_t* h_a, fr_t* h_b, const fr_t* h_c, unsigned log_n, root_convention_t conv,
                          const void* d_domain, void* d_scratch, size_t scratch_bytes, size_t chunk, cudaStream_t s,
                          const ntt_tuning_t& tune) {
-  if (log_n < 1 || log_n > ntt_max_log || !h_a || !h_b || !h_c || !d_domain || !d_scratch)
-    return cudaErrorInvalidValue;
+  if (log_n < 1 || log_n > ntt_max_log || !h_a || !h_b || !h_c || !d_domain || !d_scratch) return cudaErrorInvalidValue;
   if (scratch_bytes < ntt_h_passes_scratch_bytes(log_n, chunk)) return cudaErrorInvalidValue;
   const size_t n = size_t(1) << log_n, bytes = n * sizeof(fr_t);
   chunk = chunk_for(log_n, chunk);

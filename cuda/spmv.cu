@@ -112,10 +112,14 @@ SZK_D void add_term(dev_fr_t& acc, const spmv_job_t& j, const dev_fr_t* w, uint6
   const dev_fr_t x = load_cached(w + c);
   if (x.is_zero()) return;
   const dev_fr_t v = term_value(j, k);
-  if (v == one) acc += x;
-  else if (v == minus_one) acc -= x;
-  else if (x == one) acc += v;
-  else acc += v * x;
+  if (v == one)
+    acc += x;
+  else if (v == minus_one)
+    acc -= x;
+  else if (x == one)
+    acc += v;
+  else
+    acc += v * x;
 }
 
 // Sum over the 32 lanes (every lane gets the total): 5 rounds of an 8-word
@@ -138,16 +142,15 @@ SZK_D void emit(const spmv_job_t& j, uint64_t i, const dev_fr_t& v) {
 }
 
 __global__ void __launch_bounds__(spmv_block) spmv_kernel(const spmv_launch_t p) {
-  __shared__ uint32_t s_n_long;                  // rows of this tile for the block tier
-  __shared__ uint16_t s_long[spmv_block];        // their thread indices
-  __shared__ dev_fr_t s_part[spmv_block / 32];   // per-warp partial sums of the block tier
+  __shared__ uint32_t s_n_long;                 // rows of this tile for the block tier
+  __shared__ uint16_t s_long[spmv_block];       // their thread indices
+  __shared__ dev_fr_t s_part[spmv_block / 32];  // per-warp partial sums of the block tier
   // A select rather than p.job[blockIdx.y]: no dynamic indexing of parameters.
   const spmv_job_t j = blockIdx.y == 0 ? p.job[0] : (blockIdx.y == 1 ? p.job[1] : p.job[2]);
   const dev_fr_t zero = dev_fr_t::zero(), one = dev_fr_t::one(), minus_one = zero - one;
   const unsigned lane = threadIdx.x & 31;
 
-  for (uint64_t base = uint64_t(blockIdx.x) * spmv_block; base < p.n_out;
-       base += uint64_t(gridDim.x) * spmv_block) {
+  for (uint64_t base = uint64_t(blockIdx.x) * spmv_block; base < p.n_out; base += uint64_t(gridDim.x) * spmv_block) {
     const uint64_t i = base + threadIdx.x;
     const bool live = i < p.n_out;
     const bool input = live && i >= j.in_begin && i < j.in_end;
@@ -268,8 +271,7 @@ cudaError_t qap_rows_bellman(fr_t* d_a, fr_t* d_b, fr_t* d_c, size_t n, const cs
   // n_constraints + n_public + 1 <= n, written so that it cannot overflow.
   if (n_constraints > n || n_public >= n - n_constraints) return cudaErrorInvalidValue;
   if (!view_ok(A, n) || !view_ok(B, n) || !view_ok(C, n)) return cudaErrorInvalidValue;
-  if (!out_ok(d_a) || !out_ok(d_b) || !out_ok(d_c) || d_w == nullptr || !aligned16(d_w))
-    return cudaErrorInvalidValue;
+  if (!out_ok(d_a) || !out_ok(d_b) || !out_ok(d_c) || d_w == nullptr || !aligned16(d_w)) return cudaErrorInvalidValue;
   spmv_launch_t p = make_launch(d_w, n, tune);
   p.job[0] = make_job(A, d_a);
   p.job[0].in_begin = n_constraints;  // a[n_constraints + s] = w[s], s = 0..n_public
@@ -283,8 +285,7 @@ cudaError_t qap_rows_snarkjs(fr_t* d_a, fr_t* d_b, fr_t* d_c, size_t n, const cs
                              const fr_t* d_w, cudaStream_t stream, const spmv_tuning_t& tune) {
   if (!view_ok(A, n) || !view_ok(B, n)) return cudaErrorInvalidValue;
   if (n == 0) return cudaSuccess;
-  if (!out_ok(d_a) || !out_ok(d_b) || !out_ok(d_c) || d_w == nullptr || !aligned16(d_w))
-    return cudaErrorInvalidValue;
+  if (!out_ok(d_a) || !out_ok(d_b) || !out_ok(d_c) || d_w == nullptr || !aligned16(d_w)) return cudaErrorInvalidValue;
   // Pass 1: a = A·w. Pass 2 (same stream, so after pass 1): b = B·w and, as
   // each b_i is final, c_i = a_i·b_i (1M; nothing read where b_i = 0).
   spmv_launch_t pa = make_launch(d_w, n, tune);

@@ -31,10 +31,8 @@ namespace starzk::gpu {
 // inv maps 0 to 0; from_mont/to_mont convert Montgomery <-> canonical.
 // inv: Fermat (a^(m-2)); inv_binary: binary Euclid (Fp and Fr only).
 enum class field_op_t { add, sub, mul, sqr, neg, dbl, inv, from_mont, to_mont, inv_binary };
-cudaError_t fp_elementwise(field_op_t op, fp_t* d_out, const fp_t* d_a, const fp_t* d_b, size_t n,
-                           cudaStream_t stream);
-cudaError_t fr_elementwise(field_op_t op, fr_t* d_out, const fr_t* d_a, const fr_t* d_b, size_t n,
-                           cudaStream_t stream);
+cudaError_t fp_elementwise(field_op_t op, fp_t* d_out, const fp_t* d_a, const fp_t* d_b, size_t n, cudaStream_t stream);
+cudaError_t fr_elementwise(field_op_t op, fr_t* d_out, const fr_t* d_a, const fr_t* d_b, size_t n, cudaStream_t stream);
 // Fp2 supports add, sub, mul, sqr, neg, dbl, inv.
 cudaError_t fp2_elementwise(field_op_t op, fp2_t* d_out, const fp2_t* d_a, const fp2_t* d_b, size_t n,
                             cudaStream_t stream);
@@ -85,8 +83,8 @@ struct ntt_tuning_t {
   ntt_tables_t tables = ntt_tables_t::full;  // the form d_domain was built in
 };
 // In-place transform of n = 2^log_n elements (1 <= log_n <= 27).
-cudaError_t ntt(fr_t* d_data, unsigned log_n, ntt_dir_t dir, ntt_order_t order, ntt_coset_t coset,
-                const void* d_domain, cudaStream_t stream, const ntt_tuning_t& tune = {});
+cudaError_t ntt(fr_t* d_data, unsigned log_n, ntt_dir_t dir, ntt_order_t order, ntt_coset_t coset, const void* d_domain,
+                cudaStream_t stream, const ntt_tuning_t& tune = {});
 
 // The whole NTT phase of a Groth16 proof, one call, in place: a, b, c are
 // the n SpMV outputs in natural order (n = 2^log_n); h (natural order) is left
@@ -101,8 +99,8 @@ cudaError_t ntt(fr_t* d_data, unsigned log_n, ntt_dir_t dir, ntt_order_t order, 
 //     basis of that coset.
 // Orders: each iNTT runs natural -> bit-reversed and each NTT bit-reversed ->
 // natural, so no bit-reversal pass is needed except for bellman's final iNTT.
-cudaError_t ntt_h(fr_t* d_a, fr_t* d_b, fr_t* d_c, unsigned log_n, root_convention_t conv,
-                  const void* d_domain, cudaStream_t stream, const ntt_tuning_t& tune = {});
+cudaError_t ntt_h(fr_t* d_a, fr_t* d_b, fr_t* d_c, unsigned log_n, root_convention_t conv, const void* d_domain,
+                  cudaStream_t stream, const ntt_tuning_t& tune = {});
 
 // The same H phase with a, b, c in host memory (page-locked for DMA
 // copies), for a device that cannot hold the three at once
@@ -113,25 +111,25 @@ cudaError_t ntt_h(fr_t* d_a, fr_t* d_b, fr_t* d_c, unsigned log_n, root_conventi
 // must not be touched until it has run.
 size_t ntt_h_passes_scratch_bytes(unsigned log_n, size_t chunk);
 cudaError_t ntt_h_passes(fr_t* h_a, fr_t* h_b, const fr_t* h_c, unsigned log_n, root_convention_t conv,
-                         const void* d_domain, void* d_scratch, size_t scratch_bytes, size_t chunk,
-                         cudaStream_t stream, const ntt_tuning_t& tune = {});
+                         const void* d_domain, void* d_scratch, size_t scratch_bytes, size_t chunk, cudaStream_t stream,
+                         const ntt_tuning_t& tune = {});
 
 // ------------------------------------------------------------------- MSM --
 // Where an MSM spends its time, in milliseconds (msm_tuning_t::profile):
 // each call adds its phases (msm.cu steps 0-5) to the fields.
 struct msm_profile_t {
-  double digits = 0;       // 0-1: live terms (and the call's one wait), signed digits
-  double sort = 0;         // 2: radix sort per window, run bounds, chunk offsets
-  double affine = 0;       // 3a: batch-affine levels, each bucket's run halved (G1);
-                           // the sum of its four parts:
+  double digits = 0;           // 0-1: live terms (and the call's one wait), signed digits
+  double sort = 0;             // 2: radix sort per window, run bounds, chunk offsets
+  double affine = 0;           // 3a: batch-affine levels, each bucket's run halved (G1);
+                               // the sum of its four parts:
   double affine_sources = 0;   //   per level: sums per bucket, their offsets, sources
   double affine_forward = 0;   //   running products of the denominators
   double affine_tree = 0;      //   their totals inverted
   double affine_backward = 0;  //   the inverses, the sums
-  double accumulate = 0;   // 3: level 1, the points into bucket partials
-  double fold = 0;         // 3: later levels, partials folded to one per bucket
-  double window_sums = 0;  // 4: sum_b b·S_b per window
-  double horner = 0;       // 5: the windows combined
+  double accumulate = 0;       // 3: level 1, the points into bucket partials
+  double fold = 0;             // 3: later levels, partials folded to one per bucket
+  double window_sums = 0;      // 4: sum_b b·S_b per window
+  double horner = 0;           // 5: the windows combined
   unsigned calls = 0;
   double total() const { return digits + sort + affine + accumulate + fold + window_sums + horner; }
 };
@@ -158,9 +156,9 @@ struct msm_tuning_t {
 // (about 6.5 GiB with affine_levels = 0). Batch-affine levels read the bases
 // as 16-byte vectors; bases not 16-byte aligned run without them.
 size_t msm_g1_scratch_bytes(size_t n, const msm_tuning_t& tune = {});
-cudaError_t msm_g1(g1_xyzz_t* d_result, const g1_affine_t* d_bases, const fr_t* d_scalars, size_t n,
-                   void* d_scratch, size_t scratch_bytes, cudaStream_t stream,
-                   const msm_tuning_t& tune = {}, const uint32_t* d_skip = nullptr);
+cudaError_t msm_g1(g1_xyzz_t* d_result, const g1_affine_t* d_bases, const fr_t* d_scalars, size_t n, void* d_scratch,
+                   size_t scratch_bytes, cudaStream_t stream, const msm_tuning_t& tune = {},
+                   const uint32_t* d_skip = nullptr);
 
 // Sum of the bases whose bit is set in d_bitmap (bit i of word i/32).
 size_t batch_add_g1_scratch_bytes(size_t n);
@@ -171,9 +169,9 @@ cudaError_t batch_add_g1(g1_xyzz_t* d_result, const g1_affine_t* d_bases, const 
 // d_ones_bitmap (the scalar-one terms), d_tail = MSM of the other terms.
 // The proof uses d_ones + d_tail. Scratch: msm_g1_split_scratch_bytes(n).
 size_t msm_g1_split_scratch_bytes(size_t n, const msm_tuning_t& tune = {});
-cudaError_t msm_g1_split(g1_xyzz_t* d_ones, g1_xyzz_t* d_tail, const g1_affine_t* d_bases,
-                         const fr_t* d_scalars, const uint32_t* d_ones_bitmap, size_t n, void* d_scratch,
-                         size_t scratch_bytes, cudaStream_t stream, const msm_tuning_t& tune = {});
+cudaError_t msm_g1_split(g1_xyzz_t* d_ones, g1_xyzz_t* d_tail, const g1_affine_t* d_bases, const fr_t* d_scalars,
+                         const uint32_t* d_ones_bitmap, size_t n, void* d_scratch, size_t scratch_bytes,
+                         cudaStream_t stream, const msm_tuning_t& tune = {});
 
 // XYZZ -> Jacobian (X·ZZ^2, Y·ZZZ^2, ZZZ), 2M + 2S, on the device.
 cudaError_t g1_xyzz_to_jacobian(g1_jacobian_t* d_out, const g1_xyzz_t* d_in, size_t n, cudaStream_t stream);
@@ -182,23 +180,22 @@ cudaError_t g1_xyzz_to_jacobian(g1_jacobian_t* d_out, const g1_xyzz_t* d_in, siz
 // XYZZ result 384 bytes. Same kernels as G1 (templates over the curve);
 // the window comes from the same cost model with G2's bucket weight.
 size_t msm_g2_scratch_bytes(size_t n, const msm_tuning_t& tune = {});
-cudaError_t msm_g2(g2_xyzz_t* d_result, const g2_affine_t* d_bases, const fr_t* d_scalars, size_t n,
-                   void* d_scratch, size_t scratch_bytes, cudaStream_t stream,
-                   const msm_tuning_t& tune = {}, const uint32_t* d_skip = nullptr);
+cudaError_t msm_g2(g2_xyzz_t* d_result, const g2_affine_t* d_bases, const fr_t* d_scalars, size_t n, void* d_scratch,
+                   size_t scratch_bytes, cudaStream_t stream, const msm_tuning_t& tune = {},
+                   const uint32_t* d_skip = nullptr);
 size_t batch_add_g2_scratch_bytes(size_t n);
 cudaError_t batch_add_g2(g2_xyzz_t* d_result, const g2_affine_t* d_bases, const uint32_t* d_bitmap, size_t n,
                          void* d_scratch, size_t scratch_bytes, cudaStream_t stream);
 size_t msm_g2_split_scratch_bytes(size_t n, const msm_tuning_t& tune = {});
-cudaError_t msm_g2_split(g2_xyzz_t* d_ones, g2_xyzz_t* d_tail, const g2_affine_t* d_bases,
-                         const fr_t* d_scalars, const uint32_t* d_ones_bitmap, size_t n, void* d_scratch,
-                         size_t scratch_bytes, cudaStream_t stream, const msm_tuning_t& tune = {});
+cudaError_t msm_g2_split(g2_xyzz_t* d_ones, g2_xyzz_t* d_tail, const g2_affine_t* d_bases, const fr_t* d_scalars,
+                         const uint32_t* d_ones_bitmap, size_t n, void* d_scratch, size_t scratch_bytes,
+                         cudaStream_t stream, const msm_tuning_t& tune = {});
 cudaError_t g2_xyzz_to_jacobian(g2_jacobian_t* d_out, const g2_xyzz_t* d_in, size_t n, cudaStream_t stream);
 
 // The prep_msm bitmap on the device: bit i (word i/32, bit i%32) is set iff
 // i >= split_from and d_scalars[i] is one (Montgomery form, as fr_t::one()).
 // Writes exactly (n+31)/32 words (nothing for n = 0). One thread per scalar.
-cudaError_t ones_bitmap(uint32_t* d_bitmap, const fr_t* d_scalars, size_t n, size_t split_from,
-                        cudaStream_t stream);
+cudaError_t ones_bitmap(uint32_t* d_bitmap, const fr_t* d_scalars, size_t n, size_t split_from, cudaStream_t stream);
 
 // One-call MSMs for the codelets: Sum_i s_i·P_i written to d_out as ONE
 // Jacobian point in the host layout (g1_jacobian_t / g2_jacobian_t of
@@ -249,7 +246,6 @@ size_t msm_g2_pieces_scratch_bytes(size_t n, bool split, const msm_pieces_t& pie
 cudaError_t msm_g2_pieces(g2_jacobian_t* d_out, const g2_affine_t* bases, const fr_t* d_scalars, size_t n,
                           size_t split_from, const msm_pieces_t& pieces, void* d_scratch, size_t scratch_bytes,
                           cudaStream_t stream, const msm_tuning_t& tune = {});
-
 
 // ------------------------------------------------------------------ SpMV --
 // The witness map (docs/prover.md step 1) on the device; cuda/spmv.cu.

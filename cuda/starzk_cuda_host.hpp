@@ -34,7 +34,9 @@ class device_buffer_t {
   void* get() const { return ptr_; }
   size_t size() const { return bytes_; }
   template <class T>
-  T* as() const { return static_cast<T*>(ptr_); }
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
   void upload(const void* h, size_t bytes, size_t offset = 0);
   void download(void* h, size_t bytes, size_t offset = 0) const;
 
@@ -72,23 +74,19 @@ std::vector<fr_t> ntt_h_host(std::span<const fr_t> a, std::span<const fr_t> b, s
 std::vector<fr_t> ntt_h_passes_host(std::span<const fr_t> a, std::span<const fr_t> b, std::span<const fr_t> c,
                                     root_convention_t conv, ntt_tables_t tables, size_t chunk);
 
-g1_xyzz_t msm_g1_host(std::span<const g1_affine_t> bases, std::span<const fr_t> scalars,
-                      const msm_tuning_t& tune = {});
+g1_xyzz_t msm_g1_host(std::span<const g1_affine_t> bases, std::span<const fr_t> scalars, const msm_tuning_t& tune = {});
 // bitmap: bit i of word i/32 selects bases[i]; size >= ceil(n/32).
 g1_xyzz_t batch_add_g1_host(std::span<const g1_affine_t> bases, std::span<const uint32_t> bitmap);
 // {ones, tail} of the prep_msm split.
 std::pair<g1_xyzz_t, g1_xyzz_t> msm_g1_split_host(std::span<const g1_affine_t> bases, std::span<const fr_t> scalars,
-                                                  std::span<const uint32_t> ones_bitmap,
-                                                  const msm_tuning_t& tune = {});
+                                                  std::span<const uint32_t> ones_bitmap, const msm_tuning_t& tune = {});
 g1_jacobian_t g1_xyzz_to_jacobian_host(const g1_xyzz_t& p);
 
 // The same over G2.
-g2_xyzz_t msm_g2_host(std::span<const g2_affine_t> bases, std::span<const fr_t> scalars,
-                      const msm_tuning_t& tune = {});
+g2_xyzz_t msm_g2_host(std::span<const g2_affine_t> bases, std::span<const fr_t> scalars, const msm_tuning_t& tune = {});
 g2_xyzz_t batch_add_g2_host(std::span<const g2_affine_t> bases, std::span<const uint32_t> bitmap);
 std::pair<g2_xyzz_t, g2_xyzz_t> msm_g2_split_host(std::span<const g2_affine_t> bases, std::span<const fr_t> scalars,
-                                                  std::span<const uint32_t> ones_bitmap,
-                                                  const msm_tuning_t& tune = {});
+                                                  std::span<const uint32_t> ones_bitmap, const msm_tuning_t& tune = {});
 g2_jacobian_t g2_xyzz_to_jacobian_host(const g2_xyzz_t& p);
 
 // The one-call Jacobian MSMs (msm_g1_jacobian / msm_g2_jacobian), with

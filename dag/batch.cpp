@@ -130,8 +130,8 @@ std::unique_ptr<partition_t> batch_t::prepare(const std::shared_ptr<const key_bu
   std::vector<fr_t> w = pool_.take(key->pk().n_vars);
   try {
     fill(std::span<fr_t>(w));
-    auto part = std::make_unique<partition_t>(key, std::move(w), label, options_.threads_per_task, options_.verify,
-                                              pool_);
+    auto part =
+        std::make_unique<partition_t>(key, std::move(w), label, options_.threads_per_task, options_.verify, pool_);
     part->state().mem_threads = mem_threads_;
     return part;
   } catch (...) {
@@ -217,8 +217,7 @@ void batch_t::launch(attempt_t a) {
   load_cv_.notify_one();
 }
 
-void batch_t::start(uint32_t chain, attempt_t a, uint64_t bytes, uint64_t prep_max,
-                    std::unique_ptr<partition_t> part) {
+void batch_t::start(uint32_t chain, attempt_t a, uint64_t bytes, uint64_t prep_max, std::unique_ptr<partition_t> part) {
   // prep_msm ran: give back the part of its reservation the result left unused.
   part->on_prep = [this, prep_max](partition_t&, uint64_t actual) {
     budget_.release(prep_max > actual ? prep_max - actual : 0);

@@ -88,13 +88,13 @@ using witness_fill_t = std::function<void(std::span<fr_t>)>;
 unsigned default_loaders();
 
 struct partition_result_t {
-  uint32_t job = 0;      // open_job()'s sequence number
-  uint32_t index = 0;    // the partition's index in its job
-  uint32_t chain = 0;    // its chain id (traces)
+  uint32_t job = 0;    // open_job()'s sequence number
+  uint32_t index = 0;  // the partition's index in its job
+  uint32_t chain = 0;  // its chain id (traces)
   std::string label;
   bool ok = false;
-  std::string error;     // when !ok: names the partition and the phase
-  proof_t proof;         // when ok: verified (unless verify was off)
+  std::string error;  // when !ok: names the partition and the phase
+  proof_t proof;      // when ok: verified (unless verify was off)
   std::vector<fr_t> publics;
   unsigned retries = 0;     // 1: run again on the CPUs after a device fault
   std::string first_error;  // when retried: why the first attempt failed
@@ -148,7 +148,7 @@ class batch_t {
   void set_memory_cap(uint64_t cap) { budget_.set_cap(cap); }
   bool priorities() const { return priorities_; }
   unsigned mem_task_threads() const { return mem_threads_; }  // resolved batch_options_t::mem_task_threads
-  bool prep_task() const { return prep_task_; }                 // resolved batch_options_t::prep_task
+  bool prep_task() const { return prep_task_; }               // resolved batch_options_t::prep_task
   const witness_pool_t& witness_pool() const { return pool_; }
 
  private:

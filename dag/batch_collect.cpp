@@ -43,8 +43,7 @@ std::optional<partition_result_t> batch_t::collect(uint32_t chain) {
     return r;
   }
   r.error = s.error();
-  const bool retry =
-      options_.retry_on_cpu && !stopping && s.device_fault() && f.attempt.retries == 0 && f.attempt.key;
+  const bool retry = options_.retry_on_cpu && !stopping && s.device_fault() && f.attempt.retries == 0 && f.attempt.key;
   f.part.reset();  // unregisters the handles (its tasks are all over)
   if (!retry) return r;
   attempt_t again = std::move(f.attempt);

@@ -60,8 +60,8 @@ unsigned log2_exact(uint64_t n) {
 
 }  // namespace
 
-key_bundle_t::key_bundle_t(std::shared_ptr<const proving_key_t> pk, std::shared_ptr<const r1cs_t> cs,
-                           std::string name, unsigned threads)
+key_bundle_t::key_bundle_t(std::shared_ptr<const proving_key_t> pk, std::shared_ptr<const r1cs_t> cs, std::string name,
+                           unsigned threads)
     : name_(std::move(name)), pk_(std::move(pk)), cs_(std::move(cs)) {
   if (!pk_) throw std::runtime_error(name_ + ": no proving key");
   if (!starpu_is_initialized()) throw std::runtime_error(name_ + ": StarPU is not running");
@@ -79,8 +79,7 @@ key_bundle_t::key_bundle_t(std::shared_ptr<const proving_key_t> pk, std::shared_
         const auto& bases = codelets::msm_query_bases(*pk_, codelets::msm_query_t(q));
         register_vector(g1_[q], bases.data(), bases.size(), sizeof(g1_affine_t));
       }
-    if (!view_.b_g2_device.streamed)
-      register_vector(b_g2_, pk_->b_g2.data(), pk_->b_g2.size(), sizeof(g2_affine_t));
+    if (!view_.b_g2_device.streamed) register_vector(b_g2_, pk_->b_g2.data(), pk_->b_g2.size(), sizeof(g2_affine_t));
     const auto t1 = std::chrono::steady_clock::now();
     register_device_domain();
     times_.device_domain_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
@@ -128,7 +127,7 @@ void key_bundle_t::register_device_domain() {
   const unsigned log_n = log2_exact(pk_->domain_size);
   if (starpu_cuda_worker_get_count() > 0 && log_n >= 1 && log_n <= gpu::ntt_max_log) {
     const auto conv = pk_->convention == h_convention_t::bellman_coset ? gpu::root_convention_t::bellman
-                                                                        : gpu::root_convention_t::snarkjs;
+                                                                       : gpu::root_convention_t::snarkjs;
     const auto tables = memory_plan_.lean_domain ? gpu::ntt_tables_t::lean : gpu::ntt_tables_t::full;
     device_domain_.resize(gpu::ntt_domain_bytes(log_n, tables) / sizeof(fr_t));
     if (gpu::ntt_domain_build_host(device_domain_.data(), log_n, conv, tables) != cudaSuccess)
@@ -148,9 +147,9 @@ void key_bundle_t::plan_device_memory() {
 #if STARZK_CODELETS_CUDA
   if (starpu_cuda_worker_get_count() == 0) return;
   const proving_key_t& pk = *pk_;
-  static_assert(key_query_count == codelets::msm_query_count + 1 &&
-                    int(key_query_t::b_g1) == int(codelets::msm_query_t::b_g1),
-                "the plan's queries are the msm codelet's, then B_g2");
+  static_assert(
+      key_query_count == codelets::msm_query_count + 1 && int(key_query_t::b_g1) == int(codelets::msm_query_t::b_g1),
+      "the plan's queries are the msm codelet's, then B_g2");
   codelets::msm_shape_t shape[key_query_count];
   for (int q = 0; q < key_query_count; ++q) shape[q] = codelets::msm_query_shape(pk, q);
   const uint64_t scalar_bytes[key_query_count] = {sizeof(fr_t) * pk.domain_size, sizeof(fr_t) * pk.n_vars,
@@ -166,12 +165,12 @@ void key_bundle_t::plan_device_memory() {
   if (in.device == UINT64_MAX) return;  // StarPU counts no device memory: no plan
   const unsigned log_n = log2_exact(pk.domain_size);
   in.key_fixed = log_n >= 1 && log_n <= gpu::ntt_max_log ? gpu::ntt_domain_bytes(log_n) : 0;
-  in.key_fixed_lean = log_n >= 1 && log_n <= gpu::ntt_max_log ? gpu::ntt_domain_bytes(log_n, gpu::ntt_tables_t::lean) : 0;
+  in.key_fixed_lean =
+      log_n >= 1 && log_n <= gpu::ntt_max_log ? gpu::ntt_domain_bytes(log_n, gpu::ntt_tables_t::lean) : 0;
   in.headroom = in.device / 64;  // StarPU's and CUB's small buffers, the driver's share
   for (const sparse_matrix_t* m : spmv_matrices())
     in.key_optional += m->row_ptr.size() * sizeof(uint64_t) + m->col.size() * sizeof(uint32_t) +
-                       m->val.size() * sizeof(fr_t) + m->code.size() * sizeof(uint16_t) +
-                       m->dict.size() * sizeof(fr_t);
+                       m->val.size() * sizeof(fr_t) + m->code.size() * sizeof(uint16_t) + m->dict.size() * sizeof(fr_t);
   in.partition = sizeof(fr_t) * (uint64_t(pk.n_vars) + 3 * pk.domain_size);
   in.rows = sizeof(fr_t) * 3 * pk.domain_size;
   in.overlap = sizeof(fr_t) * (uint64_t(pk.n_vars) + pk.domain_size);
@@ -179,9 +178,8 @@ void key_bundle_t::plan_device_memory() {
   // partitions ahead of their chain (0: no bound); the plan counts those
   // beyond the first, and one for a policy that states no bound.
   starzk_policy_config cfg{};
-  const uint64_t ahead = starzk_policy_get_config(0, &cfg) == 0 && cfg.gpu_run_ahead >= 1
-                             ? uint64_t(cfg.gpu_run_ahead - 1)
-                             : 1;
+  const uint64_t ahead =
+      starzk_policy_get_config(0, &cfg) == 0 && cfg.gpu_run_ahead >= 1 ? uint64_t(cfg.gpu_run_ahead - 1) : 1;
   in.ahead = ahead * in.partition;
   for (int q = 0; q < key_query_count; ++q) {
     in.query[q] = shape[q].n * (shape[q].g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t));
@@ -276,7 +274,8 @@ void key_bundle_t::register_vector(starpu_data_handle_t& h, const void* data, si
     count = 1;
   }
   if (count > UINT32_MAX)
-    throw std::runtime_error(name_ + ": array of " + std::to_string(count) + " entries is too long for a StarPU vector");
+    throw std::runtime_error(name_ + ": array of " + std::to_string(count) +
+                             " entries is too long for a StarPU vector");
   starpu_vector_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(data), uint32_t(count), elem);
   all_.push_back(h);
 }

@@ -38,8 +38,10 @@ residency_plan_t plan_key_residency(const residency_input_t& in) {
   // 1-2: what the queries may hold.
   residency_plan_t plan;
   plan.fixed = in.key_fixed + in.partition;
-  if (plan.fixed + in.overlap + in.ahead + in.scratch_floor <= in.device) plan.fixed += in.overlap + in.ahead;
-  else if (plan.fixed + in.overlap + in.scratch_floor <= in.device) plan.fixed += in.overlap;
+  if (plan.fixed + in.overlap + in.ahead + in.scratch_floor <= in.device)
+    plan.fixed += in.overlap + in.ahead;
+  else if (plan.fixed + in.overlap + in.scratch_floor <= in.device)
+    plan.fixed += in.overlap;
   if (plan.fixed + in.key_optional + in.scratch_floor <= in.device) {
     plan.fixed += in.key_optional;
     plan.optional_fits = true;

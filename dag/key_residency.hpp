@@ -75,16 +75,16 @@ inline constexpr uint32_t key_query_all = (1u << key_query_count) - 1;
 inline constexpr int key_stream_order[key_query_count] = {0, 4, 1, 3, 2};
 
 struct residency_input_t {
-  uint64_t device = 0;         // bytes of one GPU
-  uint64_t key_fixed = 0;      // the key's other arrays on the device (NTT domain)
-  uint64_t key_fixed_lean = 0; // the same without the full twiddle tables (0: no lean form)
-  uint64_t key_optional = 0;   // arrays kept on the device only if they fit (CSR)
-  uint64_t partition = 0;      // one partition's device data (w, a, b, c)
-  uint64_t rows = 0;           // its a, b, c: the H phase's buffers beside the domain
-  uint64_t headroom = 0;       // left to the runtime and the driver
-  uint64_t overlap = 0;        // what a partition holds in its MSM phase (w, H evaluations)
-  uint64_t ahead = 0;          // the further partitions a GPU may map ahead (w, a, b, c each)
-  uint64_t scratch_floor = 0;  // MSM scratch set aside before the queries
+  uint64_t device = 0;          // bytes of one GPU
+  uint64_t key_fixed = 0;       // the key's other arrays on the device (NTT domain)
+  uint64_t key_fixed_lean = 0;  // the same without the full twiddle tables (0: no lean form)
+  uint64_t key_optional = 0;    // arrays kept on the device only if they fit (CSR)
+  uint64_t partition = 0;       // one partition's device data (w, a, b, c)
+  uint64_t rows = 0;            // its a, b, c: the H phase's buffers beside the domain
+  uint64_t headroom = 0;        // left to the runtime and the driver
+  uint64_t overlap = 0;         // what a partition holds in its MSM phase (w, H evaluations)
+  uint64_t ahead = 0;           // the further partitions a GPU may map ahead (w, a, b, c each)
+  uint64_t scratch_floor = 0;   // MSM scratch set aside before the queries
   uint64_t query[key_query_count] = {};
   std::optional<uint32_t> forced;  // the streamed set (bit q: query q); nullopt: the rules
 };

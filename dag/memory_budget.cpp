@@ -78,9 +78,7 @@ uint64_t mem_available_bytes() {
   throw std::runtime_error("cannot read MemAvailable from /proc/meminfo: give --mem-budget BYTES");
 }
 
-uint64_t default_memory_budget(double fraction) {
-  return uint64_t(double(mem_available_bytes()) * fraction);
-}
+uint64_t default_memory_budget(double fraction) { return uint64_t(double(mem_available_bytes()) * fraction); }
 
 uint64_t parse_byte_size(std::string_view text, const std::string& what) {
   const std::string t(text);

@@ -43,8 +43,8 @@ class memory_budget_t {
   void release(uint64_t bytes) noexcept;
 
   uint64_t in_use() const;
-  uint64_t peak() const;  // largest in_use() seen
-  uint64_t waits() const; // reserve() calls that had to wait
+  uint64_t peak() const;   // largest in_use() seen
+  uint64_t waits() const;  // reserve() calls that had to wait
 
  private:
   bool fits(uint64_t bytes) const { return cap_ == 0 || in_use_ == 0 || in_use_ + bytes <= cap_; }

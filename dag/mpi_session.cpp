@@ -14,7 +14,8 @@ namespace starzk::dag {
 namespace {
 
 void check(int rc, const char* call) {
-  if (rc != 0) throw std::runtime_error(std::string("StarPU-MPI: ") + call + " failed (code " + std::to_string(rc) + ")");
+  if (rc != 0)
+    throw std::runtime_error(std::string("StarPU-MPI: ") + call + " failed (code " + std::to_string(rc) + ")");
 }
 
 }  // namespace

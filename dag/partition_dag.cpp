@@ -25,7 +25,8 @@ starpu_data_handle_t register_vector(std::vector<fr_t>& v) {
 // A vector of n F_r elements with no home: StarPU allocates it on the
 // memory node of the first task that writes it.
 starpu_data_handle_t register_rows(uint64_t n) {
-  if (n > UINT32_MAX) throw std::runtime_error("domain of " + std::to_string(n) + " rows is too large for a StarPU vector");
+  if (n > UINT32_MAX)
+    throw std::runtime_error("domain of " + std::to_string(n) + " rows is too large for a StarPU vector");
   starpu_data_handle_t h = nullptr;
   starpu_vector_data_register(&h, -1, 0, uint32_t(n), sizeof(fr_t));
   return h;
@@ -69,12 +70,8 @@ uint32_t rows_where(const key_bundle_t& key) {
 void submit_task(partition_t& p, const submit_context_t& ctx, starpu_codelet* cl, void* cl_arg,
                  std::vector<starpu_data_descr> data, const char* name, int priority, double flops,
                  bool chain_last = false, void (*callback)(void*) = nullptr, uint32_t only = 0) {
-  starpu_task* t = starpu_task_build(cl,
-                                     STARPU_DATA_MODE_ARRAY, data.data(), int(data.size()),
-                                     STARPU_NAME, name,
-                                     STARPU_PRIORITY, ctx.priorities ? priority : 0,
-                                     STARPU_FLOPS, flops,
-                                     0);
+  starpu_task* t = starpu_task_build(cl, STARPU_DATA_MODE_ARRAY, data.data(), int(data.size()), STARPU_NAME, name,
+                                     STARPU_PRIORITY, ctx.priorities ? priority : 0, STARPU_FLOPS, flops, 0);
   if (t == nullptr) throw std::runtime_error(p.state().label + ": cannot build task " + name);
   starzk_task_set_tag(t, starzk_tag_make(ctx.job_seq, ctx.chain_id, chain_last ? 1 : 0, STARZK_TAG_NO_CLASS));
   t->cl_arg = cl_arg;  // owned by the partition, not by the task
@@ -173,8 +170,8 @@ void submit_h_phase(partition_t& p, const submit_context_t& ctx) {
   // (a, b, c stay in host memory: codelets/ntt_h_passes.cpp).
   const bool passes = p.key().h_phase_in_passes();
   submit_task(p, ctx, passes ? codelets::ntt_h_passes_codelet() : codelets::ntt_h_codelet(), &p.state(),
-              std::move(data), passes ? "ntt_h_passes" : "ntt_h", prio_chain,
-              codelets::ntt_h_flops(p.state()), false, nullptr, p.key().rows_on_device() ? STARPU_CUDA : 0);
+              std::move(data), passes ? "ntt_h_passes" : "ntt_h", prio_chain, codelets::ntt_h_flops(p.state()), false,
+              nullptr, p.key().rows_on_device() ? STARPU_CUDA : 0);
   // b and c are scratch after the H phase: their memory goes back to StarPU.
   starpu_data_invalidate_submit(p.b);
   starpu_data_invalidate_submit(p.c);
@@ -200,8 +197,8 @@ void submit_msm(partition_t& p, const submit_context_t& ctx, msm_query_t q, bool
   if (last)  // the chain's last task waits for the chain's other results
     for (msm_query_t other : {msm_query_t::h, msm_query_t::l, msm_query_t::a})
       data.push_back({p.res[int(other)], STARPU_R});
-  submit_task(p, ctx, codelets::msm_codelet(), &p.state().msm_args[qi], std::move(data),
-              codelets::msm_query_name(q), prio_chain, codelets::msm_flops(p.state(), q), last);
+  submit_task(p, ctx, codelets::msm_codelet(), &p.state().msm_args[qi], std::move(data), codelets::msm_query_name(q),
+              prio_chain, codelets::msm_flops(p.state(), q), last);
 }
 
 }  // namespace
@@ -232,23 +229,22 @@ void submit_assemble(partition_t& p, const submit_context_t& ctx) {
 }
 
 void submit_free(partition_t& p, const submit_context_t& ctx) {
-  submit_task(p, ctx, codelets::free_codelet(), &p.state(),
-              {{p.w, STARPU_W}, {p.prep, STARPU_W}}, "free",
-              prio_finish, 0.0, false, &on_task_done);
+  submit_task(p, ctx, codelets::free_codelet(), &p.state(), {{p.w, STARPU_W}, {p.prep, STARPU_W}}, "free", prio_finish,
+              0.0, false, &on_task_done);
 }
 
 void submit_partition(partition_t& p, const submit_context_t& ctx) {
   if (!ctx.prep_task) p.pending_callbacks.fetch_sub(1, std::memory_order_acq_rel);  // no on_prep_done to wait for
-  submit_witness_map(p, ctx);  // a, b, c = A·w, B·w, C·w
+  submit_witness_map(p, ctx);                                                       // a, b, c = A·w, B·w, C·w
   if (ctx.prep_task) submit_prep_msm(p, ctx);  // split the witness scalars: 0 / 1 / tail
-  submit_h_phase(p, ctx);      // h from a∘b − c (the chain starts)
-  submit_msm_h(p, ctx);        // Σ h·H
-  submit_msm_l(p, ctx);        // Σ w_aux·L
-  submit_msm_a(p, ctx);        // Σ w·A
-  submit_b_g2_msm(p, ctx);     // Σ w·B2 (G2, beside the chain)
-  submit_msm_b1(p, ctx);       // Σ w·B1 (the chain ends)
-  submit_assemble(p, ctx);     // A, B, C with r, s; verify
-  submit_free(p, ctx);         // release w, prep (a, b, c went back to StarPU)
+  submit_h_phase(p, ctx);                      // h from a∘b − c (the chain starts)
+  submit_msm_h(p, ctx);                        // Σ h·H
+  submit_msm_l(p, ctx);                        // Σ w_aux·L
+  submit_msm_a(p, ctx);                        // Σ w·A
+  submit_b_g2_msm(p, ctx);                     // Σ w·B2 (G2, beside the chain)
+  submit_msm_b1(p, ctx);                       // Σ w·B1 (the chain ends)
+  submit_assemble(p, ctx);                     // A, B, C with r, s; verify
+  submit_free(p, ctx);                         // release w, prep (a, b, c went back to StarPU)
 }
 
 }  // namespace starzk::dag

@@ -74,8 +74,8 @@ class partition_t {
   // (the partition does, if free never ran). Throws std::runtime_error
   // naming `label` when the witness does not fit the key (the witness is
   // then left with the caller).
-  partition_t(std::shared_ptr<const key_bundle_t> key, std::vector<fr_t>&& witness, std::string label,
-              unsigned threads, bool verify, witness_pool_t& pool);
+  partition_t(std::shared_ptr<const key_bundle_t> key, std::vector<fr_t>&& witness, std::string label, unsigned threads,
+              bool verify, witness_pool_t& pool);
   ~partition_t();
   partition_t(const partition_t&) = delete;
   partition_t& operator=(const partition_t&) = delete;
@@ -115,7 +115,7 @@ void submit_prep_msm(partition_t& p, const submit_context_t& ctx);
 void submit_msm_h(partition_t& p, const submit_context_t& ctx);
 void submit_msm_l(partition_t& p, const submit_context_t& ctx);
 void submit_msm_a(partition_t& p, const submit_context_t& ctx);
-void submit_msm_b1(partition_t& p, const submit_context_t& ctx);       // last of the chain
+void submit_msm_b1(partition_t& p, const submit_context_t& ctx);  // last of the chain
 void submit_b_g2_msm(partition_t& p, const submit_context_t& ctx);
 void submit_assemble(partition_t& p, const submit_context_t& ctx);
 void submit_free(partition_t& p, const submit_context_t& ctx);

@@ -19,8 +19,8 @@ namespace starzk::dag {
 namespace {
 
 const std::vector<std::string>& dag_phases() {
-  static const std::vector<std::string> p = {"spmv",   "prep_msm", "ntt_h",    "msm_h",    "msm_l",
-                                             "msm_a",  "msm_b1",   "b_g2_msm", "assemble", "free"};
+  static const std::vector<std::string> p = {"spmv",  "prep_msm", "ntt_h",    "msm_h",    "msm_l",
+                                             "msm_a", "msm_b1",   "b_g2_msm", "assemble", "free"};
   return p;
 }
 
@@ -112,7 +112,8 @@ void print_trace_summary(const trace_summary_t& s, std::ostream& out) {
     << "  proofs_per_s " << s.proofs_per_s << "  latency_mean_s " << s.latency_mean_s << "  latency_max_s "
     << s.latency_max_s << "  abc_moved " << s.abc_moved << "\n";
   o << "#        " << std::left << std::setw(10) << "phase" << std::right << std::setw(7) << "tasks" << std::setw(11)
-    << "total_s" << std::setw(11) << "mean_ms" << std::setw(11) << "max_ms" << std::setw(8) << "share" << "\n";
+    << "total_s" << std::setw(11) << "mean_ms" << std::setw(11) << "max_ms" << std::setw(8) << "share"
+    << "\n";
   double busy = 0;
   for (const phase_stat_t& p : s.phases) busy += p.total_s;
   for (const phase_stat_t& p : s.phases)
@@ -120,7 +121,8 @@ void print_trace_summary(const trace_summary_t& s, std::ostream& out) {
       << std::setprecision(3) << std::setw(11) << p.total_s << std::setw(11) << p.mean_ms << std::setw(11) << p.max_ms
       << std::setprecision(1) << std::setw(7) << (busy > 0 ? 100 * p.total_s / busy : 0) << "%\n";
   o << "#        " << std::left << std::setw(10) << "worker" << std::right << std::setw(7) << "tasks" << std::setw(11)
-    << "busy_s" << std::setw(11) << "busy%" << "  kind\n";
+    << "busy_s" << std::setw(11) << "busy%"
+    << "  kind\n";
   for (const worker_stat_t& w : s.workers)
     o << "worker   " << std::left << std::setw(10) << w.worker << std::right << std::setw(7) << w.tasks
       << std::setprecision(3) << std::setw(11) << w.busy_s << std::setprecision(1) << std::setw(10)
@@ -129,18 +131,26 @@ void print_trace_summary(const trace_summary_t& s, std::ostream& out) {
 }
 
 void print_trace_summary_json(const trace_summary_t& s, std::ostream& out) {
-  nlohmann::json j = {{"policy", s.policy},         {"tasks", s.tasks},
-                      {"jobs", s.jobs},             {"partitions", s.partitions},
-                      {"proofs", s.proofs},         {"span_s", s.span_s},
-                      {"proofs_per_s", s.proofs_per_s}, {"latency_mean_s", s.latency_mean_s},
-                      {"latency_max_s", s.latency_max_s}, {"abc_moved", s.abc_moved}};
+  nlohmann::json j = {{"policy", s.policy},
+                      {"tasks", s.tasks},
+                      {"jobs", s.jobs},
+                      {"partitions", s.partitions},
+                      {"proofs", s.proofs},
+                      {"span_s", s.span_s},
+                      {"proofs_per_s", s.proofs_per_s},
+                      {"latency_mean_s", s.latency_mean_s},
+                      {"latency_max_s", s.latency_max_s},
+                      {"abc_moved", s.abc_moved}};
   j["phases"] = nlohmann::json::array();
   for (const phase_stat_t& p : s.phases)
-    j["phases"].push_back({{"phase", p.phase}, {"tasks", p.tasks}, {"total_s", p.total_s}, {"mean_ms", p.mean_ms},
-                           {"max_ms", p.max_ms}});
+    j["phases"].push_back(
+        {{"phase", p.phase}, {"tasks", p.tasks}, {"total_s", p.total_s}, {"mean_ms", p.mean_ms}, {"max_ms", p.max_ms}});
   j["workers"] = nlohmann::json::array();
   for (const worker_stat_t& w : s.workers)
-    j["workers"].push_back({{"worker", w.worker}, {"kind", w.kind}, {"tasks", w.tasks}, {"busy_s", w.busy_s},
+    j["workers"].push_back({{"worker", w.worker},
+                            {"kind", w.kind},
+                            {"tasks", w.tasks},
+                            {"busy_s", w.busy_s},
                             {"busy_fraction", w.busy_fraction}});
   out << j.dump(1) << "\n";
 }

@@ -44,10 +44,10 @@ struct trace_summary_t {
   size_t tasks = 0, jobs = 0, partitions = 0, proofs = 0;
   double proofs_per_s = 0;
   double latency_mean_s = 0, latency_max_s = 0;  // per partition
-  size_t abc_moved = 0;                            // partitions with spmv and ntt_h on different memory nodes
-  std::vector<phase_stat_t> phases;                // DAG order, then any others
-  std::vector<worker_stat_t> workers;              // by worker id
-  std::string policy;                              // from the trace's metadata
+  size_t abc_moved = 0;                          // partitions with spmv and ntt_h on different memory nodes
+  std::vector<phase_stat_t> phases;              // DAG order, then any others
+  std::vector<worker_stat_t> workers;            // by worker id
+  std::string policy;                            // from the trace's metadata
 };
 
 trace_summary_t summarize_trace(const runtime::trace_t& trace);

@@ -30,40 +30,39 @@ namespace starzk::policies {
 
 // The callbacks a struct starpu_sched_policy points at. init takes the
 // policy's default rules; the rest find the engine through the context.
-void engine_init(unsigned sched_ctx_id, const rule_set_t &defaults);
+void engine_init(unsigned sched_ctx_id, const rule_set_t& defaults);
 void engine_deinit(unsigned sched_ctx_id);
-int engine_push(starpu_task *task);
-starpu_task *engine_pop(unsigned sched_ctx_id);
-void engine_post_exec(starpu_task *task, unsigned sched_ctx_id);
-void engine_push_notify(starpu_task *task, int workerid, int perf_workerid, unsigned sched_ctx_id);
-void engine_add_workers(unsigned sched_ctx_id, int *workerids, unsigned nworkers);
-void engine_remove_workers(unsigned sched_ctx_id, int *workerids, unsigned nworkers);
+int engine_push(starpu_task* task);
+starpu_task* engine_pop(unsigned sched_ctx_id);
+void engine_post_exec(starpu_task* task, unsigned sched_ctx_id);
+void engine_push_notify(starpu_task* task, int workerid, int perf_workerid, unsigned sched_ctx_id);
+void engine_add_workers(unsigned sched_ctx_id, int* workerids, unsigned nworkers);
+void engine_remove_workers(unsigned sched_ctx_id, int* workerids, unsigned nworkers);
 
 // A policy built on the engine: only its rule defaults (applied by `init`),
 // its name and its description differ.
-inline starpu_sched_policy engine_policy(void (*init)(unsigned), const char *name, const char *description)
-{
-	starpu_sched_policy p{};
-	p.init_sched = init;
-	p.deinit_sched = engine_deinit;
-	p.push_task = engine_push;
-	p.push_task_notify = engine_push_notify;
-	p.pop_task = engine_pop;
-	p.post_exec_hook = engine_post_exec;
-	p.add_workers = engine_add_workers;
-	p.remove_workers = engine_remove_workers;
-	p.policy_name = name;
-	p.policy_description = description;
-	p.worker_type = STARPU_WORKER_LIST;
-	return p;
+inline starpu_sched_policy engine_policy(void (*init)(unsigned), const char* name, const char* description) {
+  starpu_sched_policy p{};
+  p.init_sched = init;
+  p.deinit_sched = engine_deinit;
+  p.push_task = engine_push;
+  p.push_task_notify = engine_push_notify;
+  p.pop_task = engine_pop;
+  p.post_exec_hook = engine_post_exec;
+  p.add_workers = engine_add_workers;
+  p.remove_workers = engine_remove_workers;
+  p.policy_name = name;
+  p.policy_description = description;
+  p.worker_type = STARPU_WORKER_LIST;
+  return p;
 }
 
 // Effective rules of the engine running the context; false (cfg untouched)
 // when no engine runs it. The caller checks that the id names a context.
-bool engine_config(unsigned sched_ctx_id, starzk_policy_config *cfg);
+bool engine_config(unsigned sched_ctx_id, starzk_policy_config* cfg);
 
 // The first error an engine reported since the first engine of this StarPU
 // run started (a stalled chain, stall.hpp); false when there is none.
-bool engine_error(std::string *message);
+bool engine_error(std::string* message);
 
 }  // namespace starzk::policies

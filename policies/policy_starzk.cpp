@@ -14,16 +14,15 @@ namespace starzk::policies {
 
 namespace {
 
-void init_starzk(unsigned sched_ctx_id)
-{
-	rule_set_t r;
-	// all rules on (the rule_set_t defaults)
-	engine_init(sched_ctx_id, r);
+void init_starzk(unsigned sched_ctx_id) {
+  rule_set_t r;
+  // all rules on (the rule_set_t defaults)
+  engine_init(sched_ctx_id, r);
 }
 
 }  // namespace
 
-struct starpu_sched_policy policy_starzk = engine_policy(init_starzk, "starzk",
-                                                   "starzk: GPU lock, memory-bandwidth interlock, serialised free, oldest job first");
+struct starpu_sched_policy policy_starzk = engine_policy(
+    init_starzk, "starzk", "starzk: GPU lock, memory-bandwidth interlock, serialised free, oldest job first");
 
 }  // namespace starzk::policies

@@ -14,17 +14,15 @@ namespace starzk::policies {
 
 namespace {
 
-void init_nolock(unsigned sched_ctx_id)
-{
-	rule_set_t r;
-	r.gpu_lock = false;
-	r.gpu_prefetch = false;
-	engine_init(sched_ctx_id, r);
+void init_nolock(unsigned sched_ctx_id) {
+  rule_set_t r;
+  r.gpu_lock = false;
+  r.gpu_prefetch = false;
+  engine_init(sched_ctx_id, r);
 }
 
 }  // namespace
 
-struct starpu_sched_policy policy_nolock = engine_policy(init_nolock, "starzk-nolock",
-                                                   "starzk without the GPU lock");
+struct starpu_sched_policy policy_nolock = engine_policy(init_nolock, "starzk-nolock", "starzk without the GPU lock");
 
 }  // namespace starzk::policies

@@ -14,17 +14,16 @@ namespace starzk::policies {
 
 namespace {
 
-void init_nomem(unsigned sched_ctx_id)
-{
-	rule_set_t r;
-	r.mem_interlock = false;
-	r.l3_spread = false;
-	engine_init(sched_ctx_id, r);
+void init_nomem(unsigned sched_ctx_id) {
+  rule_set_t r;
+  r.mem_interlock = false;
+  r.l3_spread = false;
+  engine_init(sched_ctx_id, r);
 }
 
 }  // namespace
 
-struct starpu_sched_policy policy_nomem = engine_policy(init_nomem, "starzk-nomem",
-                                                   "starzk without the memory-bandwidth interlock");
+struct starpu_sched_policy policy_nomem =
+    engine_policy(init_nomem, "starzk-nomem", "starzk without the memory-bandwidth interlock");
 
 }  // namespace starzk::policies

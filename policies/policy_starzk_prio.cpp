@@ -14,21 +14,20 @@ namespace starzk::policies {
 
 namespace {
 
-void init_prio(unsigned sched_ctx_id)
-{
-	rule_set_t r;
-	r.gpu_lock = false;
-	r.gpu_prefetch = false;
-	r.mem_interlock = false;
-	r.l3_spread = false;
-	r.serial_free = false;
-	r.gpu_run_ahead = 0;
-	engine_init(sched_ctx_id, r);
+void init_prio(unsigned sched_ctx_id) {
+  rule_set_t r;
+  r.gpu_lock = false;
+  r.gpu_prefetch = false;
+  r.mem_interlock = false;
+  r.l3_spread = false;
+  r.serial_free = false;
+  r.gpu_run_ahead = 0;
+  engine_init(sched_ctx_id, r);
 }
 
 }  // namespace
 
-struct starpu_sched_policy policy_prio = engine_policy(init_prio, "starzk-prio",
-                                                   "starzk ordering only (oldest job first), no resource rule");
+struct starpu_sched_policy policy_prio =
+    engine_policy(init_prio, "starzk-prio", "starzk ordering only (oldest job first), no resource rule");
 
 }  // namespace starzk::policies

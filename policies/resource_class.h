@@ -62,30 +62,29 @@ struct starpu_codelet;
 struct starpu_task;
 
 /* What a task costs the machine, as the policies see it. */
-enum starzk_resource_class
-{
-	STARZK_RC_LIGHT = 0,         /* anything else: no rule applies */
-	STARZK_RC_GPU_CHAIN = 1,     /* part of one partition's GPU chain (ntt_h -> msms) */
-	STARZK_RC_MEMORY_HEAVY = 2,  /* host-memory-bandwidth bound (spmv, prep_msm, CPU b_g2_msm) */
-	STARZK_RC_DEALLOC = 3        /* releases big buffers (munmap): serialised */
+enum starzk_resource_class {
+  STARZK_RC_LIGHT = 0,        /* anything else: no rule applies */
+  STARZK_RC_GPU_CHAIN = 1,    /* part of one partition's GPU chain (ntt_h -> msms) */
+  STARZK_RC_MEMORY_HEAVY = 2, /* host-memory-bandwidth bound (spmv, prep_msm, CPU b_g2_msm) */
+  STARZK_RC_DEALLOC = 3       /* releases big buffers (munmap): serialised */
 };
 #define STARZK_RC_COUNT 4
 
 /* Printable name ("light", "gpu_chain", "memory_heavy", "dealloc"); NULL if out of range. */
-const char *starzk_resource_class_name(enum starzk_resource_class rc);
+const char* starzk_resource_class_name(enum starzk_resource_class rc);
 /* Inverse of starzk_resource_class_name: 0 on success, -1 if the name is unknown. */
-int starzk_resource_class_from_name(const char *name, enum starzk_resource_class *rc);
+int starzk_resource_class_from_name(const char* name, enum starzk_resource_class* rc);
 
 /* Declare a codelet's class. Returns 0, -EINVAL for a NULL codelet or bad
  * class, -ENOSPC when the table (4096 codelets) is full. Re-declaring
  * replaces the class. */
-int starzk_codelet_set_class(const struct starpu_codelet *cl, enum starzk_resource_class rc);
+int starzk_codelet_set_class(const struct starpu_codelet* cl, enum starzk_resource_class rc);
 /* The class a codelet declared, STARZK_RC_LIGHT if it declared none. */
-enum starzk_resource_class starzk_codelet_get_class(const struct starpu_codelet *cl);
+enum starzk_resource_class starzk_codelet_get_class(const struct starpu_codelet* cl);
 
 /* The class the policies apply to this task: its tag's override, else its
  * codelet's class, else STARZK_RC_LIGHT. */
-enum starzk_resource_class starzk_task_get_class(const struct starpu_task *task);
+enum starzk_resource_class starzk_task_get_class(const struct starpu_task* task);
 
 /* ---- task tags (header-only) ------------------------------------------ */
 
@@ -98,68 +97,61 @@ enum starzk_resource_class starzk_task_get_class(const struct starpu_task *task)
 #define STARZK_TAG_NO_CLASS (-1)
 
 /* A decoded tag. */
-struct starzk_task_tag
-{
-	int has_chain;      /* 1 when the task belongs to a chain */
-	int is_last;        /* 1 on the chain's last task */
-	int class_override; /* STARZK_TAG_NO_CLASS or an enum starzk_resource_class */
-	uint32_t chain;     /* partition id (valid when has_chain) */
-	uint32_t job;       /* job sequence number, 0 for untagged tasks */
+struct starzk_task_tag {
+  int has_chain;      /* 1 when the task belongs to a chain */
+  int is_last;        /* 1 on the chain's last task */
+  int class_override; /* STARZK_TAG_NO_CLASS or an enum starzk_resource_class */
+  uint32_t chain;     /* partition id (valid when has_chain) */
+  uint32_t job;       /* job sequence number, 0 for untagged tasks */
 };
 
 /* Pack a tag for starzk_task_set_tag. `job` is clamped to
  * STARZK_TAG_JOB_MAX; a chain of UINT32_MAX is fine. Pass chain_id < 0 for
  * no chain and class_override = STARZK_TAG_NO_CLASS to keep the codelet's. */
-static inline uint64_t starzk_tag_make(uint32_t job, int64_t chain_id, int is_last, int class_override)
-{
-	uint64_t w = STARZK_TAG_MARKER;
-	if (job > STARZK_TAG_JOB_MAX)
-		job = STARZK_TAG_JOB_MAX;
-	w |= (uint64_t)job << STARZK_TAG_JOB_SHIFT;
-	if (chain_id >= 0)
-	{
-		w |= STARZK_TAG_HAS_CHAIN | ((uint64_t)chain_id & 0xffffffffu);
-		if (is_last)
-			w |= STARZK_TAG_LAST;
-	}
-	if (class_override >= 0 && class_override < STARZK_RC_COUNT)
-		w |= (uint64_t)(class_override + 1) << STARZK_TAG_CLASS_SHIFT;
-	return w;
+static inline uint64_t starzk_tag_make(uint32_t job, int64_t chain_id, int is_last, int class_override) {
+  uint64_t w = STARZK_TAG_MARKER;
+  if (job > STARZK_TAG_JOB_MAX) job = STARZK_TAG_JOB_MAX;
+  w |= (uint64_t)job << STARZK_TAG_JOB_SHIFT;
+  if (chain_id >= 0) {
+    w |= STARZK_TAG_HAS_CHAIN | ((uint64_t)chain_id & 0xffffffffu);
+    if (is_last) w |= STARZK_TAG_LAST;
+  }
+  if (class_override >= 0 && class_override < STARZK_RC_COUNT)
+    w |= (uint64_t)(class_override + 1) << STARZK_TAG_CLASS_SHIFT;
+  return w;
 }
 
 /* Decode a tag word; returns 0 when it is not a starzk tag (then *tag is
  * the untagged default: no chain, job 0, no override). */
-static inline int starzk_tag_decode(uint64_t w, struct starzk_task_tag *tag)
-{
-	tag->has_chain = 0;
-	tag->is_last = 0;
-	tag->class_override = STARZK_TAG_NO_CLASS;
-	tag->chain = 0;
-	tag->job = 0;
-	if (!(w & STARZK_TAG_MARKER))
-		return 0;
-	tag->has_chain = (w & STARZK_TAG_HAS_CHAIN) != 0;
-	tag->is_last = (w & STARZK_TAG_LAST) != 0;
-	tag->class_override = (int)((w >> STARZK_TAG_CLASS_SHIFT) & 7u) - 1;
-	tag->chain = (uint32_t)(w & 0xffffffffu);
-	tag->job = (uint32_t)((w >> STARZK_TAG_JOB_SHIFT) & STARZK_TAG_JOB_MAX);
-	return 1;
+static inline int starzk_tag_decode(uint64_t w, struct starzk_task_tag* tag) {
+  tag->has_chain = 0;
+  tag->is_last = 0;
+  tag->class_override = STARZK_TAG_NO_CLASS;
+  tag->chain = 0;
+  tag->job = 0;
+  if (!(w & STARZK_TAG_MARKER)) return 0;
+  tag->has_chain = (w & STARZK_TAG_HAS_CHAIN) != 0;
+  tag->is_last = (w & STARZK_TAG_LAST) != 0;
+  tag->class_override = (int)((w >> STARZK_TAG_CLASS_SHIFT) & 7u) - 1;
+  tag->chain = (uint32_t)(w & 0xffffffffu);
+  tag->job = (uint32_t)((w >> STARZK_TAG_JOB_SHIFT) & STARZK_TAG_JOB_MAX);
+  return 1;
 }
 
 /* Read a task's tag (see starzk_tag_decode). */
-int starzk_task_get_tag(const struct starpu_task *task, struct starzk_task_tag *tag);
+int starzk_task_get_tag(const struct starpu_task* task, struct starzk_task_tag* tag);
 /* Put the task in chain `chain` (its partition); is_last marks the task
  * whose end releases the chain's GPU lock. Keeps the job and class. */
-void starzk_task_set_chain(struct starpu_task *task, uint32_t chain, int is_last_of_chain);
+void starzk_task_set_chain(struct starpu_task* task, uint32_t chain, int is_last_of_chain);
 /* Give the task its job's sequence number (older jobs have smaller ones). */
-void starzk_task_set_job(struct starpu_task *task, uint32_t job_seq);
+void starzk_task_set_job(struct starpu_task* task, uint32_t job_seq);
 /* Override the codelet's class for this one task. */
-void starzk_task_set_class(struct starpu_task *task, enum starzk_resource_class rc);
+void starzk_task_set_class(struct starpu_task* task, enum starzk_resource_class rc);
 /* Replace the task's whole tag with a packed word (starzk_tag_make); a word
  * without STARZK_TAG_MARKER (e.g. 0) untags the task. */
-void starzk_task_set_tag(struct starpu_task *task, uint64_t tag);
+void starzk_task_set_tag(struct starpu_task* task, uint64_t tag);
 /* Forget the task's tag (for a tagged task destroyed without running). */
-void starzk_task_clear_tag(struct starpu_task *task);
+void starzk_task_clear_tag(struct starpu_task* task);
 
 #ifdef __cplusplus
 }

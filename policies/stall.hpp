@@ -32,34 +32,32 @@
 
 namespace starzk::policies {
 
-struct stall_t
-{
-	std::uint64_t owner = 0;   // the chain holding the domain
-	unsigned domain = 0;       // the lock domain (a memory node)
-	std::uint64_t waiter = 0;  // a chain with a ready task kept out
+struct stall_t {
+  std::uint64_t owner = 0;   // the chain holding the domain
+  unsigned domain = 0;       // the lock domain (a memory node)
+  std::uint64_t waiter = 0;  // a chain with a ready task kept out
 };
 
 // The stall in the ledger, if any, given the chain keys of the ready
 // GPU_CHAIN tasks of one engine. Caller holds L.mu.
-std::optional<stall_t> find_stalled_chain(const ledger_t &L, const std::vector<std::uint64_t> &ready_chains);
+std::optional<stall_t> find_stalled_chain(const ledger_t& L, const std::vector<std::uint64_t>& ready_chains);
 
 // What a stall report says (one line, names both chains and the domain).
-std::string describe_stall(const stall_t &s, int stalled_ms);
+std::string describe_stall(const stall_t& s, int stalled_ms);
 
 // A thread that calls `tick` every `period` until destroyed.
-class stall_watch_t
-{
-public:
-	stall_watch_t(std::chrono::milliseconds period, std::function<void()> tick);
-	~stall_watch_t();
-	stall_watch_t(const stall_watch_t &) = delete;
-	stall_watch_t &operator=(const stall_watch_t &) = delete;
+class stall_watch_t {
+ public:
+  stall_watch_t(std::chrono::milliseconds period, std::function<void()> tick);
+  ~stall_watch_t();
+  stall_watch_t(const stall_watch_t&) = delete;
+  stall_watch_t& operator=(const stall_watch_t&) = delete;
 
-private:
-	std::mutex mu_;
-	std::condition_variable cv_;
-	bool stop_ = false;
-	std::thread thread_;
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;
 };
 
 }  // namespace starzk::policies

@@ -66,21 +66,21 @@ extern "C" {
 #else
 #define STARZK_PLUGIN_EXPORT __attribute__((visibility("default")))
 #endif
-#define STARZK_PLUGIN(list_function)                                                                   \
-	STARZK_PLUGIN_EXPORT int starzk_plugin_abi(void) { return STARZK_PLUGIN_ABI; }                    \
-	STARZK_PLUGIN_EXPORT struct starpu_sched_policy **starzk_plugin_policies(void) { return list_function(); }
+#define STARZK_PLUGIN(list_function)                                             \
+  STARZK_PLUGIN_EXPORT int starzk_plugin_abi(void) { return STARZK_PLUGIN_ABI; } \
+  STARZK_PLUGIN_EXPORT struct starpu_sched_policy** starzk_plugin_policies(void) { return list_function(); }
 
 /* The rules of starzk's own "starzk" policy (every rule on; mem_heavy_max
  * 0 = from the topology; see docs/policies.md), a starting point to edit. */
-void starzk_policy_rules_default(struct starzk_policy_config *rules);
+void starzk_policy_rules_default(struct starzk_policy_config* rules);
 
 /* A policy run by starzk's engine with these default rules (the STARZK_*
  * switches still override them when a context starts). The name and
  * description are copied. Returns NULL when the name is empty or taken
  * (ours, StarPU's, or defined before). The policy lives until the process
  * exits; define each name once (e.g. behind a static pointer). */
-struct starpu_sched_policy *starzk_engine_policy_define(const char *name, const char *description,
-                                                        const struct starzk_policy_config *rules);
+struct starpu_sched_policy* starzk_engine_policy_define(const char* name, const char* description,
+                                                        const struct starzk_policy_config* rules);
 
 /* Load a plug-in and register its policies. Returns 0 (also when this file
  * was loaded before), or -1 with a message naming the file and the problem
@@ -88,12 +88,12 @@ struct starpu_sched_policy *starzk_engine_policy_define(const char *name, const 
  * built for another StarPU, or a policy has no name, no push_task or
  * pop_task, or a name already taken. On error none of its policies is
  * registered. */
-int starzk_policy_plugin_load(const char *path, char *err, size_t err_len);
+int starzk_policy_plugin_load(const char* path, char* err, size_t err_len);
 
 /* Load the plug-ins STARZK_POLICY_PLUGIN names (':'-separated), once per
  * process; later calls return the first call's result. 0 when the
  * variable is unset or empty. */
-int starzk_policy_plugins_load_env(char *err, size_t err_len);
+int starzk_policy_plugins_load_env(char* err, size_t err_len);
 
 #ifdef __cplusplus
 }

@@ -19,54 +19,48 @@ namespace starzk::policies {
 
 namespace {
 
-int l3_of(int workerid)
-{
-	hwloc_obj_t obj = starpu_worker_get_hwloc_obj(workerid);
-	for (; obj; obj = obj->parent)
-		if (obj->type == HWLOC_OBJ_L3CACHE)
-			return static_cast<int>(obj->logical_index);
-	return -1;
+int l3_of(int workerid) {
+  hwloc_obj_t obj = starpu_worker_get_hwloc_obj(workerid);
+  for (; obj; obj = obj->parent)
+    if (obj->type == HWLOC_OBJ_L3CACHE) return static_cast<int>(obj->logical_index);
+  return -1;
 }
 
 }  // namespace
 
-worker_place_t describe_worker(int workerid)
-{
-	worker_place_t w;
-	switch (starpu_worker_get_type(workerid))
-	{
-	case STARPU_CPU_WORKER: w.kind = worker_kind_t::cpu; break;
-	case STARPU_CUDA_WORKER: w.kind = worker_kind_t::cuda; break;
-	default: w.kind = worker_kind_t::other; break;
-	}
-	w.lock_domain = starpu_worker_get_memory_node(static_cast<unsigned>(workerid));
-	if (w.kind == worker_kind_t::cpu)
-		w.l3 = l3_of(workerid);
-	return w;
+worker_place_t describe_worker(int workerid) {
+  worker_place_t w;
+  switch (starpu_worker_get_type(workerid)) {
+    case STARPU_CPU_WORKER:
+      w.kind = worker_kind_t::cpu;
+      break;
+    case STARPU_CUDA_WORKER:
+      w.kind = worker_kind_t::cuda;
+      break;
+    default:
+      w.kind = worker_kind_t::other;
+      break;
+  }
+  w.lock_domain = starpu_worker_get_memory_node(static_cast<unsigned>(workerid));
+  if (w.kind == worker_kind_t::cpu) w.l3 = l3_of(workerid);
+  return w;
 }
 
-int default_mem_heavy_max(const std::vector<int> &cpu_workers)
-{
-	std::set<int> l3s;
-	for (int w : cpu_workers)
-	{
-		int l3 = l3_of(w);
-		if (l3 >= 0)
-			l3s.insert(l3);
-	}
-	if (!l3s.empty())
-		return static_cast<int>(l3s.size());
-	hwloc_topology_t topo = starpu_get_hwloc_topology();
-	if (topo)
-	{
-		int numa = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
-		if (numa > 0)
-			return numa;
-		int packages = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
-		if (packages > 0)
-			return packages;
-	}
-	return 1;
+int default_mem_heavy_max(const std::vector<int>& cpu_workers) {
+  std::set<int> l3s;
+  for (int w : cpu_workers) {
+    int l3 = l3_of(w);
+    if (l3 >= 0) l3s.insert(l3);
+  }
+  if (!l3s.empty()) return static_cast<int>(l3s.size());
+  hwloc_topology_t topo = starpu_get_hwloc_topology();
+  if (topo) {
+    int numa = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
+    if (numa > 0) return numa;
+    int packages = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
+    if (packages > 0) return packages;
+  }
+  return 1;
 }
 
 }  // namespace starzk::policies

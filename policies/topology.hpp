@@ -18,11 +18,10 @@ namespace starzk::policies {
 
 enum class worker_kind_t { cpu, cuda, other };
 
-struct worker_place_t
-{
-	worker_kind_t kind = worker_kind_t::other;
-	unsigned lock_domain = 0;  // StarPU memory node
-	int l3 = -1;               // hwloc logical index of the L3 cache, -1 if none
+struct worker_place_t {
+  worker_kind_t kind = worker_kind_t::other;
+  unsigned lock_domain = 0;  // StarPU memory node
+  int l3 = -1;               // hwloc logical index of the L3 cache, -1 if none
 };
 
 // Describe one StarPU worker (StarPU must be running).
@@ -30,6 +29,6 @@ worker_place_t describe_worker(int workerid);
 
 // Default MEMORY_HEAVY cap: distinct L3 domains among `cpu_workers`, else
 // the machine's NUMA nodes, else its packages; at least 1.
-int default_mem_heavy_max(const std::vector<int> &cpu_workers);
+int default_mem_heavy_max(const std::vector<int>& cpu_workers);
 
 }  // namespace starzk::policies

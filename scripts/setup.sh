@@ -39,7 +39,8 @@ packages=(build-essential cmake ninja-build pkg-config git ca-certificates pytho
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libspdlog-dev libfmt-dev
   libgmp-dev dpkg-dev gnuplot-nox slurm-wlm munge bc
-  clang libclang-rt-dev)  # clang + libFuzzer: the fuzz harnesses (scripts/fuzz.sh)
+  clang libclang-rt-dev  # clang + libFuzzer: the fuzz harnesses (scripts/fuzz.sh)
+  clang-format)          # the style check (scripts/format-check.sh)
 command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
 
 missing=()

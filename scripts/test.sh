@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: set-up (idempotent), build, then every GoogleTest
-# case through ctest. GPU tests (label gpu) report "skipped" on a machine
+# The whole test suite: set-up (idempotent), the style check
+# (scripts/format-check.sh), build, then every GoogleTest case through ctest. GPU tests (label gpu) report "skipped" on a machine
 # without a CUDA device. Extra arguments go to ctest: scripts/test.sh -L ff
 # The whole suite (no arguments) then fuzzes every reader for a short fixed
 # budget when clang is present (scripts/fuzz.sh: STARZK_FUZZ_SECONDS per
@@ -9,6 +9,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 "$root/scripts/setup.sh"
+"$root/scripts/format-check.sh"
 "$root/scripts/build.sh"
 build=${STARZK_BUILD_DIR:-$root/build}
 mkdir -p "$build/starpu-home"

@@ -25,7 +25,8 @@ __global__ void __launch_bounds__(256) fill_kernel(uint64_t* out, size_t n, int 
   uint64_t v[4] = {splitmix(st), splitmix(st), splitmix(st), splitmix(st) & 0x3fffffffffffffffull};
   if (kind == 1) {
     const uint64_t u = splitmix(st) % 100;
-    if (u < 45) v[0] = v[1] = v[2] = v[3] = 0;
+    if (u < 45)
+      v[0] = v[1] = v[2] = v[3] = 0;
     else if (u < 90)
       for (int k = 0; k < 4; ++k) v[k] = one_limbs[k];
   }

@@ -83,8 +83,8 @@ void report(const std::string& name, size_t n, double ms, double products_per_po
 void expect_ok(cudaError_t e, const point_scan_t& s, const char* what) {
   check_cuda(e, what);
   if (!s.ok())
-    throw std::runtime_error(std::string(what) + ": point " + std::to_string(s.first_bad) + " failed: " +
-                             describe(s.fault));
+    throw std::runtime_error(std::string(what) + ": point " + std::to_string(s.first_bad) +
+                             " failed: " + describe(s.fault));
 }
 
 template <class Aff>
@@ -130,10 +130,10 @@ int main(int argc, char** argv) {
     const ceilings_t ceil = measure_ceilings(s.get(), true);
     for (unsigned L : logs) {
       const size_t n = size_t(1) << L;
-      bench_group<g1_affine_t>("g1", n, g1_compressed_size, 1280, 1895, check_g1, decompress_g1,
-                               encode_g1_compressed, ceil);
-      bench_group<g2_affine_t>("g2", n, g2_compressed_size, 1731, 4655, check_g2, decompress_g2,
-                               encode_g2_compressed, ceil);
+      bench_group<g1_affine_t>("g1", n, g1_compressed_size, 1280, 1895, check_g1, decompress_g1, encode_g1_compressed,
+                               ceil);
+      bench_group<g2_affine_t>("g2", n, g2_compressed_size, 1731, 4655, check_g2, decompress_g2, encode_g2_compressed,
+                               ceil);
     }
     return 0;
   } catch (const std::exception& e) {

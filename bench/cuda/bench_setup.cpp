@@ -30,9 +30,8 @@ void bench_group(const char* name, double products_per_point, const ceilings_t& 
     device_buffer_t d_k(n * sizeof(fr_t)), d_out(n * sizeof(Xyzz));
     fill_scalars(d_k.as<fr_t>(), n, 0, 1234 + L, s);
     const int reps = L >= 24 ? 2 : 3;
-    const double ms = time_ms(s, reps, [&] {
-      check_cuda(mul(d_out.as<Xyzz>(), d_k.as<fr_t>(), n, table.get(), s, {}), name);
-    });
+    const double ms =
+        time_ms(s, reps, [&] { check_cuda(mul(d_out.as<Xyzz>(), d_k.as<fr_t>(), n, table.get(), s, {}), name); });
     const double floor_ms = double(n) * products_per_point / ceil.fp_mul_per_s * 1e3;
     row(name, double(n), ms, ms / floor_ms);
   }

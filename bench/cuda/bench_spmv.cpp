@@ -36,8 +36,11 @@ struct dev_matrix_t {
   csr_view_t view{};
   double bytes = 0;  // (4 + 32)·nnz or (4 + 2)·nnz + dictionary, + 8·(rows + 1)
   explicit dev_matrix_t(const sparse_matrix_t& m)
-      : rp(m.row_ptr.size() * 8), col(m.col.size() * 4), val(m.val.size() * sizeof(fr_t)),
-        code(m.code.size() * sizeof(uint16_t)), dict(m.dict.size() * sizeof(fr_t)) {
+      : rp(m.row_ptr.size() * 8),
+        col(m.col.size() * 4),
+        val(m.val.size() * sizeof(fr_t)),
+        code(m.code.size() * sizeof(uint16_t)),
+        dict(m.dict.size() * sizeof(fr_t)) {
     rp.upload(m.row_ptr.data(), rp.size());
     col.upload(m.col.data(), col.size());
     val.upload(m.val.data(), val.size());
@@ -73,9 +76,8 @@ int main(int argc, char** argv) {
                    "bench_cuda_spmv 2^%u: generated in %.2f s: %u constraints, %u wires, nnz %llu / %llu / %llu, "
                    "longest rows %llu / %llu / %llu\n",
                    L, gen_s, cs.n_constraints, cs.n_vars, (unsigned long long)cs.a.nnz(),
-                   (unsigned long long)cs.b.nnz(), (unsigned long long)cs.c.nnz(),
-                   (unsigned long long)max_row(cs.a), (unsigned long long)max_row(cs.b),
-                   (unsigned long long)max_row(cs.c));
+                   (unsigned long long)cs.b.nnz(), (unsigned long long)cs.c.nnz(), (unsigned long long)max_row(cs.a),
+                   (unsigned long long)max_row(cs.b), (unsigned long long)max_row(cs.c));
       const size_t n = size_t(1) << L;
       device_buffer_t dw(w.size() * sizeof(fr_t)), drw(w.size() * sizeof(fr_t));
       dw.upload(w.data(), dw.size());
@@ -98,8 +100,8 @@ int main(int argc, char** argv) {
             ms_bellman / floor_ms(A.bytes + B.bytes + C.bytes + 3 * wire_bytes + 3 * row_bytes));
 
         const double ms_snarkjs = time_ms(s.get(), 5, [&] {
-          check_cuda(qap_rows_snarkjs(a.as<fr_t>(), b.as<fr_t>(), c.as<fr_t>(), n, A.view, B.view,
-                                      dw.as<const fr_t>(), s.get()),
+          check_cuda(qap_rows_snarkjs(a.as<fr_t>(), b.as<fr_t>(), c.as<fr_t>(), n, A.view, B.view, dw.as<const fr_t>(),
+                                      s.get()),
                      "qap_rows_snarkjs");
         });
         row("spmv_snarkjs_abc" + sfx, double(n), ms_snarkjs,
@@ -107,9 +109,8 @@ int main(int argc, char** argv) {
 
         const double floor_a = floor_ms(A.bytes + wire_bytes + row_bytes);
         auto time_a = [&](const fr_t* d_w, const spmv_tuning_t& tune) {
-          return time_ms(s.get(), 5, [&] {
-            check_cuda(spmv_fr(a.as<fr_t>(), n, A.view, d_w, s.get(), tune), "spmv_fr");
-          });
+          return time_ms(s.get(), 5,
+                         [&] { check_cuda(spmv_fr(a.as<fr_t>(), n, A.view, d_w, s.get(), tune), "spmv_fr"); });
         };
         const double ms_a = time_a(dw.as<const fr_t>(), {});
         row("spmv_A" + sfx, double(n), ms_a, ms_a / floor_a);

@@ -55,7 +55,7 @@ inline void row(const std::string& name, double n, double ms, double ratio) {
 }
 
 struct ceilings_t {
-  double copy_gbps = 0;   // read + write
+  double copy_gbps = 0;  // read + write
   double fp_mul_per_s = 0;
 };
 
@@ -72,7 +72,8 @@ inline ceilings_t measure_ceilings(cudaStream_t s, bool print) {
   const size_t bytes = size_t(4) << 30;  // 4 GiB
   device_buffer_t a(bytes), b(bytes);
   check_cuda(cudaMemsetAsync(a.get(), 1, bytes, s), "memset");
-  const double ms = time_ms(s, 5, [&] { check_cuda(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, s), "copy"); });
+  const double ms =
+      time_ms(s, 5, [&] { check_cuda(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, s), "copy"); });
   c.copy_gbps = 2.0 * double(bytes) / (ms * 1e6);
   if (print) row("ceiling_copy_d2d_GBps", double(bytes), ms, c.copy_gbps);
 

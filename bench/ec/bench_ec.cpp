@@ -130,8 +130,8 @@ void bm_subgroup_batch(benchmark::State& st) {
   std::vector<affine_t<P>> v(1024);
   for (auto& p : v) p = random_point<P>();
   for (auto _ : st) benchmark::DoNotOptimize(first_outside_subgroup(std::span<const affine_t<P>>(v), 1));
-  st.counters["per_point"] =
-      benchmark::Counter(double(st.iterations()) * double(v.size()), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  st.counters["per_point"] = benchmark::Counter(double(st.iterations()) * double(v.size()),
+                                                benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 BENCHMARK(bm_add_mixed_jacobian<g1_params>)->Name("g1_add_mixed_jacobian");

@@ -93,7 +93,8 @@ int main(int argc, char** argv) {
   const bool has = ff_path::cpu_has_mulx();
   std::printf("mulx/adcx/adox: %s; ns per operation, fastest of %d bursts of %d\n",
               has ? "available" : "NOT available (both columns portable)", bursts, ops_per_burst);
-  std::printf("| op     | latency portable | latency mulx | speedup | throughput portable | throughput mulx | speedup |\n");
+  std::printf(
+      "| op     | latency portable | latency mulx | speedup | throughput portable | throughput mulx | speedup |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
   std::mt19937_64 g(1);
   row<fp_t, false>("Fp mul", bursts, g);

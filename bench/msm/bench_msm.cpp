@@ -52,8 +52,18 @@ void bm_msm_random(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(msm_pippenger<P>(b, s, cfg));
   state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(n));
 }
-BENCHMARK(bm_msm_random<g1_params>)->Name("bm_g1_msm_random")->ArgNames({"log2n", "affine"})->ArgsProduct({{16, 18}, {0, 1}})->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(bm_msm_random<g2_params>)->Name("bm_g2_msm_random")->ArgNames({"log2n", "affine"})->ArgsProduct({{14}, {0, 1}})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(bm_msm_random<g1_params>)
+    ->Name("bm_g1_msm_random")
+    ->ArgNames({"log2n", "affine"})
+    ->ArgsProduct({{16, 18}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(bm_msm_random<g2_params>)
+    ->Name("bm_g2_msm_random")
+    ->ArgNames({"log2n", "affine"})
+    ->ArgsProduct({{14}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void bm_g1_split_msm(benchmark::State& state) {
   const size_t n = size_t(1) << state.range(0);

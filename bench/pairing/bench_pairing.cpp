@@ -89,7 +89,8 @@ void BM_multi_pairing_4_prepared(benchmark::State& st) {
   for (const g2_affine_t& q : in.qs) prepared.push_back(g2_prepared_t::prepare(q));
   for (auto _ : st) {
     prepared[0] = g2_prepared_t::prepare(in.qs[0]);
-    benchmark::DoNotOptimize(multi_pairing(std::span<const g1_affine_t>(in.ps), std::span<const g2_prepared_t>(prepared)));
+    benchmark::DoNotOptimize(
+        multi_pairing(std::span<const g1_affine_t>(in.ps), std::span<const g2_prepared_t>(prepared)));
   }
 }
 BENCHMARK(BM_multi_pairing_4_prepared)->Unit(benchmark::kMicrosecond);

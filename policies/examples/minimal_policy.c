@@ -18,51 +18,47 @@
 
 static int frees_running, overlaps;
 
-static void free_body(void *buffers[], void *arg)
-{
-	(void)buffers; (void)arg;
-	if (STARPU_ATOMIC_ADD(&frees_running, 1) > 1)
-		STARPU_ATOMIC_ADD(&overlaps, 1);
-	usleep(2000);
-	STARPU_ATOMIC_ADD(&frees_running, -1);
+static void free_body(void* buffers[], void* arg) {
+  (void)buffers;
+  (void)arg;
+  if (STARPU_ATOMIC_ADD(&frees_running, 1) > 1) STARPU_ATOMIC_ADD(&overlaps, 1);
+  usleep(2000);
+  STARPU_ATOMIC_ADD(&frees_running, -1);
 }
 
-static void light_body(void *buffers[], void *arg)
-{
-	(void)buffers; (void)arg;
-	usleep(500);
+static void light_body(void* buffers[], void* arg) {
+  (void)buffers;
+  (void)arg;
+  usleep(500);
 }
 
-int main(void)
-{
-	struct starpu_codelet free_cl, light_cl;
-	struct starpu_conf conf;
-	int i, ret;
+int main(void) {
+  struct starpu_codelet free_cl, light_cl;
+  struct starpu_conf conf;
+  int i, ret;
 
-	starpu_codelet_init(&free_cl);
-	free_cl.cpu_funcs[0] = free_body;
-	free_cl.name = "free";
-	starpu_codelet_init(&light_cl);
-	light_cl.cpu_funcs[0] = light_body;
-	light_cl.name = "light";
-	starzk_codelet_set_class(&free_cl, STARZK_RC_DEALLOC);
+  starpu_codelet_init(&free_cl);
+  free_cl.cpu_funcs[0] = free_body;
+  free_cl.name = "free";
+  starpu_codelet_init(&light_cl);
+  light_cl.cpu_funcs[0] = light_body;
+  light_cl.name = "light";
+  starzk_codelet_set_class(&free_cl, STARZK_RC_DEALLOC);
 
-	starpu_conf_init(&conf);
-	conf.sched_policy = &mini_serial_free_policy;
-	conf.ncuda = 0;
-	ret = starpu_init(&conf);
-	if (ret == -ENODEV)
-		return 77;
-	STARPU_CHECK_RETURN_VALUE(ret, "starpu_init");
+  starpu_conf_init(&conf);
+  conf.sched_policy = &mini_serial_free_policy;
+  conf.ncuda = 0;
+  ret = starpu_init(&conf);
+  if (ret == -ENODEV) return 77;
+  STARPU_CHECK_RETURN_VALUE(ret, "starpu_init");
 
-	for (i = 0; i < 40; i++)
-	{
-		ret = starpu_task_insert(i % 2 ? &free_cl : &light_cl, 0);
-		STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert");
-	}
-	starpu_task_wait_for_all();
-	starpu_shutdown();
+  for (i = 0; i < 40; i++) {
+    ret = starpu_task_insert(i % 2 ? &free_cl : &light_cl, 0);
+    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert");
+  }
+  starpu_task_wait_for_all();
+  starpu_shutdown();
 
-	printf("mini-serial-free: %d overlapping frees\n", overlaps);
-	return overlaps == 0 ? 0 : 1;
+  printf("mini-serial-free: %d overlapping frees\n", overlaps);
+  return overlaps == 0 ? 0 : 1;
 }

@@ -45,7 +45,8 @@ void make_folder(const fs::path& dir) {
   if (dir.empty()) return;
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir)) throw io_error(dir, "cannot make the output folder: " + (ec ? ec.message() : std::string("not a folder")));
+  if (ec || !fs::is_directory(dir))
+    throw io_error(dir, "cannot make the output folder: " + (ec ? ec.message() : std::string("not a folder")));
 }
 
 }  // namespace
@@ -126,8 +127,10 @@ void batch_outputs_t::prepare_job(size_t jx, bool fresh) {
   // Everything not vouched for goes now, so nothing stale looks current.
   std::vector<journal_entry_t> keep;
   for (size_t i = 0; i < n; ++i) {
-    if (jt.done[i]) keep.push_back({uint32_t(i), jt.inputs[i], *jt.done[i]});
-    else remove_output_set(pair_of(j, i));
+    if (jt.done[i])
+      keep.push_back({uint32_t(i), jt.inputs[i], *jt.done[i]});
+    else
+      remove_output_set(pair_of(j, i));
   }
   if (!j.proofs_bin.empty()) {
     bool current = keep.size() == n;
@@ -173,8 +176,9 @@ void batch_outputs_t::write_partition(size_t job, size_t i, const proof_t& proof
   if (!jt.journal) throw io_error(journal_path(j), "internal: outputs written by a process that is not the writer");
   if (!j.out_dir.empty()) {
     make_folder(j.out_dir);
-    write_proof_outputs(proof_outputs_t{.public_json = j.public_json(i), .proof_bin = {}, .proof_json = j.proof_json(i)}, proof,
-                        publics);
+    write_proof_outputs(
+        proof_outputs_t{.public_json = j.public_json(i), .proof_bin = {}, .proof_json = j.proof_json(i)}, proof,
+        publics);
   }
   jt.journal->append({uint32_t(i), jt.inputs.at(i), proof});
   jt.done.at(i) = proof;

@@ -67,8 +67,8 @@ class batch_outputs_t {
 
  private:
   struct job_t {
-    std::vector<uint64_t> inputs;                // per partition: identity of its input files
-    std::vector<std::optional<proof_t>> done;    // per partition, from the journal
+    std::vector<uint64_t> inputs;              // per partition: identity of its input files
+    std::vector<std::optional<proof_t>> done;  // per partition, from the journal
     std::unique_ptr<journal_appender_t> journal;
   };
   void prepare_job(size_t j, bool fresh);

@@ -23,8 +23,11 @@ namespace starzk::cli {
 class progress_t {
  public:
   progress_t(size_t jobs, size_t partitions, FILE* out, bool quiet)
-      : jobs_(jobs), parts_(partitions), out_(out),
-        tty_(isatty(fileno(out)) == 1 && log_format() == log_format_t::text), quiet_(quiet) {}
+      : jobs_(jobs),
+        parts_(partitions),
+        out_(out),
+        tty_(isatty(fileno(out)) == 1 && log_format() == log_format_t::text),
+        quiet_(quiet) {}
   void update(size_t jobs_done, size_t parts_done, size_t in_flight) {
     if (!tty_ && (quiet_ || parts_done == logged_)) return;
     const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
@@ -38,8 +41,9 @@ class progress_t {
                     "starzk: progress: partitions %zu/%zu, jobs %zu/%zu, in flight %zu, %.2f proofs/s, "
                     "elapsed %.0f s, ETA %s",
                     parts_done, parts_, jobs_done, jobs_, in_flight, rate, t, eta);
-      nlohmann::json f = {{"partitions_done", parts_done}, {"partitions", parts_}, {"jobs_done", jobs_done},
-                          {"jobs", jobs_}, {"in_flight", in_flight}, {"proofs_per_s", rate}, {"elapsed_s", t}};
+      nlohmann::json f = {
+          {"partitions_done", parts_done}, {"partitions", parts_}, {"jobs_done", jobs_done}, {"jobs", jobs_},
+          {"in_flight", in_flight},        {"proofs_per_s", rate}, {"elapsed_s", t}};
       if (rate > 0) f["eta_s"] = double(parts_ - parts_done) / rate;
       log_line(out_, "progress", text, f);
       return;
@@ -50,7 +54,8 @@ class progress_t {
     drawn_ = true;
   }
   // Prints a line above the progress line.
-  void line(const std::string& s, const char* event = "message", const nlohmann::json& fields = nlohmann::json::object()) {
+  void line(const std::string& s, const char* event = "message",
+            const nlohmann::json& fields = nlohmann::json::object()) {
     if (drawn_) std::fprintf(out_, "\r\033[K");
     log_line(out_, event, s, fields);
   }

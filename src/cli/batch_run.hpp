@@ -12,18 +12,18 @@ namespace starzk::cli {
 
 struct batch_run_options_t {
   std::string manifest;
-  std::string policy;             // empty: STARPU_SCHED, else "starzk"
-  std::string policy_plugin;      // policy plug-in to load (policies/starzk_plugin.h); empty: $STARZK_POLICY_PLUGIN
-  std::string trace;              // Chrome trace JSON to write; empty: none
+  std::string policy;         // empty: STARPU_SCHED, else "starzk"
+  std::string policy_plugin;  // policy plug-in to load (policies/starzk_plugin.h); empty: $STARZK_POLICY_PLUGIN
+  std::string trace;          // Chrome trace JSON to write; empty: none
   std::string mem_budget = "auto";
   int cpus = -1;                  // StarPU CPU workers; -1: StarPU's default
   int gpus = -1;                  // StarPU CUDA workers; -1: StarPU's default (every GPU)
   std::string place;              // codelet placement, codelets::set_placement syntax
   unsigned threads_per_task = 1;  // threads a codelet body may fork
   bool quiet = false;
-  bool json = false;              // the summary as one JSON object on stdout, progress lines on stderr
-  bool revalidate = false;        // validate every key even if it passed before (cli/inputs.hpp)
-  bool fresh = false;             // ignore the journals: prove every partition (cli/batch_outputs.hpp)
+  bool json = false;                   // the summary as one JSON object on stdout, progress lines on stderr
+  bool revalidate = false;             // validate every key even if it passed before (cli/inputs.hpp)
+  bool fresh = false;                  // ignore the journals: prove every partition (cli/batch_outputs.hpp)
   bool mpi = false;                    // --mpi: one StarPU-MPI rank per node (cli/mpi_run.hpp)
   std::optional<blinding_t> fixed_rs;  // TEST ONLY (--test-fixed-rs R,S): the same r, s for every proof
   // TEST ONLY (--test-inject-fault PHASE:INDEX): dag::batch_options_t::inject_fault

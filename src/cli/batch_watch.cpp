@@ -108,8 +108,9 @@ void batch_watch_t::run() {
     if (double(now - since) >= quiet_ * 1000.0) {
       spoke_ms = now;
       char head[96];
-      std::snprintf(head, sizeof head, "starzk: no partition finished for %.0f s (elapsed %.0f s): ",
-                    double(now - last) / 1000.0, double(now - t0) / 1000.0);
+      std::snprintf(head, sizeof head,
+                    "starzk: no partition finished for %.0f s (elapsed %.0f s): ", double(now - last) / 1000.0,
+                    double(now - t0) / 1000.0);
       log_line(out_, "waiting", head + describe_state(runtime_.load()), {{"quiet_s", double(now - last) / 1000.0}});
     }
   }

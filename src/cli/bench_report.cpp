@@ -108,12 +108,14 @@ bench_machine_t describe_machine(const std::string& command) {
 }
 
 void compute_ratios(std::vector<bench_result_t>& rows) {
-  std::map<unsigned, double> baseline;                          // k -> s/proof
+  std::map<unsigned, double> baseline;                               // k -> s/proof
   std::map<std::tuple<unsigned, unsigned, unsigned>, double> eager;  // (k, c, j) -> s/proof
   for (const bench_result_t& r : rows) {
     if (!r.ok() || r.s_per_proof <= 0) continue;
-    if (r.config.baseline) baseline[r.config.log2] = r.s_per_proof;
-    else if (r.config.policy == "eager") eager[{r.config.log2, r.config.concurrency, r.config.partitions}] = r.s_per_proof;
+    if (r.config.baseline)
+      baseline[r.config.log2] = r.s_per_proof;
+    else if (r.config.policy == "eager")
+      eager[{r.config.log2, r.config.concurrency, r.config.partitions}] = r.s_per_proof;
   }
   for (bench_result_t& r : rows) {
     r.speedup_vs_baseline = r.speedup_vs_eager = 0;
@@ -132,20 +134,38 @@ const std::vector<std::string>& bench_phases() {
 }
 
 std::vector<std::string> bench_csv_columns() {
-  std::vector<std::string> c = {"log2",           "mode",           "policy",         "concurrency",
-                                "partitions",     "jobs",           "proofs",         "verified",
-                                "cpu_workers",    "cuda_workers",   "wall_s",         "s_per_proof",
-                                "proofs_per_s",   "speedup_vs_baseline", "speedup_vs_eager", "latency_mean_s",
-                                "latency_p95_s",  "latency_max_s",  "busy_mean",      "busy_per_worker",
-                                "gpu_s_per_proof", "gpu_busy",    "peak_rss_mib"};
+  std::vector<std::string> c = {"log2",
+                                "mode",
+                                "policy",
+                                "concurrency",
+                                "partitions",
+                                "jobs",
+                                "proofs",
+                                "verified",
+                                "cpu_workers",
+                                "cuda_workers",
+                                "wall_s",
+                                "s_per_proof",
+                                "proofs_per_s",
+                                "speedup_vs_baseline",
+                                "speedup_vs_eager",
+                                "latency_mean_s",
+                                "latency_p95_s",
+                                "latency_max_s",
+                                "busy_mean",
+                                "busy_per_worker",
+                                "gpu_s_per_proof",
+                                "gpu_busy",
+                                "peak_rss_mib"};
   for (const std::string& p : bench_phases()) c.push_back(p + "_ms");
   c.push_back("status");
   return c;
 }
 
 void print_bench_table(const std::vector<bench_result_t>& rows, std::ostream& out) {
-  const std::vector<std::string> head = {"k",      "policy",  "c",       "j",       "proofs", "s/proof", "x base",
-                                         "x eager", "lat mean", "lat p95", "busy %",  "GPU s/pf", "GPU %", "RSS MiB", "status"};
+  const std::vector<std::string> head = {"k",       "policy",   "c",       "j",        "proofs",
+                                         "s/proof", "x base",   "x eager", "lat mean", "lat p95",
+                                         "busy %",  "GPU s/pf", "GPU %",   "RSS MiB",  "status"};
   std::vector<std::vector<std::string>> cells;
   for (const bench_result_t& r : rows) {
     const bench_config_t& c = r.config;
@@ -154,8 +174,8 @@ void print_bench_table(const std::vector<bench_result_t>& rows, std::ostream& ou
                      fmt("%.3f", r.s_per_proof), ratio(r.speedup_vs_baseline), ratio(r.speedup_vs_eager),
                      fmt("%.2f", r.latency_mean_s), fmt("%.2f", r.latency_p95_s), busy_text(r),
                      r.gpu_s_per_proof > 0 ? fmt("%.3f", r.gpu_s_per_proof) : "-",
-                     r.gpu_busy > 0 ? fmt("%.0f", 100 * r.gpu_busy) : "-",
-                     fmt("%.0f", double(r.peak_rss_kib) / 1024.0), status_text(r)});
+                     r.gpu_busy > 0 ? fmt("%.0f", 100 * r.gpu_busy) : "-", fmt("%.0f", double(r.peak_rss_kib) / 1024.0),
+                     status_text(r)});
   }
   std::vector<size_t> width(head.size());
   for (size_t i = 0; i < head.size(); ++i) width[i] = head[i].size();
@@ -223,8 +243,8 @@ nlohmann::json bench_json(const std::vector<bench_result_t>& rows, const bench_m
   nlohmann::json j;
   j["date"] = m.date;
   j["command"] = m.command;
-  j["machine"] = {{"nproc", m.nproc}, {"cpu_model", m.cpu_model}, {"loadavg_start", m.load_start},
-                  {"loadavg_end", m.load_end}};
+  j["machine"] = {
+      {"nproc", m.nproc}, {"cpu_model", m.cpu_model}, {"loadavg_start", m.load_start}, {"loadavg_end", m.load_end}};
   j["rows"] = nlohmann::json::array();
   for (const bench_result_t& r : rows) {
     nlohmann::json row = bench_result_to_json(r);

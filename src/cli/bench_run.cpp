@@ -43,9 +43,7 @@ namespace {
 
 using steady_t = std::chrono::steady_clock;
 
-double seconds(steady_t::time_point a, steady_t::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
-}
+double seconds(steady_t::time_point a, steady_t::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
 std::string inputs_stamp(unsigned log2, unsigned partitions) {
   return "starzk bench inputs v1\nlog2 " + std::to_string(log2) + "\npartitions " + std::to_string(partitions) +
@@ -102,7 +100,8 @@ void prepare_bench_inputs(const fs::path& dir, unsigned log2, unsigned partition
   setup_info_t info;
   // STARZK_SETUP_DEVICE=auto|on|off picks where (auto: a GPU when present).
   const setup_options_t so{.device = parse_setup_device(config::get_word("STARZK_SETUP_DEVICE").value_or("auto")),
-                           .threads = threads, .info = &info};
+                           .threads = threads,
+                           .info = &info};
   write_key_cache(dir / "key.szkc", setup(cs, h_convention_t::bellman_coset, so), threads);
   std::fprintf(stderr, "bench: development key in %.1f s (%s)\n", info.total_s,
                info.used_gpu ? ("fixed-base products on " + info.device).c_str() : "CPU");
@@ -175,16 +174,18 @@ bench_result_t run_bench_config(const bench_config_t& cfg,
           if (res.error.empty()) res.error = r.error;
           continue;
         }
-        if (verify(pk->vk, r.publics, r.proof)) ++res.verified;
-        else if (res.error.empty()) res.error = r.label + ": the proof does not verify";
+        if (verify(pk->vk, r.publics, r.proof))
+          ++res.verified;
+        else if (res.error.empty())
+          res.error = r.label + ": the proof does not verify";
       }
     };
     {
       auto key = std::make_shared<const dag::key_bundle_t>(pk, cs, "bench-k" + std::to_string(cfg.log2));
       // No memory budget (c bounds what is in flight); proofs are verified
       // below, outside the timed window.
-      dag::batch_t batch(
-          dag::batch_options_t{.mem_budget = 0, .verify = false, .trace = &recorder, .loaders = dag::default_loaders()});
+      dag::batch_t batch(dag::batch_options_t{
+          .mem_budget = 0, .verify = false, .trace = &recorder, .loaders = dag::default_loaders()});
       std::map<uint32_t, job_clock_t> open;
       auto collect = [&](dag::partition_result_t r) {
         job_clock_t& jc = open.at(r.job);
@@ -203,8 +204,9 @@ bench_result_t run_bench_config(const bench_config_t& cfg,
           open[seq] = job_clock_t{steady_t::now(), cfg.partitions};
           for (unsigned i = 0; i < cfg.partitions; ++i) {
             const std::vector<fr_t>& w = witnesses[i];
-            batch.submit(seq, i, [&w](std::span<fr_t> out) { std::copy(w.begin(), w.end(), out.begin()); },
-                         "job " + std::to_string(next_job) + " partition " + std::to_string(i));
+            batch.submit(
+                seq, i, [&w](std::span<fr_t> out) { std::copy(w.begin(), w.end(), out.begin()); },
+                "job " + std::to_string(next_job) + " partition " + std::to_string(i));
             while (auto r = batch.poll()) collect(std::move(*r));
           }
           batch.close_job(seq);
@@ -222,8 +224,9 @@ bench_result_t run_bench_config(const bench_config_t& cfg,
           at_deadline(res);
           std::abort();  // at_deadline must not return
         }
-        if (!r) throw std::runtime_error("the batch has nothing in flight but " + std::to_string(open.size()) +
-                                         " jobs are unfinished");
+        if (!r)
+          throw std::runtime_error("the batch has nothing in flight but " + std::to_string(open.size()) +
+                                   " jobs are unfinished");
         collect(std::move(*r));
       }
       res.wall_s = seconds(t0, steady_t::now());
@@ -266,7 +269,8 @@ nlohmann::json bench_result_to_json(const bench_result_t& r) {
       {"speedup_vs_eager", r.speedup_vs_eager},
   };
   j["phases"] = nlohmann::json::array();
-  for (const bench_phase_t& p : r.phases) j["phases"].push_back({{"phase", p.phase}, {"tasks", p.tasks}, {"total_s", p.total_s}});
+  for (const bench_phase_t& p : r.phases)
+    j["phases"].push_back({{"phase", p.phase}, {"tasks", p.tasks}, {"total_s", p.total_s}});
   j["workers"] = nlohmann::json::array();
   for (const bench_worker_t& w : r.workers)
     j["workers"].push_back({{"worker", w.worker}, {"kind", w.kind}, {"busy_fraction", w.busy_fraction}});
@@ -275,7 +279,8 @@ nlohmann::json bench_result_to_json(const bench_result_t& r) {
 
 bench_result_t bench_result_from_json(const nlohmann::json& j) {
   auto get = [&](const char* key) -> const nlohmann::json& {
-    if (!j.is_object() || !j.contains(key)) throw std::runtime_error(std::string("bench result: no field '") + key + "'");
+    if (!j.is_object() || !j.contains(key))
+      throw std::runtime_error(std::string("bench result: no field '") + key + "'");
     return j.at(key);
   };
   bench_result_t r;

@@ -65,9 +65,9 @@ struct bench_worker_t {
 
 struct bench_result_t {
   bench_config_t config;
-  std::string error;       // empty: the run completed
-  size_t proofs = 0;       // partitions proved
-  size_t verified = 0;     // of which verified
+  std::string error;    // empty: the run completed
+  size_t proofs = 0;    // partitions proved
+  size_t verified = 0;  // of which verified
   unsigned cpu_workers = 0, cuda_workers = 0;
   double wall_s = 0, s_per_proof = 0;
   double latency_mean_s = 0, latency_p95_s = 0, latency_max_s = 0;

@@ -55,10 +55,7 @@ namespace {
 
 using clock_t_ = std::chrono::steady_clock;
 
-double seconds_since(clock_t_::time_point t0) {
-  return std::chrono::duration<double>(clock_t_::now() - t0).count();
-}
-
+double seconds_since(clock_t_::time_point t0) { return std::chrono::duration<double>(clock_t_::now() - t0).count(); }
 
 struct job_state_t {
   const manifest_job_t* job = nullptr;
@@ -174,27 +171,30 @@ int run_manifest(const batch_run_options_t& o) {
   std::string budget_text = budget ? std::to_string(budget >> 20) + " MiB" : "none";
   if (!o.quiet)
     progress.line("starzk: " + std::to_string(m.jobs.size()) + " jobs, " + std::to_string(m.partitions()) +
-                  " partitions, policy " + session.policy_name() + ", " + std::to_string(session.cpu_workers()) +
-                  " CPU workers, " + std::to_string(session.cuda_workers()) + " GPU workers, memory budget " + budget_text,
+                      " partitions, policy " + session.policy_name() + ", " + std::to_string(session.cpu_workers()) +
+                      " CPU workers, " + std::to_string(session.cuda_workers()) + " GPU workers, memory budget " +
+                      budget_text,
                   "start",
-                  {{"jobs", m.jobs.size()}, {"partitions", m.partitions()}, {"policy", session.policy_name()},
-                   {"cpu_workers", session.cpu_workers()}, {"gpu_workers", session.cuda_workers()},
+                  {{"jobs", m.jobs.size()},
+                   {"partitions", m.partitions()},
+                   {"policy", session.policy_name()},
+                   {"cpu_workers", session.cpu_workers()},
+                   {"gpu_workers", session.cuda_workers()},
                    {"memory_budget_bytes", budget}});
   const size_t resumed = outs.resumed();  // before this run writes any (resumed() counts those too)
   if (resumed)
     progress.line("starzk: " + std::to_string(resumed) + " of " + std::to_string(m.partitions()) +
-                  " partitions were finished by an earlier run (journal); proving the other " +
-                  std::to_string(m.partitions() - resumed),
+                      " partitions were finished by an earlier run (journal); proving the other " +
+                      std::to_string(m.partitions() - resumed),
                   "resume", {{"resumed", resumed}, {"partitions", m.partitions()}});
   {
     key_cache_t keys(m, o.revalidate);
-    dag::batch_t batch(dag::batch_options_t{
-        .mem_budget = budget,
-        .threads_per_task = o.threads_per_task,
-        .verify = true,
-        .trace = recorder.get(),
-        .loaders = dag::default_loaders(),
-        .inject_fault = o.inject_fault});
+    dag::batch_t batch(dag::batch_options_t{.mem_budget = budget,
+                                            .threads_per_task = o.threads_per_task,
+                                            .verify = true,
+                                            .trace = recorder.get(),
+                                            .loaders = dag::default_loaders(),
+                                            .inject_fault = o.inject_fault});
 
     auto handle = [&](const dag::partition_result_t& r) {
       watch.progressed();
@@ -229,18 +229,23 @@ int run_manifest(const batch_run_options_t& o) {
           } catch (const std::exception& e) {
             ++failures;
             js.failed = 1;
-            progress.error("starzk: job " + j.label() + ": cannot write " + printable(j.proofs_bin.string()) + ": " + e.what());
+            progress.error("starzk: job " + j.label() + ": cannot write " + printable(j.proofs_bin.string()) + ": " +
+                           e.what());
           }
         }
         char line[256];
         std::snprintf(line, sizeof line, "job %s: %zu/%zu proofs %s (%.2f s)", j.label().c_str(),
                       j.witnesses.size() - js.failed, j.witnesses.size(), js.failed ? "FAILED" : "written",
                       seconds_since(js.start));
-        const nlohmann::json jf = {{"job", j.label()}, {"proofs", j.witnesses.size() - js.failed},
-                                   {"partitions", j.witnesses.size()}, {"ok", js.failed == 0},
+        const nlohmann::json jf = {{"job", j.label()},
+                                   {"proofs", j.witnesses.size() - js.failed},
+                                   {"partitions", j.witnesses.size()},
+                                   {"ok", js.failed == 0},
                                    {"seconds", seconds_since(js.start)}};
-        if (js.failed) progress.error(std::string("starzk: ") + line, jf);
-        else if (!o.quiet) progress.line(line, "job", jf);
+        if (js.failed)
+          progress.error(std::string("starzk: ") + line, jf);
+        else if (!o.quiet)
+          progress.line(line, "job", jf);
         states.erase(r.job);
       }
       progress.update(jobs_done, parts_done, batch.in_flight());
@@ -263,11 +268,13 @@ int run_manifest(const batch_run_options_t& o) {
             for (size_t i = 0; i < j.witnesses.size(); ++i) proofs.push_back(*outs.done(jx, i));
             outs.finish_job(jx, proofs);
           }
-          if (!o.quiet) progress.line("job " + j.label() + ": " + std::to_string(j.witnesses.size()) +
-                                      " proofs finished by an earlier run");
+          if (!o.quiet)
+            progress.line("job " + j.label() + ": " + std::to_string(j.witnesses.size()) +
+                          " proofs finished by an earlier run");
         } catch (const std::exception& e) {
           failures += 1;
-          progress.error("starzk: job " + j.label() + ": cannot write " + printable(j.proofs_bin.string()) + ": " + e.what());
+          progress.error("starzk: job " + j.label() + ": cannot write " + printable(j.proofs_bin.string()) + ": " +
+                         e.what());
         }
         continue;
       }
@@ -289,8 +296,8 @@ int run_manifest(const batch_run_options_t& o) {
         batch.set_memory_cap(cap);
         if (!o.quiet)
           progress.line("starzk: memory budget " + std::to_string(cap >> 20) + " MiB with key " +
-                        j.key.filename().string() + " resident (" +
-                        std::to_string(key->partition_bytes() >> 20) + " MiB per partition)");
+                        j.key.filename().string() + " resident (" + std::to_string(key->partition_bytes() >> 20) +
+                        " MiB per partition)");
       }
       // Each key's device memory plan, once (docs/gpu.md, "Memory plan").
       if (!o.quiet && described.insert(key.get()).second)
@@ -316,7 +323,8 @@ int run_manifest(const batch_run_options_t& o) {
                                   printable(j.witnesses[i].filename().string()) + ")";
         const std::filesystem::path wpath = j.witnesses[i];
         try {
-          batch.submit(seq, uint32_t(i), [wpath](std::span<fr_t> out) { read_wtns_into(wpath, out); }, label, o.fixed_rs);
+          batch.submit(
+              seq, uint32_t(i), [wpath](std::span<fr_t> out) { read_wtns_into(wpath, out); }, label, o.fixed_rs);
         } catch (const std::exception& e) {
           dag::partition_result_t failed;
           failed.job = seq;
@@ -344,9 +352,15 @@ int run_manifest(const batch_run_options_t& o) {
   const size_t ok = parts_done - failures;
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);  // ru_maxrss: KiB on Linux
-  const nlohmann::json summary_fields = {{"command", "prove"}, {"manifest", o.manifest}, {"ok", failures == 0},
-                                         {"partitions", m.partitions()}, {"proved", ok}, {"failed", failures},
-                                         {"resumed", resumed}, {"retried", retried}, {"seconds", s},
+  const nlohmann::json summary_fields = {{"command", "prove"},
+                                         {"manifest", o.manifest},
+                                         {"ok", failures == 0},
+                                         {"partitions", m.partitions()},
+                                         {"proved", ok},
+                                         {"failed", failures},
+                                         {"resumed", resumed},
+                                         {"retried", retried},
+                                         {"seconds", s},
                                          {"proofs_per_second", s > 0 ? double(ok) / s : 0.0},
                                          {"peak_rss_gib", double(ru.ru_maxrss) / (1024.0 * 1024.0)}};
   if (o.json) {
@@ -354,13 +368,16 @@ int run_manifest(const batch_run_options_t& o) {
     return failures ? 1 : 0;
   }
   char summary[256];
-  std::snprintf(summary, sizeof summary, "%zu of %zu proofs verified and written in %.2f s (%.2f proofs/s), peak RSS %.1f GiB%s",
-                ok, m.partitions(), s, s > 0 ? double(ok) / s : 0.0, double(ru.ru_maxrss) / (1024.0 * 1024.0),
-                failures ? "; some partitions FAILED" : retried ? "; some after a retry on the CPUs" : "");
+  std::snprintf(summary, sizeof summary,
+                "%zu of %zu proofs verified and written in %.2f s (%.2f proofs/s), peak RSS %.1f GiB%s", ok,
+                m.partitions(), s, s > 0 ? double(ok) / s : 0.0, double(ru.ru_maxrss) / (1024.0 * 1024.0),
+                failures  ? "; some partitions FAILED"
+                : retried ? "; some after a retry on the CPUs"
+                          : "");
   log_line(stdout, "summary", summary, summary_fields);
   if (failures)
-    log_line(stderr, "error", "starzk: " + std::to_string(failures) + " of " + std::to_string(m.partitions()) +
-                                  " partitions FAILED");
+    log_line(stderr, "error",
+             "starzk: " + std::to_string(failures) + " of " + std::to_string(m.partitions()) + " partitions FAILED");
   return failures ? 1 : 0;
 }
 

@@ -57,7 +57,7 @@ struct bench_options_t {
   std::string baseline = "eager";
   bool no_baseline = false;
   unsigned threads = 0;
-  unsigned run_timeout = 0;  // seconds per run; 0: none
+  unsigned run_timeout = 0;   // seconds per run; 0: none
   std::string policy_plugin;  // policy plug-in (policies/starzk_plugin.h); empty: $STARZK_POLICY_PLUGIN
 };
 
@@ -66,8 +66,10 @@ std::string join(const std::vector<T>& v) {
   std::string s;
   for (const T& x : v) {
     if (!s.empty()) s += ",";
-    if constexpr (std::is_same_v<T, std::string>) s += x;
-    else s += std::to_string(x);
+    if constexpr (std::is_same_v<T, std::string>)
+      s += x;
+    else
+      s += std::to_string(x);
   }
   return s;
 }
@@ -140,7 +142,8 @@ bench_result_t run_child(const bench_config_t& cfg, const fs::path& result_file,
   for (;;) {
     const pid_t got = wait4(pid, &status, timeout_s ? WNOHANG : 0, &ru);
     if (got == pid) break;
-    if (got < 0 && errno != EINTR) throw std::runtime_error(std::string("bench: wait4 failed: ") + std::strerror(errno));
+    if (got < 0 && errno != EINTR)
+      throw std::runtime_error(std::string("bench: wait4 failed: ") + std::strerror(errno));
     if (got == 0) {  // still running (WNOHANG)
       if (!timed_out && std::chrono::steady_clock::now() >= deadline) {
         timed_out = true;
@@ -159,9 +162,9 @@ bench_result_t run_child(const bench_config_t& cfg, const fs::path& result_file,
     r.config = cfg;
     r.error = timed_out ? "the run did not stop within " + std::to_string(timeout_s + k_kill_grace_s) +
                               " s (--run-timeout + " + std::to_string(k_kill_grace_s) + ") and was killed"
-            : WIFSIGNALED(status) ? "the run was killed by signal " + std::to_string(WTERMSIG(status))
-                                  : "the run exited with status " + std::to_string(WEXITSTATUS(status)) +
-                                        " and left no result";
+              : WIFSIGNALED(status)
+                  ? "the run was killed by signal " + std::to_string(WTERMSIG(status))
+                  : "the run exited with status " + std::to_string(WEXITSTATUS(status)) + " and left no result";
   }
   r.config.inputs = cfg.inputs;
   r.config.trace = cfg.trace;
@@ -195,8 +198,8 @@ void run_bench(bench_options_t o) {
   fs::create_directories(out / "traces");
   bench_machine_t machine = describe_machine(canonical_command(o));
   const unsigned max_j = *std::max_element(o.partitions.begin(), o.partitions.end());
-  const size_t total = o.log2.size() * (o.policies.size() * o.concurrency.size() * o.partitions.size() +
-                                        (o.no_baseline ? 0 : 1));
+  const size_t total =
+      o.log2.size() * (o.policies.size() * o.concurrency.size() * o.partitions.size() + (o.no_baseline ? 0 : 1));
   std::fprintf(stderr, "bench: %zu runs on %u CPUs (%s), load %s\n", total, machine.nproc, machine.cpu_model.c_str(),
                machine.load_start.c_str());
 
@@ -226,23 +229,26 @@ void run_bench(bench_options_t o) {
     for (const bench_config_t& cfg : configs) {
       bench_result_t r = run_child(cfg, out / "runs" / (row_name(cfg) + ".json"), o.run_timeout);
       std::fprintf(stderr, "bench: [%zu/%zu] %s: %.3f s/proof, %zu/%zu verified%s%s\n", rows.size() + 1, total,
-                   row_name(cfg).c_str(), r.s_per_proof, r.verified, r.proofs, r.ok() ? "" : ", FAILED: ",
-                   r.ok() ? "" : r.error.c_str());
+                   row_name(cfg).c_str(), r.s_per_proof, r.verified, r.proofs,
+                   r.ok() ? "" : ", FAILED: ", r.ok() ? "" : r.error.c_str());
       rows.push_back(std::move(r));
     }
   }
 
   compute_ratios(rows);
   machine.load_end = read_loadavg();
-  std::cout << "\n" << machine.command << "\n" << machine.date << ", " << machine.nproc << " CPUs ("
-            << machine.cpu_model << "), load " << machine.load_start << " -> " << machine.load_end << "\n"
+  std::cout << "\n"
+            << machine.command << "\n"
+            << machine.date << ", " << machine.nproc << " CPUs (" << machine.cpu_model << "), load "
+            << machine.load_start << " -> " << machine.load_end << "\n"
             << "s/proof = wall / proofs; x base, x eager = s/proof ratios (> 1: faster); latency per job (s)\n\n";
   print_bench_table(rows, std::cout);
   std::cout.flush();
   write_file_atomic(out / "bench.csv", std::string_view(bench_csv(rows)));
   write_file_atomic(out / "bench.json", std::string_view(bench_json(rows, machine).dump(2) + "\n"));
   std::printf("\nwrote %s and %s\n", (out / "bench.csv").c_str(), (out / "bench.json").c_str());
-  const size_t failed = size_t(std::count_if(rows.begin(), rows.end(), [](const bench_result_t& r) { return !r.ok(); }));
+  const size_t failed =
+      size_t(std::count_if(rows.begin(), rows.end(), [](const bench_result_t& r) { return !r.ok(); }));
   if (failed) {
     std::fprintf(stderr, "starzk: bench: %zu of %zu runs FAILED (see the status column)\n", failed, rows.size());
     throw exit_status{1};

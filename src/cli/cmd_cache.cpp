@@ -106,7 +106,8 @@ void add_cache_command(CLI::App& app) {
       "Reading a key checks every point (on the curve, in the subgroup), which costs ~50 us of CPU per point,\n"
       "once per key content (docs/usage.md); the cache loads as an mmap and is remembered as validated.");
   auto* zkey = cmd->add_option("--zkey", o->zkey, "snarkjs proving key (.zkey)")->check(CLI::ExistingFile);
-  auto* params = cmd->add_option("--params", o->params, "bellman/Filecoin parameters (.params)")->check(CLI::ExistingFile);
+  auto* params =
+      cmd->add_option("--params", o->params, "bellman/Filecoin parameters (.params)")->check(CLI::ExistingFile);
   zkey->excludes(params);
   cmd->add_option("--circuit,--r1cs", o->circuit, "circuit (.r1cs): needed for .params that omit infinity points")
       ->check(CLI::ExistingFile);
@@ -124,9 +125,11 @@ void add_cache_command(CLI::App& app) {
   cmd->callback([o, zkey, params, out, check] {
     if (check->count()) return run_check(*o);
     if (zkey->count() + params->count() > 1) throw std::invalid_argument("give one of --zkey or --params");
-    if (zkey->count() + params->count() == 1 && !out->count()) throw std::invalid_argument("--out is required with a key");
+    if (zkey->count() + params->count() == 1 && !out->count())
+      throw std::invalid_argument("--out is required with a key");
     if (zkey->count() + params->count() == 0 && o->csr_out.empty())
-      throw std::invalid_argument("nothing to do: give a key (--zkey/--params with --out) and/or --circuit with --csr-out");
+      throw std::invalid_argument(
+          "nothing to do: give a key (--zkey/--params with --out) and/or --circuit with --csr-out");
     run_cache(*o);
   });
 }

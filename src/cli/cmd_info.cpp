@@ -89,8 +89,9 @@ void describe_shape(report_t& r, h_convention_t convention, uint32_t n_vars, uin
                                                 : "bellman (H = tau^i Z(tau)/delta, coset division)"));
   r.facts["wires"] = n_vars;
   r.facts["public_inputs"] = n_public;
-  r.fact("domain", domain, "wires: " + std::to_string(n_vars) + ", public inputs: " + std::to_string(n_public) +
-                               ", domain: " + std::to_string(domain));
+  r.fact("domain", domain,
+         "wires: " + std::to_string(n_vars) + ", public inputs: " + std::to_string(n_public) +
+             ", domain: " + std::to_string(domain));
 }
 
 void describe_queries(report_t& r, uint64_t a, uint64_t b_g1, uint64_t b_g2, uint64_t l, uint64_t h) {
@@ -107,8 +108,9 @@ void describe_key(report_t& r, const proving_key_t& pk) {
 void describe_circuit(report_t& r, const r1cs_t& cs) {
   r.facts["constraints"] = cs.n_constraints;
   r.facts["wires"] = cs.n_vars;
-  r.fact("public_inputs", cs.n_public, "constraints: " + std::to_string(cs.n_constraints) + ", wires: " +
-                                           std::to_string(cs.n_vars) + ", public: " + std::to_string(cs.n_public));
+  r.fact("public_inputs", cs.n_public,
+         "constraints: " + std::to_string(cs.n_constraints) + ", wires: " + std::to_string(cs.n_vars) +
+             ", public: " + std::to_string(cs.n_public));
   describe_matrix(r, "A", cs.a);
   describe_matrix(r, "B", cs.b);
   describe_matrix(r, "C", cs.c);
@@ -160,8 +162,9 @@ report_t info_params(const std::string& path) {
   r.fact("bytes", lay.file_size, std::to_string(lay.file_size) + " bytes");
   r.fact("convention", "bellman", "convention: bellman (H = tau^i Z(tau)/delta, coset division)");
   r.facts["aux_wires"] = lay.l.count;
-  r.fact("public_inputs", vk.ic.size() - 1, "public inputs: " + std::to_string(vk.ic.size() - 1) + ", aux wires: " +
-                                                std::to_string(lay.l.count) + ", domain: " + std::to_string(lay.h.count + 1ull));
+  r.fact("public_inputs", vk.ic.size() - 1,
+         "public inputs: " + std::to_string(vk.ic.size() - 1) + ", aux wires: " + std::to_string(lay.l.count) +
+             ", domain: " + std::to_string(lay.h.count + 1ull));
   r.facts["domain"] = lay.h.count + 1ull;
   describe_queries(r, lay.a.count, lay.b_g1.count, lay.b_g2.count, lay.l.count, lay.h.count);
   r.lines.back() += " (bellman omits A/B points at infinity; the verifying key is checked, the queries when proving)";
@@ -191,8 +194,10 @@ report_t info_no_magic(const std::string& path) {
   try {
     return info_params(path);
   } catch (const io_error& e) {
-    throw io_error(path, "not a format starzk knows (.r1cs, .szcs, .wtns, .zkey, .szkc, .szpk, .vk, .params, proofs, "
-                         "manifest, snarkjs JSON); " + as_proofs + "as a .params: " + e.problem());
+    throw io_error(path,
+                   "not a format starzk knows (.r1cs, .szcs, .wtns, .zkey, .szkc, .szpk, .vk, .params, proofs, "
+                   "manifest, snarkjs JSON); " +
+                       as_proofs + "as a .params: " + e.problem());
   }
 }
 
@@ -253,19 +258,27 @@ void print_config(bool json) {
   const std::vector<std::string> unknown = config::check_environment();
   auto kind = [](config::kind_t k) {
     switch (k) {
-      case config::kind_t::switch_: return "switch";
-      case config::kind_t::count: return "count";
-      case config::kind_t::seconds: return "seconds";
-      case config::kind_t::choice: return "choice";
-      case config::kind_t::text: return "text";
+      case config::kind_t::switch_:
+        return "switch";
+      case config::kind_t::count:
+        return "count";
+      case config::kind_t::seconds:
+        return "seconds";
+      case config::kind_t::choice:
+        return "choice";
+      case config::kind_t::text:
+        return "text";
     }
     return "?";
   };
   ojson rows = ojson::array();
   for (const config::var_t& v : config::vars) {
     const std::optional<std::string> set = config::raw(v.name);
-    rows.push_back(ojson{{"name", v.name}, {"kind", kind(v.kind)}, {"value", set ? *set : v.fallback},
-                         {"source", set ? "environment" : "default"}, {"doc", v.doc}});
+    rows.push_back(ojson{{"name", v.name},
+                         {"kind", kind(v.kind)},
+                         {"value", set ? *set : v.fallback},
+                         {"source", set ? "environment" : "default"},
+                         {"doc", v.doc}});
     if (!json)
       std::printf("%-24s %-12s %s  (%s; %s)\n", v.name, set ? set->c_str() : v.fallback,
                   set ? "[environment]" : "[default]", kind(v.kind), v.doc);
@@ -293,8 +306,9 @@ void add_info_command(CLI::App& app) {
                              "instead of a file: every STARZK_* variable, the value in force and where it came from "
                              "(environment or default), and what it does");
   file->excludes(conf);
-  cmd->add_flag_callback("--json", [json] { *json = true, json_command = "info"; },
-                         "one JSON object {file, format, description, facts...} on stdout");
+  cmd->add_flag_callback(
+      "--json", [json] { *json = true, json_command = "info"; },
+      "one JSON object {file, format, description, facts...} on stdout");
   cmd->callback([path, json, config] {
     if (*config) {
       print_config(*json);

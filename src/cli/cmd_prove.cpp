@@ -84,8 +84,8 @@ void run_prove(const prove_options& o) {
   const proof_outputs_t outputs{.public_json = o.public_json, .proof_bin = o.out, .proof_json = o.proof_json};
   {
     std::vector<named_path_t> in, out;
-    for (const auto& [p, what] : {std::pair{&o.zkey, "the key"}, {&o.params, "the key"}, {&o.circuit, "the circuit"},
-                                  {&o.wtns, "the witness"}})
+    for (const auto& [p, what] :
+         {std::pair{&o.zkey, "the key"}, {&o.params, "the key"}, {&o.circuit, "the circuit"}, {&o.wtns, "the witness"}})
       if (!p->empty()) in.push_back({*p, what});
     for (const auto& [p, what] : {std::pair{&o.proof_json, "--proof"}, {&o.public_json, "--public"}, {&o.out, "--out"}})
       if (!p->empty()) out.push_back({*p, what});
@@ -123,12 +123,17 @@ void run_prove(const prove_options& o) {
     nlohmann::json outs = nlohmann::json::array();
     for (const std::string* p : {&o.proof_json, &o.public_json, &o.out})
       if (!p->empty()) outs.push_back(*p);
-    std::printf("%s\n", nlohmann::json{{"command", "prove"}, {"ok", true}, {"key", key.path}, {"seconds", s},
+    std::printf("%s\n", nlohmann::json{{"command", "prove"},
+                                       {"ok", true},
+                                       {"key", key.path},
+                                       {"seconds", s},
                                        {"key_seconds", key.check.hash_seconds + key.check.read_seconds +
                                                            (key.check.validated ? key.check.info.seconds : 0.0)},
-                                       {"key_validated", key.check.validated}, {"where", where}, {"outputs", outs}}
-                             .dump()
-                             .c_str());
+                                       {"key_validated", key.check.validated},
+                                       {"where", where},
+                                       {"outputs", outs}}
+                            .dump()
+                            .c_str());
     return;
   }
   std::printf("proof verified against %s and written (%.3f s, %s)\n", key.path.c_str(), s, where.c_str());
@@ -162,8 +167,9 @@ void add_prove_command(CLI::App& app) {
       ->check(memory_budget());
   cmd->add_option("--cpus", b->cpus, "with --manifest: StarPU CPU workers (wins over $STARPU_NCPU; default: StarPU's)")
       ->check(cpu_worker_count());
-  cmd->add_option("--gpus", b->gpus,
-                  "with --manifest: StarPU CUDA workers, one per GPU (wins over $STARPU_NCUDA; default: every GPU; 0: none)")
+  cmd->add_option(
+         "--gpus", b->gpus,
+         "with --manifest: StarPU CUDA workers, one per GPU (wins over $STARPU_NCUDA; default: every GPU; 0: none)")
       ->check(gpu_worker_count());
   cmd->add_option("--place", b->place,
                   "with --manifest: where codelets may run, e.g. spmv=cpu,msm=cuda (cpu|cuda|any; default any)");
@@ -209,7 +215,8 @@ void add_prove_command(CLI::App& app) {
          "TEST ONLY: the first attempt of partition INDEX fails in PHASE as a device fault would")
       ->group("");
   auto* zkey = cmd->add_option("--zkey", o->zkey, "snarkjs proving key (.zkey, bls12-381)")->check(CLI::ExistingFile);
-  auto* params = cmd->add_option("--params", o->params, "bellman/Filecoin parameters (.params)")->check(CLI::ExistingFile);
+  auto* params =
+      cmd->add_option("--params", o->params, "bellman/Filecoin parameters (.params)")->check(CLI::ExistingFile);
   zkey->excludes(params);
   cmd->add_option("--circuit,--r1cs", o->circuit,
                   "circuit (.r1cs): required with --params; with --zkey it checks the witness row by row")

@@ -33,9 +33,9 @@ namespace {
 struct trace_options {
   std::string file, output, script, title;
   bool json = false;
-  int mem_heavy_max = 0;           // check: force this cap (0: as recorded)
-  std::vector<std::string> skip;   // check: cap, serial-free, chains, finished
-  bool chains_on_cpu = false;      // check: chains in the CPU domain too
+  int mem_heavy_max = 0;          // check: force this cap (0: as recorded)
+  std::vector<std::string> skip;  // check: cap, serial-free, chains, finished
+  bool chains_on_cpu = false;     // check: chains in the CPU domain too
 };
 
 void run_check(const trace_options& o) {
@@ -49,10 +49,14 @@ void run_check(const trace_options& o) {
   if (o.mem_heavy_max > 0) want.mem_heavy_max = o.mem_heavy_max;
   if (o.chains_on_cpu) want.chains_contiguous = want.chains_in_main_ram = true;
   for (const std::string& s : o.skip) {
-    if (s == "cap") want.mem_heavy_max = -1;
-    else if (s == "serial-free") want.serial_free = false;
-    else if (s == "chains") want.chains_contiguous = false;
-    else if (s == "finished") want.all_finished = false;
+    if (s == "cap")
+      want.mem_heavy_max = -1;
+    else if (s == "serial-free")
+      want.serial_free = false;
+    else if (s == "chains")
+      want.chains_contiguous = false;
+    else if (s == "finished")
+      want.all_finished = false;
   }
   const std::vector<std::string> violations = runtime::check_invariants(trace, want);
   std::printf("%s: %zu tasks, policy %s; checked: %s%s\n", o.file.c_str(), trace.events.size(),
@@ -95,9 +99,10 @@ void run_plot(const trace_options& o) {
   const std::string script = dag::waterfall_gnuplot_script(trace, o.output, title);
   std::string path = o.script;
   const bool keep = !path.empty();
-  if (!keep) path = (std::filesystem::temp_directory_path() /
-                     ("starzk-plot-" + std::to_string(getpid()) + "-" + std::to_string(std::random_device{}()) + ".gp"))
-                        .string();
+  if (!keep)
+    path = (std::filesystem::temp_directory_path() /
+            ("starzk-plot-" + std::to_string(getpid()) + "-" + std::to_string(std::random_device{}()) + ".gp"))
+               .string();
   {
     std::ofstream f(path);
     f << script;

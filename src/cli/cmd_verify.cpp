@@ -57,8 +57,11 @@ int run_verify(const verify_options& o) {
     if (proofs.size() > 1 && !o.json) std::printf("proof %zu: %s\n", i, ok ? "OK" : "INVALID");
   }
   if (o.json)
-    std::printf("%s\n", nlohmann::json{{"command", "verify"}, {"valid", bad.empty()}, {"proofs", proofs.size()},
-                                       {"invalid", bad}}.dump().c_str());
+    std::printf(
+        "%s\n",
+        nlohmann::json{{"command", "verify"}, {"valid", bad.empty()}, {"proofs", proofs.size()}, {"invalid", bad}}
+            .dump()
+            .c_str());
   if (!bad.empty()) {
     std::fprintf(stderr, "starzk: INVALID proof (%zu of %zu)\n", bad.size(), proofs.size());
     return exit_no;
@@ -82,15 +85,18 @@ void add_verify_command(CLI::App& app) {
   auto* vkey = cmd->add_option("--vkey", o->vkey, "snarkjs verification_key.json, or a bellman/Filecoin .vk")
                    ->check(CLI::ExistingFile);
   auto* zkey = cmd->add_option("--zkey", o->zkey, "take the verifying key from a .zkey")->check(CLI::ExistingFile);
-  auto* params = cmd->add_option("--params", o->params, "take the verifying key from a .params")->check(CLI::ExistingFile);
+  auto* params =
+      cmd->add_option("--params", o->params, "take the verifying key from a .params")->check(CLI::ExistingFile);
   vkey->excludes(zkey)->excludes(params);
   zkey->excludes(params);
   cmd->add_option("--proof", o->proof, "proof.json (snarkjs) or a file of 192-byte proofs")
       ->required()
       ->check(CLI::ExistingFile);
-  cmd->add_option("--public", o->publics, "public.json (one per proof, in order)")->required()->check(CLI::ExistingFile);
-  cmd->add_flag_callback("--json", [o] { o->json = true, json_command = "verify"; },
-                         "print the outcome as one JSON object on stdout");
+  cmd->add_option("--public", o->publics, "public.json (one per proof, in order)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_flag_callback(
+      "--json", [o] { o->json = true, json_command = "verify"; }, "print the outcome as one JSON object on stdout");
   cmd->callback([o, vkey, zkey, params] {
     if (vkey->count() + zkey->count() + params->count() != 1)
       throw std::invalid_argument("give exactly one of --vkey, --zkey, --params");

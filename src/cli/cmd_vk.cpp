@@ -46,7 +46,8 @@ bellman_vk_t full_vk(const vk_options& o) {
 }
 
 void run_vk_export(const vk_options& o) {
-  if (o.json.empty() && o.vk.empty()) throw std::invalid_argument("nothing to write: give --json FILE and/or --vk FILE");
+  if (o.json.empty() && o.vk.empty())
+    throw std::invalid_argument("nothing to write: give --json FILE and/or --vk FILE");
   if (!o.json.empty()) {
     write_vkey_with_alphabeta(o.json, load_verifying_key("", o.zkey, o.params));
     std::printf("verification key written to %s (snarkjs JSON)\n", o.json.c_str());
@@ -63,13 +64,15 @@ void add_vk_command(CLI::App& app) {
   auto o = std::make_shared<vk_options>();
   CLI::App* vk = app.add_subcommand("vk", "Verifying keys: export one from a proving key");
   vk->require_subcommand(1);
-  CLI::App* cmd = vk->add_subcommand("export", "Write the verifying key of a .zkey or .params (snarkjs JSON, Filecoin .vk)");
+  CLI::App* cmd =
+      vk->add_subcommand("export", "Write the verifying key of a .zkey or .params (snarkjs JSON, Filecoin .vk)");
   cmd->footer(
       "Examples:\n"
       "  starzk vk export --params porep.params --vk porep.vk\n"
       "  starzk vk export --zkey circuit.zkey --json verification_key.json --vk circuit.vk\n"
       "Then: starzk verify --vkey porep.vk --proof proof.bin --public public.json");
-  auto* zkey = cmd->add_option("--zkey", o->zkey, "snarkjs proving key (.zkey, or its .szkc/.szpk)")->check(CLI::ExistingFile);
+  auto* zkey =
+      cmd->add_option("--zkey", o->zkey, "snarkjs proving key (.zkey, or its .szkc/.szpk)")->check(CLI::ExistingFile);
   auto* params = cmd->add_option("--params", o->params, "bellman/Filecoin parameters (.params, or its .szkc/.szpk)")
                      ->check(CLI::ExistingFile);
   zkey->excludes(params);

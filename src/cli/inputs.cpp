@@ -45,16 +45,20 @@ double since(steady::time_point t0) { return std::chrono::duration<double>(stead
 // "812", "52.3k", "5.2M" points.
 std::string count_text(uint64_t n) {
   char b[32];
-  if (n < 1000) std::snprintf(b, sizeof b, "%llu", static_cast<unsigned long long>(n));
-  else if (n < 1000000) std::snprintf(b, sizeof b, "%.1fk", double(n) / 1e3);
-  else std::snprintf(b, sizeof b, "%.1fM", double(n) / 1e6);
+  if (n < 1000)
+    std::snprintf(b, sizeof b, "%llu", static_cast<unsigned long long>(n));
+  else if (n < 1000000)
+    std::snprintf(b, sizeof b, "%.1fk", double(n) / 1e3);
+  else
+    std::snprintf(b, sizeof b, "%.1fM", double(n) / 1e6);
   return b;
 }
 
 record_store_t store_of(const key_load_options_t& o) { return o.records ? *o.records : record_store_t::from_env(); }
 
 uint64_t unix_now() {
-  return uint64_t(std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+  return uint64_t(
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
 }
 
 // A packed key (starzk gen --format compact, io/packed_key.hpp) likewise,
@@ -89,8 +93,10 @@ std::string key_check_report_t::line(const std::string& path) const {
     std::snprintf(t, sizeof t, "%.2f s to hash, %.2f s to read", hash_seconds, read_seconds);
     return path + ": validated before (digest " + to_hex(digest).substr(0, 8) + "...), " + t;
   }
-  if (read_is_validation) std::snprintf(t, sizeof t, " in %.2f s (hash %.2f s, decompressed as checked)", info.seconds, hash_seconds);
-  else std::snprintf(t, sizeof t, " in %.2f s (hash %.2f s, read %.2f s)", info.seconds, hash_seconds, read_seconds);
+  if (read_is_validation)
+    std::snprintf(t, sizeof t, " in %.2f s (hash %.2f s, decompressed as checked)", info.seconds, hash_seconds);
+  else
+    std::snprintf(t, sizeof t, " in %.2f s (hash %.2f s, read %.2f s)", info.seconds, hash_seconds, read_seconds);
   std::string s = path + ": " + count_text(info.points) + " points validated on " + info.device + t;
   if (!info.fallback.empty()) s += " (no GPU: " + info.fallback + ")";
   if (remembered) return s + ", remembered";
@@ -102,7 +108,7 @@ loaded_key_t load_key(const std::string& zkey, const std::string& params, const 
   if (zkey.empty() && params.empty()) throw std::invalid_argument("no key given: use --zkey or --params");
   if (!zkey.empty() && !params.empty()) throw std::invalid_argument("give exactly one key: --zkey or --params");
   const std::string& path = zkey.empty() ? params : zkey;
-  const key_format_t format = is_key_cache(path)          ? key_format_t::key_cache
+  const key_format_t format = is_key_cache(path)        ? key_format_t::key_cache
                               : has_magic(path, "szpk") ? key_format_t::packed
                               : zkey.empty()            ? key_format_t::params
                                                         : key_format_t::zkey;
@@ -119,7 +125,8 @@ loaded_key_t load_key(const std::string& zkey, const std::string& params, const 
   // output would otherwise be silent until the key is ready).
   if (!o.quiet && !size_error && size >= (uint64_t(256) << 20)) {
     char text[64];
-    std::snprintf(text, sizeof text, ": reading %.1f GiB and checking its points...", double(size) / double(1ull << 30));
+    std::snprintf(text, sizeof text, ": reading %.1f GiB and checking its points...",
+                  double(size) / double(1ull << 30));
     log_line(stderr, "key_read", "starzk: " + path + text, {{"key", path}, {"bytes", size}});
   }
   auto hashed = std::async(std::launch::async, [&] {
@@ -130,8 +137,10 @@ loaded_key_t load_key(const std::string& zkey, const std::string& params, const 
   bool known = false;
   auto look_up = [&] {
     hashed.get();  // rethrows a failure to hash
-    if (o.revalidate) r.note = "--revalidate";
-    else known = store.find(r.digest, size, format, &r.note).has_value();
+    if (o.revalidate)
+      r.note = "--revalidate";
+    else
+      known = store.find(r.digest, size, format, &r.note).has_value();
   };
 
   // The whole check of a key read without its subgroup tests.
@@ -172,8 +181,12 @@ loaded_key_t load_key(const std::string& zkey, const std::string& params, const 
   } else {
     // Read with every point on its curve; the subgroup is validate_key's.
     switch (format) {
-      case key_format_t::key_cache: k.pk = read_key_cache(path, cache_check_t::on_curve, o.threads); break;
-      case key_format_t::zkey: k.pk = read_zkey(path, zkey_read_options_t{.check = decode_check::on_curve}); break;
+      case key_format_t::key_cache:
+        k.pk = read_key_cache(path, cache_check_t::on_curve, o.threads);
+        break;
+      case key_format_t::zkey:
+        k.pk = read_zkey(path, zkey_read_options_t{.check = decode_check::on_curve});
+        break;
       default: {
         const params_read_options_t ro{.check = decode_check::on_curve, .threads = o.threads};
         k.pk = circuit ? read_params(path, *circuit, ro) : read_params(path, ro);
@@ -186,8 +199,8 @@ loaded_key_t load_key(const std::string& zkey, const std::string& params, const 
   if (!known) {
     r.validated = true;
     if (store.enabled()) {
-      const std::string warning = store.remember(validation_record_t{
-          r.digest, size, format, required_checks(format), r.info.points, unix_now()});
+      const std::string warning = store.remember(
+          validation_record_t{r.digest, size, format, required_checks(format), r.info.points, unix_now()});
       r.remembered = warning.empty();
       if (!warning.empty()) r.note = warning;
     } else {
@@ -196,9 +209,15 @@ loaded_key_t load_key(const std::string& zkey, const std::string& params, const 
   }
   if (!o.quiet)
     log_line(stderr, "key", "starzk: " + r.line(path),
-             {{"key", path}, {"digest", to_hex(r.digest)}, {"validated", r.validated}, {"remembered", r.remembered},
-              {"points", r.info.points}, {"validation_s", r.info.seconds}, {"on_gpu", r.info.on_gpu},
-              {"hash_s", r.hash_seconds}, {"read_s", r.read_seconds}});
+             {{"key", path},
+              {"digest", to_hex(r.digest)},
+              {"validated", r.validated},
+              {"remembered", r.remembered},
+              {"points", r.info.points},
+              {"validation_s", r.info.seconds},
+              {"on_gpu", r.info.on_gpu},
+              {"hash_s", r.hash_seconds},
+              {"read_s", r.read_seconds}});
   if (!o.quiet && !r.unpack.empty())
     log_line(stderr, "unpack", "starzk: " + path + ": unpacked " + r.unpack, {{"key", path}});
   return k;

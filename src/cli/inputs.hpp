@@ -40,13 +40,13 @@ struct key_load_options_t {
 struct key_check_report_t {
   digest_t digest{};
   double hash_seconds = 0;
-  double read_seconds = 0;       // the reader, on-curve checks included
-  bool read_is_validation = false;  // .szpk: the points were checked while decompressed
-  bool validated = false;        // checked now (false: a record said they had been)
-  key_validation_info_t info;    // when validated
-  bool remembered = false;       // a record was written
-  std::string note;              // why no record was used or written, or a warning ("" if none)
-  std::string unpack;            // .szpk: time per query (unpack_stats_t::line), "" otherwise
+  double read_seconds = 0;                          // the reader, on-curve checks included
+  bool read_is_validation = false;                  // .szpk: the points were checked while decompressed
+  bool validated = false;                           // checked now (false: a record said they had been)
+  key_validation_info_t info;                       // when validated
+  bool remembered = false;                          // a record was written
+  std::string note;                                 // why no record was used or written, or a warning ("" if none)
+  std::string unpack;                               // .szpk: time per query (unpack_stats_t::line), "" otherwise
   std::string line(const std::string& path) const;  // the stderr line, without "starzk: "
 };
 

@@ -39,7 +39,8 @@ log_format_t parse_log_format(const std::string& text) {
 void log_line(FILE* out, const char* event, const std::string& text, const nlohmann::json& fields) {
   std::string line;
   if (log_format() == log_format_t::json) {
-    nlohmann::json j = {{"t", std::round(seconds_since_start() * 1000.0) / 1000.0}, {"event", event}, {"message", text}};
+    nlohmann::json j = {
+        {"t", std::round(seconds_since_start() * 1000.0) / 1000.0}, {"event", event}, {"message", text}};
     if (fields.is_object())
       for (auto it = fields.begin(); it != fields.end(); ++it) j[it.key()] = it.value();
     // Invalid UTF-8 in a message (a file name) is replaced, never thrown.

@@ -33,9 +33,9 @@ int fail(int code, const std::string& why) {
 // does not exist (CLI::ExistingFile), which is bad input (3).
 int parse_failure(const CLI::ParseError& e) {
   const std::string what = e.what();
-  const bool missing_file = dynamic_cast<const CLI::ValidationError*>(&e) &&
-                            (what.find("does not exist") != std::string::npos ||
-                             what.find("is actually a directory") != std::string::npos);
+  const bool missing_file =
+      dynamic_cast<const CLI::ValidationError*>(&e) &&
+      (what.find("does not exist") != std::string::npos || what.find("is actually a directory") != std::string::npos);
   if (missing_file) return fail(starzk::cli::exit_bad_input, what);
   return fail(starzk::cli::exit_usage, what + " (see --help)");
 }

@@ -82,7 +82,8 @@ manifest_t finish(std::vector<raw_job_t> raws, const fs::path& base, const std::
     if (!j.out_dir.empty())
       for (size_t k = 0; k < j.witnesses.size(); ++k) mine.push_back(j.proof_json(k).lexically_normal());
     for (const fs::path& o : mine)
-      if (!outputs.insert(o).second) fail(origin, i, given, "output '" + o.string() + "' is also written by another job");
+      if (!outputs.insert(o).second)
+        fail(origin, i, given, "output '" + o.string() + "' is also written by another job");
     m.jobs.push_back(std::move(j));
   }
   return m;
@@ -119,7 +120,8 @@ void check_toml_ascii(std::string_view t, const std::string& origin) {
       while (i + 1 < t.size() && t[i + 1] != '\n') ++i;
       continue;
     }
-    const bool string_may_start = prev == '\n' || prev == '=' || prev == '[' || prev == '{' || prev == ',' || prev == '.';
+    const bool string_may_start =
+        prev == '\n' || prev == '=' || prev == '[' || prev == '{' || prev == ',' || prev == '.';
     if ((c == '"' || c == '\'') && string_may_start) {
       const bool multi = t.substr(i, 3) == std::string(3, c), basic = c == '"';
       i += multi ? 3 : 1;
@@ -160,7 +162,8 @@ std::string printable(std::string_view s) {
                     static_cast<unsigned char>(s[i + 1]) <= 0x9F;
     if (c < 0x20 || c == 0x7F || c == 0x9B || c1 || c == '\\') {
       char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02x", c == 0xC2 && c1 ? unsigned(static_cast<unsigned char>(s[++i])) : unsigned(c));
+      std::snprintf(hex, sizeof hex, "\\x%02x",
+                    c == 0xC2 && c1 ? unsigned(static_cast<unsigned char>(s[++i])) : unsigned(c));
       out += hex;
     } else {
       out += char(c);
@@ -291,7 +294,8 @@ void check_manifest_inputs(const manifest_t& m) {
   for (size_t i = 0; i < m.jobs.size(); ++i) {
     const manifest_job_t& j = m.jobs[i];
     auto need = [&](const fs::path& p, const char* field) {
-      if (!fs::is_regular_file(p)) fail(m.file.string(), i, j.name, std::string(field) + ": no file '" + p.string() + "'");
+      if (!fs::is_regular_file(p))
+        fail(m.file.string(), i, j.name, std::string(field) + ": no file '" + p.string() + "'");
     };
     need(j.key, "key");
     if (!j.circuit.empty()) need(j.circuit, "circuit");

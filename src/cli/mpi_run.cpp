@@ -71,8 +71,8 @@ std::string trace_path(const std::string& path, int rank) {
 
 // Step 1: prove the partitions this rank owns; results by global index.
 std::map<size_t, dag::partition_result_t> prove_mine(const manifest_t& m, const std::vector<slot_t>& slots,
-                                                    const batch_run_options_t& o, const dag::mpi_session_t& mpi,
-                                                    runtime::trace_recorder* recorder) {
+                                                     const batch_run_options_t& o, const dag::mpi_session_t& mpi,
+                                                     runtime::trace_recorder* recorder) {
   std::map<size_t, dag::partition_result_t> local;
   std::map<std::pair<uint32_t, uint32_t>, size_t> global_of;  // (job seq, index) -> global index
   std::vector<std::vector<size_t>> mine(m.jobs.size());
@@ -106,7 +106,7 @@ std::map<size_t, dag::partition_result_t> prove_mine(const manifest_t& m, const 
         loaded_key_t k = job.key_is_params() ? load_key("", job.key.string(), cs.get(), ko)
                                              : load_key(job.key.string(), "", cs.get(), ko);
         slot = std::make_shared<const dag::key_bundle_t>(std::make_shared<const proving_key_t>(std::move(k.pk)), cs,
-                                                          job.key.filename().string(), 0);
+                                                         job.key.filename().string(), 0);
       }
       key = slot;
     } catch (const std::exception& e) {
@@ -120,8 +120,9 @@ std::map<size_t, dag::partition_result_t> prove_mine(const manifest_t& m, const 
         global_of[{seq, uint32_t(i)}] = g;
         const std::filesystem::path wpath = job.witnesses[i];
         try {
-          batch.submit(seq, uint32_t(i), [wpath](std::span<fr_t> out) { read_wtns_into(wpath, out); }, slots[g].label,
-                       o.fixed_rs);
+          batch.submit(
+              seq, uint32_t(i), [wpath](std::span<fr_t> out) { read_wtns_into(wpath, out); }, slots[g].label,
+              o.fixed_rs);
         } catch (const std::exception& e) {
           local[g] = failed_result(slots[g].label, e.what());
         }
@@ -168,8 +169,9 @@ size_t write_outputs(const manifest_t& m, const std::vector<slot_t>& slots,
       }
     }
     if (!quiet || failed)
-      std::printf("job %s: %zu/%zu proofs %s\n", job.label().c_str(), job.witnesses.size() - std::min(failed, job.witnesses.size()),
-                  job.witnesses.size(), failed ? "FAILED" : "written");
+      std::printf("job %s: %zu/%zu proofs %s\n", job.label().c_str(),
+                  job.witnesses.size() - std::min(failed, job.witnesses.size()), job.witnesses.size(),
+                  failed ? "FAILED" : "written");
     failures += failed;
   }
   return failures;
@@ -205,10 +207,11 @@ int run_manifest_mpi(const batch_run_options_t& o) {
       recorder->set_meta("mpi_rank", std::to_string(mpi.rank()));
     }
     if (mpi.is_root() && !o.quiet)
-      std::printf("starzk: %zu jobs, %zu partitions on %d MPI ranks (partition p on rank p mod %d), policy %s, "
-                  "%u CPU + %u CUDA workers on rank 0\n",
-                  m.jobs.size(), slots.size(), mpi.size(), mpi.size(), session.policy_name().c_str(),
-                  session.cpu_workers(), session.cuda_workers());
+      std::printf(
+          "starzk: %zu jobs, %zu partitions on %d MPI ranks (partition p on rank p mod %d), policy %s, "
+          "%u CPU + %u CUDA workers on rank 0\n",
+          m.jobs.size(), slots.size(), mpi.size(), mpi.size(), session.policy_name().c_str(), session.cpu_workers(),
+          session.cuda_workers());
     std::fflush(stdout);
 
     const auto t_prove = steady::now();
@@ -224,8 +227,8 @@ int run_manifest_mpi(const batch_run_options_t& o) {
       const size_t failures = write_outputs(m, slots, all, *outs, o.quiet);
       const double s = seconds_since(t0);
       const size_t ok = slots.size() - std::min(failures, slots.size());
-      std::printf("%zu of %zu proofs verified and written in %.2f s (%.2f proofs/s) on %d rank%s%s\n", ok,
-                  slots.size(), s, s > 0 ? double(ok) / s : 0.0, mpi.size(), mpi.size() == 1 ? "" : "s",
+      std::printf("%zu of %zu proofs verified and written in %.2f s (%.2f proofs/s) on %d rank%s%s\n", ok, slots.size(),
+                  s, s > 0 ? double(ok) / s : 0.0, mpi.size(), mpi.size() == 1 ? "" : "s",
                   failures ? "; some partitions FAILED" : "");
       status = failures ? 1 : 0;
     }

@@ -52,7 +52,8 @@ CLI::Validator thread_count(bool zero_means_all) {
 }
 
 CLI::Validator cpu_worker_count() {
-  return int_range(0, usable_cpus(), "StarPU CPU workers; this process may use " + std::to_string(usable_cpus()) + " CPUs");
+  return int_range(0, usable_cpus(),
+                   "StarPU CPU workers; this process may use " + std::to_string(usable_cpus()) + " CPUs");
 }
 
 CLI::Validator gpu_worker_count() { return int_range(0, 64, "StarPU CUDA workers, one per GPU"); }
@@ -68,7 +69,8 @@ CLI::Validator memory_budget() {
           return e.what();
         }
         if (bytes < (uint64_t(1) << 20))
-          return "'" + v + "' is less than 1 MiB: no partition fits (use 'none' for no limit, 'auto' for half "
+          return "'" + v +
+                 "' is less than 1 MiB: no partition fits (use 'none' for no limit, 'auto' for half "
                  "of the available memory)";
         return "";
       },

@@ -37,8 +37,8 @@ inline constexpr bool bls_x_is_negative = true;
 
 // r, the prime order of G1 and G2 (the scalar field modulus), little-endian
 // 64-bit limbs: r = 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001.
-inline constexpr std::array<uint64_t, 4> group_order_limbs = {
-    0xffffffff00000001ull, 0x53bda402fffe5bfeull, 0x3339d80809a1d805ull, 0x73eda753299d7d48ull};
+inline constexpr std::array<uint64_t, 4> group_order_limbs = {0xffffffff00000001ull, 0x53bda402fffe5bfeull,
+                                                              0x3339d80809a1d805ull, 0x73eda753299d7d48ull};
 
 struct g1_params {
   using field_t = fp_t;

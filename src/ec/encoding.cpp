@@ -30,9 +30,7 @@ void put_be(const fp2_t& a, uint8_t* out) {
   a.c0.to_bytes_be(out + 48);
 }
 bool get_be(const uint8_t* in, fp_t& a) { return fp_t::from_bytes_be(in, a); }
-bool get_be(const uint8_t* in, fp2_t& a) {
-  return fp_t::from_bytes_be(in, a.c1) && fp_t::from_bytes_be(in + 48, a.c0);
-}
+bool get_be(const uint8_t* in, fp2_t& a) { return fp_t::from_bytes_be(in, a.c1) && fp_t::from_bytes_be(in + 48, a.c0); }
 
 // snarkjs order: Montgomery little-endian, Fp2 as c0 || c1.
 void put_mont(const fp_t& a, uint8_t* out) { a.to_mont_bytes_le(out); }
@@ -160,8 +158,8 @@ bool parse_fp2(const std::array<std::string, 2>& s, fp2_t& out) {
 
 // z = 1: an affine point; z = 0 with (x, y) = (0, 1): snarkjs's O.
 template <class P>
-decode_status from_projective(const typename P::field_t& x, const typename P::field_t& y,
-                              const typename P::field_t& z, affine_t<P>& out, decode_check check) {
+decode_status from_projective(const typename P::field_t& x, const typename P::field_t& y, const typename P::field_t& z,
+                              affine_t<P>& out, decode_check check) {
   using field_t = typename P::field_t;
   if (z.is_zero()) {
     if (!(x.is_zero() && y == field_t::one())) return decode_status::bad_projective;
@@ -186,19 +184,28 @@ decode_status with_length(std::span<const uint8_t> in, F&& decode) {
 
 const char* describe(decode_status s) {
   switch (s) {
-    case decode_status::ok: return "ok";
-    case decode_status::wrong_length: return "the encoding has the wrong number of bytes";
+    case decode_status::ok:
+      return "ok";
+    case decode_status::wrong_length:
+      return "the encoding has the wrong number of bytes";
     case decode_status::wrong_compression_flag:
       return "the compression flag (bit 7 of the first byte) does not match the expected form";
     case decode_status::bad_infinity_encoding:
       return "the infinity flag is set but the other bits of the encoding are not all zero";
-    case decode_status::sort_flag_on_infinity: return "the sort flag is set on the point at infinity";
-    case decode_status::sort_flag_on_uncompressed: return "the sort flag is set on an uncompressed point";
-    case decode_status::non_canonical_coordinate: return "a coordinate is not below the field modulus p";
-    case decode_status::no_square_root: return "x is not the x-coordinate of a curve point (x^3 + b is not a square)";
-    case decode_status::not_on_curve: return "the point is not on the curve";
-    case decode_status::not_in_subgroup: return "the point is on the curve but not in the prime-order subgroup";
-    case decode_status::bad_decimal: return "a coordinate is not a decimal integer below p";
+    case decode_status::sort_flag_on_infinity:
+      return "the sort flag is set on the point at infinity";
+    case decode_status::sort_flag_on_uncompressed:
+      return "the sort flag is set on an uncompressed point";
+    case decode_status::non_canonical_coordinate:
+      return "a coordinate is not below the field modulus p";
+    case decode_status::no_square_root:
+      return "x is not the x-coordinate of a curve point (x^3 + b is not a square)";
+    case decode_status::not_on_curve:
+      return "the point is not on the curve";
+    case decode_status::not_in_subgroup:
+      return "the point is on the curve but not in the prime-order subgroup";
+    case decode_status::bad_decimal:
+      return "a coordinate is not a decimal integer below p";
     case decode_status::bad_projective:
       return "the z coordinate is neither 1 nor the point-at-infinity form [0, 1, 0]";
   }
@@ -263,9 +270,7 @@ g1_decimal_t g1_to_decimal(const g1_affine_t& p) {
 
 g2_decimal_t g2_to_decimal(const g2_affine_t& p) {
   if (p.is_infinity()) return {{{"0", "0"}, {"1", "0"}, {"0", "0"}}};
-  return {{{p.x.c0.to_decimal(), p.x.c1.to_decimal()},
-           {p.y.c0.to_decimal(), p.y.c1.to_decimal()},
-           {"1", "0"}}};
+  return {{{p.x.c0.to_decimal(), p.x.c1.to_decimal()}, {p.y.c0.to_decimal(), p.y.c1.to_decimal()}, {"1", "0"}}};
 }
 
 decode_status g1_from_decimal(const g1_decimal_t& in, g1_affine_t& out, decode_check check) {

@@ -73,14 +73,10 @@ void encode_g2_uncompressed(const g2_affine_t& p, uint8_t out[g2_uncompressed_si
 
 // Pointer forms read exactly the encoding size; span forms check the length
 // first (wrong_length). On failure `out` is left unchanged.
-decode_status decode_g1_compressed(const uint8_t* in, g1_affine_t& out,
-                                   decode_check check = decode_check::full);
-decode_status decode_g1_uncompressed(const uint8_t* in, g1_affine_t& out,
-                                     decode_check check = decode_check::full);
-decode_status decode_g2_compressed(const uint8_t* in, g2_affine_t& out,
-                                   decode_check check = decode_check::full);
-decode_status decode_g2_uncompressed(const uint8_t* in, g2_affine_t& out,
-                                     decode_check check = decode_check::full);
+decode_status decode_g1_compressed(const uint8_t* in, g1_affine_t& out, decode_check check = decode_check::full);
+decode_status decode_g1_uncompressed(const uint8_t* in, g1_affine_t& out, decode_check check = decode_check::full);
+decode_status decode_g2_compressed(const uint8_t* in, g2_affine_t& out, decode_check check = decode_check::full);
+decode_status decode_g2_uncompressed(const uint8_t* in, g2_affine_t& out, decode_check check = decode_check::full);
 decode_status decode_g1_compressed(std::span<const uint8_t> in, g1_affine_t& out,
                                    decode_check check = decode_check::full);
 decode_status decode_g1_uncompressed(std::span<const uint8_t> in, g1_affine_t& out,

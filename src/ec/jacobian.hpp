@@ -158,8 +158,7 @@ struct jacobian_t {
   // 3M for the trick + 3M + 1S for the coordinates. Infinities are skipped
   // (their z = 0 would poison the product) and come out as x = y = 0.
   static void batch_to_affine(std::span<const jacobian_t> in, std::span<affine_type> out) {
-    if (in.size() != out.size())
-      throw std::runtime_error("ec: batch_to_affine: input and output spans differ in size");
+    if (in.size() != out.size()) throw std::runtime_error("ec: batch_to_affine: input and output spans differ in size");
     std::vector<field_t> prefix(in.size());
     field_t acc = field_t::one();
     for (size_t i = 0; i < in.size(); ++i) {

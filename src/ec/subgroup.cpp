@@ -21,9 +21,7 @@ g1_affine_t phi(const g1_affine_t& p) {
   return g1_affine_t{p.x * g1_params::endo_beta(), p.y};
 }
 
-g1_jacobian_t phi(const g1_jacobian_t& p) {
-  return g1_jacobian_t{p.x * g1_params::endo_beta(), p.y, p.z};
-}
+g1_jacobian_t phi(const g1_jacobian_t& p) { return g1_jacobian_t{p.x * g1_params::endo_beta(), p.y, p.z}; }
 
 g2_affine_t psi(const g2_affine_t& p) {
   if (p.is_infinity()) return p;
@@ -31,8 +29,7 @@ g2_affine_t psi(const g2_affine_t& p) {
 }
 
 g2_jacobian_t psi(const g2_jacobian_t& p) {
-  return g2_jacobian_t{p.x.conjugate() * g2_params::psi_cx(), p.y.conjugate() * g2_params::psi_cy(),
-                       p.z.conjugate()};
+  return g2_jacobian_t{p.x.conjugate() * g2_params::psi_cx(), p.y.conjugate() * g2_params::psi_cy(), p.z.conjugate()};
 }
 
 namespace {

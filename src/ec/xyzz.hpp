@@ -27,9 +27,7 @@ struct xyzz_t {
 
   field_t x, y, zz, zzz;
 
-  static xyzz_t infinity() {
-    return xyzz_t{field_t::one(), field_t::one(), field_t::zero(), field_t::zero()};
-  }
+  static xyzz_t infinity() { return xyzz_t{field_t::one(), field_t::one(), field_t::zero(), field_t::zero()}; }
   static xyzz_t from_affine(const affine_type& a) {
     if (a.is_infinity()) return infinity();
     return xyzz_t{a.x, a.y, field_t::one(), field_t::one()};
@@ -157,8 +155,7 @@ struct xyzz_t {
   // inversion), then jacobian_t::batch_to_affine. Infinities come out as
   // x = y = 0; spans of different sizes are an error.
   static void batch_to_affine(std::span<const xyzz_t> in, std::span<affine_type> out) {
-    if (in.size() != out.size())
-      throw std::runtime_error("ec: batch_to_affine: input and output spans differ in size");
+    if (in.size() != out.size()) throw std::runtime_error("ec: batch_to_affine: input and output spans differ in size");
     std::vector<jacobian_type> jac(in.size());
     for (size_t i = 0; i < in.size(); ++i) jac[i] = in[i].to_jacobian();
     jacobian_type::batch_to_affine(jac, out);

@@ -20,9 +20,9 @@ namespace starzk {
 
 struct fp_params {
   static constexpr size_t n_limbs = 6;
-  static constexpr std::array<uint64_t, 6> modulus = {
-      0xb9feffffffffaaabull, 0x1eabfffeb153ffffull, 0x6730d2a0f6b0f624ull,
-      0x64774b84f38512bfull, 0x4b1ba7b6434bacd7ull, 0x1a0111ea397fe69aull};
+  static constexpr std::array<uint64_t, 6> modulus = {0xb9feffffffffaaabull, 0x1eabfffeb153ffffull,
+                                                      0x6730d2a0f6b0f624ull, 0x64774b84f38512bfull,
+                                                      0x4b1ba7b6434bacd7ull, 0x1a0111ea397fe69aull};
   static constexpr const char* name = "fp_t";
   static constexpr unsigned two_adicity = 1;  // p - 1 = 2 · odd
   static constexpr uint64_t root_generator = 0;

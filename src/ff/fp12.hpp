@@ -39,8 +39,8 @@ struct fp12_t {
   fp12_t& operator-=(const fp12_t& b) { return *this = *this - b; }
   fp12_t& operator*=(const fp12_t& b) { return *this = *this * b; }
 
-  fp12_t sqr() const;       // complex squaring, 2 F_p6 mul
-  fp12_t inverse() const;   // one F_p6 inversion; inverse of zero is zero
+  fp12_t sqr() const;                             // complex squaring, 2 F_p6 mul
+  fp12_t inverse() const;                         // one F_p6 inversion; inverse of zero is zero
   fp12_t conjugate() const { return {c0, -c1}; }  // = frobenius_map(6)
   fp12_t frobenius_map(unsigned power) const;     // a^(p^power)
 

@@ -60,14 +60,11 @@ fp6_t fp6_t::frobenius_map(unsigned power) const {
 fp6_t fp6_t::mul_by_01(const fp2_t& b0, const fp2_t& b1) const {
   const fp2_t t0 = c0 * b0;
   const fp2_t t1 = c1 * b1;
-  return {((c1 + c2) * b1 - t1).mul_by_nonresidue() + t0, (c0 + c1) * (b0 + b1) - t0 - t1,
-          (c0 + c2) * b0 - t0 + t1};
+  return {((c1 + c2) * b1 - t1).mul_by_nonresidue() + t0, (c0 + c1) * (b0 + b1) - t0 - t1, (c0 + c2) * b0 - t0 + t1};
 }
 
 // (a0 + a1 v + a2 v^2)(b1 v) = ξ a2 b1 + a0 b1 v + a1 b1 v^2: 3 M2.
-fp6_t fp6_t::mul_by_1(const fp2_t& b1) const {
-  return {(c2 * b1).mul_by_nonresidue(), c0 * b1, c1 * b1};
-}
+fp6_t fp6_t::mul_by_1(const fp2_t& b1) const { return {(c2 * b1).mul_by_nonresidue(), c0 * b1, c1 * b1}; }
 
 fp6_t fp6_t::pow(std::span<const uint64_t> e) const {
   fp6_t r = one();

@@ -28,8 +28,8 @@ namespace starzk {
 
 struct fr_params {
   static constexpr size_t n_limbs = 4;
-  static constexpr std::array<uint64_t, 4> modulus = {
-      0xffffffff00000001ull, 0x53bda402fffe5bfeull, 0x3339d80809a1d805ull, 0x73eda753299d7d48ull};
+  static constexpr std::array<uint64_t, 4> modulus = {0xffffffff00000001ull, 0x53bda402fffe5bfeull,
+                                                      0x3339d80809a1d805ull, 0x73eda753299d7d48ull};
   static constexpr const char* name = "fr_t";
   static constexpr unsigned two_adicity = 32;
   static constexpr uint64_t root_generator = 5;   // snarkjs nqr

@@ -57,14 +57,12 @@ struct alignas(8) mont_t {
   static constexpr uint64_t m_inv = limbs::neg_inv64(modulus[0]);             // -m^-1 mod 2^64
   static constexpr limbs_t m_minus_1 = limbs::sub_small(modulus, 1);
   static constexpr limbs_t m_minus_2 = limbs::sub_small(modulus, 2);
-  static constexpr limbs_t half_m = limbs::shr(m_minus_1, 1);                 // (m-1)/2
+  static constexpr limbs_t half_m = limbs::shr(m_minus_1, 1);  // (m-1)/2
   // Mask of the bits the top limb can use (for rejection sampling).
-  static constexpr uint64_t top_mask =
-      modulus_bits % 64 == 0 ? ~uint64_t(0) : (uint64_t(1) << (modulus_bits % 64)) - 1;
+  static constexpr uint64_t top_mask = modulus_bits % 64 == 0 ? ~uint64_t(0) : (uint64_t(1) << (modulus_bits % 64)) - 1;
 
   static_assert(modulus[0] & 1, "Montgomery form needs an odd modulus");
-  static_assert(modulus[n_limbs - 1] < 0x7FFFFFFFFFFFFFFFull,
-                "no-carry CIOS needs the top limb of m below 2^63 - 1");
+  static_assert(modulus[n_limbs - 1] < 0x7FFFFFFFFFFFFFFFull, "no-carry CIOS needs the top limb of m below 2^63 - 1");
 
   uint64_t l[n_limbs];
 
@@ -199,9 +197,7 @@ struct alignas(8) mont_t {
 
   // Square root for m ≡ 3 (mod 4): x = a^((m+1)/4) (then x^2 = a·a^((m-1)/2),
   // which is a exactly when a is a square). Returns false if a is not a square.
-  bool sqrt(mont_t& out) const
-    requires(P::modulus[0] % 4 == 3)
-  {
+  bool sqrt(mont_t& out) const requires(P::modulus[0] % 4 == 3) {
     static constexpr limbs_t e = limbs::shr(limbs::add_small(modulus, 1), 2);  // (m+1)/4
     mont_t x = pow(std::span<const uint64_t>(e));
     if (x.sqr() != *this) return false;
@@ -214,21 +210,13 @@ struct alignas(8) mont_t {
   // the smallest quadratic non-residue, 5 for BLS12-381 r);
   // bellman_root_of_unity(k) = h^((m-1)/2^k) with h = P::coset_generator
   // (bellman / arkworks / blstrs GENERATOR, 7). Throws for k > two_adicity.
-  static mont_t root_of_unity(unsigned log2n)
-    requires(P::two_adicity > 1)
-  {
+  static mont_t root_of_unity(unsigned log2n) requires(P::two_adicity > 1) {
     return two_adic_root(P::root_generator, log2n);
   }
-  static mont_t bellman_root_of_unity(unsigned log2n)
-    requires(P::two_adicity > 1)
-  {
+  static mont_t bellman_root_of_unity(unsigned log2n) requires(P::two_adicity > 1) {
     return two_adic_root(P::coset_generator, log2n);
   }
-  static mont_t multiplicative_generator()
-    requires(P::two_adicity > 1)
-  {
-    return from_u64(P::coset_generator);
-  }
+  static mont_t multiplicative_generator() requires(P::two_adicity > 1) { return from_u64(P::coset_generator); }
 
   // ---- limb kernels on raw arrays (the same code the CUDA port mirrors) ----
   // add/sub are a dozen instructions: always inlined (a call costs as much,

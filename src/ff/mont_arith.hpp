@@ -236,7 +236,7 @@ constexpr mont_t<P> mont_t<P>::inverse() const {
   }
   const big& xinv = (u == one_plain) ? x1 : x2;  // x^-1 = a^-1 R^-1 mod m
   mont_t r{};
-  mul_raw(r.l, xinv.data(), r3_mod.data());      // a^-1 R^-1 · R^3 · R^-1 = a^-1 R
+  mul_raw(r.l, xinv.data(), r3_mod.data());  // a^-1 R^-1 · R^3 · R^-1 = a^-1 R
   return r;
 }
 

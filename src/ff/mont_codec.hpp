@@ -122,10 +122,14 @@ mont_t<P> mont_t<P>::from_hex(std::string_view s) {
   limbs_t acc{};
   for (char ch : digits) {
     uint64_t d;
-    if (ch >= '0' && ch <= '9') d = uint64_t(ch - '0');
-    else if (ch >= 'a' && ch <= 'f') d = uint64_t(ch - 'a' + 10);
-    else if (ch >= 'A' && ch <= 'F') d = uint64_t(ch - 'A' + 10);
-    else throw fail("not a hex digit");
+    if (ch >= '0' && ch <= '9')
+      d = uint64_t(ch - '0');
+    else if (ch >= 'a' && ch <= 'f')
+      d = uint64_t(ch - 'a' + 10);
+    else if (ch >= 'A' && ch <= 'F')
+      d = uint64_t(ch - 'A' + 10);
+    else
+      throw fail("not a hex digit");
     if (!ff_detail::mul_add_small<n_limbs>(acc, 16, d)) throw fail("value >= modulus");
   }
   if (!limbs::less(acc, modulus)) throw fail("value >= modulus");

@@ -90,6 +90,8 @@ inline const bool fast_at_start = initial_choice();
 namespace starzk::mulx {
 
 // ---- the assembly, one macro per step; T(x) names register operand x ----
+// (laid out by hand: one instruction per line, rows of a round side by side)
+// clang-format off
 #define SZK_T(x) "%[" #x "]"
 
 // k = t0·(-m^-1) mod 2^64, the reduction's multiplier, as soon as t0 is
@@ -175,6 +177,7 @@ namespace starzk::mulx {
   SZK_ROW_BEGIN(i) SZK_ROW_FIRST(t0, t1) SZK_ROW_STEP(1, t1, t2) SZK_ROW_STEP(2, t2, t3)  \
   SZK_ROW_STEP(3, t3, t4) SZK_ROW_STEP(4, t4, t5) SZK_ROW_END(5, t5, t6)                     \
   SZK_RED6(t0, t1, t2, t3, t4, t5, t6)
+// clang-format on
 
 // t = a·b·2^(-64N) mod m, not yet reduced: t < 2m (the caller subtracts m
 // once). a < m; b any N-limb value; m odd with m < 2^(64N-1) - 2^(64N-64);
@@ -187,8 +190,8 @@ template <>
 inline __attribute__((always_inline)) void mont_rows<4>(uint64_t* t, const uint64_t* a, const uint64_t* b,
                                                         const uint64_t* m, uint64_t minv) {
   uint64_t t0, t1, t2, t3, t4, h, k;
-  __asm__(SZK_ROUND4_0(t0, t1, t2, t3, t4) SZK_ROUND4(1, t1, t2, t3, t4, t0)
-              SZK_ROUND4(2, t2, t3, t4, t0, t1) SZK_ROUND4(3, t3, t4, t0, t1, t2)
+  __asm__(SZK_ROUND4_0(t0, t1, t2, t3, t4) SZK_ROUND4(1, t1, t2, t3, t4, t0) SZK_ROUND4(2, t2, t3, t4, t0, t1)
+              SZK_ROUND4(3, t3, t4, t0, t1, t2)
           : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [h] "=&r"(h), [k] "=&r"(k)
           : [a] "r"(a), [b] "r"(b), [m] "r"(m), [minv] "m"(minv)
           : "rax", "rdx", "cc", "memory");

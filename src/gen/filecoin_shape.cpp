@@ -125,8 +125,7 @@ struct plan_t {
 
 plan_t make_plan(const gen_params_t& params) {
   const unsigned k = params.log2_constraints;
-  if (k < 10 || k > 27)
-    throw std::runtime_error("gen: log2_constraints must be in [10, 27], got " + std::to_string(k));
+  if (k < 10 || k > 27) throw std::runtime_error("gen: log2_constraints must be in [10, 27], got " + std::to_string(k));
   plan_t p;
   gen_layout_t& l = p.layout;
   p.full = shape_of(full_width);
@@ -273,16 +272,14 @@ r1cs_t generate_circuit(const gen_params_t& params, unsigned threads) {
   return cs;
 }
 
-std::vector<fr_t> generate_witness(const gen_params_t& params, const r1cs_t& cs, uint64_t partition,
-                                   unsigned threads) {
+std::vector<fr_t> generate_witness(const gen_params_t& params, const r1cs_t& cs, uint64_t partition, unsigned threads) {
   const plan_t p = make_plan(params);
   const gen_layout_t& l = p.layout;
   if (cs.n_vars != l.n_vars || cs.n_public != l.n_public || cs.n_constraints != l.n_constraints)
-    throw std::runtime_error("gen: the circuit (" + std::to_string(cs.n_constraints) + " constraints, " +
-                             std::to_string(cs.n_vars) + " wires, " + std::to_string(cs.n_public) +
-                             " public) was not generated from these parameters (expected " +
-                             std::to_string(l.n_constraints) + ", " + std::to_string(l.n_vars) + ", " +
-                             std::to_string(l.n_public) + ")");
+    throw std::runtime_error(
+        "gen: the circuit (" + std::to_string(cs.n_constraints) + " constraints, " + std::to_string(cs.n_vars) +
+        " wires, " + std::to_string(cs.n_public) + " public) was not generated from these parameters (expected " +
+        std::to_string(l.n_constraints) + ", " + std::to_string(l.n_vars) + ", " + std::to_string(l.n_public) + ")");
   std::vector<fr_t> w;
   resize_touched(w, l.n_vars, threads);
   w[0] = fr_t::one();

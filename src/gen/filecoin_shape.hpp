@@ -52,12 +52,12 @@ struct gen_params_t {
 // Where everything goes; a pure function of the parameters.
 struct gen_layout_t {
   unsigned log2_domain = 0;
-  uint32_t n_public = 0;         // after clamping
-  uint64_t n_constraints = 0;    // 2^k − n_public − 1
-  uint32_t n_vars = 0;           // 1 + n_public + aux
-  uint64_t n_full_units = 0;     // units of width 32
-  unsigned tail_width = 0;       // 0: no tail unit
-  uint64_t n_pad_rows = 0;       // xor rows after the tail that fill the count
+  uint32_t n_public = 0;       // after clamping
+  uint64_t n_constraints = 0;  // 2^k − n_public − 1
+  uint32_t n_vars = 0;         // 1 + n_public + aux
+  uint64_t n_full_units = 0;   // units of width 32
+  unsigned tail_width = 0;     // 0: no tail unit
+  uint64_t n_pad_rows = 0;     // xor rows after the tail that fill the count
   uint64_t nnz_a = 0, nnz_b = 0, nnz_c = 0;
 };
 

@@ -82,8 +82,8 @@ inline constexpr unsigned n_free_words = 2;
 // The first addition comes after 5 words exist (5 distinct operands).
 inline constexpr char op_schedule[] = "xxxAxxxaxxAxnxAxxxaxxAxx";
 inline constexpr unsigned n_ops = sizeof(op_schedule) - 1;
-inline constexpr unsigned n_packs = 3;          // public-input slots per unit
-inline constexpr unsigned operand_window = 8;   // operands come from the last 8 words
+inline constexpr unsigned n_packs = 3;         // public-input slots per unit
+inline constexpr unsigned operand_window = 8;  // operands come from the last 8 words
 inline constexpr unsigned max_words = n_free_words + n_ops;
 
 constexpr unsigned count_op(char c) {
@@ -127,7 +127,7 @@ struct coeffs_t {
   std::vector<fr_t> dict;
   std::array<uint16_t, 64> pow2{};
   uint16_t minus_one = 0;
-  std::array<uint64_t, n_add_constants> add_raw{};  // K_j, below 2^32
+  std::array<uint64_t, n_add_constants> add_raw{};                               // K_j, below 2^32
   std::array<std::array<uint16_t, n_add_constants>, full_width + 1> add_code{};  // [w][j], widths used only
   std::array<fr_t, n_mul_constants> mul{};
   std::array<uint16_t, n_mul_constants> mul_code{};
@@ -158,12 +158,12 @@ struct lc_t {
 // nothing else.
 struct unit_ctx_t {
   uint64_t seed = 0;
-  uint64_t index = 0;          // unit number: seeds its structure stream
+  uint64_t index = 0;  // unit number: seeds its structure stream
   unsigned width = full_width;
-  uint32_t first_aux = 0;      // its first aux wire
-  uint32_t first_public = 0;   // wire of the public input its pack 0 produces
-  unsigned n_public_here = 0;  // how many of its packs are public inputs
-  uint64_t partition = 0;      // seeds its free words (witness mode)
+  uint32_t first_aux = 0;            // its first aux wire
+  uint32_t first_public = 0;         // wire of the public input its pack 0 produces
+  unsigned n_public_here = 0;        // how many of its packs are public inputs
+  uint64_t partition = 0;            // seeds its free words (witness mode)
   const coeffs_t* coeffs = nullptr;  // the circuit's (its K codes cover `width`)
 };
 

@@ -23,7 +23,8 @@ double aux_density(const sparse_matrix_t& m, uint32_t n_vars, uint32_t n_public,
   parallel_for(
       m.col.size(), threads,
       [&](size_t begin, size_t end) {
-        for (size_t k = begin; k < end; ++k) std::atomic_ref<uint8_t>(seen[m.col[k]]).store(1, std::memory_order_relaxed);
+        for (size_t k = begin; k < end; ++k)
+          std::atomic_ref<uint8_t>(seen[m.col[k]]).store(1, std::memory_order_relaxed);
       },
       1 << 16);
   std::atomic<uint64_t> count{0};
@@ -44,8 +45,7 @@ circuit_stats_t describe(const r1cs_t& cs, std::span<const fr_t> w, unsigned thr
   if (!w.empty() && w.size() != cs.n_vars)
     throw std::runtime_error("describe: the witness has " + std::to_string(w.size()) + " values, the circuit " +
                              std::to_string(cs.n_vars) + " wires");
-  if (cs.n_vars < uint64_t(cs.n_public) + 1)
-    throw std::runtime_error("describe: n_vars < n_public + 1");
+  if (cs.n_vars < uint64_t(cs.n_public) + 1) throw std::runtime_error("describe: n_vars < n_public + 1");
   circuit_stats_t s;
   s.n_constraints = cs.n_constraints;
   s.n_vars = cs.n_vars;
@@ -90,9 +90,9 @@ std::string format_stats(const circuit_stats_t& s) {
                         "nnz A %llu, B %llu, C %llu (per row %.3f / %.3f / %.3f)\n"
                         "aux density A %.1f%%, B %.1f%%\n",
                         (unsigned long long)s.n_constraints, s.n_public, (unsigned long long)s.n_aux,
-                        (unsigned long long)s.domain_size, (unsigned long long)s.nnz_a,
-                        (unsigned long long)s.nnz_b, (unsigned long long)s.nnz_c, s.a_per_row, s.b_per_row,
-                        s.c_per_row, 100 * s.a_aux_density, 100 * s.b_aux_density);
+                        (unsigned long long)s.domain_size, (unsigned long long)s.nnz_a, (unsigned long long)s.nnz_b,
+                        (unsigned long long)s.nnz_c, s.a_per_row, s.b_per_row, s.c_per_row, 100 * s.a_aux_density,
+                        100 * s.b_aux_density);
   std::string out(buf, size_t(n));
   if (s.has_witness) {
     std::snprintf(buf, sizeof buf, "aux values 0: %.2f%%, 1: %.2f%%, other: %.2f%%\n", 100 * s.aux_zero,

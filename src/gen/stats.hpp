@@ -19,12 +19,12 @@ namespace starzk {
 struct circuit_stats_t {
   uint64_t n_constraints = 0;
   uint32_t n_vars = 0, n_public = 0;
-  uint64_t n_aux = 0;          // n_vars − n_public − 1
-  uint64_t domain_size = 0;    // smallest 2^k ≥ constraints + n_public + 1
+  uint64_t n_aux = 0;        // n_vars − n_public − 1
+  uint64_t domain_size = 0;  // smallest 2^k ≥ constraints + n_public + 1
   uint64_t nnz_a = 0, nnz_b = 0, nnz_c = 0;
   double a_per_row = 0, b_per_row = 0, c_per_row = 0;
-  double a_aux_density = 0, b_aux_density = 0;  // fractions of aux wires
-  bool has_witness = false;    // the fractions below are 0 without one
+  double a_aux_density = 0, b_aux_density = 0;      // fractions of aux wires
+  bool has_witness = false;                         // the fractions below are 0 without one
   double aux_zero = 0, aux_one = 0, aux_other = 0;  // fractions of aux values
 };
 

@@ -39,10 +39,18 @@ class unit_walker_t {
     unsigned n_adds = 0;
     for (unsigned i = 0; i < n_ops; ++i) {
       switch (op_schedule[i]) {
-        case 'x': bitwise(true); break;
-        case 'n': bitwise(false); break;
-        case 'a': adds[n_adds++] = addition(3, false); break;
-        case 'A': adds[n_adds++] = addition(5, true); break;
+        case 'x':
+          bitwise(true);
+          break;
+        case 'n':
+          bitwise(false);
+          break;
+        case 'a':
+          adds[n_adds++] = addition(3, false);
+          break;
+        case 'A':
+          adds[n_adds++] = addition(5, true);
+          break;
       }
     }
     // Pack the last n_packs addition results; the first one starts the
@@ -84,9 +92,7 @@ class unit_walker_t {
     next_aux_ += n;
     return first;
   }
-  uint32_t bit_wire(const operand_t& o, unsigned i) const {
-    return words_[o.word].first + (i + o.rot) % w_;
-  }
+  uint32_t bit_wire(const operand_t& o, unsigned i) const { return words_[o.word].first + (i + o.rot) % w_; }
   uint64_t rotated_value(const operand_t& o) const {
     const uint64_t v = words_[o.word].value;
     return o.rot == 0 ? v : ((v >> o.rot) | (v << (w_ - o.rot))) & mask_;

@@ -36,8 +36,10 @@ void make_dir(const std::filesystem::path& dir) {
 uint64_t circuit_bytes(const r1cs_t& cs, gen_format_t f) {
   uint64_t b = 1 << 20;
   for (const sparse_matrix_t* m : {&cs.a, &cs.b, &cs.c}) {
-    if (f == gen_format_t::iden3) b += 36 * m->nnz() + 4 * m->n_rows;
-    else b += 8 * (m->n_rows + 1) + 4 * m->nnz() + (m->coded() ? 2 : 32) * m->nnz() + 2 * 4096 + (1 << 21);
+    if (f == gen_format_t::iden3)
+      b += 36 * m->nnz() + 4 * m->n_rows;
+    else
+      b += 8 * (m->n_rows + 1) + 4 * m->nnz() + (m->coded() ? 2 : 32) * m->nnz() + 2 * 4096 + (1 << 21);
   }
   return b;
 }
@@ -96,9 +98,7 @@ gen_format_t parse_gen_format(const std::string& s, unsigned log2_domain) {
   throw std::invalid_argument("--format: '" + s + "' is not one of auto, iden3, compact");
 }
 
-std::string generated_witness_name(uint64_t partition) {
-  return "witness-" + std::to_string(partition) + ".wtns";
-}
+std::string generated_witness_name(uint64_t partition) { return "witness-" + std::to_string(partition) + ".wtns"; }
 
 void write_packed_dev_key(const r1cs_t& cs, h_convention_t convention, const setup_options_t& options,
                           const std::filesystem::path& file, unsigned threads) {
@@ -129,18 +129,21 @@ gen_job_files_t write_generated_job(const gen_params_t& params, const std::files
   if (!ec) {
     if (avail < fixed + w_bytes)
       throw io_error(dir, "not enough free disk space: the circuit (" + gb(c_bytes) + "), the key (up to " +
-                              gb(k_bytes) + ") and one witness (" + gb(w_bytes) + ") need more than the " +
-                              gb(avail) + " free");
+                              gb(k_bytes) + ") and one witness (" + gb(w_bytes) + ") need more than the " + gb(avail) +
+                              " free");
     const uint64_t fit = (avail - fixed) / w_bytes;
-    if (o.distinct == 0) distinct = uint32_t(std::min<uint64_t>(distinct, fit));
+    if (o.distinct == 0)
+      distinct = uint32_t(std::min<uint64_t>(distinct, fit));
     else if (fit < distinct)
       throw io_error(dir, "not enough free disk space for " + std::to_string(distinct) + " witnesses of " +
                               gb(w_bytes) + " beside the circuit and key (" + gb(avail) + " free)");
   }
   files.distinct = distinct;
 
-  if (compact) write_csr_circuit(files.circuit, cs, o.threads);
-  else write_r1cs(files.circuit, cs);
+  if (compact)
+    write_csr_circuit(files.circuit, cs, o.threads);
+  else
+    write_r1cs(files.circuit, cs);
   if (o.progress) o.progress(files.circuit);
   for (uint32_t i = 0; i < distinct; ++i) {
     const std::filesystem::path file = dir / generated_witness_name(i);
@@ -149,9 +152,12 @@ gen_job_files_t write_generated_job(const gen_params_t& params, const std::files
   }
   for (uint32_t i = 0; i < o.partitions; ++i) files.witnesses.push_back(dir / generated_witness_name(i % distinct));
   if (o.key) {
-    if (compact) write_packed_dev_key(cs, o.convention, o.setup, files.key, o.threads);
-    else if (bellman) write_params(files.key, setup(cs, o.convention, o.setup));
-    else write_zkey(files.key, setup(cs, o.convention, o.setup));
+    if (compact)
+      write_packed_dev_key(cs, o.convention, o.setup, files.key, o.threads);
+    else if (bellman)
+      write_params(files.key, setup(cs, o.convention, o.setup));
+    else
+      write_zkey(files.key, setup(cs, o.convention, o.setup));
     if (o.progress) o.progress(files.key);
   }
   return files;

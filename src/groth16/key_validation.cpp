@@ -27,11 +27,16 @@ using key_validation_detail::key_fault_t;
 
 const char* fault_text(key_fault_t f) {
   switch (f) {
-    case key_fault_t::non_canonical: return "a coordinate is not below p";
-    case key_fault_t::infinity: return "the point at infinity, not allowed here";
-    case key_fault_t::off_curve: return "not on the curve";
-    case key_fault_t::outside_subgroup: return "not in the prime-order subgroup";
-    case key_fault_t::other: break;
+    case key_fault_t::non_canonical:
+      return "a coordinate is not below p";
+    case key_fault_t::infinity:
+      return "the point at infinity, not allowed here";
+    case key_fault_t::off_curve:
+      return "not on the curve";
+    case key_fault_t::outside_subgroup:
+      return "not in the prime-order subgroup";
+    case key_fault_t::other:
+      break;
   }
   return "refused by the device check";
 }
@@ -120,8 +125,10 @@ key_validation_info_t validate_key(const proving_key_t& pk, const key_validation
 #endif
 
   // The verifying-key points: nine, on the CPU.
-  const std::pair<const char*, const g1_affine_t*> g1s[] = {
-      {"alpha_g1", &pk.alpha_g1}, {"beta_g1", &pk.beta_g1}, {"delta_g1", &pk.delta_g1}, {"vk.alpha_g1", &pk.vk.alpha_g1}};
+  const std::pair<const char*, const g1_affine_t*> g1s[] = {{"alpha_g1", &pk.alpha_g1},
+                                                            {"beta_g1", &pk.beta_g1},
+                                                            {"delta_g1", &pk.delta_g1},
+                                                            {"vk.alpha_g1", &pk.vk.alpha_g1}};
   const std::pair<const char*, const g2_affine_t*> g2s[] = {{"beta_g2", &pk.beta_g2},
                                                             {"delta_g2", &pk.delta_g2},
                                                             {"vk.beta_g2", &pk.vk.beta_g2},

@@ -24,17 +24,22 @@ namespace {
 
 void check(cudaError_t e, const char* call) {
   if (e != cudaSuccess)
-    throw std::runtime_error(std::string("key validation (GPU): ") + call + " failed: " + cudaGetErrorString(e) +
-                             " (" + cudaGetErrorName(e) + ")");
+    throw std::runtime_error(std::string("key validation (GPU): ") + call + " failed: " + cudaGetErrorString(e) + " (" +
+                             cudaGetErrorName(e) + ")");
 }
 
 key_fault_t fault_of(gpu::point_fault_t f) {
   switch (f) {
-    case gpu::point_fault_t::non_canonical: return key_fault_t::non_canonical;
-    case gpu::point_fault_t::infinity: return key_fault_t::infinity;
-    case gpu::point_fault_t::not_on_curve: return key_fault_t::off_curve;
-    case gpu::point_fault_t::not_in_subgroup: return key_fault_t::outside_subgroup;
-    default: return key_fault_t::other;
+    case gpu::point_fault_t::non_canonical:
+      return key_fault_t::non_canonical;
+    case gpu::point_fault_t::infinity:
+      return key_fault_t::infinity;
+    case gpu::point_fault_t::not_on_curve:
+      return key_fault_t::off_curve;
+    case gpu::point_fault_t::not_in_subgroup:
+      return key_fault_t::outside_subgroup;
+    default:
+      return key_fault_t::other;
   }
 }
 

@@ -24,10 +24,8 @@ void check_key_shape(const proving_key_t& pk) {
   const uint64_t n_h = pk.convention == h_convention_t::bellman_coset ? pk.domain_size - 1 : pk.domain_size;
   if (pk.n_vars < pk.n_public + 1) throw prove_error("key: fewer wires than public inputs");
   if (pk.a.size() != pk.n_vars) throw prove_error("key: " + count_mismatch("A query", pk.a.size(), pk.n_vars));
-  if (pk.b_g1.size() != pk.n_vars)
-    throw prove_error("key: " + count_mismatch("B_g1 query", pk.b_g1.size(), pk.n_vars));
-  if (pk.b_g2.size() != pk.n_vars)
-    throw prove_error("key: " + count_mismatch("B_g2 query", pk.b_g2.size(), pk.n_vars));
+  if (pk.b_g1.size() != pk.n_vars) throw prove_error("key: " + count_mismatch("B_g1 query", pk.b_g1.size(), pk.n_vars));
+  if (pk.b_g2.size() != pk.n_vars) throw prove_error("key: " + count_mismatch("B_g2 query", pk.b_g2.size(), pk.n_vars));
   if (pk.l.size() != n_aux) throw prove_error("key: " + count_mismatch("L query", pk.l.size(), n_aux));
   if (pk.h.size() != n_h) throw prove_error("key: " + count_mismatch("H query", pk.h.size(), n_h));
   if (pk.vk.ic.size() != uint64_t(pk.n_public) + 1)
@@ -72,8 +70,8 @@ void check_prover_inputs(const proving_key_t& pk, const r1cs_t* cs, std::span<co
                       " public) does not match the key (" + std::to_string(pk.n_vars) + " wires, " +
                       std::to_string(pk.n_public) + " public)");
   if (domain_size_for(*cs) > pk.domain_size)
-    throw prove_error("circuit needs a domain of " + std::to_string(domain_size_for(*cs)) +
-                      " rows, the key has " + std::to_string(pk.domain_size));
+    throw prove_error("circuit needs a domain of " + std::to_string(domain_size_for(*cs)) + " rows, the key has " +
+                      std::to_string(pk.domain_size));
   // A bellman key's rows come from this circuit's SpMV, which the prover
   // checks as it computes them (see prove_with_blinding); a snarkjs key's
   // rows come from the key, so the circuit is checked here.
@@ -123,10 +121,7 @@ proof_t assemble(const proving_key_t& pk, const msm_results_t& m, const blinding
   g1_jacobian_t b1 = m.b_g1.add_mixed(pk.beta_g1).add(mul(pk.delta_g1, rs.s));
   // C = L + H + s·A + r·B1 − r·s·δ₁
   const g1_affine_t a_aff = a.to_affine(), b1_aff = b1.to_affine();
-  g1_jacobian_t c = m.l.add(m.h)
-                        .add(mul(a_aff, rs.s))
-                        .add(mul(b1_aff, rs.r))
-                        .add(mul(pk.delta_g1, rs.r * rs.s).neg());
+  g1_jacobian_t c = m.l.add(m.h).add(mul(a_aff, rs.s)).add(mul(b1_aff, rs.r)).add(mul(pk.delta_g1, rs.r * rs.s).neg());
   return proof_t{a_aff, b.to_affine(), c.to_affine()};
 }
 
@@ -135,8 +130,8 @@ std::vector<fr_t> public_inputs(const proving_key_t& pk, std::span<const fr_t> w
   return std::vector<fr_t>(w.begin() + 1, w.begin() + 1 + pk.n_public);
 }
 
-proof_t prove_with_blinding(const proving_key_t& pk, const r1cs_t* cs, std::span<const fr_t> w,
-                            const blinding_t& rs, unsigned threads) {
+proof_t prove_with_blinding(const proving_key_t& pk, const r1cs_t* cs, std::span<const fr_t> w, const blinding_t& rs,
+                            unsigned threads) {
   check_prover_inputs(pk, cs, w, threads);
   qap_rows_t rows = witness_map(pk, cs, w, threads);
   if (pk.convention == h_convention_t::bellman_coset) check_rows(rows, cs->n_constraints, threads);

@@ -66,13 +66,11 @@ struct msm_results_t {
 // snarkjs key with a circuit, that the circuit is satisfied; a bellman key's
 // rows are checked by prove_with_blinding on the witness map's output).
 // Throws prove_error.
-void check_prover_inputs(const proving_key_t& pk, const r1cs_t* cs, std::span<const fr_t> w,
-                         unsigned threads = 0);
+void check_prover_inputs(const proving_key_t& pk, const r1cs_t* cs, std::span<const fr_t> w, unsigned threads = 0);
 
 // Step 1 for either convention: snarkjs keys use their own matrices; bellman
 // keys need the circuit.
-qap_rows_t witness_map(const proving_key_t& pk, const r1cs_t* cs, std::span<const fr_t> w,
-                       unsigned threads = 0);
+qap_rows_t witness_map(const proving_key_t& pk, const r1cs_t* cs, std::span<const fr_t> w, unsigned threads = 0);
 
 // Step 2: the scalars of the H query (n − 1 of them for bellman keys, n for
 // snarkjs keys). Consumes the rows.
@@ -91,8 +89,8 @@ proof_t assemble(const proving_key_t& pk, const msm_results_t& m, const blinding
 proof_t prove(const proving_key_t& pk, const r1cs_t* cs, std::span<const fr_t> w, unsigned threads = 0);
 
 // The same with given r, s: for tests that compare provers byte for byte.
-proof_t prove_with_blinding(const proving_key_t& pk, const r1cs_t* cs, std::span<const fr_t> w,
-                            const blinding_t& rs, unsigned threads = 0);
+proof_t prove_with_blinding(const proving_key_t& pk, const r1cs_t* cs, std::span<const fr_t> w, const blinding_t& rs,
+                            unsigned threads = 0);
 
 // The public inputs of a witness: w[1..n_public].
 std::vector<fr_t> public_inputs(const proving_key_t& pk, std::span<const fr_t> w);

@@ -14,8 +14,8 @@ namespace {
 // elements, so their limbs already look random; the multiplications spread
 // small differences of the low limb over the bits the slot index takes).
 uint64_t hash_of(const fr_t& v) {
-  uint64_t h = v.l[0] ^ (v.l[1] * 0x9e3779b97f4a7c15ull) ^ (v.l[2] * 0xbf58476d1ce4e5b9ull) ^
-               (v.l[3] * 0x94d049bb133111ebull);
+  uint64_t h =
+      v.l[0] ^ (v.l[1] * 0x9e3779b97f4a7c15ull) ^ (v.l[2] * 0xbf58476d1ce4e5b9ull) ^ (v.l[3] * 0x94d049bb133111ebull);
   h ^= h >> 31;
   h *= 0xd6e8feb86659fd93ull;
   return h ^ (h >> 32);
@@ -105,7 +105,8 @@ bool code_matrix(sparse_matrix_t& m, unsigned threads) {
   // Pass 2: every value is in the dictionary now.
   std::vector<uint16_t> code(nnz);
   parallel_for(
-      nnz, threads, [&](size_t begin, size_t end) {
+      nnz, threads,
+      [&](size_t begin, size_t end) {
         for (size_t k = begin; k < end; ++k) code[k] = *dict.find(m.val[k]);
       },
       4096);
@@ -138,7 +139,8 @@ std::span<const fr_t> plain_values(const sparse_matrix_t& m, std::vector<fr_t>& 
   if (!m.coded()) return m.val;
   scratch.resize(m.code.size());
   parallel_for(
-      scratch.size(), threads, [&](size_t begin, size_t end) {
+      scratch.size(), threads,
+      [&](size_t begin, size_t end) {
         for (size_t k = begin; k < end; ++k) scratch[k] = m.dict[m.code[k]];
       },
       4096);

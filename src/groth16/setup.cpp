@@ -74,8 +74,10 @@ sparse_matrix_t with_input_rows(const sparse_matrix_t& m, uint64_t n, uint32_t n
     if (out.coded() && !(one_code = dict_code(out, fr_t::one()))) expand_matrix(out);
     for (uint64_t s = 0; s <= n_public; ++s) {
       out.col.push_back(uint32_t(s));
-      if (out.coded()) out.code.push_back(*one_code);
-      else out.val.push_back(fr_t::one());
+      if (out.coded())
+        out.code.push_back(*one_code);
+      else
+        out.val.push_back(fr_t::one());
       for (uint64_t r = m.n_rows + s + 1; r <= n; ++r) ++out.row_ptr[r];
     }
   }
@@ -111,7 +113,7 @@ key_head_t head_points(const toxic_waste_t& tw) {
   // method gives the same bytes.
   const g1_affine_t g1 = g1_affine_t::generator();
   const g2_affine_t g2 = g2_affine_t::generator();
-  return {mul(g1, tw.alpha).to_affine(), mul(g1, tw.beta).to_affine(), mul(g1, tw.delta).to_affine(),
+  return {mul(g1, tw.alpha).to_affine(), mul(g1, tw.beta).to_affine(),  mul(g1, tw.delta).to_affine(),
           mul(g2, tw.beta).to_affine(),  mul(g2, tw.delta).to_affine(), mul(g2, tw.gamma).to_affine()};
 }
 
@@ -127,8 +129,8 @@ setup_device_t parse_setup_device(std::string_view s) {
 }
 
 fr_t domain_root(h_convention_t convention, unsigned log2n) {
-  return domain_t::root(log2n, convention == h_convention_t::snarkjs_odd_coset ? root_convention::snarkjs
-                                                                               : root_convention::bellman);
+  return domain_t::root(
+      log2n, convention == h_convention_t::snarkjs_odd_coset ? root_convention::snarkjs : root_convention::bellman);
 }
 
 toxic_waste_t random_toxic_waste() {
@@ -191,8 +193,10 @@ scalars_t compute_scalars(const r1cs_t& cs, h_convention_t convention, const tox
       [&](uint64_t begin, uint64_t end) {
         for (uint64_t j = begin; j < end; ++j) {
           const fr_t t = tw.beta * u[j] + tw.alpha * v[j] + w[j];
-          if (j < n_in) ic_s[j] = t * gamma_inv;
-          else l_s[j - n_in] = t * delta_inv;
+          if (j < n_in)
+            ic_s[j] = t * gamma_inv;
+          else
+            l_s[j - n_in] = t * delta_inv;
         }
       },
       4096);

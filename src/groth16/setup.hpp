@@ -52,17 +52,17 @@ enum class setup_device_t { auto_, cpu, gpu };
 // What a setup did (filled when setup_options_t::info is set).
 struct setup_info_t {
   bool used_gpu = false;
-  std::string device;          // "CPU (16 threads)" or "GPU 0: NVIDIA H200"
-  double scalars_s = 0;        // seconds in the scalar phase (QAP at τ, CPU)
-  double fixed_base_s = 0;     // seconds in the fixed-base products
-  double total_s = 0;          // seconds in setup() overall
+  std::string device;       // "CPU (16 threads)" or "GPU 0: NVIDIA H200"
+  double scalars_s = 0;     // seconds in the scalar phase (QAP at τ, CPU)
+  double fixed_base_s = 0;  // seconds in the fixed-base products
+  double total_s = 0;       // seconds in setup() overall
 };
 
 struct setup_options_t {
   setup_device_t device = setup_device_t::auto_;
-  unsigned threads = 0;           // CPU threads (0: all cores)
-  uint64_t gpu_chunk = 0;         // scalars per device piece (0: 2^22); device memory 2 x 512 B x chunk (4 GiB at 2^22)
-  setup_info_t* info = nullptr;   // out, optional
+  unsigned threads = 0;          // CPU threads (0: all cores)
+  uint64_t gpu_chunk = 0;        // scalars per device piece (0: 2^22); device memory 2 x 512 B x chunk (4 GiB at 2^22)
+  setup_info_t* info = nullptr;  // out, optional
 };
 
 proving_key_t setup(const r1cs_t& cs, h_convention_t convention, const toxic_waste_t& tw,

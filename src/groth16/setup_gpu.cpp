@@ -112,7 +112,7 @@ void to_affine_parallel(affine_t<P>* out, const xyzz_t<P>* in, size_t n, unsigne
   parallel_for(
       n, threads,
       [&](size_t b, size_t e) {
-        xyzz_t<P>::batch_to_affine(std::span<const xyzz_t<P>>(in + b, e - b), std::span<affine_t<P>>(out + b, e - b));
+        xyzz_t<P>::batch_to_affine(std::span<const xyzz_t<P> >(in + b, e - b), std::span<affine_t<P> >(out + b, e - b));
       },
       size_t(1) << 12);
 }
@@ -122,12 +122,14 @@ struct slot_t {
   gpu::stream_t stream;
   gpu::device_buffer_t d_k, d_out;
   pinned_t h_k, h_out;
-  affine_t<P>* pending_out = nullptr;  // where the piece in flight goes
-  const point_sink_fn<affine_t<P>>* pending_sink = nullptr;  // or to whom
+  affine_t<P>* pending_out = nullptr;                         // where the piece in flight goes
+  const point_sink_fn<affine_t<P> >* pending_sink = nullptr;  // or to whom
   size_t pending_first = 0, pending_n = 0;
 
   explicit slot_t(size_t cap)
-      : d_k(cap * sizeof(fr_t)), d_out(cap * sizeof(xyzz_t<P>)), h_k(cap * sizeof(fr_t)),
+      : d_k(cap * sizeof(fr_t)),
+        d_out(cap * sizeof(xyzz_t<P>)),
+        h_k(cap * sizeof(fr_t)),
         h_out(cap * sizeof(xyzz_t<P>)) {}
 
   // Waits for the piece in flight (if any) and converts its points home.
@@ -142,9 +144,9 @@ struct slot_t {
       parallel_for(
           pending_n, threads,
           [&](size_t b, size_t e) {
-            std::vector<affine_t<P>> aff(e - b);
-            xyzz_t<P>::batch_to_affine(std::span<const xyzz_t<P>>(in + b, e - b), std::span<affine_t<P>>(aff));
-            (*pending_sink)(pending_first + b, std::span<const affine_t<P>>(aff));
+            std::vector<affine_t<P> > aff(e - b);
+            xyzz_t<P>::batch_to_affine(std::span<const xyzz_t<P> >(in + b, e - b), std::span<affine_t<P> >(aff));
+            (*pending_sink)(pending_first + b, std::span<const affine_t<P> >(aff));
           },
           size_t(1) << 12);
     }
@@ -155,7 +157,7 @@ struct slot_t {
 
 // out = k·G for every query, through the two-slot pipeline (file comment).
 template <class P>
-void run_group(const group_ops_t<P>& ops, const affine_t<P>& g, const std::vector<query_t<affine_t<P>>>& queries,
+void run_group(const group_ops_t<P>& ops, const affine_t<P>& g, const std::vector<query_t<affine_t<P> > >& queries,
                size_t chunk, unsigned threads) {
   size_t cap = 0;
   for (const auto& q : queries) cap = std::max(cap, std::min(q.n, chunk));
@@ -164,7 +166,7 @@ void run_group(const group_ops_t<P>& ops, const affine_t<P>& g, const std::vecto
   // The comb table is built on the host (ec/comb_table.hpp, the CPU path's
   // own table) and uploaded: 8192 points, a few milliseconds.
   gpu::device_buffer_t d_table(ops.table_bytes());
-  const std::vector<affine_t<P>> table = comb_table(g);
+  const std::vector<affine_t<P> > table = comb_table(g);
   if (table.size() * sizeof(affine_t<P>) != ops.table_bytes()) throw std::logic_error("fixed-base table sizes differ");
   check(cudaMemcpy(d_table.get(), table.data(), ops.table_bytes(), cudaMemcpyHostToDevice),
         "cudaMemcpy (fixed-base table)");
@@ -179,7 +181,7 @@ void run_group(const group_ops_t<P>& ops, const affine_t<P>& g, const std::vecto
       const cudaStream_t st = s.stream.get();
       check(cudaMemcpyAsync(s.d_k.get(), s.h_k.get(), len * sizeof(fr_t), cudaMemcpyHostToDevice, st),
             "cudaMemcpyAsync (scalars to device)");
-      check(ops.mul(s.d_out.template as<xyzz_t<P>>(), s.d_k.template as<fr_t>(), len, d_table.get(), st, {}),
+      check(ops.mul(s.d_out.template as<xyzz_t<P> >(), s.d_k.template as<fr_t>(), len, d_table.get(), st, {}),
             "fixed_base kernel launch");
       check(cudaMemcpyAsync(s.h_out.get(), s.d_out.get(), len * sizeof(xyzz_t<P>), cudaMemcpyDeviceToHost, st),
             "cudaMemcpyAsync (points to host)");
@@ -214,7 +216,7 @@ namespace {
 
 // Every query through the pipeline on device 0; each query's points go to
 // its out pointer, or to its sink where out is null. Returns the device.
-std::string run_queries(const std::vector<query_t<g1_affine_t>>& g1_queries, const query_t<g2_affine_t>& b_g2,
+std::string run_queries(const std::vector<query_t<g1_affine_t> >& g1_queries, const query_t<g2_affine_t>& b_g2,
                         uint64_t chunk, unsigned threads) {
   const size_t piece = chunk ? size_t(chunk) : size_t(1) << 22;
   check(cudaSetDevice(0), "cudaSetDevice(0)");

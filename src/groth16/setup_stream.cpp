@@ -64,14 +64,12 @@ void setup_to(const r1cs_t& cs, h_convention_t convention, const toxic_waste_t& 
   layout.head = setup_detail::head_points(tw);
   sink.begin(layout);
 
-  auto to = [&sink](key_query_t q) {
-    return [&sink, q](uint64_t first, auto pts) { sink.put(q, first, pts); };
-  };
+  auto to = [&sink](key_query_t q) { return [&sink, q](uint64_t first, auto pts) { sink.put(q, first, pts); }; };
   const auto t_fixed = std::chrono::steady_clock::now();
   std::string device;
   if (use_gpu) {
-    setup_detail::query_sinks_t sinks{to(key_query_t::a),  to(key_query_t::b_g1), to(key_query_t::l),
-                                      to(key_query_t::h),  to(key_query_t::ic),   to(key_query_t::b_g2)};
+    setup_detail::query_sinks_t sinks{to(key_query_t::a), to(key_query_t::b_g1), to(key_query_t::l),
+                                      to(key_query_t::h), to(key_query_t::ic),   to(key_query_t::b_g2)};
     device = setup_detail::fixed_base_stream_gpu({sc.u, sc.v, sc.l, sc.h, sc.ic}, sinks, options.gpu_chunk, threads);
   } else {
     device = "CPU (" + std::to_string(resolve_threads(threads)) + " threads)";

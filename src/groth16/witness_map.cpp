@@ -32,8 +32,7 @@ fr_t row_dot(const sparse_matrix_t& m, const V& val, std::span<const fr_t> w, ui
 // ~50/50 mix of zeros and ones costs no mispredicted branch; only the rare
 // other values take the branch to a product.
 template <class V>
-fr_t row_dot_kinds(const sparse_matrix_t& m, const V& val, std::span<const fr_t> w, const uint8_t* kinds,
-                   uint64_t i) {
+fr_t row_dot_kinds(const sparse_matrix_t& m, const V& val, std::span<const fr_t> w, const uint8_t* kinds, uint64_t i) {
   fr_t acc = fr_t::zero();
   for (uint64_t k = m.row_ptr[i]; k < m.row_ptr[i + 1]; ++k) {
     const uint32_t j = m.col[k];
@@ -107,8 +106,7 @@ void spmv_multiply_all(const sparse_matrix_t& m, std::span<const fr_t> w, std::s
 }
 
 std::optional<uint64_t> spmv_rows_checked(const r1cs_t& cs, std::span<const fr_t> w, std::span<const uint8_t> kinds,
-                                          std::span<fr_t> a, std::span<fr_t> b, std::span<fr_t> c,
-                                          unsigned threads) {
+                                          std::span<fr_t> a, std::span<fr_t> b, std::span<fr_t> c, unsigned threads) {
   const uint64_t rows = cs.n_constraints;
   check_spmv_shapes(cs.a, w, a);
   check_spmv_shapes(cs.b, w, b);
@@ -139,7 +137,7 @@ std::optional<uint64_t> spmv_rows_checked(const r1cs_t& cs, std::span<const fr_t
 }
 
 std::optional<uint64_t> first_unsatisfied_qap_row(std::span<const fr_t> a, std::span<const fr_t> b,
-                                                   std::span<const fr_t> c, uint64_t rows, unsigned threads) {
+                                                  std::span<const fr_t> c, uint64_t rows, unsigned threads) {
   if (a.size() < rows || b.size() < rows || c.size() < rows)
     throw std::invalid_argument("first_unsatisfied_qap_row: rows longer than the vectors");
   std::atomic<uint64_t> first{UINT64_MAX};

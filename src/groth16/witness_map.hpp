@@ -63,7 +63,7 @@ std::optional<uint64_t> spmv_rows_checked(const r1cs_t& cs, std::span<const fr_t
 // found from the witness map's output at the cost of one product per row
 // (none where a_i or b_i is 0 or 1).
 std::optional<uint64_t> first_unsatisfied_qap_row(std::span<const fr_t> a, std::span<const fr_t> b,
-                                                   std::span<const fr_t> c, uint64_t rows, unsigned threads = 0);
+                                                  std::span<const fr_t> c, uint64_t rows, unsigned threads = 0);
 
 // The rows of an R1CS circuit with the n_public + 1 input rows, padded to n.
 qap_rows_t witness_map_r1cs(const r1cs_t& cs, std::span<const fr_t> w, uint64_t n, unsigned threads = 0);

@@ -84,8 +84,8 @@ uint8_t* atomic_file_t::map_writable(uint64_t size) {
   // posix_fallocate returns the error number instead of setting errno.
   const int e = ::posix_fallocate(fd_, 0, off_t(size));
   if (e != 0) {
-    const std::string msg = std::string("cannot reserve ") + std::to_string(size) +
-                            " bytes for the output: " + std::strerror(e);
+    const std::string msg =
+        std::string("cannot reserve ") + std::to_string(size) + " bytes for the output: " + std::strerror(e);
     discard();
     throw io_error(target_, msg);
   }
@@ -187,8 +187,7 @@ void write_file_atomic(const std::filesystem::path& target, std::string_view tex
   f.commit();
 }
 
-void write_file_atomic(const std::filesystem::path& target,
-                       const std::function<void(atomic_file_t&)>& produce) {
+void write_file_atomic(const std::filesystem::path& target, const std::function<void(atomic_file_t&)>& produce) {
   atomic_file_t f(target);
   produce(f);
   f.commit();

@@ -66,7 +66,7 @@ class atomic_file_t {
   std::filesystem::path target_;
   std::filesystem::path temp_;
   int fd_ = -1;
-  bool finished_ = false;  // on disk, temporary closed
+  bool finished_ = false;   // on disk, temporary closed
   bool committed_ = false;  // renamed onto the target
   bool direct_ = false;     // the target is a device, FIFO or socket, written in place
   void* map_ = nullptr;
@@ -84,7 +84,6 @@ size_t remove_stale_temporaries(const std::filesystem::path& target);
 // receives the open file (if it throws, nothing is left behind).
 void write_file_atomic(const std::filesystem::path& target, std::span<const uint8_t> bytes);
 void write_file_atomic(const std::filesystem::path& target, std::string_view text);
-void write_file_atomic(const std::filesystem::path& target,
-                       const std::function<void(atomic_file_t&)>& produce);
+void write_file_atomic(const std::filesystem::path& target, const std::function<void(atomic_file_t&)>& produce);
 
 }  // namespace starzk

@@ -97,8 +97,8 @@ journal_read_t read_journal(const std::filesystem::path& file, size_t max_entrie
   // write_journal compacted the file; more than 4 lines each is not a journal.
   const uint64_t limit = 64 + 4 * uint64_t(max_entries) * max_line;
   if (size > limit) {
-    throw io_error(file, "journal of " + std::to_string(size) + " bytes, more than " + std::to_string(limit) +
-                             " for " + std::to_string(max_entries) + " partitions");
+    throw io_error(file, "journal of " + std::to_string(size) + " bytes, more than " + std::to_string(limit) + " for " +
+                             std::to_string(max_entries) + " partitions");
   }
   std::ifstream in(file, std::ios::binary);
   if (!in) throw io_error(file, "cannot open the journal");
@@ -108,8 +108,10 @@ journal_read_t read_journal(const std::filesystem::path& file, size_t max_entrie
   std::map<uint32_t, journal_entry_t> by_partition;
   while (std::getline(in, line)) {
     journal_entry_t e;
-    if (line.size() < max_line && parse_line(line, max_entries, e)) by_partition[e.partition] = e;
-    else ++out.skipped;
+    if (line.size() < max_line && parse_line(line, max_entries, e))
+      by_partition[e.partition] = e;
+    else
+      ++out.skipped;
   }
   for (auto& [p, e] : by_partition) out.entries.push_back(e);
   return out;

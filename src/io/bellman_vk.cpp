@@ -26,7 +26,8 @@ Point decode_at(const mapped_file_t& f, const std::string& name, uint64_t offset
   const decode_status s = decode(f.data() + offset, p, decode_check::full);
   if (s != decode_status::ok)
     throw io_error(f.path(), name + " at offset " + std::to_string(offset) + ": " + describe(s));
-  if (p.is_infinity()) throw io_error(f.path(), name + " at offset " + std::to_string(offset) + " is the point at infinity");
+  if (p.is_infinity())
+    throw io_error(f.path(), name + " at offset " + std::to_string(offset) + " is the point at infinity");
   return p;
 }
 

@@ -15,8 +15,8 @@ void bin_cursor_t::fail(const std::string& problem) const { throw io_error(*file
 
 void bin_cursor_t::need(size_t n) const {
   if (n > remaining()) {
-    fail("truncated: needs " + std::to_string(n) + " more bytes at offset " + std::to_string(pos_) +
-         " of " + std::to_string(size_));
+    fail("truncated: needs " + std::to_string(n) + " more bytes at offset " + std::to_string(pos_) + " of " +
+         std::to_string(size_));
   }
 }
 
@@ -44,9 +44,8 @@ std::span<const uint8_t> bin_cursor_t::bytes(size_t n) {
 void bin_cursor_t::need_elements(uint64_t count, uint64_t elem_size, const char* what_elements) const {
   // count * elem_size <= remaining, without overflowing 64 bits.
   if (elem_size != 0 && count > remaining() / elem_size) {
-    fail("length lies: " + std::to_string(count) + " " + what_elements + " of " +
-         std::to_string(elem_size) + " bytes do not fit in the " + std::to_string(remaining()) +
-         " bytes left");
+    fail("length lies: " + std::to_string(count) + " " + what_elements + " of " + std::to_string(elem_size) +
+         " bytes do not fit in the " + std::to_string(remaining()) + " bytes left");
   }
 }
 
@@ -74,9 +73,8 @@ bin_file_t::bin_file_t(const std::filesystem::path& file, std::string_view magic
   }
   version_ = c.u32();
   if (version_ < min_version || version_ > max_version) {
-    fail("unsupported version " + std::to_string(version_) + " (supported: " +
-         std::to_string(min_version) + (min_version == max_version ? "" : "-" + std::to_string(max_version)) +
-         ")");
+    fail("unsupported version " + std::to_string(version_) + " (supported: " + std::to_string(min_version) +
+         (min_version == max_version ? "" : "-" + std::to_string(max_version)) + ")");
   }
   const uint32_t n = c.u32();
   c.need_elements(n, 12, "section headers");
@@ -91,8 +89,8 @@ bin_file_t::bin_file_t(const std::filesystem::path& file, std::string_view magic
     s.size = c.u64();
     s.offset = c.offset();
     if (s.size > c.remaining()) {
-      fail("truncated: section " + std::to_string(s.id) + " claims " + std::to_string(s.size) +
-           " bytes but only " + std::to_string(c.remaining()) + " remain");
+      fail("truncated: section " + std::to_string(s.id) + " claims " + std::to_string(s.size) + " bytes but only " +
+           std::to_string(c.remaining()) + " remain");
     }
     c.skip(size_t(s.size));
     sections_.push_back(s);
@@ -129,8 +127,7 @@ bin_cursor_t bin_file_t::section(uint32_t id, const char* name) const {
 
 // ---- bin_writer_t ------------------------------------------------------------
 
-bin_writer_t::bin_writer_t(std::string_view magic, uint32_t version, uint32_t n_sections)
-    : n_sections_(n_sections) {
+bin_writer_t::bin_writer_t(std::string_view magic, uint32_t version, uint32_t n_sections) : n_sections_(n_sections) {
   buf_.insert(buf_.end(), magic.begin(), magic.end());
   buf_.resize(4, ' ');
   u32(version);

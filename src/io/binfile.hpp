@@ -76,8 +76,7 @@ struct bin_section_t {
 // file). Movable, not copyable.
 class bin_file_t {
  public:
-  bin_file_t(const std::filesystem::path& file, std::string_view magic, uint32_t min_version,
-             uint32_t max_version);
+  bin_file_t(const std::filesystem::path& file, std::string_view magic, uint32_t min_version, uint32_t max_version);
 
   uint32_t version() const { return version_; }
   uint64_t file_size() const { return size_; }
@@ -132,9 +131,7 @@ class bin_writer_t {
 inline uint32_t load_u32_le(const uint8_t* p) {
   return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
 }
-inline uint64_t load_u64_le(const uint8_t* p) {
-  return uint64_t(load_u32_le(p)) | uint64_t(load_u32_le(p + 4)) << 32;
-}
+inline uint64_t load_u64_le(const uint8_t* p) { return uint64_t(load_u32_le(p)) | uint64_t(load_u32_le(p + 4)) << 32; }
 inline void store_u32_le(uint8_t* p, uint32_t v) {
   for (int i = 0; i < 4; ++i) p[i] = uint8_t(v >> (8 * i));
 }

@@ -28,8 +28,10 @@ page_layout_t layout(uint32_t version) {
 bool write_coded(const r1cs_t& r) {
   bool any = false;
   for (const sparse_matrix_t* m : {&r.a, &r.b, &r.c}) {
-    if (m->coded()) any = true;
-    else if (m->nnz() != 0) return false;
+    if (m->coded())
+      any = true;
+    else if (m->nnz() != 0)
+      return false;
   }
   return any;
 }
@@ -91,14 +93,15 @@ void write_csr_circuit(const std::filesystem::path& file, const r1cs_t& r, unsig
   for (size_t i = 0; i < 3; ++i) {
     const sparse_matrix_t& x = *mats[i];
     if (x.n_rows != r.n_constraints || x.n_cols != r.n_vars) {
-      throw io_error(file, std::string("cannot write the CSR circuit: ") + matrix_names[i] +
-                               " is not n_constraints x n_vars");
+      throw io_error(
+          file, std::string("cannot write the CSR circuit: ") + matrix_names[i] + " is not n_constraints x n_vars");
     }
     if (std::string s = check_matrix_shape(sparse_matrix_view_t::of(x), matrix_names[i]); !s.empty()) {
       throw io_error(file, "cannot write the CSR circuit: " + s);
     }
   }
-  if (uint64_t(r.n_public) + 1 > r.n_vars) throw io_error(file, "cannot write the CSR circuit: n_public + 1 exceeds n_vars");
+  if (uint64_t(r.n_public) + 1 > r.n_vars)
+    throw io_error(file, "cannot write the CSR circuit: n_public + 1 exceeds n_vars");
   std::vector<uint8_t> meta(meta_size, 0);
   store_u32_le(meta.data(), r.n_vars);
   store_u32_le(meta.data() + 4, r.n_public);

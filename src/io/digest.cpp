@@ -19,9 +19,8 @@ namespace {
 static_assert(std::endian::native == std::endian::little, "BLAKE2b words are read as little-endian loads");
 
 // RFC 7693 section 2.6: the SHA-512 initial values.
-constexpr uint64_t iv[8] = {0x6a09e667f3bcc908ull, 0xbb67ae8584caa73bull, 0x3c6ef372fe94f82bull,
-                            0xa54ff53a5f1d36f1ull, 0x510e527fade682d1ull, 0x9b05688c2b3e6c1full,
-                            0x1f83d9abfb41bd6bull, 0x5be0cd19137e2179ull};
+constexpr uint64_t iv[8] = {0x6a09e667f3bcc908ull, 0xbb67ae8584caa73bull, 0x3c6ef372fe94f82bull, 0xa54ff53a5f1d36f1ull,
+                            0x510e527fade682d1ull, 0x9b05688c2b3e6c1full, 0x1f83d9abfb41bd6bull, 0x5be0cd19137e2179ull};
 
 // RFC 7693 section 2.7: the message word permutations; round i uses
 // sigma[i mod 10].

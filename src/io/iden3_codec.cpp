@@ -24,10 +24,10 @@ std::array<uint8_t, F::n_bytes> modulus_bytes() {
 // q = 21888242871839275222246405745257275088696311157297823662689037894645226208583
 //   = 0x30644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd47
 // (EIP-196; iden3 ffjavascript bn128 constants).
-constexpr std::array<uint64_t, 4> bn128_r = {0x43e1f593f0000001ull, 0x2833e84879b97091ull,
-                                             0xb85045b68181585dull, 0x30644e72e131a029ull};
-constexpr std::array<uint64_t, 4> bn128_q = {0x3c208c16d87cfd47ull, 0x97816a916871ca8dull,
-                                             0xb85045b68181585dull, 0x30644e72e131a029ull};
+constexpr std::array<uint64_t, 4> bn128_r = {0x43e1f593f0000001ull, 0x2833e84879b97091ull, 0xb85045b68181585dull,
+                                             0x30644e72e131a029ull};
+constexpr std::array<uint64_t, 4> bn128_q = {0x3c208c16d87cfd47ull, 0x97816a916871ca8dull, 0xb85045b68181585dull,
+                                             0x30644e72e131a029ull};
 
 bool equals_limbs(std::span<const uint8_t> b, const std::array<uint64_t, 4>& l) {
   if (b.size() != 32) return false;
@@ -91,11 +91,16 @@ void write_fr(bin_writer_t& w, const fr_t& v) { v.to_bytes_le(w.extend(32)); }
 // the point ("section 5 (A query): point 3 is not on the curve").
 std::string problem_text(decode_status s) {
   switch (s) {
-    case decode_status::ok: return "";
-    case decode_status::non_canonical_coordinate: return ": a coordinate is not below q";
-    case decode_status::not_on_curve: return " is not on the curve";
-    case decode_status::not_in_subgroup: return " is not in the prime-order subgroup";
-    default: return std::string(": ") + describe(s);
+    case decode_status::ok:
+      return "";
+    case decode_status::non_canonical_coordinate:
+      return ": a coordinate is not below q";
+    case decode_status::not_on_curve:
+      return " is not on the curve";
+    case decode_status::not_in_subgroup:
+      return " is not in the prime-order subgroup";
+    default:
+      return std::string(": ") + describe(s);
   }
 }
 

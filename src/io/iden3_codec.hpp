@@ -43,10 +43,8 @@ enum class infinity_t { allowed, forbidden };
 
 // check: full (on the curve and in the subgroup) or on_curve (the
 // subgroup left to the caller); none counts as on_curve.
-g1_affine_t read_g1(bin_cursor_t& c, const std::string& what, infinity_t inf,
-                    decode_check check = decode_check::full);
-g2_affine_t read_g2(bin_cursor_t& c, const std::string& what, infinity_t inf,
-                    decode_check check = decode_check::full);
+g1_affine_t read_g1(bin_cursor_t& c, const std::string& what, infinity_t inf, decode_check check = decode_check::full);
+g2_affine_t read_g2(bin_cursor_t& c, const std::string& what, infinity_t inf, decode_check check = decode_check::full);
 void write_g1(bin_writer_t& w, const g1_affine_t& p);
 void write_g2(bin_writer_t& w, const g2_affine_t& p);
 

@@ -137,8 +137,8 @@ ordered_json g1_to_json(const g1_affine_t& p) {
 
 ordered_json g2_to_json(const g2_affine_t& p) {
   if (p.is_infinity()) {
-    return ordered_json::array({ordered_json::array({"0", "0"}), ordered_json::array({"1", "0"}),
-                                ordered_json::array({"0", "0"})});
+    return ordered_json::array(
+        {ordered_json::array({"0", "0"}), ordered_json::array({"1", "0"}), ordered_json::array({"0", "0"})});
   }
   return ordered_json::array({ordered_json::array({p.x.c0.to_decimal(), p.x.c1.to_decimal()}),
                               ordered_json::array({p.y.c0.to_decimal(), p.y.c1.to_decimal()}),

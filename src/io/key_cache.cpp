@@ -16,11 +16,35 @@ namespace {
 
 constexpr char magic[] = "szkc";
 constexpr uint64_t meta_size = 920;
-enum section_id : size_t { s_ic, s_h, s_l, s_a, s_b_g1, s_b_g2, s_za_ptr, s_za_col, s_za_val, s_zb_ptr, s_zb_col, s_zb_val, n_sections };
+enum section_id : size_t {
+  s_ic,
+  s_h,
+  s_l,
+  s_a,
+  s_b_g1,
+  s_b_g2,
+  s_za_ptr,
+  s_za_col,
+  s_za_val,
+  s_zb_ptr,
+  s_zb_col,
+  s_zb_val,
+  n_sections
+};
 
 std::vector<std::string> section_names() {
-  return {"ic", "h", "l", "a", "b_g1", "b_g2", "zkey_a row_ptr", "zkey_a col", "zkey_a val",
-          "zkey_b row_ptr", "zkey_b col", "zkey_b val"};
+  return {"ic",
+          "h",
+          "l",
+          "a",
+          "b_g1",
+          "b_g2",
+          "zkey_a row_ptr",
+          "zkey_a col",
+          "zkey_a val",
+          "zkey_b row_ptr",
+          "zkey_b col",
+          "zkey_b val"};
 }
 
 // Raw in-memory bytes of a point (what the file stores).
@@ -61,8 +85,8 @@ const char* point_problem(const affine_t<P>& p, bool infinity_ok, bool subgroup)
 // (with `subgroup`) ec's batched subgroup check on the points before the
 // first failure of that pass; the lowest bad index is reported.
 template <class P>
-void check_points(const page_container_t& c, size_t id, std::span<const affine_t<P>> v, bool infinity_ok,
-                  bool subgroup, unsigned threads) {
+void check_points(const page_container_t& c, size_t id, std::span<const affine_t<P>> v, bool infinity_ok, bool subgroup,
+                  unsigned threads) {
   std::mutex mu;
   uint64_t bad = v.size();
   const char* why = nullptr;
@@ -136,12 +160,14 @@ key_cache_view_t::key_cache_view_t(const std::filesystem::path& file, cache_chec
     const char* names[] = {"alpha_g1", "beta_g1", "delta_g1"};
     const g1_affine_t* g1s[] = {&alpha_g1, &beta_g1, &delta_g1};
     for (int i = 0; i < 3; ++i) {
-      if (const char* w = point_problem(*g1s[i], false, true)) c_.fail(std::string("header point ") + names[i] + " " + w);
+      if (const char* w = point_problem(*g1s[i], false, true))
+        c_.fail(std::string("header point ") + names[i] + " " + w);
     }
     const char* names2[] = {"beta_g2", "delta_g2", "gamma_g2"};
     const g2_affine_t* g2s[] = {&beta_g2, &delta_g2, &gamma_g2};
     for (int i = 0; i < 3; ++i) {
-      if (const char* w = point_problem(*g2s[i], false, true)) c_.fail(std::string("header point ") + names2[i] + " " + w);
+      if (const char* w = point_problem(*g2s[i], false, true))
+        c_.fail(std::string("header point ") + names2[i] + " " + w);
     }
   }
 
@@ -193,8 +219,7 @@ void key_cache_view_t::validate(unsigned threads, bool subgroup) const {
   check_points(c_, s_b_g2, b_g2, true, subgroup, threads);
   if (convention == h_convention_t::snarkjs_odd_coset) {
     for (const auto* z : {&zkey_a, &zkey_b}) {
-      if (std::string s = check_matrix_indices(*z, z == &zkey_a ? "zkey_a" : "zkey_b", threads); !s.empty())
-        c_.fail(s);
+      if (std::string s = check_matrix_indices(*z, z == &zkey_a ? "zkey_a" : "zkey_b", threads); !s.empty()) c_.fail(s);
     }
   }
 }
@@ -248,7 +273,8 @@ void write_key_cache(const std::filesystem::path& file, const proving_key_t& k, 
     fail("vk.alpha_g1 / beta_g2 / delta_g2 differ from the proving key's");
   }
   for (const auto* z : {&k.zkey_a, &k.zkey_b}) {
-    if (bellman && (!z->row_ptr.empty() || z->nnz() || z->n_rows || z->n_cols)) fail("a bellman key with .zkey matrices");
+    if (bellman && (!z->row_ptr.empty() || z->nnz() || z->n_rows || z->n_cols))
+      fail("a bellman key with .zkey matrices");
     if (!bellman) {
       if (z->n_rows != k.domain_size || z->n_cols != k.n_vars) fail("zkey matrices must be domain_size x n_vars");
       if (std::string s = check_matrix_shape(sparse_matrix_view_t::of(*z), "zkey matrix"); !s.empty()) fail(s);
@@ -278,12 +304,10 @@ void write_key_cache(const std::filesystem::path& file, const proving_key_t& k, 
   const std::span<const fr_t> za_val = plain_values(k.zkey_a, za_scratch, threads);
   const std::span<const fr_t> zb_val = plain_values(k.zkey_b, zb_scratch, threads);
   const page_section_data_t sections[n_sections] = {
-      section_of<g1_affine_t>(k.vk.ic),        section_of<g1_affine_t>(k.h),
-      section_of<g1_affine_t>(k.l),            section_of<g1_affine_t>(k.a),
-      section_of<g1_affine_t>(k.b_g1),         section_of<g2_affine_t>(k.b_g2),
-      section_of<uint64_t>(k.zkey_a.row_ptr),  section_of<uint32_t>(k.zkey_a.col),
-      section_of<fr_t>(za_val),          section_of<uint64_t>(k.zkey_b.row_ptr),
-      section_of<uint32_t>(k.zkey_b.col),      section_of<fr_t>(zb_val)};
+      section_of<g1_affine_t>(k.vk.ic),       section_of<g1_affine_t>(k.h),       section_of<g1_affine_t>(k.l),
+      section_of<g1_affine_t>(k.a),           section_of<g1_affine_t>(k.b_g1),    section_of<g2_affine_t>(k.b_g2),
+      section_of<uint64_t>(k.zkey_a.row_ptr), section_of<uint32_t>(k.zkey_a.col), section_of<fr_t>(za_val),
+      section_of<uint64_t>(k.zkey_b.row_ptr), section_of<uint32_t>(k.zkey_b.col), section_of<fr_t>(zb_val)};
   write_page_container(file, "szkc", key_cache_version, meta, sections, threads);
 }
 

@@ -86,8 +86,8 @@ void output_set_t::commit() {
   for (auto& f : files_) f->finish();  // 1. stage
   std::vector<std::filesystem::path> targets;
   for (auto& f : files_) targets.push_back(f->target());
-  folder_locks_t locks(targets);  // 2. lock
-  remove_output_set(targets);     // 3. retire, the mark first
+  folder_locks_t locks(targets);        // 2. lock
+  remove_output_set(targets);           // 3. retire, the mark first
   for (auto& f : files_) f->publish();  // 4. publish, the mark last
 }
 
@@ -132,8 +132,9 @@ void check_outputs_apart(std::span<const named_path_t> inputs, std::span<const n
     if (::stat(out.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) continue;
     if (const named_path_t* other = add(out)) {
       const bool input = std::any_of(inputs.begin(), inputs.end(), [&](const named_path_t& x) { return &x == other; });
-      throw io_error(out.path, out.what + " is the same file as " + other->what + " '" + other->path.string() + "'" +
-                                   (input ? ": an output may not overwrite an input" : ": two outputs may not share a file"));
+      throw io_error(out.path,
+                     out.what + " is the same file as " + other->what + " '" + other->path.string() + "'" +
+                         (input ? ": an output may not overwrite an input" : ": two outputs may not share a file"));
     }
   }
 }

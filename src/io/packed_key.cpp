@@ -27,10 +27,13 @@ size_t idx(packed_section_t s) { return static_cast<size_t>(s); }
 
 uint64_t elem_size(packed_section_t s) {
   switch (s) {
-    case packed_section_t::b_g2: return g2_bytes;
+    case packed_section_t::b_g2:
+      return g2_bytes;
     case packed_section_t::a_density:
-    case packed_section_t::b_density: return 8;
-    default: return g1_bytes;
+    case packed_section_t::b_density:
+      return 8;
+    default:
+      return g1_bytes;
   }
 }
 
@@ -70,14 +73,20 @@ const char* packed_section_name(packed_section_t s) {
 
 uint64_t packed_key_shape_t::count(packed_section_t s) const {
   switch (s) {
-    case packed_section_t::ic: return uint64_t(n_public) + 1;
-    case packed_section_t::h: return h_count();
-    case packed_section_t::l: return n_aux();
-    case packed_section_t::a: return n_a;
+    case packed_section_t::ic:
+      return uint64_t(n_public) + 1;
+    case packed_section_t::h:
+      return h_count();
+    case packed_section_t::l:
+      return n_aux();
+    case packed_section_t::a:
+      return n_a;
     case packed_section_t::b_g1:
-    case packed_section_t::b_g2: return n_b;
+    case packed_section_t::b_g2:
+      return n_b;
     case packed_section_t::a_density:
-    case packed_section_t::b_density: return density_words();
+    case packed_section_t::b_density:
+      return density_words();
   }
   return 0;
 }
@@ -97,7 +106,8 @@ uint64_t packed_key_shape_t::file_bytes() const {
 packed_key_writer_t::packed_key_writer_t(const std::filesystem::path& file, const packed_key_shape_t& shape)
     : shape_(shape), w_(file, magic, packed_key_version, meta_size, layout(shape)) {
   if (shape.n_vars < uint64_t(shape.n_public) + 1) throw io_error(file, "internal: fewer wires than public inputs");
-  if (shape.n_a > shape.n_vars || shape.n_b > shape.n_vars) throw io_error(file, "internal: more dense points than wires");
+  if (shape.n_a > shape.n_vars || shape.n_b > shape.n_vars)
+    throw io_error(file, "internal: more dense points than wires");
   uint8_t* m = w_.meta().data();
   store_u32_le(m, shape.convention == h_convention_t::bellman_coset ? 0 : 1);
   store_u32_le(m + 4, shape.n_vars);
@@ -166,12 +176,24 @@ void write_packed_key(const std::filesystem::path& file, const proving_key_t& k,
   };
   parallel_tasks(6, threads, [&](size_t t) {
     switch (t) {
-      case 0: w.put(packed_section_t::ic, 0, std::span<const g1_affine_t>(k.vk.ic)); break;
-      case 1: w.put(packed_section_t::h, 0, std::span<const g1_affine_t>(k.h)); break;
-      case 2: w.put(packed_section_t::l, 0, std::span<const g1_affine_t>(k.l)); break;
-      case 3: dense(packed_section_t::a, k.a, da); break;
-      case 4: dense(packed_section_t::b_g1, k.b_g1, db); break;
-      default: dense(packed_section_t::b_g2, k.b_g2, db); break;
+      case 0:
+        w.put(packed_section_t::ic, 0, std::span<const g1_affine_t>(k.vk.ic));
+        break;
+      case 1:
+        w.put(packed_section_t::h, 0, std::span<const g1_affine_t>(k.h));
+        break;
+      case 2:
+        w.put(packed_section_t::l, 0, std::span<const g1_affine_t>(k.l));
+        break;
+      case 3:
+        dense(packed_section_t::a, k.a, da);
+        break;
+      case 4:
+        dense(packed_section_t::b_g1, k.b_g1, db);
+        break;
+      default:
+        dense(packed_section_t::b_g2, k.b_g2, db);
+        break;
     }
   });
   w.commit(threads);
@@ -211,7 +233,8 @@ packed_key_view_t::packed_key_view_t(const std::filesystem::path& file)
   // Bits past n_vars would name wires that do not exist.
   const uint64_t tail = shape_.n_vars % 64;
   for (packed_section_t s : {packed_section_t::a_density, packed_section_t::b_density})
-    if (tail && (density(s).back() >> tail) != 0) c_.fail(std::string(packed_section_name(s)) + " marks wires past n_vars");
+    if (tail && (density(s).back() >> tail) != 0)
+      c_.fail(std::string(packed_section_name(s)) + " marks wires past n_vars");
   auto one = [&](const char* what, const uint8_t* in, auto& out) {
     const decode_status st = decode_full(in, out);
     if (st != decode_status::ok) c_.fail(std::string(what) + " " + describe(st));

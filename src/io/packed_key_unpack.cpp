@@ -28,12 +28,14 @@ class cpu_decoder_t final : public point_decoder_t {
  public:
   explicit cpu_decoder_t(unsigned threads) : threads_(threads) {}
   std::string g1(const uint8_t* in, uint64_t n, g1_affine_t* out, bool sub, bool inf, uint64_t* bad) override {
-    return run<g1_params>(in, n, out, sub, inf, bad, g1_compressed_size,
-                          [](const uint8_t* p, g1_affine_t& o, decode_check c) { return decode_g1_compressed(p, o, c); });
+    return run<g1_params>(
+        in, n, out, sub, inf, bad, g1_compressed_size,
+        [](const uint8_t* p, g1_affine_t& o, decode_check c) { return decode_g1_compressed(p, o, c); });
   }
   std::string g2(const uint8_t* in, uint64_t n, g2_affine_t* out, bool sub, bool inf, uint64_t* bad) override {
-    return run<g2_params>(in, n, out, sub, inf, bad, g2_compressed_size,
-                          [](const uint8_t* p, g2_affine_t& o, decode_check c) { return decode_g2_compressed(p, o, c); });
+    return run<g2_params>(
+        in, n, out, sub, inf, bad, g2_compressed_size,
+        [](const uint8_t* p, g2_affine_t& o, decode_check c) { return decode_g2_compressed(p, o, c); });
   }
 
  private:
@@ -49,9 +51,9 @@ class cpu_decoder_t final : public point_decoder_t {
         [&](size_t b, size_t e) {
           for (size_t i = b; i < e; ++i) {
             const decode_status s = decode(in + i * size, out[i], check);
-            const char* w = s != decode_status::ok ? describe(s)
+            const char* w = s != decode_status::ok           ? describe(s)
                             : (!inf && out[i].is_infinity()) ? "is the point at infinity, not allowed here"
-                                                              : nullptr;
+                                                             : nullptr;
             if (w) {
               std::lock_guard<std::mutex> lock(mu);
               if (i < first) first = i, why = w;
@@ -79,8 +81,10 @@ void decode_range(const packed_key_view_t& v, packed_section_t s, uint64_t first
   const uint8_t* in = v.points(s).data() + first * size;
   uint64_t bad = std::numeric_limits<uint64_t>::max();
   std::string why;
-  if constexpr (std::is_same_v<P, g1_params>) why = dec.g1(in, n, out, subgroup, allow_infinity, &bad);
-  else why = dec.g2(in, n, out, subgroup, allow_infinity, &bad);
+  if constexpr (std::is_same_v<P, g1_params>)
+    why = dec.g1(in, n, out, subgroup, allow_infinity, &bad);
+  else
+    why = dec.g2(in, n, out, subgroup, allow_infinity, &bad);
   *seconds += seconds_since(t0);
   if (!why.empty())
     v.fail(std::string(packed_section_name(s)) + " query point " + std::to_string(first + bad) + " " + why);
@@ -114,7 +118,7 @@ void unpack_dense(const packed_key_view_t& v, packed_section_t s, packed_section
   const uint64_t n = out.size();
   const affine_t<P> inf = affine_t<P>::infinity();
   uninit_vector_t<affine_t<P>> tmp;  // every element is decoded before it is read
-  uint64_t word = 0, k = 0;  // next word, points before it
+  uint64_t word = 0, k = 0;          // next word, points before it
   while (word < words.size()) {
     uint64_t end = word, cnt = 0;
     while (end < words.size() && cnt + uint64_t(std::popcount(words[end])) <= piece) cnt += std::popcount(words[end++]);

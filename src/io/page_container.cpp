@@ -40,8 +40,8 @@ page_container_writer_t::page_container_writer_t(const std::filesystem::path& fi
 
 void page_container_writer_t::check_elem_size(size_t i, size_t want) const {
   if (i >= table_.size() || table_[i].elem_size != want)
-    throw io_error(out_.target(), "internal: section " + std::to_string(i) + " does not hold " +
-                                      std::to_string(want) + "-byte elements");
+    throw io_error(out_.target(), "internal: section " + std::to_string(i) + " does not hold " + std::to_string(want) +
+                                      "-byte elements");
 }
 
 void page_container_writer_t::commit(unsigned threads) {
@@ -57,9 +57,8 @@ void page_container_writer_t::commit(unsigned threads) {
   store_u64_le(h + 32, meta_size_);
   uint8_t* e = h + prefix_size + meta_size_;
   for (page_section_t& t : table_) {
-    t.checksum = block_checksum(t.count ? std::span<const uint8_t>(base_ + t.offset, size_t(t.bytes()))
-                                        : std::span<const uint8_t>(),
-                                threads);
+    t.checksum = block_checksum(
+        t.count ? std::span<const uint8_t>(base_ + t.offset, size_t(t.bytes())) : std::span<const uint8_t>(), threads);
     store_u64_le(e, t.offset);
     store_u64_le(e + 8, t.count);
     store_u64_le(e + 16, t.elem_size);
@@ -82,8 +81,7 @@ void write_page_container(const std::filesystem::path& file, std::string_view ma
     const std::span<uint8_t> dst = w.bytes(i);
     const auto* src = static_cast<const uint8_t*>(sections[i].data);
     parallel_for(
-        dst.size(), threads, [&](size_t b, size_t e) { std::memcpy(dst.data() + b, src + b, e - b); },
-        size_t(8) << 20);
+        dst.size(), threads, [&](size_t b, size_t e) { std::memcpy(dst.data() + b, src + b, e - b); }, size_t(8) << 20);
   }
   w.commit(threads);
 }
@@ -120,8 +118,8 @@ void page_container_t::open(std::string_view magic, std::span<const page_layout_
     known += (known.empty() ? "" : ", ") + std::to_string(l.version);
   }
   if (layout == nullptr) {
-    fail("unsupported version " + std::to_string(v) + " (this build reads version" +
-         (layouts.size() > 1 ? "s " : " ") + known + "; remake the file)");
+    fail("unsupported version " + std::to_string(v) + " (this build reads version" + (layouts.size() > 1 ? "s " : " ") +
+         known + "; remake the file)");
   }
   version_ = v;
   names_ = layout->section_names;
@@ -136,7 +134,8 @@ void page_container_t::open(std::string_view magic, std::span<const page_layout_
   const uint64_t m = load_u64_le(d + 32);
   if (m != meta_size) fail("metadata of " + std::to_string(m) + " bytes, expected " + std::to_string(meta_size));
   const uint64_t head = header_size(m, n);
-  if (size < head) fail("truncated: the header needs " + std::to_string(head) + " bytes, the file has " + std::to_string(size));
+  if (size < head)
+    fail("truncated: the header needs " + std::to_string(head) + " bytes, the file has " + std::to_string(size));
   if (load_u64_le(d + head - 8) != xxh64(d, head - 8)) fail("header checksum mismatch: the header is corrupt");
   const uint64_t declared = load_u64_le(d + 16);
   if (declared != size) {
@@ -163,9 +162,12 @@ void page_container_t::open(std::string_view magic, std::span<const page_layout_
       fail(what + ": " + std::to_string(s.count) + " elements of " + std::to_string(s.elem_size) +
            " bytes cannot fit in the file");
     }
-    if (s.offset % align != 0) fail(what + " at offset " + std::to_string(s.offset) + " is misaligned (not a multiple of " + std::to_string(align) + ")");
+    if (s.offset % align != 0)
+      fail(what + " at offset " + std::to_string(s.offset) + " is misaligned (not a multiple of " +
+           std::to_string(align) + ")");
     if (s.count == 0) continue;
-    if (s.offset < end) fail(what + " at offset " + std::to_string(s.offset) + " overlaps the header or the previous section");
+    if (s.offset < end)
+      fail(what + " at offset " + std::to_string(s.offset) + " overlaps the header or the previous section");
     if (s.offset > size || s.bytes() > size - s.offset) {
       fail("truncated: " + what + " needs " + std::to_string(s.bytes()) + " bytes at offset " +
            std::to_string(s.offset) + ", the file has " + std::to_string(size));
@@ -185,8 +187,8 @@ void page_container_t::check_elem_size(size_t i, size_t want) const {
 void page_container_t::verify_checksums(unsigned threads) const {
   for (size_t i = 0; i < sections_.size(); ++i) {
     const page_section_t& s = sections_[i];
-    const std::span<const uint8_t> bytes = s.count ? std::span<const uint8_t>(file_.data() + s.offset, s.bytes())
-                                                   : std::span<const uint8_t>();
+    const std::span<const uint8_t> bytes =
+        s.count ? std::span<const uint8_t>(file_.data() + s.offset, s.bytes()) : std::span<const uint8_t>();
     if (block_checksum(bytes, threads) != s.checksum) {
       fail("section " + std::to_string(i) + " (" + names_[i] + "): checksum mismatch, the data is corrupt");
     }

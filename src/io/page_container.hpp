@@ -126,8 +126,8 @@ class page_container_t {
  public:
   // Opens and validates the header. `section_names` (one per expected
   // section) are used in messages; `meta_size` is what the format expects.
-  page_container_t(const std::filesystem::path& file, std::string_view magic, uint32_t version,
-                   uint64_t meta_size, std::vector<std::string> section_names);
+  page_container_t(const std::filesystem::path& file, std::string_view magic, uint32_t version, uint64_t meta_size,
+                   std::vector<std::string> section_names);
   // The same for a format readable in several versions: the file's version
   // picks its layout.
   page_container_t(const std::filesystem::path& file, std::string_view magic, std::span<const page_layout_t> layouts);

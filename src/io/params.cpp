@@ -89,9 +89,8 @@ enum class infinity_rule { forbidden, allowed };
 // Reports the lowest-numbered bad point: every chunk stops at its first bad
 // point, and the chunks cover increasing index ranges.
 template <class P, class A>
-void decode_query(const mapped_file_t& f, const char* name, const params_query_t& q,
-                  std::vector<affine_t<P>, A>& out, const std::vector<uint32_t>* wire_of, infinity_rule inf,
-                  const params_read_options_t& opt) {
+void decode_query(const mapped_file_t& f, const char* name, const params_query_t& q, std::vector<affine_t<P>, A>& out,
+                  const std::vector<uint32_t>* wire_of, infinity_rule inf, const params_read_options_t& opt) {
   constexpr uint64_t size = sizeof(affine_t<P>);  // 96 / 192: the uncompressed sizes too
   const uint8_t* src = f.data() + q.offset;
   std::mutex m;
@@ -277,8 +276,10 @@ void write_query(atomic_file_t& out, const char* name, const std::vector<affine_
       [&](size_t b, size_t e) {
         uint64_t k = 0;
         for (size_t i = b; i < e; ++i) {
-          if (v[i].is_infinity()) has_inf = true;
-          else ++k;
+          if (v[i].is_infinity())
+            has_inf = true;
+          else
+            ++k;
         }
         kept += k;
       },
@@ -319,11 +320,13 @@ void write_query(atomic_file_t& out, const char* name, const std::vector<affine_
 void check_shape(const std::filesystem::path& file, const proving_key_t& k) {
   auto fail = [&](const std::string& m) { throw io_error(file, "cannot write .params: " + m); };
   if (k.convention != h_convention_t::bellman_coset) {
-    fail("the key uses the snarkjs H convention (odd-coset evaluations); .params needs a bellman_coset key "
-         "(starzk setup --params makes one)");
+    fail(
+        "the key uses the snarkjs H convention (odd-coset evaluations); .params needs a bellman_coset key "
+        "(starzk setup --params makes one)");
   }
   auto want = [&](const char* name, size_t have, uint64_t need) {
-    if (have != need) fail(std::string(name) + " has " + std::to_string(have) + " points, expected " + std::to_string(need));
+    if (have != need)
+      fail(std::string(name) + " has " + std::to_string(have) + " points, expected " + std::to_string(need));
   };
   if (k.n_vars < uint64_t(k.n_public) + 1) fail("n_vars is smaller than n_public + 1");
   if (k.domain_size == 0 || (k.domain_size & (k.domain_size - 1)) != 0) fail("domain_size is not a power of two");
@@ -362,9 +365,7 @@ proving_key_t read_params(const std::filesystem::path& file) { return read(file,
 proving_key_t read_params(const std::filesystem::path& file, const params_read_options_t& options) {
   return read(file, nullptr, options);
 }
-proving_key_t read_params(const std::filesystem::path& file, const r1cs_t& circuit) {
-  return read(file, &circuit, {});
-}
+proving_key_t read_params(const std::filesystem::path& file, const r1cs_t& circuit) { return read(file, &circuit, {}); }
 proving_key_t read_params(const std::filesystem::path& file, const r1cs_t& circuit,
                           const params_read_options_t& options) {
   return read(file, &circuit, options);

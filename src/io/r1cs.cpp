@@ -19,12 +19,12 @@ constexpr uint32_t section_custom_gates_list = 4;
 constexpr uint32_t section_custom_gates_uses = 5;
 constexpr const char* matrix_names[3] = {"A", "B", "C"};
 
-void check_matrix(const std::filesystem::path& file, const sparse_matrix_t& m, const char* name,
-                  uint64_t rows, uint64_t cols) {
+void check_matrix(const std::filesystem::path& file, const sparse_matrix_t& m, const char* name, uint64_t rows,
+                  uint64_t cols) {
   auto fail = [&](const std::string& p) { throw io_error(file, std::string("matrix ") + name + ": " + p); };
   if (m.n_rows != rows || m.n_cols != cols) {
-    fail("shape " + std::to_string(m.n_rows) + "x" + std::to_string(m.n_cols) + ", expected " +
-         std::to_string(rows) + "x" + std::to_string(cols));
+    fail("shape " + std::to_string(m.n_rows) + "x" + std::to_string(m.n_cols) + ", expected " + std::to_string(rows) +
+         "x" + std::to_string(cols));
   }
   if (m.row_ptr.size() != rows + 1 || m.row_ptr.front() != 0 || m.row_ptr.back() != m.col.size() ||
       !check_matrix_shape(sparse_matrix_view_t::of(m), name).empty()) {
@@ -42,8 +42,8 @@ void check_matrix(const std::filesystem::path& file, const sparse_matrix_t& m, c
 
 void check_r1cs_shape(const std::filesystem::path& file, const r1cs_t& r) {
   if (r.n_vars < 1 || uint64_t(r.n_public) + 1 > r.n_vars) {
-    throw io_error(file, "n_public = " + std::to_string(r.n_public) + " does not fit in n_vars = " +
-                             std::to_string(r.n_vars));
+    throw io_error(
+        file, "n_public = " + std::to_string(r.n_public) + " does not fit in n_vars = " + std::to_string(r.n_vars));
   }
   check_matrix(file, r.a, "A", r.n_constraints, r.n_vars);
   check_matrix(file, r.b, "B", r.n_constraints, r.n_vars);
@@ -65,9 +65,8 @@ r1cs_t read_r1cs(const std::filesystem::path& file) {
   h.expect_end();
   const uint64_t n_named = 1ull + n_outputs + n_pub_inputs + n_prv_inputs;
   if (n_named > n_wires) {
-    h.fail("counts inconsistent: 1 + " + std::to_string(n_outputs) + " outputs + " +
-           std::to_string(n_pub_inputs) + " public + " + std::to_string(n_prv_inputs) +
-           " private inputs exceed nWires = " + std::to_string(n_wires));
+    h.fail("counts inconsistent: 1 + " + std::to_string(n_outputs) + " outputs + " + std::to_string(n_pub_inputs) +
+           " public + " + std::to_string(n_prv_inputs) + " private inputs exceed nWires = " + std::to_string(n_wires));
   }
   (void)n_labels;  // labels are debugging names; any count is fine
   if (f.has(section_custom_gates_list) || f.has(section_custom_gates_uses)) {
@@ -107,11 +106,10 @@ r1cs_t read_r1cs(const std::filesystem::path& file) {
         const uint32_t wire = c.u32();
         if (wire >= n_wires) {
           c.fail("constraint " + std::to_string(i) + ", " + matrix_names[k] + " term " + std::to_string(t) +
-                 ": wire index " + std::to_string(wire) + " out of range (nWires = " + std::to_string(n_wires) +
-                 ")");
+                 ": wire index " + std::to_string(wire) + " out of range (nWires = " + std::to_string(n_wires) + ")");
         }
-        builders[k].add(wire, iden3::read_fr(c, "constraint " + std::to_string(i) + ", " + matrix_names[k] +
-                                                    " term " + std::to_string(t) + ": coefficient"));
+        builders[k].add(wire, iden3::read_fr(c, "constraint " + std::to_string(i) + ", " + matrix_names[k] + " term " +
+                                                    std::to_string(t) + ": coefficient"));
       }
       m[k]->row_ptr.push_back(m[k]->col.size());
     }
@@ -149,7 +147,8 @@ void write_r1cs(const std::filesystem::path& file, const r1cs_t& r) {
   w.u32(r.n_constraints);
 
   w.begin_section(section_constraints);
-  w.reserve(w.data().size() + 12ull * r.n_constraints + 36 * (r.a.nnz() + r.b.nnz() + r.c.nnz()) + 8ull * r.n_vars + 64);
+  w.reserve(w.data().size() + 12ull * r.n_constraints + 36 * (r.a.nnz() + r.b.nnz() + r.c.nnz()) + 8ull * r.n_vars +
+            64);
   const sparse_matrix_t* m[3] = {&r.a, &r.b, &r.c};
   for (uint32_t i = 0; i < r.n_constraints; ++i) {
     for (const auto* mat : m) {

@@ -53,7 +53,8 @@ std::optional<validation_record_t> decode_record(std::span<const uint8_t> b, std
     return no("corrupt record: " + std::to_string(b.size()) + " bytes, a record has " +
               std::to_string(validation_record_size));
   if (std::memcmp(b.data(), magic, 4) != 0) return no("corrupt record: wrong magic");
-  if (load_u64_le(b.data() + checksum_at) != xxh64(b.data(), checksum_at)) return no("corrupt record: checksum mismatch");
+  if (load_u64_le(b.data() + checksum_at) != xxh64(b.data(), checksum_at))
+    return no("corrupt record: checksum mismatch");
   if (load_u32_le(b.data() + 4) != version)
     return no("record version " + std::to_string(load_u32_le(b.data() + 4)) + " (this starzk reads version 1)");
   validation_record_t r;
@@ -104,7 +105,8 @@ std::optional<validation_record_t> record_store_t::find(const digest_t& d, uint6
   if (r->digest != d) return no("corrupt record: it names another digest");
   if (r->file_size != file_size) return no("corrupt record: it names another file size");
   if (r->format != format) return no("the record is for another key format");
-  if ((r->checks & required_checks(format)) != required_checks(format)) return no("the record lacks checks this format needs");
+  if ((r->checks & required_checks(format)) != required_checks(format))
+    return no("the record lacks checks this format needs");
   return r;
 }
 

@@ -78,8 +78,10 @@ void decode_points(bin_cursor_t& c, V& v, size_t size, infinity_t inf, decode_ch
       [&](size_t begin, size_t end) {
         for (size_t i = begin; i < end; ++i) {
           std::string w;
-          if (!decode(raw + i * size, v[i])) w = ": a coordinate is not below q";
-          else if (const char* cw = iden3::curve_problem(v[i], inf)) w = std::string(" ") + cw;
+          if (!decode(raw + i * size, v[i]))
+            w = ": a coordinate is not below q";
+          else if (const char* cw = iden3::curve_problem(v[i], inf))
+            w = std::string(" ") + cw;
           if (!w.empty()) {
             std::lock_guard<std::mutex> lock(m);
             if (i < bad) bad = i, why = w;
@@ -172,8 +174,10 @@ void read_coeffs(bin_cursor_t& c, proving_key_t& k) {
   }
   parallel_tasks(4, 4, [&](size_t t) {  // zeroed on four threads, not one after another
     sparse_matrix_t& mat = *mats[t / 2];
-    if (t % 2 == 0) mat.col.resize(mat.row_ptr.back());
-    else mat.val.resize(mat.row_ptr.back());
+    if (t % 2 == 0)
+      mat.col.resize(mat.row_ptr.back());
+    else
+      mat.val.resize(mat.row_ptr.back());
   });
   std::vector<uint64_t> place(n);
   {
@@ -224,8 +228,8 @@ proving_key_t read_zkey(const std::filesystem::path& file, const zkey_read_optio
   k.n_public = h.u32();
   const uint32_t domain = h.u32();
   if (k.n_vars == 0 || uint64_t(k.n_public) + 1 > k.n_vars) {
-    h.fail("counts inconsistent: nPublic = " + std::to_string(k.n_public) + " with nVars = " +
-           std::to_string(k.n_vars));
+    h.fail("counts inconsistent: nPublic = " + std::to_string(k.n_public) +
+           " with nVars = " + std::to_string(k.n_vars));
   }
   if (!std::has_single_bit(domain) || domain < uint64_t(k.n_public) + 1) {
     h.fail("domainSize " + std::to_string(domain) + " is not a power of two holding nPublic + 1 rows");
@@ -271,11 +275,20 @@ proving_key_t read_zkey(const std::filesystem::path& file, const zkey_read_optio
   // time; then decoded, in file order.
   parallel_tasks(5, 5, [&](size_t q) {
     switch (q) {
-      case 0: k.a.resize(k.n_vars); break;
-      case 1: k.b_g1.resize(k.n_vars); break;
-      case 2: k.b_g2.resize(k.n_vars); break;
-      case 3: k.l.resize(n_l); break;
-      default: k.h.resize(k.domain_size);
+      case 0:
+        k.a.resize(k.n_vars);
+        break;
+      case 1:
+        k.b_g1.resize(k.n_vars);
+        break;
+      case 2:
+        k.b_g2.resize(k.n_vars);
+        break;
+      case 3:
+        k.l.resize(n_l);
+        break;
+      default:
+        k.h.resize(k.domain_size);
     }
   });
   decode_g1s(a, k.a, infinity_t::allowed, ck);
@@ -301,7 +314,8 @@ void check_zkey_shape(const std::filesystem::path& file, const proving_key_t& k)
   if (k.n_vars == 0 || uint64_t(k.n_public) + 1 > k.n_vars) fail("n_public does not fit in n_vars");
   if (!std::has_single_bit(k.domain_size) || k.domain_size > UINT32_MAX) fail("domain_size is not a power of two");
   auto size = [&](size_t got, uint64_t want, const char* what) {
-    if (got != want) fail(std::string(what) + " has " + std::to_string(got) + " entries, expected " + std::to_string(want));
+    if (got != want)
+      fail(std::string(what) + " has " + std::to_string(got) + " entries, expected " + std::to_string(want));
   };
   size(k.a.size(), k.n_vars, "a");
   size(k.b_g1.size(), k.n_vars, "b_g1");
@@ -324,8 +338,8 @@ void check_zkey_shape(const std::filesystem::path& file, const proving_key_t& k)
 void write_zkey(const std::filesystem::path& file, const proving_key_t& k, std::span<const uint8_t> transcript) {
   check_zkey_shape(file, k);
   bin_writer_t w("zkey", 1, 10);
-  w.reserve(4096 + 44 * (k.zkey_a.nnz() + k.zkey_b.nnz()) + 96 * (3ull * k.n_vars + k.h.size()) +
-            192ull * k.n_vars + transcript.size());
+  w.reserve(4096 + 44 * (k.zkey_a.nnz() + k.zkey_b.nnz()) + 96 * (3ull * k.n_vars + k.h.size()) + 192ull * k.n_vars +
+            transcript.size());
 
   w.begin_section(sec_protocol);
   w.u32(protocol_groth16);

@@ -57,8 +57,7 @@ proving_key_t read_zkey(const std::filesystem::path& file, const zkey_read_optio
 // The raw bytes of section 10 (the MPC transcript), for write_zkey.
 std::vector<uint8_t> read_zkey_transcript(const std::filesystem::path& file);
 
-void write_zkey(const std::filesystem::path& file, const proving_key_t& key,
-                std::span<const uint8_t> transcript = {});
+void write_zkey(const std::filesystem::path& file, const proving_key_t& key, std::span<const uint8_t> transcript = {});
 
 // Throws io_error naming `file` unless the key's vectors have the sizes the
 // .zkey layout needs (see the section list above).

@@ -58,8 +58,9 @@ std::unique_ptr<point_decoder_t> gpu_point_decoder(int device, std::string* why)
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count <= device) {
     (void)cudaGetLastError();
-    if (why) *why = e != cudaSuccess ? std::string("no usable CUDA device: ") + cudaGetErrorString(e)
-                                     : "no CUDA device " + std::to_string(device);
+    if (why)
+      *why = e != cudaSuccess ? std::string("no usable CUDA device: ") + cudaGetErrorString(e)
+                              : "no CUDA device " + std::to_string(device);
     return nullptr;
   }
   return std::make_unique<gpu_decoder_t>(device);

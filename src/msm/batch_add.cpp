@@ -18,9 +18,8 @@ jacobian_t<P> batch_add(std::span<const affine_t<P>> bases, std::span<const uint
   using jac = jacobian_t<P>;
   const size_t n = bases.size(), words = bitmap_words(n);
   if (bitmap.size() != words)
-    throw std::invalid_argument(std::string("batch_add<") + P::name + ">: bitmap of " +
-                                std::to_string(bitmap.size()) + " words for " + std::to_string(n) +
-                                " bases (expected " + std::to_string(words) + ")");
+    throw std::invalid_argument(std::string("batch_add<") + P::name + ">: bitmap of " + std::to_string(bitmap.size()) +
+                                " words for " + std::to_string(n) + " bases (expected " + std::to_string(words) + ")");
   if (n % 64 != 0 && words > 0 && (bitmap[words - 1] >> (n % 64)) != 0)
     throw std::invalid_argument(std::string("batch_add<") + P::name + ">: bitmap selects an entry past the " +
                                 std::to_string(n) + " bases");

@@ -95,9 +95,12 @@ class affine_buckets_t {
       const point_t& q = bucket_[pend_[j].b];
       const point_t& p = pend_[j].p;
       field_t d;
-      if (q.x != p.x) d = p.x - q.x;                        // add
-      else if (q.y == p.y && !q.y.is_zero()) d = q.y.dbl();  // double: 2 y_q
-      else d = field_t::one();                               // p = −q (or y = 0): O
+      if (q.x != p.x)
+        d = p.x - q.x;  // add
+      else if (q.y == p.y && !q.y.is_zero())
+        d = q.y.dbl();  // double: 2 y_q
+      else
+        d = field_t::one();  // p = −q (or y = 0): O
       prefix_[j] = acc;
       den_[j] = d;
       acc *= d;

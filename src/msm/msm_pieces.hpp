@@ -95,11 +95,11 @@ inline size_t msm_smallest_piece(size_t n, size_t min_piece) {
 }
 
 struct msm_pieces_plan_t {
-  bool fits = false;    // false: not even the smallest pieces fit the budget
-  size_t piece = 0;     // terms per piece (the last piece may hold fewer)
-  size_t count = 0;     // number of pieces
-  bool lean = false;    // the lean form (less scratch per term)
-  uint64_t bytes = 0;   // scratch the plan needs
+  bool fits = false;   // false: not even the smallest pieces fit the budget
+  size_t piece = 0;    // terms per piece (the last piece may hold fewer)
+  size_t count = 0;    // number of pieces
+  bool lean = false;   // the lean form (less scratch per term)
+  uint64_t bytes = 0;  // scratch the plan needs
 };
 
 namespace msm_pieces_detail {
@@ -126,14 +126,18 @@ msm_pieces_plan_t fewest(size_t n, uint64_t budget, size_t min_piece, bool lean,
     if (lo >= p_max) return {};
     const size_t p = std::min(lo * 2, p_max);
     const msm_pieces_plan_t r = attempt(p);
-    if (r.fits) best = r, hi = p;
-    else lo = p;
+    if (r.fits)
+      best = r, hi = p;
+    else
+      lo = p;
   }
   while (hi - lo > 1) {
     const size_t mid = lo + (hi - lo) / 2;
     const msm_pieces_plan_t r = attempt(mid);
-    if (r.fits) best = r, hi = mid;
-    else lo = mid;
+    if (r.fits)
+      best = r, hi = mid;
+    else
+      lo = mid;
   }
   return best;
 }
@@ -149,8 +153,7 @@ inline double cost(const msm_pieces_plan_t& p, double default_factor) {
 // in pieces of `piece` terms, in the default (lean = false) or lean form.
 // n = 0 fits with no piece and no scratch.
 template <class Bytes>
-msm_pieces_plan_t plan_msm_pieces(size_t n, uint64_t budget, size_t min_piece, double default_factor,
-                                  Bytes&& bytes) {
+msm_pieces_plan_t plan_msm_pieces(size_t n, uint64_t budget, size_t min_piece, double default_factor, Bytes&& bytes) {
   if (n == 0) return {true, 0, 0, false, 0};
   const msm_pieces_plan_t d = msm_pieces_detail::fewest(n, budget, min_piece, false, bytes);
   const msm_pieces_plan_t l = msm_pieces_detail::fewest(n, budget, min_piece, true, bytes);

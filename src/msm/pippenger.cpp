@@ -73,15 +73,14 @@ inline size_t window_reach(unsigned w, unsigned c) {
 // buckets (~B²/(2N)) and share one inversion among hundreds of additions.
 constexpr size_t affine_min_points = 1024, affine_min_buckets = 64, affine_max_batch = 512;
 inline size_t affine_batch(const msm_config_t& cfg, size_t points, size_t reach) {
-  if (!cfg.affine_buckets || points < affine_min_points || reach < affine_min_buckets || points < 2 * reach)
-    return 0;
+  if (!cfg.affine_buckets || points < affine_min_points || reach < affine_min_buckets || points < 2 * reach) return 0;
   return std::min(affine_max_batch, reach / 2);
 }
 
 // One unit: window w of the points [begin, end); returns Σ_b (b + 1)·bucket[b].
 template <class P, class Buckets, class BaseFn>
-xyzz_t<P> window_sum(Buckets& bucket, BaseFn& base, const std::vector<canon_t>& k, unsigned w, unsigned c,
-                     size_t begin, size_t end) {
+xyzz_t<P> window_sum(Buckets& bucket, BaseFn& base, const std::vector<canon_t>& k, unsigned w, unsigned c, size_t begin,
+                     size_t end) {
   for (size_t i = begin; i < end; ++i) {
     const int32_t d = signed_digit(k[i], w, c);
     if (d > 0)
@@ -183,16 +182,16 @@ jacobian_t<P> msm_pippenger(std::span<const affine_t<P>> bases, std::span<const 
                                 " bases but " + std::to_string(scalars.size()) + " scalars");
   msm_plan(0, 1, cfg.window_bits);  // validates window_bits before any work
   const auto k = to_canonical(scalars, cfg.threads);
-  return pippenger_core<P>(bases.size(), [&](size_t i) -> const affine_t<P>& { return bases[i]; }, k, cfg);
+  return pippenger_core<P>(
+      bases.size(), [&](size_t i) -> const affine_t<P>& { return bases[i]; }, k, cfg);
 }
 
 template <class P>
 jacobian_t<P> msm_pippenger_indexed(std::span<const affine_t<P>> bases, std::span<const uint32_t> index,
                                     std::span<const fr_t> scalars, const msm_config_t& cfg) {
   if (index.size() != scalars.size())
-    throw std::invalid_argument(std::string("msm_pippenger_indexed<") + P::name + ">: " +
-                                std::to_string(index.size()) + " indices but " + std::to_string(scalars.size()) +
-                                " scalars");
+    throw std::invalid_argument(std::string("msm_pippenger_indexed<") + P::name + ">: " + std::to_string(index.size()) +
+                                " indices but " + std::to_string(scalars.size()) + " scalars");
   msm_plan(0, 1, cfg.window_bits);  // validates window_bits before any work
   for (size_t j = 0; j < index.size(); ++j)
     if (index[j] >= bases.size())
@@ -200,7 +199,8 @@ jacobian_t<P> msm_pippenger_indexed(std::span<const affine_t<P>> bases, std::spa
                               "] = " + std::to_string(index[j]) + " but only " + std::to_string(bases.size()) +
                               " bases");
   const auto k = to_canonical(scalars, cfg.threads);
-  return pippenger_core<P>(index.size(), [&](size_t j) -> const affine_t<P>& { return bases[index[j]]; }, k, cfg);
+  return pippenger_core<P>(
+      index.size(), [&](size_t j) -> const affine_t<P>& { return bases[index[j]]; }, k, cfg);
 }
 
 template jacobian_t<g1_params> msm_pippenger(std::span<const affine_t<g1_params>>, std::span<const fr_t>,

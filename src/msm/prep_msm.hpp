@@ -31,13 +31,13 @@
 namespace starzk {
 
 struct prep_msm_t {
-  size_t n = 0;                     // scalars classified (= the query's base count)
-  size_t forced_tail = 0;           // leading entries sent to the tail unconditionally
-  std::vector<uint64_t> ones;       // bitmap_words(n) words; bit i: s_i = 1 and i ≥ forced_tail
-  std::vector<uint32_t> tail_index; // increasing indices of the tail entries
-  std::vector<fr_t> tail_scalars;   // their scalars (Montgomery form)
-  size_t n_zero = 0;                // zeros dropped (outside the forced range)
-  size_t n_one = 0;                 // bits set in `ones`
+  size_t n = 0;                      // scalars classified (= the query's base count)
+  size_t forced_tail = 0;            // leading entries sent to the tail unconditionally
+  std::vector<uint64_t> ones;        // bitmap_words(n) words; bit i: s_i = 1 and i ≥ forced_tail
+  std::vector<uint32_t> tail_index;  // increasing indices of the tail entries
+  std::vector<fr_t> tail_scalars;    // their scalars (Montgomery form)
+  size_t n_zero = 0;                 // zeros dropped (outside the forced range)
+  size_t n_one = 0;                  // bits set in `ones`
 };
 
 // Classifies scalars. Throws std::invalid_argument if forced_tail > n or

@@ -45,8 +45,7 @@ class domain_t {
 
   // The smallest domain with at least `min_size` points (min_size 0 or 1
   // gives n = 1).
-  static domain_t for_size(size_t min_size, root_convention conv = root_convention::snarkjs,
-                           unsigned threads = 0);
+  static domain_t for_size(size_t min_size, root_convention conv = root_convention::snarkjs, unsigned threads = 0);
 
   unsigned log_size() const { return log_n_; }
   size_t size() const { return n_; }

@@ -13,8 +13,7 @@
 namespace starzk {
 namespace {
 
-unsigned checked_log_size(std::span<const fr_t> a, std::span<const fr_t> b, std::span<const fr_t> c,
-                          const char* who) {
+unsigned checked_log_size(std::span<const fr_t> a, std::span<const fr_t> b, std::span<const fr_t> c, const char* who) {
   if (a.size() != b.size() || a.size() != c.size())
     throw std::invalid_argument(std::string(who) + ": a, b, c have lengths " + std::to_string(a.size()) + ", " +
                                 std::to_string(b.size()) + ", " + std::to_string(c.size()) + " (must be equal)");
@@ -41,16 +40,15 @@ void combine(std::span<fr_t> a, std::span<const fr_t> b, std::span<const fr_t> c
 
 }  // namespace
 
-void h_phase_bellman(std::span<fr_t> a, std::span<fr_t> b, std::span<fr_t> c, const domain_t& d,
-                     unsigned threads) {
+void h_phase_bellman(std::span<fr_t> a, std::span<fr_t> b, std::span<fr_t> c, const domain_t& d, unsigned threads) {
   const unsigned log_n = checked_log_size(a, b, c, "h_phase_bellman");
   if (d.log_size() != log_n)
     throw std::invalid_argument("h_phase_bellman: domain of size " + std::to_string(d.size()) + " for rows of length " +
                                 std::to_string(a.size()));
   const fr_t g = fr_t::multiplicative_generator();
   for (auto* v : {&a, &b, &c}) {
-    intt(*v, d, threads);            // 1. coefficients
-    coset_ntt(*v, d, g, threads);    // 2. values on gH
+    intt(*v, d, threads);          // 1. coefficients
+    coset_ntt(*v, d, g, threads);  // 2. values on gH
   }
   // 3. divide by Z(g ω^i) = g^n − 1.
   const fr_t z_inv = d.vanishing_at(g).inverse();
@@ -65,8 +63,7 @@ void h_phase_bellman(std::span<fr_t> a, std::span<fr_t> b, std::span<fr_t> c, un
   h_phase_bellman(a, b, c, d, threads);
 }
 
-void h_phase_snarkjs(std::span<fr_t> a, std::span<fr_t> b, std::span<fr_t> c, const domain_t& d,
-                     unsigned threads) {
+void h_phase_snarkjs(std::span<fr_t> a, std::span<fr_t> b, std::span<fr_t> c, const domain_t& d, unsigned threads) {
   const unsigned log_n = checked_log_size(a, b, c, "h_phase_snarkjs");
   if (d.log_size() != log_n)
     throw std::invalid_argument("h_phase_snarkjs: domain of size " + std::to_string(d.size()) + " for rows of length " +

@@ -181,9 +181,7 @@ void coset_ntt(std::span<fr_t> a, const domain_t& d, const fr_t& shift, unsigned
   forward(a, d, threads);              // A(s ω^i)
 }
 
-void coset_ntt(std::span<fr_t> a, const domain_t& d, unsigned threads) {
-  coset_ntt(a, d, d.coset_gen(), threads);
-}
+void coset_ntt(std::span<fr_t> a, const domain_t& d, unsigned threads) { coset_ntt(a, d, d.coset_gen(), threads); }
 
 void coset_intt(std::span<fr_t> a, const domain_t& d, const fr_t& shift, unsigned threads) {
   check_size(a, d, "coset_intt");
@@ -191,8 +189,6 @@ void coset_intt(std::span<fr_t> a, const domain_t& d, const fr_t& shift, unsigne
   scale_by_powers(a, shift.inverse(), threads);  // back to those of A(X)
 }
 
-void coset_intt(std::span<fr_t> a, const domain_t& d, unsigned threads) {
-  coset_intt(a, d, d.coset_gen(), threads);
-}
+void coset_intt(std::span<fr_t> a, const domain_t& d, unsigned threads) { coset_intt(a, d, d.coset_gen(), threads); }
 
 }  // namespace starzk

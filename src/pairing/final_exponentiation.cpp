@@ -58,12 +58,12 @@ fp12_t final_exponentiation_easy(const fp12_t& f) {
 }
 
 fp12_t final_exponentiation_hard(const fp12_t& m) {
-  const fp12_t a = cyclotomic_exp_by_x(m) * m.conjugate();              // m^(x-1)
-  const fp12_t b = cyclotomic_exp_by_x(a) * a.conjugate();              // m^((x-1)^2)
-  const fp12_t c = cyclotomic_exp_by_x(b) * b.frobenius_map(1);         // b^(x+p)
-  const fp12_t cx2 = cyclotomic_exp_by_x(cyclotomic_exp_by_x(c));       // c^(x^2)
-  const fp12_t d = cx2 * c.frobenius_map(2) * c.conjugate();            // c^(x^2+p^2-1)
-  return d * m.cyclotomic_sqr() * m;                                    // · m^3
+  const fp12_t a = cyclotomic_exp_by_x(m) * m.conjugate();         // m^(x-1)
+  const fp12_t b = cyclotomic_exp_by_x(a) * a.conjugate();         // m^((x-1)^2)
+  const fp12_t c = cyclotomic_exp_by_x(b) * b.frobenius_map(1);    // b^(x+p)
+  const fp12_t cx2 = cyclotomic_exp_by_x(cyclotomic_exp_by_x(c));  // c^(x^2)
+  const fp12_t d = cx2 * c.frobenius_map(2) * c.conjugate();       // c^(x^2+p^2-1)
+  return d * m.cyclotomic_sqr() * m;                               // · m^3
 }
 
 fp12_t final_exponentiation(const fp12_t& f) {

@@ -41,15 +41,14 @@ void check_on_curve(const g1_affine_t& p, size_t i) {
 }
 void check_on_curve(const g2_affine_t& q, size_t i) {
   if (!q.is_on_curve())
-    throw std::runtime_error("pairing: G2 point " + std::to_string(i) +
-                             " is not on the twist y^2 = x^3 + 4(u+1)");
+    throw std::runtime_error("pairing: G2 point " + std::to_string(i) + " is not on the twist y^2 = x^3 + 4(u+1)");
 }
 
 template <class Q>
 void check_sizes(std::span<const g1_affine_t> ps, std::span<const Q> qs) {
   if (ps.size() != qs.size())
-    throw std::runtime_error("pairing: " + std::to_string(ps.size()) + " G1 points but " +
-                             std::to_string(qs.size()) + " G2 points");
+    throw std::runtime_error("pairing: " + std::to_string(ps.size()) + " G1 points but " + std::to_string(qs.size()) +
+                             " G2 points");
 }
 
 constexpr int top_bit = 63;  // |x| < 2^64 and bit 63 is set
@@ -71,25 +70,25 @@ bool loop_bit(int i) { return (ate_loop_count >> i) & 1; }
 // negated (a factor -1, killed too): c0 = E - B, cx = 3X^2, cy = -H.
 // Cost: XY, A(B - F), BH: 3M2; Y^2, Z^2, G^2, E^2, (Y+Z)^2, X^2: 6S2.
 line_t doubling_step(g2_projective_t& t) {
-  const fp2_t a = t.x * t.y;           // XY          1M
-  const fp2_t b = t.y.sqr();           // Y^2         1S
-  const fp2_t c = t.z.sqr();           // Z^2         1S
-  const fp2_t e = mul_by_3b(c);        // 3b'Z^2
-  const fp2_t f = e.dbl() + e;         // 9b'Z^2
+  const fp2_t a = t.x * t.y;     // XY          1M
+  const fp2_t b = t.y.sqr();     // Y^2         1S
+  const fp2_t c = t.z.sqr();     // Z^2         1S
+  const fp2_t e = mul_by_3b(c);  // 3b'Z^2
+  const fp2_t f = e.dbl() + e;   // 9b'Z^2
   const fp2_t g = b + f;
   const fp2_t h = (t.y + t.z).sqr() - b - c;  // 2YZ  1S
-  const fp2_t x2 = t.x.sqr();          // X^2         1S
+  const fp2_t x2 = t.x.sqr();                 // X^2         1S
 
   line_t l;
   l.c0 = e - b;
   l.cx = x2.dbl() + x2;
   l.cy = -h;
 
-  const fp2_t e2 = e.sqr();            // E^2         1S
-  const fp2_t e4 = e2.dbl().dbl();     // 4E^2
-  t.x = (a * (b - f)).dbl();           //             1M
-  t.y = g.sqr() - e4.dbl() - e4;       // G^2 - 12E^2 1S
-  t.z = (b * h).dbl().dbl();           // 4BH         1M
+  const fp2_t e2 = e.sqr();         // E^2         1S
+  const fp2_t e4 = e2.dbl().dbl();  // 4E^2
+  t.x = (a * (b - f)).dbl();        //             1M
+  t.y = g.sqr() - e4.dbl() - e4;    // G^2 - 12E^2 1S
+  t.z = (b * h).dbl().dbl();        // 4BH         1M
   return l;
 }
 
@@ -102,24 +101,24 @@ line_t doubling_step(g2_projective_t& t) {
 // multiplied by λ: c0 = θ x2 - λ y2, cx = -θ, cy = λ.
 // Cost: y2 Z, x2 Z, E, F, G, X3, 2 for Y3, Z3, 2 for c0: 11M2; C, D: 2S2.
 line_t addition_step(g2_projective_t& t, const g2_affine_t& q) {
-  const fp2_t theta = t.y - q.y * t.z;  // 1M
-  const fp2_t lambda = t.x - q.x * t.z; // 1M
-  const fp2_t c = theta.sqr();          // 1S
-  const fp2_t d = lambda.sqr();         // 1S
-  const fp2_t e = lambda * d;           // 1M
-  const fp2_t f = t.z * c;              // 1M
-  const fp2_t g = t.x * d;              // 1M
+  const fp2_t theta = t.y - q.y * t.z;   // 1M
+  const fp2_t lambda = t.x - q.x * t.z;  // 1M
+  const fp2_t c = theta.sqr();           // 1S
+  const fp2_t d = lambda.sqr();          // 1S
+  const fp2_t e = lambda * d;            // 1M
+  const fp2_t f = t.z * c;               // 1M
+  const fp2_t g = t.x * d;               // 1M
   const fp2_t h = e + f - g.dbl();
 
   line_t l;
-  l.c0 = theta * q.x - lambda * q.y;    // 2M
+  l.c0 = theta * q.x - lambda * q.y;  // 2M
   l.cx = -theta;
   l.cy = lambda;
 
-  const fp2_t ye = t.y * e;             // 1M
-  t.x = lambda * h;                     // 1M
-  t.y = theta * (g - h) - ye;           // 1M
-  t.z = t.z * e;                        // 1M
+  const fp2_t ye = t.y * e;    // 1M
+  t.x = lambda * h;            // 1M
+  t.y = theta * (g - h) - ye;  // 1M
+  t.z = t.z * e;               // 1M
   return l;
 }
 
@@ -150,8 +149,7 @@ fp12_t multi_miller_loop(std::span<const g1_affine_t> ps, std::span<const g2_aff
     if (bit != top_bit - 1) f = f.sqr();  // f = 1 on the first step
     for (size_t k = 0; k < live.size(); ++k) f = mul_by_line(f, doubling_step(ts[k]), ps[live[k]]);
     if (loop_bit(bit))
-      for (size_t k = 0; k < live.size(); ++k)
-        f = mul_by_line(f, addition_step(ts[k], qs[live[k]]), ps[live[k]]);
+      for (size_t k = 0; k < live.size(); ++k) f = mul_by_line(f, addition_step(ts[k], qs[live[k]]), ps[live[k]]);
   }
   return f.conjugate();
 }

@@ -22,9 +22,7 @@
 
 namespace starzk {
 
-fp12_t pairing(const g1_affine_t& p, const g2_affine_t& q) {
-  return final_exponentiation(miller_loop(p, q));
-}
+fp12_t pairing(const g1_affine_t& p, const g2_affine_t& q) { return final_exponentiation(miller_loop(p, q)); }
 
 fp12_t multi_pairing(std::span<const g1_affine_t> ps, std::span<const g2_affine_t> qs) {
   return final_exponentiation(multi_miller_loop(ps, qs));

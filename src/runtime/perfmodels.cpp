@@ -49,8 +49,7 @@ size_t seed_perfmodels(const fs::path& from) {
   std::error_code ec;
   fs::path src = from / "codelets" / k_model_version;
   if (!fs::is_directory(src, ec)) src = from;
-  if (!fs::is_directory(src, ec))
-    throw std::runtime_error(from.string() + ": no such performance-model folder");
+  if (!fs::is_directory(src, ec)) throw std::runtime_error(from.string() + ": no such performance-model folder");
   const fs::path dst = perfmodel_codelet_dir();
   fs::create_directories(dst, ec);
   if (ec) throw std::runtime_error(dst.string() + ": cannot create: " + ec.message());

@@ -22,42 +22,40 @@
 
 namespace starzk::runtime {
 
-struct session_options_t
-{
-	std::string policy;       // empty: STARPU_SCHED, else "starzk"
-	int ncpu = -1;            // CPU workers; -1: StarPU's default
-	int ncuda = -1;           // CUDA workers; -1: StarPU's default
-	bool profiling = false;   // turn on StarPU profiling (for trace_recorder)
-	std::string perfmodels;   // calibrated models to seed (perfmodels.hpp); empty: $STARZK_CALIBRATED_MODELS
-	std::string policy_plugin;  // policy plug-in to load first (policies/starzk_plugin.h); empty: $STARZK_POLICY_PLUGIN
+struct session_options_t {
+  std::string policy;         // empty: STARPU_SCHED, else "starzk"
+  int ncpu = -1;              // CPU workers; -1: StarPU's default
+  int ncuda = -1;             // CUDA workers; -1: StarPU's default
+  bool profiling = false;     // turn on StarPU profiling (for trace_recorder)
+  std::string perfmodels;     // calibrated models to seed (perfmodels.hpp); empty: $STARZK_CALIBRATED_MODELS
+  std::string policy_plugin;  // policy plug-in to load first (policies/starzk_plugin.h); empty: $STARZK_POLICY_PLUGIN
 };
 
 // Throw std::runtime_error("StarPU: <call> failed: <strerror(-rc)>") when rc < 0.
-void check_starpu(int rc, const char *call);
+void check_starpu(int rc, const char* call);
 
-class starpu_session
-{
-public:
-	explicit starpu_session(const session_options_t &options = {});
-	~starpu_session();
-	starpu_session(const starpu_session &) = delete;
-	starpu_session &operator=(const starpu_session &) = delete;
+class starpu_session {
+ public:
+  explicit starpu_session(const session_options_t& options = {});
+  ~starpu_session();
+  starpu_session(const starpu_session&) = delete;
+  starpu_session& operator=(const starpu_session&) = delete;
 
-	const std::string &policy_name() const { return policy_; }
-	bool runs_starzk_policy() const { return ours_; }
-	unsigned cpu_workers() const;
-	unsigned cuda_workers() const;
+  const std::string& policy_name() const { return policy_; }
+  bool runs_starzk_policy() const { return ours_; }
+  unsigned cpu_workers() const;
+  unsigned cuda_workers() const;
 
-	// Load a policy plug-in (empty: those STARZK_POLICY_PLUGIN names, once);
-	// throws std::runtime_error naming the file and the problem.
-	static void load_policy_plugin(const std::string &path);
-	// StarPU's built-in policy names, and ours (plug-ins' included) followed by StarPU's.
-	static std::vector<std::string> builtin_policy_names();
-	static std::vector<std::string> policy_names();
+  // Load a policy plug-in (empty: those STARZK_POLICY_PLUGIN names, once);
+  // throws std::runtime_error naming the file and the problem.
+  static void load_policy_plugin(const std::string& path);
+  // StarPU's built-in policy names, and ours (plug-ins' included) followed by StarPU's.
+  static std::vector<std::string> builtin_policy_names();
+  static std::vector<std::string> policy_names();
 
-private:
-	std::string policy_;
-	bool ours_ = false;
+ private:
+  std::string policy_;
+  bool ours_ = false;
 };
 
 }  // namespace starzk::runtime

@@ -24,308 +24,289 @@ namespace starzk::runtime {
 using json = nlohmann::json;
 
 // What the wrapper needs to record the task and call the program's callback.
-struct trace_hook_t
-{
-	trace_recorder *recorder;
-	std::uint64_t id;
-	starpu_task *task;
-	void (*callback)(void *);
-	void *callback_arg;
-	bool free_arg;
+struct trace_hook_t {
+  trace_recorder* recorder;
+  std::uint64_t id;
+  starpu_task* task;
+  void (*callback)(void*);
+  void* callback_arg;
+  bool free_arg;
 };
 
-struct trace_hook_access
-{
-	static void on_done(void *arg) noexcept;
-	static double epoch(const trace_recorder &r) { return r.epoch_us_; }
+struct trace_hook_access {
+  static void on_done(void* arg) noexcept;
+  static double epoch(const trace_recorder& r) { return r.epoch_us_; }
 };
 
 namespace {
 
-const char *kind_name(int worker)
-{
-	switch (starpu_worker_get_type(worker))
-	{
-	case STARPU_CPU_WORKER: return "cpu";
-	case STARPU_CUDA_WORKER: return "cuda";
-	default: return "other";
-	}
+const char* kind_name(int worker) {
+  switch (starpu_worker_get_type(worker)) {
+    case STARPU_CPU_WORKER:
+      return "cpu";
+    case STARPU_CUDA_WORKER:
+      return "cuda";
+    default:
+      return "other";
+  }
 }
 
 }  // namespace
 
-void trace_hook_access::on_done(void *arg) noexcept
-{
-	auto *h = static_cast<trace_hook_t *>(arg);
-	starpu_task *task = h->task;
-	try
-	{
-		trace_event_t e;
-		e.id = h->id;
-		e.starpu_job = starpu_task_get_job_id(task);
-		const char *name = starpu_task_get_name(task);
-		e.name = name ? name : "";
-		e.codelet = (task->cl && task->cl->name) ? task->cl->name : "";
-		e.rc = starzk_task_get_class(task);
-		starzk_task_tag tag;
-		starzk_task_get_tag(task, &tag);
-		e.has_chain = tag.has_chain;
-		e.chain = tag.chain;
-		e.last = tag.is_last;
-		e.job = tag.job;
-		e.priority = task->priority;
-		for (unsigned i = 0; i < STARPU_TASK_GET_NBUFFERS(task); ++i)
-			e.bytes += starpu_data_get_size(STARPU_TASK_GET_HANDLE(task, i));
-		if (starpu_profiling_task_info *p = task->profiling_info)
-		{
-			e.worker = p->workerid;
-			e.start_us = starpu_timing_timespec_to_us(&p->start_time) - epoch(*h->recorder);
-			e.end_us = starpu_timing_timespec_to_us(&p->end_time) - epoch(*h->recorder);
-		}
-		if (e.worker >= 0)
-		{
-			e.worker_kind = kind_name(e.worker);
-			e.domain = starpu_worker_get_memory_node(static_cast<unsigned>(e.worker));
-		}
-		h->recorder->record(e);
-	}
-	catch (...)
-	{
-		// Out of memory while recording: the event is lost, the run goes on;
-		// check_all_finished() will report the missing task.
-	}
-	// The program's own callback, as StarPU would have run it: the task's,
-	// else the codelet's.
-	void (*cb)(void *) = h->callback;
-	if (!cb && task->cl)
-		cb = task->cl->callback_func;
-	if (cb)
-		cb(h->callback_arg);
-	if (h->free_arg)
-		std::free(h->callback_arg);
-	delete h;
+void trace_hook_access::on_done(void* arg) noexcept {
+  auto* h = static_cast<trace_hook_t*>(arg);
+  starpu_task* task = h->task;
+  try {
+    trace_event_t e;
+    e.id = h->id;
+    e.starpu_job = starpu_task_get_job_id(task);
+    const char* name = starpu_task_get_name(task);
+    e.name = name ? name : "";
+    e.codelet = (task->cl && task->cl->name) ? task->cl->name : "";
+    e.rc = starzk_task_get_class(task);
+    starzk_task_tag tag;
+    starzk_task_get_tag(task, &tag);
+    e.has_chain = tag.has_chain;
+    e.chain = tag.chain;
+    e.last = tag.is_last;
+    e.job = tag.job;
+    e.priority = task->priority;
+    for (unsigned i = 0; i < STARPU_TASK_GET_NBUFFERS(task); ++i)
+      e.bytes += starpu_data_get_size(STARPU_TASK_GET_HANDLE(task, i));
+    if (starpu_profiling_task_info* p = task->profiling_info) {
+      e.worker = p->workerid;
+      e.start_us = starpu_timing_timespec_to_us(&p->start_time) - epoch(*h->recorder);
+      e.end_us = starpu_timing_timespec_to_us(&p->end_time) - epoch(*h->recorder);
+    }
+    if (e.worker >= 0) {
+      e.worker_kind = kind_name(e.worker);
+      e.domain = starpu_worker_get_memory_node(static_cast<unsigned>(e.worker));
+    }
+    h->recorder->record(e);
+  } catch (...) {
+    // Out of memory while recording: the event is lost, the run goes on;
+    // check_all_finished() will report the missing task.
+  }
+  // The program's own callback, as StarPU would have run it: the task's,
+  // else the codelet's.
+  void (*cb)(void*) = h->callback;
+  if (!cb && task->cl) cb = task->cl->callback_func;
+  if (cb) cb(h->callback_arg);
+  if (h->free_arg) std::free(h->callback_arg);
+  delete h;
 }
 
-trace_recorder::trace_recorder()
-{
-	if (!starpu_is_initialized())
-		throw std::runtime_error("trace_recorder: StarPU is not running");
-	if (starpu_profiling_status_get() != STARPU_PROFILING_ENABLE)
-		throw std::runtime_error("trace_recorder: StarPU profiling is off (session_options_t::profiling = true)");
-	epoch_us_ = starpu_timing_now();
-	// The rules of the policy that runs (when it is an engine), so that
-	// `starzk trace check` knows what the trace must show (invariants.hpp).
-	starzk_policy_config cfg{};
-	if (starzk_policy_get_config(0, &cfg) == 0)
-		trace_.meta["policy_rules"] = "gpu_lock=" + std::to_string(cfg.gpu_lock) + " cpu_lock=" +
-		                              std::to_string(cfg.cpu_lock) + " mem_interlock=" +
-		                              std::to_string(cfg.mem_interlock) + " mem_heavy_max=" +
-		                              std::to_string(cfg.mem_heavy_max) + " serial_free=" +
-		                              std::to_string(cfg.serial_free);
+trace_recorder::trace_recorder() {
+  if (!starpu_is_initialized()) throw std::runtime_error("trace_recorder: StarPU is not running");
+  if (starpu_profiling_status_get() != STARPU_PROFILING_ENABLE)
+    throw std::runtime_error("trace_recorder: StarPU profiling is off (session_options_t::profiling = true)");
+  epoch_us_ = starpu_timing_now();
+  // The rules of the policy that runs (when it is an engine), so that
+  // `starzk trace check` knows what the trace must show (invariants.hpp).
+  starzk_policy_config cfg{};
+  if (starzk_policy_get_config(0, &cfg) == 0)
+    trace_.meta["policy_rules"] =
+        "gpu_lock=" + std::to_string(cfg.gpu_lock) + " cpu_lock=" + std::to_string(cfg.cpu_lock) +
+        " mem_interlock=" + std::to_string(cfg.mem_interlock) + " mem_heavy_max=" + std::to_string(cfg.mem_heavy_max) +
+        " serial_free=" + std::to_string(cfg.serial_free);
 }
 
-trace_recorder::~trace_recorder()
-{
-	// Callbacks still to come point at this object: let them run first.
-	if (starpu_is_initialized() && finished() < submitted())
-		starpu_task_wait_for_all();
+trace_recorder::~trace_recorder() {
+  // Callbacks still to come point at this object: let them run first.
+  if (starpu_is_initialized() && finished() < submitted()) starpu_task_wait_for_all();
 }
 
-void trace_recorder::attach(starpu_task *task)
-{
-	if (!task)
-		throw std::runtime_error("trace_recorder::attach: null task");
-	auto *h = new trace_hook_t{this, 0, task, task->callback_func, task->callback_arg, task->callback_arg_free != 0};
-	{
-		std::lock_guard<std::mutex> lk(mu_);
-		h->id = next_id_++;
-		trace_.submitted.push_back(h->id);
-	}
-	task->callback_func = &trace_hook_access::on_done;
-	task->callback_arg = h;
-	task->callback_arg_free = 0;
+void trace_recorder::attach(starpu_task* task) {
+  if (!task) throw std::runtime_error("trace_recorder::attach: null task");
+  auto* h = new trace_hook_t{this, 0, task, task->callback_func, task->callback_arg, task->callback_arg_free != 0};
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    h->id = next_id_++;
+    trace_.submitted.push_back(h->id);
+  }
+  task->callback_func = &trace_hook_access::on_done;
+  task->callback_arg = h;
+  task->callback_arg_free = 0;
 }
 
-void trace_recorder::submit(starpu_task *task)
-{
-	attach(task);
-	check_starpu(starpu_task_submit(task), "starpu_task_submit");
+void trace_recorder::submit(starpu_task* task) {
+  attach(task);
+  check_starpu(starpu_task_submit(task), "starpu_task_submit");
 }
 
-void trace_recorder::set_meta(const std::string &key, const std::string &value)
-{
-	std::lock_guard<std::mutex> lk(mu_);
-	trace_.meta[key] = value;
+void trace_recorder::set_meta(const std::string& key, const std::string& value) {
+  std::lock_guard<std::mutex> lk(mu_);
+  trace_.meta[key] = value;
 }
 
-void trace_recorder::record(const trace_event_t &e)
-{
-	std::lock_guard<std::mutex> lk(mu_);
-	trace_.events.push_back(e);
+void trace_recorder::record(const trace_event_t& e) {
+  std::lock_guard<std::mutex> lk(mu_);
+  trace_.events.push_back(e);
 }
 
-trace_t trace_recorder::snapshot() const
-{
-	std::lock_guard<std::mutex> lk(mu_);
-	return trace_;
+trace_t trace_recorder::snapshot() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return trace_;
 }
 
-std::size_t trace_recorder::submitted() const
-{
-	std::lock_guard<std::mutex> lk(mu_);
-	return trace_.submitted.size();
+std::size_t trace_recorder::submitted() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return trace_.submitted.size();
 }
 
-std::size_t trace_recorder::finished() const
-{
-	std::lock_guard<std::mutex> lk(mu_);
-	return trace_.events.size();
+std::size_t trace_recorder::finished() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return trace_.events.size();
 }
 
 // ---- JSON ------------------------------------------------------------------
 
-void write_trace_json(const trace_t &trace, std::ostream &out)
-{
-	json events = json::array();
-	std::set<unsigned> domains;
-	std::set<std::pair<unsigned, int>> rows;
-	for (const trace_event_t &e : trace.events)
-	{
-		const char *cls = starzk_resource_class_name(static_cast<starzk_resource_class>(e.rc));
-		json args = {{"id", e.id},         {"starpu_job", e.starpu_job}, {"codelet", e.codelet},
-		             {"class", cls ? cls : "light"}, {"worker", e.worker}, {"worker_kind", e.worker_kind},
-		             {"domain", e.domain}, {"has_chain", e.has_chain}, {"chain", e.chain},
-		             {"last", e.last},     {"job", e.job},               {"bytes", e.bytes},
-		             {"priority", e.priority}, {"start_us", e.start_us}, {"end_us", e.end_us}};
-		events.push_back({{"name", e.name.empty() ? e.codelet : e.name},
-		                  {"cat", cls ? cls : "light"},
-		                  {"ph", "X"},
-		                  {"ts", e.start_us},
-		                  {"dur", e.end_us - e.start_us},
-		                  {"pid", e.domain},
-		                  {"tid", e.worker},
-		                  {"args", args}});
-		domains.insert(e.domain);
-		rows.insert({e.domain, e.worker});
-	}
-	for (unsigned d : domains)
-		events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", d},
-		                  {"args", {{"name", "lock domain " + std::to_string(d) + (d == 0 ? " (RAM: CPU workers)" : "")}}}});
-	for (auto [d, w] : rows)
-		events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", d}, {"tid", w},
-		                  {"args", {{"name", "worker " + std::to_string(w)}}}});
-	json doc = {{"traceEvents", events},
-	            {"displayTimeUnit", "ms"},
-	            {"otherData", trace.meta},
-	            {"starzk", {{"submitted", trace.submitted}}}};
-	out << doc.dump(1) << '\n';
+void write_trace_json(const trace_t& trace, std::ostream& out) {
+  json events = json::array();
+  std::set<unsigned> domains;
+  std::set<std::pair<unsigned, int>> rows;
+  for (const trace_event_t& e : trace.events) {
+    const char* cls = starzk_resource_class_name(static_cast<starzk_resource_class>(e.rc));
+    json args = {{"id", e.id},
+                 {"starpu_job", e.starpu_job},
+                 {"codelet", e.codelet},
+                 {"class", cls ? cls : "light"},
+                 {"worker", e.worker},
+                 {"worker_kind", e.worker_kind},
+                 {"domain", e.domain},
+                 {"has_chain", e.has_chain},
+                 {"chain", e.chain},
+                 {"last", e.last},
+                 {"job", e.job},
+                 {"bytes", e.bytes},
+                 {"priority", e.priority},
+                 {"start_us", e.start_us},
+                 {"end_us", e.end_us}};
+    events.push_back({{"name", e.name.empty() ? e.codelet : e.name},
+                      {"cat", cls ? cls : "light"},
+                      {"ph", "X"},
+                      {"ts", e.start_us},
+                      {"dur", e.end_us - e.start_us},
+                      {"pid", e.domain},
+                      {"tid", e.worker},
+                      {"args", args}});
+    domains.insert(e.domain);
+    rows.insert({e.domain, e.worker});
+  }
+  for (unsigned d : domains)
+    events.push_back(
+        {{"name", "process_name"},
+         {"ph", "M"},
+         {"pid", d},
+         {"args", {{"name", "lock domain " + std::to_string(d) + (d == 0 ? " (RAM: CPU workers)" : "")}}}});
+  for (auto [d, w] : rows)
+    events.push_back({{"name", "thread_name"},
+                      {"ph", "M"},
+                      {"pid", d},
+                      {"tid", w},
+                      {"args", {{"name", "worker " + std::to_string(w)}}}});
+  json doc = {{"traceEvents", events},
+              {"displayTimeUnit", "ms"},
+              {"otherData", trace.meta},
+              {"starzk", {{"submitted", trace.submitted}}}};
+  out << doc.dump(1) << '\n';
 }
 
-void save_trace(const trace_t &trace, const std::string &path)
-{
-	// Through a temporary and a rename (io/atomic_file.hpp): a full disk
-	// or a kill leaves the previous trace or none, never a truncated one.
-	std::ostringstream text;
-	write_trace_json(trace, text);
-	write_file_atomic(path, std::string_view(text.str()));
+void save_trace(const trace_t& trace, const std::string& path) {
+  // Through a temporary and a rename (io/atomic_file.hpp): a full disk
+  // or a kill leaves the previous trace or none, never a truncated one.
+  std::ostringstream text;
+  write_trace_json(trace, text);
+  write_file_atomic(path, std::string_view(text.str()));
 }
 
 namespace {
 
-const json &field(const json &obj, const char *key, std::size_t index, json::value_t want)
-{
-	auto it = obj.find(key);
-	bool ok = false;
-	if (it != obj.end())
-		switch (want)
-		{
-		case json::value_t::number_float: ok = it->is_number(); break;
-		case json::value_t::number_integer: ok = it->is_number_integer(); break;
-		case json::value_t::number_unsigned: ok = it->is_number_unsigned(); break;
-		default: ok = it->type() == want; break;
-		}
-	if (!ok)
-		throw std::runtime_error("trace: event #" + std::to_string(index) + ": field '" + key +
-		                         "' is missing or has the wrong type");
-	return *it;
+const json& field(const json& obj, const char* key, std::size_t index, json::value_t want) {
+  auto it = obj.find(key);
+  bool ok = false;
+  if (it != obj.end()) switch (want) {
+      case json::value_t::number_float:
+        ok = it->is_number();
+        break;
+      case json::value_t::number_integer:
+        ok = it->is_number_integer();
+        break;
+      case json::value_t::number_unsigned:
+        ok = it->is_number_unsigned();
+        break;
+      default:
+        ok = it->type() == want;
+        break;
+    }
+  if (!ok)
+    throw std::runtime_error("trace: event #" + std::to_string(index) + ": field '" + key +
+                             "' is missing or has the wrong type");
+  return *it;
 }
 
 }  // namespace
 
-trace_t read_trace_json(std::istream &in)
-{
-	json doc;
-	try
-	{
-		in >> doc;
-	}
-	catch (const json::exception &e)
-	{
-		throw std::runtime_error(std::string("trace: not valid JSON: ") + e.what());
-	}
-	if (!doc.is_object() || !doc.contains("traceEvents") || !doc["traceEvents"].is_array())
-		throw std::runtime_error("trace: top-level 'traceEvents' array missing");
-	using vt = json::value_t;
-	trace_t t;
-	std::size_t index = 0;
-	for (const json &ev : doc["traceEvents"])
-	{
-		++index;
-		if (!ev.is_object() || ev.value("ph", "") != "X")
-			continue;
-		const json &args = field(ev, "args", index, vt::object);
-		trace_event_t e;
-		e.name = field(ev, "name", index, vt::string).get<std::string>();
-		e.id = field(args, "id", index, vt::number_unsigned).get<std::uint64_t>();
-		e.starpu_job = field(args, "starpu_job", index, vt::number_unsigned).get<std::uint64_t>();
-		e.codelet = field(args, "codelet", index, vt::string).get<std::string>();
-		starzk_resource_class rc;
-		if (starzk_resource_class_from_name(field(args, "class", index, vt::string).get<std::string>().c_str(), &rc) != 0)
-			throw std::runtime_error("trace: event #" + std::to_string(index) + ": unknown 'class'");
-		e.rc = rc;
-		e.worker = field(args, "worker", index, vt::number_integer).get<int>();
-		e.worker_kind = field(args, "worker_kind", index, vt::string).get<std::string>();
-		e.domain = field(args, "domain", index, vt::number_unsigned).get<unsigned>();
-		e.has_chain = field(args, "has_chain", index, vt::boolean).get<bool>();
-		e.chain = field(args, "chain", index, vt::number_unsigned).get<std::uint32_t>();
-		e.last = field(args, "last", index, vt::boolean).get<bool>();
-		e.job = field(args, "job", index, vt::number_unsigned).get<std::uint32_t>();
-		e.bytes = field(args, "bytes", index, vt::number_unsigned).get<std::uint64_t>();
-		e.priority = field(args, "priority", index, vt::number_integer).get<int>();
-		// Exact times live in args; ts/dur are what viewers read.
-		e.start_us = field(args, "start_us", index, vt::number_float).get<double>();
-		e.end_us = field(args, "end_us", index, vt::number_float).get<double>();
-		t.events.push_back(std::move(e));
-	}
-	if (auto it = doc.find("otherData"); it != doc.end() && it->is_object())
-		for (auto &[k, v] : it->items())
-			if (v.is_string())
-				t.meta[k] = v.get<std::string>();
-	auto sz = doc.find("starzk");
-	if (sz == doc.end() || !sz->is_object() || !sz->contains("submitted") || !(*sz)["submitted"].is_array())
-		throw std::runtime_error("trace: 'starzk.submitted' array missing");
-	for (const json &id : (*sz)["submitted"])
-	{
-		if (!id.is_number_unsigned())
-			throw std::runtime_error("trace: 'starzk.submitted' holds a non-integer");
-		t.submitted.push_back(id.get<std::uint64_t>());
-	}
-	return t;
+trace_t read_trace_json(std::istream& in) {
+  json doc;
+  try {
+    in >> doc;
+  } catch (const json::exception& e) {
+    throw std::runtime_error(std::string("trace: not valid JSON: ") + e.what());
+  }
+  if (!doc.is_object() || !doc.contains("traceEvents") || !doc["traceEvents"].is_array())
+    throw std::runtime_error("trace: top-level 'traceEvents' array missing");
+  using vt = json::value_t;
+  trace_t t;
+  std::size_t index = 0;
+  for (const json& ev : doc["traceEvents"]) {
+    ++index;
+    if (!ev.is_object() || ev.value("ph", "") != "X") continue;
+    const json& args = field(ev, "args", index, vt::object);
+    trace_event_t e;
+    e.name = field(ev, "name", index, vt::string).get<std::string>();
+    e.id = field(args, "id", index, vt::number_unsigned).get<std::uint64_t>();
+    e.starpu_job = field(args, "starpu_job", index, vt::number_unsigned).get<std::uint64_t>();
+    e.codelet = field(args, "codelet", index, vt::string).get<std::string>();
+    starzk_resource_class rc;
+    if (starzk_resource_class_from_name(field(args, "class", index, vt::string).get<std::string>().c_str(), &rc) != 0)
+      throw std::runtime_error("trace: event #" + std::to_string(index) + ": unknown 'class'");
+    e.rc = rc;
+    e.worker = field(args, "worker", index, vt::number_integer).get<int>();
+    e.worker_kind = field(args, "worker_kind", index, vt::string).get<std::string>();
+    e.domain = field(args, "domain", index, vt::number_unsigned).get<unsigned>();
+    e.has_chain = field(args, "has_chain", index, vt::boolean).get<bool>();
+    e.chain = field(args, "chain", index, vt::number_unsigned).get<std::uint32_t>();
+    e.last = field(args, "last", index, vt::boolean).get<bool>();
+    e.job = field(args, "job", index, vt::number_unsigned).get<std::uint32_t>();
+    e.bytes = field(args, "bytes", index, vt::number_unsigned).get<std::uint64_t>();
+    e.priority = field(args, "priority", index, vt::number_integer).get<int>();
+    // Exact times live in args; ts/dur are what viewers read.
+    e.start_us = field(args, "start_us", index, vt::number_float).get<double>();
+    e.end_us = field(args, "end_us", index, vt::number_float).get<double>();
+    t.events.push_back(std::move(e));
+  }
+  if (auto it = doc.find("otherData"); it != doc.end() && it->is_object())
+    for (auto& [k, v] : it->items())
+      if (v.is_string()) t.meta[k] = v.get<std::string>();
+  auto sz = doc.find("starzk");
+  if (sz == doc.end() || !sz->is_object() || !sz->contains("submitted") || !(*sz)["submitted"].is_array())
+    throw std::runtime_error("trace: 'starzk.submitted' array missing");
+  for (const json& id : (*sz)["submitted"]) {
+    if (!id.is_number_unsigned()) throw std::runtime_error("trace: 'starzk.submitted' holds a non-integer");
+    t.submitted.push_back(id.get<std::uint64_t>());
+  }
+  return t;
 }
 
-trace_t load_trace(const std::string &path)
-{
-	std::ifstream f(path);
-	if (!f)
-		throw std::runtime_error("load_trace: cannot open '" + path + "'");
-	try
-	{
-		return read_trace_json(f);
-	}
-	catch (const std::runtime_error &e)
-	{
-		throw std::runtime_error(path + ": " + e.what());
-	}
+trace_t load_trace(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw std::runtime_error("load_trace: cannot open '" + path + "'");
+  try {
+    return read_trace_json(f);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
 }
 
 }  // namespace starzk::runtime

@@ -29,67 +29,64 @@ struct starpu_task;
 
 namespace starzk::runtime {
 
-struct trace_event_t
-{
-	std::uint64_t id = 0;            // recorder's id (attach order)
-	std::uint64_t starpu_job = 0;    // StarPU's job id
-	std::string name;                // task name, else codelet name
-	std::string codelet;
-	int rc = 0;                      // enum starzk_resource_class
-	int worker = -1;
-	std::string worker_kind;         // "cpu", "cuda", "other"
-	unsigned domain = 0;             // lock domain = memory node
-	double start_us = 0, end_us = 0; // from the recorder's epoch
-	bool has_chain = false;
-	std::uint32_t chain = 0;
-	bool last = false;
-	std::uint32_t job = 0;
-	std::uint64_t bytes = 0;
-	int priority = 0;
+struct trace_event_t {
+  std::uint64_t id = 0;          // recorder's id (attach order)
+  std::uint64_t starpu_job = 0;  // StarPU's job id
+  std::string name;              // task name, else codelet name
+  std::string codelet;
+  int rc = 0;  // enum starzk_resource_class
+  int worker = -1;
+  std::string worker_kind;          // "cpu", "cuda", "other"
+  unsigned domain = 0;              // lock domain = memory node
+  double start_us = 0, end_us = 0;  // from the recorder's epoch
+  bool has_chain = false;
+  std::uint32_t chain = 0;
+  bool last = false;
+  std::uint32_t job = 0;
+  std::uint64_t bytes = 0;
+  int priority = 0;
 };
 
-struct trace_t
-{
-	std::vector<trace_event_t> events;       // in completion order
-	std::vector<std::uint64_t> submitted;    // ids of attached tasks
-	std::map<std::string, std::string> meta; // e.g. policy, mem_heavy_max
+struct trace_t {
+  std::vector<trace_event_t> events;        // in completion order
+  std::vector<std::uint64_t> submitted;     // ids of attached tasks
+  std::map<std::string, std::string> meta;  // e.g. policy, mem_heavy_max
 };
 
-class trace_recorder
-{
-public:
-	// Throws if StarPU is not running with profiling enabled.
-	trace_recorder();
-	~trace_recorder();
-	trace_recorder(const trace_recorder &) = delete;
-	trace_recorder &operator=(const trace_recorder &) = delete;
+class trace_recorder {
+ public:
+  // Throws if StarPU is not running with profiling enabled.
+  trace_recorder();
+  ~trace_recorder();
+  trace_recorder(const trace_recorder&) = delete;
+  trace_recorder& operator=(const trace_recorder&) = delete;
 
-	// Record `task` when it finishes. Call before submitting it.
-	void attach(starpu_task *task);
-	// attach() then starpu_task_submit(); throws on a submit error.
-	void submit(starpu_task *task);
-	void set_meta(const std::string &key, const std::string &value);
+  // Record `task` when it finishes. Call before submitting it.
+  void attach(starpu_task* task);
+  // attach() then starpu_task_submit(); throws on a submit error.
+  void submit(starpu_task* task);
+  void set_meta(const std::string& key, const std::string& value);
 
-	// A copy of what was recorded so far.
-	trace_t snapshot() const;
-	std::size_t submitted() const;
-	std::size_t finished() const;
+  // A copy of what was recorded so far.
+  trace_t snapshot() const;
+  std::size_t submitted() const;
+  std::size_t finished() const;
 
-private:
-	friend struct trace_hook_access;
-	void record(const trace_event_t &e);
+ private:
+  friend struct trace_hook_access;
+  void record(const trace_event_t& e);
 
-	mutable std::mutex mu_;
-	trace_t trace_;
-	double epoch_us_ = 0;
-	std::uint64_t next_id_ = 0;
+  mutable std::mutex mu_;
+  trace_t trace_;
+  double epoch_us_ = 0;
+  std::uint64_t next_id_ = 0;
 };
 
 // Chrome trace-event JSON.
-void write_trace_json(const trace_t &trace, std::ostream &out);
-void save_trace(const trace_t &trace, const std::string &path);
+void write_trace_json(const trace_t& trace, std::ostream& out);
+void save_trace(const trace_t& trace, const std::string& path);
 // Throw std::runtime_error naming the event and field on malformed input.
-trace_t read_trace_json(std::istream &in);
-trace_t load_trace(const std::string &path);
+trace_t read_trace_json(std::istream& in);
+trace_t load_trace(const std::string& path);
 
 }  // namespace starzk::runtime

@@ -21,8 +21,8 @@ namespace starzk::test {
 namespace {
 
 const fs::path fixture = fs::path(STARZK_TEST_DATA) / "fixtures" / "multiplier";
-const char* const inputs[] = {"circuit.zkey", "circuit.r1cs", "witness.wtns",
-                              "verification_key.json", "proof.json", "public.json"};
+const char* const inputs[] = {"circuit.zkey",          "circuit.r1cs", "witness.wtns",
+                              "verification_key.json", "proof.json",   "public.json"};
 
 enum class command { prove, verify };
 
@@ -86,31 +86,31 @@ std::vector<bad_case> cases() {
                [=](auto d) { truncate_to(zk(d), read_all(zk(d)).size() / 2); }});
   c.push_back({"zkey_truncated_last_byte", command::prove, "circuit.zkey",
                [=](auto d) { truncate_to(zk(d), read_all(zk(d)).size() - 1); }});
-  c.push_back({"zkey_wrong_magic", command::prove, "circuit.zkey", [=](auto d) { edit(zk(d), [](auto& b) { b[0] = 'x'; }); }});
+  c.push_back(
+      {"zkey_wrong_magic", command::prove, "circuit.zkey", [=](auto d) { edit(zk(d), [](auto& b) { b[0] = 'x'; }); }});
   c.push_back({"zkey_is_a_witness", command::prove, "circuit.zkey",
                [=](auto d) { fs::copy_file(wt(d), zk(d), fs::copy_options::overwrite_existing); }});
   c.push_back({"zkey_wrong_version", command::prove, "circuit.zkey",
                [=](auto d) { edit(zk(d), [&](auto& b) { set_u32(b, 4, 7); }); }});
-  c.push_back({"zkey_not_groth16", command::prove, "circuit.zkey", [=](auto d) {
-                 edit(zk(d), [&](auto& b) { set_u32(b, find_section(b, 1).offset, 2); });
-               }});
+  c.push_back({"zkey_not_groth16", command::prove, "circuit.zkey",
+               [=](auto d) { edit(zk(d), [&](auto& b) { set_u32(b, find_section(b, 1).offset, 2); }); }});
   c.push_back({"zkey_bn128_base_field", command::prove, "circuit.zkey", [=](auto d) {
                  edit(zk(d), [&](auto& b) { overwrite(b, find_section(b, 2).offset + 4, bn_prime_le(bn128_q, 48)); });
                }});
   c.push_back({"zkey_bn128_scalar_field", command::prove, "circuit.zkey", [=](auto d) {
                  edit(zk(d), [&](auto& b) { overwrite(b, find_section(b, 2).offset + 56, bn_prime_le(bn128_r, 32)); });
                }});
-  c.push_back({"zkey_section_missing", command::prove, "circuit.zkey", [=](auto d) {
-                 edit(zk(d), [&](auto& b) { set_u32(b, find_section(b, 9).offset - 12, 99); });
-               }});
-  c.push_back({"zkey_section_length_lies", command::prove, "circuit.zkey", [=](auto d) {
-                 edit(zk(d), [&](auto& b) { set_u32(b, find_section(b, 5).offset - 8, 0x7fffffff); });
-               }});
+  c.push_back({"zkey_section_missing", command::prove, "circuit.zkey",
+               [=](auto d) { edit(zk(d), [&](auto& b) { set_u32(b, find_section(b, 9).offset - 12, 99); }); }});
+  c.push_back({"zkey_section_length_lies", command::prove, "circuit.zkey",
+               [=](auto d) { edit(zk(d), [&](auto& b) { set_u32(b, find_section(b, 5).offset - 8, 0x7fffffff); }); }});
   c.push_back({"zkey_point_off_curve", command::prove, "circuit.zkey", [=](auto d) {
                  edit(zk(d), [&](auto& b) { b[find_section(b, 2).offset + 4 + 48 + 4 + 32 + 12 + 48] ^= 1; });
                }});
   c.push_back({"zkey_point_outside_subgroup", command::prove, "circuit.zkey", [=](auto d) {
-                 edit(zk(d), [&](auto& b) { overwrite(b, find_section(b, 2).offset + 4 + 48 + 4 + 32 + 12, g1_outside_subgroup()); });
+                 edit(zk(d), [&](auto& b) {
+                   overwrite(b, find_section(b, 2).offset + 4 + 48 + 4 + 32 + 12, g1_outside_subgroup());
+                 });
                }});
   c.push_back({"zkey_coordinate_not_canonical", command::prove, "circuit.zkey", [=](auto d) {
                  edit(zk(d), [&](auto& b) {
@@ -122,7 +122,8 @@ std::vector<bad_case> cases() {
   c.push_back({"wtns_empty", command::prove, "witness.wtns", [=](auto d) { truncate_to(wt(d), 0); }});
   c.push_back({"wtns_truncated", command::prove, "witness.wtns",
                [=](auto d) { truncate_to(wt(d), read_all(wt(d)).size() - 7); }});
-  c.push_back({"wtns_wrong_magic", command::prove, "witness.wtns", [=](auto d) { edit(wt(d), [](auto& b) { b[1] = 'X'; }); }});
+  c.push_back(
+      {"wtns_wrong_magic", command::prove, "witness.wtns", [=](auto d) { edit(wt(d), [](auto& b) { b[1] = 'X'; }); }});
   c.push_back({"wtns_bn128_prime", command::prove, "witness.wtns", [=](auto d) {
                  edit(wt(d), [&](auto& b) { overwrite(b, find_section(b, 1).offset + 4, bn_prime_le(bn128_r, 32)); });
                }});
@@ -136,28 +137,30 @@ std::vector<bad_case> cases() {
                    std::fill(b.begin() + long(at), b.begin() + long(at) + 32, uint8_t(0xff));
                  });
                }});
-  c.push_back({"wtns_unsatisfied_with_circuit", command::prove, "", [=](auto d) {
-                 edit(wt(d), [&](auto& b) { b[find_section(b, 2).offset + 32 * 3] ^= 1; });
-               }, "does not satisfy constraint"});
-  c.push_back({"wtns_first_value_not_one", command::prove, "witness.wtns", [=](auto d) {
-                 edit(wt(d), [&](auto& b) { b[find_section(b, 2).offset] = 2; });
-               }, "constant wire"});
+  c.push_back({"wtns_unsatisfied_with_circuit", command::prove, "",
+               [=](auto d) { edit(wt(d), [&](auto& b) { b[find_section(b, 2).offset + 32 * 3] ^= 1; }); },
+               "does not satisfy constraint"});
+  c.push_back({"wtns_first_value_not_one", command::prove, "witness.wtns",
+               [=](auto d) { edit(wt(d), [&](auto& b) { b[find_section(b, 2).offset] = 2; }); }, "constant wire"});
   // --- the circuit ---
   c.push_back({"r1cs_truncated", command::prove, "circuit.r1cs", [=](auto d) { truncate_to(rc(d), 40); }});
-  c.push_back({"r1cs_wrong_magic", command::prove, "circuit.r1cs", [=](auto d) { edit(rc(d), [](auto& b) { b[0] = 'R'; }); }});
+  c.push_back(
+      {"r1cs_wrong_magic", command::prove, "circuit.r1cs", [=](auto d) { edit(rc(d), [](auto& b) { b[0] = 'R'; }); }});
   c.push_back({"r1cs_bn128_prime", command::prove, "circuit.r1cs", [=](auto d) {
                  edit(rc(d), [&](auto& b) { overwrite(b, find_section(b, 1).offset + 4, bn_prime_le(bn128_r, 32)); });
                }});
-  c.push_back({"r1cs_wire_out_of_range", command::prove, "circuit.r1cs", [=](auto d) {
-                 edit(rc(d), [&](auto& b) { set_u32(b, find_section(b, 2).offset + 4, 0x00ffffff); });
-               }});
-  c.push_back({"r1cs_of_another_circuit", command::prove, "", [=](auto d) {
+  c.push_back({"r1cs_wire_out_of_range", command::prove, "circuit.r1cs",
+               [=](auto d) { edit(rc(d), [&](auto& b) { set_u32(b, find_section(b, 2).offset + 4, 0x00ffffff); }); }});
+  c.push_back({"r1cs_of_another_circuit", command::prove, "",
+               [=](auto d) {
                  fs::copy_file(fs::path(STARZK_TEST_DATA) / "fixtures" / "bits" / "circuit.r1cs", rc(d),
                                fs::copy_options::overwrite_existing);
-               }, "does not match the key"});
+               },
+               "does not match the key"});
   c.push_back({"input_missing", command::prove, "", [=](auto d) { fs::remove(wt(d)); }, "witness.wtns"});
   // --- verification inputs ---
-  c.push_back({"proof_not_json", command::verify, "proof.json", [](auto d) { write_text(d / "proof.json", "{ nope"); }});
+  c.push_back(
+      {"proof_not_json", command::verify, "proof.json", [](auto d) { write_text(d / "proof.json", "{ nope"); }});
   c.push_back({"proof_missing_pi_b", command::verify, "proof.json", [](auto d) {
                  write_text(d / "proof.json", "{\"pi_a\": [\"1\", \"2\", \"1\"], \"pi_c\": [\"1\", \"2\", \"1\"]}");
                }});
@@ -166,12 +169,14 @@ std::vector<bad_case> cases() {
                             "{\"pi_a\": [\"1\", \"2\", \"1\"], \"pi_b\": [[\"1\",\"0\"],[\"2\",\"0\"],[\"1\",\"0\"]], "
                             "\"pi_c\": [\"1\", \"2\", \"1\"], \"protocol\": \"groth16\", \"curve\": \"bls12381\"}");
                }});
-  c.push_back({"public_wrong_count", command::verify, "public.json", [](auto d) { write_text(d / "public.json", "[]"); }});
+  c.push_back(
+      {"public_wrong_count", command::verify, "public.json", [](auto d) { write_text(d / "public.json", "[]"); }});
   c.push_back({"public_not_below_r", command::verify, "public.json", [](auto d) {
                  write_text(d / "public.json",
                             "[\"52435875175126190479447740508185965837690552500527637822603658699938581184513\"]");
                }});
-  c.push_back({"public_not_a_number", command::verify, "public.json", [](auto d) { write_text(d / "public.json", "[\"12a\"]"); }});
+  c.push_back({"public_not_a_number", command::verify, "public.json",
+               [](auto d) { write_text(d / "public.json", "[\"12a\"]"); }});
   c.push_back({"vkey_ic_off_curve", command::verify, "verification_key.json", [](auto d) {
                  edit(d / "verification_key.json", [](auto& b) {
                    std::string s(b.begin(), b.end());

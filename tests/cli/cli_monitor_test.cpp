@@ -30,7 +30,8 @@ struct out_t {
   std::string out;
 };
 out_t stdout_of(const std::string& args, const std::string& env = "") {
-  const std::string cmd = "STARPU_SILENT=1 STARZK_VALIDATED_KEYS=off " + env + " " STARZK_BIN " " + args + " 2>/dev/null";
+  const std::string cmd =
+      "STARPU_SILENT=1 STARZK_VALIDATED_KEYS=off " + env + " " STARZK_BIN " " + args + " 2>/dev/null";
   FILE* p = popen(cmd.c_str(), "r");
   std::string out;
   std::array<char, 4096> buf;
@@ -89,7 +90,9 @@ TEST_F(CliMonitor, ExitStatusOfEachKind) {
 TEST_F(CliMonitor, VerifyJson) {
   out_t r = stdout_of(verify_args((mul / "proof.json").string()) + " --json");
   EXPECT_EQ(r.status, 0);
-  EXPECT_EQ(json_of(r), (nlohmann::json{{"command", "verify"}, {"valid", true}, {"proofs", 1}, {"invalid", nlohmann::json::array()}}));
+  EXPECT_EQ(
+      json_of(r),
+      (nlohmann::json{{"command", "verify"}, {"valid", true}, {"proofs", 1}, {"invalid", nlohmann::json::array()}}));
   auto j = nlohmann::json::parse(std::ifstream(mul / "proof.json"));
   std::swap(j["pi_a"], j["pi_c"]);
   std::ofstream(p("swapped.json")) << j.dump();
@@ -112,7 +115,8 @@ TEST_F(CliMonitor, InfoEveryFormatAndFilecoinVk) {
   const auto run_starzk = [&](const std::string& args) {
     return run_binary(STARZK_BIN, args, "STARZK_VALIDATED_KEYS=" + p("records"));
   };
-  run_result r = run_starzk("gen -k 12 -n 1 --public 12 --convention bellman --format iden3 --threads 2 --out " + p("g"));
+  run_result r =
+      run_starzk("gen -k 12 -n 1 --public 12 --convention bellman --format iden3 --threads 2 --out " + p("g"));
   ASSERT_EQ(r.status, 0) << r.output;
   const std::string params = p("g/key.params"), circuit = p("g/circuit.r1cs");
   r = run_starzk("prove --gpu off --params " + params + " --circuit " + circuit + " --wtns " + p("g/witness-0.wtns") +
@@ -125,8 +129,8 @@ TEST_F(CliMonitor, InfoEveryFormatAndFilecoinVk) {
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(fs::file_size(p("porep.vk")), 2116u);
   // The .vk, the exported JSON and the .params verify the proof alike.
-  for (const std::string& key : {"--vkey " + p("porep.vk"), "--params " + p("porep.vk"), "--vkey " + p("vk.json"),
-                                 "--params " + params}) {
+  for (const std::string& key :
+       {"--vkey " + p("porep.vk"), "--params " + p("porep.vk"), "--vkey " + p("vk.json"), "--params " + params}) {
     r = run_starzk("verify " + key + " --proof " + p("proof.bin") + " --public " + p("public.json"));
     EXPECT_EQ(r.status, 0) << key << ": " << r.output;
   }
@@ -137,10 +141,16 @@ TEST_F(CliMonitor, InfoEveryFormatAndFilecoinVk) {
   std::ofstream(p("jobs.toml")) << "[[job]]\nname = 'j'\nkey = '" << params << "'\ncircuit = '" << circuit
                                 << "'\nwitnesses = ['" << p("g/witness-0.wtns") << "']\nout_dir = 'o'\n";
 
-  const std::pair<std::string, const char*> files[] = {
-      {params, "params"}, {circuit, "r1cs"},     {p("c.szcs"), "szcs"},       {p("k.szkc"), "szkc"},
-      {p("proof.bin"), "proofs_bin"}, {p("porep.vk"), "vk"}, {p("jobs.toml"), "manifest"},
-      {p("vk.json"), "vkey_json"}, {p("g/witness-0.wtns"), "wtns"}, {(mul / "circuit.zkey").string(), "zkey"}};
+  const std::pair<std::string, const char*> files[] = {{params, "params"},
+                                                       {circuit, "r1cs"},
+                                                       {p("c.szcs"), "szcs"},
+                                                       {p("k.szkc"), "szkc"},
+                                                       {p("proof.bin"), "proofs_bin"},
+                                                       {p("porep.vk"), "vk"},
+                                                       {p("jobs.toml"), "manifest"},
+                                                       {p("vk.json"), "vkey_json"},
+                                                       {p("g/witness-0.wtns"), "wtns"},
+                                                       {(mul / "circuit.zkey").string(), "zkey"}};
   for (const auto& [file, format] : files) {
     const out_t o = stdout_of("info --json " + file);
     EXPECT_EQ(o.status, 0) << file;
@@ -149,7 +159,8 @@ TEST_F(CliMonitor, InfoEveryFormatAndFilecoinVk) {
     r = run_starzk("info " + file);
     EXPECT_EQ(r.status, 0) << r.output;
     if (std::string(format) != "params") {
-      EXPECT_EQ(r.output.find("(.params)"), std::string::npos) << "a " << format << " described as a .params: " << r.output;
+      EXPECT_EQ(r.output.find("(.params)"), std::string::npos)
+          << "a " << format << " described as a .params: " << r.output;
     }
   }
   EXPECT_EQ(json_of(stdout_of("info --json " + p("porep.vk")))["public_inputs"], 12);
@@ -166,7 +177,8 @@ TEST_F(CliMonitor, InfoEveryFormatAndFilecoinVk) {
   write_all(p("cut.vk"), vk);
   r = run_starzk("verify --vkey " + p("cut.vk") + " --proof " + p("proof.bin") + " --public " + p("public.json"));
   EXPECT_EQ(r.status, 3) << r.output;
-  EXPECT_NE(r.output.find("cut.vk: is 2000 bytes, but its ic count 13 needs exactly 2116"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("cut.vk: is 2000 bytes, but its ic count 13 needs exactly 2116"), std::string::npos)
+      << r.output;
   write_all(p("junk.bin"), std::vector<uint8_t>(1000, 7));
   r = run_starzk("info " + p("junk.bin"));
   EXPECT_EQ(r.status, 3) << r.output;
@@ -259,8 +271,7 @@ TEST_F(CliMonitor, EnvironmentCheckedAtStartAndListed) {
   ASSERT_TRUE(j["config"].is_array()) << o.out;
   bool pin_key = false, watch = false;
   for (const auto& row : j["config"]) {
-    if (row["name"] == "STARZK_PIN_KEY")
-      pin_key = row["value"] == "all" && row["source"] == "environment";
+    if (row["name"] == "STARZK_PIN_KEY") pin_key = row["value"] == "all" && row["source"] == "environment";
     if (row["name"] == "STARZK_WATCH_S") watch = row["value"] == "60" && row["source"] == "default";
   }
   EXPECT_TRUE(pin_key && watch) << o.out;

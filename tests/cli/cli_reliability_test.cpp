@@ -74,8 +74,9 @@ TEST_F(reliability, prove_refuses_outputs_that_are_inputs) {
   const auto key = read_all(dir_ / "circuit.zkey");
   fs::create_symlink(dir_ / "witness.wtns", dir_ / "w-link");
   fs::create_hard_link(dir_ / "circuit.zkey", dir_ / "k-hard");
-  for (const std::string& out : {"--proof " + at("circuit.zkey"), "--public " + at("w-link") + " --proof " + at("p.json"),
-                                 "--out " + at("k-hard"), "--proof " + at("p.json") + " --out " + at("p.json")}) {
+  for (const std::string& out :
+       {"--proof " + at("circuit.zkey"), "--public " + at("w-link") + " --proof " + at("p.json"),
+        "--out " + at("k-hard"), "--proof " + at("p.json") + " --out " + at("p.json")}) {
     const run_result r = prove(out);
     EXPECT_NE(r.status, 0) << out;
     EXPECT_NE(r.output.find("is the same file as"), std::string::npos) << r.output;
@@ -88,7 +89,7 @@ TEST_F(reliability, prove_refuses_outputs_that_are_inputs) {
 TEST_F(reliability, manifest_refuses_outputs_that_are_inputs) {
   const auto key = read_all(dir_ / "circuit.zkey");
   for (const std::string out : {"proofs_bin = \"circuit.zkey\"", "proofs_bin = \"./witness.wtns\"",
-                                 "proofs_bin = \"jobs.toml\"", "proofs_bin = \"circuit.r1cs\""}) {
+                                "proofs_bin = \"jobs.toml\"", "proofs_bin = \"circuit.r1cs\""}) {
     const fs::path m = manifest(2, out + "\n");
     const auto text = read_all(m);
     const run_result r = batch(m);
@@ -224,8 +225,9 @@ TEST_F(reliability, killed_batches_resume_and_prove_each_partition_once) {
   const auto before = fs::last_write_time(dir_ / "out" / "proof-0.json");
   r = batch(m);
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(r.output.find(std::to_string(n) + " of " + std::to_string(n) + " partitions were finished by an earlier run"),
-            std::string::npos)
+  EXPECT_NE(
+      r.output.find(std::to_string(n) + " of " + std::to_string(n) + " partitions were finished by an earlier run"),
+      std::string::npos)
       << r.output;
   EXPECT_EQ(fs::last_write_time(dir_ / "out" / "proof-0.json"), before);
   // A changed input makes its entries stale: every partition is proved again.
@@ -242,7 +244,7 @@ TEST_F(reliability, an_unusable_out_dir_is_refused_before_any_proving) {
   const run_result r = batch(m);
   EXPECT_EQ(r.status, 3) << r.output;
   EXPECT_NE(r.output.find("a_file/out: cannot make the output folder"), std::string::npos) << r.output;
-  EXPECT_EQ(r.output.find("progress"), std::string::npos) << r.output;  // nothing was proved
+  EXPECT_EQ(r.output.find("progress"), std::string::npos) << r.output;   // nothing was proved
   EXPECT_EQ(r.output.find("validated"), std::string::npos) << r.output;  // the key was not even read
 }
 

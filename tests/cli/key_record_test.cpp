@@ -59,7 +59,8 @@ class KeyRecord : public ::testing::Test {
                                     .threads = 2,
                                     .records = store ? store : &store_,
                                     .quiet = true};
-    return key.extension() == ".params" ? cli::load_key("", key.string(), cs, o) : cli::load_key(key.string(), "", cs, o);
+    return key.extension() == ".params" ? cli::load_key("", key.string(), cs, o)
+                                        : cli::load_key(key.string(), "", cs, o);
   }
   size_t records() const { return fs::exists(dir_ / "records") ? list_dir(dir_ / "records").size() : 0; }
 
@@ -124,12 +125,15 @@ TEST_F(KeyRecord, RememberingOffValidatesEveryTimeAndWritesNothing) {
   const char* old = std::getenv("STARZK_VALIDATED_KEYS");
   const std::string saved = old ? old : "";
   ::setenv("STARZK_VALIDATED_KEYS", "off", 1);
-  const cli::loaded_key_t k = cli::load_key(zkey().string(), "", nullptr, {.device = setup_device_t::cpu, .quiet = true});
+  const cli::loaded_key_t k =
+      cli::load_key(zkey().string(), "", nullptr, {.device = setup_device_t::cpu, .quiet = true});
   EXPECT_TRUE(k.check.validated);
   EXPECT_NE(k.check.line("k.zkey").find("not remembered (STARZK_VALIDATED_KEYS=off)"), std::string::npos)
       << k.check.line("k.zkey");
-  if (old) ::setenv("STARZK_VALIDATED_KEYS", saved.c_str(), 1);
-  else ::unsetenv("STARZK_VALIDATED_KEYS");
+  if (old)
+    ::setenv("STARZK_VALIDATED_KEYS", saved.c_str(), 1);
+  else
+    ::unsetenv("STARZK_VALIDATED_KEYS");
   EXPECT_EQ(records(), 0u);
 }
 
@@ -180,7 +184,8 @@ TEST_F(KeyRecord, PackedKeysAreCheckedWhileDecompressed) {
   EXPECT_TRUE(first.check.read_is_validation);
   EXPECT_TRUE(first.check.remembered) << first.check.note;
   EXPECT_EQ(first.pk, pk);
-  EXPECT_NE(first.check.line("k.szpk").find("decompressed as checked"), std::string::npos) << first.check.line("k.szpk");
+  EXPECT_NE(first.check.line("k.szpk").find("decompressed as checked"), std::string::npos)
+      << first.check.line("k.szpk");
   const cli::loaded_key_t second = load(p, false, &cs);
   EXPECT_FALSE(second.check.validated);
   EXPECT_EQ(second.pk, pk);

@@ -85,7 +85,9 @@ struct bench_t {
       run_body(codelets::msm_codelet(), {dummy(), vec(p->w), dummy(), dummy()}, &p->msm_args[int(q)]);
   }
   void b_g2() { run_body(codelets::b_g2_msm_codelet(), {dummy(), vec(p->w), dummy(), dummy()}, p.get()); }
-  void assemble() { run_body(codelets::assemble_codelet(), {dummy(), dummy(), dummy(), dummy(), dummy(), dummy()}, p.get()); }
+  void assemble() {
+    run_body(codelets::assemble_codelet(), {dummy(), dummy(), dummy(), dummy(), dummy(), dummy()}, p.get());
+  }
   void free() { run_body(codelets::free_codelet(), {vec(p->w), dummy()}, p.get()); }
   void all() {
     spmv();

@@ -18,10 +18,9 @@ namespace {
 
 TEST(codelet_meta, names_colors_bodies_models_and_classes) {
   const std::map<std::string, starzk_resource_class> want = {
-      {"spmv", STARZK_RC_MEMORY_HEAVY}, {"ntt_h", STARZK_RC_GPU_CHAIN},    {"ntt_h_passes", STARZK_RC_GPU_CHAIN},
-      {"prep_msm", STARZK_RC_MEMORY_HEAVY},
-      {"msm", STARZK_RC_GPU_CHAIN},     {"b_g2_msm", STARZK_RC_MEMORY_HEAVY}, {"assemble", STARZK_RC_LIGHT},
-      {"free", STARZK_RC_DEALLOC}};
+      {"spmv", STARZK_RC_MEMORY_HEAVY},     {"ntt_h", STARZK_RC_GPU_CHAIN}, {"ntt_h_passes", STARZK_RC_GPU_CHAIN},
+      {"prep_msm", STARZK_RC_MEMORY_HEAVY}, {"msm", STARZK_RC_GPU_CHAIN},   {"b_g2_msm", STARZK_RC_MEMORY_HEAVY},
+      {"assemble", STARZK_RC_LIGHT},        {"free", STARZK_RC_DEALLOC}};
   std::set<std::string> names, symbols;
   std::set<unsigned> colors;
   const auto all = codelets::all_codelets();
@@ -74,7 +73,8 @@ TEST(codelet_meta, footprints_follow_the_problem_size) {
   }
   // One msm codelet, four queries: each its own history.
   std::set<uint32_t> fps;
-  for (int q = 0; q < codelets::msm_query_count; ++q) fps.insert(footprint(codelets::msm_codelet(), &pb.msm_args[q]).first);
+  for (int q = 0; q < codelets::msm_query_count; ++q)
+    fps.insert(footprint(codelets::msm_codelet(), &pb.msm_args[q]).first);
   EXPECT_EQ(fps.size(), 4u);
 }
 

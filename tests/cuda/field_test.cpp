@@ -13,9 +13,14 @@ constexpr size_t n_random = 100000;
 template <class F>
 std::vector<F> edge_values() {
   using L = typename F::limbs_t;
-  std::vector<F> e = {F::zero(), F::one(), F::from_u64(2), -F::one(), -F::from_u64(2),
+  std::vector<F> e = {F::zero(),
+                      F::one(),
+                      F::from_u64(2),
+                      -F::one(),
+                      -F::from_u64(2),
                       F::from_mont_limbs(F::m_minus_1),  // raw limbs m-1: largest valid Montgomery word
-                      F::from_reduced(F::half_m), F::from_mont_limbs(L{1})};
+                      F::from_reduced(F::half_m),
+                      F::from_mont_limbs(L{1})};
   return e;
 }
 
@@ -34,23 +39,32 @@ void make_operands(std::mt19937_64& rng, std::vector<F>& a, std::vector<F>& b) {
 template <class F>
 F host_apply(field_op_t op, const F& a, const F& b) {
   switch (op) {
-    case field_op_t::add: return a + b;
-    case field_op_t::sub: return a - b;
-    case field_op_t::mul: return a * b;
-    case field_op_t::sqr: return a.sqr();
-    case field_op_t::neg: return -a;
-    case field_op_t::dbl: return a.dbl();
+    case field_op_t::add:
+      return a + b;
+    case field_op_t::sub:
+      return a - b;
+    case field_op_t::mul:
+      return a * b;
+    case field_op_t::sqr:
+      return a.sqr();
+    case field_op_t::neg:
+      return -a;
+    case field_op_t::dbl:
+      return a.dbl();
     case field_op_t::inv:
-    case field_op_t::inv_binary: return a.inverse();
-    case field_op_t::from_mont: return F::from_mont_limbs(a.to_canonical());
-    case field_op_t::to_mont: return F::from_reduced(a.mont_limbs());
+    case field_op_t::inv_binary:
+      return a.inverse();
+    case field_op_t::from_mont:
+      return F::from_mont_limbs(a.to_canonical());
+    case field_op_t::to_mont:
+      return F::from_reduced(a.mont_limbs());
   }
   return a;
 }
 
-const field_op_t all_ops[] = {field_op_t::add, field_op_t::sub, field_op_t::mul,       field_op_t::sqr, field_op_t::neg,
-                              field_op_t::dbl, field_op_t::inv, field_op_t::from_mont, field_op_t::to_mont,
-                              field_op_t::inv_binary};
+const field_op_t all_ops[] = {field_op_t::add,     field_op_t::sub,       field_op_t::mul, field_op_t::sqr,
+                              field_op_t::neg,     field_op_t::dbl,       field_op_t::inv, field_op_t::from_mont,
+                              field_op_t::to_mont, field_op_t::inv_binary};
 
 template <class F, class Run>
 void check_all_ops(Run run) {
@@ -99,13 +113,27 @@ TEST(CudaField, Fp2MatchesHost) {
     for (size_t i = 0; i < a.size(); ++i) {
       fp2_t want;
       switch (op) {
-        case field_op_t::add: want = a[i] + b[i]; break;
-        case field_op_t::sub: want = a[i] - b[i]; break;
-        case field_op_t::mul: want = a[i] * b[i]; break;
-        case field_op_t::sqr: want = a[i].sqr(); break;
-        case field_op_t::neg: want = -a[i]; break;
-        case field_op_t::dbl: want = a[i] + a[i]; break;
-        default: want = a[i].inverse(); break;
+        case field_op_t::add:
+          want = a[i] + b[i];
+          break;
+        case field_op_t::sub:
+          want = a[i] - b[i];
+          break;
+        case field_op_t::mul:
+          want = a[i] * b[i];
+          break;
+        case field_op_t::sqr:
+          want = a[i].sqr();
+          break;
+        case field_op_t::neg:
+          want = -a[i];
+          break;
+        case field_op_t::dbl:
+          want = a[i] + a[i];
+          break;
+        default:
+          want = a[i].inverse();
+          break;
       }
       if (got[i] != want) ++bad;
     }

@@ -69,8 +69,13 @@ fr_t canonical(uint64_t l0, uint64_t l1 = 0, uint64_t l2 = 0, uint64_t l3 = 0) {
 
 // Edge scalars first, then random ones up to n.
 std::vector<fr_t> scalars(std::mt19937_64& rng, size_t n) {
-  std::vector<fr_t> e = {fr_t::zero(), fr_t::one(), fr_t::from_u64(2), -fr_t::one(), -fr_t::from_u64(2),
-                         canonical(0xff), canonical(~0ull, ~0ull, ~0ull, 0x3fffffffffffffffull)};
+  std::vector<fr_t> e = {fr_t::zero(),
+                         fr_t::one(),
+                         fr_t::from_u64(2),
+                         -fr_t::one(),
+                         -fr_t::from_u64(2),
+                         canonical(0xff),
+                         canonical(~0ull, ~0ull, ~0ull, 0x3fffffffffffffffull)};
   for (unsigned w = 0; w < 32; ++w) {  // one digit in window w: row w of the table
     std::array<uint64_t, 4> l{};
     l[w / 8] = uint64_t(((w * 37) & 0x3f) | 1) << (8 * (w % 8));

@@ -15,8 +15,8 @@
 
 namespace starzk::gpu::test {
 
-#define SZK_REQUIRE_GPU()                                              \
-  do {                                                                 \
+#define SZK_REQUIRE_GPU()                                                     \
+  do {                                                                        \
     if (!::starzk::gpu::device_available()) GTEST_SKIP() << "no CUDA device"; \
   } while (0)
 

@@ -30,7 +30,7 @@ TYPED_TEST_SUITE(CudaKeyCheck, groups);
 // (ec/curve.cpp) byte for byte; field_constants_check.cpp checks only their
 // defining properties, which leave two or three candidates each.
 TEST(CudaKeyCheckConstants, DeviceConstantsMatchHost) {
-  const auto same = [](const fp_t& h, const uint32_t (&d)[12]) { return std::memcmp(&h, d, sizeof h) == 0; };
+  const auto same = [](const fp_t& h, const uint32_t(&d)[12]) { return std::memcmp(&h, d, sizeof h) == 0; };
   EXPECT_TRUE(same(g1_params::endo_beta(), consts::fp_beta));
   EXPECT_TRUE(same(g1_params::b(), consts::fp_four));
   EXPECT_TRUE(g2_params::b() == (fp2_t{g1_params::b(), g1_params::b()}));

@@ -25,12 +25,14 @@ struct g1_ops {
                            key_check_context_t* ctx = nullptr) {
     return check_g1(p, n, o, s, ctx);
   }
-  static cudaError_t decompress(const uint8_t* in, size_t n, aff* out, const key_check_options_t& o,
-                                point_scan_t* s, key_check_context_t* ctx = nullptr) {
+  static cudaError_t decompress(const uint8_t* in, size_t n, aff* out, const key_check_options_t& o, point_scan_t* s,
+                                key_check_context_t* ctx = nullptr) {
     return decompress_g1(in, n, out, o, s, ctx);
   }
   static void encode(const aff& p, uint8_t* out) { encode_g1_compressed(p, out); }
-  static decode_status decode(const uint8_t* in, aff& out) { return decode_g1_compressed(in, out, decode_check::on_curve); }
+  static decode_status decode(const uint8_t* in, aff& out) {
+    return decode_g1_compressed(in, out, decode_check::on_curve);
+  }
 };
 struct g2_ops {
   using aff = g2_affine_t;
@@ -42,12 +44,14 @@ struct g2_ops {
                            key_check_context_t* ctx = nullptr) {
     return check_g2(p, n, o, s, ctx);
   }
-  static cudaError_t decompress(const uint8_t* in, size_t n, aff* out, const key_check_options_t& o,
-                                point_scan_t* s, key_check_context_t* ctx = nullptr) {
+  static cudaError_t decompress(const uint8_t* in, size_t n, aff* out, const key_check_options_t& o, point_scan_t* s,
+                                key_check_context_t* ctx = nullptr) {
     return decompress_g2(in, n, out, o, s, ctx);
   }
   static void encode(const aff& p, uint8_t* out) { encode_g2_compressed(p, out); }
-  static decode_status decode(const uint8_t* in, aff& out) { return decode_g2_compressed(in, out, decode_check::on_curve); }
+  static decode_status decode(const uint8_t* in, aff& out) {
+    return decode_g2_compressed(in, out, decode_check::on_curve);
+  }
 };
 
 // Pieces of `piece` points (key_check.hpp: two pieces in flight, each
@@ -130,11 +134,20 @@ typename Ops::aff faulty_point(std::mt19937_64& rng, typename Ops::aff p, int ki
   using F = typename Ops::field;
   fp_t::limbs_t l{};
   switch (kind) {
-    case 0: return non_subgroup_point<Ops>(rng);
-    case 1: p.y += F::one(); return p;
-    case 2: some_fp(p.x, rng) = fp_t::from_mont_limbs(fp_t::modulus); return p;
-    case 3: l.fill(~uint64_t(0)); some_fp(p.y, rng) = fp_t::from_mont_limbs(l); return p;
-    case 4: return Ops::aff::infinity();
+    case 0:
+      return non_subgroup_point<Ops>(rng);
+    case 1:
+      p.y += F::one();
+      return p;
+    case 2:
+      some_fp(p.x, rng) = fp_t::from_mont_limbs(fp_t::modulus);
+      return p;
+    case 3:
+      l.fill(~uint64_t(0));
+      some_fp(p.y, rng) = fp_t::from_mont_limbs(l);
+      return p;
+    case 4:
+      return Ops::aff::infinity();
     case 6: {
       typename Ops::aff q{F::zero(), F::zero()};
       return Ops::aff::params_t::b().sqrt(q.y) ? q : non_subgroup_point<Ops>(rng);
@@ -162,9 +175,18 @@ void corrupt_encoding(std::mt19937_64& rng, uint8_t* e, int kind) {
   using F = typename Ops::field;
   constexpr size_t c = Ops::compressed;
   switch (kind) {
-    case 0: e[0] &= 0x7f; return;  // compression bit cleared
-    case 1: std::memset(e, 0, c); e[0] = 0xe0; return;  // infinity + sort
-    case 2: std::memset(e, 0, c); e[0] = 0xc0; e[1 + rng() % (c - 1)] = uint8_t(1u << (rng() % 8)); return;
+    case 0:
+      e[0] &= 0x7f;
+      return;  // compression bit cleared
+    case 1:
+      std::memset(e, 0, c);
+      e[0] = 0xe0;
+      return;  // infinity + sort
+    case 2:
+      std::memset(e, 0, c);
+      e[0] = 0xc0;
+      e[1 + rng() % (c - 1)] = uint8_t(1u << (rng() % 8));
+      return;
     case 3: {  // one Fp of x >= p: p itself, or a top bit set
       const size_t at = (c == 96 && (rng() & 1)) ? 48 : 0;
       for (size_t i = 0; i < 48; ++i) e[at + i] = uint8_t(fp_t::modulus[(47 - i) / 8] >> (8 * ((47 - i) % 8)));
@@ -172,11 +194,21 @@ void corrupt_encoding(std::mt19937_64& rng, uint8_t* e, int kind) {
       e[0] |= 0x80;
       return;
     }
-    case 4: Ops::encode({x_without_root<Ops>(rng), F::zero()}, e); e[0] |= uint8_t(rng() & 0x20); return;
-    case 5: Ops::encode(non_subgroup_point<Ops>(rng), e); return;
-    case 6: e[0] ^= 0x20; return;  // the other root (or the sort bit on O)
-    case 7: std::memset(e, 0, c); e[0] = uint8_t(0x80 | (rng() & 0x20)); return;  // x = 0: G1 (0, +-2)
-    default:  // random x, compression bit set
+    case 4:
+      Ops::encode({x_without_root<Ops>(rng), F::zero()}, e);
+      e[0] |= uint8_t(rng() & 0x20);
+      return;
+    case 5:
+      Ops::encode(non_subgroup_point<Ops>(rng), e);
+      return;
+    case 6:
+      e[0] ^= 0x20;
+      return;  // the other root (or the sort bit on O)
+    case 7:
+      std::memset(e, 0, c);
+      e[0] = uint8_t(0x80 | (rng() & 0x20));
+      return;  // x = 0: G1 (0, +-2)
+    default:   // random x, compression bit set
       for (size_t i = 0; i < c; ++i) e[i] = uint8_t(rng());
       e[0] = uint8_t((e[0] & 0x1f) | 0x80 | (rng() & 0x20));
   }
@@ -200,10 +232,14 @@ host_facts_t host_facts(const std::vector<typename Ops::aff>& pts) {
   host_facts_t f(pts.size());
   for (size_t i = 0; i < pts.size(); ++i) {
     const auto& p = pts[i];
-    if (!canonical(p.x) || !canonical(p.y)) f[i].own = point_fault_t::non_canonical;
-    else if (p.is_infinity()) f[i].infinity = true;
-    else if (!p.is_on_curve()) f[i].own = point_fault_t::not_on_curve;
-    else f[i].in_subgroup = p.is_in_subgroup();
+    if (!canonical(p.x) || !canonical(p.y))
+      f[i].own = point_fault_t::non_canonical;
+    else if (p.is_infinity())
+      f[i].infinity = true;
+    else if (!p.is_on_curve())
+      f[i].own = point_fault_t::not_on_curve;
+    else
+      f[i].in_subgroup = p.is_in_subgroup();
   }
   return f;
 }
@@ -224,9 +260,14 @@ host_decoded_t<Ops> host_decode_all(const std::vector<uint8_t>& enc) {
         f.infinity = d.points[i].is_infinity();
         f.in_subgroup = f.infinity || d.points[i].is_in_subgroup();
         break;
-      case decode_status::non_canonical_coordinate: f.own = point_fault_t::non_canonical; break;
-      case decode_status::no_square_root: f.own = point_fault_t::not_on_curve; break;
-      default: f.own = point_fault_t::bad_flags;  // the three flag rules
+      case decode_status::non_canonical_coordinate:
+        f.own = point_fault_t::non_canonical;
+        break;
+      case decode_status::no_square_root:
+        f.own = point_fault_t::not_on_curve;
+        break;
+      default:
+        f.own = point_fault_t::bad_flags;  // the three flag rules
     }
   }
   return d;
@@ -236,8 +277,8 @@ host_decoded_t<Ops> host_decode_all(const std::vector<uint8_t>& enc) {
 // [i, n) and returns the device's answer (indices relative to i).
 inline void walk_faults(size_t n, const host_facts_t& facts, const key_check_options_t& o,
                         const std::function<point_scan_t(size_t)>& scan_from) {
-  const std::string opts = std::string("subgroup=") + (o.subgroup ? "1" : "0") +
-                           " allow_infinity=" + (o.allow_infinity ? "1" : "0");
+  const std::string opts =
+      std::string("subgroup=") + (o.subgroup ? "1" : "0") + " allow_infinity=" + (o.allow_infinity ? "1" : "0");
   for (size_t from = 0;;) {
     size_t want = from;
     while (want < n && facts[want].fault(o) == point_fault_t::none) ++want;

@@ -77,10 +77,14 @@ inline std::vector<fr_t> make_scalars(std::mt19937_64& rng, size_t n, mix_t m) {
   std::vector<fr_t> s(n);
   for (auto& x : s) {
     const unsigned u = unsigned(rng() % 100);
-    if (u < m.zero_pct) x = fr_t::zero();
-    else if (u < m.zero_pct + m.one_pct) x = fr_t::one();
-    else if (u < m.zero_pct + m.one_pct + m.minus_one_pct) x = -fr_t::one();
-    else x = fr_t::random(rng);
+    if (u < m.zero_pct)
+      x = fr_t::zero();
+    else if (u < m.zero_pct + m.one_pct)
+      x = fr_t::one();
+    else if (u < m.zero_pct + m.one_pct + m.minus_one_pct)
+      x = -fr_t::one();
+    else
+      x = fr_t::random(rng);
   }
   return s;
 }

@@ -146,8 +146,7 @@ TYPED_TEST(CudaMsmCurve, JacobianInfinityEncoding) {
   // P + (-P) through the split with split_from = 1: the tail holds P (index 0
   // is forced there), the ones -P; their sum, added on the device, is O.
   const std::vector<affine_t<P>> opposite = {bases[1], -bases[1]};
-  const jacobian_t<P> cancel =
-      host_api_t<P>::jacobian(opposite, std::vector<fr_t>{fr_t::one(), fr_t::one()}, 1, {});
+  const jacobian_t<P> cancel = host_api_t<P>::jacobian(opposite, std::vector<fr_t>{fr_t::one(), fr_t::one()}, 1, {});
   EXPECT_TRUE(cancel.is_infinity());
 }
 
@@ -195,9 +194,9 @@ TEST(CudaMsmG2, RejectsBadArguments) {
   // Scratch one byte short of the query.
   const size_t need = msm_g1_jacobian_scratch_bytes(3, true);
   device_buffer_t out(sizeof(g1_jacobian_t)), db(3 * sizeof(g1_affine_t)), ds(3 * sizeof(fr_t)), scr(need);
-  EXPECT_EQ(msm_g1_jacobian(out.as<g1_jacobian_t>(), db.as<g1_affine_t>(), ds.as<fr_t>(), 3, 0, scr.get(), need - 1,
-                            nullptr),
-            cudaErrorInvalidValue);
+  EXPECT_EQ(
+      msm_g1_jacobian(out.as<g1_jacobian_t>(), db.as<g1_affine_t>(), ds.as<fr_t>(), 3, 0, scr.get(), need - 1, nullptr),
+      cudaErrorInvalidValue);
 }
 
 }  // namespace

@@ -99,8 +99,8 @@ TYPED_TEST(CudaMsmPieces, BackToBackCallsShareTheScratch) {
   const auto got = host_api_t<P>::pieces_sequence(bases, s, msm_no_split, forms, {});
   ASSERT_EQ(got.size(), forms.size());
   for (size_t c = 0; c < forms.size(); ++c)
-    EXPECT_TRUE(same<P>(got[c], msm_pippenger<P>(b, s[c]))) << P::name << " call " << c << " piece=" << forms[c].piece
-                                                            << " on_host=" << forms[c].bases_on_host;
+    EXPECT_TRUE(same<P>(got[c], msm_pippenger<P>(b, s[c])))
+        << P::name << " call " << c << " piece=" << forms[c].piece << " on_host=" << forms[c].bases_on_host;
 }
 
 TYPED_TEST(CudaMsmPieces, ScratchQuery) {

@@ -19,10 +19,18 @@ std::vector<fr_t> make_scalars(std::mt19937_64& rng, size_t n, dist_t d) {
   std::vector<fr_t> s(n);
   for (auto& x : s) {
     switch (d) {
-      case dist_t::random: x = fr_t::random(rng); break;
-      case dist_t::zero: x = fr_t::zero(); break;
-      case dist_t::one: x = fr_t::one(); break;
-      case dist_t::minus_one: x = -fr_t::one(); break;
+      case dist_t::random:
+        x = fr_t::random(rng);
+        break;
+      case dist_t::zero:
+        x = fr_t::zero();
+        break;
+      case dist_t::one:
+        x = fr_t::one();
+        break;
+      case dist_t::minus_one:
+        x = -fr_t::one();
+        break;
       case dist_t::boolean_heavy: {
         const uint64_t u = rng() % 100;
         x = u < 45 ? fr_t::zero() : u < 90 ? fr_t::one() : fr_t::random(rng);
@@ -37,8 +45,8 @@ void check_msm(std::mt19937_64& rng, size_t n, dist_t d, const msm_tuning_t& tun
   const g1_progression_t pts(n, rng, inf_every);
   const std::vector<fr_t> s = make_scalars(rng, n, d);
   const g1_xyzz_t got = msm_g1_host(pts.points, s, tune);
-  EXPECT_TRUE(same_point(got, pts.expected(s))) << "n=" << n << " dist=" << int(d) << " c=" << tune.window_bits
-                                                << " chunk=" << tune.chunk;
+  EXPECT_TRUE(same_point(got, pts.expected(s)))
+      << "n=" << n << " dist=" << int(d) << " c=" << tune.window_bits << " chunk=" << tune.chunk;
   if (n <= 64) {
     const g1_jacobian_t naive = msm_naive<g1_params>(pts.points, s);
     EXPECT_TRUE(same_point(got, naive)) << "vs msm_naive, n=" << n;

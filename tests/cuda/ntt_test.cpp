@@ -99,8 +99,8 @@ TEST(CudaNtt, MatchesReferenceAllVariants) {
   auto rng = seeded_rng();
   for (unsigned L : {1u, 2u, 10u, 11u, 16u})
     for (auto dir : {ntt_dir_t::forward, ntt_dir_t::inverse})
-      for (auto order : {ntt_order_t::natural_to_reversed, ntt_order_t::reversed_to_natural,
-                         ntt_order_t::natural_to_natural})
+      for (auto order :
+           {ntt_order_t::natural_to_reversed, ntt_order_t::reversed_to_natural, ntt_order_t::natural_to_natural})
         for (auto coset : {ntt_coset_t::none, ntt_coset_t::coset})
           for (auto conv : {root_convention_t::snarkjs, root_convention_t::bellman})
             check_case(rng, L, dir, order, coset, conv);
@@ -220,8 +220,8 @@ TEST(CudaNtt, LeanTablesGiveTheFullTablesResults) {
   EXPECT_LT(ntt_domain_bytes(27, ntt_tables_t::lean) * 256, ntt_domain_bytes(27));  // ~9 MiB against 4 GiB
   for (unsigned L : {17u, 18u, 19u, 21u})
     for (auto dir : {ntt_dir_t::forward, ntt_dir_t::inverse})
-      for (auto order : {ntt_order_t::natural_to_reversed, ntt_order_t::reversed_to_natural,
-                         ntt_order_t::natural_to_natural})
+      for (auto order :
+           {ntt_order_t::natural_to_reversed, ntt_order_t::reversed_to_natural, ntt_order_t::natural_to_natural})
         for (auto conv : {root_convention_t::snarkjs, root_convention_t::bellman}) {
           const auto coset = L % 2 ? ntt_coset_t::coset : ntt_coset_t::none;
           std::vector<fr_t> full = random_vec(rng, size_t(1) << L), lean = full;
@@ -268,17 +268,17 @@ TEST(CudaNtt, HPhaseInPassesEqualsTheWholeOne) {
     }
   EXPECT_EQ(ntt_h_passes_scratch_bytes(20, size_t(1) << 16), 32 * ((size_t(1) << 20) + (size_t(2) << 16)));
   std::vector<fr_t> x(4);
-  EXPECT_EQ(ntt_h_passes(x.data(), x.data(), x.data(), 2, root_convention_t::bellman, x.data(), x.data(), 1, 4,
-                         nullptr),
-            cudaErrorInvalidValue);  // scratch too small
+  EXPECT_EQ(
+      ntt_h_passes(x.data(), x.data(), x.data(), 2, root_convention_t::bellman, x.data(), x.data(), 1, 4, nullptr),
+      cudaErrorInvalidValue);  // scratch too small
 }
 
 TEST(CudaNtt, RejectsBadSizes) {
   SZK_REQUIRE_GPU();
   std::vector<fr_t> v(3);
-  EXPECT_THROW(ntt_host(v, ntt_dir_t::forward, ntt_order_t::natural_to_natural, ntt_coset_t::none,
-                        root_convention_t::snarkjs),
-               std::runtime_error);
+  EXPECT_THROW(
+      ntt_host(v, ntt_dir_t::forward, ntt_order_t::natural_to_natural, ntt_coset_t::none, root_convention_t::snarkjs),
+      std::runtime_error);
   EXPECT_EQ(ntt_domain_bytes(0), 0u);
   EXPECT_EQ(ntt_domain_bytes(28), 0u);
   EXPECT_EQ(ntt(nullptr, 28, ntt_dir_t::forward, ntt_order_t::natural_to_natural, ntt_coset_t::none, nullptr, nullptr),

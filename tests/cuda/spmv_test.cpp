@@ -24,8 +24,8 @@
 namespace starzk::gpu::test {
 namespace {
 
-constexpr size_t guard = 3;         // entries past the end that must stay untouched
-constexpr uint8_t poison = 0xA5;    // byte pattern of outputs before a launch
+constexpr size_t guard = 3;       // entries past the end that must stay untouched
+constexpr uint8_t poison = 0xA5;  // byte pattern of outputs before a launch
 
 // ---- random inputs ----
 fr_t random_coeff(std::mt19937_64& rng) {
@@ -77,8 +77,11 @@ struct dev_csr_t {
   device_buffer_t rp, col, val, code, dict;
   csr_view_t view{};
   explicit dev_csr_t(const sparse_matrix_t& m)
-      : rp(m.row_ptr.size() * sizeof(uint64_t)), col(m.col.size() * sizeof(uint32_t)),
-        val(m.val.size() * sizeof(fr_t)), code(m.code.size() * sizeof(uint16_t)), dict(m.dict.size() * sizeof(fr_t)) {
+      : rp(m.row_ptr.size() * sizeof(uint64_t)),
+        col(m.col.size() * sizeof(uint32_t)),
+        val(m.val.size() * sizeof(fr_t)),
+        code(m.code.size() * sizeof(uint16_t)),
+        dict(m.dict.size() * sizeof(fr_t)) {
     rp.upload(m.row_ptr.data(), rp.size());
     col.upload(m.col.data(), col.size());
     val.upload(m.val.data(), val.size());
@@ -131,10 +134,10 @@ size_t mismatches(const std::vector<fr_t>& got, const std::vector<fr_t>& want, c
 }
 
 const spmv_tuning_t tunings[] = {
-    {},                     // defaults: thread <= 8 < warp <= 1024 < block
-    {0, 1u << 30},          // every non-empty row by a warp
-    {2, 16},                // the block tier from 17 terms on
-    {1u << 30, 1u << 30},   // every row by one thread
+    {},                    // defaults: thread <= 8 < warp <= 1024 < block
+    {0, 1u << 30},         // every non-empty row by a warp
+    {2, 16},               // the block tier from 17 terms on
+    {1u << 30, 1u << 30},  // every row by one thread
 };
 
 std::vector<fr_t> ref_spmv(const sparse_matrix_t& m, const std::vector<fr_t>& w, size_t n_out) {
@@ -171,8 +174,8 @@ void check_spmv(std::mt19937_64& rng, uint64_t rows, size_t n_out, size_t n_long
 TEST(CudaSpmv, RandomMatricesAllTiers) {
   SZK_REQUIRE_GPU();
   auto rng = seeded_rng();
-  const std::pair<uint64_t, size_t> shapes[] = {{0, 0},       {0, 1},       {0, 7},      {1, 1},
-                                                {1, 2},       {2, 2},       {1024, 1024}, {1025, 2048},
+  const std::pair<uint64_t, size_t> shapes[] = {{0, 0},       {0, 1},       {0, 7},           {1, 1},
+                                                {1, 2},       {2, 2},       {1024, 1024},     {1025, 2048},
                                                 {4097, 4097}, {3000, 5000}, {20000, 1u << 15}};
   for (auto [rows, n_out] : shapes) check_spmv(rng, rows, n_out, rows >= 1000 ? 4 : 0);
 }
@@ -275,7 +278,7 @@ TEST(CudaSpmv, BellmanMatchesHostWitnessMap) {
   SZK_REQUIRE_GPU();
   auto rng = seeded_rng();
   // (constraints, publics, n): n exactly full, padded, 1-row domains, big.
-  const std::array<uint64_t, 3> cases[] = {{0, 0, 1},     {0, 0, 4},      {1, 0, 2},          {5, 2, 8},
+  const std::array<uint64_t, 3> cases[] = {{0, 0, 1},        {0, 0, 4},      {1, 0, 2},        {5, 2, 8},
                                            {1000, 23, 1024}, {990, 5, 1024}, {3000, 10, 4096}, {20000, 328, 1u << 15}};
   for (auto [nc, np, n] : cases) {
     const random_circuit_t rc = random_circuit(rng, uint32_t(nc), uint32_t(np));
@@ -300,8 +303,8 @@ TEST(CudaSpmv, SnarkjsMatchesHostWitnessMap) {
   SZK_REQUIRE_GPU();
   auto rng = seeded_rng();
   // (rows of A, rows of B, n)
-  const std::array<uint64_t, 3> cases[] = {{0, 0, 1},     {1, 0, 1},       {0, 1, 1},         {1, 1, 1},
-                                           {3, 2, 4},     {1024, 1024, 1024}, {1000, 700, 1024}, {4097, 4000, 8192}};
+  const std::array<uint64_t, 3> cases[] = {{0, 0, 1}, {1, 0, 1},          {0, 1, 1},         {1, 1, 1},
+                                           {3, 2, 4}, {1024, 1024, 1024}, {1000, 700, 1024}, {4097, 4000, 8192}};
   stream_t s;
   for (auto [ra, rb, n] : cases) {
     const uint64_t cols = 1 + rng() % 2000;
@@ -318,9 +321,12 @@ TEST(CudaSpmv, SnarkjsMatchesHostWitnessMap) {
       dev_out_t oa(n), ob(n), oc(n);
       ASSERT_EQ(qap_rows_snarkjs(oa.get(), ob.get(), oc.get(), n, dA.view, dB.view, dw.get(), s.get()), cudaSuccess);
       s.sync();
-      EXPECT_EQ(mismatches(oa.read(), a, "snarkjs a"), 0u) << "form " << form << " rows " << ra << "/" << rb << " n=" << n;
-      EXPECT_EQ(mismatches(ob.read(), b, "snarkjs b"), 0u) << "form " << form << " rows " << ra << "/" << rb << " n=" << n;
-      EXPECT_EQ(mismatches(oc.read(), c, "snarkjs c"), 0u) << "form " << form << " rows " << ra << "/" << rb << " n=" << n;
+      EXPECT_EQ(mismatches(oa.read(), a, "snarkjs a"), 0u)
+          << "form " << form << " rows " << ra << "/" << rb << " n=" << n;
+      EXPECT_EQ(mismatches(ob.read(), b, "snarkjs b"), 0u)
+          << "form " << form << " rows " << ra << "/" << rb << " n=" << n;
+      EXPECT_EQ(mismatches(oc.read(), c, "snarkjs c"), 0u)
+          << "form " << form << " rows " << ra << "/" << rb << " n=" << n;
     }
   }
 }

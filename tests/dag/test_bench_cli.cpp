@@ -13,7 +13,6 @@
 
 #include "../run_binary.hpp"
 
-
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -87,19 +86,47 @@ TEST_F(bench_cli, tiny_sweep_table_csv_json_and_failures) {
   // The CSV: its columns, then exactly the expected rows.
   std::vector<std::string> header;
   const auto rows = read_csv(dir_ / "bench.csv", header);
-  const std::vector<std::string> want_cols = {
-      "log2", "mode", "policy", "concurrency", "partitions", "jobs", "proofs", "verified", "cpu_workers",
-      "cuda_workers", "wall_s", "s_per_proof", "proofs_per_s", "speedup_vs_baseline", "speedup_vs_eager",
-      "latency_mean_s", "latency_p95_s", "latency_max_s", "busy_mean", "busy_per_worker", "gpu_s_per_proof",
-      "gpu_busy", "peak_rss_mib",
-      "spmv_ms", "prep_msm_ms", "ntt_h_ms", "msm_h_ms", "msm_l_ms", "msm_a_ms", "msm_b1_ms", "b_g2_msm_ms",
-      "assemble_ms", "free_ms", "status"};
+  const std::vector<std::string> want_cols = {"log2",
+                                              "mode",
+                                              "policy",
+                                              "concurrency",
+                                              "partitions",
+                                              "jobs",
+                                              "proofs",
+                                              "verified",
+                                              "cpu_workers",
+                                              "cuda_workers",
+                                              "wall_s",
+                                              "s_per_proof",
+                                              "proofs_per_s",
+                                              "speedup_vs_baseline",
+                                              "speedup_vs_eager",
+                                              "latency_mean_s",
+                                              "latency_p95_s",
+                                              "latency_max_s",
+                                              "busy_mean",
+                                              "busy_per_worker",
+                                              "gpu_s_per_proof",
+                                              "gpu_busy",
+                                              "peak_rss_mib",
+                                              "spmv_ms",
+                                              "prep_msm_ms",
+                                              "ntt_h_ms",
+                                              "msm_h_ms",
+                                              "msm_l_ms",
+                                              "msm_a_ms",
+                                              "msm_b1_ms",
+                                              "b_g2_msm_ms",
+                                              "assemble_ms",
+                                              "free_ms",
+                                              "status"};
   EXPECT_EQ(header, want_cols);
   ASSERT_EQ(rows.size(), 5u) << b.out;
 
   std::set<std::string> seen;
   for (const auto& r : rows) {
-    const std::string key = r.at("mode") + "/" + r.at("policy") + "/c" + r.at("concurrency") + "/j" + r.at("partitions");
+    const std::string key =
+        r.at("mode") + "/" + r.at("policy") + "/c" + r.at("concurrency") + "/j" + r.at("partitions");
     seen.insert(key);
     const bool baseline = r.at("mode") == "baseline";
     const int jobs = std::stoi(r.at("jobs")), parts = std::stoi(r.at("partitions"));
@@ -161,8 +188,9 @@ TEST_F(bench_cli, tiny_sweep_table_csv_json_and_failures) {
   std::vector<fr_t> w = read_wtns(inputs / "witness-0.wtns", cs.n_vars);
   w.at(1 + cs.n_public) = fr_t::from_u64(2);
   write_wtns(inputs / "witness-0.wtns", w);
-  const run_t f = run("bench --policies eager --concurrency 1 --partitions 2 --log2 10 --jobs 2 --ncpu 2 --no-baseline --out " +
-                      dir_.string());
+  const run_t f =
+      run("bench --policies eager --concurrency 1 --partitions 2 --log2 10 --jobs 2 --ncpu 2 --no-baseline --out " +
+          dir_.string());
   EXPECT_EQ(f.rc, 1) << f.out;
   EXPECT_NE(f.out.find("FAILED"), std::string::npos) << f.out;
   EXPECT_NE(f.out.find("reusing the inputs"), std::string::npos) << f.out;
@@ -174,8 +202,10 @@ TEST_F(bench_cli, tiny_sweep_table_csv_json_and_failures) {
   // A run still proving at --run-timeout stops there: its row reports the
   // proofs finished by then (all verified, a throughput from them, a trace)
   // and says it was stopped; the sweep goes on to the next row and fails.
-  const run_t t = run("bench --policies eager,starzk --concurrency 1 --partitions 2 --log2 10 --jobs 5000 --ncpu 2 "
-                      "--no-baseline --run-timeout 1 --out " + (dir_ / "t").string());
+  const run_t t =
+      run("bench --policies eager,starzk --concurrency 1 --partitions 2 --log2 10 --jobs 5000 --ncpu 2 "
+          "--no-baseline --run-timeout 1 --out " +
+          (dir_ / "t").string());
   EXPECT_EQ(t.rc, 1) << t.out;
   const auto stopped = read_csv(dir_ / "t" / "bench.csv", header);
   ASSERT_EQ(stopped.size(), 2u) << t.out;

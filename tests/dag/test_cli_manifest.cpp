@@ -76,19 +76,19 @@ TEST_F(cli_manifest, gen_prove_verify_trace) {
   // 2. A three-job manifest: the multiplier fixture (two partitions), the
   // generated job with its .zkey, the generated job with its .params.
   const fs::path mul = fixtures / "multiplier";
-  std::ofstream(dir_ / "jobs.toml") << "[[job]]\nname = 'mul'\nkey = '" << (mul / "circuit.zkey").string()
-                                    << "'\nwitnesses = ['" << (mul / "witness.wtns").string() << "', '"
-                                    << (mul / "witness.wtns").string()
-                                    << "']\nout_dir = 'out/mul'\nproofs_bin = 'out/mul.bin'\n\n"
-                                    << "[[job]]\nname = 'gen'\nkey = 'gen/key.zkey'\ncircuit = 'gen/circuit.r1cs'\n"
-                                    << "witnesses = ['gen/witness-0.wtns', 'gen/witness-1.wtns', 'gen/witness-2.wtns']\n"
-                                    << "proofs_bin = 'out/gen.bin'\n\n"
-                                    << "[[job]]\nname = 'genb'\nkey = 'genb/key.params'\ncircuit = 'genb/circuit.r1cs'\n"
-                                    << "witnesses = ['genb/witness-0.wtns', 'genb/witness-1.wtns']\n"
-                                    << "proofs_bin = 'out/genb.bin'\n";
+  std::ofstream(dir_ / "jobs.toml")
+      << "[[job]]\nname = 'mul'\nkey = '" << (mul / "circuit.zkey").string() << "'\nwitnesses = ['"
+      << (mul / "witness.wtns").string() << "', '" << (mul / "witness.wtns").string()
+      << "']\nout_dir = 'out/mul'\nproofs_bin = 'out/mul.bin'\n\n"
+      << "[[job]]\nname = 'gen'\nkey = 'gen/key.zkey'\ncircuit = 'gen/circuit.r1cs'\n"
+      << "witnesses = ['gen/witness-0.wtns', 'gen/witness-1.wtns', 'gen/witness-2.wtns']\n"
+      << "proofs_bin = 'out/gen.bin'\n\n"
+      << "[[job]]\nname = 'genb'\nkey = 'genb/key.params'\ncircuit = 'genb/circuit.r1cs'\n"
+      << "witnesses = ['genb/witness-0.wtns', 'genb/witness-1.wtns']\n"
+      << "proofs_bin = 'out/genb.bin'\n";
   const fs::path trace = dir_ / "run.json";
-  run_t p = run("prove --manifest " + (dir_ / "jobs.toml").string() + " --policy starzk --cpus 2 --mem-budget 64M --trace " +
-                trace.string());
+  run_t p = run("prove --manifest " + (dir_ / "jobs.toml").string() +
+                " --policy starzk --cpus 2 --mem-budget 64M --trace " + trace.string());
   ASSERT_EQ(p.rc, 0) << p.out;
   EXPECT_NE(p.out.find("7 of 7 proofs verified and written"), std::string::npos) << p.out;
 
@@ -154,10 +154,14 @@ TEST_F(cli_manifest, a_bad_partition_fails_its_job_only) {
   w.back() += fr_t::one();
   write_wtns(dir_ / "bad.wtns", w);
   std::ofstream(dir_ / "jobs.json") << R"({"jobs": [
-    {"name": "bad", "key": ")" << (mul / "circuit.zkey").string() << R"(",
-     "witnesses": [")" << (mul / "witness.wtns").string() << R"(", "bad.wtns"], "proofs_bin": "bad.bin"},
-    {"name": "good", "key": ")" << (mul / "circuit.zkey").string() << R"(",
-     "witnesses": [")" << (mul / "witness.wtns").string() << R"("], "out_dir": "good"}]})";
+    {"name": "bad", "key": ")" << (mul / "circuit.zkey").string()
+                                    << R"(",
+     "witnesses": [")" << (mul / "witness.wtns").string()
+                                    << R"(", "bad.wtns"], "proofs_bin": "bad.bin"},
+    {"name": "good", "key": ")" << (mul / "circuit.zkey").string()
+                                    << R"(",
+     "witnesses": [")" << (mul / "witness.wtns").string()
+                                    << R"("], "out_dir": "good"}]})";
   run_t r = run("prove --manifest " + (dir_ / "jobs.json").string() + " --policy lws --cpus 2");
   EXPECT_EQ(r.rc, 1) << r.out;
   EXPECT_NE(r.out.find("job 'bad' partition 1 (bad.wtns)"), std::string::npos) << r.out;
@@ -194,7 +198,8 @@ TEST_F(cli_manifest, plugin_policy_and_trace_check) {
   nlohmann::json j = nlohmann::json::parse(std::ifstream(trace));
   int moved = 0;
   for (auto& e : j["traceEvents"])
-    if (e.value("ph", "") == "X" && e["args"].value("class", "") == "memory_heavy" && e["args"].value("worker_kind", "") == "cpu") {
+    if (e.value("ph", "") == "X" && e["args"].value("class", "") == "memory_heavy" &&
+        e["args"].value("worker_kind", "") == "cpu") {
       e["args"]["start_us"] = 1.0;  // the exact times the checks read
       e["args"]["end_us"] = 101.0;
       ++moved;

@@ -47,8 +47,8 @@ TEST(dag_loaders, background_loading_gives_the_reference_proofs) {
   {
     auto key = test::bundle(c);
     // A budget of three partitions: submit() must block on it, not fail.
-    dag::batch_t batch(dag::batch_options_t{
-        .mem_budget = 3 * key->partition_bytes(), .trace = &recorder, .loaders = 3});
+    dag::batch_t batch(
+        dag::batch_options_t{.mem_budget = 3 * key->partition_bytes(), .trace = &recorder, .loaders = 3});
     const uint32_t job = batch.open_job(key, "loaders");
     for (int p = 0; p < k_parts; ++p) {
       if (p == 7) {  // does not fit the key: the vector form checks it on the loader
@@ -127,12 +127,15 @@ TEST(dag_loaders, destructor_waits_for_queued_loads) {
     dag::batch_t batch(dag::batch_options_t{.verify = false, .loaders = 2});
     const uint32_t job = batch.open_job(key, "drop");
     for (int p = 0; p < 6; ++p)
-      batch.submit(job, uint32_t(p), [&, p](std::span<fr_t> out) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        ++loaded;
-        const std::vector<fr_t>& w = c.witnesses[p % c.witnesses.size()];
-        std::copy(w.begin(), w.end(), out.begin());
-      }, "drop/" + std::to_string(p));
+      batch.submit(
+          job, uint32_t(p),
+          [&, p](std::span<fr_t> out) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            ++loaded;
+            const std::vector<fr_t>& w = c.witnesses[p % c.witnesses.size()];
+            std::copy(w.begin(), w.end(), out.begin());
+          },
+          "drop/" + std::to_string(p));
     batch.close_job(job);
   }
   EXPECT_EQ(loaded.load(), 6);

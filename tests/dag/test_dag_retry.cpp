@@ -25,7 +25,7 @@ namespace {
 
 struct outcome_t {
   std::map<uint32_t, dag::partition_result_t> results;  // by index
-  std::set<uint32_t> chains;                             // from the trace
+  std::set<uint32_t> chains;                            // from the trace
 };
 
 outcome_t run(const test::prove_case_t& c, dag::batch_options_t options, const std::vector<std::vector<fr_t>>& ws) {
@@ -69,8 +69,7 @@ TEST_P(dag_retry, a_device_fault_runs_the_partition_again_on_the_cpus) {
     EXPECT_TRUE(verify(c.pk->vk, public_inputs(*c.pk, ws[i]), r.proof)) << i;
   }
   const dag::partition_result_t& again = got.results.at(1);
-  EXPECT_NE(again.first_error.find("partition retry/1: msm_h: injected fault"), std::string::npos)
-      << again.first_error;
+  EXPECT_NE(again.first_error.find("partition retry/1: msm_h: injected fault"), std::string::npos) << again.first_error;
   EXPECT_EQ(got.chains.size(), 4u);  // three partitions and the retry, each a chain of its own
 }
 
@@ -107,7 +106,9 @@ TEST_P(dag_retry, a_bad_witness_is_not_retried) {
 }
 
 INSTANTIATE_TEST_SUITE_P(loaders, dag_retry, ::testing::Values(0u, 2u),
-                         [](const ::testing::TestParamInfo<unsigned>& i) { return "loaders" + std::to_string(i.param); });
+                         [](const ::testing::TestParamInfo<unsigned>& i) {
+                           return "loaders" + std::to_string(i.param);
+                         });
 
 }  // namespace
 }  // namespace starzk

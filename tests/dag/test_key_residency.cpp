@@ -20,9 +20,9 @@ constexpr uint64_t GiB = uint64_t(1) << 30;
 residency_input_t key24(uint64_t device_gib_x10) {
   residency_input_t in;
   in.device = device_gib_x10 * GiB / 10;
-  in.key_fixed = GiB / 2;          // NTT domain
-  in.partition = 2 * GiB;          // w + a, b, c
-  in.rows = 3 * GiB / 2;           // a, b, c
+  in.key_fixed = GiB / 2;  // NTT domain
+  in.partition = 2 * GiB;  // w + a, b, c
+  in.rows = 3 * GiB / 2;   // a, b, c
   in.scratch_floor = 3 * GiB;
   for (int q = 0; q < 4; ++q) in.query[q] = 3 * GiB / 2;
   in.query[int(key_query_t::b_g2)] = 3 * GiB;

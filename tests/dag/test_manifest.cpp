@@ -68,17 +68,20 @@ void expect_refused(const std::string& toml, const std::string& needle) {
 TEST(manifest, mistakes_are_named) {
   expect_refused("", "no jobs");
   expect_refused("[[job]]\nwitnesses=['a']\nout_dir='o'\n", "job 1: field 'key' is missing");
-  expect_refused("[[job]]\nkey='k.bin'\nwitnesses=['a']\nout_dir='o'\n", "is not a .zkey, .params, .szpk (packed) or .szkc");
+  expect_refused("[[job]]\nkey='k.bin'\nwitnesses=['a']\nout_dir='o'\n",
+                 "is not a .zkey, .params, .szpk (packed) or .szkc");
   expect_refused("[[job]]\nkey='k.params'\nwitnesses=['a']\nout_dir='o'\n", "field 'circuit' is required");
-  expect_refused("[[job]]\nkey='k.szpk'\nwitnesses=['a']\nout_dir='o'\n", "field 'circuit' is required with a .szpk key");
+  expect_refused("[[job]]\nkey='k.szpk'\nwitnesses=['a']\nout_dir='o'\n",
+                 "field 'circuit' is required with a .szpk key");
   expect_refused("[[job]]\nkey='k.zkey'\nout_dir='o'\n", "field 'witnesses' is missing");
   expect_refused("[[job]]\nkey='k.zkey'\nwitnesses=[]\nout_dir='o'\n", "field 'witnesses' is empty");
   expect_refused("[[job]]\nkey='k.zkey'\nwitnesses=[1]\nout_dir='o'\n", "non-string");
   expect_refused("[[job]]\nkey='k.zkey'\nwitnesses=['a']\n", "no output");
   expect_refused("[[job]]\nkey='k.zkey'\nwitnesses=['a']\nout_dir='o'\nspeed=3\n", "unknown field 'speed'");
-  expect_refused("[[job]]\nname='x'\nkey='k.zkey'\nwitnesses=['a']\nout_dir='o'\n[[job]]\nname='y'\n"
-                 "key='k.zkey'\nwitnesses=['b']\nout_dir='o'\n",
-                 "job 2 ('y'): output");
+  expect_refused(
+      "[[job]]\nname='x'\nkey='k.zkey'\nwitnesses=['a']\nout_dir='o'\n[[job]]\nname='y'\n"
+      "key='k.zkey'\nwitnesses=['b']\nout_dir='o'\n",
+      "job 2 ('y'): output");
   expect_refused("[[job]\nkey=", "m.toml:1");
   expect_refused("jobs = 3\n", "unknown top-level entry 'jobs'");
 }
@@ -101,11 +104,11 @@ TEST(manifest, missing_input_files_are_found_before_the_run) {
 // such text is refused before toml++ sees it, naming the line, while
 // non-ASCII inside strings and comments is kept.
 TEST(manifest, non_ascii_outside_strings_is_refused_before_the_parser) {
-  for (const char* text : {"\xef\xba\xbf",                                   // a lone U+FEBF
-                           "[[job]]\nname = 1 \xc3\xa9\n",                    // after a value
+  for (const char* text : {"\xef\xba\xbf",                                      // a lone U+FEBF
+                           "[[job]]\nname = 1 \xc3\xa9\n",                      // after a value
                            "[[job]]\nname =2\"\"\"uuRV{\"j?b\xc6\x8b\xdf\x8d",  // a quote where no string starts
-                           "[[job]]\nname = \"\"\"x\\\n  \xc3\xa9\"\"\"\n",   // after a line-ending backslash
-                           "[[job]]\n\xc3\xa9 = 1\n"}) {                      // a bare key
+                           "[[job]]\nname = \"\"\"x\\\n  \xc3\xa9\"\"\"\n",     // after a line-ending backslash
+                           "[[job]]\n\xc3\xa9 = 1\n"}) {                        // a bare key
     try {
       (void)cli::parse_manifest_toml(text, "/base", "m.toml");
       ADD_FAILURE() << "accepted: " << text;
@@ -124,7 +127,10 @@ TEST(manifest, non_ascii_outside_strings_is_refused_before_the_parser) {
 
 TEST(manifest, names_are_printed_with_control_characters_escaped) {
   EXPECT_EQ(cli::printable("plain name-1"), "plain name-1");
-  EXPECT_EQ(cli::printable("\x1b[2J\x07" "a\\b\x7f\xc2\x9b" "\xc3\xa9"), "\\x1b[2J\\x07a\\x5cb\\x7f\\x9b\xc3\xa9");
+  EXPECT_EQ(cli::printable("\x1b[2J\x07"
+                           "a\\b\x7f\xc2\x9b"
+                           "\xc3\xa9"),
+            "\\x1b[2J\\x07a\\x5cb\\x7f\\x9b\xc3\xa9");
   // In the reader's own messages too.
   try {
     (void)cli::parse_manifest_toml("[[job]]\nname = \"\\u001b]0;x\\u0007\"\nwitnesses = ['w']\n", "/b", "m.toml");
@@ -134,8 +140,8 @@ TEST(manifest, names_are_printed_with_control_characters_escaped) {
     EXPECT_EQ(w.find('\x1b'), std::string::npos) << w;
     EXPECT_NE(w.find("('\\x1b]0;x\\x07')"), std::string::npos) << w;
   }
-  const manifest_t m = cli::parse_manifest_toml("[[job]]\nname = \"a\\tb\"\nkey='k.zkey'\nwitnesses=['w']\nout_dir='o'\n",
-                                                "/b", "m.toml");
+  const manifest_t m = cli::parse_manifest_toml(
+      "[[job]]\nname = \"a\\tb\"\nkey='k.zkey'\nwitnesses=['w']\nout_dir='o'\n", "/b", "m.toml");
   EXPECT_EQ(m.jobs[0].label(), "'a\\x09b'");
 }
 

@@ -34,8 +34,8 @@ runtime::trace_event_t ev(const char* name, int worker, double s, double e, uint
 TEST(trace_report, arithmetic_on_a_hand_made_trace) {
   runtime::trace_t t;
   t.meta["policy"] = "eager";
-  t.events = {ev("spmv", 0, 0, 400000, 1, 0), ev("assemble", 1, 500000, 1000000, 1, 0),
-              ev("spmv", 1, 0, 200000, 2, 1), ev("assemble", 0, 600000, 800000, 2, 1)};
+  t.events = {ev("spmv", 0, 0, 400000, 1, 0), ev("assemble", 1, 500000, 1000000, 1, 0), ev("spmv", 1, 0, 200000, 2, 1),
+              ev("assemble", 0, 600000, 800000, 2, 1)};
   const dag::trace_summary_t s = dag::summarize_trace(t);
   EXPECT_DOUBLE_EQ(s.span_s, 1.0);
   EXPECT_EQ(s.proofs, 2u);
@@ -101,7 +101,8 @@ TEST(trace_report, summary_and_plot_of_a_recorded_batch) {
   EXPECT_EQ(s.tasks, 40u);
   EXPECT_EQ(s.policy, "starzk");
   ASSERT_EQ(s.phases.size(), 10u);
-  const char* order[] = {"spmv", "prep_msm", "ntt_h", "msm_h", "msm_l", "msm_a", "msm_b1", "b_g2_msm", "assemble", "free"};
+  const char* order[] = {"spmv",  "prep_msm", "ntt_h",    "msm_h",    "msm_l",
+                         "msm_a", "msm_b1",   "b_g2_msm", "assemble", "free"};
   for (size_t i = 0; i < 10; ++i) {
     EXPECT_EQ(s.phases[i].phase, order[i]);
     EXPECT_EQ(s.phases[i].tasks, 4u);

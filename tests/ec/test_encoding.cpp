@@ -114,14 +114,18 @@ void round_trip(size_t n, Enc enc, Dec dec, bool compressed) {
 }
 
 TEST(ec_encoding, round_trips) {
-  round_trip<g1_params>(48, encode_g1_compressed,
-                        [](const uint8_t* b, g1_affine_t& p, decode_check c) { return decode_g1_compressed(b, p, c); }, true);
-  round_trip<g1_params>(96, encode_g1_uncompressed,
-                        [](const uint8_t* b, g1_affine_t& p, decode_check c) { return decode_g1_uncompressed(b, p, c); }, false);
-  round_trip<g2_params>(96, encode_g2_compressed,
-                        [](const uint8_t* b, g2_affine_t& p, decode_check c) { return decode_g2_compressed(b, p, c); }, true);
-  round_trip<g2_params>(192, encode_g2_uncompressed,
-                        [](const uint8_t* b, g2_affine_t& p, decode_check c) { return decode_g2_uncompressed(b, p, c); }, false);
+  round_trip<g1_params>(
+      48, encode_g1_compressed,
+      [](const uint8_t* b, g1_affine_t& p, decode_check c) { return decode_g1_compressed(b, p, c); }, true);
+  round_trip<g1_params>(
+      96, encode_g1_uncompressed,
+      [](const uint8_t* b, g1_affine_t& p, decode_check c) { return decode_g1_uncompressed(b, p, c); }, false);
+  round_trip<g2_params>(
+      96, encode_g2_compressed,
+      [](const uint8_t* b, g2_affine_t& p, decode_check c) { return decode_g2_compressed(b, p, c); }, true);
+  round_trip<g2_params>(
+      192, encode_g2_uncompressed,
+      [](const uint8_t* b, g2_affine_t& p, decode_check c) { return decode_g2_uncompressed(b, p, c); }, false);
 }
 
 // Every flag combination on a valid compressed point and on compressed O.
@@ -140,10 +144,14 @@ TEST(ec_encoding, compressed_flag_combinations) {
     g1_affine_t out = g1_affine_t::generator();
     const decode_status st = decode_g1_compressed(b, out);
     decode_status want;
-    if (!c) want = decode_status::wrong_compression_flag;
-    else if (i && s) want = decode_status::sort_flag_on_infinity;
-    else if (i) want = decode_status::bad_infinity_encoding;  // x bits are not zero
-    else want = decode_status::ok;
+    if (!c)
+      want = decode_status::wrong_compression_flag;
+    else if (i && s)
+      want = decode_status::sort_flag_on_infinity;
+    else if (i)
+      want = decode_status::bad_infinity_encoding;  // x bits are not zero
+    else
+      want = decode_status::ok;
     EXPECT_EQ(st, want) << "point, flags " << flags;
     if (want == decode_status::ok) {
       EXPECT_EQ(out, s == bool(sort_of_g) ? g : -g);
@@ -152,12 +160,16 @@ TEST(ec_encoding, compressed_flag_combinations) {
     std::memcpy(b, inf, 48);
     b[0] = f;
     const decode_status st_inf = decode_g1_compressed(b, out);
-    if (!c) want = decode_status::wrong_compression_flag;
-    else if (i && s) want = decode_status::sort_flag_on_infinity;
-    else if (i) want = decode_status::ok;
+    if (!c)
+      want = decode_status::wrong_compression_flag;
+    else if (i && s)
+      want = decode_status::sort_flag_on_infinity;
+    else if (i)
+      want = decode_status::ok;
     // x = 0 without the infinity flag: y^2 = 4 gives the curve points
     // (0, +-2), which have order 3, so not in the subgroup.
-    else want = decode_status::not_in_subgroup;
+    else
+      want = decode_status::not_in_subgroup;
     EXPECT_EQ(st_inf, want) << "infinity, flags " << flags;
   }
   // O with a stray bit anywhere in x.
@@ -185,10 +197,14 @@ TEST(ec_encoding, uncompressed_flag_combinations) {
       b[0] = static_cast<uint8_t>((b[0] & 0x1f) | f);
       g2_affine_t out;
       decode_status want;
-      if (c) want = decode_status::wrong_compression_flag;
-      else if (s) want = decode_status::sort_flag_on_uncompressed;
-      else if (i) want = is_inf ? decode_status::ok : decode_status::bad_infinity_encoding;
-      else want = is_inf ? decode_status::not_on_curve : decode_status::ok;  // (0, 0) without the flag
+      if (c)
+        want = decode_status::wrong_compression_flag;
+      else if (s)
+        want = decode_status::sort_flag_on_uncompressed;
+      else if (i)
+        want = is_inf ? decode_status::ok : decode_status::bad_infinity_encoding;
+      else
+        want = is_inf ? decode_status::not_on_curve : decode_status::ok;  // (0, 0) without the flag
       EXPECT_EQ(decode_g2_uncompressed(b, out), want) << (is_inf ? "infinity" : "point") << ", flags " << flags;
     }
   }

@@ -146,7 +146,8 @@ TYPED_TEST(points_test, projective_equality) {
   EXPECT_NE(g, g2.neg());
   EXPECT_NE(g, jac<P>::infinity());
   EXPECT_NE(jac<P>::infinity(), g);
-  EXPECT_EQ(jac<P>::infinity(), (jac<P>{small<typename P::field_t>(5), small<typename P::field_t>(9), P::field_t::zero()}));
+  EXPECT_EQ(jac<P>::infinity(),
+            (jac<P>{small<typename P::field_t>(5), small<typename P::field_t>(9), P::field_t::zero()}));
   // Same x, other y: must differ.
   EXPECT_NE(g, jac<P>::from_affine(-aff<P>::generator()));
 }
@@ -165,9 +166,9 @@ TYPED_TEST(points_test, xyzz_agrees_with_jacobian) {
     EXPECT_EQ(xa.add(xb).to_jacobian(), ja.add(jb));
     EXPECT_EQ(xa.add_mixed(b).to_jacobian(), ja.add_mixed(b));
     EXPECT_EQ(xa.dbl().to_jacobian(), ja.dbl());
-    EXPECT_EQ(xa.add(xa).to_jacobian(), ja.dbl());           // P == Q through add
+    EXPECT_EQ(xa.add(xa).to_jacobian(), ja.dbl());                                      // P == Q through add
     EXPECT_EQ(xyzz<P>::from_affine(a).add_mixed(a).to_affine(), ja.dbl().to_affine());  // mdbl
-    EXPECT_EQ(xa.add_mixed(a).to_jacobian(), ja.dbl());      // P == Q through add_mixed
+    EXPECT_EQ(xa.add_mixed(a).to_jacobian(), ja.dbl());                                 // P == Q through add_mixed
     EXPECT_TRUE(xa.add(xa.neg()).is_infinity());
     EXPECT_TRUE(xa.add_mixed(-a).is_infinity());
     EXPECT_EQ(xa.add(xyzz<P>::infinity()), xa);
@@ -196,8 +197,10 @@ TYPED_TEST(points_test, batch_to_affine) {
   using P = TypeParam;
   std::vector<jac<P>> in;
   for (int i = 0; i < 9; ++i) {
-    if (i % 4 == 0) in.push_back(jac<P>::infinity());
-    else in.push_back(rescale(jac<P>::from_affine(random_curve_point<P>()), P::field_t::random(test::rng())));
+    if (i % 4 == 0)
+      in.push_back(jac<P>::infinity());
+    else
+      in.push_back(rescale(jac<P>::from_affine(random_curve_point<P>()), P::field_t::random(test::rng())));
   }
   std::vector<aff<P>> out(in.size());
   jac<P>::batch_to_affine(in, out);

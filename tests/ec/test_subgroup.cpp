@@ -149,7 +149,6 @@ TEST(ec_subgroup, g1_rejects_subgroup_point_plus_order_3_torsion) {
   EXPECT_FALSE(t.is_in_subgroup());
 }
 
-
 // The fixed chain of |x| against double-and-add over its bits, on points in
 // and out of the subgroup, O, and the G1 point (0, 2) of order 3.
 TEST(ec_subgroup, fixed_chain_equals_double_and_add) {
@@ -157,7 +156,8 @@ TEST(ec_subgroup, fixed_chain_equals_double_and_add) {
     const g1_affine_t p1 = (i % 2) ? random_subgroup_point<g1_params>() : random_curve_point<g1_params>();
     const g2_affine_t p2 = (i % 2) ? random_subgroup_point<g2_params>() : random_curve_point<g2_params>();
     EXPECT_EQ(mul_by_x_abs(p1), mul_u64(p1, bls_x_abs)) << i;
-    EXPECT_EQ(mul_by_x_abs(g1_jacobian_t::from_affine(p1).dbl()), mul_u64(g1_jacobian_t::from_affine(p1).dbl(), bls_x_abs));
+    EXPECT_EQ(mul_by_x_abs(g1_jacobian_t::from_affine(p1).dbl()),
+              mul_u64(g1_jacobian_t::from_affine(p1).dbl(), bls_x_abs));
     EXPECT_EQ(mul_by_x_abs(p2), mul_u64(p2, bls_x_abs)) << i;
   }
   EXPECT_TRUE(mul_by_x_abs(g1_affine_t::infinity()).is_infinity());
@@ -175,9 +175,15 @@ TYPED_TEST(subgroup_test, fast_equals_definition_on_fresh_points) {
   for (int i = 0; i < 16; ++i) {
     affine_t<P> p;
     switch (i % 4) {
-      case 0: p = mul(affine_t<P>::generator(), fr_t::random(fresh)).to_affine(); break;
-      case 1: p = random_curve_point<P>(); break;
-      case 2: p = affine_t<P>::infinity(); break;
+      case 0:
+        p = mul(affine_t<P>::generator(), fr_t::random(fresh)).to_affine();
+        break;
+      case 1:
+        p = random_curve_point<P>();
+        break;
+      case 2:
+        p = affine_t<P>::infinity();
+        break;
       default:
         p = random_subgroup_point<P>();
         p.y = p.y + P::field_t::one();  // off the curve
@@ -211,8 +217,9 @@ TYPED_TEST(subgroup_test, batch_reports_the_first_failing_index) {
       std::vector<affine_t<P>> v = pool;
       v[at] = bad;
       if (at + 300 < v.size()) v[at + 300] = outside;  // a later failure must not win
-      for (unsigned threads : {1u, 2u, 3u}) EXPECT_EQ(first_outside_subgroup(std::span<const affine_t<P>>(v), threads),
-                                                      std::optional<uint64_t>(at)) << at << " " << threads;
+      for (unsigned threads : {1u, 2u, 3u})
+        EXPECT_EQ(first_outside_subgroup(std::span<const affine_t<P>>(v), threads), std::optional<uint64_t>(at))
+            << at << " " << threads;
     }
   }
 }

@@ -41,7 +41,9 @@ mpz from_limbs(const std::array<uint64_t, N>& l) {
 }
 
 template <class T>
-mpz to_mpz(const T& a) { return from_limbs(a.to_canonical()); }
+mpz to_mpz(const T& a) {
+  return from_limbs(a.to_canonical());
+}
 
 // Element from an mpz in [0, m) through the little-endian byte decoder.
 template <class T>
@@ -95,8 +97,10 @@ class GmpOracle : public ::testing::Test {
     add(t);
     for (size_t i = 0; i < n_random; ++i) {
       mpz x;
-      if (i % 10 == 9) mpz_urandomb(x.v, gr, 1 + i % T::modulus_bits);
-      else mpz_urandomm(x.v, gr, m.v);
+      if (i % 10 == 9)
+        mpz_urandomb(x.v, gr, 1 + i % T::modulus_bits);
+      else
+        mpz_urandomm(x.v, gr, m.v);
       add(x);
     }
     return v;
@@ -167,7 +171,7 @@ TYPED_TEST(GmpOracle, LegendreAndSqrt) {
     const T a = from_mpz<T>(x);
     const int leg = mpz_legendre(x.v, this->m.v);
     ASSERT_EQ(a.legendre(), leg) << x.dec();
-    if constexpr (requires(T t, T& o) { t.sqrt(o); }) {
+    if constexpr (requires(T t, T & o) { t.sqrt(o); }) {
       T r;
       const bool ok = a.sqrt(r);
       ASSERT_EQ(ok, leg >= 0) << x.dec();
@@ -216,9 +220,9 @@ TYPED_TEST(GmpOracle, BytesAndDecimal) {
 TEST(GmpFacts, SevenGeneratesFrStar) {
   // r - 1 = 2^32 · 3 · 11 · 19 · 10177 · 125527 · 859267 · 906349^2 ·
   //         2508409 · 2529403 · 52437899 · 254760293^2 (checked below).
-  const std::vector<std::pair<unsigned long, unsigned>> f = {
-      {2, 32}, {3, 1}, {11, 1}, {19, 1}, {10177, 1}, {125527, 1}, {859267, 1},
-      {906349, 2}, {2508409, 1}, {2529403, 1}, {52437899, 1}, {254760293, 2}};
+  const std::vector<std::pair<unsigned long, unsigned>> f = {{2, 32},      {3, 1},       {11, 1},       {19, 1},
+                                                             {10177, 1},   {125527, 1},  {859267, 1},   {906349, 2},
+                                                             {2508409, 1}, {2529403, 1}, {52437899, 1}, {254760293, 2}};
   mpz prod(1), r = from_limbs(fr_t::modulus), rm1;
   mpz_sub_ui(rm1.v, r.v, 1);
   for (auto [q, e] : f) {

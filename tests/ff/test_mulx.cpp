@@ -33,11 +33,20 @@ limbs_of<T> spiky(std::mt19937_64& g) {
   limbs_of<T> v{};
   for (auto& w : v) {
     switch (g() % 5) {
-      case 0: w = 0; break;
-      case 1: w = 1; break;
-      case 2: w = ~uint64_t(0); break;
-      case 3: w = ~uint64_t(0) - 1; break;
-      default: w = g();
+      case 0:
+        w = 0;
+        break;
+      case 1:
+        w = 1;
+        break;
+      case 2:
+        w = ~uint64_t(0);
+        break;
+      case 3:
+        w = ~uint64_t(0) - 1;
+        break;
+      default:
+        w = g();
     }
   }
   return v;
@@ -77,12 +86,15 @@ void expect_same_product(const limbs_of<T>& a, const limbs_of<T>& b) {
   T::mul_raw_portable(y, a.data(), b.data());
   T::mul_raw_cios(z, a.data(), b.data());
   for (size_t i = 0; i < T::n_limbs; ++i) {
-    ASSERT_EQ(x[i], y[i]) << T::n_limbs << " limbs, "  << " limb " << i;
-    ASSERT_EQ(x[i], z[i]) << T::n_limbs << " limbs, "  << " limb " << i;
+    ASSERT_EQ(x[i], y[i]) << T::n_limbs << " limbs, "
+                          << " limb " << i;
+    ASSERT_EQ(x[i], z[i]) << T::n_limbs << " limbs, "
+                          << " limb " << i;
   }
   limbs_of<T> xr;
   for (size_t i = 0; i < T::n_limbs; ++i) xr[i] = x[i];
-  ASSERT_TRUE(limbs::less(xr, T::modulus)) << T::n_limbs << " limbs, "  << ": product not reduced";
+  ASSERT_TRUE(limbs::less(xr, T::modulus)) << T::n_limbs << " limbs, "
+                                           << ": product not reduced";
 }
 
 TYPED_TEST(MulxField, RandomProductsAndSquares) {
@@ -102,7 +114,7 @@ TYPED_TEST(MulxField, CarryHeavyOperands) {
     limbs_of<T> a = spiky<T>(g);
     a[T::n_limbs - 1] &= T::top_mask >> 1;  // below m (m's top limb exceeds top_mask / 2)
     ASSERT_TRUE(limbs::less(a, T::modulus));
-    const limbs_of<T> b = spiky<T>(g);       // any N-limb value
+    const limbs_of<T> b = spiky<T>(g);  // any N-limb value
     expect_same_product<T>(a, b);
     expect_same_product<T>(a, a);
   }
@@ -162,8 +174,10 @@ TEST(MulxSwitch, OnOffAndEnvironment) {
   EXPECT_FALSE(ff_path::initial_choice());
   setenv("STARZK_FF_PORTABLE", "0", 1);
   EXPECT_EQ(ff_path::initial_choice(), ff_path::cpu_has_mulx());
-  if (old) setenv("STARZK_FF_PORTABLE", saved.c_str(), 1);
-  else unsetenv("STARZK_FF_PORTABLE");
+  if (old)
+    setenv("STARZK_FF_PORTABLE", saved.c_str(), 1);
+  else
+    unsetenv("STARZK_FF_PORTABLE");
 }
 
 // Every caller goes through mul_raw: the same tower results both ways

@@ -28,7 +28,8 @@ std::array<uint64_t, N> hex_limbs(std::string_view hex) {
 
 TEST(FfKnownAnswers, Moduli) {
   EXPECT_EQ(fp_t::modulus,
-            hex_limbs<6>("0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab"));
+            hex_limbs<6>(
+                "0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab"));
   EXPECT_EQ(fr_t::modulus, hex_limbs<4>("0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001"));
   EXPECT_EQ(fp_t::modulus_bits, 381u);
   EXPECT_EQ(fr_t::modulus_bits, 255u);
@@ -39,9 +40,11 @@ TEST(FfKnownAnswers, Moduli) {
 TEST(FfKnownAnswers, MontgomeryConstants) {
   // R = 2^384 mod p, R^2 mod p, -p^-1 mod 2^64 (values as in zkcrypto/blst).
   EXPECT_EQ(fp_t::r1_mod,
-            hex_limbs<6>("0x15f65ec3fa80e4935c071a97a256ec6d77ce5853705257455f48985753c758baebf4000bc40c0002760900000002fffd"));
+            hex_limbs<6>(
+                "0x15f65ec3fa80e4935c071a97a256ec6d77ce5853705257455f48985753c758baebf4000bc40c0002760900000002fffd"));
   EXPECT_EQ(fp_t::r2_mod,
-            hex_limbs<6>("0x11988fe592cae3aa9a793e85b519952d67eb88a9939d83c08de5476c4c95b6d50a76e6a609d104f1f4df1f341c341746"));
+            hex_limbs<6>(
+                "0x11988fe592cae3aa9a793e85b519952d67eb88a9939d83c08de5476c4c95b6d50a76e6a609d104f1f4df1f341c341746"));
   EXPECT_EQ(fp_t::m_inv, 0x89f3fffcfffcfffdull);
   EXPECT_EQ(fr_t::r1_mod, hex_limbs<4>("0x1824b159acc5056f998c4fefecbc4ff55884b7fa0003480200000001fffffffe"));
   EXPECT_EQ(fr_t::r2_mod, hex_limbs<4>("0x0748d9d99f59ff1105d314967254398f2b6cedcb87925c23c999e990f3f29c6d"));
@@ -68,7 +71,7 @@ TEST(FfRootsOfUnity, PrimitiveAndConsistent) {
     const fr_t w32 = root(32);
     fr_t x = w32;
     for (int i = 0; i < 31; ++i) x = x.sqr();
-    EXPECT_EQ(x, -fr_t::one());  // ω^(2^31) = -1 ≠ 1
+    EXPECT_EQ(x, -fr_t::one());     // ω^(2^31) = -1 ≠ 1
     EXPECT_TRUE(x.sqr().is_one());  // ω^(2^32) = 1
     for (unsigned k = 1; k <= 32; ++k) EXPECT_EQ(root(k).sqr(), root(k - 1)) << "k=" << k;
     EXPECT_TRUE(root(0).is_one());

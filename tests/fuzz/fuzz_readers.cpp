@@ -79,7 +79,6 @@ void params_vk(std::span<const uint8_t> in) {
   accepts([&] { (void)read_params_vk(p); });
 }
 
-
 void proof_json(std::span<const uint8_t> in) {
   const auto p = write_scratch(in, "input.proof.json");
   accepts([&] { (void)read_proof_json(p); });
@@ -119,9 +118,15 @@ void manifest(std::span<const uint8_t> in) {
 }
 
 const target_t targets[] = {
-    {"zkey", zkey},           {"r1cs", r1cs},           {"wtns", wtns},
-    {"params", params},       {"params_vk", params_vk}, {"proof_json", proof_json},
-    {"public_json", public_json}, {"vkey_json", vkey_json}, {"manifest", manifest},
+    {"zkey", zkey},
+    {"r1cs", r1cs},
+    {"wtns", wtns},
+    {"params", params},
+    {"params_vk", params_vk},
+    {"proof_json", proof_json},
+    {"public_json", public_json},
+    {"vkey_json", vkey_json},
+    {"manifest", manifest},
 };
 
 }  // namespace

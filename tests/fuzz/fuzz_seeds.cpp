@@ -39,9 +39,7 @@ namespace {
 const fs::path data = fs::path(STARZK_TEST_DATA) / "fixtures";
 const char* const circuits[] = {"multiplier", "mimc", "bits"};
 
-void put_text(const fs::path& p, const std::string& s) {
-  std::ofstream(p, std::ios::binary) << s;
-}
+void put_text(const fs::path& p, const std::string& s) { std::ofstream(p, std::ios::binary) << s; }
 
 void copy_fixtures(const fs::path& dir, const char* file, bool skip_bits = false) {
   for (const char* c : circuits) {

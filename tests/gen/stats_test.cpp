@@ -27,7 +27,7 @@ r1cs_t tiny() {
 TEST(Stats, CountsAHandMadeCircuit) {
   const r1cs_t cs = tiny();
   const std::vector<fr_t> w = {fr_t::one(), fr_t::from_u64(9), fr_t::from_u64(8),
-                               fr_t::one(), fr_t::zero(), fr_t::from_u64(77)};
+                               fr_t::one(), fr_t::zero(),      fr_t::from_u64(77)};
   for (unsigned threads : {1u, 4u}) {
     const circuit_stats_t s = describe(cs, w, threads);
     EXPECT_EQ(s.n_aux, 3u);

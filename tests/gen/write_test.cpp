@@ -13,8 +13,8 @@ namespace starzk {
 namespace {
 
 TEST(GenWrite, FilesRoundTrip) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("starzk-gen-test-" + std::to_string(::getpid())) / "job";
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("starzk-gen-test-" + std::to_string(::getpid())) / "job";
   const gen_params_t params{10, 328, 21};
   std::vector<std::filesystem::path> seen;
   write_generated(params, dir, 2, 2, [&](const std::filesystem::path& p) { seen.push_back(p); });

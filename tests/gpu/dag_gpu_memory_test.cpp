@@ -197,7 +197,8 @@ const case18_t& case18() {
     std::mt19937_64 rng(0x2718);
     toxic_waste_t tw{};
     for (fr_t* x : {&tw.tau, &tw.alpha, &tw.beta, &tw.gamma, &tw.delta}) *x = fr_t::random(rng);
-    r.c.pk = std::make_shared<const proving_key_t>(setup(*r.c.cs, h_convention_t::bellman_coset, tw, setup_options_t{}));
+    r.c.pk =
+        std::make_shared<const proving_key_t>(setup(*r.c.cs, h_convention_t::bellman_coset, tw, setup_options_t{}));
     for (uint64_t p = 0; p < 2; ++p) r.c.witnesses.push_back(generate_witness(params, *r.c.cs, p));
     r.reference = prove_with_blinding(*r.c.pk, r.c.cs.get(), r.c.witnesses[0], r.rs, 0);
     return r;
@@ -274,7 +275,7 @@ TEST(dag_gpu_memory_limited, batch_at_2_18_under_a_small_device_limit_verifies) 
     EXPECT_EQ(key.memory_plan().streamed, dag::key_query_all);
     EXPECT_FALSE(key.memory_plan().optional_fits);
     EXPECT_TRUE(key.memory_plan().lean_domain);  // the H phase runs with the lean twiddles
-    EXPECT_TRUE(key.h_phase_in_passes());         // and a, b, c never on the device
+    EXPECT_TRUE(key.h_phase_in_passes());        // and a, b, c never on the device
     EXPECT_GE(key.view().scratch_max, m.smallest);
     EXPECT_LT(key.view().scratch_max, m.largest_whole);  // some MSM must run in pieces
   });

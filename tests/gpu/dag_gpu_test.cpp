@@ -89,8 +89,8 @@ TEST_P(dag_gpu, proofs_equal_the_cpu_reference) {
   runtime::invariant_options_t io;
   // The lock is checked where the whole chain is pinned to the GPU (chains
   // on CPU workers are not locked by default).
-  io.chains_contiguous = std::string(pc.name) == "gpu" || std::string(pc.name) == "mixed1" ||
-                         std::string(pc.name) == "auto";
+  io.chains_contiguous =
+      std::string(pc.name) == "gpu" || std::string(pc.name) == "mixed1" || std::string(pc.name) == "auto";
   io.serial_free = std::string(pc.policy) == "starzk";  // a rule of our policies, not of dmdas
   for (const std::string& v : runtime::check_invariants(t, io)) ADD_FAILURE() << v;
   codelets::set_placement("spmv=any,ntt_h=any,msm=any,b_g2_msm=any");

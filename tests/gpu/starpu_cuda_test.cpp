@@ -42,7 +42,10 @@ TEST(StarpuCuda, CodeletRunsOnCudaWorker) {
   const size_t n = (size_t(1) << 20) + 1;  // not a multiple of the block size
   std::vector<uint64_t> v(n), want(n);
   std::mt19937_64 rng(std::random_device{}());
-  for (size_t i = 0; i < n; ++i) { v[i] = rng(); want[i] = v[i] * 2; }
+  for (size_t i = 0; i < n; ++i) {
+    v[i] = rng();
+    want[i] = v[i] * 2;
+  }
 
   starpu_data_handle_t h;
   starpu_vector_data_register(&h, STARPU_MAIN_RAM, uintptr_t(v.data()), n, sizeof(uint64_t));

@@ -220,8 +220,8 @@ TEST(CodedMatrix, SatisfactionCheckSameForBothForms) {
   EXPECT_EQ(first_unsatisfied_row(coded, w, 2), bad);
 }
 
-const toxic_waste_t fixed_waste{fr_t::from_u64(123456789), fr_t::from_u64(5), fr_t::from_u64(7),
-                                fr_t::from_u64(11), fr_t::from_u64(13)};
+const toxic_waste_t fixed_waste{fr_t::from_u64(123456789), fr_t::from_u64(5), fr_t::from_u64(7), fr_t::from_u64(11),
+                                fr_t::from_u64(13)};
 
 TEST(CodedMatrix, SetupGivesTheSameKey) {
   const r1cs_t coded = read_r1cs(fixtures / "multiplier" / "circuit.r1cs");

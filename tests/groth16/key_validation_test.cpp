@@ -46,8 +46,10 @@ affine_t<P> off_curve() {
 template <class P>
 affine_t<P> non_canonical() {
   affine_t<P> p = test::random_subgroup_point<P>();
-  if constexpr (std::is_same_v<P, g1_params>) p.x = fp_t::from_mont_limbs(fp_t::modulus);
-  else p.x.c1 = fp_t::from_mont_limbs(fp_t::modulus);
+  if constexpr (std::is_same_v<P, g1_params>)
+    p.x = fp_t::from_mont_limbs(fp_t::modulus);
+  else
+    p.x.c1 = fp_t::from_mont_limbs(fp_t::modulus);
   return p;
 }
 
@@ -92,7 +94,7 @@ TEST(key_validation, names_the_query_and_index) {
 
 TEST(key_validation, the_first_bad_point_is_reported) {
   proving_key_t k = good_key();
-  k.h[5] = off_curve<g1_params>();   // the cheap pass finds this one
+  k.h[5] = off_curve<g1_params>();         // the cheap pass finds this one
   k.h[2] = outside_subgroup<g1_params>();  // but this one comes first
   EXPECT_EQ(problem(k), "h point 2: not in the prime-order subgroup");
   k.h[1] = off_curve<g1_params>();
@@ -143,7 +145,6 @@ TEST(key_validation, device_choice_without_a_gpu) {
   EXPECT_EQ(info.device, "the CPU (1 thread)");
 }
 
-
 // With a CUDA device: the same verdict and message as the CPU on a good key
 // and on keys with one or two bad points of every kind in every query
 // (fresh random points; the first bad index must come back).
@@ -157,13 +158,22 @@ TEST(key_validation, gpu_agrees_with_cpu) {
   using G2 = g2_params;
   const std::function<void(proving_key_t&)> edits[] = {
       [](proving_key_t& k) { k.h.back() = outside_subgroup<G1>(); },
-      [](proving_key_t& k) { k.h[1] = off_curve<G1>(); k.h[3] = outside_subgroup<G1>(); },
+      [](proving_key_t& k) {
+        k.h[1] = off_curve<G1>();
+        k.h[3] = outside_subgroup<G1>();
+      },
       [](proving_key_t& k) { k.h[2] = g1_affine_t::infinity(); },
       [](proving_key_t& k) { k.vk.ic[0] = non_canonical<G1>(); },
       [](proving_key_t& k) { k.l[0] = outside_subgroup<G1>(); },
-      [](proving_key_t& k) { k.a[2] = off_curve<G1>(); k.a[3] = g1_affine_t::infinity(); },
+      [](proving_key_t& k) {
+        k.a[2] = off_curve<G1>();
+        k.a[3] = g1_affine_t::infinity();
+      },
       [](proving_key_t& k) { k.b_g1[1] = outside_subgroup<G1>(); },
-      [](proving_key_t& k) { k.b_g2[2] = outside_subgroup<G2>(); k.b_g2[0] = g2_affine_t::infinity(); },
+      [](proving_key_t& k) {
+        k.b_g2[2] = outside_subgroup<G2>();
+        k.b_g2[0] = g2_affine_t::infinity();
+      },
       [](proving_key_t& k) { k.b_g2[1] = off_curve<G2>(); },
       [](proving_key_t& k) { k.b_g2[3] = non_canonical<G2>(); },
   };

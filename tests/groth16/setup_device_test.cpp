@@ -19,8 +19,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-#define SZK_REQUIRE_NO_GPU()                                                                  \
-  do {                                                                                        \
+#define SZK_REQUIRE_NO_GPU()                                                                       \
+  do {                                                                                             \
     if (setup_gpu_available()) GTEST_SKIP() << "a CUDA device is present: the GPU tests cover it"; \
   } while (0)
 
@@ -79,8 +79,8 @@ TEST(SetupDevice, CliGpuOnWithoutDeviceFails) {
   const fs::path dir = scratch_dir("cli");
   fs::create_directories(dir);
   const std::string r1cs = std::string(STARZK_TEST_DATA) + "/fixtures/multiplier/circuit.r1cs";
-  const auto setup_run = test::run_binary(STARZK_BIN, "setup --r1cs " + r1cs + " --params " +
-                                                           (dir / "k.params").string() + " --gpu on");
+  const auto setup_run =
+      test::run_binary(STARZK_BIN, "setup --r1cs " + r1cs + " --params " + (dir / "k.params").string() + " --gpu on");
   EXPECT_NE(setup_run.status, 0) << setup_run.output;
   EXPECT_NE(setup_run.output.find("GPU"), std::string::npos) << setup_run.output;
   EXPECT_NE(setup_run.output.find("--gpu off"), std::string::npos) << setup_run.output;
@@ -92,13 +92,13 @@ TEST(SetupDevice, CliGpuOnWithoutDeviceFails) {
   EXPECT_NE(gen_run.output.find("--gpu on"), std::string::npos) << gen_run.output;
   EXPECT_FALSE(fs::exists(out / "circuit.r1cs")) << "gen wrote files before failing";
 
-  const auto bad = test::run_binary(STARZK_BIN, "setup --r1cs " + r1cs + " --params " +
-                                                    (dir / "k.params").string() + " --gpu maybe");
+  const auto bad = test::run_binary(
+      STARZK_BIN, "setup --r1cs " + r1cs + " --params " + (dir / "k.params").string() + " --gpu maybe");
   EXPECT_NE(bad.status, 0) << bad.output;
 
   // --gpu off (and auto, here) make a key.
-  const auto off = test::run_binary(STARZK_BIN, "setup --r1cs " + r1cs + " --params " +
-                                                    (dir / "k.params").string() + " --gpu off");
+  const auto off =
+      test::run_binary(STARZK_BIN, "setup --r1cs " + r1cs + " --params " + (dir / "k.params").string() + " --gpu off");
   EXPECT_EQ(off.status, 0) << off.output;
   EXPECT_NE(off.output.find("on CPU"), std::string::npos) << off.output;
   EXPECT_TRUE(fs::exists(dir / "k.params"));

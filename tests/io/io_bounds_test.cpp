@@ -64,9 +64,7 @@ void expect_bounded(const std::function<void()>& read, const fs::path& file, con
       if (code) std::fprintf(stderr, "no error for %s\n", file.c_str());
     } catch (const io_error& e) {
       const std::string what = e.what();
-      code = !ok && what.rfind(file.string() + ": ", 0) == 0 && what.find(problem) != std::string::npos
-                 ? 0
-                 : 1;
+      code = !ok && what.rfind(file.string() + ": ", 0) == 0 && what.find(problem) != std::string::npos ? 0 : 1;
       if (code) std::fprintf(stderr, "unexpected message: %s\n", what.c_str());
     } catch (const std::bad_alloc&) {
       std::fprintf(stderr, "std::bad_alloc: the reader allocated by an unchecked count\n");
@@ -108,7 +106,8 @@ TEST_F(bounds_test, zkey_header_counts) {
   for (const uint32_t domain : {1u << 26, 1u << 28, 1u << 30, 1u << 31}) {
     const fs::path p = mutate(good, "domain-" + std::to_string(domain) + ".zkey",
                               [&](bytes_t& b) { put_u32(b, hdr(b) + 96, domain); });
-    expect_bounded([&] { read_zkey(p); }, p, "section 9 (H query): length lies: domainSize = " + std::to_string(domain));
+    expect_bounded([&] { read_zkey(p); }, p,
+                   "section 9 (H query): length lies: domainSize = " + std::to_string(domain));
   }
   fs::path p = mutate(good, "nvars.zkey", [&](bytes_t& b) { put_u32(b, hdr(b) + 88, 1u << 28); });
   expect_bounded([&] { read_zkey(p); }, p, "length lies: nVars = 268435456");
@@ -128,11 +127,13 @@ bytes_t without_labels(bytes_t b) {
 
 TEST_F(bounds_test, r1cs_wire_count) {
   // Header (section 1): n8, r (32), nWires @36.
-  const fs::path plain = mutate(multiplier("circuit.r1cs"), "no-labels.r1cs", [](bytes_t& b) { b = without_labels(b); });
+  const fs::path plain =
+      mutate(multiplier("circuit.r1cs"), "no-labels.r1cs", [](bytes_t& b) { b = without_labels(b); });
   expect_bounded([&] { EXPECT_EQ(read_r1cs(plain).n_vars, 68u); }, plain, std::nullopt);
   // 2^24 wires and no labels: nothing in the file pays for them.
   fs::path p = mutate(plain, "wires.r1cs", [](bytes_t& b) { put_u32(b, section_of(b, 1).payload + 36, 1u << 24); });
-  expect_bounded([&] { read_r1cs(p); }, p, "section 1 (header): nWires = 16777216 but the file has no wire labels section");
+  expect_bounded([&] { read_r1cs(p); }, p,
+                 "section 1 (header): nWires = 16777216 but the file has no wire labels section");
   // With labels, the labels section pays 8 bytes per wire.
   p = mutate(multiplier("circuit.r1cs"), "wires-labels.r1cs",
              [](bytes_t& b) { put_u32(b, section_of(b, 1).payload + 36, 1u << 24); });

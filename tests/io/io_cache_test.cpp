@@ -32,12 +32,16 @@ const proving_key_t& key(const std::string& name) {
   static std::map<std::string, std::unique_ptr<proving_key_t>> cache;
   auto& slot = cache[name];
   if (!slot) {
-    if (name == "snarkjs") slot = std::make_unique<proving_key_t>(read_zkey(fixture("multiplier", "circuit.zkey")));
+    if (name == "snarkjs")
+      slot = std::make_unique<proving_key_t>(read_zkey(fixture("multiplier", "circuit.zkey")));
     else if (name == "snarkjs-coded")  // .zkey matrices coded (setup from the coded circuit read_r1cs gives)
       slot = std::make_unique<proving_key_t>(
           setup(read_r1cs(fixture("multiplier", "circuit.r1cs")), h_convention_t::snarkjs_odd_coset));
-    else if (name == "holey") slot = std::make_unique<proving_key_t>(setup(holey_circuit(), h_convention_t::bellman_coset));
-    else slot = std::make_unique<proving_key_t>(setup(read_r1cs(fixture(name, "circuit.r1cs")), h_convention_t::bellman_coset));
+    else if (name == "holey")
+      slot = std::make_unique<proving_key_t>(setup(holey_circuit(), h_convention_t::bellman_coset));
+    else
+      slot = std::make_unique<proving_key_t>(
+          setup(read_r1cs(fixture(name, "circuit.r1cs")), h_convention_t::bellman_coset));
   }
   return *slot;
 }
@@ -98,8 +102,8 @@ TEST_P(key_cache_roundtrip, write_read_view) {
   EXPECT_EQ(v.vk(), k.vk);
   ASSERT_EQ(v.a.size(), k.a.size());
   EXPECT_TRUE(std::equal(v.b_g2.begin(), v.b_g2.end(), k.b_g2.begin()));
-  for (const void* p : {(const void*)v.ic.data(), (const void*)v.h.data(), (const void*)v.a.data(),
-                        (const void*)v.b_g2.data()}) {
+  for (const void* p :
+       {(const void*)v.ic.data(), (const void*)v.h.data(), (const void*)v.a.data(), (const void*)v.b_g2.data()}) {
     EXPECT_TRUE(page_aligned(p));
   }
   // The spans point into the mapping (no copy).
@@ -107,7 +111,8 @@ TEST_P(key_cache_roundtrip, write_read_view) {
   EXPECT_EQ(reinterpret_cast<const uint8_t*>(v.h.data()), f.data() + v.container().section(1).offset);
 }
 
-INSTANTIATE_TEST_SUITE_P(keys, key_cache_roundtrip, ::testing::Values("multiplier", "holey", "snarkjs", "snarkjs-coded"));
+INSTANTIATE_TEST_SUITE_P(keys, key_cache_roundtrip,
+                         ::testing::Values("multiplier", "holey", "snarkjs", "snarkjs-coded"));
 
 // Coded .zkey matrices are stored expanded (key_cache.hpp): the file is the
 // one the plain key gives, byte for byte, and reads back plain.

@@ -207,7 +207,7 @@ TEST_F(csr_malformed, shapes_checked_on_open) {
 
 TEST_F(csr_malformed, indices_checked_in_full) {
   auto b = bytes;
-  const uint64_t rp = section_offset(b, 3);  // B row_ptr
+  const uint64_t rp = section_offset(b, 3);                         // B row_ptr
   store_u64_le(b.data() + rp + 8 * 5, get_u64(b, rp + 8 * 6) + 1);  // row_ptr[5] > row_ptr[6]
   reseal(b, 3);
   expect_bad_indices(b, "B: row_ptr[6] = ");
@@ -270,7 +270,8 @@ TEST_F(csr_malformed_v2, dictionary_too_large) {
     sections.push_back(starzk::section_of<uint64_t>(m->row_ptr));
     sections.push_back(starzk::section_of<uint32_t>(m->col));
     sections.push_back(starzk::section_of<uint16_t>(m->code));
-    sections.push_back(starzk::section_of<fr_t>(m == &r.c ? std::span<const fr_t>(big) : std::span<const fr_t>(m->dict)));
+    sections.push_back(
+        starzk::section_of<fr_t>(m == &r.c ? std::span<const fr_t>(big) : std::span<const fr_t>(m->dict)));
   }
   const csr_circuit_view_t good_view(good);
   const std::vector<uint8_t> meta(good_view.container().meta().begin(), good_view.container().meta().end());

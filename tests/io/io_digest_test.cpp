@@ -86,8 +86,10 @@ TEST(file_digest, tree_known_answers) {
             "8cab6f5ff026f9809258ce5991cc19bd347e057b68937db39679eaeab73588f5");  // 10 leaves, the last short
   EXPECT_EQ(to_hex(tree_digest(all.first(8192), 1024, 1)),
             "87c87d55d5578034d407b6aac2fe61911d0941f6d028a3a5a550dcc675b8ec47");  // 8 full leaves
-  EXPECT_EQ(to_hex(tree_digest(all.first(1), 1024, 2)), "b067ba8f14f18e7829b5d79fa0fe30c250a2ff82e351924e10ea321473818b20");
-  EXPECT_EQ(to_hex(tree_digest(all.first(0), 1024, 2)), "91e1b0ce01d2585eb00ac723153de55a1723e2584981aa7b1e90da3e0571143d");
+  EXPECT_EQ(to_hex(tree_digest(all.first(1), 1024, 2)),
+            "b067ba8f14f18e7829b5d79fa0fe30c250a2ff82e351924e10ea321473818b20");
+  EXPECT_EQ(to_hex(tree_digest(all.first(0), 1024, 2)),
+            "91e1b0ce01d2585eb00ac723153de55a1723e2584981aa7b1e90da3e0571143d");
   EXPECT_EQ(tree_digest(all.first(10000), 1024, 1), tree_digest(all.first(10000), 1024, 2));
 
   // A file (one 64 MiB leaf) hashes as the tree says.
@@ -208,7 +210,8 @@ TEST(validation_record, off_and_unwritable) {
 TEST(validation_record, folder_from_the_environment) {
   const char* keep[] = {"STARZK_VALIDATED_KEYS", "XDG_CACHE_HOME", "HOME"};
   std::vector<std::optional<std::string>> saved;
-  for (const char* k : keep) saved.push_back(std::getenv(k) ? std::optional<std::string>(std::getenv(k)) : std::nullopt);
+  for (const char* k : keep)
+    saved.push_back(std::getenv(k) ? std::optional<std::string>(std::getenv(k)) : std::nullopt);
 
   ::setenv("STARZK_VALIDATED_KEYS", "/tmp/starzk-records", 1);
   EXPECT_EQ(record_store_t::from_env().dir(), fs::path("/tmp/starzk-records"));
@@ -225,8 +228,10 @@ TEST(validation_record, folder_from_the_environment) {
   EXPECT_NE(record_store_t::from_env().where().find("HOME"), std::string::npos);
 
   for (size_t i = 0; i < 3; ++i) {
-    if (saved[i]) ::setenv(keep[i], saved[i]->c_str(), 1);
-    else ::unsetenv(keep[i]);
+    if (saved[i])
+      ::setenv(keep[i], saved[i]->c_str(), 1);
+    else
+      ::unsetenv(keep[i]);
   }
 }
 

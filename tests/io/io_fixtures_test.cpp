@@ -149,17 +149,18 @@ TEST_P(fixture_test, zkey_matches_r1cs_and_export) {
       return p.is_infinity() ? json::array({"0", "1", "0"}) : json::array({p.x.to_decimal(), p.y.to_decimal(), "1"});
     };
     for (size_t i = 0; i < k.a.size(); ++i) ASSERT_EQ(g1(k.a[i]), j["A"][i]) << i;
-    for (size_t i = 0; i < k.l.size(); ++i) ASSERT_EQ(g1(k.l[i]), j["C"][i + k.n_public + 1]) << i;  // C[0..nPublic] are null
+    for (size_t i = 0; i < k.l.size(); ++i)
+      ASSERT_EQ(g1(k.l[i]), j["C"][i + k.n_public + 1]) << i;  // C[0..nPublic] are null
     for (size_t i = 0; i < k.h.size(); ++i) ASSERT_EQ(g1(k.h[i]), j["hExps"][i]) << i;
     EXPECT_EQ(g1(k.beta_g1), j["vk_beta_1"]);
     EXPECT_EQ(g1(k.delta_g1), j["vk_delta_1"]);
     for (size_t i = 0; i < k.b_g2.size(); ++i) {
       const auto& p = k.b_g2[i];
-      const json want = p.is_infinity() ? json::array({json::array({"0", "0"}), json::array({"1", "0"}),
-                                                       json::array({"0", "0"})})
-                                        : json::array({json::array({p.x.c0.to_decimal(), p.x.c1.to_decimal()}),
-                                                       json::array({p.y.c0.to_decimal(), p.y.c1.to_decimal()}),
-                                                       json::array({"1", "0"})});
+      const json want =
+          p.is_infinity()
+              ? json::array({json::array({"0", "0"}), json::array({"1", "0"}), json::array({"0", "0"})})
+              : json::array({json::array({p.x.c0.to_decimal(), p.x.c1.to_decimal()}),
+                             json::array({p.y.c0.to_decimal(), p.y.c1.to_decimal()}), json::array({"1", "0"})});
       ASSERT_EQ(want, j["B2"][i]) << i;
     }
   } else {

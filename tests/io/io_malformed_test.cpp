@@ -43,8 +43,8 @@ bytes_t prime_bytes(const std::array<uint64_t, 4>& l) {
 }
 const bytes_t bls_r = prime_bytes(fr_t::modulus);
 // 21888242871839275222246405745257275088548364400416034343698204186575808495617
-const bytes_t bn128_r = prime_bytes({0x43e1f593f0000001ull, 0x2833e84879b97091ull, 0xb85045b68181585dull,
-                                     0x30644e72e131a029ull});
+const bytes_t bn128_r =
+    prime_bytes({0x43e1f593f0000001ull, 0x2833e84879b97091ull, 0xb85045b68181585dull, 0x30644e72e131a029ull});
 
 // A point of E(Fp) outside the order-r subgroup: the first x = 1, 2, ...
 // with x^3 + 4 a square whose point fails the subgroup test.
@@ -79,9 +79,12 @@ TEST_F(malformed_test, truncated_at_many_offsets) {
       write_bytes(p, bytes_t(good.begin(), good.begin() + cut));
       const std::string ext = fs::path(file).extension();
       auto read = [&] {
-        if (ext == ".r1cs") read_r1cs(p);
-        else if (ext == ".wtns") read_wtns(p);
-        else read_zkey(p);
+        if (ext == ".r1cs")
+          read_r1cs(p);
+        else if (ext == ".wtns")
+          read_wtns(p);
+        else
+          read_zkey(p);
       };
       SCOPED_TRACE(std::string(file) + " cut at " + std::to_string(cut));
       expect_io_error(read, p, "");
@@ -123,7 +126,8 @@ TEST_F(malformed_test, sections_missing_duplicated_trailing) {
 TEST_F(malformed_test, r1cs_content) {
   // Header layout: u32 n8, r (32), nWires, nOutputs, nPubInputs, nPrvInputs, u64 nLabels, nConstraints.
   auto hdr = [](const bytes_t& b) { return section_of(b, 1).payload; };
-  auto p = mutate("circuit.r1cs", "bn128.r1cs", [&](bytes_t& b) { std::copy(bn128_r.begin(), bn128_r.end(), b.begin() + hdr(b) + 4); });
+  auto p = mutate("circuit.r1cs", "bn128.r1cs",
+                  [&](bytes_t& b) { std::copy(bn128_r.begin(), bn128_r.end(), b.begin() + hdr(b) + 4); });
   expect_io_error([&] { read_r1cs(p); }, p, "wrong curve: prime is bn128's, expected bls12-381");
   p = mutate("circuit.r1cs", "other-prime.r1cs", [&](bytes_t& b) { b[hdr(b) + 4] ^= 2; });
   expect_io_error([&] { read_r1cs(p); }, p, "wrong curve");
@@ -153,7 +157,8 @@ TEST_F(malformed_test, r1cs_content) {
 
 TEST_F(malformed_test, wtns_content) {
   auto hdr = [](const bytes_t& b) { return section_of(b, 1).payload; };
-  auto p = mutate("witness.wtns", "bn128.wtns", [&](bytes_t& b) { std::copy(bn128_r.begin(), bn128_r.end(), b.begin() + hdr(b) + 4); });
+  auto p = mutate("witness.wtns", "bn128.wtns",
+                  [&](bytes_t& b) { std::copy(bn128_r.begin(), bn128_r.end(), b.begin() + hdr(b) + 4); });
   expect_io_error([&] { read_wtns(p); }, p, "bn128");
   p = mutate("witness.wtns", "count.wtns", [&](bytes_t& b) { put_u32(b, hdr(b) + 36, get_u32(b, hdr(b) + 36) + 1); });
   expect_io_error([&] { read_wtns(p); }, p, "section 2 (witness values): length lies: header says 69 values");
@@ -171,7 +176,8 @@ TEST_F(malformed_test, wtns_content) {
   read_wtns_into(good, into);
   EXPECT_EQ(into, read_wtns(good));
   std::vector<fr_t> short_buf(67);
-  expect_io_error([&] { read_wtns_into(good, short_buf); }, good, "witness of wrong count: 68 values, the circuit has 67 wires");
+  expect_io_error([&] { read_wtns_into(good, short_buf); }, good,
+                  "witness of wrong count: 68 values, the circuit has 67 wires");
   expect_io_error([&] { read_wtns_into(p, into); }, p, "value 0 (the constant wire) is not 1");
 }
 
@@ -186,7 +192,8 @@ TEST_F(malformed_test, zkey_header) {
   expect_io_error([&] { read_zkey(p); }, p, "not a Groth16 key: protocol 2 (plonk)");
   p = mutate("circuit.zkey", "q.zkey", [&](bytes_t& b) { b[hdr(b) + 10] ^= 1; });
   expect_io_error([&] { read_zkey(p); }, p, "wrong curve: base field prime q");
-  p = mutate("circuit.zkey", "bn128.zkey", [&](bytes_t& b) { std::copy(bn128_r.begin(), bn128_r.end(), b.begin() + hdr(b) + 56); });
+  p = mutate("circuit.zkey", "bn128.zkey",
+             [&](bytes_t& b) { std::copy(bn128_r.begin(), bn128_r.end(), b.begin() + hdr(b) + 56); });
   expect_io_error([&] { read_zkey(p); }, p, "wrong curve: prime is bn128's");
   p = mutate("circuit.zkey", "npublic.zkey", [&](bytes_t& b) { put_u32(b, hdr(b) + 92, 68); });
   expect_io_error([&] { read_zkey(p); }, p, "counts inconsistent");
@@ -211,7 +218,8 @@ TEST_F(malformed_test, zkey_coefficients) {
   expect_io_error([&] { read_zkey(p); }, p, "coefficient 0: row 128 out of range (domainSize = 128)");
   p = mutate("circuit.zkey", "wire.zkey", [&](bytes_t& b) { put_u32(b, e0(b) + 8, 1000); });
   expect_io_error([&] { read_zkey(p); }, p, "coefficient 0: wire index 1000 out of range (nVars = 68)");
-  p = mutate("circuit.zkey", "value.zkey", [&](bytes_t& b) { std::copy(bls_r.begin(), bls_r.end(), b.begin() + e0(b) + 12); });
+  p = mutate("circuit.zkey", "value.zkey",
+             [&](bytes_t& b) { std::copy(bls_r.begin(), bls_r.end(), b.begin() + e0(b) + 12); });
   expect_io_error([&] { read_zkey(p); }, p, "coefficient 0: value is not below r");
   p = mutate("circuit.zkey", "count.zkey", [&](bytes_t& b) { put_u32(b, e0(b) - 4, get_u32(b, e0(b) - 4) + 1); });
   expect_io_error([&] { read_zkey(p); }, p, "section 4 (coefficients): length lies");
@@ -280,8 +288,11 @@ TEST_F(malformed_test, json_files) {
   p = tmp / "syntax.json";
   write_text(p, "{\"pi_a\": [");
   expect_io_error([&] { read_proof_json(p); }, p, "not valid JSON");
-  p = write("public-r.json", json::array({"52435875175126190479447740508185965837690552500527637822603658699938581184513"}));
-  expect_io_error([&] { read_public_json(p); }, p, "[0]: '52435875175126190479447740508185965837690552500527637822603658699938581184513' is not a decimal number below r");
+  p = write("public-r.json",
+            json::array({"52435875175126190479447740508185965837690552500527637822603658699938581184513"}));
+  expect_io_error([&] { read_public_json(p); }, p,
+                  "[0]: '52435875175126190479447740508185965837690552500527637822603658699938581184513' is not a "
+                  "decimal number below r");
   p = write("public-obj.json", json::object());
   expect_io_error([&] { read_public_json(p); }, p, "expected an array");
 }

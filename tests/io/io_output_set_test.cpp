@@ -95,8 +95,8 @@ TEST(output_set, stale_temporaries_of_dead_processes_only) {
   scratch_t tmp;
   const fs::path target = tmp / "proof-0.json";
   const std::string dead = std::to_string(dead_pid()), alive = std::to_string(::getppid()) + ".3";
-  for (const std::string& name : {"proof-0.json.tmp." + dead, "proof-0.json.tmp." + alive, std::string("proof-0.json.tmp.x1"),
-                                  "proof-1.json.tmp." + dead})
+  for (const std::string& name : {"proof-0.json.tmp." + dead, "proof-0.json.tmp." + alive,
+                                  std::string("proof-0.json.tmp.x1"), "proof-1.json.tmp." + dead})
     write_text(tmp / name, "partial");
   EXPECT_EQ(remove_stale_temporaries(target), 1u);
   EXPECT_EQ(files_in(tmp.dir()), (std::vector<fs::path>{"proof-0.json.tmp." + alive, std::string("proof-0.json.tmp.x1"),
@@ -126,7 +126,8 @@ TEST(output_set, outputs_may_not_alias_inputs) {
   fs::create_symlink(tmp / "key.zkey", tmp / "link.zkey");
   fs::create_hard_link(tmp / "key.zkey", tmp / "hard.zkey");
   const std::vector<named_path_t> in = {{tmp / "key.zkey", "the key"}, {tmp / "key.zkey", "the key again"}};
-  for (const fs::path& out : {tmp / "key.zkey", tmp / "link.zkey", tmp / "hard.zkey", tmp / "sub" / ".." / "key.zkey"}) {
+  for (const fs::path& out :
+       {tmp / "key.zkey", tmp / "link.zkey", tmp / "hard.zkey", tmp / "sub" / ".." / "key.zkey"}) {
     const std::vector<named_path_t> outs = {{tmp / "fine.json", "--public"}, {out, "--proof"}};
     expect_io_error([&] { check_outputs_apart(in, outs); }, out,
                     "--proof is the same file as the key '" + (tmp / "key.zkey").string() +

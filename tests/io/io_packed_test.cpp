@@ -170,7 +170,7 @@ TEST(packed_key_writer, failed_writer_leaves_nothing) {
     packed_key_writer_t w(file, {h_convention_t::bellman_coset, 3, 1, 4, 1, 1});
     std::vector<g1_affine_t> one(1, g1_affine_t::generator());
     EXPECT_THROW(w.put(packed_section_t::a, 1, one), io_error);  // past the section
-  }  // never committed
+  }                                                              // never committed
   EXPECT_FALSE(fs::exists(file));
   for (const auto& e : fs::directory_iterator(tmp.dir())) ADD_FAILURE() << "left behind: " << e.path();
 }

@@ -136,8 +136,10 @@ TEST_P(params_prove, proof_from_read_back_key_verifies) {
   EXPECT_TRUE(verify(pk.vk, x, proof));
   // Must-fail: another statement.
   std::vector<fr_t> x2 = x;
-  if (x2.empty()) x2.push_back(fr_t::one());
-  else x2[0] += fr_t::one();
+  if (x2.empty())
+    x2.push_back(fr_t::one());
+  else
+    x2[0] += fr_t::one();
   EXPECT_FALSE(verify(pk.vk, x2, proof));
 }
 
@@ -191,8 +193,8 @@ class params_malformed : public ::testing::Test {
 TEST_F(params_malformed, truncated_at_many_offsets) {
   std::vector<size_t> cuts = {0, 1, 95, 96, 500, 863, 864, 866, 867, 868, 900};
   for (const auto* q : {&lay.ic, &lay.h, &lay.l, &lay.a, &lay.b_g1, &lay.b_g2}) {
-    cuts.push_back(q->offset - 4);  // just before the count
-    cuts.push_back(q->offset - 1);  // inside the count
+    cuts.push_back(q->offset - 4);   // just before the count
+    cuts.push_back(q->offset - 1);   // inside the count
     cuts.push_back(q->offset + 50);  // inside the first point
   }
   cuts.push_back(bytes.size() - 1);
@@ -279,8 +281,8 @@ TEST_F(params_malformed, point_outside_the_subgroup) {
   ASSERT_FALSE(p.is_in_subgroup());
   auto b = bytes;
   encode_g1_uncompressed(p, b.data() + lay.h.offset + 96);
-  expect_bad(b, "h point 1 at offset " + std::to_string(lay.h.offset + 96) + ": " +
-                    describe(decode_status::not_in_subgroup));
+  expect_bad(
+      b, "h point 1 at offset " + std::to_string(lay.h.offset + 96) + ": " + describe(decode_status::not_in_subgroup));
   // decode_check::on_curve skips the subgroup test (for keys checked before).
   const fs::path bad = tmp / "bad.params";
   const proving_key_t k = read_params(bad, bundle("multiplier").cs, {.check = decode_check::on_curve});

@@ -67,7 +67,8 @@ TEST_P(roundtrip_test, vkey_json) {
   EXPECT_EQ(read_vkey_json(tmp / "vk.json"), vk);
   const auto j = nlohmann::json::parse(read_text(tmp / "vk.json"));
   const auto orig = nlohmann::json::parse(read_text(path("verification_key.json")));
-  for (const char* key : {"protocol", "curve", "nPublic", "vk_alpha_1", "vk_beta_2", "vk_gamma_2", "vk_delta_2", "IC"}) {
+  for (const char* key :
+       {"protocol", "curve", "nPublic", "vk_alpha_1", "vk_beta_2", "vk_gamma_2", "vk_delta_2", "IC"}) {
     EXPECT_EQ(j[key], orig[key]) << key;
   }
   EXPECT_FALSE(j.contains("vk_alphabeta_12"));
@@ -83,8 +84,7 @@ TEST_P(roundtrip_test, proof_and_public_json) {
   const proof_t p = read_proof_json(path("proof.json"));
   write_proof_json(tmp / "proof.json", p);
   EXPECT_EQ(read_proof_json(tmp / "proof.json"), p);
-  EXPECT_EQ(nlohmann::json::parse(read_text(tmp / "proof.json")),
-            nlohmann::json::parse(read_text(path("proof.json"))));
+  EXPECT_EQ(nlohmann::json::parse(read_text(tmp / "proof.json")), nlohmann::json::parse(read_text(path("proof.json"))));
   const auto pub = read_public_json(path("public.json"));
   write_public_json(tmp / "public.json", pub);
   EXPECT_EQ(read_public_json(tmp / "public.json"), pub);

@@ -17,9 +17,7 @@
 namespace starzk::test {
 namespace {
 
-std::string snarkjs() {
-  return "node " + (fs::path(STARZK_ORACLES) / "node_modules/snarkjs/build/cli.cjs").string();
-}
+std::string snarkjs() { return "node " + (fs::path(STARZK_ORACLES) / "node_modules/snarkjs/build/cli.cjs").string(); }
 
 bool have_snarkjs() {
   return fs::exists(fs::path(STARZK_ORACLES) / "node_modules/snarkjs/build/cli.cjs") &&

@@ -40,8 +40,7 @@ void expect_same_buckets(const std::vector<std::pair<size_t, affine_t<P>>>& stre
     ref[b] += p;
   }
   ab.finish();
-  for (size_t b = 0; b < n; ++b)
-    ASSERT_EQ(value(ab, b), ref[b].to_jacobian()) << "bucket " << b << ", batch " << batch;
+  for (size_t b = 0; b < n; ++b) ASSERT_EQ(value(ab, b), ref[b].to_jacobian()) << "bucket " << b << ", batch " << batch;
 }
 
 TYPED_TEST(AffineBuckets, MatchXyzzWithCollisionsAndSpecialPoints) {
@@ -54,10 +53,17 @@ TYPED_TEST(AffineBuckets, MatchXyzzWithCollisionsAndSpecialPoints) {
     for (size_t i = 0; i < n_points; ++i) {
       const size_t b = size_t(g() % n);
       switch (g() % 8) {
-        case 0: stream.push_back({b, affine_t<P>::infinity()}); break;
-        case 1: stream.push_back({b, pts[0]}); break;   // repeats: doublings
-        case 2: stream.push_back({b, -pts[0]}); break;  // opposites: cancels
-        default: stream.push_back({b, pts[i]});
+        case 0:
+          stream.push_back({b, affine_t<P>::infinity()});
+          break;
+        case 1:
+          stream.push_back({b, pts[0]});
+          break;  // repeats: doublings
+        case 2:
+          stream.push_back({b, -pts[0]});
+          break;  // opposites: cancels
+        default:
+          stream.push_back({b, pts[i]});
       }
     }
     for (size_t batch : {size_t(0), size_t(1), size_t(2), size_t(7), size_t(64)})
@@ -73,11 +79,11 @@ TYPED_TEST(AffineBuckets, DoublingsAndCancels) {
   const auto pts = test::random_bases<P>(g, 3);
   const affine_t<P> p = pts[0], q = pts[1];
   const std::vector<std::pair<size_t, affine_t<P>>> stream = {
-      {0, p}, {0, p},                          // 2P
-      {1, q}, {1, q}, {1, q},                  // 3Q (the third in the side sum)
-      {2, p}, {2, -p},                         // O
-      {3, q}, {3, p}, {3, -p}, {3, -q},        // O after other sums
-      {4, p}, {4, q}, {4, -q}, {4, p}};        // 2P via P + Q - Q
+      {0, p}, {0, p},                     // 2P
+      {1, q}, {1, q},  {1, q},            // 3Q (the third in the side sum)
+      {2, p}, {2, -p},                    // O
+      {3, q}, {3, p},  {3, -p}, {3, -q},  // O after other sums
+      {4, p}, {4, q},  {4, -q}, {4, p}};  // 2P via P + Q - Q
   for (size_t batch : {size_t(1), size_t(2), size_t(8)}) expect_same_buckets<P>(stream, 5, batch);
 }
 

@@ -51,10 +51,10 @@ TEST(MsmPieces, BoundsCoverEveryTermOnce) {
 TEST(MsmPieces, SplitBoundIsRelativeToThePiece) {
   EXPECT_EQ(msm_piece_split_from(msm_split_none, 0), msm_split_none);
   EXPECT_EQ(msm_piece_split_from(msm_split_none, 100), msm_split_none);
-  EXPECT_EQ(msm_piece_split_from(5, 0), 5u);   // the piece holding split_from
+  EXPECT_EQ(msm_piece_split_from(5, 0), 5u);  // the piece holding split_from
   EXPECT_EQ(msm_piece_split_from(5, 3), 2u);
-  EXPECT_EQ(msm_piece_split_from(5, 5), 0u);   // a piece starting at split_from
-  EXPECT_EQ(msm_piece_split_from(5, 6), 0u);   // past it: every term may split
+  EXPECT_EQ(msm_piece_split_from(5, 5), 0u);  // a piece starting at split_from
+  EXPECT_EQ(msm_piece_split_from(5, 6), 0u);  // past it: every term may split
   EXPECT_EQ(msm_piece_split_from(0, 9), 0u);
   // A piece wholly below split_from keeps every term in the tail: its bound
   // is at least its length.
@@ -76,11 +76,11 @@ TEST(MsmPieces, SplitBoundIsRelativeToThePiece) {
 
 TEST(MsmPieces, SmallestPiece) {
   EXPECT_EQ(msm_smallest_piece(0, 16), 0u);
-  EXPECT_EQ(msm_smallest_piece(10, 16), 10u);   // n below min_piece: one piece
+  EXPECT_EQ(msm_smallest_piece(10, 16), 10u);  // n below min_piece: one piece
   EXPECT_EQ(msm_smallest_piece(16, 16), 16u);
-  EXPECT_EQ(msm_smallest_piece(17, 16), 9u);    // 2 pieces: ceil(17/2)
+  EXPECT_EQ(msm_smallest_piece(17, 16), 9u);  // 2 pieces: ceil(17/2)
   EXPECT_EQ(msm_smallest_piece(64, 16), 16u);
-  EXPECT_EQ(msm_smallest_piece(65, 16), 13u);   // 5 pieces: ceil(65/5)
+  EXPECT_EQ(msm_smallest_piece(65, 16), 13u);  // 5 pieces: ceil(65/5)
 }
 
 // A synthetic scratch model: the default form costs 60 B per term, the lean
@@ -116,8 +116,8 @@ TEST(MsmPieces, PlannerFindsTheFewestPiecesThatFit) {
                               uint64_t(300000), uint64_t(5000000)}) {
         const msm_pieces_plan_t p = plan_msm_pieces(n, budget, min_piece, 1.0, m);
         const size_t d = brute_fewest(n, budget, min_piece, false, m), l = brute_fewest(n, budget, min_piece, true, m);
-        const std::string at = "n=" + std::to_string(n) + " min=" + std::to_string(min_piece) +
-                               " budget=" + std::to_string(budget);
+        const std::string at =
+            "n=" + std::to_string(n) + " min=" + std::to_string(min_piece) + " budget=" + std::to_string(budget);
         if (d == 0 && l == 0) {
           EXPECT_FALSE(p.fits) << at;
           continue;
@@ -184,8 +184,9 @@ jacobian_t<P> in_pieces(const std::vector<affine_t<P>>& bases, const std::vector
     const std::span<const fr_t> x(s.data() + p.begin, p.length);
     // prep_msm takes a forced tail of at most its length: a bound past the
     // piece means the same (every term in the tail).
-    acc = acc.add(p.split_from == msm_split_none ? msm_pippenger<P>(b, x, msm_config_t{.threads = 1})
-                                                 : split_msm<P>(b, prep_msm(x, std::min(p.split_from, p.length), 1), 1));
+    acc =
+        acc.add(p.split_from == msm_split_none ? msm_pippenger<P>(b, x, msm_config_t{.threads = 1})
+                                               : split_msm<P>(b, prep_msm(x, std::min(p.split_from, p.length), 1), 1));
   }
   return acc;
 }

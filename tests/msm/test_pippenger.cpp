@@ -76,11 +76,20 @@ TYPED_TEST(Pippenger, SpecialScalars) {
   std::vector<fr_t> mixed(n);
   for (size_t i = 0; i < n; ++i) {
     switch (i % 5) {
-      case 0: mixed[i] = -fr_t::one(); break;
-      case 1: mixed[i] = fr_t::zero(); break;
-      case 2: mixed[i] = fr_t::from_u64(i); break;
-      case 3: mixed[i] = -fr_t::from_u64(i); break;
-      default: mixed[i] = fr_t::random(g);
+      case 0:
+        mixed[i] = -fr_t::one();
+        break;
+      case 1:
+        mixed[i] = fr_t::zero();
+        break;
+      case 2:
+        mixed[i] = fr_t::from_u64(i);
+        break;
+      case 3:
+        mixed[i] = -fr_t::from_u64(i);
+        break;
+      default:
+        mixed[i] = fr_t::random(g);
     }
   }
   EXPECT_EQ(msm_pippenger<P>(bases, mixed), msm_naive<P>(bases, mixed));
@@ -92,10 +101,10 @@ TYPED_TEST(Pippenger, InfinityRepeatedAndOppositeBases) {
   const size_t n = 300;
   auto bases = test::random_bases<P>(g, n);
   for (size_t i = 0; i < n; i += 7) bases[i] = affine_t<P>::infinity();
-  for (size_t i = 3; i < n; i += 5) bases[i] = bases[1];        // the same base many times
-  for (size_t i = 4; i < n; i += 11) bases[i] = -bases[2];      // and its opposite
+  for (size_t i = 3; i < n; i += 5) bases[i] = bases[1];    // the same base many times
+  for (size_t i = 4; i < n; i += 11) bases[i] = -bases[2];  // and its opposite
   auto s = test::random_scalars(g, n);
-  for (size_t i = 3; i < n; i += 10) s[i] = s[3];               // same digit: same bucket, P + P
+  for (size_t i = 3; i < n; i += 10) s[i] = s[3];  // same digit: same bucket, P + P
   EXPECT_EQ(msm_pippenger<P>(bases, s), msm_naive<P>(bases, s));
 
   // s·P + s·(−P) cancels; so does s·P + (r − s)·P.

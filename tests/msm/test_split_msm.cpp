@@ -63,7 +63,7 @@ TEST(PrepMsm, ClassifiesByDefinition) {
   std::mt19937_64 g(403);
   const size_t n = 5000, forced = 11;
   auto s = boolean_heavy(g, n);
-  s[0] = fr_t::one();   // inside the forced range: must still go to the tail
+  s[0] = fr_t::one();  // inside the forced range: must still go to the tail
   s[1] = fr_t::zero();
   s[n - 1] = -fr_t::one();
   for (unsigned threads : {1u, 3u, 16u}) {

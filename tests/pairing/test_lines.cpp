@@ -114,8 +114,8 @@ TEST(PairingLines, SparseLineProductMatchesDenseProduct) {
 
 TEST(PairingFinalExp, EasyPartLandsInCyclotomicSubgroup) {
   const fp12_t m = final_exponentiation_easy(fp12_t::random(rng()));
-  EXPECT_TRUE((m * m.conjugate()).is_one());                     // m^(p^6 + 1) = 1
-  EXPECT_EQ(m.frobenius_map(4) * m, m.frobenius_map(2));         // m^(p^4 - p^2 + 1) = 1
+  EXPECT_TRUE((m * m.conjugate()).is_one());              // m^(p^6 + 1) = 1
+  EXPECT_EQ(m.frobenius_map(4) * m, m.frobenius_map(2));  // m^(p^4 - p^2 + 1) = 1
   EXPECT_EQ(m.cyclotomic_sqr(), m.sqr());
 }
 

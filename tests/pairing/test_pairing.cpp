@@ -96,8 +96,7 @@ TEST(MultiPairing, EqualsProductOfSinglePairings) {
   // Prepared G2 points give the same value.
   std::vector<g2_prepared_t> prepared;
   for (const g2_affine_t& q : qs) prepared.push_back(g2_prepared_t::prepare(q));
-  EXPECT_EQ(multi_pairing(std::span<const g1_affine_t>(ps), std::span<const g2_prepared_t>(prepared)),
-            product);
+  EXPECT_EQ(multi_pairing(std::span<const g1_affine_t>(ps), std::span<const g2_prepared_t>(prepared)), product);
   EXPECT_EQ(prepared[0].lines.size(), 68u);
   EXPECT_TRUE(prepared.back().infinity);
   // Dropping one pair changes the value.
@@ -125,9 +124,8 @@ groth16_case_t make_groth16_case(const fr_t& x1, const fr_t& x2) {
   const fr_t ic = ic0 + x1 * ic1 + x2 * ic2;
   const fr_t c = (a * b - alpha * beta - ic * gamma) * delta.inverse();
   // IC assembled as a point sum, the way a verifier does.
-  const g1_jacobian_t ic_pt = g1_jacobian_t::from_affine(g1_times(ic0))
-                                  .add(mul(g1_times(ic1), x1))
-                                  .add(mul(g1_times(ic2), x2));
+  const g1_jacobian_t ic_pt =
+      g1_jacobian_t::from_affine(g1_times(ic0)).add(mul(g1_times(ic1), x1)).add(mul(g1_times(ic2), x2));
   return {{-g1_times(a), g1_times(alpha), ic_pt.to_affine(), g1_times(c)},
           {g2_times(b), g2_times(beta), g2_times(gamma), g2_times(delta)}};
 }
@@ -182,8 +180,9 @@ TEST(PairingErrors, BadInputThrowsWithAClearMessage) {
   EXPECT_NE(message([&] { multi_pairing(ps, qs2); }).find("G2 point 1"), std::string::npos);
   g2_prepared_t truncated = g2_prepared_t::prepare(q);
   truncated.lines.pop_back();
-  EXPECT_NE(message([&] { multi_pairing(std::span(&p, 1), std::span<const g2_prepared_t>(&truncated, 1)); })
-                .find("expected 68"),
+  EXPECT_NE(message([&] {
+              multi_pairing(std::span(&p, 1), std::span<const g2_prepared_t>(&truncated, 1));
+            }).find("expected 68"),
             std::string::npos);
 }
 

@@ -25,31 +25,29 @@
 
 namespace starzk::test {
 
-struct dag_shape_t
-{
-	int jobs = 3;
-	int partitions_per_job = 2;
-	int pre_per_partition = 4;
-	int chain_len = 4;
-	int post_per_partition = 2;
-	int extra_per_job = 4;          // unattached LIGHT / MEMORY_HEAVY tasks
-	int min_us = 200, max_us = 5000;
-	bool priorities = true;         // random task priorities in [0, 3]
+struct dag_shape_t {
+  int jobs = 3;
+  int partitions_per_job = 2;
+  int pre_per_partition = 4;
+  int chain_len = 4;
+  int post_per_partition = 2;
+  int extra_per_job = 4;  // unattached LIGHT / MEMORY_HEAVY tasks
+  int min_us = 200, max_us = 5000;
+  bool priorities = true;  // random task priorities in [0, 3]
 };
 
-struct task_spec_t
-{
-	int rc = 0;
-	std::uint32_t job = 0;
-	int chain = -1;  // partition id or -1
-	bool last = false;
-	int duration_us = 0;
-	int priority = 0;
-	std::vector<int> data_deps;      // read the buffer of these tasks
-	std::vector<int> explicit_deps;  // starpu_task_declare_deps_array
+struct task_spec_t {
+  int rc = 0;
+  std::uint32_t job = 0;
+  int chain = -1;  // partition id or -1
+  bool last = false;
+  int duration_us = 0;
+  int priority = 0;
+  std::vector<int> data_deps;      // read the buffer of these tasks
+  std::vector<int> explicit_deps;  // starpu_task_declare_deps_array
 };
 
-std::vector<task_spec_t> make_random_dag(std::uint64_t seed, const dag_shape_t &shape);
+std::vector<task_spec_t> make_random_dag(std::uint64_t seed, const dag_shape_t& shape);
 
 // `count` independent MEMORY_HEAVY tasks of `duration_us` each.
 std::vector<task_spec_t> make_wide_memory_dag(int count, int duration_us);
@@ -59,6 +57,6 @@ std::vector<task_spec_t> make_wide_memory_dag(int count, int duration_us);
 // the GPU_CHAIN codelets also get a CUDA implementation (a host function
 // that only sleeps: no kernel, so it builds without nvcc; StarPU still
 // moves the buffers to the device).
-void run_dag(const std::vector<task_spec_t> &dag, runtime::trace_recorder &recorder, bool gpu_chain_on_cuda = false);
+void run_dag(const std::vector<task_spec_t>& dag, runtime::trace_recorder& recorder, bool gpu_chain_on_cuda = false);
 
 }  // namespace starzk::test

@@ -41,8 +41,10 @@ struct env_guard_t {
     setenv(n, v.c_str(), 1);
   }
   ~env_guard_t() {
-    if (had) setenv(name.c_str(), old.c_str(), 1);
-    else unsetenv(name.c_str());
+    if (had)
+      setenv(name.c_str(), old.c_str(), 1);
+    else
+      unsetenv(name.c_str());
   }
 };
 

@@ -34,10 +34,13 @@ TEST(Parallel, ForVisitsEveryIndexOnce) {
 
 TEST(Parallel, ForHonoursTheMinimumChunk) {
   std::atomic<int> calls{0};
-  parallel_for(10, 8, [&](size_t b, size_t e) {
-    EXPECT_GE(e - b, 5u);
-    calls.fetch_add(1);
-  }, 5);
+  parallel_for(
+      10, 8,
+      [&](size_t b, size_t e) {
+        EXPECT_GE(e - b, 5u);
+        calls.fetch_add(1);
+      },
+      5);
   EXPECT_EQ(calls.load(), 2);
 }
 
@@ -48,9 +51,10 @@ TEST(Parallel, TasksVisitEveryIndexOnce) {
 }
 
 TEST(Parallel, TheFirstErrorReachesTheCaller) {
-  EXPECT_THROW(parallel_tasks(64, 4, [](size_t i) {
-                 if (i == 13) throw std::runtime_error("task 13");
-               }),
+  EXPECT_THROW(parallel_tasks(64, 4,
+                              [](size_t i) {
+                                if (i == 13) throw std::runtime_error("task 13");
+                              }),
                std::runtime_error);
   EXPECT_THROW(parallel_for(64, 1, [](size_t, size_t) { throw std::logic_error("inline"); }), std::logic_error);
 }
@@ -79,8 +83,10 @@ TEST(Parallel, ForkedThreadsLeaveTheCallersBinding) {
     CPU_ZERO(&mine);
     pthread_getaffinity_np(pthread_self(), sizeof(mine), &mine);
     std::lock_guard<std::mutex> lock(m);
-    if (pthread_equal(pthread_self(), self)) caller_count = CPU_COUNT(&mine);
-    else counts.push_back(CPU_COUNT(&mine));
+    if (pthread_equal(pthread_self(), self))
+      caller_count = CPU_COUNT(&mine);
+    else
+      counts.push_back(CPU_COUNT(&mine));
   });
   ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved), 0);
 

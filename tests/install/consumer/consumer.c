@@ -10,13 +10,11 @@
 #include "policies/starzk_plugin.h"
 #include "policies/starzk_policies.h"
 
-int main(void)
-{
-	int found = 0;
-	for (const char *const *n = starzk_policy_names(); *n; ++n)
-	{
-		printf("%s\n", *n);
-		found = found || strcmp(*n, "starzk") == 0;
-	}
-	return found && starzk_policy_by_name("starzk") ? 0 : 1;
+int main(void) {
+  int found = 0;
+  for (const char* const* n = starzk_policy_names(); *n; ++n) {
+    printf("%s\n", *n);
+    found = found || strcmp(*n, "starzk") == 0;
+  }
+  return found && starzk_policy_by_name("starzk") ? 0 : 1;
 }
