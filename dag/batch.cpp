@@ -153,13 +153,18 @@ void batch_t::submit(uint32_t job, uint32_t index, witness_fill_t fill, std::str
   launch(std::move(a));
 }
 
-void batch_t::launch(attempt_t a) {
-  const proving_key_t& pk = a.key->pk();
+uint64_t batch_t::reservation(const key_bundle_t& key) const {
   // Without a prep_msm task the reservation leaves out its result (a CPU
   // MSM body that computes the split itself is the rare exception).
+  const proving_key_t& pk = key.pk();
+  return key.partition_bytes() - (prep_task_ ? 0 : codelets::prep_msm_max_bytes(pk.n_vars, pk.n_public));
+}
+
+void batch_t::launch(attempt_t a) {
+  const proving_key_t& pk = a.key->pk();
   const uint64_t prep_bytes = codelets::prep_msm_max_bytes(pk.n_vars, pk.n_public);
   const uint64_t prep_max = prep_task_ ? prep_bytes : 0;
-  uint64_t bytes = a.key->partition_bytes() - prep_bytes + prep_max;
+  uint64_t bytes = reservation(*a.key);
   // A retry on the CPUs holds a, b, c in host memory even where the plan
   // keeps them on the device, and its MSMs compute the split themselves.
   if (a.only == STARPU_CPU) {

@@ -149,6 +149,9 @@ class batch_t {
   bool priorities() const { return priorities_; }
   unsigned mem_task_threads() const { return mem_threads_; }  // resolved batch_options_t::mem_task_threads
   bool prep_task() const { return prep_task_; }               // resolved batch_options_t::prep_task
+  // Host bytes the budget reserves for one partition of this key (without a
+  // prep_msm task its result is left out; a retry on the CPUs adds more).
+  uint64_t reservation(const key_bundle_t& key) const;
   const witness_pool_t& witness_pool() const { return pool_; }
 
  private:

@@ -296,7 +296,7 @@ int run_manifest(const batch_run_options_t& o) {
         batch.set_memory_cap(cap);
         if (!o.quiet)
           progress.line("starzk: memory budget " + std::to_string(cap >> 20) + " MiB with key " +
-                        j.key.filename().string() + " resident (" + std::to_string(key->partition_bytes() >> 20) +
+                        j.key.filename().string() + " resident (" + std::to_string(batch.reservation(*key) >> 20) +
                         " MiB per partition)");
       }
       // Each key's device memory plan, once (docs/gpu.md, "Memory plan").

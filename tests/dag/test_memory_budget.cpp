@@ -82,6 +82,22 @@ TEST(memory_budget, reserve_blocks_until_release) {
   EXPECT_FALSE(small.try_reserve(1));
 }
 
+// What a partition reserves: the key's partition bytes with a prep_msm
+// task; without one (the MSM bodies split w themselves) its result is
+// left out. The log line of `prove --manifest` prints this figure.
+TEST(memory_budget, reservation_leaves_out_the_prep_result_without_a_prep_task) {
+  const test::prove_case_t& c = test::prove_case("gen-bellman");
+  runtime::starpu_session session(test::cpu_session("dmdas", 2));
+  auto key = test::bundle(c);
+  dag::batch_options_t with, without;
+  with.prep_task = 1;
+  without.prep_task = 0;
+  EXPECT_EQ(dag::batch_t(with).reservation(*key), key->partition_bytes());
+  const uint64_t prep = codelets::prep_msm_max_bytes(c.pk->n_vars, c.pk->n_public);
+  ASSERT_GT(prep, 0u);
+  EXPECT_EQ(dag::batch_t(without).reservation(*key), key->partition_bytes() - prep);
+}
+
 TEST(memory_budget, batch_over_the_cap_throttles_and_completes) {
   const test::prove_case_t& c = test::prove_case("gen-bellman");
   runtime::starpu_session session(test::cpu_session("dmdas", 3));
