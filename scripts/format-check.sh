@@ -8,7 +8,12 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 command -v clang-format >/dev/null || { echo "[format] clang-format not found (scripts/setup.sh installs it)" >&2; exit 1; }
-mapfile -t files < <(git ls-files -- '*.c' '*.h' '*.cpp' '*.hpp' '*.cu' '*.cuh' ':!:tests/oracles/**')
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  mapfile -t files < <(git ls-files -- '*.c' '*.h' '*.cpp' '*.hpp' '*.cu' '*.cuh' ':!:tests/oracles/**')
+else  # a source tree without git: the same folders
+  mapfile -t files < <(find src dag codelets cuda policies tests bench -path tests/oracles -prune -o -type f \
+    \( -name '*.c' -o -name '*.h' -o -name '*.cpp' -o -name '*.hpp' -o -name '*.cu' -o -name '*.cuh' \) -print | sort)
+fi
 if [ "${1:-}" = --fix ]; then
   clang-format -i "${files[@]}"
   exit 0
