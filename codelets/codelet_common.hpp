@@ -13,14 +13,18 @@
 
 #include <starpu.h>
 
-#include "ff/fr.hpp"
 #include <cstdint>
 #include <span>
 #include <stdexcept>
 #include <string>
 
+#include "codelets/cuda_support.hpp"
 #include "codelets/partition_state.hpp"
 #include "ff/fr.hpp"
+
+#if STARZK_CODELETS_CUDA
+#include "cuda/starzk_cuda.hpp"
+#endif
 
 namespace starzk::codelets::detail {
 
@@ -61,6 +65,24 @@ inline std::span<fr_t> fr_span(void* vector_buffer) {
 // The H phase on the host, in the key's convention (ntt/h_phase.hpp): the
 // CPU body of ntt_h and ntt_h_passes, and the latter's fallback.
 void h_phase_on_host(const partition_state_t& p, std::span<fr_t> a, std::span<fr_t> b, std::span<fr_t> c);
+// The domain size of the partition a task works on (the H-phase models).
+inline uint64_t domain_size_of(const starpu_task* task) {
+  return static_cast<const partition_state_t*>(task->cl_arg)->key.pk->domain_size;
+}
+
+#if STARZK_CODELETS_CUDA
+// What the CUDA bodies of ntt_h and ntt_h_passes hand the kernels: log2 of
+// the domain size, the key's root convention, and the key's device NTT
+// domain (buffer `domain_buffer`) with its form (full or lean tables, told
+// by its size; any other size throws).
+struct device_h_phase_t {
+  unsigned log_n = 0;
+  gpu::root_convention_t conv = gpu::root_convention_t::bellman;
+  gpu::ntt_tuning_t tune;
+  const void* domain = nullptr;
+};
+device_h_phase_t device_h_phase(const partition_state_t& p, void* domain_buffer);
+#endif
 
 // Codelet colors (0xRRGGBB), also used by the trace plot.
 inline constexpr unsigned color_spmv = 0x4e79a7;

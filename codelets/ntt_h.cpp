@@ -40,10 +40,6 @@ namespace starzk::codelets {
 
 namespace {
 
-uint64_t ntt_h_size(const starpu_task* task) {
-  return static_cast<const partition_state_t*>(task->cl_arg)->key.pk->domain_size;
-}
-
 void ntt_h_cpu(void* buffers[], void* arg) noexcept {
   auto& p = *static_cast<partition_state_t*>(arg);
   guarded(p, "ntt_h", [&] {
@@ -55,23 +51,11 @@ void ntt_h_cpu(void* buffers[], void* arg) noexcept {
 void ntt_h_cuda(void* buffers[], void* arg) noexcept {
   auto& p = *static_cast<partition_state_t*>(arg);
   guarded(p, "ntt_h", [&] {
-    const uint64_t n = p.key.pk->domain_size;
-    unsigned log_n = 0;
-    while ((uint64_t(1) << log_n) < n) ++log_n;
-    // The domain's form (full or lean twiddle tables) is told by its size.
-    const size_t domain_bytes = STARPU_VECTOR_GET_NX(buffers[3]) * STARPU_VECTOR_GET_ELEMSIZE(buffers[3]);
-    gpu::ntt_tuning_t tune;
-    if (domain_bytes == gpu::ntt_domain_bytes(log_n, gpu::ntt_tables_t::lean))
-      tune.tables = gpu::ntt_tables_t::lean;
-    else if (domain_bytes != gpu::ntt_domain_bytes(log_n))
-      throw std::runtime_error("the key's device NTT domain is missing or of the wrong size");
-    const auto conv = p.key.pk->convention == h_convention_t::bellman_coset ? gpu::root_convention_t::bellman
-                                                                            : gpu::root_convention_t::snarkjs;
+    const detail::device_h_phase_t d = detail::device_h_phase(p, buffers[3]);
     auto* a = reinterpret_cast<fr_t*>(STARPU_VECTOR_GET_PTR(buffers[0]));
     auto* b = reinterpret_cast<fr_t*>(STARPU_VECTOR_GET_PTR(buffers[1]));
     auto* c = reinterpret_cast<fr_t*>(STARPU_VECTOR_GET_PTR(buffers[2]));
-    const void* domain = reinterpret_cast<const void*>(STARPU_VECTOR_GET_PTR(buffers[3]));
-    detail::check_cuda(gpu::ntt_h(a, b, c, log_n, conv, domain, detail::worker_stream(), tune), "gpu::ntt_h");
+    detail::check_cuda(gpu::ntt_h(a, b, c, d.log_n, d.conv, d.domain, detail::worker_stream(), d.tune), "gpu::ntt_h");
   });
 }
 #endif
@@ -79,6 +63,22 @@ void ntt_h_cuda(void* buffers[], void* arg) noexcept {
 starpu_perfmodel ntt_h_model;
 
 }  // namespace
+
+#if STARZK_CODELETS_CUDA
+detail::device_h_phase_t detail::device_h_phase(const partition_state_t& p, void* domain_buffer) {
+  device_h_phase_t d;
+  while ((uint64_t(1) << d.log_n) < p.key.pk->domain_size) ++d.log_n;
+  d.conv = p.key.pk->convention == h_convention_t::bellman_coset ? gpu::root_convention_t::bellman
+                                                                 : gpu::root_convention_t::snarkjs;
+  const size_t bytes = STARPU_VECTOR_GET_NX(domain_buffer) * STARPU_VECTOR_GET_ELEMSIZE(domain_buffer);
+  if (bytes == gpu::ntt_domain_bytes(d.log_n, gpu::ntt_tables_t::lean))
+    d.tune.tables = gpu::ntt_tables_t::lean;
+  else if (bytes != gpu::ntt_domain_bytes(d.log_n))
+    throw std::runtime_error("the key's device NTT domain is missing or of the wrong size");
+  d.domain = reinterpret_cast<const void*>(STARPU_VECTOR_GET_PTR(domain_buffer));
+  return d;
+}
+#endif
 
 void detail::h_phase_on_host(const partition_state_t& p, std::span<fr_t> a, std::span<fr_t> b, std::span<fr_t> c) {
   if (p.key.pk->convention == h_convention_t::bellman_coset)
@@ -98,7 +98,7 @@ starpu_codelet* ntt_h_codelet() {
   static starpu_codelet cl = [] {
     starpu_codelet c;
     starpu_codelet_init(&c);
-    detail::init_size_model<&ntt_h_size>(ntt_h_model, "starzk_ntt_h");
+    detail::init_size_model<&detail::domain_size_of>(ntt_h_model, "starzk_ntt_h");
     c.cpu_funcs[0] = ntt_h_cpu;
     c.cpu_funcs_name[0] = "ntt_h_cpu";
 #if STARZK_CODELETS_CUDA

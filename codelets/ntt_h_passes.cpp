@@ -37,10 +37,6 @@ namespace {
 // Staging chunks of the pointwise step: 2^22 elements (128 MiB) each at most.
 constexpr size_t passes_chunk = size_t(1) << 22;
 
-uint64_t ntt_h_passes_size(const starpu_task* task) {
-  return static_cast<const partition_state_t*>(task->cl_arg)->key.pk->domain_size;
-}
-
 void ntt_h_passes_cpu(void* buffers[], void* arg) noexcept {
   auto& p = *static_cast<partition_state_t*>(arg);
   guarded(p, "ntt_h_passes", [&] {
@@ -53,21 +49,12 @@ void ntt_h_passes_cuda(void* buffers[], void* arg) noexcept {
   auto& p = *static_cast<partition_state_t*>(arg);
   guarded(p, "ntt_h_passes", [&] {
     const uint64_t n = p.key.pk->domain_size;
-    unsigned log_n = 0;
-    while ((uint64_t(1) << log_n) < n) ++log_n;
+    const detail::device_h_phase_t d = detail::device_h_phase(p, buffers[3]);
     const std::span<fr_t> a = detail::fr_span(buffers[0]), b = detail::fr_span(buffers[1]),
                           c = detail::fr_span(buffers[2]);
     if (a.size() != n || b.size() != n || c.size() != n)
       throw std::runtime_error("a, b, c are not of the domain's size");
-    const size_t domain_bytes = STARPU_VECTOR_GET_NX(buffers[3]) * STARPU_VECTOR_GET_ELEMSIZE(buffers[3]);
-    gpu::ntt_tuning_t tune;
-    if (domain_bytes == gpu::ntt_domain_bytes(log_n, gpu::ntt_tables_t::lean))
-      tune.tables = gpu::ntt_tables_t::lean;
-    else if (domain_bytes != gpu::ntt_domain_bytes(log_n))
-      throw std::runtime_error("the key's device NTT domain is missing or of the wrong size");
-    const auto conv = p.key.pk->convention == h_convention_t::bellman_coset ? gpu::root_convention_t::bellman
-                                                                            : gpu::root_convention_t::snarkjs;
-    const size_t need = gpu::ntt_h_passes_scratch_bytes(log_n, passes_chunk);
+    const size_t need = gpu::ntt_h_passes_scratch_bytes(d.log_n, passes_chunk);
     const size_t limit = p.key.scratch_max >= need ? size_t(p.key.scratch_max) : need;
     void* scratch = detail::try_worker_scratch(need, limit);
     if (scratch == nullptr) {
@@ -78,9 +65,8 @@ void ntt_h_passes_cuda(void* buffers[], void* arg) noexcept {
       detail::h_phase_on_host(p, a, b, c);
       return;
     }
-    detail::check_cuda(gpu::ntt_h_passes(a.data(), b.data(), c.data(), log_n, conv,
-                                         reinterpret_cast<const void*>(STARPU_VECTOR_GET_PTR(buffers[3])), scratch,
-                                         need, passes_chunk, detail::worker_stream(), tune),
+    detail::check_cuda(gpu::ntt_h_passes(a.data(), b.data(), c.data(), d.log_n, d.conv, d.domain, scratch, need,
+                                         passes_chunk, detail::worker_stream(), d.tune),
                        "gpu::ntt_h_passes");
   });
 }
@@ -94,7 +80,7 @@ starpu_codelet* ntt_h_passes_codelet() {
   static starpu_codelet cl = [] {
     starpu_codelet c;
     starpu_codelet_init(&c);
-    detail::init_size_model<&ntt_h_passes_size>(ntt_h_passes_model, "starzk_ntt_h_passes");
+    detail::init_size_model<&detail::domain_size_of>(ntt_h_passes_model, "starzk_ntt_h_passes");
     c.cpu_funcs[0] = ntt_h_passes_cpu;
     c.cpu_funcs_name[0] = "ntt_h_passes_cpu";
 #if STARZK_CODELETS_CUDA
