@@ -30,6 +30,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -156,6 +157,13 @@ struct partition_state_t {
   std::atomic<bool> device_fault_{false};
 };
 
+// What a body throws when its input is bad, whichever worker runs it (a
+// witness that breaks a constraint): never a device fault, since the
+// partition would fail the same way anywhere.
+struct bad_input_error : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
 // Runs body() for `phase` of partition p unless p already failed; records
 // any exception instead of letting it escape (StarPU's callbacks are C).
 template <class Body>
@@ -176,6 +184,8 @@ void guarded(partition_state_t& p, const char* phase, Body&& body) noexcept {
   };
   try {
     body();
+  } catch (const bad_input_error& e) {
+    p.fail(phase, e.what());
   } catch (const std::exception& e) {
     failed(e.what());
   } catch (...) {

@@ -18,7 +18,9 @@
 // copies of w and of the CSR arrays, which StarPU keeps resident on the
 // GPU between tasks (read-only key handles); a, b, c are produced on the
 // device, where ntt_h reads them, and never cross PCIe when the chain runs
-// on the same GPU. On a GPU the class still says memory_heavy, but the
+// on the same GPU. With a bellman key the body then checks every
+// constraint row (gpu::first_unsatisfied_row), as the CPU body does. On a
+// GPU the class still says memory_heavy, but the
 // host-bandwidth cap only counts CPU workers (policies/engine.cpp).
 #include <starpu.h>
 
@@ -124,6 +126,15 @@ void spmv_cuda(void* buffers[], void* arg) noexcept {
     mats.finish();
     detail::check_cuda(gpu::qap_rows_bellman(a, b, c, n, ma, mb, mc, cs->n_constraints, cs->n_public, w, s),
                        "gpu::qap_rows_bellman");
+    // The constraint check of the CPU body, on the device: one word comes
+    // back, so the stream is waited on here (the witness map's time), and a
+    // witness that breaks a row fails its partition before the H phase.
+    auto* d_first = static_cast<uint64_t*>(detail::worker_scratch(sizeof(uint64_t)));
+    detail::check_cuda(gpu::first_unsatisfied_row(a, b, c, cs->n_constraints, d_first, s),
+                       "gpu::first_unsatisfied_row");
+    uint64_t first = 0;
+    detail::copy_to_host(&first, d_first, sizeof first);
+    if (first != UINT64_MAX) throw_unsatisfied(first);
   });
 }
 #endif

@@ -1,6 +1,8 @@
 // witness_map_into.cpp: see witness_map_into.hpp.
 #include "codelets/witness_map_into.hpp"
 
+#include "codelets/partition_state.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -40,11 +42,14 @@ void witness_map_into(const proving_key_t& pk, const r1cs_t* cs, std::span<const
                                 " rows (constraints + public inputs + 1)");
   // A witness that breaks a constraint is refused here, before the H phase
   // and the MSMs (minutes of work at 2^27), not by the proof's final check.
-  if (const auto row = spmv_rows_checked(*cs, w, witness_kinds(w, threads), a, b, c, threads))
-    throw std::invalid_argument("the witness does not satisfy constraint " + std::to_string(*row) +
-                                " of the circuit (A·w times B·w differs from C·w there)");
+  if (const auto row = spmv_rows_checked(*cs, w, witness_kinds(w, threads), a, b, c, threads)) throw_unsatisfied(*row);
   // Input rows: A = w[s], B = C = 0 (s = 0..n_public).
   for (uint64_t s = 0; s <= cs->n_public; ++s) a[cs->n_constraints + s] = w[s];
+}
+
+void throw_unsatisfied(uint64_t row) {
+  throw bad_input_error("the witness does not satisfy constraint " + std::to_string(row) +
+                        " of the circuit (A·w times B·w differs from C·w there)");
 }
 
 }  // namespace starzk::codelets

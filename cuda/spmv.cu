@@ -40,6 +40,8 @@
 // val, code and col are read once: streaming loads (ld.global.cs) keep them
 // from evicting the witness out of L2; w and dict go through the read-only
 // cache.
+#include <algorithm>
+
 #include "cuda/field.cuh"
 #include "cuda/starzk_cuda.hpp"
 
@@ -205,6 +207,17 @@ __global__ void __launch_bounds__(spmv_block) spmv_kernel(const spmv_launch_t p)
   }
 }
 
+// Row i of the R1CS holds when a_i·b_i = c_i; values are canonical
+// Montgomery residues, so equality is limb by limb. The lowest failing row
+// wins through atomicMin.
+__global__ void __launch_bounds__(spmv_block)
+    unsatisfied_kernel(const dev_fr_t* a, const dev_fr_t* b, const dev_fr_t* c, uint64_t rows,
+                       unsigned long long* first) {
+  const uint64_t stride = uint64_t(gridDim.x) * spmv_block;
+  for (uint64_t i = uint64_t(blockIdx.x) * spmv_block + threadIdx.x; i < rows; i += stride)
+    if (!(a[i] * b[i] == c[i])) atomicMin(first, (unsigned long long)i);
+}
+
 bool aligned16(const void* ptr) { return (reinterpret_cast<uintptr_t>(ptr) & 15) == 0; }
 bool aligned2(const void* ptr) { return (reinterpret_cast<uintptr_t>(ptr) & 1) == 0; }
 
@@ -279,6 +292,21 @@ cudaError_t qap_rows_bellman(fr_t* d_a, fr_t* d_b, fr_t* d_c, size_t n, const cs
   p.job[1] = make_job(B, d_b);
   p.job[2] = make_job(C, d_c);
   return launch(p, 3, stream);
+}
+
+cudaError_t first_unsatisfied_row(const fr_t* d_a, const fr_t* d_b, const fr_t* d_c, uint64_t rows, uint64_t* d_first,
+                                  cudaStream_t stream) {
+  static_assert(sizeof(uint64_t) == sizeof(unsigned long long));
+  if (d_first == nullptr || (rows > 0 && (d_a == nullptr || d_b == nullptr || d_c == nullptr)))
+    return cudaErrorInvalidValue;
+  SZK_TRY(cudaMemsetAsync(d_first, 0xff, sizeof(uint64_t), stream));
+  if (rows == 0) return cudaSuccess;
+  const unsigned grid = unsigned(std::min<uint64_t>((rows + spmv_block - 1) / spmv_block, 1u << 16));
+  unsatisfied_kernel<<<grid, spmv_block, 0, stream>>>(
+      reinterpret_cast<const dev_fr_t*>(d_a), reinterpret_cast<const dev_fr_t*>(d_b),
+      reinterpret_cast<const dev_fr_t*>(d_c), rows, reinterpret_cast<unsigned long long*>(d_first));
+  SZK_CHECK_LAUNCH();
+  return cudaSuccess;
 }
 
 cudaError_t qap_rows_snarkjs(fr_t* d_a, fr_t* d_b, fr_t* d_c, size_t n, const csr_view_t& A, const csr_view_t& B,

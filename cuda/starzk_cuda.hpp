@@ -283,6 +283,13 @@ cudaError_t spmv_fr(fr_t* d_out, size_t n_out, const csr_view_t& m, const fr_t* 
 cudaError_t qap_rows_bellman(fr_t* d_a, fr_t* d_b, fr_t* d_c, size_t n, const csr_view_t& A, const csr_view_t& B,
                              const csr_view_t& C, uint64_t n_constraints, uint64_t n_public, const fr_t* d_w,
                              cudaStream_t stream, const spmv_tuning_t& tune = {});
+// The R1CS check of a bellman witness map's rows: the lowest i < rows with
+// a_i·b_i != c_i, into *d_first (UINT64_MAX when every row holds). Sets
+// *d_first first, then one Fr product per row on `stream`; the caller reads
+// the word back. cudaErrorInvalidValue for a null d_first or rows > 0 with
+// a null vector.
+cudaError_t first_unsatisfied_row(const fr_t* d_a, const fr_t* d_b, const fr_t* d_c, uint64_t rows, uint64_t* d_first,
+                                  cudaStream_t stream);
 // snarkjs witness map: a = A·w, b = B·w (the .zkey matrices, input rows
 // included), c = a∘b, zero beyond the rows. Two launches (c fused into b's).
 // cudaErrorInvalidValue if a matrix has more than n rows.

@@ -24,7 +24,10 @@
 # bench/sector-bench.sh (a whole sector: gen, prove, verify; its own
 # STARZK_SECTOR_* variables; STARZK_SECTOR_WITH_TESTS=1 starts it beside
 # the tests instead of after them, for a gen that would not fit one call
-# after the tests). Everything but gpu-run.log is
+# after the tests), STARZK_COLD_START=K to run bench/groth16/cold-start.sh
+# at 2^K (after the sector; STARZK_COLD_CPU as there), STARZK_SOAK=1 to run
+# bench/soak.sh last (its own STARZK_SOAK_* variables; STARZK_SOAK_GPUS=1
+# for the GPU soak). Everything but gpu-run.log is
 # packed into OUTDIR/results.tgz at the end (the device tool brings back at
 # most 8 files).
 set -euo pipefail
@@ -118,6 +121,16 @@ run)
     tail -30 "$out/sector-bench.log"
   elif [ "${STARZK_SECTOR:-0}" = 1 ]; then
     "$root/bench/sector-bench.sh" "$build" "$out" || rc=$?
+  fi
+  if [ -n "${STARZK_COLD_START:-}" ]; then
+    "$root/bench/groth16/cold-start.sh" "$build" "$out/cold-start" "$STARZK_COLD_START" > "$out/cold-start.log" 2>&1 || rc=$?
+    cat "$out/cold-start.log"
+    rm -rf "$out/cold-start/k$STARZK_COLD_START"  # the generated key and witness
+  fi
+  if [ "${STARZK_SOAK:-0}" = 1 ]; then
+    "$root/bench/soak.sh" "$build" "$out/soak" > "$out/soak.log" 2>&1 || rc=$?
+    tail -6 "$out/soak.log"
+    rm -rf "$out/soak/soak-job"
   fi
   echo "== done rc=$rc"
   (cd "$out" && ls | grep -v '^gpu-run.log$' | tar czf results.tgz -T - && ls | grep -v -e '^gpu-run.log$' -e '^results.tgz$' | xargs rm -rf)

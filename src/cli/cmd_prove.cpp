@@ -13,6 +13,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,15 +50,15 @@ struct prove_options {
   bool json = false;  // the final line as one JSON object
 };
 
-// The proof through the DAG on the GPUs; std::nullopt when StarPU has no
-// CUDA worker (a StarPU without CUDA) and the caller may fall back.
-std::optional<proof_t> prove_on_gpu(std::shared_ptr<const proving_key_t> pk, std::shared_ptr<const r1cs_t> cs,
-                                    const std::string& name, const std::vector<fr_t>& w, unsigned threads,
-                                    std::string* where) {
+// The proof through the DAG on the GPUs of a running StarPU session;
+// std::nullopt when StarPU has no CUDA worker (a StarPU without CUDA) and
+// the caller may fall back.
+std::optional<proof_t> prove_on_gpu(const runtime::starpu_session& session, std::shared_ptr<const proving_key_t> pk,
+                                    std::shared_ptr<const r1cs_t> cs, const std::string& name,
+                                    const std::vector<fr_t>& w, unsigned threads, std::string* where) {
   // The CPU prover's checks and messages first (counts, w[0], a snarkjs
   // key's circuit row by row), so both paths refuse bad input alike.
   check_prover_inputs(*pk, cs.get(), w, threads);
-  runtime::starpu_session session(runtime::session_options_t{});  // policy: $STARPU_SCHED, else starzk
   if (session.cuda_workers() == 0) return std::nullopt;
   const r1cs_t* circuit = cs.get();
   auto bundle = std::make_shared<const dag::key_bundle_t>(std::move(pk), std::move(cs), name, threads);
@@ -100,18 +101,29 @@ void run_prove(const prove_options& o) {
   const bool gpu_present = device != setup_device_t::cpu && setup_gpu_available(&why);
   if (device == setup_device_t::gpu && !gpu_present)
     throw resource_error("--gpu on: " + why + " (use --gpu off or auto to prove on the CPU)");
+  // With a GPU, StarPU starts beside the reading of the circuit and key (its
+  // start, hwloc and the CUDA workers, is then off the way to the proof);
+  // the key's points go to the device only once it is up (before_device).
+  std::future<std::unique_ptr<runtime::starpu_session>> starting;
+  if (gpu_present)
+    starting = std::async(std::launch::async, [] {
+      return std::make_unique<runtime::starpu_session>(runtime::session_options_t{});  // $STARPU_SCHED, else starzk
+    });
   std::shared_ptr<r1cs_t> cs;
   if (!o.circuit.empty()) cs = std::make_shared<r1cs_t>(load_circuit(o.circuit));
   // The key is validated where the proof will run (--gpu off: the CPU).
-  loaded_key_t key = load_key(o.zkey, o.params, cs.get(),
-                              key_load_options_t{.revalidate = o.revalidate, .device = device, .threads = o.threads});
+  key_load_options_t ko{.revalidate = o.revalidate, .device = device, .threads = o.threads};
+  if (gpu_present) ko.before_device = [&starting] { starting.wait(); };
+  loaded_key_t key = load_key(o.zkey, o.params, cs.get(), ko);
   const auto pk = std::make_shared<const proving_key_t>(std::move(key.pk));
   const std::vector<fr_t> w = load_witness(o.wtns, pk->n_vars);
 
   std::string where = "CPU";
   std::optional<proof_t> on_gpu;
   if (gpu_present) {
-    on_gpu = prove_on_gpu(pk, cs, key.path, w, o.threads, &where);
+    std::unique_ptr<runtime::starpu_session> session = starting.get();  // rethrows a failed start
+    on_gpu = prove_on_gpu(*session, pk, cs, key.path, w, o.threads, &where);
+    session.reset();  // StarPU's workers leave before any CPU fallback
     if (!on_gpu && device == setup_device_t::gpu)
       throw resource_error("--gpu on: StarPU found no CUDA worker (a StarPU built without CUDA?)");
   }

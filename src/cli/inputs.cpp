@@ -144,7 +144,14 @@ loaded_key_t load_key(const std::string& zkey, const std::string& params, const 
   };
 
   // The whole check of a key read without its subgroup tests.
+  bool device_ready = !o.before_device;
+  auto device_use = [&] {
+    if (device_ready || o.device == setup_device_t::cpu) return;
+    device_ready = true;
+    o.before_device();
+  };
   auto validate_read_key = [&] {
+    device_use();
     try {
       r.info = validate_key(k.pk, key_validation_options_t{.device = o.device, .threads = o.threads});
     } catch (const key_validation_error& e) {
@@ -165,6 +172,7 @@ loaded_key_t load_key(const std::string& zkey, const std::string& params, const 
     const bool guess_known = !o.revalidate && store.may_hold(size, format);
     std::string where;
     unpack_stats_t stats;
+    device_use();
     k.pk = read_packed(path, circuit, !guess_known, o, &where, &stats);
     r.read_seconds = since(t1);
     r.unpack = stats.line();

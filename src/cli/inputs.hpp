@@ -34,6 +34,11 @@ struct key_load_options_t {
   // unpacked (the circuit is read meanwhile, e.g. on another thread: at
   // 2^27 both take tens of seconds); unset: the circuit must be given.
   std::function<const r1cs_t*()> circuit_later = {};
+  // Called once before the key's points first go to a GPU (validation or
+  // decompression there): a caller that starts StarPU beside the read waits
+  // for it here, since StarPU's first start on a machine measures the bus
+  // and resets the device while it does.
+  std::function<void()> before_device = {};
 };
 
 // How the key's points were vouched for.

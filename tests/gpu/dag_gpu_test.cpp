@@ -96,6 +96,40 @@ TEST_P(dag_gpu, proofs_equal_the_cpu_reference) {
   codelets::set_placement("spmv=any,ntt_h=any,msm=any,b_g2_msm=any");
 }
 
+// A witness that breaks a constraint fails its partition at the GPU's
+// witness map (the device check), naming the constraint, and is not run
+// again on the CPUs: it is bad input, not a device fault. The other
+// partition of the batch is proved.
+TEST(dag_gpu_check, a_bad_witness_fails_at_the_gpu_spmv_and_is_not_retried) {
+  runtime::session_options_t so = test::cpu_session("starzk", 2);
+  so.ncuda = 1;
+  runtime::starpu_session session(so);
+  if (session.cuda_workers() == 0) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
+  codelets::set_placement("spmv=cuda,ntt_h=cuda,msm=cuda,b_g2_msm=cuda");
+  const test::prove_case_t& c = test::prove_case("gen-bellman");
+  std::vector<std::vector<fr_t>> ws(c.witnesses.begin(), c.witnesses.begin() + 2);
+  ws[0].back() += fr_t::one();
+  runtime::trace_recorder rec;
+  std::map<uint32_t, dag::partition_result_t> got;
+  {
+    dag::batch_t batch(dag::batch_options_t{.trace = &rec});
+    const uint32_t job = batch.open_job(test::bundle(c), c.name);
+    for (uint32_t i = 0; i < ws.size(); ++i) batch.submit(job, i, ws[i], c.name + "/" + std::to_string(i));
+    batch.close_job(job);
+    while (auto r = batch.wait_next()) got[r->index] = *r;
+  }
+  codelets::set_placement("spmv=any,ntt_h=any,msm=any,b_g2_msm=any");
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_FALSE(got.at(0).ok);
+  EXPECT_EQ(got.at(0).retries, 0u);
+  EXPECT_NE(got.at(0).error.find("spmv: the witness does not satisfy constraint"), std::string::npos)
+      << got.at(0).error;
+  EXPECT_TRUE(got.at(1).ok) << got.at(1).error;
+  int spmv_on_cuda = 0;
+  for (const auto& e : rec.snapshot().events) spmv_on_cuda += e.worker_kind == "cuda" && e.codelet == "spmv";
+  EXPECT_EQ(spmv_on_cuda, 2);
+}
+
 INSTANTIATE_TEST_SUITE_P(cases, dag_gpu,
                          ::testing::Combine(::testing::Values("multiplier", "gen-snarkjs", "gen-bellman"),
                                             ::testing::Range(0, 5)),
