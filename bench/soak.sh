@@ -17,7 +17,8 @@
 # (default 64).
 # Defaults: STARZK_SOAK_LOG2=10, STARZK_SOAK_PROOFS=1000,
 # STARZK_SOAK_WITNESSES=8, STARZK_SOAK_INTERVAL=0.5, STARZK_SOAK_CPUS (the
-# StarPU CPU workers, default StarPU's).
+# StarPU CPU workers, default StarPU's), STARZK_SOAK_MEM_BUDGET=2G (the
+# batch's --mem-budget).
 # The GPU soak: STARZK_SOAK_GPUS=N (default 0) proves with N CUDA workers
 # (gen then runs on the GPU too), and every sample also reads the device
 # memory the process holds (nvidia-smi, per process, MiB) into a third
@@ -35,6 +36,10 @@ warmup=${STARZK_SOAK_WARMUP:-0.1}
 max_growth=${STARZK_SOAK_MAX_GROWTH_MIB:-64}
 cpus=()
 [ -n "${STARZK_SOAK_CPUS:-}" ] && cpus=(--cpus "$STARZK_SOAK_CPUS")
+# The host memory partitions in flight may hold (prove --mem-budget): small,
+# so that the batch runs in its steady state (a few partitions loaded ahead)
+# rather than loading every witness first.
+budget=${STARZK_SOAK_MEM_BUDGET:-2G}
 gpus=${STARZK_SOAK_GPUS:-0}
 gen_device=off
 if [ "$gpus" != 0 ]; then
@@ -59,7 +64,7 @@ sed -i -e '/^out_dir/d' "$manifest"
 grep -q '^proofs_bin' "$manifest" || sed -i -e '/^\[\[job\]\]/a proofs_bin = "soak.proofs"' "$manifest"
 
 export STARPU_SILENT=1 STARZK_VALIDATED_KEYS=off
-"$exe" prove --manifest "$manifest" --gpus "$gpus" --quiet --fresh "${cpus[@]}" >"$out/soak-prove.log" 2>&1 &
+"$exe" prove --manifest "$manifest" --gpus "$gpus" --quiet --fresh --mem-budget "$budget" "${cpus[@]}" >"$out/soak-prove.log" 2>&1 &
 pid=$!
 t0=$(date +%s.%N)
 echo "seconds,rss_kib,vram_mib" >"$out/soak-rss.csv"
@@ -67,7 +72,7 @@ while kill -0 "$pid" 2>/dev/null; do
   rss=$(awk '/^VmRSS:/{print $2}' "/proc/$pid/status" 2>/dev/null)
   vram=0
   [ "$gpus" != 0 ] && vram=$(vram_of "$pid")
-  [ -n "$rss" ] && echo "$(echo "$(date +%s.%N) - $t0" | bc),$rss,$vram" >>"$out/soak-rss.csv"
+  [ -n "$rss" ] && echo "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }'),$rss,$vram" >>"$out/soak-rss.csv"
   sleep "$interval"
 done
 wait "$pid"

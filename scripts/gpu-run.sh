@@ -25,7 +25,8 @@
 # STARZK_SECTOR_* variables; STARZK_SECTOR_WITH_TESTS=1 starts it beside
 # the tests instead of after them, for a gen that would not fit one call
 # after the tests), STARZK_COLD_START=K to run bench/groth16/cold-start.sh
-# at 2^K (after the sector; STARZK_COLD_CPU as there), STARZK_SOAK=1 to run
+# at 2^K (after the sector; STARZK_COLD_CPU as there; STARZK_COLD_START_ARGS
+# more prove arguments, e.g. --json), STARZK_SOAK=1 to run
 # bench/soak.sh last (its own STARZK_SOAK_* variables; STARZK_SOAK_GPUS=1
 # for the GPU soak). Everything but gpu-run.log is
 # packed into OUTDIR/results.tgz at the end (the device tool brings back at
@@ -123,7 +124,7 @@ run)
     "$root/bench/sector-bench.sh" "$build" "$out" || rc=$?
   fi
   if [ -n "${STARZK_COLD_START:-}" ]; then
-    "$root/bench/groth16/cold-start.sh" "$build" "$out/cold-start" "$STARZK_COLD_START" > "$out/cold-start.log" 2>&1 || rc=$?
+    "$root/bench/groth16/cold-start.sh" "$build" "$out/cold-start" "$STARZK_COLD_START" ${STARZK_COLD_START_ARGS:-} > "$out/cold-start.log" 2>&1 || rc=$?
     cat "$out/cold-start.log"
     rm -rf "$out/cold-start/k$STARZK_COLD_START"  # the generated key and witness
   fi

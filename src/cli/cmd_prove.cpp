@@ -42,6 +42,10 @@ namespace starzk::cli {
 
 namespace {
 
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 struct prove_options {
   std::string zkey, params, circuit, wtns, proof_json, public_json, out;
   std::string gpu = "auto";
@@ -112,21 +116,45 @@ void run_prove(const prove_options& o) {
   std::shared_ptr<r1cs_t> cs;
   if (!o.circuit.empty()) cs = std::make_shared<r1cs_t>(load_circuit(o.circuit));
   // The key is validated where the proof will run (--gpu off: the CPU).
+  // With a GPU, a key seen for the first time is validated there beside the
+  // proof (the checks and the proof each take about a second at 2^20); the
+  // proof is released only once every point has passed.
   key_load_options_t ko{.revalidate = o.revalidate, .device = device, .threads = o.threads};
-  if (gpu_present) ko.before_device = [&starting] { starting.wait(); };
+  if (gpu_present) {
+    ko.before_device = [&starting] { starting.wait(); };
+    ko.validate_later = true;
+  }
   loaded_key_t key = load_key(o.zkey, o.params, cs.get(), ko);
   const auto pk = std::make_shared<const proving_key_t>(std::move(key.pk));
-  const std::vector<fr_t> w = load_witness(o.wtns, pk->n_vars);
+  std::future<void> checked;
+  if (key.awaiting_validation)
+    checked = std::async(std::launch::async, [&key, &pk, &ko] { finish_key_check(key, *pk, ko); });
+  // A proof that fails over a key that fails too: the key is the reason.
+  auto key_first = [&checked](auto&& step) {
+    try {
+      return step();
+    } catch (...) {
+      if (checked.valid()) checked.get();
+      throw;
+    }
+  };
+  const std::vector<fr_t> w = key_first([&] { return load_witness(o.wtns, pk->n_vars); });
 
   std::string where = "CPU";
+  double starpu_wait = 0;  // how long the proof waited for StarPU's start, and below for the key's checks
   std::optional<proof_t> on_gpu;
   if (gpu_present) {
+    const auto w0 = std::chrono::steady_clock::now();
     std::unique_ptr<runtime::starpu_session> session = starting.get();  // rethrows a failed start
-    on_gpu = prove_on_gpu(*session, pk, cs, key.path, w, o.threads, &where);
+    starpu_wait = seconds_since(w0);
+    on_gpu = key_first([&] { return prove_on_gpu(*session, pk, cs, key.path, w, o.threads, &where); });
     session.reset();  // StarPU's workers leave before any CPU fallback
     if (!on_gpu && device == setup_device_t::gpu)
       throw resource_error("--gpu on: StarPU found no CUDA worker (a StarPU built without CUDA?)");
   }
+  const auto c0 = std::chrono::steady_clock::now();
+  if (checked.valid()) checked.get();  // every point passed, or the key's error
+  const double check_wait = seconds_since(c0);
   const proof_t proof = on_gpu ? *on_gpu : prove(*pk, cs.get(), w, o.threads);
 
   write_proof_outputs(outputs, proof, public_inputs(*pk, w));  // together or not at all
@@ -143,6 +171,8 @@ void run_prove(const prove_options& o) {
                                                            (key.check.validated ? key.check.info.seconds : 0.0)},
                                        {"key_validated", key.check.validated},
                                        {"where", where},
+                                       {"starpu_wait_seconds", starpu_wait},
+                                       {"key_check_wait_seconds", check_wait},
                                        {"outputs", outs}}
                             .dump()
                             .c_str());

@@ -16,6 +16,7 @@
 
 #include "cli/inputs.hpp"
 #include "cli_harness.hpp"
+#include "key_test_util.hpp"
 #include "ec/encoding.hpp"
 #include "ec/subgroup.hpp"
 #include "groth16/setup.hpp"
@@ -31,15 +32,6 @@ namespace starzk::test {
 namespace {
 
 const fs::path fixture = fs::path(STARZK_TEST_DATA) / "fixtures" / "multiplier";
-
-// A G1 point on the curve, outside the prime-order subgroup.
-g1_affine_t g1_outside_subgroup() {
-  for (uint64_t x = 1;; ++x) {
-    g1_affine_t p{fp_t::from_u64(x), fp_t::zero()};
-    if (!(p.x * p.x * p.x + fp_t::from_u64(4)).sqrt(p.y)) continue;
-    if (!p.is_in_subgroup()) return p;
-  }
-}
 
 class KeyRecord : public ::testing::Test {
  protected:
@@ -160,6 +152,37 @@ TEST_F(KeyRecord, KeyOutsideTheSubgroupIsRefusedAndNotRemembered) {
   // A record of the bad key's digest would not make it pass either: the
   // record is only written after a validation succeeds, so none exists.
   EXPECT_THROW(load(zkey()), io_error);
+}
+
+// validate_later: the key comes back unvalidated and unrecorded, and
+// finish_key_check does what load_key would have done, or throws its error.
+TEST_F(KeyRecord, ValidateLaterLeavesTheChecksToFinishKeyCheck) {
+  cli::key_load_options_t o{.device = setup_device_t::cpu, .threads = 2, .records = &store_, .quiet = true};
+  o.validate_later = true;
+  cli::loaded_key_t k = cli::load_key(zkey().string(), "", nullptr, o);
+  EXPECT_TRUE(k.awaiting_validation);
+  EXPECT_FALSE(k.check.validated);
+  EXPECT_EQ(records(), 0u);
+  cli::finish_key_check(k, k.pk, o);
+  EXPECT_FALSE(k.awaiting_validation);
+  EXPECT_TRUE(k.check.validated);
+  EXPECT_TRUE(k.check.remembered);
+  EXPECT_EQ(records(), 1u);
+  // Known now: nothing left to check.
+  EXPECT_FALSE(cli::load_key(zkey().string(), "", nullptr, o).awaiting_validation);
+
+  auto b = read_all(zkey());
+  encode_g1_snarkjs(g1_outside_subgroup(), b.data() + find_section(b, 9).offset + 1 * 96);  // H query, point 1
+  write_all(zkey(), b);
+  cli::loaded_key_t bad = cli::load_key(zkey().string(), "", nullptr, o);
+  ASSERT_TRUE(bad.awaiting_validation);
+  try {
+    cli::finish_key_check(bad, bad.pk, o);
+    ADD_FAILURE() << "the key was accepted";
+  } catch (const io_error& e) {
+    EXPECT_EQ(std::string(e.what()), zkey().string() + ": h point 1: not in the prime-order subgroup");
+  }
+  EXPECT_EQ(records(), 1u);  // the good key's only
 }
 
 TEST_F(KeyRecord, ParamsKeys) {
