@@ -87,8 +87,7 @@ proving_key_t read_packed(const std::string& path, const r1cs_t* circuit, bool s
 
 // Every point of a key read without its subgroup tests, in its subgroup
 // (on the CPU cores or a GPU); a bad one is an io_error naming the file.
-key_validation_info_t validate_points(const std::string& path, const proving_key_t& pk,
-                                      const key_load_options_t& o) {
+key_validation_info_t validate_points(const std::string& path, const proving_key_t& pk, const key_load_options_t& o) {
   try {
     return validate_key(pk, key_validation_options_t{.device = o.device, .threads = o.threads});
   } catch (const key_validation_error& e) {

@@ -37,9 +37,7 @@ class KeyOnGpu : public ::testing::Test {
                       "STARZK_VALIDATED_KEYS=" + (dir_ / "records").string());
   }
   // True when this machine has no GPU for `--gpu on` (the test skips).
-  static bool no_gpu(const run_result& r) {
-    return r.status == 4 && r.output.find("--gpu on:") != std::string::npos;
-  }
+  static bool no_gpu(const run_result& r) { return r.status == 4 && r.output.find("--gpu on:") != std::string::npos; }
   fs::path dir_;
 };
 
