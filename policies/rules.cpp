@@ -219,10 +219,13 @@ bool ledger_t::finish(const starpu_task* task) {
       }
     }
   }
-  if (a.in_chain) {
+  // A GPU_CHAIN task the lock did not count (it ran on a CPU worker: an MSM
+  // that no GPU could hold) still ends its chain if it is the last: the
+  // chain's GPU domain is then free once its GPU tasks are done.
+  if (a.in_chain || (a.rc == STARZK_RC_GPU_CHAIN && a.last)) {
     auto c = chains.find(a.chain);
     if (c != chains.end()) {
-      --c->second.in_flight;
+      if (a.in_chain) --c->second.in_flight;
       c->second.last_done = c->second.last_done || a.last;
       // The lock is released when the chain's last task has ended and
       // nothing of the chain still runs.

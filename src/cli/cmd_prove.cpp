@@ -108,9 +108,17 @@ void run_prove(const prove_options& o) {
   // With a GPU, StarPU starts beside the reading of the circuit and key (its
   // start, hwloc and the CUDA workers, is then off the way to the proof);
   // the key's points go to the device only once it is up (before_device).
+  // `up` is set once the start has ended, well or not: a signal any thread
+  // may wait on, apart from `starting`, whose session only this one takes.
+  std::promise<void> up;
+  const std::shared_future<void> started = up.get_future().share();
   std::future<std::unique_ptr<runtime::starpu_session>> starting;
   if (gpu_present)
-    starting = std::async(std::launch::async, [] {
+    starting = std::async(std::launch::async, [&up] {
+      struct signal_t {
+        std::promise<void>& p;
+        ~signal_t() { p.set_value(); }
+      } signal{up};
       return std::make_unique<runtime::starpu_session>(runtime::session_options_t{});  // $STARPU_SCHED, else starzk
     });
   std::shared_ptr<r1cs_t> cs;
@@ -121,7 +129,7 @@ void run_prove(const prove_options& o) {
   // proof is released only once every point has passed.
   key_load_options_t ko{.revalidate = o.revalidate, .device = device, .threads = o.threads};
   if (gpu_present) {
-    ko.before_device = [&starting] { starting.wait(); };
+    ko.before_device = [started] { started.wait(); };
     ko.validate_later = true;
   }
   loaded_key_t key = load_key(o.zkey, o.params, cs.get(), ko);

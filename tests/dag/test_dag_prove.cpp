@@ -10,6 +10,7 @@
 #include "dag/batch.hpp"
 #include "dag/prove_dag.hpp"
 #include "dag_test_util.hpp"
+#include "../cli/key_test_util.hpp"
 #include "groth16/proof_bytes.hpp"
 #include "groth16/verifier.hpp"
 
@@ -97,6 +98,19 @@ TEST(dag_failures, key_and_circuit_must_match) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("short-l: L query"), std::string::npos) << e.what();
   }
+}
+
+// A key with a point outside its subgroup (what a proof computed beside
+// the key's validation meets) gives a proof that fails its check: the
+// partition fails with a clear error, nothing crashes, and the batch ends.
+TEST(dag_failures, a_key_point_outside_its_subgroup_fails_the_proof) {
+  runtime::starpu_session session(test::cpu_session("starzk", 2));
+  const test::prove_case_t& c = test::prove_case("multiplier");
+  auto bad = std::make_shared<proving_key_t>(*c.pk);
+  ASSERT_GT(bad->h.size(), 1u);
+  bad->h[1] = test::g1_outside_subgroup();
+  auto key = std::make_shared<const dag::key_bundle_t>(bad, c.cs, "bad-h", 1);
+  EXPECT_THROW(dag::prove_dag(key, c.witnesses.at(0), test::test_blinding(7), dag::batch_options_t{}), prove_error);
 }
 
 }  // namespace

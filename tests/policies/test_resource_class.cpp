@@ -265,6 +265,41 @@ TEST(rules, run_ahead_bounds_the_chains_waiting_on_a_gpu) {
   L.reset();
 }
 
+// A chain whose GPU tasks took a GPU's lock and whose last task ran on a
+// CPU worker (not counted by the lock: an MSM no GPU could hold) frees the
+// GPU once that last task and its GPU tasks have ended; before the fix the
+// domain stayed owned and every other chain waited on it.
+TEST(rules, a_chain_ending_on_a_cpu_worker_frees_its_gpu) {
+  ledger_t& L = ledger_t::instance();
+  std::lock_guard<std::mutex> lk(L.mu);
+  L.reset();
+  const unsigned gpu0 = 1;
+  int tasks[4];
+  auto start = [&](int i, bool last, bool on_gpu) {
+    admitted_t a;
+    a.rc = STARZK_RC_GPU_CHAIN;
+    a.chain = 20;
+    a.last = last;
+    a.in_chain = on_gpu;
+    const starpu_task* t = reinterpret_cast<const starpu_task*>(&tasks[i]);
+    L.start(t, a, on_gpu ? gpu0 : STARPU_MAIN_RAM);
+    return t;
+  };
+  const starpu_task* ntt = start(0, false, true);
+  EXPECT_TRUE(L.owner_of(gpu0, nullptr));
+  const starpu_task* msm = start(1, false, false);  // an MSM on a CPU worker
+  L.finish(ntt);
+  L.finish(msm);
+  EXPECT_TRUE(L.owner_of(gpu0, nullptr));  // the chain is not over
+  const starpu_task* gpu_msm = start(2, false, true);
+  const starpu_task* last = start(3, true, false);  // its last task, on a CPU worker
+  L.finish(last);
+  EXPECT_TRUE(L.owner_of(gpu0, nullptr));  // a GPU task of the chain still runs
+  L.finish(gpu_msm);
+  EXPECT_FALSE(L.owner_of(gpu0, nullptr));
+  L.reset();
+}
+
 TEST(rules, chain_keys_keep_tagged_and_untagged_apart) {
   EXPECT_EQ(chain_key(true, 7), 7u);
   EXPECT_EQ(chain_key(true, 7), chain_key(true, 7));  // one partition, one chain
