@@ -13,7 +13,6 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
-#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,10 +41,6 @@ namespace starzk::cli {
 
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 struct prove_options {
   std::string zkey, params, circuit, wtns, proof_json, public_json, out;
   std::string gpu = "auto";
@@ -54,15 +49,15 @@ struct prove_options {
   bool json = false;  // the final line as one JSON object
 };
 
-// The proof through the DAG on the GPUs of a running StarPU session;
-// std::nullopt when StarPU has no CUDA worker (a StarPU without CUDA) and
-// the caller may fall back.
-std::optional<proof_t> prove_on_gpu(const runtime::starpu_session& session, std::shared_ptr<const proving_key_t> pk,
-                                    std::shared_ptr<const r1cs_t> cs, const std::string& name,
-                                    const std::vector<fr_t>& w, unsigned threads, std::string* where) {
+// The proof through the DAG on the GPUs; std::nullopt when StarPU has no
+// CUDA worker (a StarPU without CUDA) and the caller may fall back.
+std::optional<proof_t> prove_on_gpu(std::shared_ptr<const proving_key_t> pk, std::shared_ptr<const r1cs_t> cs,
+                                    const std::string& name, const std::vector<fr_t>& w, unsigned threads,
+                                    std::string* where) {
   // The CPU prover's checks and messages first (counts, w[0], a snarkjs
   // key's circuit row by row), so both paths refuse bad input alike.
   check_prover_inputs(*pk, cs.get(), w, threads);
+  runtime::starpu_session session(runtime::session_options_t{});  // policy: $STARPU_SCHED, else starzk
   if (session.cuda_workers() == 0) return std::nullopt;
   const r1cs_t* circuit = cs.get();
   auto bundle = std::make_shared<const dag::key_bundle_t>(std::move(pk), std::move(cs), name, threads);
@@ -105,64 +100,21 @@ void run_prove(const prove_options& o) {
   const bool gpu_present = device != setup_device_t::cpu && setup_gpu_available(&why);
   if (device == setup_device_t::gpu && !gpu_present)
     throw resource_error("--gpu on: " + why + " (use --gpu off or auto to prove on the CPU)");
-  // With a GPU, StarPU starts beside the reading of the circuit and key (its
-  // start, hwloc and the CUDA workers, is then off the way to the proof);
-  // the key's points go to the device only once it is up (before_device).
-  // `up` is set once the start has ended, well or not: a signal any thread
-  // may wait on, apart from `starting`, whose session only this one takes.
-  std::promise<void> up;
-  const std::shared_future<void> started = up.get_future().share();
-  std::future<std::unique_ptr<runtime::starpu_session>> starting;
-  if (gpu_present)
-    starting = std::async(std::launch::async, [&up] {
-      struct signal_t {
-        std::promise<void>& p;
-        ~signal_t() { p.set_value(); }
-      } signal{up};
-      return std::make_unique<runtime::starpu_session>(runtime::session_options_t{});  // $STARPU_SCHED, else starzk
-    });
   std::shared_ptr<r1cs_t> cs;
   if (!o.circuit.empty()) cs = std::make_shared<r1cs_t>(load_circuit(o.circuit));
   // The key is validated where the proof will run (--gpu off: the CPU).
-  // With a GPU, a key seen for the first time is validated there beside the
-  // proof (the checks and the proof each take about a second at 2^20); the
-  // proof is released only once every point has passed.
-  key_load_options_t ko{.revalidate = o.revalidate, .device = device, .threads = o.threads};
-  if (gpu_present) {
-    ko.before_device = [started] { started.wait(); };
-    ko.validate_later = true;
-  }
-  loaded_key_t key = load_key(o.zkey, o.params, cs.get(), ko);
+  loaded_key_t key = load_key(o.zkey, o.params, cs.get(),
+                              key_load_options_t{.revalidate = o.revalidate, .device = device, .threads = o.threads});
   const auto pk = std::make_shared<const proving_key_t>(std::move(key.pk));
-  std::future<void> checked;
-  if (key.awaiting_validation)
-    checked = std::async(std::launch::async, [&key, &pk, &ko] { finish_key_check(key, *pk, ko); });
-  // A proof that fails over a key that fails too: the key is the reason.
-  auto key_first = [&checked](auto&& step) {
-    try {
-      return step();
-    } catch (...) {
-      if (checked.valid()) checked.get();
-      throw;
-    }
-  };
-  const std::vector<fr_t> w = key_first([&] { return load_witness(o.wtns, pk->n_vars); });
+  const std::vector<fr_t> w = load_witness(o.wtns, pk->n_vars);
 
   std::string where = "CPU";
-  double starpu_wait = 0;  // how long the proof waited for StarPU's start, and below for the key's checks
   std::optional<proof_t> on_gpu;
   if (gpu_present) {
-    const auto w0 = std::chrono::steady_clock::now();
-    std::unique_ptr<runtime::starpu_session> session = starting.get();  // rethrows a failed start
-    starpu_wait = seconds_since(w0);
-    on_gpu = key_first([&] { return prove_on_gpu(*session, pk, cs, key.path, w, o.threads, &where); });
-    session.reset();  // StarPU's workers leave before any CPU fallback
+    on_gpu = prove_on_gpu(pk, cs, key.path, w, o.threads, &where);
     if (!on_gpu && device == setup_device_t::gpu)
       throw resource_error("--gpu on: StarPU found no CUDA worker (a StarPU built without CUDA?)");
   }
-  const auto c0 = std::chrono::steady_clock::now();
-  if (checked.valid()) checked.get();  // every point passed, or the key's error
-  const double check_wait = seconds_since(c0);
   const proof_t proof = on_gpu ? *on_gpu : prove(*pk, cs.get(), w, o.threads);
 
   write_proof_outputs(outputs, proof, public_inputs(*pk, w));  // together or not at all
@@ -179,8 +131,6 @@ void run_prove(const prove_options& o) {
                                                            (key.check.validated ? key.check.info.seconds : 0.0)},
                                        {"key_validated", key.check.validated},
                                        {"where", where},
-                                       {"starpu_wait_seconds", starpu_wait},
-                                       {"key_check_wait_seconds", check_wait},
                                        {"outputs", outs}}
                             .dump()
                             .c_str());

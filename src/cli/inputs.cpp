@@ -85,46 +85,6 @@ proving_key_t read_packed(const std::string& path, const r1cs_t* circuit, bool s
   return pk;
 }
 
-// Every point of a key read without its subgroup tests, in its subgroup
-// (on the CPU cores or a GPU); a bad one is an io_error naming the file.
-key_validation_info_t validate_points(const std::string& path, const proving_key_t& pk, const key_load_options_t& o) {
-  try {
-    return validate_key(pk, key_validation_options_t{.device = o.device, .threads = o.threads});
-  } catch (const key_validation_error& e) {
-    throw io_error(path, e.what());
-  }
-}
-
-// The end of a key's load once its points are vouched for: the record of a
-// validation done now, and the stderr lines.
-void conclude(loaded_key_t& k, const key_load_options_t& o) {
-  key_check_report_t& r = k.check;
-  const record_store_t store = store_of(o);
-  if (r.validated) {
-    if (store.enabled()) {
-      const std::string warning = store.remember(
-          validation_record_t{r.digest, k.size, k.format, required_checks(k.format), r.info.points, unix_now()});
-      r.remembered = warning.empty();
-      if (!warning.empty()) r.note = warning;
-    } else {
-      r.note = store.off_reason();
-    }
-  }
-  if (!o.quiet)
-    log_line(stderr, "key", "starzk: " + r.line(k.path),
-             {{"key", k.path},
-              {"digest", to_hex(r.digest)},
-              {"validated", r.validated},
-              {"remembered", r.remembered},
-              {"points", r.info.points},
-              {"validation_s", r.info.seconds},
-              {"on_gpu", r.info.on_gpu},
-              {"hash_s", r.hash_seconds},
-              {"read_s", r.read_seconds}});
-  if (!o.quiet && !r.unpack.empty())
-    log_line(stderr, "unpack", "starzk: " + k.path + ": unpacked " + r.unpack, {{"key", k.path}});
-}
-
 }  // namespace
 
 std::string key_check_report_t::line(const std::string& path) const {
@@ -154,7 +114,6 @@ loaded_key_t load_key(const std::string& zkey, const std::string& params, const 
                                                         : key_format_t::zkey;
   const record_store_t store = store_of(o);
   loaded_key_t k{path, {}, {}};
-  k.format = format;
   key_check_report_t& r = k.check;
 
   // The digest of the bytes, hashed while the key is read (the reader has
@@ -162,7 +121,6 @@ loaded_key_t load_key(const std::string& zkey, const std::string& params, const 
   // the read.
   std::error_code size_error;  // a missing file is the reader's to report, naming it
   const uint64_t size = std::filesystem::file_size(path, size_error);
-  k.size = size_error ? 0 : size;
   // A large key takes minutes: say so before, for logs (a Slurm job's
   // output would otherwise be silent until the key is ready).
   if (!o.quiet && !size_error && size >= (uint64_t(256) << 20)) {
@@ -186,15 +144,12 @@ loaded_key_t load_key(const std::string& zkey, const std::string& params, const 
   };
 
   // The whole check of a key read without its subgroup tests.
-  bool device_ready = !o.before_device;
-  auto device_use = [&] {
-    if (device_ready || o.device == setup_device_t::cpu) return;
-    device_ready = true;
-    o.before_device();
-  };
   auto validate_read_key = [&] {
-    device_use();
-    r.info = validate_points(path, k.pk, o);
+    try {
+      r.info = validate_key(k.pk, key_validation_options_t{.device = o.device, .threads = o.threads});
+    } catch (const key_validation_error& e) {
+      throw io_error(path, e.what());
+    }
   };
 
   const auto t1 = steady::now();
@@ -210,7 +165,6 @@ loaded_key_t load_key(const std::string& zkey, const std::string& params, const 
     const bool guess_known = !o.revalidate && store.may_hold(size, format);
     std::string where;
     unpack_stats_t stats;
-    device_use();
     k.pk = read_packed(path, circuit, !guess_known, o, &where, &stats);
     r.read_seconds = since(t1);
     r.unpack = stats.line();
@@ -240,26 +194,33 @@ loaded_key_t load_key(const std::string& zkey, const std::string& params, const 
     }
     r.read_seconds = since(t1);
     look_up();
-    if (!known && !o.validate_later) validate_read_key();
+    if (!known) validate_read_key();
   }
   if (!known) {
-    if (o.validate_later && format != key_format_t::packed) {
-      k.awaiting_validation = true;  // finish_key_check validates, records and says so
-      return k;
-    }
     r.validated = true;
+    if (store.enabled()) {
+      const std::string warning = store.remember(
+          validation_record_t{r.digest, size, format, required_checks(format), r.info.points, unix_now()});
+      r.remembered = warning.empty();
+      if (!warning.empty()) r.note = warning;
+    } else {
+      r.note = store.off_reason();
+    }
   }
-  conclude(k, o);
+  if (!o.quiet)
+    log_line(stderr, "key", "starzk: " + r.line(path),
+             {{"key", path},
+              {"digest", to_hex(r.digest)},
+              {"validated", r.validated},
+              {"remembered", r.remembered},
+              {"points", r.info.points},
+              {"validation_s", r.info.seconds},
+              {"on_gpu", r.info.on_gpu},
+              {"hash_s", r.hash_seconds},
+              {"read_s", r.read_seconds}});
+  if (!o.quiet && !r.unpack.empty())
+    log_line(stderr, "unpack", "starzk: " + path + ": unpacked " + r.unpack, {{"key", path}});
   return k;
-}
-
-void finish_key_check(loaded_key_t& k, const proving_key_t& pk, const key_load_options_t& o) {
-  if (!k.awaiting_validation) return;
-  if (o.before_device && o.device != setup_device_t::cpu) o.before_device();
-  k.check.info = validate_points(k.path, pk, o);
-  k.check.validated = true;
-  k.awaiting_validation = false;
-  conclude(k, o);
 }
 
 std::string remember_validated(const std::string& path, key_format_t format, uint64_t points,

@@ -34,16 +34,6 @@ struct key_load_options_t {
   // unpacked (the circuit is read meanwhile, e.g. on another thread: at
   // 2^27 both take tens of seconds); unset: the circuit must be given.
   std::function<const r1cs_t*()> circuit_later = {};
-  // Called once before the key's points first go to a GPU (validation or
-  // decompression there): a caller that starts StarPU beside the read waits
-  // for it here, since StarPU's first start on a machine measures the bus
-  // and resets the device while it does.
-  std::function<void()> before_device = {};
-  // A key that needs validating (no record) is returned unvalidated, with
-  // awaiting_validation set, for finish_key_check to validate beside the
-  // proof: nothing made from its points may be released before that
-  // returns. (A packed key is checked as it is decompressed, as always.)
-  bool validate_later = false;
 };
 
 // How the key's points were vouched for.
@@ -64,9 +54,6 @@ struct loaded_key_t {
   std::string path;
   proving_key_t pk;
   key_check_report_t check;
-  bool awaiting_validation = false;  // validate_later: finish_key_check still to run
-  key_format_t format{};
-  uint64_t size = 0;  // bytes of the file
 };
 
 // Exactly one of zkey / params is non-empty. A .params file that omits the
@@ -76,13 +63,6 @@ struct loaded_key_t {
 // record is written.
 loaded_key_t load_key(const std::string& zkey, const std::string& params, const r1cs_t* circuit = nullptr,
                       const key_load_options_t& options = {});
-
-// The validation load_key left to the caller (validate_later): every point
-// of pk (the key's points, wherever they were moved) in its subgroup, then
-// the record and the stderr line, as load_key would have done. Throws the
-// io_error load_key would have thrown; nothing to do unless
-// k.awaiting_validation.
-void finish_key_check(loaded_key_t& k, const proving_key_t& pk, const key_load_options_t& options = {});
 
 // Remembers a key file made from a validated key (starzk cache's output):
 // digests it and writes its record. Returns "" or a warning.

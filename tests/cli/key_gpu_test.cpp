@@ -1,11 +1,10 @@
 // `starzk prove --zkey` on a GPU machine (label gpu; skipped where
 // `--gpu on` finds no CUDA device): a key seen for the first time is
-// validated on the device beside the proof, and the proof is released only
-// once every point has passed. A good key: the proof is written and the key
-// remembered, then a second run only hashes it. A key with one point outside
-// its subgroup: the run fails as a bad input file (status 3) naming the
-// file, the query and the point, although the proof itself was computed;
-// no proof file and no record are left.
+// validated on the device before the proof. A good key: the proof is
+// written and the key remembered, then a second run only hashes it. A key
+// with one point outside its subgroup: the run fails as a bad input file
+// (status 3) naming the file, the query and the point; no proof file and no
+// record are left.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -41,7 +40,7 @@ class KeyOnGpu : public ::testing::Test {
   fs::path dir_;
 };
 
-TEST_F(KeyOnGpu, AFirstKeyIsValidatedBesideTheProofAndRemembered) {
+TEST_F(KeyOnGpu, AFirstKeyIsValidatedOnTheDeviceAndRemembered) {
   run_result r = prove();
   if (no_gpu(r)) GTEST_SKIP() << r.output;
   ASSERT_EQ(r.status, 0) << r.output;

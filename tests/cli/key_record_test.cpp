@@ -154,37 +154,6 @@ TEST_F(KeyRecord, KeyOutsideTheSubgroupIsRefusedAndNotRemembered) {
   EXPECT_THROW(load(zkey()), io_error);
 }
 
-// validate_later: the key comes back unvalidated and unrecorded, and
-// finish_key_check does what load_key would have done, or throws its error.
-TEST_F(KeyRecord, ValidateLaterLeavesTheChecksToFinishKeyCheck) {
-  cli::key_load_options_t o{.device = setup_device_t::cpu, .threads = 2, .records = &store_, .quiet = true};
-  o.validate_later = true;
-  cli::loaded_key_t k = cli::load_key(zkey().string(), "", nullptr, o);
-  EXPECT_TRUE(k.awaiting_validation);
-  EXPECT_FALSE(k.check.validated);
-  EXPECT_EQ(records(), 0u);
-  cli::finish_key_check(k, k.pk, o);
-  EXPECT_FALSE(k.awaiting_validation);
-  EXPECT_TRUE(k.check.validated);
-  EXPECT_TRUE(k.check.remembered);
-  EXPECT_EQ(records(), 1u);
-  // Known now: nothing left to check.
-  EXPECT_FALSE(cli::load_key(zkey().string(), "", nullptr, o).awaiting_validation);
-
-  auto b = read_all(zkey());
-  encode_g1_snarkjs(g1_outside_subgroup(), b.data() + find_section(b, 9).offset + 1 * 96);  // H query, point 1
-  write_all(zkey(), b);
-  cli::loaded_key_t bad = cli::load_key(zkey().string(), "", nullptr, o);
-  ASSERT_TRUE(bad.awaiting_validation);
-  try {
-    cli::finish_key_check(bad, bad.pk, o);
-    ADD_FAILURE() << "the key was accepted";
-  } catch (const io_error& e) {
-    EXPECT_EQ(std::string(e.what()), zkey().string() + ": h point 1: not in the prime-order subgroup");
-  }
-  EXPECT_EQ(records(), 1u);  // the good key's only
-}
-
 TEST_F(KeyRecord, ParamsKeys) {
   const r1cs_t cs = read_r1cs(fixture / "circuit.r1cs");
   const fs::path p = dir_ / "k.params";
