@@ -9,10 +9,12 @@
 # then proves STARZK_SOAK_PROOFS partitions (the witnesses reused in turn)
 # on the CPU workers only (--gpus 0), writing the 192-byte proofs. Every
 # STARZK_SOAK_INTERVAL seconds the script reads VmRSS of that process
-# (/proc/PID/status) and writes OUT_DIR/soak-rss.csv (seconds, RSS KiB).
+# (/proc/PID/status) and writes OUT_DIR/soak-rss.csv (seconds, RSS KiB,
+# device MiB).
 # At the end it prints the RSS after warm-up (the first sample taken once
-# STARZK_SOAK_WARMUP of the run's time has passed, default 0.1), the
-# highest and the last RSS, and the growth from warm-up to the end, and
+# STARZK_SOAK_WARMUP of the run's time has passed, default 0.25), the
+# highest and the last RSS, and the growth (the highest after warm-up less
+# the RSS at warm-up: the drop while the process exits hides nothing), and
 # fails if the batch failed or the growth exceeds STARZK_SOAK_MAX_GROWTH_MIB
 # (default 64).
 # Defaults: STARZK_SOAK_LOG2=10, STARZK_SOAK_PROOFS=1000,
@@ -32,7 +34,7 @@ k=${STARZK_SOAK_LOG2:-10}
 proofs=${STARZK_SOAK_PROOFS:-1000}
 witnesses=${STARZK_SOAK_WITNESSES:-8}
 interval=${STARZK_SOAK_INTERVAL:-0.5}
-warmup=${STARZK_SOAK_WARMUP:-0.1}
+warmup=${STARZK_SOAK_WARMUP:-0.25}
 max_growth=${STARZK_SOAK_MAX_GROWTH_MIB:-64}
 cpus=()
 [ -n "${STARZK_SOAK_CPUS:-}" ] && cpus=(--cpus "$STARZK_SOAK_CPUS")
@@ -88,12 +90,12 @@ awk -F, -v warm="$warmup" -v max="$max_growth" -v proofs="$proofs" '
     for (i = 0; i < n && t[i] < warm * end; i++) {}
     if (i >= n) i = n - 1
     peak = 0; for (j = i; j < n; j++) if (r[j] > peak) peak = r[j]
-    growth = (r[n - 1] - r[i]) / 1024
+    growth = (peak - r[i]) / 1024  # the highest after warm-up: the drop at exit hides nothing
     printf "[soak] %d proofs in %.0f s, %d RSS samples: %.1f MiB after warm-up (%.0f s), peak %.1f MiB, last %.1f MiB, growth %+.1f MiB\n",
       proofs, end, n, r[i] / 1024, t[i], peak / 1024, r[n - 1] / 1024, growth
     vpeak = 0; for (j = i; j < n; j++) if (v[j] > vpeak) vpeak = v[j]
     if (vpeak > 0) {
-      vgrowth = v[n - 1] - v[i]
+      vgrowth = vpeak - v[i]
       printf "[soak] device memory: %d MiB after warm-up, peak %d MiB, last %d MiB, growth %+d MiB\n",
         v[i], vpeak, v[n - 1], vgrowth
     }
