@@ -146,6 +146,9 @@ std::vector<std::string> bench_csv_columns() {
                                 "cuda_workers",
                                 "wall_s",
                                 "s_per_proof",
+                                "repeats",
+                                "s_per_proof_sd",
+                                "s_per_proof_ci95",
                                 "proofs_per_s",
                                 "speedup_vs_baseline",
                                 "speedup_vs_eager",
@@ -169,13 +172,14 @@ void print_bench_table(const std::vector<bench_result_t>& rows, std::ostream& ou
   std::vector<std::vector<std::string>> cells;
   for (const bench_result_t& r : rows) {
     const bench_config_t& c = r.config;
-    cells.push_back({std::to_string(c.log2), policy_text(r), std::to_string(c.concurrency),
-                     std::to_string(c.partitions), std::to_string(r.verified) + "/" + std::to_string(r.proofs),
-                     fmt("%.3f", r.s_per_proof), ratio(r.speedup_vs_baseline), ratio(r.speedup_vs_eager),
-                     fmt("%.2f", r.latency_mean_s), fmt("%.2f", r.latency_p95_s), busy_text(r),
-                     r.gpu_s_per_proof > 0 ? fmt("%.3f", r.gpu_s_per_proof) : "-",
-                     r.gpu_busy > 0 ? fmt("%.0f", 100 * r.gpu_busy) : "-", fmt("%.0f", double(r.peak_rss_kib) / 1024.0),
-                     status_text(r)});
+    cells.push_back(
+        {std::to_string(c.log2), policy_text(r), std::to_string(c.concurrency), std::to_string(c.partitions),
+         std::to_string(r.verified) + "/" + std::to_string(r.proofs),
+         r.repeats > 1 ? fmt("%.3f", r.s_per_proof) + fmt(" ±%.3f", r.s_per_proof_ci95) : fmt("%.3f", r.s_per_proof),
+         ratio(r.speedup_vs_baseline), ratio(r.speedup_vs_eager), fmt("%.2f", r.latency_mean_s),
+         fmt("%.2f", r.latency_p95_s), busy_text(r), r.gpu_s_per_proof > 0 ? fmt("%.3f", r.gpu_s_per_proof) : "-",
+         r.gpu_busy > 0 ? fmt("%.0f", 100 * r.gpu_busy) : "-", fmt("%.0f", double(r.peak_rss_kib) / 1024.0),
+         status_text(r)});
   }
   std::vector<size_t> width(head.size());
   for (size_t i = 0; i < head.size(); ++i) width[i] = head[i].size();
@@ -220,6 +224,9 @@ std::string bench_csv(const std::vector<bench_result_t>& rows) {
                                   std::to_string(r.cuda_workers),
                                   fmt("%.6f", r.wall_s),
                                   fmt("%.6f", r.s_per_proof),
+                                  std::to_string(r.repeats),
+                                  fmt("%.6f", r.s_per_proof_sd),
+                                  fmt("%.6f", r.s_per_proof_ci95),
                                   fmt("%.4f", r.s_per_proof > 0 ? 1.0 / r.s_per_proof : 0.0),
                                   fmt("%.4f", r.speedup_vs_baseline),
                                   fmt("%.4f", r.speedup_vs_eager),

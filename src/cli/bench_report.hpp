@@ -5,6 +5,8 @@
 // Ratios (> 1: this row is faster), within one size:
 //   speedup_vs_baseline = s/proof of the one-proof-at-a-time row ÷ this row's
 //   speedup_vs_eager    = s/proof of eager at the same (c, j) ÷ this row's
+// With repetitions (bench --repeat) a row's s/proof is the mean of its runs,
+// printed as "mean ±ci95", and the CSV adds repeats, sd and ci95.
 // CSV: one header line (bench_csv_columns()), one line per row; per-worker
 // busy fractions joined by ';' in one field; one <phase>_ms column per DAG
 // phase = that phase's summed task time per proof, in ms.

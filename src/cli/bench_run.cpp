@@ -267,6 +267,9 @@ nlohmann::json bench_result_to_json(const bench_result_t& r) {
       {"peak_rss_kib", r.peak_rss_kib},
       {"speedup_vs_baseline", r.speedup_vs_baseline},
       {"speedup_vs_eager", r.speedup_vs_eager},
+      {"repeats", r.repeats},
+      {"s_per_proof_sd", r.s_per_proof_sd},
+      {"s_per_proof_ci95", r.s_per_proof_ci95},
   };
   j["phases"] = nlohmann::json::array();
   for (const bench_phase_t& p : r.phases)

@@ -79,6 +79,10 @@ struct bench_result_t {
   // Filled by the sweep (cmd_bench.cpp), 0 when there is nothing to compare with:
   double speedup_vs_baseline = 0;  // baseline s/proof ÷ this row's
   double speedup_vs_eager = 0;     // eager's s/proof (same k, c, j) ÷ this row's
+  // Filled where runs of the row are aggregated (bench --repeat; bench_repeat.hpp):
+  unsigned repeats = 1;         // completed runs behind s_per_proof (their mean)
+  double s_per_proof_sd = 0;    // their sample standard deviation
+  double s_per_proof_ci95 = 0;  // half-width of the 95% confidence interval of the mean
 
   bool ok() const { return error.empty() && proofs > 0 && verified == proofs; }
 };

@@ -8,7 +8,10 @@
 //     policy, jobs × max(j) proofs: the same kernels without the pipeline;
 //   - every (c, j, policy): `jobs` jobs of j partitions, at most c in flight.
 // Rows of one (k, c, j) run back to back, so the policies they compare see
-// the same machine. At the end it prints the table (bench_report.hpp) and
+// the same machine. With --repeat N every row runs N times, each round in a
+// fresh seeded random order, and a row is the mean of its runs with its 95%
+// confidence interval; --store appends every run, with its provenance, to a
+// JSON-lines file (bench_repeat.hpp). At the end it prints the table (bench_report.hpp) and
 // writes DIR/bench.csv and DIR/bench.json (atomically); each run's trace
 // goes to DIR/traces/ (`starzk trace summary|plot` reads them). A row whose
 // proofs do not all verify, or whose child fails, makes the exit status 1
@@ -28,11 +31,13 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "cli/option_checks.hpp"
+#include "cli/bench_repeat.hpp"
 #include "cli/bench_report.hpp"
 #include "cli/bench_run.hpp"
 #include "cli/commands.hpp"
@@ -59,6 +64,9 @@ struct bench_options_t {
   unsigned threads = 0;
   unsigned run_timeout = 0;   // seconds per run; 0: none
   std::string policy_plugin;  // policy plug-in (policies/starzk_plugin.h); empty: $STARZK_POLICY_PLUGIN
+  unsigned repeat = 1;        // rounds over every row, each in a fresh random order (bench_repeat.hpp)
+  uint64_t seed = 0;          // of the rounds' order; 0: drawn and printed
+  std::string store;          // JSON-lines file every run is appended to; empty: none
 };
 
 template <class T>
@@ -98,6 +106,8 @@ std::string canonical_command(const bench_options_t& o) {
   s += o.no_baseline ? " --no-baseline" : " --baseline " + o.baseline;
   if (o.run_timeout) s += " --run-timeout " + std::to_string(o.run_timeout);
   if (!o.policy_plugin.empty()) s += " --policy-plugin " + o.policy_plugin;
+  if (o.repeat > 1) s += " --repeat " + std::to_string(o.repeat) + " --seed " + std::to_string(o.seed);
+  if (!o.store.empty()) s += " --store " + o.store;
   return s + " --out " + o.out;
 }
 
@@ -179,6 +189,11 @@ std::string row_name(const bench_config_t& c) {
          std::to_string(c.concurrency) + "-j" + std::to_string(c.partitions);
 }
 
+// The name of one run of a row: the row's, with the round where there are several.
+std::string run_name(const bench_config_t& c, unsigned round, unsigned rounds) {
+  return rounds > 1 ? row_name(c) + "-r" + std::to_string(round + 1) : row_name(c);
+}
+
 void run_bench(bench_options_t o) {
   o.policies = unique_in_order(o.policies);
   o.concurrency = unique_in_order(o.concurrency);
@@ -193,17 +208,26 @@ void run_bench(bench_options_t o) {
   if (const char* s = std::getenv("STARPU_SCHED"); s && *s)
     std::fprintf(stderr, "bench: STARPU_SCHED=%s is ignored: every run uses the policy of its row\n", s);
 
+  if (o.repeat > 1 && o.seed == 0) o.seed = std::random_device{}() | 1;
   const fs::path out(o.out);
   fs::create_directories(out / "runs");
   fs::create_directories(out / "traces");
   bench_machine_t machine = describe_machine(canonical_command(o));
+  run_provenance_t prov;
+  prov.commit = STARZK_COMMIT;
+  prov.rounds = o.repeat;
+  prov.seed = o.seed;
   const unsigned max_j = *std::max_element(o.partitions.begin(), o.partitions.end());
-  const size_t total =
-      o.log2.size() * (o.policies.size() * o.concurrency.size() * o.partitions.size() + (o.no_baseline ? 0 : 1));
-  std::fprintf(stderr, "bench: %zu runs on %u CPUs (%s), load %s\n", total, machine.nproc, machine.cpu_model.c_str(),
-               machine.load_start.c_str());
+  const size_t total = o.repeat * o.log2.size() *
+                       (o.policies.size() * o.concurrency.size() * o.partitions.size() + (o.no_baseline ? 0 : 1));
+  std::fprintf(
+      stderr, "bench: %zu runs on %u CPUs (%s), load %s%s\n", total, machine.nproc, machine.cpu_model.c_str(),
+      machine.load_start.c_str(),
+      o.repeat > 1
+          ? (", " + std::to_string(o.repeat) + " rounds in shuffled order, --seed " + std::to_string(o.seed)).c_str()
+          : "");
 
-  std::vector<bench_result_t> rows;
+  std::vector<bench_result_t> runs;  // every run, in the order they ran
   for (unsigned k : o.log2) {
     const fs::path inputs = out / "inputs" / ("k" + std::to_string(k));
     prepare_bench_inputs(inputs, k, max_j, o.threads);
@@ -219,22 +243,34 @@ void run_bench(bench_options_t o) {
       cfg.ngpu = o.ngpu;
       cfg.baseline = baseline;
       cfg.inputs = inputs;
-      cfg.trace = out / "traces" / (row_name(cfg) + ".json");
       configs.push_back(cfg);
     };
     if (!o.no_baseline) add(o.baseline, 1, 1, o.jobs * max_j, true);
     for (unsigned c : o.concurrency)
       for (unsigned j : o.partitions)
         for (const std::string& p : o.policies) add(p, c, j, o.jobs, false);
-    for (const bench_config_t& cfg : configs) {
-      bench_result_t r = run_child(cfg, out / "runs" / (row_name(cfg) + ".json"), o.run_timeout);
-      std::fprintf(stderr, "bench: [%zu/%zu] %s: %.3f s/proof, %zu/%zu verified%s%s\n", rows.size() + 1, total,
-                   row_name(cfg).c_str(), r.s_per_proof, r.verified, r.proofs,
-                   r.ok() ? "" : ", FAILED: ", r.ok() ? "" : r.error.c_str());
-      rows.push_back(std::move(r));
-    }
+    // One round runs every row once: in the order above when there is one
+    // round, else each round in a fresh random order.
+    std::vector<std::vector<size_t>> rounds = run_rounds(configs.size(), o.repeat, o.seed);
+    if (o.repeat == 1)
+      for (size_t i = 0; i < configs.size(); ++i) rounds[0][i] = i;
+    for (unsigned round = 0; round < o.repeat; ++round)
+      for (size_t i : rounds[round]) {
+        bench_config_t cfg = configs[i];
+        const std::string name = run_name(cfg, round, o.repeat);
+        cfg.trace = out / "traces" / (name + ".json");
+        prov.round = round;
+        prov.models = tree_digest(perfmodel_dir());  // the models this run starts from
+        bench_result_t r = run_child(cfg, out / "runs" / (name + ".json"), o.run_timeout);
+        std::fprintf(stderr, "bench: [%zu/%zu] %s: %.3f s/proof, %zu/%zu verified%s%s\n", runs.size() + 1, total,
+                     name.c_str(), r.s_per_proof, r.verified, r.proofs,
+                     r.ok() ? "" : ", FAILED: ", r.ok() ? "" : r.error.c_str());
+        if (!o.store.empty()) append_store_line(o.store, store_line(r, machine, prov));
+        runs.push_back(std::move(r));
+      }
   }
 
+  std::vector<bench_result_t> rows = aggregate_runs(runs);
   compute_ratios(rows);
   machine.load_end = read_loadavg();
   std::cout << "\n"
@@ -322,6 +358,14 @@ void add_bench_command(CLI::App& app) {
                   "load scheduling policies from this shared object first, so --policies may name them "
                   "(docs/policies.md; default: $STARZK_POLICY_PLUGIN)")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--repeat", o->repeat,
+                  "run every row this many times, each round in a fresh random order; rows then show the mean "
+                  "s/proof and its 95% confidence interval")
+      ->check(CLI::Range(1u, 1000u));
+  cmd->add_option("--seed", o->seed, "seed of the rounds' order (default: drawn and printed)");
+  cmd->add_option("--store", o->store,
+                  "append every run, with the commit, the machine, the environment and a digest of the "
+                  "performance models it started from, as one JSON line to this file");
   cmd->callback([o] { run_bench(*o); });
 
   // One run, in its own process; started by `starzk bench`.

@@ -98,6 +98,9 @@ TEST_F(bench_cli, tiny_sweep_table_csv_json_and_failures) {
                                               "cuda_workers",
                                               "wall_s",
                                               "s_per_proof",
+                                              "repeats",
+                                              "s_per_proof_sd",
+                                              "s_per_proof_ci95",
                                               "proofs_per_s",
                                               "speedup_vs_baseline",
                                               "speedup_vs_eager",
@@ -223,6 +226,60 @@ TEST_F(bench_cli, tiny_sweep_table_csv_json_and_failures) {
   EXPECT_NE(u.rc, 0);
   EXPECT_NE(u.out.find("no-such-policy"), std::string::npos) << u.out;
   EXPECT_FALSE(fs::exists(dir_ / "u" / "bench.csv"));
+}
+
+// --repeat 3: every row runs three times in shuffled rounds (one run file
+// and one trace per run), a row is the mean of its three runs with a 95%
+// interval, and --store gets one JSON line per run with its provenance; the
+// same --seed gives the same order.
+TEST_F(bench_cli, repeats_give_means_intervals_and_a_run_store) {
+  const fs::path store = dir_ / "runs.jsonl";
+  const std::string sweep =
+      "bench --policies starzk,eager --concurrency 1 --partitions 1 --log2 10 --jobs 1 "
+      "--ncpu 2 --threads 2 --no-baseline --repeat 3 --seed 7 --store " +
+      store.string();
+  const run_t b = run(sweep + " --out " + (dir_ / "r").string());
+  ASSERT_EQ(b.rc, 0) << b.out;
+  EXPECT_NE(b.out.find("--seed 7"), std::string::npos) << b.out;
+  std::vector<std::string> header;
+  const auto rows = read_csv(dir_ / "r" / "bench.csv", header);
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& row : rows) {
+    EXPECT_EQ(row.at("repeats"), "3") << row.at("policy");
+    EXPECT_GE(std::stod(row.at("s_per_proof_sd")), 0.0);
+    EXPECT_GE(std::stod(row.at("s_per_proof_ci95")), std::stod(row.at("s_per_proof_sd")) / 2) << row.at("policy");
+    EXPECT_EQ(row.at("status"), "ok");
+  }
+  for (int r = 1; r <= 3; ++r)
+    for (const char* p : {"starzk", "eager"})
+      EXPECT_TRUE(
+          fs::exists(dir_ / "r" / "traces" / ("k10-" + std::string(p) + "-c1-j1-r" + std::to_string(r) + ".json")));
+  // The store: six lines, each a run with its provenance; every policy in every round.
+  std::ifstream f(store);
+  std::string line;
+  std::vector<nlohmann::json> lines;
+  while (std::getline(f, line)) lines.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(lines.size(), 6u);
+  std::map<int, std::set<std::string>> per_round;
+  for (const nlohmann::json& j : lines) {
+    EXPECT_TRUE(j.at("ok").get<bool>());
+    EXPECT_EQ(j.at("seed").get<uint64_t>(), 7u);
+    EXPECT_EQ(j.at("rounds").get<unsigned>(), 3u);
+    EXPECT_FALSE(j.at("commit").get<std::string>().empty());
+    EXPECT_FALSE(j.at("models").get<std::string>().empty());
+    EXPECT_TRUE(j.at("environment").is_object());
+    per_round[j.at("round").get<int>()].insert(j.at("policy").get<std::string>());
+  }
+  for (int r = 0; r < 3; ++r) EXPECT_EQ(per_round[r], (std::set<std::string>{"starzk", "eager"})) << r;
+  // The same seed, the same order of runs.
+  std::vector<std::string> order;
+  for (const nlohmann::json& j : lines) order.push_back(j.at("policy").get<std::string>());
+  fs::remove(store);
+  ASSERT_EQ(run(sweep + " --out " + (dir_ / "r2").string()).rc, 0);
+  std::ifstream g(store);
+  std::vector<std::string> again;
+  while (std::getline(g, line)) again.push_back(nlohmann::json::parse(line).at("policy").get<std::string>());
+  EXPECT_EQ(again, order);
 }
 
 }  // namespace
