@@ -101,6 +101,8 @@ trace_summary_t summarize_trace(const runtime::trace_t& trace) {
     w.busy_fraction = s.span_s > 0 ? w.busy_s / s.span_s : 0;
     s.workers.push_back(w);
   }
+  s.critical = critical_path(trace);
+  s.idle = idle_reasons(trace);
   return s;
 }
 
@@ -127,6 +129,23 @@ void print_trace_summary(const trace_summary_t& s, std::ostream& out) {
     o << "worker   " << std::left << std::setw(10) << w.worker << std::right << std::setw(7) << w.tasks
       << std::setprecision(3) << std::setw(11) << w.busy_s << std::setprecision(1) << std::setw(10)
       << 100 * w.busy_fraction << "%  " << w.kind << "\n";
+  double run = 0, wait = 0;
+  for (const critical_step_t& c : s.critical) run += c.run_s, wait += c.wait_s;
+  o << std::setprecision(3) << "critical tasks " << s.critical.size() << "  run_s " << run << "  wait_s " << wait
+    << "\n";
+  o << "#        " << std::left << std::setw(10) << "step" << std::right << std::setw(7) << "worker" << std::setw(11)
+    << "start_s" << std::setw(11) << "run_s" << std::setw(11) << "wait_s"
+    << "\n";
+  for (const critical_step_t& c : s.critical)
+    o << "step     " << std::left << std::setw(10) << c.name << std::right << std::setw(7) << c.worker << std::setw(11)
+      << c.start_s << std::setw(11) << c.run_s << std::setw(11) << c.wait_s << "\n";
+  if (!s.idle.empty())
+    o << "#        " << std::left << std::setw(10) << "idle" << std::right << std::setw(11) << "idle_s" << std::setw(11)
+      << "nothing" << std::setw(11) << "waiting"
+      << "  (nothing ready / work ready elsewhere)\n";
+  for (const idle_stat_t& i : s.idle)
+    o << "idle     " << std::left << std::setw(10) << i.worker << std::right << std::setw(11) << i.idle_s
+      << std::setw(11) << i.nothing_ready_s << std::setw(11) << i.work_waiting_s << "\n";
   out << o.str();
 }
 
@@ -152,6 +171,20 @@ void print_trace_summary_json(const trace_summary_t& s, std::ostream& out) {
                             {"tasks", w.tasks},
                             {"busy_s", w.busy_s},
                             {"busy_fraction", w.busy_fraction}});
+  j["critical_path"] = nlohmann::json::array();
+  for (const critical_step_t& c : s.critical)
+    j["critical_path"].push_back({{"id", c.id},
+                                  {"task", c.name},
+                                  {"worker", c.worker},
+                                  {"start_s", c.start_s},
+                                  {"run_s", c.run_s},
+                                  {"wait_s", c.wait_s}});
+  j["idle"] = nlohmann::json::array();
+  for (const idle_stat_t& i : s.idle)
+    j["idle"].push_back({{"worker", i.worker},
+                         {"idle_s", i.idle_s},
+                         {"nothing_ready_s", i.nothing_ready_s},
+                         {"work_waiting_s", i.work_waiting_s}});
   out << j.dump(1) << "\n";
 }
 

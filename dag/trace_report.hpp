@@ -11,6 +11,10 @@
 // on another node than their spmv: a device-to-device or PCIe copy of 3n
 // scalars that chain locality, docs/policies.md, is there to avoid).
 //
+// Then the observed critical path (its run time and waits) and, per worker,
+// its idle time split into "nothing ready" and "work waiting"
+// (trace_paths.hpp).
+//
 // Plot: a gnuplot script drawing the waterfall: one row per worker, one
 // horizontal bar per task from its start to its end, colored by codelet
 // (the codelet's own .color), with a legend of codelets. The task list is
@@ -21,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "dag/trace_paths.hpp"
 #include "runtime/trace.hpp"
 
 namespace starzk::dag {
@@ -48,6 +53,8 @@ struct trace_summary_t {
   std::vector<phase_stat_t> phases;              // DAG order, then any others
   std::vector<worker_stat_t> workers;            // by worker id
   std::string policy;                            // from the trace's metadata
+  std::vector<critical_step_t> critical;         // trace_paths.hpp
+  std::vector<idle_stat_t> idle;                 // by worker; empty without ready times
 };
 
 trace_summary_t summarize_trace(const runtime::trace_t& trace);

@@ -7,6 +7,7 @@
 #include <starpu.h>
 #include <starpu_profiling.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -31,6 +32,7 @@ struct trace_hook_t {
   void (*callback)(void*);
   void* callback_arg;
   bool free_arg;
+  std::vector<std::uint64_t> after;  // attach()'s dependencies
 };
 
 struct trace_hook_access {
@@ -77,7 +79,10 @@ void trace_hook_access::on_done(void* arg) noexcept {
       e.worker = p->workerid;
       e.start_us = starpu_timing_timespec_to_us(&p->start_time) - epoch(*h->recorder);
       e.end_us = starpu_timing_timespec_to_us(&p->end_time) - epoch(*h->recorder);
+      e.submit_us = starpu_timing_timespec_to_us(&p->submit_time) - epoch(*h->recorder);
+      e.ready_us = starpu_timing_timespec_to_us(&p->push_start_time) - epoch(*h->recorder);
     }
+    e.after = std::move(h->after);
     if (e.worker >= 0) {
       e.worker_kind = kind_name(e.worker);
       e.domain = starpu_worker_get_memory_node(static_cast<unsigned>(e.worker));
@@ -118,11 +123,31 @@ trace_recorder::~trace_recorder() {
 
 void trace_recorder::attach(starpu_task* task) {
   if (!task) throw std::runtime_error("trace_recorder::attach: null task");
-  auto* h = new trace_hook_t{this, 0, task, task->callback_func, task->callback_arg, task->callback_arg_free != 0};
+  auto* h = new trace_hook_t{this, 0, task, task->callback_func, task->callback_arg, task->callback_arg_free != 0, {}};
   {
     std::lock_guard<std::mutex> lk(mu_);
     h->id = next_id_++;
     trace_.submitted.push_back(h->id);
+    // StarPU's implicit dependencies, as it will apply them (trace.hpp).
+    const unsigned n = task->cl ? STARPU_TASK_GET_NBUFFERS(task) : 0;
+    for (unsigned i = 0; i < n; ++i) {
+      starpu_data_handle_t d = STARPU_TASK_GET_HANDLE(task, i);
+      if (!d || !starpu_data_get_sequential_consistency_flag(d)) continue;
+      const starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
+      access_t& a = access_[d];
+      if (a.has_writer) h->after.push_back(a.writer);
+      if (mode & STARPU_W) {
+        h->after.insert(h->after.end(), a.readers.begin(), a.readers.end());
+        a.readers.clear();
+        a.writer = h->id;
+        a.has_writer = true;
+      } else {
+        a.readers.push_back(h->id);
+      }
+    }
+    std::sort(h->after.begin(), h->after.end());
+    h->after.erase(std::unique(h->after.begin(), h->after.end()), h->after.end());
+    std::erase(h->after, h->id);
   }
   task->callback_func = &trace_hook_access::on_done;
   task->callback_arg = h;
@@ -181,7 +206,10 @@ void write_trace_json(const trace_t& trace, std::ostream& out) {
                  {"bytes", e.bytes},
                  {"priority", e.priority},
                  {"start_us", e.start_us},
-                 {"end_us", e.end_us}};
+                 {"end_us", e.end_us},
+                 {"submit_us", e.submit_us},
+                 {"ready_us", e.ready_us},
+                 {"after", e.after}};
     events.push_back({{"name", e.name.empty() ? e.codelet : e.name},
                       {"cat", cls ? cls : "light"},
                       {"ph", "X"},
@@ -284,6 +312,17 @@ trace_t read_trace_json(std::istream& in) {
     // Exact times live in args; ts/dur are what viewers read.
     e.start_us = field(args, "start_us", index, vt::number_float).get<double>();
     e.end_us = field(args, "end_us", index, vt::number_float).get<double>();
+    // Kept since dependencies were recorded; older traces lack them.
+    if (auto it = args.find("submit_us"); it != args.end() && it->is_number()) e.submit_us = it->get<double>();
+    if (auto it = args.find("ready_us"); it != args.end() && it->is_number()) e.ready_us = it->get<double>();
+    if (auto it = args.find("after"); it != args.end()) {
+      if (!it->is_array()) throw std::runtime_error("trace: event " + std::to_string(index) + ": 'after' is no array");
+      for (const json& id : *it) {
+        if (!id.is_number_unsigned())
+          throw std::runtime_error("trace: event " + std::to_string(index) + ": 'after' holds a non-integer");
+        e.after.push_back(id.get<std::uint64_t>());
+      }
+    }
     t.events.push_back(std::move(e));
   }
   if (auto it = doc.find("otherData"); it != doc.end() && it->is_object())

@@ -11,6 +11,12 @@
 // under a mutex. Profiling must be on (session_options_t::profiling) before
 // the first attached task is submitted.
 //
+// Dependencies: attach() sees tasks in submission order and follows each
+// buffer with sequential consistency as StarPU does (a reader waits for the
+// last writer; a writer for the last writer and the readers since), so each
+// event lists the recorded tasks it came after ("after"); edges through
+// tasks not attached, or declared with tags, are not seen.
+//
 // In the file: one "X" (complete) event per task, pid = lock domain (the
 // worker's memory node), tid = worker id, ts/dur in microseconds from the
 // recorder's creation, details in "args"; "M" events name the rows. The
@@ -45,6 +51,14 @@ struct trace_event_t {
   std::uint32_t job = 0;
   std::uint64_t bytes = 0;
   int priority = 0;
+  // When the task was submitted and when it became ready (all its inputs
+  // produced: StarPU pushed it to the scheduler), from the same epoch; -1
+  // in traces recorded before these were kept.
+  double submit_us = -1, ready_us = -1;
+  // The recorded tasks it waited for through its data: the last writer of
+  // each buffer it accesses, and for a buffer it writes, the readers since
+  // (StarPU's implicit dependencies, in submission order).
+  std::vector<std::uint64_t> after;
 };
 
 struct trace_t {
@@ -78,6 +92,12 @@ class trace_recorder {
 
   mutable std::mutex mu_;
   trace_t trace_;
+  struct access_t {  // per data handle, in submission order
+    std::uint64_t writer = 0;
+    bool has_writer = false;
+    std::vector<std::uint64_t> readers;  // since the writer
+  };
+  std::map<const void*, access_t> access_;
   double epoch_us_ = 0;
   std::uint64_t next_id_ = 0;
 };

@@ -5,6 +5,9 @@
 // arithmetic.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -58,6 +61,44 @@ TEST(trace_report, arithmetic_on_a_hand_made_trace) {
 
 // a, b, c moved: a partition whose ntt_h ran on another memory node than its
 // spmv counts; one whose ntt_h ran where its spmv did does not.
+// Three tasks: a (worker 0, 0-10 us), b after a (worker 1, ready at 10,
+// started at 14, ends 30), c after a (worker 0, ready 10, runs 10-20). The
+// critical path is a then b, with b's 4 us wait; worker 1 idles 0-14 (a
+// was running, nothing else ready, until 10; b waited 10-14) and worker 0
+// idles 20-30 with nothing ready.
+TEST(trace_report, critical_path_and_idle_reasons_of_a_hand_made_trace) {
+  runtime::trace_t t;
+  auto add = [&](const char* name, std::uint64_t id, int worker, double ready, double s, double e,
+                 std::vector<std::uint64_t> after) {
+    runtime::trace_event_t x = ev(name, worker, s, e, 0, 0);
+    x.id = id;
+    x.ready_us = ready;
+    x.submit_us = 0;
+    x.after = std::move(after);
+    t.events.push_back(x);
+  };
+  add("a", 1, 0, 0, 0, 10, {});
+  add("c", 3, 0, 10, 10, 20, {1});
+  add("b", 2, 1, 10, 14, 30, {1});
+  const std::vector<dag::critical_step_t> path = dag::critical_path(t);
+  ASSERT_EQ(path.size(), 2u);
+  EXPECT_EQ(path[0].name, "a");
+  EXPECT_EQ(path[1].name, "b");
+  EXPECT_NEAR(path[1].wait_s, 4e-6, 1e-12);
+  EXPECT_NEAR(path[1].run_s, 16e-6, 1e-12);
+  const std::vector<dag::idle_stat_t> idle = dag::idle_reasons(t);
+  ASSERT_EQ(idle.size(), 2u);
+  EXPECT_NEAR(idle[0].idle_s, 10e-6, 1e-12);
+  EXPECT_NEAR(idle[0].nothing_ready_s, 10e-6, 1e-12);
+  EXPECT_NEAR(idle[1].idle_s, 14e-6, 1e-12);
+  EXPECT_NEAR(idle[1].work_waiting_s, 4e-6, 1e-12);
+  EXPECT_NEAR(idle[1].nothing_ready_s, 10e-6, 1e-12);
+  // Without ready times (an older trace): no idle reasons, the path still.
+  for (auto& e : t.events) e.ready_us = -1;
+  EXPECT_TRUE(dag::idle_reasons(t).empty());
+  EXPECT_EQ(dag::critical_path(t).size(), 2u);
+}
+
 TEST(trace_report, counts_partitions_whose_rows_changed_memory_node) {
   runtime::trace_t t;
   auto on = [](runtime::trace_event_t e, unsigned node) {
@@ -127,6 +168,31 @@ TEST(trace_report, summary_and_plot_of_a_recorded_batch) {
   }
   EXPECT_EQ(phase_lines, 10);
   EXPECT_EQ(worker_lines, 2);
+
+  // Dependencies and times recorded: every task submitted before it was
+  // ready and ready before it started; each partition's ntt_h came after
+  // its spmv, and every assemble after that partition's four G1 MSMs; the
+  // critical path ends with the last task and starts with one that waited
+  // for nothing recorded.
+  std::map<std::pair<uint32_t, uint32_t>, std::map<std::string, std::uint64_t>> ids;  // (job, chain) -> name -> id
+  for (const runtime::trace_event_t& e : trace.events) {
+    EXPECT_LE(e.submit_us, e.ready_us + 1) << e.name;
+    EXPECT_LE(e.ready_us, e.start_us + 1) << e.name;
+    ids[{e.job, e.chain}][e.name] = e.id;
+  }
+  for (const runtime::trace_event_t& e : trace.events) {
+    const auto& mine = ids[{e.job, e.chain}];
+    auto after = [&](const char* name) {
+      return std::find(e.after.begin(), e.after.end(), mine.at(name)) != e.after.end();
+    };
+    if (e.name == "ntt_h") EXPECT_TRUE(after("spmv"));
+    if (e.name == "assemble")
+      for (const char* m : {"msm_h", "msm_l", "msm_a", "msm_b1"}) EXPECT_TRUE(after(m)) << m;
+  }
+  ASSERT_FALSE(s.critical.empty());
+  EXPECT_NEAR(s.critical.back().start_s + s.critical.back().run_s, s.span_s, 1e-6);
+  EXPECT_EQ(s.idle.size(), 2u);
+  for (const dag::idle_stat_t& i : s.idle) EXPECT_NEAR(i.idle_s, i.nothing_ready_s + i.work_waiting_s, 1e-9);
 
   const std::string gp = dag::waterfall_gnuplot_script(trace, "out.png", "title");
   size_t bars = 0;
