@@ -17,9 +17,12 @@
 #               STARZK_NCPU / STARZK_NCUDA override the computed values.
 #   requeue     Logs are appended per attempt (#SBATCH --open-mode=append) and
 #               each attempt is numbered (SLURM_RESTART_COUNT). A batch
-#               rerun resumes from its journal (docs/reliability.md), so
-#               `scontrol requeue` and the time-limit signal (--signal=B:USR1@S:
-#               the script requeues itself) lose only partitions in flight.
+#               rerun resumes from its journal (docs/reliability.md). The
+#               time-limit signal (--signal=B:USR1@S) is passed on to a
+#               batch: starzk submits no more partitions, finishes those in
+#               flight, writes MANIFEST.partial and exits 5; the script then
+#               requeues itself, and the next attempt proves the rest. A
+#               single proof is requeued at once (it is lost; rerun whole).
 #   STARPU_HOME on node-local scratch: ${STARZK_SCRATCH:-${TMPDIR:-/tmp}}/starzk-JOB[-rank],
 #               removed at the end (STARZK_KEEP_SCRATCH=1 keeps it).
 #   models      StarPU writes calibrated performance models under
@@ -254,34 +257,57 @@ starzk_prove_command() {
   return 0
 }
 
-# starzk_on_time_limit: the USR1 trap (#SBATCH --signal=B:USR1@SECONDS):
-# requeue this job (or array task); Slurm then ends this attempt, and the
-# next one resumes the batch from its journal.
-starzk_on_time_limit() {
+# starzk_requeue_self: requeue this job (or array task); Slurm then ends
+# this attempt, and the next one resumes the batch from its journal.
+# Returns non-zero when Slurm refused (no --requeue, or not under Slurm).
+starzk_requeue_self() {
   local id=${SLURM_JOB_ID:-}
   [ -n "${SLURM_ARRAY_JOB_ID:-}" ] && id=${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}
-  starzk_log "time limit near (SIGUSR1): requeueing $id; the next attempt resumes from the batch journal"
-  [ -n "$id" ] && scontrol requeue "$id" \
-    || starzk_log "warning: scontrol requeue $id failed (was the job submitted with --requeue?)"
+  starzk_log "requeueing $id; the next attempt resumes from the batch journal"
+  if [ -n "$id" ] && scontrol requeue "$id"; then return 0; fi
+  starzk_log "warning: scontrol requeue $id failed (was the job submitted with --requeue?)"
+  return 1
+}
+
+# starzk_on_time_limit: the USR1 trap (#SBATCH --signal=B:USR1@SECONDS).
+# A batch gets the signal (starzk stops submitting and finishes the
+# partitions in flight; starzk_prove requeues once it has exited); a single
+# proof is requeued at once.
+starzk_on_time_limit() {
+  if [ -n "${MANIFEST:-}" ] && [ -n "${STARZK_PID:-}" ]; then
+    starzk_log "time limit near (SIGUSR1): starzk finishes the partitions in flight and stops"
+    kill -USR1 "$STARZK_PID" 2>/dev/null || true
+  else
+    starzk_log "time limit near (SIGUSR1)"
+    starzk_requeue_self || true
+  fi
 }
 
 # starzk_prove OUT_DIR: create OUT_DIR, prove, and verify when VKEY is set.
 # starzk runs in the background so that the USR1 trap fires while it runs.
+# A batch stopped by the trap (exit 5) requeues the job; where Slurm
+# refuses, the job ends with status 5 (resubmit it to resume).
 starzk_prove() {
-  local out=$1 t0=$SECONDS rc=0 pid
+  local out=$1 t0=$SECONDS rc=0
   [ -n "${MANIFEST:-}" ] || mkdir -p "$out" || starzk_die "cannot create OUT_DIR=$out"
   starzk_prove_command "$out"
   starzk_log "running: ${STARZK_CMD[*]}"
   trap starzk_on_time_limit USR1
   "${STARZK_CMD[@]}" &
-  pid=$!
+  STARZK_PID=$!
   while :; do
-    wait "$pid" && rc=0 || rc=$?
-    kill -0 "$pid" 2>/dev/null || break  # still running: a trap interrupted the wait
+    wait "$STARZK_PID" && rc=0 || rc=$?
+    kill -0 "$STARZK_PID" 2>/dev/null || break  # still running: a trap interrupted the wait
   done
   trap - USR1
+  STARZK_PID=
+  if [ "$rc" = 5 ] && [ -n "${MANIFEST:-}" ]; then
+    starzk_log "stopped before the time limit after $((SECONDS - t0)) s; $MANIFEST.partial names what is left"
+    starzk_requeue_self && exit 0
+    exit 5
+  fi
   [ "$rc" = 0 ] || starzk_die "starzk prove failed with exit code $rc"
-  if [ -n "${MANIFEST:-}" ]; then starzk_log "proved in $((SECONDS - t0)) s; outputs where $MANIFEST says"
+  if [ -n "${MANIFEST:-}" ]; then starzk_log "proved in $((SECONDS - t0)) s; outputs listed in $MANIFEST.complete"
   else starzk_log "proved in $((SECONDS - t0)) s; outputs in $out"; fi
   if [ -n "${VKEY:-}" ] && [ -z "${MANIFEST:-}" ]; then
     [ -f "$out/proof.json" ] || starzk_die "VKEY given but no $out/proof.json to verify (PARAMS mode writes proof.bin)"

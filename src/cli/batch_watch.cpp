@@ -66,6 +66,7 @@ batch_watch_t::batch_watch_t(double quiet, FILE* out, std::function<void()> on_s
   sigemptyset(&taken_);
   sigaddset(&taken_, SIGTERM);
   sigaddset(&taken_, SIGINT);
+  sigaddset(&taken_, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &taken_, &old_mask_);
   thread_ = std::thread([this] { run(); });
 }
@@ -86,6 +87,15 @@ void batch_watch_t::run() {
   while (!stop_.load()) {
     timespec tick{0, 250'000'000};
     const int sig = sigtimedwait(&taken_, nullptr, &tick);
+    if (sig == SIGUSR1) {
+      char head[128];
+      std::snprintf(head, sizeof head,
+                    "starzk: SIGUSR1 after %.0f s: submitting no more partitions, finishing those in flight: ",
+                    double(now_ms() - t0) / 1000.0);
+      log_line(out_, "signal", head + describe_state(runtime_.load()), {{"signal", "SIGUSR1"}});
+      stop_requested_.store(true);
+      continue;
+    }
     if (sig == SIGTERM || sig == SIGINT) {
       const char* name = sig == SIGTERM ? "SIGTERM" : "SIGINT";
       char head[64];

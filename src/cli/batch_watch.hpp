@@ -17,6 +17,12 @@
 // is written there, so a run cut short still leaves its trace), then lets
 // the signal end the process with its usual status. Finished partitions
 // are already on disk (output sets, journal): a rerun resumes.
+//
+// SIGUSR1 (what the slurm/ scripts forward from `sbatch --signal` before
+// the time limit) asks for a clean stop instead: the watch prints one line
+// and sets stop_requested(); the batch then submits no more partitions,
+// finishes those in flight, writes their outputs and its marker, and exits
+// with status 5 (cmd_batch.cpp), well before a SIGKILL could cut a proof.
 #pragma once
 
 #include <atomic>
@@ -40,6 +46,8 @@ class batch_watch_t {
   batch_watch_t& operator=(const batch_watch_t&) = delete;
 
   void progressed() noexcept;  // a partition finished
+  // SIGUSR1 came: submit nothing more, finish what is in flight.
+  bool stop_requested() const noexcept { return stop_requested_.load(); }
   // Whether StarPU may be asked for its memory counts: set once the
   // session is up, cleared before it shuts down.
   void runtime_running(bool yes) noexcept { runtime_.store(yes); }
@@ -57,6 +65,7 @@ class batch_watch_t {
   sigset_t taken_{}, old_mask_{};
   std::atomic<bool> stop_{false};
   std::atomic<bool> runtime_{false};
+  std::atomic<bool> stop_requested_{false};
   std::atomic<long long> last_ms_;
   std::thread thread_;
 };

@@ -8,6 +8,7 @@
 // partition has been collected; its latency runs from its opening to that
 // moment. Ready partitions are drained (poll) between submissions so that a
 // finished job is not charged for the time spent submitting others.
+#include "cli/log_lines.hpp"
 #include "cli/bench_run.hpp"
 
 #include <sys/resource.h>
@@ -86,7 +87,7 @@ void prepare_bench_inputs(const fs::path& dir, unsigned log2, unsigned partition
     std::ifstream f(stamp);
     const std::string have((std::istreambuf_iterator<char>(f)), {});
     if (have == want) {
-      std::fprintf(stderr, "bench: reusing the inputs in %s\n", dir.c_str());
+      log_line(stderr, "message", "bench: reusing the inputs in " + dir.string());
       return;
     }
   }
@@ -103,11 +104,14 @@ void prepare_bench_inputs(const fs::path& dir, unsigned log2, unsigned partition
                            .threads = threads,
                            .info = &info};
   write_key_cache(dir / "key.szkc", setup(cs, h_convention_t::bellman_coset, so), threads);
-  std::fprintf(stderr, "bench: development key in %.1f s (%s)\n", info.total_s,
-               info.used_gpu ? ("fixed-base products on " + info.device).c_str() : "CPU");
+  char line[256];
+  std::snprintf(line, sizeof line, "bench: development key in %.1f s (%s)", info.total_s,
+                info.used_gpu ? ("fixed-base products on " + info.device).c_str() : "CPU");
+  log_line(stderr, "setup", line);
   write_file_atomic(stamp, std::string_view(want));
-  std::fprintf(stderr, "bench: inputs for 2^%u (%u witnesses, development key) in %.1f s: %s\n", log2, partitions,
-               seconds(t0, steady_t::now()), dir.c_str());
+  std::snprintf(line, sizeof line, "bench: inputs for 2^%u (%u witnesses, development key) in %.1f s: %s", log2,
+                partitions, seconds(t0, steady_t::now()), dir.c_str());
+  log_line(stderr, "message", line);
 }
 
 bench_result_t run_bench_config(const bench_config_t& cfg,

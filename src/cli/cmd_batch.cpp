@@ -10,7 +10,9 @@
 // leftovers, the journal that lets a rerun skip finished partitions), is
 // batch_outputs.hpp. A failed partition is reported with its job and
 // witness file; the others carry on; the exit status says whether all
-// succeeded.
+// succeeded. SIGUSR1 (batch_watch.hpp) stops submission: the partitions in
+// flight finish and are written, and the exit status is 5. Every run that
+// ends by itself leaves M.complete or M.partial (batch_marker.hpp).
 //
 // Progress: on a terminal one line is redrawn (jobs done / total,
 // partitions done and in flight, proofs per second, ETA); when stdout is
@@ -34,6 +36,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/option_checks.hpp"
+#include "cli/batch_marker.hpp"
 #include "cli/batch_outputs.hpp"
 #include "cli/batch_watch.hpp"
 #include "cli/batch_run.hpp"
@@ -130,6 +133,9 @@ int run_manifest(const batch_run_options_t& o) {
   // read: all before StarPU starts (cli/batch_outputs.hpp).
   batch_outputs_t outs(m, o.fresh);
   for (const std::string& note : outs.notes()) std::fprintf(stderr, "starzk: warning: %s\n", note.c_str());
+  if (const std::string w = remove_batch_markers(m); !w.empty())
+    std::fprintf(stderr, "starzk: warning: %s\n", w.c_str());
+  partition_errors_t errors;  // why a partition is not done, for M.partial
 
   runtime::session_options_t so;
   so.policy = o.policy;
@@ -213,11 +219,13 @@ int run_manifest(const batch_run_options_t& o) {
           outs.write_partition(js.index, r.index, r.proof, r.publics);
         } catch (const std::exception& e) {
           ++js.failed;
+          errors[{js.index, r.index}] = std::string("cannot write the proof: ") + e.what();
           progress.error("starzk: " + r.label + ": cannot write the proof: " + e.what(),
                          {{"job", j.label()}, {"partition", r.index}});
         }
       } else {
         ++js.failed;
+        errors[{js.index, r.index}] = r.error;
         progress.error("starzk: " + r.error, {{"job", j.label()}, {"partition", r.index}});
       }
       if (js.done == j.witnesses.size()) {
@@ -256,6 +264,7 @@ int run_manifest(const batch_run_options_t& o) {
 
     std::set<const dag::key_bundle_t*> described;
     for (const manifest_job_t& j : m.jobs) {
+      if (watch.stop_requested()) break;  // SIGUSR1: nothing more is submitted
       const size_t jx = size_t(&j - m.jobs.data());
       if (outs.done_count(jx) == j.witnesses.size()) {
         // Every partition finished by an earlier run: no key, no proving.
@@ -318,6 +327,7 @@ int run_manifest(const batch_run_options_t& o) {
         }
       }
       for (size_t i = 0; i < j.witnesses.size(); ++i) {
+        if (watch.stop_requested()) break;
         if (outs.done(jx, i)) continue;
         const std::string label = "job " + j.label() + " partition " + std::to_string(i) + " (" +
                                   printable(j.witnesses[i].filename().string()) + ")";
@@ -350,35 +360,45 @@ int run_manifest(const batch_run_options_t& o) {
   }
   const double s = seconds_since(t0);
   const size_t ok = parts_done - failures;
+  // Partitions never submitted because SIGUSR1 stopped the submission.
+  const size_t not_proved = m.partitions() - parts_done;
+  const int status = failures ? exit_no : not_proved ? exit_stopped : exit_ok;
+  if (const std::string w = write_batch_marker(m, outs, errors, not_proved ? "SIGUSR1" : ""); !w.empty())
+    std::fprintf(stderr, "starzk: warning: %s\n", w.c_str());
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);  // ru_maxrss: KiB on Linux
   const nlohmann::json summary_fields = {{"command", "prove"},
                                          {"manifest", o.manifest},
-                                         {"ok", failures == 0},
+                                         {"ok", failures == 0 && not_proved == 0},
                                          {"partitions", m.partitions()},
                                          {"proved", ok},
                                          {"failed", failures},
                                          {"resumed", resumed},
                                          {"retried", retried},
+                                         {"stopped", not_proved > 0},
+                                         {"not_proved", not_proved},
                                          {"seconds", s},
                                          {"proofs_per_second", s > 0 ? double(ok) / s : 0.0},
                                          {"peak_rss_gib", double(ru.ru_maxrss) / (1024.0 * 1024.0)}};
   if (o.json) {
     std::printf("%s\n", summary_fields.dump().c_str());
-    return failures ? 1 : 0;
+    return status;
   }
-  char summary[256];
+  char summary[320];
+  const std::string stop_text =
+      "; stopped by SIGUSR1, " + std::to_string(not_proved) + " partitions not proved (a rerun resumes)";
   std::snprintf(summary, sizeof summary,
-                "%zu of %zu proofs verified and written in %.2f s (%.2f proofs/s), peak RSS %.1f GiB%s", ok,
+                "%zu of %zu proofs verified and written in %.2f s (%.2f proofs/s), peak RSS %.1f GiB%s%s", ok,
                 m.partitions(), s, s > 0 ? double(ok) / s : 0.0, double(ru.ru_maxrss) / (1024.0 * 1024.0),
                 failures  ? "; some partitions FAILED"
                 : retried ? "; some after a retry on the CPUs"
-                          : "");
+                          : "",
+                not_proved ? stop_text.c_str() : "");
   log_line(stdout, "summary", summary, summary_fields);
   if (failures)
     log_line(stderr, "error",
              "starzk: " + std::to_string(failures) + " of " + std::to_string(m.partitions()) + " partitions FAILED");
-  return failures ? 1 : 0;
+  return status;
 }
 
 }  // namespace starzk::cli

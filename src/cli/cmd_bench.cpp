@@ -36,6 +36,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli/log_lines.hpp"
 #include "cli/option_checks.hpp"
 #include "cli/bench_repeat.hpp"
 #include "cli/bench_report.hpp"
@@ -206,7 +207,8 @@ void run_bench(bench_options_t o) {
   for (const std::string& p : o.policies) check_policy(p, "--policies");
   if (!o.no_baseline) check_policy(o.baseline, "--baseline");
   if (const char* s = std::getenv("STARPU_SCHED"); s && *s)
-    std::fprintf(stderr, "bench: STARPU_SCHED=%s is ignored: every run uses the policy of its row\n", s);
+    log_line(stderr, "warning",
+             std::string("bench: STARPU_SCHED=") + s + " is ignored: every run uses the policy of its row");
 
   if (o.repeat > 1 && o.seed == 0) o.seed = std::random_device{}() | 1;
   const fs::path out(o.out);
@@ -220,12 +222,12 @@ void run_bench(bench_options_t o) {
   const unsigned max_j = *std::max_element(o.partitions.begin(), o.partitions.end());
   const size_t total = o.repeat * o.log2.size() *
                        (o.policies.size() * o.concurrency.size() * o.partitions.size() + (o.no_baseline ? 0 : 1));
-  std::fprintf(
-      stderr, "bench: %zu runs on %u CPUs (%s), load %s%s\n", total, machine.nproc, machine.cpu_model.c_str(),
-      machine.load_start.c_str(),
-      o.repeat > 1
-          ? (", " + std::to_string(o.repeat) + " rounds in shuffled order, --seed " + std::to_string(o.seed)).c_str()
-          : "");
+  log_line(stderr, "start",
+           "bench: " + std::to_string(total) + " runs on " + std::to_string(machine.nproc) + " CPUs (" +
+               machine.cpu_model + "), load " + machine.load_start +
+               (o.repeat > 1
+                    ? ", " + std::to_string(o.repeat) + " rounds in shuffled order, --seed " + std::to_string(o.seed)
+                    : std::string()));
 
   std::vector<bench_result_t> runs;  // every run, in the order they ran
   for (unsigned k : o.log2) {
@@ -262,9 +264,11 @@ void run_bench(bench_options_t o) {
         prov.round = round;
         prov.models = tree_digest(perfmodel_dir());  // the models this run starts from
         bench_result_t r = run_child(cfg, out / "runs" / (name + ".json"), o.run_timeout);
-        std::fprintf(stderr, "bench: [%zu/%zu] %s: %.3f s/proof, %zu/%zu verified%s%s\n", runs.size() + 1, total,
-                     name.c_str(), r.s_per_proof, r.verified, r.proofs,
-                     r.ok() ? "" : ", FAILED: ", r.ok() ? "" : r.error.c_str());
+        char line[512];
+        std::snprintf(line, sizeof line, "bench: [%zu/%zu] %s: %.3f s/proof, %zu/%zu verified%s%s", runs.size() + 1,
+                      total, name.c_str(), r.s_per_proof, r.verified, r.proofs,
+                      r.ok() ? "" : ", FAILED: ", r.ok() ? "" : r.error.c_str());
+        log_line(stderr, r.ok() ? "progress" : "error", line);
         if (!o.store.empty()) append_store_line(o.store, store_line(r, machine, prov));
         runs.push_back(std::move(r));
       }

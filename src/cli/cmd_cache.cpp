@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 
+#include "cli/log_lines.hpp"
 #include "cli/option_checks.hpp"
 #include "cli/commands.hpp"
 #include "cli/inputs.hpp"
@@ -87,7 +88,7 @@ void run_cache(const cache_options& o) {
     write_key_cache(o.out, key.pk, o.threads);
   }
   if (const std::string w = remember_validated(o.out, key_format_t::key_cache, key_point_count(key.pk), ko); !w.empty())
-    std::fprintf(stderr, "starzk: warning: %s\n", w.c_str());
+    log_line(stderr, "warning", "starzk: warning: " + w);
   const double t_all = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("%s: read and %s in %.2f s, cache written to %s in %.2f s\n", key.path.c_str(),
               key.check.validated ? "validated" : "known valid", t_read, o.out.c_str(), t_all - t_read);

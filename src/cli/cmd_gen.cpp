@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 
+#include "cli/log_lines.hpp"
 #include "cli/option_checks.hpp"
 #include "cli/commands.hpp"
 #include "cli/manifest.hpp"
@@ -60,12 +61,16 @@ void run_gen(const gen_options& o) {
   jo.setup.threads = o.threads;
   jo.setup.info = &info;
   jo.threads = o.threads;
-  jo.progress = [](const fs::path& p) { std::printf("wrote %s\n", p.c_str()); };
+  jo.progress = [](const fs::path& p) { log_line(stdout, "wrote", "wrote " + p.string(), {{"file", p.string()}}); };
   const gen_job_files_t files = write_generated_job(params, dir, jo);
-  if (jo.key)
-    std::fprintf(stderr, "starzk gen: key's scalars in %.2f s, fixed-base products on %s in %.2f s (setup %.2f s)%s\n",
-                 info.scalars_s, info.device.c_str(), info.fixed_base_s, info.total_s,
-                 jo.format == gen_format_t::compact ? ", streamed into the packed key" : "");
+  if (jo.key) {
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "starzk gen: key's scalars in %.2f s, fixed-base products on %s in %.2f s (setup %.2f s)%s",
+                  info.scalars_s, info.device.c_str(), info.fixed_base_s, info.total_s,
+                  jo.format == gen_format_t::compact ? ", streamed into the packed key" : "");
+    log_line(stderr, "setup", line, {{"device", info.device}, {"seconds", info.total_s}});
+  }
 
   manifest_t m;
   manifest_job_t job;
@@ -77,7 +82,7 @@ void run_gen(const gen_options& o) {
     job.note = "the " + std::to_string(o.partitions) + " partitions reuse " + std::to_string(files.distinct) +
                " distinct witness files (partition i proves witness-(i mod " + std::to_string(files.distinct) +
                ")) to save disk; every partition still gets its own proof (fresh r, s)";
-    std::fprintf(stderr, "starzk gen: %s\n", job.note.c_str());
+    log_line(stderr, "note", "starzk gen: " + job.note);
   }
   job.out_dir = "proofs";  // proof-<i>.json and public-<i>.json: what starzk verify and snarkjs read
   job.proofs_bin = "proofs.bin";

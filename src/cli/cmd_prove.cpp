@@ -175,14 +175,9 @@ void add_prove_command(CLI::App& app) {
                   "with --manifest: where codelets may run, e.g. spmv=cpu,msm=cuda (cpu|cuda|any; default any)");
   cmd->add_option("--threads-per-task", b->threads_per_task, "with --manifest: threads each task may use (default 1)")
       ->check(thread_count(false));
-  cmd->add_flag("--quiet", b->quiet, "with --manifest: only errors and the final line");
   cmd->add_flag_callback(
       "--json", [o, b] { o->json = b->json = true, json_command = "prove"; },
       "the final summary as one JSON object on stdout (with --manifest: progress lines go to stderr)");
-  cmd->add_option_function<std::string>(
-      "--log-format", [](const std::string& v) { set_log_format(parse_log_format(v)); },
-      "text (default) or json: every log line (key loading, progress, waits, errors, the summary) as one JSON "
-      "object, for log collectors (docs/usage.md)");
   cmd->add_flag("--fresh", b->fresh,
                 "with --manifest: prove every partition, ignoring what the job journals say an earlier run "
                 "finished (docs/reliability.md)");
@@ -232,6 +227,7 @@ void add_prove_command(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "on", "off"}));
   manifest->excludes(zkey)->excludes(params)->excludes(wtns);
   cmd->callback([o, b, zkey, params, wtns, manifest] {
+    b->quiet = verbosity() == verbosity_t::quiet;  // --quiet (option_checks.hpp)
     if (manifest->count()) {
 #ifdef STARZK_HAVE_MPI
       if (b->mpi) {

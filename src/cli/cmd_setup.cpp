@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "cli/log_lines.hpp"
 #include "cli/option_checks.hpp"
 #include "cli/commands.hpp"
 #include "cli/vk_export.hpp"
@@ -28,9 +29,8 @@ struct setup_options {
 
 void run_setup(const setup_options& o) {
   const r1cs_t cs = read_r1cs(o.r1cs);
-  std::fprintf(stderr,
-               "starzk setup: DEVELOPMENT KEY from fresh toxic waste, NOT a ceremony: do not use it to secure "
-               "anything.\n");
+  log_line(stderr, "warning",
+           "starzk setup: DEVELOPMENT KEY from fresh toxic waste, NOT a ceremony: do not use it to secure anything.");
   const h_convention_t conv = o.zkey.empty() ? h_convention_t::bellman_coset : h_convention_t::snarkjs_odd_coset;
   setup_info_t info;
   setup_options_t so;
@@ -38,8 +38,11 @@ void run_setup(const setup_options& o) {
   so.threads = o.threads;
   so.info = &info;
   const proving_key_t pk = setup(cs, conv, so);
-  std::fprintf(stderr, "starzk setup: fixed-base products on %s in %.2f s (setup %.2f s)\n", info.device.c_str(),
-               info.fixed_base_s, info.total_s);
+  char line[256];
+  std::snprintf(line, sizeof line, "starzk setup: fixed-base products on %s in %.2f s (setup %.2f s)",
+                info.device.c_str(), info.fixed_base_s, info.total_s);
+  log_line(stderr, "setup", line,
+           {{"device", info.device}, {"fixed_base_s", info.fixed_base_s}, {"seconds", info.total_s}});
   if (!o.zkey.empty()) write_zkey(o.zkey, pk);
   if (!o.params.empty()) write_params(o.params, pk);
   if (!o.vkey.empty()) write_vkey_with_alphabeta(o.vkey, pk.vk);

@@ -6,7 +6,8 @@
 //   0 success; 1 the answer is no (a proof INVALID, a witness unsatisfied,
 //   a partition of a batch failed); 2 usage (CLI11 parse errors,
 //   std::invalid_argument); 3 bad input file (io_error, a named file that
-//   does not exist); 4 resources (resource_error, std::bad_alloc).
+//   does not exist); 4 resources (resource_error, std::bad_alloc); 5 a
+//   batch stopped on request (SIGUSR1) with partitions left to prove.
 #pragma once
 
 #include <stdexcept>
@@ -26,7 +27,14 @@ void add_gen_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_vk_command(CLI::App& app);
 
-enum exit_code_t : int { exit_ok = 0, exit_no = 1, exit_usage = 2, exit_bad_input = 3, exit_resources = 4 };
+enum exit_code_t : int {
+  exit_ok = 0,
+  exit_no = 1,
+  exit_usage = 2,
+  exit_bad_input = 3,
+  exit_resources = 4,
+  exit_stopped = 5
+};
 
 // Exit status of a subcommand that ran but reports "no" (verify of a bad
 // proof), or another chosen status: main() returns it as is.

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <mutex>
 #include <stdexcept>
 
@@ -14,6 +15,7 @@ namespace starzk::cli {
 namespace {
 
 std::atomic<log_format_t> g_format{log_format_t::text};
+std::atomic<verbosity_t> g_verbosity{verbosity_t::normal};
 std::mutex g_mu;
 
 double seconds_since_start() {
@@ -36,7 +38,15 @@ log_format_t parse_log_format(const std::string& text) {
   throw std::invalid_argument("--log-format '" + text + "': expected text or json");
 }
 
+void set_verbosity(verbosity_t v) { g_verbosity.store(v); }
+verbosity_t verbosity() { return g_verbosity.load(); }
+
 void log_line(FILE* out, const char* event, const std::string& text, const nlohmann::json& fields) {
+  if (verbosity() == verbosity_t::quiet) {
+    bool must = false;
+    for (const char* e : {"error", "warning", "signal", "summary"}) must = must || std::strcmp(event, e) == 0;
+    if (!must) return;
+  }
   std::string line;
   if (log_format() == log_format_t::json) {
     nlohmann::json j = {
@@ -51,6 +61,10 @@ void log_line(FILE* out, const char* event, const std::string& text, const nlohm
   std::lock_guard lock(g_mu);
   std::fprintf(out, "%s\n", line.c_str());
   std::fflush(out);
+}
+
+void log_verbose(FILE* out, const char* event, const std::string& text, const nlohmann::json& fields) {
+  if (verbosity() == verbosity_t::verbose) log_line(out, event, text, fields);
 }
 
 }  // namespace starzk::cli

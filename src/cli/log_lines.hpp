@@ -9,6 +9,16 @@
 //         "waiting", "signal", "note", "error", "summary", "message".
 // The stream does not change with the form: progress on stdout (stderr
 // with --json), errors on stderr. docs/usage.md lists each event's fields.
+//
+// And at one of three levels for the whole process (--quiet, --verbose on
+// every command; option_checks.hpp registers them):
+//   quiet    only the lines a monitor must see: events "error", "warning",
+//            "signal" and "summary"; the others are dropped here, so no
+//            caller tests the level;
+//   normal   every line;
+//   verbose  every line, and the lines written with log_verbose (the
+//            settings in force at the start, more detail where a command
+//            has it).
 #pragma once
 
 #include <cstdio>
@@ -19,15 +29,23 @@
 namespace starzk::cli {
 
 enum class log_format_t { text, json };
+enum class verbosity_t { quiet, normal, verbose };
 
 void set_log_format(log_format_t f);
 log_format_t log_format();
 // "text" or "json"; anything else throws std::invalid_argument naming the option.
 log_format_t parse_log_format(const std::string& text);
 
+void set_verbosity(verbosity_t v);
+verbosity_t verbosity();
+
 // One line on `out`, flushed: `text` as it is, or the JSON object above
-// (fields merged after t, event and message).
+// (fields merged after t, event and message); nothing under --quiet unless
+// the event is one a monitor must see (above).
 void log_line(FILE* out, const char* event, const std::string& text,
               const nlohmann::json& fields = nlohmann::json::object());
+// The same, only under --verbose.
+void log_verbose(FILE* out, const char* event, const std::string& text,
+                 const nlohmann::json& fields = nlohmann::json::object());
 
 }  // namespace starzk::cli

@@ -4,13 +4,16 @@
 // (commands.hpp; docs/usage.md, "Exit status").
 #include <cstdio>
 #include <exception>
+#include <functional>
 #include <new>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/option_checks.hpp"
 #include "groth16/prover.hpp"
 #include "io/io_error.hpp"
 #include "util/config.hpp"
@@ -47,7 +50,8 @@ int main(int argc, char** argv) {
   CLI::App app{
       "starzk: Groth16 proofs over BLS12-381, from snarkjs (.zkey) and bellman/Filecoin (.params) keys.\n"
       "Run 'starzk COMMAND --help' for the options of each command. Exit status: 0 ok, 1 a proof invalid or\n"
-      "a partition failed, 2 usage, 3 an input file unreadable or malformed, 4 resources (docs/usage.md)."};
+      "a partition failed, 2 usage, 3 an input file unreadable or malformed, 4 resources, 5 a batch stopped by\n"
+      "SIGUSR1 with partitions left (docs/usage.md)."};
   app.require_subcommand(1);
   app.set_version_flag("--version", "starzk " STARZK_VERSION);
   add_prove_command(app);
@@ -59,6 +63,14 @@ int main(int argc, char** argv) {
   add_gen_command(app);
   add_bench_command(app);
   add_vk_command(app);
+  // --quiet, --verbose and --log-format on every command (the leaves:
+  // `trace summary`, `vk export`, ...), registered once here.
+  std::function<void(CLI::App*)> add_everywhere = [&](CLI::App* a) {
+    const std::vector<CLI::App*> subs = a->get_subcommands([](CLI::App*) { return true; });
+    if (subs.empty()) add_log_options(a);
+    for (CLI::App* s : subs) add_everywhere(s);
+  };
+  for (CLI::App* s : app.get_subcommands([](CLI::App*) { return true; })) add_everywhere(s);
   try {
     // A bad STARZK_* value is refused before any work (config.hpp), except
     // when only help or the version is asked for.

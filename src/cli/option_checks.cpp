@@ -1,11 +1,14 @@
 // option_checks.cpp: the validators and worker checks of option_checks.hpp.
 #include "cli/option_checks.hpp"
 
+#include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 
+#include "cli/log_lines.hpp"
 #include "dag/memory_budget.hpp"
+#include "util/config.hpp"
 #include "util/parallel.hpp"
 
 namespace starzk::cli {
@@ -75,6 +78,39 @@ CLI::Validator memory_budget() {
         return "";
       },
       "auto|none|BYTES");
+}
+
+void add_log_options(CLI::App* cmd) {
+  // --log-format first: CLI11 runs option callbacks in this order, so the
+  // settings line of --verbose already has its form.
+  cmd->add_option_function<std::string>(
+      "--log-format", [](const std::string& v) { set_log_format(parse_log_format(v)); },
+      "text (default) or json: every log line (key loading, progress, waits, errors, the summary) as one JSON "
+      "object, for log collectors (docs/usage.md)");
+  auto* quiet = cmd->add_flag_callback(
+      "--quiet", [] { set_verbosity(verbosity_t::quiet); },
+      "only errors, warnings and the final result (no key, progress or timing lines)");
+  cmd->add_flag_callback(
+         "--verbose",
+         [name = cmd->get_name()] {
+           set_verbosity(verbosity_t::verbose);
+           nlohmann::json env = nlohmann::json::object();
+           std::string text;
+           auto note = [&](const char* var) {
+             const char* v = std::getenv(var);
+             if (v == nullptr || *v == '\0') return;
+             env[var] = v;
+             text += std::string(text.empty() ? "" : ", ") + var + "=" + v;
+           };
+           for (const char* v : {"STARPU_SCHED", "STARPU_NCPU", "STARPU_NCUDA", "CUDA_VISIBLE_DEVICES"}) note(v);
+           for (const config::var_t& v : config::vars) note(v.name);
+           log_verbose(stderr, "settings",
+                       "starzk " + name + ": settings: " + (text.empty() ? "no variable set" : text) +
+                           " (every other variable at its default; starzk info --config)",
+                       {{"command", name}, {"environment", env}});
+         },
+         "also the settings in force at the start (the environment variables starzk reads) and more detail")
+      ->excludes(quiet);
 }
 
 void check_workers(int requested_gpus, const std::string& place, unsigned cpu_workers, unsigned cuda_workers) {

@@ -34,6 +34,11 @@ CLI::Validator cpu_worker_count();                 // --cpus
 CLI::Validator gpu_worker_count();                 // --gpus
 CLI::Validator memory_budget();                    // --mem-budget
 
+// --log-format, --quiet and --verbose, which every command has
+// (cli/log_lines.hpp). --verbose also prints the settings in force: the
+// environment variables starzk reads that are set (event "settings").
+void add_log_options(CLI::App* cmd);
+
 // After StarPU started with these workers: --gpus asked for more CUDA
 // workers than exist, or --place pins a codelet to a kind of worker that
 // is absent. requested_gpus < 0: not given.

@@ -4,9 +4,11 @@
 // line, --json outcomes of verify, info and prove, `info` on every format
 // starzk reads or writes, Filecoin .vk files (exported at PoRep size, 2,116
 // bytes, then verified against; a corrupt one refused), --policy winning
-// over STARPU_SCHED, progress lines off a terminal, and --log-format json
-// (every line of stdout and stderr one JSON object with t, event, message). Each case fails if
-// the behaviour regresses: exact statuses and JSON fields are compared.
+// and --cpus over STARPU_NCPU, progress lines off a terminal, --log-format
+// json (every line of stdout and stderr one JSON object with t, event,
+// message), and --quiet, --verbose and --log-format on every command. Each
+// case fails if the behaviour regresses: exact statuses and JSON fields are
+// compared.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -205,6 +207,51 @@ TEST_F(CliMonitor, PolicyFlagWinsAndProgressOffTerminal) {
   EXPECT_EQ(j["ok"], true);
   EXPECT_EQ(j["partitions"], 1);
   EXPECT_EQ(j["proved"], 1);
+  // --cpus 1 wins over STARPU_NCPU=2.
+  r = run_binary(STARZK_BIN, batch + " --fresh", "STARPU_NCPU=2");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find(", 1 CPU workers,"), std::string::npos) << r.output;
+}
+
+// --quiet, --verbose and --log-format on every command; --quiet keeps only
+// warnings, errors and the result, --verbose adds the settings in force.
+TEST_F(CliMonitor, QuietAndVerboseOnEveryCommand) {
+  for (const char* c : {"prove", "verify", "setup", "info", "cache", "trace summary", "trace plot", "trace check",
+                        "gen", "bench", "vk export"}) {
+    const run_result h = run_starzk(std::string(c) + " --help");
+    EXPECT_EQ(h.status, 0) << c;
+    for (const char* opt : {"--quiet", "--verbose", "--log-format"})
+      EXPECT_NE(h.output.find(opt), std::string::npos) << c << " has no " << opt;
+  }
+  const std::string setup = "setup --r1cs " + (mul / "circuit.r1cs").string() + " --zkey " + p("k.zkey") + " --gpu off";
+  run_result r = run_starzk(setup);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("fixed-base products on"), std::string::npos) << r.output;
+  r = run_starzk(setup + " --quiet");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output.find("fixed-base products on"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("DEVELOPMENT KEY"), std::string::npos) << r.output;  // a warning stays
+  EXPECT_NE(r.output.find("written"), std::string::npos) << r.output;          // and the result
+  const std::string prove = "prove --gpu off --zkey " + p("k.zkey") + " --wtns " + (mul / "witness.wtns").string() +
+                            " --proof " + p("pr.json");
+  r = run_starzk(prove);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("k.zkey: "), std::string::npos) << r.output;  // the key line
+  r = run_starzk(prove + " --quiet");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output.find("k.zkey: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("proof verified against"), std::string::npos) << r.output;
+  r = run_binary(STARZK_BIN, verify_args((mul / "proof.json").string()) + " --verbose", "STARZK_WATCH_S=30");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("starzk verify: settings: STARZK_WATCH_S=30"), std::string::npos) << r.output;
+  r = run_binary(STARZK_BIN, verify_args((mul / "proof.json").string()) + " --verbose --log-format json",
+                 "STARZK_WATCH_S=30");
+  const auto first = nlohmann::json::parse(r.output.substr(0, r.output.find('\n')), nullptr, false);
+  ASSERT_TRUE(first.is_object()) << r.output;
+  EXPECT_EQ(first["event"], "settings");
+  EXPECT_EQ(first["environment"]["STARZK_WATCH_S"], "30");
+  r = run_starzk(verify_args((mul / "proof.json").string()) + " --quiet --verbose");
+  EXPECT_EQ(r.status, 2) << r.output;
 }
 
 // --log-format json: every line a JSON object (t, event, message), the

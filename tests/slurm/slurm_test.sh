@@ -29,7 +29,12 @@
 #       second attempt appends to the first one's log and proves nothing
 #       again (the journal says every partition is done);
 #   (g) --gres=none on a node with a (fake) GPU: the array tasks' logs say the
-#       GPUs were hidden (CUDA_VISIBLE_DEVICES set empty).
+#       GPUs were hidden (CUDA_VISIBLE_DEVICES set empty);
+#   (h) the time-limit signal, sent by hand (`scancel -b -s USR1`) to a
+#       prove-node batch of 300 partitions after its first progress line:
+#       starzk finishes the partitions in flight and exits 5 (M.partial), the
+#       script requeues the job, the second attempt resumes from the journal
+#       and completes: COMPLETED 0:0, M.complete, every proof there.
 # It polls `squeue -h -j ID` (sbatch --wait polls at 2/8/32 s), reads states
 # and exit codes from `scontrol show job ID`, verifies every proof with
 # `starzk verify` from the test itself, and stops everything it started on
@@ -267,6 +272,40 @@ if [ "$manifest_cli" = 1 ]; then
   else
     say "FAIL: scontrol requeue ${job_b}_0: $(cat "$work/requeue.err")"; fails=$((fails + 1))
   fi
+fi
+
+# (h) SIGUSR1 before the time limit: stop cleanly, requeue, resume
+if [ "$manifest_cli" = 1 ]; then
+  n_h=300
+  {
+    echo '[[job]]'
+    echo 'name = "long"'
+    echo "key = \"$fix/multiplier/circuit.zkey\""
+    printf 'witnesses = ['
+    for ((i = 0; i < n_h; i++)); do printf '%s"%s"' "$([ $i = 0 ] || echo ', ')" "$fix/multiplier/witness.wtns"; done
+    echo ']'
+    echo "out_dir = \"$work/out/long\""
+  } >"$work/m-long.toml"
+  deadline=$((SECONDS - t0 + 120))
+  job_h=$(submit long MANIFEST="$work/m-long.toml" STARZK_PROVE_ARGS="--mem-budget 1M" -- --gres=none -o "$work/out/long.log" "$src/slurm/prove-node.sbatch")
+  log_h="$work/out/long.log"
+  until log_has "$log_h" "progress: partitions" 2>/dev/null || [ $((SECONDS - t0)) -ge "$deadline" ] \
+        || [ -z "$(squeue -h -j "$job_h" -o %i 2>/dev/null)" ]; do sleep 0.1; done
+  scancel -b -s USR1 "$job_h"
+  # The requeued job is held back (BeginTime ahead): start it as soon as it is pending.
+  until [ "$(squeue -h -j "$job_h" -o %T 2>/dev/null)" = PENDING ] || [ -z "$(squeue -h -j "$job_h" -o %i 2>/dev/null)" ] \
+        || [ $((SECONDS - t0)) -ge "$deadline" ]; do sleep 0.2; done
+  scontrol update JobId="$job_h" StartTime=now 2>/dev/null || true
+  wait_jobs "$job_h"
+  check "stopped batch: the script passed SIGUSR1 on" log_has "$log_h" "starzk finishes the partitions in flight"
+  check "stopped batch: starzk stopped cleanly" log_has "$log_h" "stopped by SIGUSR1"
+  check "stopped batch: requeued, second attempt" log_has "$log_h" "attempt 2"
+  check "stopped batch: resumed from the journal" log_has "$log_h" "partitions were finished by an earlier run"
+  check "stopped batch: COMPLETED 0:0" [ "$(states "$job_h")" = "COMPLETED 0:0" ]
+  check "stopped batch: M.complete written, M.partial gone" \
+    bash -c "[ -s '$work/m-long.toml.complete' ] && [ ! -e '$work/m-long.toml.partial' ]"
+  check "stopped batch: every proof there" [ "$(find "$work/out/long" -name 'proof-*.json' | wc -l)" = "$n_h" ]
+  check "stopped batch: the last proof verifies" verify_pair "$work/out/long" $((n_h - 1)) "$fix/multiplier/verification_key.json"
 fi
 
 if [ "$fails" != 0 ]; then
