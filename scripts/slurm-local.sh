@@ -110,6 +110,9 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
+# A requeued job waits cred_expire seconds before it may start again (120 by
+# default; started sooner, slurmd refuses it: "Job credential revoked").
+AuthInfo=cred_expire=10
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
