@@ -67,7 +67,9 @@ manifest_t parse_manifest_toml(std::string_view text, const std::filesystem::pat
 manifest_t parse_manifest_json(std::string_view text, const std::filesystem::path& base, const std::string& origin);
 
 // Checks that every input file exists, so a batch fails before it starts
-// rather than halfway. Throws std::runtime_error naming the job and file.
+// rather than halfway, and that a .szkc made from a bellman/Filecoin key
+// (read from its header: it carries no QAP matrices) has its circuit.
+// Throws std::runtime_error naming the job and file.
 void check_manifest_inputs(const manifest_t& m);
 
 // The manifest as TOML (paths written as given), for `starzk gen`.

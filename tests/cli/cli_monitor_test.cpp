@@ -6,7 +6,8 @@
 // bytes, then verified against; a corrupt one refused), --policy winning
 // and --cpus over STARPU_NCPU, progress lines off a terminal, --log-format
 // json (every line of stdout and stderr one JSON object with t, event,
-// message), and --quiet, --verbose and --log-format on every command. Each
+// message), --quiet, --verbose and --log-format on every command, and
+// manifests taking every key form. Each
 // case fails if the behaviour regresses: exact statuses and JSON fields are
 // compared.
 #include <gtest/gtest.h>
@@ -16,6 +17,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -211,6 +213,47 @@ TEST_F(CliMonitor, PolicyFlagWinsAndProgressOffTerminal) {
   r = run_binary(STARZK_BIN, batch + " --fresh", "STARPU_NCPU=2");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find(", 1 CPU workers,"), std::string::npos) << r.output;
+}
+
+// A manifest takes every key form `prove` takes: .zkey, .params, a .szkc of
+// either convention and a packed .szpk. A .szkc made from a .params without
+// the job's circuit is refused before any proving (exit 3, the field named),
+// not found missing at the first partition.
+TEST_F(CliMonitor, ManifestTakesEveryKeyForm) {
+  run_result r = run_starzk("gen -k 10 -n 1 --out " + p("b") + " --format iden3 --convention bellman --quiet");
+  ASSERT_EQ(r.status, 0) << r.output;
+  r = run_starzk("gen -k 10 -n 1 --out " + p("c") + " --format compact --quiet");  // key.szpk + circuit.szcs
+  ASSERT_EQ(r.status, 0) << r.output;
+  r = run_starzk("cache --zkey " + (mul / "circuit.zkey").string() + " --out " + p("s.szkc") + " --quiet");
+  ASSERT_EQ(r.status, 0) << r.output;
+  r = run_starzk("cache --params " + p("b/key.params") + " --circuit " + p("b/circuit.r1cs") + " --out " + p("b.szkc") +
+                 " --quiet");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string mw = (mul / "witness.wtns").string(), bw = p("b/witness-0.wtns");
+  struct form_t {
+    const char* name;
+    std::string key, circuit, witness;
+  };
+  const std::vector<form_t> forms = {{"zkey", (mul / "circuit.zkey").string(), "", mw},
+                                     {"params", p("b/key.params"), p("b/circuit.r1cs"), bw},
+                                     {"szkc-snarkjs", p("s.szkc"), "", mw},
+                                     {"szkc-bellman", p("b.szkc"), p("b/circuit.r1cs"), bw},
+                                     {"szpk", p("c/key.szpk"), p("c/circuit.szcs"), p("c/witness-0.wtns")}};
+  for (const form_t& f : forms) {
+    SCOPED_TRACE(f.name);
+    std::ofstream(p("m.toml")) << "[[job]]\nkey = '" << f.key << "'\n"
+                               << (f.circuit.empty() ? "" : "circuit = '" + f.circuit + "'\n") << "witnesses = ['"
+                               << f.witness << "']\nproofs_bin = '" << p(f.name) << ".bin'\n";
+    r = run_starzk("prove --manifest " + p("m.toml") + " --gpus 0 --quiet");
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_TRUE(fs::exists(p(f.name) + std::string(".bin"))) << r.output;
+  }
+  std::ofstream(p("m.toml")) << "[[job]]\nkey = '" << p("b.szkc") << "'\nwitnesses = ['" << bw
+                             << "']\nproofs_bin = 'x.bin'\n";
+  r = run_starzk("prove --manifest " + p("m.toml") + " --gpus 0");
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_NE(r.output.find("field 'circuit' is required with 'b.szkc'"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("progress"), std::string::npos) << r.output;  // nothing was proved
 }
 
 // --quiet, --verbose and --log-format on every command; --quiet keeps only
