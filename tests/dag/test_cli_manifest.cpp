@@ -179,7 +179,8 @@ TEST_F(cli_manifest, a_bad_partition_fails_its_job_only) {
 // A policy plug-in end to end: prove under the example plug-in's engine
 // policy, `trace check` finds the invariants its rules promise held, and
 // fails (exit 1) on the same trace with two memory-heavy tasks moved to
-// overlap. A file that is not a plug-in is refused, named.
+// overlap. A file that is not a plug-in is refused, named. --policy-plugin
+// wins over STARZK_POLICY_PLUGIN.
 TEST_F(cli_manifest, plugin_policy_and_trace_check) {
   const fs::path gen = dir_ / "gen";
   run_t g = run("gen -k 10 -n 2 --public 4 --seed 9 --threads 2 --out " + gen.string());
@@ -189,6 +190,15 @@ TEST_F(cli_manifest, plugin_policy_and_trace_check) {
   run_t p = run("prove --manifest " + (gen / "jobs.toml").string() + " --policy-plugin " + plugin +
                 " --policy example-one-heavy --cpus 2 --quiet --trace " + trace.string());
   ASSERT_EQ(p.rc, 0) << p.out;
+  // --policy-plugin wins over STARZK_POLICY_PLUGIN (a path there that does
+  // not exist would fail the run); without the option the variable applies.
+  const std::string env = "STARZK_POLICY_PLUGIN=" + (dir_ / "no-such-plugin.so").string();
+  const std::string again = "prove --manifest " + (gen / "jobs.toml").string() + " --fresh --cpus 2 --quiet";
+  test::run_result e = test::run_binary(starzk_bin.string(), again + " --policy-plugin " + plugin, env);
+  EXPECT_EQ(e.status, 0) << e.output;
+  e = test::run_binary(starzk_bin.string(), again, env);
+  EXPECT_NE(e.status, 0) << e.output;
+  EXPECT_NE(e.output.find("no-such-plugin.so"), std::string::npos) << e.output;
   run_t c = run("trace check " + trace.string());
   ASSERT_EQ(c.rc, 0) << c.out;
   EXPECT_NE(c.out.find("policy example-one-heavy; checked: completeness, memory-heavy cap 1"), std::string::npos)
