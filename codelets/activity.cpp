@@ -64,13 +64,25 @@ bool on_cuda_worker() {
   return w >= 0 && starpu_worker_get_type(w) == STARPU_CUDA_WORKER;
 }
 
+namespace {
+std::atomic<unsigned long long> g_events{0};
+std::atomic<int> g_running{0};
+}  // namespace
+
+unsigned long long activity_events() noexcept { return g_events.load(std::memory_order_acquire); }
+int bodies_running() noexcept { return g_running.load(std::memory_order_acquire); }
+
 void activity_begin(const char* phase) noexcept {
+  g_running.fetch_add(1, std::memory_order_acq_rel);
+  g_events.fetch_add(1, std::memory_order_acq_rel);
   slot_t* s = slot(phase, on_cuda_worker());
   if (s == nullptr) return;
   if (s->running.fetch_add(1, std::memory_order_acq_rel) == 0) s->oldest_start_ms.store(now_ms());
 }
 
 void activity_end(const char* phase) noexcept {
+  g_events.fetch_add(1, std::memory_order_acq_rel);
+  g_running.fetch_sub(1, std::memory_order_acq_rel);
   slot_t* s = find(phase, on_cuda_worker());
   if (s == nullptr) return;
   s->done.fetch_add(1, std::memory_order_relaxed);

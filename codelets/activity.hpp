@@ -22,6 +22,11 @@ bool on_cuda_worker();
 void activity_begin(const char* phase) noexcept;
 void activity_end(const char* phase) noexcept;
 
+// How many times a body has begun or ended so far (a clock of progress),
+// and how many are inside now. A CUDA body is inside only while it enqueues.
+unsigned long long activity_events() noexcept;
+int bodies_running() noexcept;
+
 // One line: "spmv cpu 3 done 1 running (12 s); ntt_h cuda 2 done; ...",
 // or "no codelet body has run yet".
 std::string describe_activity();

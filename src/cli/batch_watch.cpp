@@ -54,6 +54,7 @@ std::string device_memory() {
 }  // namespace
 
 double watch_quiet_seconds() { return config::get_seconds("STARZK_WATCH_S").value_or(60); }
+double stall_abort_seconds() { return config::get_seconds("STARZK_STALL_ABORT_S").value_or(1800); }
 
 std::string batch_watch_t::describe_state(bool runtime) {
   std::string s = codelets::describe_activity();
@@ -61,8 +62,8 @@ std::string batch_watch_t::describe_state(bool runtime) {
   return s + "; " + host_rss();
 }
 
-batch_watch_t::batch_watch_t(double quiet, FILE* out, std::function<void()> on_stop)
-    : quiet_(quiet), out_(out), on_stop_(std::move(on_stop)), last_ms_(now_ms()) {
+batch_watch_t::batch_watch_t(double quiet, FILE* out, std::function<void()> on_stop, double abort_after)
+    : quiet_(quiet), abort_after_(abort_after), out_(out), on_stop_(std::move(on_stop)), last_ms_(now_ms()) {
   sigemptyset(&taken_);
   sigaddset(&taken_, SIGTERM);
   sigaddset(&taken_, SIGINT);
@@ -84,6 +85,8 @@ void batch_watch_t::progressed() noexcept { last_ms_.store(now_ms()); }
 void batch_watch_t::run() {
   const long long t0 = now_ms();
   long long spoke_ms = 0;
+  unsigned long long events = codelets::activity_events();
+  long long moved_ms = t0;  // when a body last began or ended, or one was seen running
   while (!stop_.load()) {
     timespec tick{0, 250'000'000};
     const int sig = sigtimedwait(&taken_, nullptr, &tick);
@@ -111,6 +114,28 @@ void batch_watch_t::run() {
       pthread_sigmask(SIG_UNBLOCK, &taken_, nullptr);
       raise(sig);  // delivered to this thread, whose mask now lets it through
       std::_Exit(128 + sig);
+    }
+    if (abort_after_ > 0) {
+      const unsigned long long e = codelets::activity_events();
+      const long long now = now_ms();
+      if (e != events || codelets::bodies_running() > 0) {
+        events = e;
+        moved_ms = now;
+      } else if (e > 0 && double(now - moved_ms) >= abort_after_ * 1000.0) {
+        char head[160];
+        std::snprintf(head, sizeof head,
+                      "starzk: the batch has stalled: no codelet body ran, began or ended for %.0f s "
+                      "(STARZK_STALL_ABORT_S); giving up, a rerun proves what is missing: ",
+                      double(now - moved_ms) / 1000.0);
+        log_line(out_, "stalled", head + describe_state(runtime_.load()), {{"stalled_s", (now - moved_ms) / 1000.0}});
+        try {
+          if (on_stop_) on_stop_();
+        } catch (const std::exception& ex) {
+          std::fprintf(stderr, "starzk: while stopping: %s\n", ex.what());
+        }
+        std::fflush(nullptr);
+        std::_Exit(4);  // StarPU cannot be shut down with tasks that will never run
+      }
     }
     if (quiet_ <= 0) continue;
     const long long now = now_ms(), last = last_ms_.load();

@@ -18,6 +18,14 @@
 // the signal end the process with its usual status. Finished partitions
 // are already on disk (output sets, journal): a rerun resumes.
 //
+// A batch that has stopped moving altogether (no codelet body running,
+// beginning or ending for `abort_after` seconds, once one has run: a lost
+// worker, a placement that can never happen) is given up: the watch prints
+// what it saw, runs `on_stop`, and ends the process with status 4. The
+// finished partitions are on disk and journalled, so a rerun proves only
+// the rest. A long body (a CPU MSM of minutes) is running, so it never
+// counts as a stall.
+//
 // SIGUSR1 (what the slurm/ scripts forward from `sbatch --signal` before
 // the time limit) asks for a clean stop instead: the watch prints one line
 // and sets stop_requested(); the batch then submits no more partitions,
@@ -39,8 +47,9 @@ namespace starzk::cli {
 class batch_watch_t {
  public:
   // quiet: seconds without a finished partition before the first line
-  // (0: never; signals are still taken).
-  batch_watch_t(double quiet, FILE* out, std::function<void()> on_stop);
+  // (0: never; signals are still taken). abort_after: seconds of a stalled
+  // batch before it is given up (0: never).
+  batch_watch_t(double quiet, FILE* out, std::function<void()> on_stop, double abort_after = 0);
   ~batch_watch_t();
   batch_watch_t(const batch_watch_t&) = delete;
   batch_watch_t& operator=(const batch_watch_t&) = delete;
@@ -60,6 +69,7 @@ class batch_watch_t {
   void run();
 
   double quiet_;
+  double abort_after_;
   FILE* out_;
   std::function<void()> on_stop_;
   sigset_t taken_{}, old_mask_{};
@@ -73,5 +83,8 @@ class batch_watch_t {
 // Seconds of quiet before the watch speaks: STARZK_WATCH_S (default 60;
 // 0 turns the lines off).
 double watch_quiet_seconds();
+// Seconds of a stalled batch before it is given up: STARZK_STALL_ABORT_S
+// (default 1800; 0: never).
+double stall_abort_seconds();
 
 }  // namespace starzk::cli

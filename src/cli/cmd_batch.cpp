@@ -146,9 +146,12 @@ int run_manifest(const batch_run_options_t& o) {
   // Before StarPU starts its threads: they inherit the watch's signal mask.
   // A stop signal writes the trace recorded so far.
   std::atomic<runtime::trace_recorder*> trace_on_stop{nullptr};
-  batch_watch_t watch(watch_quiet_seconds(), o.json ? stderr : stdout, [&] {
-    if (runtime::trace_recorder* r = trace_on_stop.load()) runtime::save_trace(r->snapshot(), o.trace);
-  });
+  batch_watch_t watch(
+      watch_quiet_seconds(), o.json ? stderr : stdout,
+      [&] {
+        if (runtime::trace_recorder* r = trace_on_stop.load()) runtime::save_trace(r->snapshot(), o.trace);
+      },
+      stall_abort_seconds());
   codelets::set_note_sink([](const std::string& text) { log_line(stderr, "note", "starzk: " + text); });
   runtime::starpu_session session(so);
   watch.runtime_running(true);

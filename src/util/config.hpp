@@ -43,10 +43,13 @@ struct var_t {
   const char* doc;
 };
 
-inline constexpr std::array<var_t, 25> vars = {{
+inline constexpr std::array<var_t, 26> vars = {{
     // The program (src/, dag/, codelets/).
     {"STARZK_WATCH_S", kind_t::seconds, "60", "",
      "seconds without a finished partition before prove --manifest says what it waits for (0: never)"},
+    {"STARZK_STALL_ABORT_S", kind_t::seconds, "1800", "",
+     "seconds with no codelet body running, beginning or ending before prove --manifest gives up on a stalled "
+     "batch, exit status 4 (0: never)"},
     {"STARZK_VALIDATED_KEYS", kind_t::text, "$XDG_CACHE_HOME/starzk/validated-keys", "",
      "folder of the key validation records, or off"},
     {"STARZK_SETUP_DEVICE", kind_t::choice, "auto", "auto,on,off",
