@@ -22,7 +22,8 @@ TEST(batch_watch_death, a_stalled_batch_is_given_up_with_status_4) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
       {
-        batch_watch_t w(0, stderr, [] { std::fprintf(stderr, "on_stop ran\n"); }, 0.5);
+        batch_watch_t w(
+            0, stderr, [] { std::fprintf(stderr, "on_stop ran\n"); }, 0.5);
         codelets::activity_begin("spmv");
         codelets::activity_end("spmv");
         std::this_thread::sleep_for(5s);
