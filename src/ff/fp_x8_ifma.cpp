@@ -72,7 +72,7 @@ STARZK_IFMA_TARGET STARZK_IFMA_FLATTEN fp_x8_t to_lanes(const fp_t* in) {
 
 STARZK_IFMA_TARGET STARZK_IFMA_FLATTEN void from_lanes(const fp_x8_t& v, fp_t* out) {
   const fp_x8_t t = v * fp_x8_t::broadcast(consts::from_lanes52);  // < 2p
-  const fp_x8_t c = fp_x8_t::reduce_once(t.l, consts::p52);         // < p
+  const fp_x8_t c = fp_x8_t::reduce_once(t.l, consts::p52);        // < p
   limbs52_t lanes[8];
   store(c, lanes);
   for (unsigned j = 0; j < 8; ++j) out[j] = fp_t::from_mont_limbs(from_radix52(lanes[j]));

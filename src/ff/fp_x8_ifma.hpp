@@ -161,13 +161,13 @@ struct fp_x8_t {
 
   SZK_IFMA static fp_x8_t broadcast(const limbs52_t& c) {
     fp_x8_t r;
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (unsigned i = 0; i < 8; ++i) r.l[i] = _mm512_set1_epi64(int64_t(c[i]));
     return r;
   }
   SZK_IFMA static fp_x8_t zero() {
     fp_x8_t r;
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (auto& x : r.l) x = _mm512_setzero_si512();
     return r;
   }
@@ -183,7 +183,7 @@ struct fp_x8_t {
   // [0, 2^416); then every limb comes out in [0, 2^52).
   SZK_IFMA static void normalise(__m512i* t) {
     const __m512i mask = _mm512_set1_epi64(int64_t(limb_mask));
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (unsigned i = 0; i < 7; ++i) {
       t[i + 1] = _mm512_add_epi64(t[i + 1], sar52(t[i]));
       t[i] = _mm512_and_si512(t[i], mask);
@@ -194,12 +194,12 @@ struct fp_x8_t {
   // or 2p, as radix-2^52 limbs).
   SZK_IFMA static fp_x8_t reduce_once(const __m512i* s, const limbs52_t& m) {
     fp_x8_t d;
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (unsigned i = 0; i < 8; ++i) d.l[i] = _mm512_sub_epi64(s[i], _mm512_set1_epi64(int64_t(m[i])));
     normalise(d.l);
     // s < m <=> s - m < 0 <=> its top limb is negative after the carries.
     const __mmask8 below = _mm512_cmplt_epi64_mask(d.l[7], _mm512_setzero_si512());
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (unsigned i = 0; i < 8; ++i) d.l[i] = _mm512_mask_mov_epi64(d.l[i], below, s[i]);
     return d;
   }
@@ -207,7 +207,7 @@ struct fp_x8_t {
   // a + b < 4p, then back below 2p.
   SZK_IFMA friend fp_x8_t operator+(const fp_x8_t& a, const fp_x8_t& b) {
     __m512i s[8];
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (unsigned i = 0; i < 8; ++i) s[i] = _mm512_add_epi64(a.l[i], b.l[i]);
     normalise(s);
     return reduce_once(s, consts::p2_52);
@@ -215,11 +215,11 @@ struct fp_x8_t {
   // a - b in (-2p, 2p); where negative, + 2p.
   SZK_IFMA friend fp_x8_t operator-(const fp_x8_t& a, const fp_x8_t& b) {
     fp_x8_t d;
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (unsigned i = 0; i < 8; ++i) d.l[i] = _mm512_sub_epi64(a.l[i], b.l[i]);
     normalise(d.l);
     const __mmask8 neg = _mm512_cmplt_epi64_mask(d.l[7], _mm512_setzero_si512());
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (unsigned i = 0; i < 8; ++i)
       d.l[i] = _mm512_mask_add_epi64(d.l[i], neg, d.l[i], _mm512_set1_epi64(int64_t(consts::p2_52[i])));
     normalise(d.l);
@@ -236,10 +236,10 @@ struct fp_x8_t {
   // After eight rounds z / 2^416 sits in limbs 8..15, < 2p; normalise.
   SZK_IFMA static fp_x8_t redc(__m512i* z) {
     const __m512i minv = _mm512_set1_epi64(int64_t(consts::minv52));
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (unsigned i = 0; i < 8; ++i) {
       const __m512i k = _mm512_madd52lo_epu64(_mm512_setzero_si512(), z[i], minv);
-      #pragma GCC unroll 16
+#pragma GCC unroll 16
       for (unsigned j = 0; j < 8; ++j) {
         const __m512i pj = _mm512_set1_epi64(int64_t(consts::p52[j]));
         z[i + j] = _mm512_madd52lo_epu64(z[i + j], k, pj);
@@ -248,7 +248,7 @@ struct fp_x8_t {
       z[i + 1] = _mm512_add_epi64(z[i + 1], sar52(z[i]));
     }
     fp_x8_t r;
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (unsigned i = 0; i < 8; ++i) r.l[i] = z[8 + i];
     normalise(r.l);
     return r;
@@ -259,11 +259,11 @@ struct fp_x8_t {
   // multiply-adds.
   SZK_IFMA friend fp_x8_t operator*(const fp_x8_t& a, const fp_x8_t& b) {
     __m512i z[16];
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (auto& x : z) x = _mm512_setzero_si512();
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (unsigned i = 0; i < 8; ++i) {
-      #pragma GCC unroll 16
+#pragma GCC unroll 16
       for (unsigned j = 0; j < 8; ++j) {
         z[i + j] = _mm512_madd52lo_epu64(z[i + j], a.l[i], b.l[j]);
         z[i + j + 1] = _mm512_madd52hi_epu64(z[i + j + 1], a.l[i], b.l[j]);
@@ -276,19 +276,19 @@ struct fp_x8_t {
   // doubled, then the squares a_i^2: 72 multiply-adds instead of 128.
   SZK_IFMA fp_x8_t sqr() const {
     __m512i z[16];
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (auto& x : z) x = _mm512_setzero_si512();
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (unsigned i = 0; i < 8; ++i) {
-      #pragma GCC unroll 16
+#pragma GCC unroll 16
       for (unsigned j = i + 1; j < 8; ++j) {
         z[i + j] = _mm512_madd52lo_epu64(z[i + j], l[i], l[j]);
         z[i + j + 1] = _mm512_madd52hi_epu64(z[i + j + 1], l[i], l[j]);
       }
     }
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (auto& x : z) x = _mm512_add_epi64(x, x);
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (unsigned i = 0; i < 8; ++i) {
       z[2 * i] = _mm512_madd52lo_epu64(z[2 * i], l[i], l[i]);
       z[2 * i + 1] = _mm512_madd52hi_epu64(z[2 * i + 1], l[i], l[i]);

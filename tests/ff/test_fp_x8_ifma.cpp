@@ -134,9 +134,14 @@ void expect_in_form(const limbs52_t& v, const char* what, size_t lane) {
 TEST_F(FpX8, VectorFormEdges) {
   limbs6_t p = fp_t::modulus, two_p{};
   limbs::add(two_p, p, p);
-  const std::vector<limbs6_t> edges = {
-      limbs6_t{}, limbs6_t{1}, limbs::sub_small(p, 1), p, limbs::add_small(p, 1), limbs::sub_small(two_p, 1),
-      limbs::sub_small(two_p, 2), ifma::from_radix52(ifma::consts::one52)};
+  const std::vector<limbs6_t> edges = {limbs6_t{},
+                                       limbs6_t{1},
+                                       limbs::sub_small(p, 1),
+                                       p,
+                                       limbs::add_small(p, 1),
+                                       limbs::sub_small(two_p, 1),
+                                       limbs::sub_small(two_p, 2),
+                                       ifma::from_radix52(ifma::consts::one52)};
   auto below_2p = [&] {
     for (;;) {
       limbs6_t w = random384(g);
