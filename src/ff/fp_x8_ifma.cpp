@@ -45,13 +45,14 @@ namespace ifma {
 
 namespace {
 
-// [limb][lane] <-> lanes of 52-bit limbs.
-STARZK_IFMA_TARGET fp_x8_t load(const limbs52_t* lanes) {
+// [limb][lane] <-> lanes of 52-bit limbs; `bound` as fp_x8_t::bound.
+STARZK_IFMA_TARGET fp_x8_t load(const limbs52_t* lanes, uint32_t bound) {
   alignas(64) uint64_t buf[8][8];
   for (unsigned j = 0; j < 8; ++j)
     for (unsigned i = 0; i < 8; ++i) buf[i][j] = lanes[j][i];
   fp_x8_t v;
   for (unsigned i = 0; i < 8; ++i) v.l[i] = _mm512_load_si512(buf[i]);
+  v.bound = bound;
   return v;
 }
 
@@ -67,7 +68,8 @@ STARZK_IFMA_TARGET void store(const fp_x8_t& v, limbs52_t* lanes) {
 STARZK_IFMA_TARGET STARZK_IFMA_FLATTEN fp_x8_t to_lanes(const fp_t* in) {
   limbs52_t lanes[8];
   for (unsigned j = 0; j < 8; ++j) lanes[j] = to_radix52(in[j].mont_limbs());
-  return load(lanes) * fp_x8_t::broadcast(consts::to_lanes52);
+  // 2^384 < 10 p: bound 10.
+  return load(lanes, 10) * fp_x8_t::broadcast(consts::to_lanes52);
 }
 
 STARZK_IFMA_TARGET STARZK_IFMA_FLATTEN void from_lanes(const fp_x8_t& v, fp_t* out) {
@@ -91,13 +93,26 @@ STARZK_IFMA_TARGET STARZK_IFMA_FLATTEN void sub_x8(fp_t* r, const fp_t* a, const
 STARZK_IFMA_TARGET STARZK_IFMA_FLATTEN void round_trip_x8(fp_t* r, const fp_t* a) { from_lanes(to_lanes(a), r); }
 
 STARZK_IFMA_TARGET STARZK_IFMA_FLATTEN void mul_x8_raw(limbs52_t* r, const limbs52_t* a, const limbs52_t* b) {
-  store(load(a) * load(b), r);
+  store(load(a, 2) * load(b, 2), r);
 }
 STARZK_IFMA_TARGET STARZK_IFMA_FLATTEN void add_x8_raw(limbs52_t* r, const limbs52_t* a, const limbs52_t* b) {
-  store(load(a) + load(b), r);
+  store(load(a, 2) + load(b, 2), r);
 }
 STARZK_IFMA_TARGET STARZK_IFMA_FLATTEN void sub_x8_raw(limbs52_t* r, const limbs52_t* a, const limbs52_t* b) {
-  store(load(a) - load(b), r);
+  store(load(a, 2) - load(b, 2), r);
+}
+
+STARZK_IFMA_TARGET STARZK_IFMA_FLATTEN void repeated_add_x8(fp_t* r, const fp_t* a, unsigned n) {
+  const fp_x8_t x = to_lanes(a);
+  fp_x8_t s = fp_x8_t::zero();
+  for (unsigned i = 0; i < n; ++i) s = s + x;
+  from_lanes(s, r);
+}
+STARZK_IFMA_TARGET STARZK_IFMA_FLATTEN void repeated_sub_x8(fp_t* r, const fp_t* a, unsigned n) {
+  const fp_x8_t x = to_lanes(a);
+  fp_x8_t s = fp_x8_t::zero();
+  for (unsigned i = 0; i < n; ++i) s = s - x;
+  from_lanes(s, r);
 }
 
 #else  // no IFMA build: the hooks exist and are never called (cpu_has_ifma() is false).
@@ -110,6 +125,8 @@ void round_trip_x8(fp_t*, const fp_t*) {}
 void mul_x8_raw(limbs52_t*, const limbs52_t*, const limbs52_t*) {}
 void add_x8_raw(limbs52_t*, const limbs52_t*, const limbs52_t*) {}
 void sub_x8_raw(limbs52_t*, const limbs52_t*, const limbs52_t*) {}
+void repeated_add_x8(fp_t*, const fp_t*, unsigned) {}
+void repeated_sub_x8(fp_t*, const fp_t*, unsigned) {}
 
 #endif
 

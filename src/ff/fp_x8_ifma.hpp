@@ -11,16 +11,24 @@
 // Representation: a value v of lane j is eight limbs of 52 bits, limb i in
 // l[i] lane j (v = sum_i l[i]·2^(52 i), 416 bits of room), in Montgomery form
 // with R = 2^416: the element a is held as some v ≡ a·2^416 (mod p) with
-// v < 2p. Not canonical: equal elements may differ by p, so there is no ==
-// here; values leave through to_fp (fp_x8_ifma.cpp), which reduces.
+// v < bound·p, `bound` a small number kept beside the registers (one for
+// all lanes: every lane runs the same operations). Not canonical: equal
+// elements may differ by multiples of p, so there is no == here; values
+// leave through from_lanes (fp_x8_ifma.cpp), which reduces.
 //
-// Why v < 2p is closed under every operation: the Montgomery product of
-// a, b < 2p is t = (a·b + k·p) / 2^416 with k < 2^416, so t < a·b/2^416 + p
-// < 4p^2/2^416 + p < 2p (4p < 2^416: p has 381 bits). So the product needs
-// no final subtraction. add and sub bring their result back below 2p with
-// one conditional subtraction / addition of 2p. Every limb of every input
-// to a product is < 2^52 ("normalised"), as the instructions read only the
-// low 52 bits of their factors; the ops below all return normalised limbs.
+// Why so little reduction is needed: the Montgomery product of a and b is
+// t = (a·b + k·p) / 2^416 with k < 2^416, so t < a·b/2^416 + p, and
+// t < 2p whenever a·b < p·2^416, i.e. the bounds' product is below
+// 2^416 / p ≈ 2^35.3 (p has 381 bits): 35 bits of headroom. So products
+// end with no subtraction (bound 2), and sums and differences compare
+// nothing: a + b adds the bounds, a - b adds k·p (k the power of two at or
+// above b's bound) to stay non-negative and adds k. Past 2^16 an operand is
+// first brought below 2p by a product with Montgomery's one; the point
+// formulas never get there (their bounds stay below 400). Every limb of
+// every input to a product is < 2^52 ("normalised"), as the instructions
+// read only the low 52 bits of their factors; every operation returns
+// normalised limbs (one carry pass, arithmetic shifts, so a negative limb
+// of a difference borrows).
 //
 // Target: the functions are compiled for AVX-512F + IFMA through
 // STARZK_IFMA_TARGET (no global -m flag), are plain `inline` (not
@@ -35,6 +43,7 @@
 
 #include <array>
 #include <atomic>
+#include <bit>
 #include <cstdint>
 
 #include "ff/fp.hpp"
@@ -113,17 +122,10 @@ constexpr std::array<uint64_t, 6> from_radix52(const limbs52_t& r) {
   return v;
 }
 
-constexpr std::array<uint64_t, 6> twice(std::array<uint64_t, 6> v) {
-  std::array<uint64_t, 6> r{};
-  limbs::add(r, v, v);
-  return r;
-}
-
 // The constants, derived from fp_t's modulus at compile time.
 struct consts {
   static constexpr auto p = fp_t::modulus;
   static constexpr limbs52_t p52 = to_radix52(p);
-  static constexpr limbs52_t p2_52 = to_radix52(twice(p));  // 2p < 2^382
   // -p^-1 mod 2^52: the low 52 bits of -p^-1 mod 2^64.
   static constexpr uint64_t minv52 = limbs::neg_inv64(p[0]) & limb_mask;
   static constexpr limbs52_t one52 = to_radix52(limbs::pow2_mod(416, p));  // 1·2^416 mod p
@@ -132,6 +134,19 @@ struct consts {
   // 2^416, is a·2^384.
   static constexpr limbs52_t to_lanes52 = to_radix52(limbs::pow2_mod(448, p));
   static constexpr limbs52_t from_lanes52 = to_radix52(limbs::pow2_mod(384, p));
+  // 2^j·p for j = 0..16 (up to 2^397), what subtraction adds.
+  static constexpr std::array<limbs52_t, 17> pow2_p52 = [] {
+    std::array<limbs52_t, 17> t{};
+    for (unsigned j = 0; j < t.size(); ++j) {
+      uint64_t carry = 0;
+      for (unsigned i = 0; i < 8; ++i) {
+        const uint64_t v = (p52[i] << j) + carry;  // p52[i] < 2^52, j <= 16: no overflow
+        t[j][i] = v & limb_mask;
+        carry = v >> limb_bits;
+      }
+    }
+    return t;
+  }();
 };
 static_assert(from_radix52(to_radix52(fp_t::modulus)) == fp_t::modulus);
 static_assert((consts::minv52 * consts::p52[0]) % (uint64_t(1) << 52) == limb_mask, "p52 * minv52 = -1 mod 2^52");
@@ -147,10 +162,15 @@ void sub_x8(fp_t* r, const fp_t* a, const fp_t* b);
 void round_trip_x8(fp_t* r, const fp_t* a);
 // The same operations on lanes given directly in the vector form (eight
 // radix-2^52 limbs each, value < 2p, Montgomery R = 2^416), so tests can
-// reach the edges of that form (0, p - 1, p, 2p - 1); results in that form.
+// reach the edges of that form (0, p - 1, p, 2p - 1); results in that form
+// (products < 2p, sums and differences < 4p). The repeated_* hooks run n
+// additions (r = n·a) or subtractions (r = -n·a) in a row, so the bound
+// passes max_bound and the operands get reduced on the way.
 void mul_x8_raw(limbs52_t* r, const limbs52_t* a, const limbs52_t* b);
 void add_x8_raw(limbs52_t* r, const limbs52_t* a, const limbs52_t* b);
 void sub_x8_raw(limbs52_t* r, const limbs52_t* a, const limbs52_t* b);
+void repeated_add_x8(fp_t* r, const fp_t* a, unsigned n);
+void repeated_sub_x8(fp_t* r, const fp_t* a, unsigned n);
 
 #if STARZK_FF_IFMA
 
@@ -158,17 +178,27 @@ void sub_x8_raw(limbs52_t* r, const limbs52_t* a, const limbs52_t* b);
 
 struct fp_x8_t {
   __m512i l[8];  // l[i] lane j: bits 52i .. 52i + 51 of lane j's value
+  // Every lane's value is below bound·p (the same bound for all lanes: the
+  // operations do not depend on the values). Products give bound 2;
+  // sums add the bounds. 1 <= bound <= max_bound.
+  uint32_t bound;
 
-  SZK_IFMA static fp_x8_t broadcast(const limbs52_t& c) {
+  // Products need a·b < p·2^416 for a result below 2p, i.e. the bounds'
+  // product below 2^416 / p ≈ 2^35.3: bounds up to 2^16 always qualify.
+  static constexpr uint32_t max_bound = 1u << 16;
+
+  SZK_IFMA static fp_x8_t broadcast(const limbs52_t& c) {  // c < p
     fp_x8_t r;
 #pragma GCC unroll 16
     for (unsigned i = 0; i < 8; ++i) r.l[i] = _mm512_set1_epi64(int64_t(c[i]));
+    r.bound = 1;
     return r;
   }
   SZK_IFMA static fp_x8_t zero() {
     fp_x8_t r;
 #pragma GCC unroll 16
     for (auto& x : r.l) x = _mm512_setzero_si512();
+    r.bound = 1;
     return r;
   }
   SZK_IFMA static fp_x8_t one() { return broadcast(consts::one52); }
@@ -190,8 +220,8 @@ struct fp_x8_t {
     }
   }
 
-  // s normalised with s < 2m -> s mod m: s - m where that is >= 0 (m is p
-  // or 2p, as radix-2^52 limbs).
+  // s normalised with s < 2m -> s mod m: s - m where that is >= 0 (m = p
+  // as radix-2^52 limbs: the canonical value, for the way out).
   SZK_IFMA static fp_x8_t reduce_once(const __m512i* s, const limbs52_t& m) {
     fp_x8_t d;
 #pragma GCC unroll 16
@@ -201,28 +231,41 @@ struct fp_x8_t {
     const __mmask8 below = _mm512_cmplt_epi64_mask(d.l[7], _mm512_setzero_si512());
 #pragma GCC unroll 16
     for (unsigned i = 0; i < 8; ++i) d.l[i] = _mm512_mask_mov_epi64(d.l[i], below, s[i]);
+    d.bound = 1;
     return d;
   }
 
-  // a + b < 4p, then back below 2p.
+  // The same element below 2p: the product by R mod p (Montgomery's one).
+  // Out of line: the sums call it only past max_bound, which the point
+  // formulas never reach (their bounds stay below 400).
+  [[gnu::noinline]] SZK_IFMA fp_x8_t reduced() const { return *this * one(); }
+
+  // a + b, limb by limb, then the carries; bound a.bound + b.bound. No
+  // comparison with p: the bound says how far the value may be above it.
   SZK_IFMA friend fp_x8_t operator+(const fp_x8_t& a, const fp_x8_t& b) {
-    __m512i s[8];
+    if (a.bound + b.bound > max_bound) [[unlikely]]
+      return a.reduced() + b.reduced();
+    fp_x8_t s;
 #pragma GCC unroll 16
-    for (unsigned i = 0; i < 8; ++i) s[i] = _mm512_add_epi64(a.l[i], b.l[i]);
-    normalise(s);
-    return reduce_once(s, consts::p2_52);
+    for (unsigned i = 0; i < 8; ++i) s.l[i] = _mm512_add_epi64(a.l[i], b.l[i]);
+    normalise(s.l);
+    s.bound = a.bound + b.bound;
+    return s;
   }
-  // a - b in (-2p, 2p); where negative, + 2p.
+  // a - b + k·p with k·p >= b (k the power of two at or above b.bound, its
+  // limbs from a table), so the value is >= 0; the limbs may be negative
+  // before the (arithmetic) carries. Bound a.bound + k.
   SZK_IFMA friend fp_x8_t operator-(const fp_x8_t& a, const fp_x8_t& b) {
+    const uint32_t k = std::bit_ceil(b.bound);
+    if (a.bound + k > max_bound) [[unlikely]]
+      return a.reduced() - b.reduced();
+    const limbs52_t& kp = consts::pow2_p52[std::countr_zero(k)];
     fp_x8_t d;
 #pragma GCC unroll 16
-    for (unsigned i = 0; i < 8; ++i) d.l[i] = _mm512_sub_epi64(a.l[i], b.l[i]);
-    normalise(d.l);
-    const __mmask8 neg = _mm512_cmplt_epi64_mask(d.l[7], _mm512_setzero_si512());
-#pragma GCC unroll 16
     for (unsigned i = 0; i < 8; ++i)
-      d.l[i] = _mm512_mask_add_epi64(d.l[i], neg, d.l[i], _mm512_set1_epi64(int64_t(consts::p2_52[i])));
+      d.l[i] = _mm512_add_epi64(_mm512_sub_epi64(a.l[i], b.l[i]), _mm512_set1_epi64(int64_t(kp[i])));
     normalise(d.l);
+    d.bound = a.bound + k;
     return d;
   }
   SZK_IFMA fp_x8_t operator-() const { return zero() - *this; }
@@ -234,6 +277,7 @@ struct fp_x8_t {
   //   z += k·p·2^(52 i)                      (low halves at i + j, high at i + j + 1)
   //   z_{i+1} += z_i >> 52                  (z_i ≡ 0 mod 2^52 now: its carry moves up)
   // After eight rounds z / 2^416 sits in limbs 8..15, < 2p; normalise.
+  // (The columns of a product of normalised limbs stay below 2^58.)
   SZK_IFMA static fp_x8_t redc(__m512i* z) {
     const __m512i minv = _mm512_set1_epi64(int64_t(consts::minv52));
 #pragma GCC unroll 16
@@ -251,6 +295,7 @@ struct fp_x8_t {
 #pragma GCC unroll 16
     for (unsigned i = 0; i < 8; ++i) r.l[i] = z[8 + i];
     normalise(r.l);
+    r.bound = 2;
     return r;
   }
 

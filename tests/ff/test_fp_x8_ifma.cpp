@@ -3,8 +3,9 @@
 // value in every lane; the conversions in and out (inputs >= p included,
 // as fp_t's Montgomery limbs may hold any 384-bit integer there); the edges
 // of the vector form itself (0, 1, p - 1, p, 2p - 1, values near 2^381)
-// with every edge at every lane position; the switch and its environment
-// variable. Skipped where the CPU lacks AVX-512 IFMA.
+// with every edge at every lane position; long runs of sums and
+// differences that pass the bound at which operands are reduced; the
+// switch and its environment variable. Skipped where the CPU lacks AVX-512 IFMA.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -123,12 +124,12 @@ fp_t elem52(const limbs52_t& v) {
   return elem(as64(v)) * two_352;
 }
 
-// A result must be in the form: every limb < 2^52, value < 2p.
-void expect_in_form(const limbs52_t& v, const char* what, size_t lane) {
-  limbs6_t two_p;
-  limbs::add(two_p, fp_t::modulus, fp_t::modulus);
+// A result must be in the form: every limb < 2^52, value < bound·p.
+void expect_in_form(const limbs52_t& v, uint64_t bound, const char* what, size_t lane) {
+  limbs6_t bp{};
+  for (uint64_t k = 0; k < bound; ++k) limbs::add(bp, bp, fp_t::modulus);
   for (uint64_t x : v) EXPECT_LT(x, uint64_t(1) << 52) << what << " lane " << lane << ": limb not normalised";
-  EXPECT_TRUE(limbs::less(as64(v), two_p)) << what << " lane " << lane << ": value >= 2p";
+  EXPECT_TRUE(limbs::less(as64(v), bp)) << what << " lane " << lane << ": value >= " << bound << "p";
 }
 
 TEST_F(FpX8, VectorFormEdges) {
@@ -159,21 +160,35 @@ TEST_F(FpX8, VectorFormEdges) {
       }
       ifma::mul_x8_raw(r, a, b);
       for (size_t j = 0; j < 8; ++j) {
-        expect_in_form(r[j], "mul", j);
+        expect_in_form(r[j], 2, "mul", j);
         EXPECT_EQ(elem52(r[j]), elem52(a[j]) * elem52(b[j])) << "mul lane " << j;
       }
       ifma::add_x8_raw(r, a, b);
       for (size_t j = 0; j < 8; ++j) {
-        expect_in_form(r[j], "add", j);
+        expect_in_form(r[j], 4, "add", j);
         EXPECT_EQ(elem52(r[j]), elem52(a[j]) + elem52(b[j])) << "add lane " << j;
       }
       ifma::sub_x8_raw(r, a, b);
       for (size_t j = 0; j < 8; ++j) {
-        expect_in_form(r[j], "sub", j);
+        expect_in_form(r[j], 4, "sub", j);
         EXPECT_EQ(elem52(r[j]), elem52(a[j]) - elem52(b[j])) << "sub lane " << j;
       }
       if (HasFailure()) return;
     }
+  }
+}
+
+// Long runs of sums and differences: the bound grows past max_bound and
+// the operands are reduced on the way; n·a and -n·a must come out.
+TEST_F(FpX8, LongRunsOfSumsAndDifferences) {
+  fp_t a[8], r[8];
+  for (auto& x : a) x = fp_t::random(g);
+  a[0] = -fp_t::one();  // p - 1
+  for (unsigned n : {1u, 2u, 3u, 1000u, 40000u, 100000u}) {
+    ifma::repeated_add_x8(r, a, n);
+    for (size_t j = 0; j < 8; ++j) EXPECT_EQ(r[j], a[j] * fp_t::from_u64(n)) << "n = " << n << " lane " << j;
+    ifma::repeated_sub_x8(r, a, n);
+    for (size_t j = 0; j < 8; ++j) EXPECT_EQ(r[j], -(a[j] * fp_t::from_u64(n))) << "n = " << n << " lane " << j;
   }
 }
 
