@@ -77,16 +77,17 @@ inline bool set_wide(bool on) {
 }
 inline bool wide() { return wide_on.load(std::memory_order_relaxed); }
 
-// Start-up choice: on where the CPU has IFMA, unless STARZK_FF_PORTABLE is
-// on (the same switch that keeps the portable products; util/config.hpp).
-// A bad value means portable here; the start check refuses it.
+// Start-up choice: on where the CPU has IFMA, unless STARZK_FF_IFMA is off
+// or STARZK_FF_PORTABLE is on (util/config.hpp). A bad value means off
+// here; the start check refuses it.
 inline bool initial_wide_choice() {
-  bool portable = true;
+  bool on = false;
   try {
-    portable = config::get_switch("STARZK_FF_PORTABLE").value_or(false);
+    on = !config::get_switch("STARZK_FF_PORTABLE").value_or(false) &&
+         config::get_switch("STARZK_FF_IFMA").value_or(true);
   } catch (...) {
   }
-  return set_wide(!portable);
+  return set_wide(on);
 }
 inline const bool wide_at_start = initial_wide_choice();
 

@@ -192,21 +192,43 @@ TEST_F(FpX8, LongRunsOfSumsAndDifferences) {
   }
 }
 
+// Sets an environment variable for a scope, restoring it after.
+struct env_guard {
+  std::string name, saved;
+  bool had;
+  env_guard(const char* n, const char* value) : name(n) {
+    const char* old = std::getenv(n);
+    had = old != nullptr;
+    if (had) saved = old;
+    setenv(n, value, 1);
+  }
+  ~env_guard() {
+    if (had)
+      setenv(name.c_str(), saved.c_str(), 1);
+    else
+      unsetenv(name.c_str());
+  }
+};
+
 TEST(FpX8Switch, OnOffAndEnvironment) {
   const bool was = ff_path::wide();
   EXPECT_FALSE(ff_path::set_wide(false));
   EXPECT_FALSE(ff_path::wide());
   EXPECT_EQ(ff_path::set_wide(true), ff_path::cpu_has_ifma());
-  const char* old = std::getenv("STARZK_FF_PORTABLE");
-  const std::string saved = old ? old : "";
-  setenv("STARZK_FF_PORTABLE", "1", 1);
-  EXPECT_FALSE(ff_path::initial_wide_choice());
-  setenv("STARZK_FF_PORTABLE", "0", 1);
-  EXPECT_EQ(ff_path::initial_wide_choice(), ff_path::cpu_has_ifma());
-  if (old)
-    setenv("STARZK_FF_PORTABLE", saved.c_str(), 1);
-  else
-    unsetenv("STARZK_FF_PORTABLE");
+  {
+    env_guard portable("STARZK_FF_PORTABLE", "1");
+    EXPECT_FALSE(ff_path::initial_wide_choice());
+  }
+  {
+    env_guard portable("STARZK_FF_PORTABLE", "0");
+    EXPECT_EQ(ff_path::initial_wide_choice(), ff_path::cpu_has_ifma());
+    env_guard ifma("STARZK_FF_IFMA", "off");
+    EXPECT_FALSE(ff_path::initial_wide_choice());
+  }
+  {
+    env_guard ifma("STARZK_FF_IFMA", "maybe");  // refused by the start check; off here
+    EXPECT_FALSE(ff_path::initial_wide_choice());
+  }
   ff_path::set_wide(was);
 }
 
