@@ -95,7 +95,7 @@ struct jacobian_t {
   // neither point is O and P != ±Q. Otherwise Z1, Z2 or H (equal x: P = ±Q)
   // is 0, and so is Z3 = 2 Z1 Z2 H: a wrong result always comes out as a
   // point with Z3 = 0, never as a wrong finite point.
-  jacobian_t add_unchecked(const jacobian_t& q) const {
+  [[gnu::always_inline]] jacobian_t add_unchecked(const jacobian_t& q) const {
     const field_t z1z1 = z.sqr();
     const field_t z2z2 = q.z.sqr();
     const field_t u1 = x * z2z2;
@@ -121,7 +121,8 @@ struct jacobian_t {
     if (is_infinity()) return q;
     if (q.is_infinity()) return *this;
     const jacobian_t r = add_unchecked(q);
-    if (r.is_infinity()) return *this == q ? dbl() : infinity();
+    if (r.is_infinity()) [[unlikely]]
+      return sum_of_same_x(q);
     return r;
   }
 
@@ -134,7 +135,7 @@ struct jacobian_t {
   //   Z3 = (Z1 + H)^2 - Z1Z1 - HH              (= 2 Z1 H)
   // The formula alone, as add_unchecked: right when P is not O, Q is not O
   // and P != ±Q; otherwise Z3 = 2 Z1 H = 0.
-  jacobian_t add_mixed_unchecked(const affine_type& q) const {
+  [[gnu::always_inline]] jacobian_t add_mixed_unchecked(const affine_type& q) const {
     const field_t z1z1 = z.sqr();
     const field_t u2 = q.x * z1z1;
     const field_t s2 = q.y * z * z1z1;
@@ -156,8 +157,17 @@ struct jacobian_t {
     if (q.is_infinity()) return *this;
     if (is_infinity()) return from_affine(q);
     const jacobian_t r = add_mixed_unchecked(q);
-    if (r.is_infinity()) return *this == q ? dbl() : infinity();
+    if (r.is_infinity()) [[unlikely]]
+      return sum_of_same_x(from_affine(q));
     return r;
+  }
+
+  // P + Q for finite points with the same x: 2P when P = Q, else O. Rare
+  // (small-order points, or a sum that meets itself): out of line, so the
+  // additions stay small enough for the compiler to inline their field
+  // operations.
+  [[gnu::noinline, gnu::cold]] jacobian_t sum_of_same_x(const jacobian_t& q) const {
+    return *this == q ? dbl() : infinity();
   }
 
   jacobian_t operator+(const jacobian_t& q) const { return add(q); }
