@@ -114,9 +114,9 @@ STARZK_IFMA_TARGET STARZK_IFMA_FLATTEN void g2_chain_x8(const g2_affine_t* p, g2
 #endif  // STARZK_FF_IFMA
 
 // Below this many points a partial batch is tested one point at a time: a
-// walk of eight lanes costs what ~2.5 scalar checks cost
-// (docs/benchmarks.md), so padding pays from three points on.
-constexpr unsigned min_lanes = 3;
+// walk of eight lanes costs what 1.7 (G1) to 1.9 (G2) scalar checks cost
+// (docs/benchmarks.md), so padding pays from two points on.
+constexpr unsigned min_lanes = 2;
 
 // The scan of first_failure_x8: candidates (on the curve, not O) gather in
 // index order into batches of eight; a partial batch (the block's end, or

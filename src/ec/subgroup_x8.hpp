@@ -1,7 +1,8 @@
 // The subgroup checks of subgroup.hpp, eight points at a time on AVX-512
 // IFMA (ff/fp_x8_ifma.hpp): the scan of one block of first_outside_subgroup.
 // Call only where ff_path::wide() (the CPU has AVX-512 IFMA and
-// STARZK_FF_PORTABLE is off); subgroup.cpp does.
+// STARZK_FF_IFMA and STARZK_FF_PORTABLE do not turn it off); subgroup.cpp
+// does.
 #pragma once
 
 #include <atomic>
