@@ -9,7 +9,8 @@
 // three forms: the library's (fixed chains of |x|), the generic
 // double-and-add form it replaced (mul_u64 over the bits of |x|, kept here
 // for the before/after comparison), and the batched entry point over 1024
-// points (time per point, one thread). Run:
+// points (time per point, one thread), one point at a time and eight at a
+// time on AVX-512 IFMA ("_x8"). Run:
 //   build/bench/ec/bench_ec --benchmark_min_time=0.2
 #include <benchmark/benchmark.h>
 
@@ -19,6 +20,7 @@
 #include "ec/scalar_mul.hpp"
 #include "ec/subgroup.hpp"
 #include "ec/xyzz.hpp"
+#include "ff/fp_x8_ifma.hpp"
 
 namespace starzk {
 namespace {
@@ -123,15 +125,24 @@ void bm_subgroup_check_generic(benchmark::State& st) {
   for (auto _ : st) benchmark::DoNotOptimize(subgroup_generic(p));
 }
 
-// first_outside_subgroup over 1024 subgroup points on one thread; the
-// counter "per_point" is the time per point.
-template <class P>
+// first_outside_subgroup over 1024 subgroup points on one thread, one point
+// at a time (wide = false) or eight per AVX-512 IFMA walk (wide = true,
+// where the CPU has it; ec/subgroup_x8.cpp); the counter "per_point" is the
+// time per point.
+template <class P, bool wide>
 void bm_subgroup_batch(benchmark::State& st) {
+  if (wide && !ff_path::cpu_has_ifma()) {
+    st.SkipWithError("CPU without AVX-512 IFMA");
+    return;
+  }
+  const bool was = ff_path::wide();
+  ff_path::set_wide(wide);
   std::vector<affine_t<P>> v(1024);
   for (auto& p : v) p = random_point<P>();
   for (auto _ : st) benchmark::DoNotOptimize(first_outside_subgroup(std::span<const affine_t<P>>(v), 1));
   st.counters["per_point"] = benchmark::Counter(double(st.iterations()) * double(v.size()),
                                                 benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  ff_path::set_wide(was);
 }
 
 BENCHMARK(bm_add_mixed_jacobian<g1_params>)->Name("g1_add_mixed_jacobian");
@@ -149,8 +160,10 @@ BENCHMARK(bm_subgroup_check<g1_params>)->Name("g1_subgroup_check")->Unit(benchma
 BENCHMARK(bm_subgroup_check<g2_params>)->Name("g2_subgroup_check")->Unit(benchmark::kMicrosecond);
 BENCHMARK(bm_subgroup_check_generic<g1_params>)->Name("g1_subgroup_check_generic")->Unit(benchmark::kMicrosecond);
 BENCHMARK(bm_subgroup_check_generic<g2_params>)->Name("g2_subgroup_check_generic")->Unit(benchmark::kMicrosecond);
-BENCHMARK(bm_subgroup_batch<g1_params>)->Name("g1_subgroup_batch_1024")->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_subgroup_batch<g2_params>)->Name("g2_subgroup_batch_1024")->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_subgroup_batch<g1_params, false>)->Name("g1_subgroup_batch_1024")->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_subgroup_batch<g1_params, true>)->Name("g1_subgroup_batch_1024_x8")->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_subgroup_batch<g2_params, false>)->Name("g2_subgroup_batch_1024")->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_subgroup_batch<g2_params, true>)->Name("g2_subgroup_batch_1024_x8")->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_subgroup_check_slow<g1_params>)->Name("g1_subgroup_check_slow")->Unit(benchmark::kMicrosecond);
 BENCHMARK(bm_subgroup_check_slow<g2_params>)->Name("g2_subgroup_check_slow")->Unit(benchmark::kMicrosecond);
 

@@ -7,11 +7,14 @@
 //
 // Formulas are those of the Explicit-Formulas Database (EFD,
 // hyperelliptic.org/EFD/g1p/auto-shortw-jacobian-0.html) for a = 0, written
-// once for both fields. Costs count field multiplications (M) and squarings
-// (S) in the coordinate field; additions, subtractions and doublings of
-// field elements are not counted. The EFD formulas are incomplete: they fail
-// for P == Q (H = 0 and r = 0) and for infinities, so each entry point below
-// tests those cases first and hands them to the right formula.
+// once for both fields (and for any field type with +, -, *, sqr and dbl:
+// ec/subgroup_x8.cpp runs them on eight points per AVX-512 register). Costs
+// count field multiplications (M) and squarings (S) in the coordinate field;
+// additions, subtractions and doublings of field elements are not counted.
+// The EFD addition formulas are incomplete: they fail for P == ±Q and for
+// infinities, and then give Z3 = 0. The *_unchecked members are the
+// formulas alone, without a branch; add and add_mixed test O first and turn
+// a Z3 = 0 into the right answer.
 //
 // Not constant-time: branches depend on the points. Nothing in the prover
 // needs a constant-time curve layer (inputs are public or blinded).
@@ -86,12 +89,13 @@ struct jacobian_t {
   //   r = 2 (S2 - S1), V = U1 I
   //   X3 = r^2 - J - 2V
   //   Y3 = r (V - X3) - 2 S1 J
-  //   Z3 = ((Z1 + Z2)^2 - Z1Z1 - Z2Z2) H
-  // H = 0 means equal x: the same point (r = 0, so double) or opposite
-  // points (r != 0, the sum is O).
-  jacobian_t add(const jacobian_t& q) const {
-    if (is_infinity()) return q;
-    if (q.is_infinity()) return *this;
+  //   Z3 = ((Z1 + Z2)^2 - Z1Z1 - Z2Z2) H      (= 2 Z1 Z2 H)
+  // The formula alone, with no branch, so that it runs on any field type
+  // (ec/subgroup_x8.cpp runs it on eight points at once). Right whenever
+  // neither point is O and P != ±Q. Otherwise Z1, Z2 or H (equal x: P = ±Q)
+  // is 0, and so is Z3 = 2 Z1 Z2 H: a wrong result always comes out as a
+  // point with Z3 = 0, never as a wrong finite point.
+  [[gnu::always_inline]] jacobian_t add_unchecked(const jacobian_t& q) const {
     const field_t z1z1 = z.sqr();
     const field_t z2z2 = q.z.sqr();
     const field_t u1 = x * z2z2;
@@ -100,7 +104,6 @@ struct jacobian_t {
     const field_t s2 = q.y * z * z1z1;
     const field_t h = u2 - u1;
     const field_t rr = (s2 - s1).dbl();
-    if (h.is_zero()) return rr.is_zero() ? dbl() : infinity();
     const field_t i = h.dbl().sqr();
     const field_t j = h * i;
     const field_t v = u1 * i;
@@ -111,22 +114,33 @@ struct jacobian_t {
     return r;
   }
 
+  // P + Q for all inputs: O is handled first, and Z3 = 0 from two finite
+  // points means H = 0, equal x: the same point (double it) or opposite
+  // points (the sum is O).
+  jacobian_t add(const jacobian_t& q) const {
+    if (is_infinity()) return q;
+    if (q.is_infinity()) return *this;
+    const jacobian_t r = add_unchecked(q);
+    if (r.is_infinity()) [[unlikely]]
+      return sum_of_same_x(q);
+    return r;
+  }
+
   // P + Q with Q affine (Z2 = 1), EFD "madd-2007-bl". Cost 7M + 4S.
   //   Z1Z1 = Z1^2, U2 = X2 Z1Z1, S2 = Y2 Z1 Z1Z1
   //   H = U2 - X1, HH = H^2, I = 4 HH, J = H I
   //   r = 2 (S2 - Y1), V = X1 I
   //   X3 = r^2 - J - 2V
   //   Y3 = r (V - X3) - 2 Y1 J
-  //   Z3 = (Z1 + H)^2 - Z1Z1 - HH
-  jacobian_t add_mixed(const affine_type& q) const {
-    if (q.is_infinity()) return *this;
-    if (is_infinity()) return from_affine(q);
+  //   Z3 = (Z1 + H)^2 - Z1Z1 - HH              (= 2 Z1 H)
+  // The formula alone, as add_unchecked: right when P is not O, Q is not O
+  // and P != ±Q; otherwise Z3 = 2 Z1 H = 0.
+  [[gnu::always_inline]] jacobian_t add_mixed_unchecked(const affine_type& q) const {
     const field_t z1z1 = z.sqr();
     const field_t u2 = q.x * z1z1;
     const field_t s2 = q.y * z * z1z1;
     const field_t h = u2 - x;
     const field_t rr = (s2 - y).dbl();
-    if (h.is_zero()) return rr.is_zero() ? dbl() : infinity();
     const field_t hh = h.sqr();
     const field_t i = hh.dbl().dbl();
     const field_t j = h * i;
@@ -136,6 +150,24 @@ struct jacobian_t {
     r.y = rr * (v - r.x) - (y * j).dbl();
     r.z = (z + h).sqr() - z1z1 - hh;
     return r;
+  }
+
+  // P + Q (Q affine) for all inputs, as add.
+  jacobian_t add_mixed(const affine_type& q) const {
+    if (q.is_infinity()) return *this;
+    if (is_infinity()) return from_affine(q);
+    const jacobian_t r = add_mixed_unchecked(q);
+    if (r.is_infinity()) [[unlikely]]
+      return sum_of_same_x(from_affine(q));
+    return r;
+  }
+
+  // P + Q for finite points with the same x: 2P when P = Q, else O. Rare
+  // (small-order points, or a sum that meets itself): out of line, so the
+  // additions stay small enough for the compiler to inline their field
+  // operations.
+  [[gnu::noinline, gnu::cold]] jacobian_t sum_of_same_x(const jacobian_t& q) const {
+    return *this == q ? dbl() : infinity();
   }
 
   jacobian_t operator+(const jacobian_t& q) const { return add(q); }

@@ -9,9 +9,11 @@
 
 #include <algorithm>
 #include <atomic>
-#include <iterator>
 
 #include "ec/scalar_mul.hpp"
+#include "ec/subgroup_x8.hpp"
+#include "ec/x_chain.hpp"
+#include "ff/fp_x8_ifma.hpp"
 #include "util/parallel.hpp"
 
 namespace starzk {
@@ -34,15 +36,6 @@ g2_jacobian_t psi(const g2_jacobian_t& p) {
 
 namespace {
 
-// |x| = 0xd201000000010000 has its bits set at 63, 62, 60, 57, 48 and 16.
-constexpr int x_abs_bits[] = {63, 62, 60, 57, 48, 16};
-constexpr uint64_t value_of_bits() {
-  uint64_t v = 0;
-  for (int b : x_abs_bits) v |= uint64_t(1) << b;
-  return v;
-}
-static_assert(value_of_bits() == bls_x_abs, "the chain below must spell |x|");
-
 template <class P>
 jacobian_t<P> as_jacobian(const affine_t<P>& p) {
   return jacobian_t<P>::from_affine(p);
@@ -52,42 +45,33 @@ const jacobian_t<P>& as_jacobian(const jacobian_t<P>& p) {
   return p;
 }
 
-// [|x|] P, left to right over the set bits: acc = P stands for the top bit;
-// from one set bit b' to the next b, double b' - b times and add P; after
-// the last set bit (16), double 16 times:
-//   acc = P;  [2]acc + P;  [4]acc + P;  [8]acc + P;  [2^9]acc + P;
-//   [2^32]acc + P;  [2^16]acc
-// 63 doublings and 5 additions (mixed, 7M + 4S, when P is affine; 11M + 5S
-// when it is Jacobian). The additions keep their O and P == Q cases
-// (jacobian.hpp), so a point of small order, whose multiples reach O or
-// repeat along the chain, still gets the right answer.
+// [|x|] P along the fixed chain of ec/x_chain.hpp: 63 doublings and 5
+// additions (mixed, 7M + 4S, when P is affine; 11M + 5S when it is
+// Jacobian). The additions are the complete ones (jacobian.hpp), so a point
+// of small order, whose multiples reach O or repeat along the chain, still
+// gets the right answer.
 template <class P, class Base>
-jacobian_t<P> x_abs_chain(const Base& p) {
-  jacobian_t<P> acc = as_jacobian(p);
-  for (size_t k = 1; k < std::size(x_abs_bits); ++k) {
-    acc = acc.dbl_n(unsigned(x_abs_bits[k - 1] - x_abs_bits[k]));
-    acc += p;
-  }
-  return acc.dbl_n(unsigned(x_abs_bits[std::size(x_abs_bits) - 1]));
+jacobian_t<P> times_x_abs(const Base& p) {
+  return x_abs_chain(as_jacobian(p), p, [](jacobian_t<P> acc, const Base& q) { return acc += q; });
 }
 
 // [x] P for the (negative) BLS parameter x: -[|x|] P.
 template <class P>
 jacobian_t<P> mul_by_bls_x(const jacobian_t<P>& p) {
   static_assert(bls_x_is_negative, "[x] P = -[|x|] P assumes x < 0");
-  return x_abs_chain<P>(p).neg();
+  return times_x_abs<P>(p).neg();
 }
 
 }  // namespace
 
-g1_jacobian_t mul_by_x_abs(const g1_affine_t& p) { return x_abs_chain<g1_params>(p); }
-g1_jacobian_t mul_by_x_abs(const g1_jacobian_t& p) { return x_abs_chain<g1_params>(p); }
-g2_jacobian_t mul_by_x_abs(const g2_affine_t& p) { return x_abs_chain<g2_params>(p); }
+g1_jacobian_t mul_by_x_abs(const g1_affine_t& p) { return times_x_abs<g1_params>(p); }
+g1_jacobian_t mul_by_x_abs(const g1_jacobian_t& p) { return times_x_abs<g1_params>(p); }
+g2_jacobian_t mul_by_x_abs(const g2_affine_t& p) { return times_x_abs<g2_params>(p); }
 
 g1_jacobian_t clear_cofactor(const g1_jacobian_t& p) {
   // 1 - x = 1 + |x| = 0xd201000000010001 (x < 0).
   static_assert(bls_x_is_negative, "h_eff = 1 - x = 1 + |x| assumes x < 0");
-  return x_abs_chain<g1_params>(p) + p;
+  return times_x_abs<g1_params>(p) + p;
 }
 
 g2_jacobian_t clear_cofactor(const g2_jacobian_t& p) {
@@ -108,7 +92,7 @@ template <>
 bool affine_t<g1_params>::is_in_subgroup() const {
   if (is_infinity()) return true;
   if (!is_on_curve()) return false;
-  return x_abs_chain<g1_params>(x_abs_chain<g1_params>(*this)) == -phi(*this);
+  return times_x_abs<g1_params>(times_x_abs<g1_params>(*this)) == -phi(*this);
 }
 
 // G2: psi(P) == [x] P = -[|x|] P  <=>  [|x|] P == -psi(P): one chain.
@@ -116,31 +100,43 @@ template <>
 bool affine_t<g2_params>::is_in_subgroup() const {
   if (is_infinity()) return true;
   if (!is_on_curve()) return false;
-  return x_abs_chain<g2_params>(*this) == -psi(*this);
+  return times_x_abs<g2_params>(*this) == -psi(*this);
 }
 
 namespace {
+
+// The lowest index in [begin, end) of a point outside the subgroup, one
+// point at a time; end when there is none or once `known` (a failure found
+// elsewhere) is at or below the index reached.
+template <class P>
+size_t first_failure_scalar(std::span<const affine_t<P>> v, size_t begin, size_t end,
+                            const std::atomic<uint64_t>& known) {
+  for (size_t i = begin; i < end; ++i) {
+    if (i >= known.load(std::memory_order_relaxed)) return end;
+    if (!v[i].is_in_subgroup()) return i;
+  }
+  return end;
+}
 
 // Blocks of `block` points are handed to the threads in order; a block
 // stops at its first failure and records it in `first` (an atomic
 // minimum), and a thread stops scanning a block once a failure at a lower
 // index is known. The lowest failing index is always found: no block skips
-// an index below the least failure recorded so far.
+// an index below the least failure recorded so far. Each block runs eight
+// points at a time on AVX-512 IFMA where ff_path::wide() (subgroup_x8.hpp),
+// else one at a time.
 template <class P>
 std::optional<uint64_t> first_outside(std::span<const affine_t<P>> v, unsigned threads) {
-  constexpr size_t block = 256;  // 256 G1 points: ~20 ms of work
+  constexpr size_t block = 256;  // 256 G1 points: ~10 ms of work one at a time
   constexpr uint64_t none = UINT64_MAX;
+  const bool wide = ff_path::wide();
   std::atomic<uint64_t> first{none};
   parallel_tasks((v.size() + block - 1) / block, threads, [&](size_t b) {
-    const size_t end = std::min(v.size(), (b + 1) * block);
-    for (size_t i = b * block; i < end; ++i) {
-      if (i >= first.load(std::memory_order_relaxed)) return;
-      if (!v[i].is_in_subgroup()) {
-        uint64_t seen = first.load(std::memory_order_relaxed);
-        while (i < seen && !first.compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
-        }
-        return;
-      }
+    const size_t begin = b * block, end = std::min(v.size(), (b + 1) * block);
+    const size_t i = wide ? first_failure_x8(v, begin, end, first) : first_failure_scalar(v, begin, end, first);
+    if (i == end) return;
+    uint64_t seen = first.load(std::memory_order_relaxed);
+    while (i < seen && !first.compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
     }
   });
   const uint64_t f = first.load();

@@ -21,6 +21,7 @@ constexpr auto exp_p_minus_1_div_2 = limbs::shr(limbs::sub_small(fp_t::modulus, 
 //   else:        x = (1 + alpha)^((q-1)/2) · x0
 // Cost: two exponentiations of ~381 bits in F_p2. We then check x^2 == a,
 // which also settles a = 0 (x = 0) without a special case.
+template <>
 bool fp2_t::sqrt(fp2_t& out) const {
   const fp2_t a1 = pow(std::span<const uint64_t>(exp_p_minus_3_div_4));
   const fp2_t alpha = a1.sqr() * *this;
@@ -40,6 +41,7 @@ bool fp2_t::sqrt(fp2_t& out) const {
   return true;
 }
 
+template <>
 std::string fp2_t::to_string() const {
   std::string s = "(";
   s += c0.to_decimal();

@@ -43,7 +43,7 @@ struct var_t {
   const char* doc;
 };
 
-inline constexpr std::array<var_t, 26> vars = {{
+inline constexpr std::array<var_t, 27> vars = {{
     // The program (src/, dag/, codelets/).
     {"STARZK_WATCH_S", kind_t::seconds, "60", "",
      "seconds without a finished partition before prove --manifest says what it waits for (0: never)"},
@@ -67,7 +67,9 @@ inline constexpr std::array<var_t, 26> vars = {{
      "key queries streamed from host memory: auto, none, all, or h,l,a,b_g1,b_g2"},
     {"STARZK_GPU_SCRATCH_MAX", kind_t::text, "none", "", "bytes of device scratch one MSM body may take (512M, 2G)"},
     {"STARZK_FF_PORTABLE", kind_t::switch_, "off (mulx/ADX where the CPU has it)", "",
-     "portable field products instead of mulx/ADX"},
+     "portable field products instead of mulx/ADX, and no AVX-512 IFMA"},
+    {"STARZK_FF_IFMA", kind_t::switch_, "on where the CPU has AVX-512 IFMA", "",
+     "subgroup checks eight points at a time on AVX-512 IFMA (off: one at a time)"},
     {"STARZK_CALIBRATED_MODELS", kind_t::text, "none", "", "a folder of performance models to start StarPU with"},
     {"STARZK_POLICY_PLUGIN", kind_t::text, "none", "", "policy plug-ins to load (a.so:b.so)"},
     // The policy rules (policies/rules.cpp reads them; docs/policies.md).
