@@ -59,7 +59,8 @@ struct manifest_t {
 };
 
 // Reads and validates a manifest (.toml, or .json; other extensions are
-// sniffed: '{' starts JSON). Throws std::runtime_error naming file, job and field.
+// sniffed: '{' starts JSON). Throws io_error naming file, job and field
+// (exit status 3).
 manifest_t read_manifest(const std::filesystem::path& file);
 
 // Parse from text; `base` resolves relative paths, `origin` names the text in errors.
@@ -67,7 +68,8 @@ manifest_t parse_manifest_toml(std::string_view text, const std::filesystem::pat
 manifest_t parse_manifest_json(std::string_view text, const std::filesystem::path& base, const std::string& origin);
 
 // Checks that every input file exists, so a batch fails before it starts
-// rather than halfway. Throws std::runtime_error naming the job and file.
+// rather than halfway. Throws io_error naming the manifest, the job and the
+// missing file.
 void check_manifest_inputs(const manifest_t& m);
 
 // The manifest as TOML (paths written as given), for `starzk gen`.
