@@ -32,7 +32,8 @@ void assemble_cpu(void* /*buffers*/[], void* arg) noexcept {
     const blinding_t rs = p.fixed_rs ? *p.fixed_rs : blinding_t{random_fr(), random_fr()};
     p.proof = assemble(*p.key.pk, p.msm, rs);
     if (p.verify && !verify(p.key.pk->vk, p.publics, p.proof))
-      throw prove_error(p.key.cs ? proof_fails_in_batch_with_circuit : proof_fails_without_circuit);
+      throw p.key.cs ? prove_error(proof_fails_in_batch_with_circuit, prove_input_t::key)
+                     : prove_error(proof_fails_without_circuit, prove_input_t::witness);
   });
 }
 

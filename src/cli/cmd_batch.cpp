@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -41,6 +42,7 @@
 #include "cli/batch_watch.hpp"
 #include "cli/batch_run.hpp"
 #include "cli/commands.hpp"
+#include "cli/file_errors.hpp"
 #include "cli/batch_progress.hpp"
 #include "cli/inputs.hpp"
 #include "cli/log_lines.hpp"
@@ -59,6 +61,11 @@ namespace {
 using clock_t_ = std::chrono::steady_clock;
 
 double seconds_since(clock_t_::time_point t0) { return std::chrono::duration<double>(clock_t_::now() - t0).count(); }
+
+// The files a job's messages may speak of by role ("the key").
+std::array<input_file_t, 2> job_inputs(const manifest_job_t& j) {
+  return {input_file_t{j.key.string(), "key"}, input_file_t{j.circuit.string(), "circuit"}};
+}
 
 struct job_state_t {
   const manifest_job_t* job = nullptr;
@@ -92,7 +99,7 @@ class key_cache_t {
         if (reading.valid()) cs = reading.get();
         return cs.get();
       };
-      key_load_options_t ko{.revalidate = revalidate_};
+      key_load_options_t ko{.revalidate = revalidate_, .circuit_path = j.circuit.string()};
       const bool packed = !j.key_is_params() && is_packed_key(j.key.string());
       if (packed && reading.valid()) ko.circuit_later = circuit;
       loaded_key_t key = j.key_is_params() ? load_key("", j.key.string(), circuit(), ko)
@@ -229,7 +236,7 @@ int run_manifest(const batch_run_options_t& o) {
       } else {
         ++js.failed;
         errors[{js.index, r.index}] = r.error;
-        progress.error("starzk: " + r.error, {{"job", j.label()}, {"partition", r.index}});
+        progress.error("starzk: " + with_inputs(r.error, job_inputs(j)), {{"job", j.label()}, {"partition", r.index}});
       }
       if (js.done == j.witnesses.size()) {
         ++jobs_done;
@@ -298,7 +305,7 @@ int run_manifest(const batch_run_options_t& o) {
         failures += j.witnesses.size();
         parts_done += j.witnesses.size();
         ++jobs_done;
-        progress.error("starzk: job " + j.label() + ": " + e.what());
+        progress.error("starzk: job " + j.label() + ": " + with_inputs(e.what(), job_inputs(j)));
         continue;
       }
       // The "auto" budget was half of MemAvailable before any key: once a

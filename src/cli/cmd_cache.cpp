@@ -71,7 +71,7 @@ void run_cache(const cache_options& o) {
   // The key is read and validated (against the circuit, when given) before
   // anything is written; the CSR circuit and the cache then appear as a
   // pair: a failed cache write takes the CSR file written for it away.
-  const key_load_options_t ko{.revalidate = o.revalidate, .threads = o.threads};
+  const key_load_options_t ko{.revalidate = o.revalidate, .threads = o.threads, .circuit_path = o.circuit};
   const loaded_key_t key = load_key(o.zkey, o.params, cs.get(), ko);
   const double t_read = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!o.csr_out.empty()) {

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/file_errors.hpp"
 #include "cli/inputs.hpp"
 #include "cli/manifest.hpp"
 #include "groth16/proof_bytes.hpp"
@@ -315,7 +316,7 @@ void add_info_command(CLI::App& app) {
       return;
     }
     if (path->empty()) throw std::invalid_argument("info: a FILE or --config is required");
-    const report_t r = info_of(*path);
+    const report_t r = naming(*path, [&] { return info_of(*path); });
     if (*json) {
       ojson j{{"file", *path}, {"format", r.format}, {"description", r.description}};
       j.update(r.facts);

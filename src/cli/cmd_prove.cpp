@@ -23,6 +23,7 @@
 #include "cli/option_checks.hpp"
 #include "cli/batch_run.hpp"
 #include "cli/commands.hpp"
+#include "cli/file_errors.hpp"
 #include "cli/inputs.hpp"
 #include "cli/log_lines.hpp"
 #include "dag/key_bundle.hpp"
@@ -67,8 +68,7 @@ std::optional<proof_t> prove_on_gpu(std::shared_ptr<const proving_key_t> pk, std
   } catch (const prove_error&) {
     // The proof did not verify: name the constraint, as the CPU prover does.
     if (circuit)
-      if (const auto row = first_unsatisfied_row(*circuit, w, threads))
-        throw prove_error("witness does not satisfy constraint " + std::to_string(*row) + " of the circuit");
+      if (const auto row = first_unsatisfied_row(*circuit, w, threads)) throw unsatisfied_error(*row);
     throw;
   }
   *where = "DAG on " + std::to_string(session.cuda_workers()) + " GPU(s)";
@@ -100,22 +100,28 @@ void run_prove(const prove_options& o) {
   const bool gpu_present = device != setup_device_t::cpu && setup_gpu_available(&why);
   if (device == setup_device_t::gpu && !gpu_present)
     throw resource_error("--gpu on: " + why + " (use --gpu off or auto to prove on the CPU)");
+  std::string where = "CPU";
   std::shared_ptr<r1cs_t> cs;
   if (!o.circuit.empty()) cs = std::make_shared<r1cs_t>(load_circuit(o.circuit));
   // The key is validated where the proof will run (--gpu off: the CPU).
-  loaded_key_t key = load_key(o.zkey, o.params, cs.get(),
-                              key_load_options_t{.revalidate = o.revalidate, .device = device, .threads = o.threads});
+  loaded_key_t key =
+      load_key(o.zkey, o.params, cs.get(),
+               key_load_options_t{
+                   .revalidate = o.revalidate, .device = device, .threads = o.threads, .circuit_path = o.circuit});
   const auto pk = std::make_shared<const proving_key_t>(std::move(key.pk));
-  const std::vector<fr_t> w = load_witness(o.wtns, pk->n_vars);
+  const std::vector<fr_t> w = load_witness(o.wtns, pk->n_vars, key.path, o.circuit);
 
-  std::string where = "CPU";
-  std::optional<proof_t> on_gpu;
-  if (gpu_present) {
-    on_gpu = prove_on_gpu(pk, cs, key.path, w, o.threads, &where);
-    if (!on_gpu && device == setup_device_t::gpu)
-      throw resource_error("--gpu on: StarPU found no CUDA worker (a StarPU built without CUDA?)");
-  }
-  const proof_t proof = on_gpu ? *on_gpu : prove(*pk, cs.get(), w, o.threads);
+  // A proof refused (a witness that breaks a constraint, a corrupt key)
+  // names the input it is about, and the others it speaks of.
+  const proof_t proof = naming_refusal({{o.wtns, "witness"}, {key.path, "key"}, {o.circuit, "circuit"}}, [&] {
+    std::optional<proof_t> on_gpu;
+    if (gpu_present) {
+      on_gpu = prove_on_gpu(pk, cs, key.path, w, o.threads, &where);
+      if (!on_gpu && device == setup_device_t::gpu)
+        throw resource_error("--gpu on: StarPU found no CUDA worker (a StarPU built without CUDA?)");
+    }
+    return on_gpu ? *on_gpu : prove(*pk, cs.get(), w, o.threads);
+  });
 
   write_proof_outputs(outputs, proof, public_inputs(*pk, w));  // together or not at all
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -11,10 +11,10 @@
 #include "cli/log_lines.hpp"
 #include "cli/option_checks.hpp"
 #include "cli/commands.hpp"
+#include "cli/inputs.hpp"
 #include "cli/vk_export.hpp"
 #include "groth16/setup.hpp"
 #include "io/params.hpp"
-#include "io/r1cs.hpp"
 #include "io/zkey.hpp"
 
 namespace starzk::cli {
@@ -28,7 +28,7 @@ struct setup_options {
 };
 
 void run_setup(const setup_options& o) {
-  const r1cs_t cs = read_r1cs(o.r1cs);
+  const r1cs_t cs = load_circuit(o.r1cs);
   log_line(stderr, "warning",
            "starzk setup: DEVELOPMENT KEY from fresh toxic waste, NOT a ceremony: do not use it to secure anything.");
   const h_convention_t conv = o.zkey.empty() ? h_convention_t::bellman_coset : h_convention_t::snarkjs_odd_coset;

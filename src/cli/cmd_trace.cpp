@@ -22,7 +22,9 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/file_errors.hpp"
 #include "dag/trace_report.hpp"
+#include "io/io_error.hpp"
 #include "runtime/invariants.hpp"
 #include "runtime/trace.hpp"
 
@@ -38,14 +40,15 @@ struct trace_options {
   bool chains_on_cpu = false;     // check: chains in the CPU domain too
 };
 
+// A trace that cannot be read, or whose metadata make no sense, is a bad
+// input file (exit status 3), named.
+runtime::trace_t read_trace(const std::string& file) {
+  return naming({{file, "trace"}}, [&] { return runtime::load_trace(file); });
+}
+
 void run_check(const trace_options& o) {
-  const runtime::trace_t trace = runtime::load_trace(o.file);
-  runtime::invariant_options_t want;
-  try {
-    want = runtime::promised_invariants(trace);
-  } catch (const std::runtime_error& e) {
-    throw std::runtime_error(o.file + ": " + e.what());
-  }
+  const runtime::trace_t trace = read_trace(o.file);
+  runtime::invariant_options_t want = naming({{o.file, "trace"}}, [&] { return runtime::promised_invariants(trace); });
   if (o.mem_heavy_max > 0) want.mem_heavy_max = o.mem_heavy_max;
   if (o.chains_on_cpu) want.chains_contiguous = want.chains_in_main_ram = true;
   for (const std::string& s : o.skip) {
@@ -85,8 +88,8 @@ int run_gnuplot(const std::string& script) {
 }
 
 void run_plot(const trace_options& o) {
-  const runtime::trace_t trace = runtime::load_trace(o.file);
-  if (trace.events.empty()) throw std::runtime_error(o.file + ": the trace has no task to draw");
+  const runtime::trace_t trace = read_trace(o.file);
+  if (trace.events.empty()) throw io_error(o.file, "the trace has no task to draw");
   std::string title = o.title;
   if (title.empty()) {
     const dag::trace_summary_t s = dag::summarize_trace(trace);
@@ -133,7 +136,7 @@ void add_trace_command(CLI::App& app) {
   summary->add_option("trace", o->file, "trace JSON")->required()->check(CLI::ExistingFile);
   summary->add_flag("--json", o->json, "print JSON instead of the table");
   summary->callback([o] {
-    const dag::trace_summary_t s = dag::summarize_trace(runtime::load_trace(o->file));
+    const dag::trace_summary_t s = dag::summarize_trace(read_trace(o->file));
     if (o->json)
       dag::print_trace_summary_json(s, std::cout);
     else

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/file_errors.hpp"
 #include "cli/inputs.hpp"
 #include "groth16/verifier.hpp"
 #include "io/io_error.hpp"
@@ -37,20 +38,20 @@ bool is_json(const std::string& path) { return path.size() >= 5 && path.substr(p
 
 int run_verify(const verify_options& o) {
   const verifying_key_t vk = load_verifying_key(o.vkey, o.zkey, o.params);
-  std::vector<proof_t> proofs;
-  if (is_json(o.proof)) {
-    proofs.push_back(read_proof_json(o.proof));
-  } else {
-    proofs = read_proofs_bin(o.proof, o.publics.size());  // its size checked before it is read
-  }
+  const std::string& key = !o.vkey.empty() ? o.vkey : !o.zkey.empty() ? o.zkey : o.params;
+  const std::vector<proof_t> proofs = naming({{o.proof, "proof"}}, [&] {
+    if (is_json(o.proof)) return std::vector<proof_t>{read_proof_json(o.proof)};
+    return read_proofs_bin(o.proof, o.publics.size());  // its size checked before it is read
+  });
   if (proofs.size() != o.publics.size())
     throw std::invalid_argument(o.proof + " holds " + std::to_string(proofs.size()) + " proof(s) but " +
                                 std::to_string(o.publics.size()) + " --public file(s) were given");
   std::vector<size_t> bad;
   for (size_t i = 0; i < proofs.size(); ++i) {
-    const std::vector<fr_t> x = read_public_json(o.publics[i]);
+    const std::vector<fr_t> x =
+        naming({{o.publics[i], "public inputs"}}, [&] { return read_public_json(o.publics[i]); });
     if (x.size() + 1 != vk.ic.size())
-      throw io_error(o.publics[i], "has " + std::to_string(x.size()) + " public inputs, the key expects " +
+      throw io_error(o.publics[i], "has " + std::to_string(x.size()) + " public inputs, the key " + key + " expects " +
                                        std::to_string(vk.ic.size() - 1));
     const bool ok = verify(vk, x, proofs[i]);
     if (!ok) bad.push_back(i);
@@ -63,7 +64,14 @@ int run_verify(const verify_options& o) {
             .dump()
             .c_str());
   if (!bad.empty()) {
-    std::fprintf(stderr, "starzk: INVALID proof (%zu of %zu)\n", bad.size(), proofs.size());
+    // The proof file, the key and the public inputs it was checked with.
+    std::string with = "key " + key + ", public inputs " + o.publics[bad[0]];
+    if (bad.size() > 1) with += ", ...";
+    std::string which = proofs.size() == 1 ? "" : " " + std::to_string(bad[0]);
+    for (size_t k = 1; k < bad.size() && k < 8; ++k) which += ", " + std::to_string(bad[k]);
+    if (bad.size() > 8) which += ", ...";
+    std::fprintf(stderr, "starzk: %s: INVALID proof%s (%zu of %zu; %s)\n", o.proof.c_str(), which.c_str(), bad.size(),
+                 proofs.size(), with.c_str());
     return exit_no;
   }
   if (!o.json) std::printf("OK\n");

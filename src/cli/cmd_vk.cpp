@@ -14,6 +14,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/file_errors.hpp"
 #include "cli/inputs.hpp"
 #include "cli/vk_export.hpp"
 #include "io/bellman_vk.hpp"
@@ -36,13 +37,14 @@ bool has_magic(const std::string& path, const char* magic) {
 
 bellman_vk_t full_vk(const vk_options& o) {
   const std::string& path = o.zkey.empty() ? o.params : o.zkey;
-  if (!has_magic(path, "szkc") && !has_magic(path, "szpk")) {
-    if (!o.params.empty()) return read_bellman_vk(o.params, true);  // the .params' leading bytes
-    return bellman_vk_of(read_zkey(o.zkey));
-  }
+  if (!has_magic(path, "szkc") && !has_magic(path, "szpk"))
+    return naming({{path, "key"}}, [&] {
+      if (!o.params.empty()) return read_bellman_vk(o.params, true);  // the .params' leading bytes
+      return bellman_vk_of(read_zkey(o.zkey));
+    });
   std::unique_ptr<r1cs_t> cs;
   if (!o.circuit.empty()) cs = std::make_unique<r1cs_t>(load_circuit(o.circuit));
-  return bellman_vk_of(load_key(o.zkey, o.params, cs.get()).pk);
+  return bellman_vk_of(load_key(o.zkey, o.params, cs.get(), key_load_options_t{.circuit_path = o.circuit}).pk);
 }
 
 void run_vk_export(const vk_options& o) {

@@ -9,6 +9,8 @@
 #include <future>
 #include <stdexcept>
 
+#include "cli/commands.hpp"
+#include "cli/file_errors.hpp"
 #include "cli/log_lines.hpp"
 #include "groth16/setup.hpp"
 #include "io/bellman_vk.hpp"
@@ -75,8 +77,7 @@ proving_key_t read_packed(const std::string& path, const r1cs_t* circuit, bool s
   std::unique_ptr<point_decoder_t> dec;
   std::string why_not;
   if (o.device != setup_device_t::cpu) dec = keys::gpu_point_decoder(0, &why_not);
-  if (!dec && o.device == setup_device_t::gpu)
-    throw std::runtime_error(path + ": decompression on the GPU: " + why_not);
+  if (!dec && o.device == setup_device_t::gpu) throw resource_error(path + ": decompression on the GPU: " + why_not);
   *where = dec ? "GPU 0" : "the CPU (" + std::to_string(resolve_threads(o.threads)) + " threads)";
   if (!dec) dec = cpu_point_decoder(o.threads);
   proving_key_t pk = unpack_packed_key(view, subgroup, *dec, o.threads, stats);
@@ -103,14 +104,12 @@ std::string key_check_report_t::line(const std::string& path) const {
   return s + ", not remembered" + (note.empty() ? "" : " (" + note + ")");
 }
 
-loaded_key_t load_key(const std::string& zkey, const std::string& params, const r1cs_t* circuit,
-                      const key_load_options_t& o) {
-  if (zkey.empty() && params.empty()) throw std::invalid_argument("no key given: use --zkey or --params");
-  if (!zkey.empty() && !params.empty()) throw std::invalid_argument("give exactly one key: --zkey or --params");
-  const std::string& path = zkey.empty() ? params : zkey;
+namespace {
+
+loaded_key_t read_key(const std::string& path, bool zkey, const r1cs_t* circuit, const key_load_options_t& o) {
   const key_format_t format = is_key_cache(path)        ? key_format_t::key_cache
                               : has_magic(path, "szpk") ? key_format_t::packed
-                              : zkey.empty()            ? key_format_t::params
+                              : !zkey                   ? key_format_t::params
                                                         : key_format_t::zkey;
   const record_store_t store = store_of(o);
   loaded_key_t k{path, {}, {}};
@@ -149,6 +148,11 @@ loaded_key_t load_key(const std::string& zkey, const std::string& params, const 
       r.info = validate_key(k.pk, key_validation_options_t{.device = o.device, .threads = o.threads});
     } catch (const key_validation_error& e) {
       throw io_error(path, e.what());
+    } catch (const std::runtime_error& e) {
+      // Only a device that was insisted on fails rather than falling back
+      // to the CPU: the machine's fault, not the file's.
+      if (o.device != setup_device_t::gpu) throw;
+      throw resource_error(path + ": " + e.what());
     }
   };
 
@@ -223,6 +227,17 @@ loaded_key_t load_key(const std::string& zkey, const std::string& params, const 
   return k;
 }
 
+}  // namespace
+
+loaded_key_t load_key(const std::string& zkey, const std::string& params, const r1cs_t* circuit,
+                      const key_load_options_t& o) {
+  if (zkey.empty() && params.empty()) throw std::invalid_argument("no key given: use --zkey or --params");
+  if (!zkey.empty() && !params.empty()) throw std::invalid_argument("give exactly one key: --zkey or --params");
+  const std::string& path = zkey.empty() ? params : zkey;
+  return naming({{path, "key"}, {o.circuit_path, "circuit"}},
+                [&] { return read_key(path, !zkey.empty(), circuit, o); });
+}
+
 std::string remember_validated(const std::string& path, key_format_t format, uint64_t points,
                                const key_load_options_t& o) {
   const record_store_t store = store_of(o);
@@ -232,7 +247,9 @@ std::string remember_validated(const std::string& path, key_format_t format, uin
       validation_record_t{d, std::filesystem::file_size(path), format, required_checks(format), points, unix_now()});
 }
 
-verifying_key_t load_verifying_key(const std::string& vkey_json, const std::string& zkey, const std::string& params) {
+namespace {
+
+verifying_key_t read_verifying_key(const std::string& vkey_json, const std::string& zkey, const std::string& params) {
   // Filecoin's .vk (bellman's VerifyingKey alone) under --vkey or --params;
   // under --vkey anything not JSON is read as one, for its precise errors.
   for (const std::string* p : {&vkey_json, &params})
@@ -243,13 +260,22 @@ verifying_key_t load_verifying_key(const std::string& vkey_json, const std::stri
     if (!p->empty() && has_magic(*p, "szpk")) return unpack_packed_vk(packed_key_view_t(*p), *cpu_point_decoder());
   }
   if (!zkey.empty()) return read_zkey(zkey).vk;
-  if (!params.empty()) return read_params_vk(params);
-  throw std::invalid_argument("no verifying key given: use --vkey, --zkey or --params");
+  return read_params_vk(params);
+}
+
+}  // namespace
+
+verifying_key_t load_verifying_key(const std::string& vkey_json, const std::string& zkey, const std::string& params) {
+  if (vkey_json.empty() && zkey.empty() && params.empty())
+    throw std::invalid_argument("no verifying key given: use --vkey, --zkey or --params");
+  const std::string& path = !vkey_json.empty() ? vkey_json : !zkey.empty() ? zkey : params;
+  return naming({{path, "key"}}, [&] { return read_verifying_key(vkey_json, zkey, params); });
 }
 
 // An iden3 .r1cs, or the CSR circuit file (io/csr_circuit.hpp) made from one.
 r1cs_t load_circuit(const std::string& path) {
-  return has_magic(path, "szcs") ? read_csr_circuit(path) : read_r1cs(path);
+  return naming({{path, "circuit"}},
+                [&] { return has_magic(path, "szcs") ? read_csr_circuit(path) : read_r1cs(path); });
 }
 
 bool is_packed_key(const std::string& path) { return has_magic(path, "szpk"); }
@@ -262,6 +288,11 @@ bool looks_like_json(const std::string& path) {
   return f && (c == '{' || c == '[');
 }
 
-std::vector<fr_t> load_witness(const std::string& path, uint32_t n_vars) { return read_wtns(path, n_vars); }
+std::vector<fr_t> load_witness(const std::string& path, uint32_t n_vars, const std::string& key_path,
+                               const std::string& circuit_path) {
+  // Its count is the key's and the circuit's (the key's own, a .zkey's).
+  return naming({{path, "witness"}, {key_path, "key"}, {circuit_path.empty() ? key_path : circuit_path, "circuit"}},
+                [&] { return read_wtns(path, n_vars); });
+}
 
 }  // namespace starzk::cli

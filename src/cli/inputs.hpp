@@ -1,4 +1,5 @@
-// Loading what the subcommands read, with the file named in every error:
+// Loading what the subcommands read, with the file named in every error
+// (cli/file_errors.hpp: each loader runs its reads through naming()):
 // keys (.zkey, .params, a .szkc key cache of either, or a packed .szpk with
 // its circuit), circuits (.r1cs or .szcs) and witnesses (.wtns).
 //
@@ -30,6 +31,7 @@ struct key_load_options_t {
   unsigned threads = 0;                           // CPU threads for hashing and validation (0: all)
   const record_store_t* records = nullptr;        // nullptr: record_store_t::from_env()
   bool quiet = false;                             // no stderr line
+  std::string circuit_path = {};                  // the circuit's file, named in errors about both ("": none)
   // A packed key given no circuit asks this for it once its points are
   // unpacked (the circuit is read meanwhile, e.g. on another thread: at
   // 2^27 both take tens of seconds); unset: the circuit must be given.
@@ -79,6 +81,9 @@ bool is_packed_key(const std::string& path);
 // .params or .vk starts with a coordinate byte that may be any of
 // 0x00-0x1f, so "starts with white space" would mistake them for JSON.)
 bool looks_like_json(const std::string& path);
-std::vector<fr_t> load_witness(const std::string& path, uint32_t n_vars);
+// The witness for a key of n_vars wires; an error about its count names the
+// key and the circuit too (key_path, circuit_path; "" when not given).
+std::vector<fr_t> load_witness(const std::string& path, uint32_t n_vars, const std::string& key_path = "",
+                               const std::string& circuit_path = "");
 
 }  // namespace starzk::cli

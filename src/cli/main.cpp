@@ -8,6 +8,7 @@
 #include <new>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -33,13 +34,17 @@ int fail(int code, const std::string& why) {
 }
 
 // A CLI11 parse error: usage (2), except a file option naming a file that
-// does not exist (CLI::ExistingFile), which is bad input (3).
+// does not exist or is a folder (CLI::ExistingFile), which is bad input (3),
+// said file first as for every bad input: CLI11's "--wtns: File does not
+// exist: w.wtns" as "w.wtns: does not exist (--wtns)".
 int parse_failure(const CLI::ParseError& e) {
   const std::string what = e.what();
-  const bool missing_file =
-      dynamic_cast<const CLI::ValidationError*>(&e) &&
-      (what.find("does not exist") != std::string::npos || what.find("is actually a directory") != std::string::npos);
-  if (missing_file) return fail(starzk::cli::exit_bad_input, what);
+  if (dynamic_cast<const CLI::ValidationError*>(&e))
+    for (const auto& [cli11, problem] : {std::pair{": File does not exist: ", "does not exist"},
+                                         std::pair{": File is actually a directory: ", "is a folder, not a file"}})
+      if (const size_t at = what.find(cli11); at != std::string::npos)
+        return fail(starzk::cli::exit_bad_input, what.substr(at + std::string_view(cli11).size()) + ": " + problem +
+                                                     " (" + what.substr(0, at) + ")");
   return fail(starzk::cli::exit_usage, what + " (see --help)");
 }
 

@@ -55,7 +55,7 @@ const std::set<std::string> k_fields = {"name", "key", "circuit", "witnesses", "
 manifest_t finish(std::vector<raw_job_t> raws, const fs::path& base, const std::string& origin) {
   manifest_t m;
   m.file = origin;
-  if (raws.empty()) throw std::runtime_error(origin + ": no jobs (add a [[job]] table)");
+  if (raws.empty()) throw io_error(origin, "no jobs (add a [[job]] table)");
   std::set<fs::path> outputs;
   for (size_t i = 0; i < raws.size(); ++i) {
     raw_job_t& r = raws[i];
@@ -110,8 +110,7 @@ void check_toml_ascii(std::string_view t, const std::string& origin) {
   size_t line = 1;
   char prev = '\n';  // the last significant byte outside strings and comments
   auto refuse = [&] {
-    throw std::runtime_error(origin + ":" + std::to_string(line) +
-                             ": a non-ASCII character outside a string or comment");
+    throw io_error(origin, "line " + std::to_string(line) + ": a non-ASCII character outside a string or comment");
   };
   auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
   for (size_t i = 0; i < t.size(); ++i) {
@@ -186,8 +185,8 @@ manifest_t parse_manifest_toml(std::string_view text, const fs::path& base, cons
       return toml::parse(t, origin);
     } catch (const toml::parse_error& e) {
       std::ostringstream msg;
-      msg << origin << ":" << e.source().begin.line << ":" << e.source().begin.column << ": " << e.description();
-      throw std::runtime_error(msg.str());
+      msg << "line " << e.source().begin.line << ", column " << e.source().begin.column << ": " << e.description();
+      throw io_error(origin, msg.str());
     }
   };
   // toml++ is given non-ASCII bytes only where TOML allows them (see
@@ -201,11 +200,10 @@ manifest_t parse_manifest_toml(std::string_view text, const fs::path& base, cons
   check_toml_ascii(text, origin);
   const toml::table doc = parse(text);
   for (auto&& [k, v] : doc)
-    if (k.str() != "job") throw std::runtime_error(origin + ": unknown top-level entry '" + std::string(k.str()) + "'");
+    if (k.str() != "job") throw io_error(origin, "unknown top-level entry '" + std::string(k.str()) + "'");
   std::vector<raw_job_t> raws;
   const toml::node* jobs = doc.get("job");
-  if (jobs && !jobs->is_array_of_tables())
-    throw std::runtime_error(origin + ": 'job' must be an array of tables ([[job]])");
+  if (jobs && !jobs->is_array_of_tables()) throw io_error(origin, "'job' must be an array of tables ([[job]])");
   if (jobs)
     for (const toml::node& n : *jobs->as_array()) {
       const toml::table& t = *n.as_table();
@@ -237,12 +235,12 @@ manifest_t parse_manifest_json(std::string_view text, const fs::path& base, cons
   try {
     doc = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(origin + ": not valid JSON: " + e.what());
+    throw io_error(origin, std::string("not valid JSON: ") + e.what());
   }
   if (!doc.is_object() || !doc.contains("jobs") || !doc["jobs"].is_array())
-    throw std::runtime_error(origin + ": expected {\"jobs\": [...]}");
+    throw io_error(origin, "expected {\"jobs\": [...]}");
   for (auto& [k, v] : doc.items())
-    if (k != "jobs") throw std::runtime_error(origin + ": unknown top-level entry '" + k + "'");
+    if (k != "jobs") throw io_error(origin, "unknown top-level entry '" + k + "'");
   std::vector<raw_job_t> raws;
   for (const nlohmann::json& j : doc["jobs"]) {
     const size_t index = raws.size();
@@ -269,14 +267,13 @@ manifest_t parse_manifest_json(std::string_view text, const fs::path& base, cons
 
 manifest_t read_manifest(const fs::path& file) {
   std::ifstream f(file, std::ios::binary);
-  if (!f) throw std::runtime_error(file.string() + ": cannot open the manifest");
+  if (!f) throw io_error(file, "cannot open the manifest");
   // Its size first: a manifest is a few hundred bytes a job, and the parsed
   // document takes several times its text.
   constexpr uint64_t max_bytes = uint64_t(64) << 20;
   std::error_code ec;
   if (const uint64_t size = fs::file_size(file, ec); !ec && size > max_bytes)
-    throw std::runtime_error(file.string() + ": a manifest of " + std::to_string(size) + " bytes, more than " +
-                             std::to_string(max_bytes));
+    throw io_error(file, "a manifest of " + std::to_string(size) + " bytes, more than " + std::to_string(max_bytes));
   std::stringstream ss;
   ss << f.rdbuf();
   const std::string text = ss.str();

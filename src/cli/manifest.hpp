@@ -59,7 +59,8 @@ struct manifest_t {
 };
 
 // Reads and validates a manifest (.toml, or .json; other extensions are
-// sniffed: '{' starts JSON). Throws std::runtime_error naming file, job and field.
+// sniffed: '{' starts JSON). Throws io_error naming file, job and field
+// (exit status 3).
 manifest_t read_manifest(const std::filesystem::path& file);
 
 // Parse from text; `base` resolves relative paths, `origin` names the text in errors.
@@ -69,7 +70,7 @@ manifest_t parse_manifest_json(std::string_view text, const std::filesystem::pat
 // Checks that every input file exists, so a batch fails before it starts
 // rather than halfway, and that a .szkc made from a bellman/Filecoin key
 // (read from its header: it carries no QAP matrices) has its circuit.
-// Throws std::runtime_error naming the job and file.
+// Throws io_error naming the manifest, the job and the file.
 void check_manifest_inputs(const manifest_t& m);
 
 // The manifest as TOML (paths written as given), for `starzk gen`.

@@ -102,7 +102,7 @@ std::map<size_t, dag::partition_result_t> prove_mine(const manifest_t& m, const 
       if (!slot) {
         std::shared_ptr<const r1cs_t> cs;
         if (!job.circuit.empty()) cs = std::make_shared<const r1cs_t>(load_circuit(job.circuit.string()));
-        const key_load_options_t ko{.revalidate = o.revalidate};
+        const key_load_options_t ko{.revalidate = o.revalidate, .circuit_path = job.circuit.string()};
         loaded_key_t k = job.key_is_params() ? load_key("", job.key.string(), cs.get(), ko)
                                              : load_key(job.key.string(), "", cs.get(), ko);
         slot = std::make_shared<const dag::key_bundle_t>(std::make_shared<const proving_key_t>(std::move(k.pk)), cs,

@@ -22,18 +22,15 @@ std::string count_mismatch(const char* what, uint64_t got, uint64_t want) {
 void check_key_shape(const proving_key_t& pk) {
   const uint64_t n_aux = uint64_t(pk.n_vars) - pk.n_public - 1;
   const uint64_t n_h = pk.convention == h_convention_t::bellman_coset ? pk.domain_size - 1 : pk.domain_size;
-  if (pk.n_vars < pk.n_public + 1) throw prove_error("key: fewer wires than public inputs");
-  if (pk.a.size() != pk.n_vars) throw prove_error("key: " + count_mismatch("A query", pk.a.size(), pk.n_vars));
-  if (pk.b_g1.size() != pk.n_vars) throw prove_error("key: " + count_mismatch("B_g1 query", pk.b_g1.size(), pk.n_vars));
-  if (pk.b_g2.size() != pk.n_vars) throw prove_error("key: " + count_mismatch("B_g2 query", pk.b_g2.size(), pk.n_vars));
-  if (pk.l.size() != n_aux) throw prove_error("key: " + count_mismatch("L query", pk.l.size(), n_aux));
-  if (pk.h.size() != n_h) throw prove_error("key: " + count_mismatch("H query", pk.h.size(), n_h));
+  auto bad_key = [](const std::string& why) { return prove_error("key: " + why, prove_input_t::key); };
+  if (pk.n_vars < pk.n_public + 1) throw bad_key("fewer wires than public inputs");
+  if (pk.a.size() != pk.n_vars) throw bad_key(count_mismatch("A query", pk.a.size(), pk.n_vars));
+  if (pk.b_g1.size() != pk.n_vars) throw bad_key(count_mismatch("B_g1 query", pk.b_g1.size(), pk.n_vars));
+  if (pk.b_g2.size() != pk.n_vars) throw bad_key(count_mismatch("B_g2 query", pk.b_g2.size(), pk.n_vars));
+  if (pk.l.size() != n_aux) throw bad_key(count_mismatch("L query", pk.l.size(), n_aux));
+  if (pk.h.size() != n_h) throw bad_key(count_mismatch("H query", pk.h.size(), n_h));
   if (pk.vk.ic.size() != uint64_t(pk.n_public) + 1)
-    throw prove_error("key: " + count_mismatch("IC", pk.vk.ic.size(), uint64_t(pk.n_public) + 1));
-}
-
-[[noreturn]] void throw_unsatisfied(uint64_t row) {
-  throw prove_error("witness does not satisfy constraint " + std::to_string(row) + " of the circuit");
+    throw bad_key(count_mismatch("IC", pk.vk.ic.size(), uint64_t(pk.n_public) + 1));
 }
 
 // Row i of the circuit holds iff a_i·b_i = c_i: checked on the witness map's
@@ -49,10 +46,15 @@ void check_rows(const qap_rows_t& q, uint64_t n_constraints, unsigned threads) {
         return;
       }
   });
-  if (first.load() != UINT64_MAX) throw_unsatisfied(first.load());
+  if (first.load() != UINT64_MAX) throw unsatisfied_error(first.load());
 }
 
 }  // namespace
+
+prove_error unsatisfied_error(uint64_t row) {
+  return prove_error("witness does not satisfy constraint " + std::to_string(row) + " of the circuit",
+                     prove_input_t::witness);
+}
 
 void check_prover_inputs(const proving_key_t& pk, const r1cs_t* cs, std::span<const fr_t> w, unsigned threads) {
   check_key_shape(pk);
@@ -62,27 +64,29 @@ void check_prover_inputs(const proving_key_t& pk, const r1cs_t* cs, std::span<co
   if (w.empty() || !w[0].is_one()) throw prove_error("witness: w[0] must be 1");
   if (cs == nullptr) {
     if (pk.convention == h_convention_t::bellman_coset)
-      throw prove_error("a bellman/Filecoin key needs the circuit (.r1cs or CSR file)");
+      throw prove_error("a bellman/Filecoin key needs the circuit (.r1cs or CSR file)", prove_input_t::key);
     return;
   }
   if (cs->n_vars != pk.n_vars || cs->n_public != pk.n_public)
     throw prove_error("circuit (" + std::to_string(cs->n_vars) + " wires, " + std::to_string(cs->n_public) +
-                      " public) does not match the key (" + std::to_string(pk.n_vars) + " wires, " +
-                      std::to_string(pk.n_public) + " public)");
+                          " public) does not match the key (" + std::to_string(pk.n_vars) + " wires, " +
+                          std::to_string(pk.n_public) + " public)",
+                      prove_input_t::circuit);
   if (domain_size_for(*cs) > pk.domain_size)
     throw prove_error("circuit needs a domain of " + std::to_string(domain_size_for(*cs)) + " rows, the key has " +
-                      std::to_string(pk.domain_size));
+                          std::to_string(pk.domain_size),
+                      prove_input_t::circuit);
   // A bellman key's rows come from this circuit's SpMV, which the prover
   // checks as it computes them (see prove_with_blinding); a snarkjs key's
   // rows come from the key, so the circuit is checked here.
   if (pk.convention == h_convention_t::snarkjs_odd_coset) {
-    if (auto row = first_unsatisfied_row(*cs, w, threads)) throw_unsatisfied(*row);
+    if (auto row = first_unsatisfied_row(*cs, w, threads)) throw unsatisfied_error(*row);
   }
 }
 
 qap_rows_t witness_map(const proving_key_t& pk, const r1cs_t* cs, std::span<const fr_t> w, unsigned threads) {
   if (pk.convention == h_convention_t::snarkjs_odd_coset) return witness_map_zkey(pk, w, threads);
-  if (cs == nullptr) throw prove_error("a bellman/Filecoin key needs the circuit");
+  if (cs == nullptr) throw prove_error("a bellman/Filecoin key needs the circuit", prove_input_t::key);
   return witness_map_r1cs(*cs, w, pk.domain_size, threads);
 }
 
@@ -138,7 +142,8 @@ proof_t prove_with_blinding(const proving_key_t& pk, const r1cs_t* cs, std::span
   std::vector<fr_t> h = compute_h(pk, std::move(rows), threads);
   proof_t proof = assemble(pk, compute_msms(pk, w, h, threads), rs);
   if (!verify(pk.vk, public_inputs(pk, w), proof))
-    throw prove_error(cs ? proof_fails_with_circuit : proof_fails_without_circuit);
+    throw cs ? prove_error(proof_fails_with_circuit, prove_input_t::key)
+             : prove_error(proof_fails_without_circuit, prove_input_t::witness);
   return proof;
 }
 

@@ -48,10 +48,19 @@ inline constexpr const char* proof_fails_in_batch_with_circuit =
     "the proof does not verify: the key is corrupt or was made for another circuit, or the witness does not "
     "satisfy the circuit";
 
+// Which input a prove_error is about, so that a caller that knows the
+// files can name the right one ("w.wtns: witness does not satisfy ...").
+enum class prove_input_t { key, circuit, witness };
+
 // A proof could not be made from these inputs (the message says why).
 struct prove_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit prove_error(const std::string& what, prove_input_t about_ = prove_input_t::witness)
+      : std::runtime_error(what), about(about_) {}
+  prove_input_t about;
 };
+
+// "witness does not satisfy constraint <row> of the circuit".
+prove_error unsatisfied_error(uint64_t row);
 
 struct blinding_t {
   fr_t r, s;

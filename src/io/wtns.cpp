@@ -54,7 +54,7 @@ void read_wtns_values(const std::filesystem::path& file, OutFor&& out_for) {
 }
 
 io_error wrong_count(const std::filesystem::path& file, uint64_t n, uint64_t expected) {
-  return io_error(file, "witness of wrong count: " + std::to_string(n) + " values, the circuit has " +
+  return io_error(file, "witness of wrong count: " + std::to_string(n) + " values, the key's circuit has " +
                             std::to_string(expected) + " wires");
 }
 

@@ -82,7 +82,7 @@ TEST(manifest, mistakes_are_named) {
       "[[job]]\nname='x'\nkey='k.zkey'\nwitnesses=['a']\nout_dir='o'\n[[job]]\nname='y'\n"
       "key='k.zkey'\nwitnesses=['b']\nout_dir='o'\n",
       "job 2 ('y'): output");
-  expect_refused("[[job]\nkey=", "m.toml:1");
+  expect_refused("[[job]\nkey=", "m.toml: line 1");
   expect_refused("jobs = 3\n", "unknown top-level entry 'jobs'");
 }
 

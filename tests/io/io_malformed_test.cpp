@@ -168,7 +168,8 @@ TEST_F(malformed_test, wtns_content) {
   p = mutate("witness.wtns", "one.wtns", [&](bytes_t& b) { b[section_of(b, 2).payload] = 2; });
   expect_io_error([&] { read_wtns(p); }, p, "value 0 (the constant wire) is not 1");
   const fs::path good = fixture("multiplier", "witness.wtns");
-  expect_io_error([&] { read_wtns(good, 69); }, good, "witness of wrong count: 68 values, the circuit has 69 wires");
+  expect_io_error([&] { read_wtns(good, 69); }, good,
+                  "witness of wrong count: 68 values, the key's circuit has 69 wires");
   const fs::path none = tmp / "absent.wtns";
   expect_io_error([&] { read_wtns(none); }, none, "cannot open");
   // Into caller-owned memory: the same values, the same checks.
@@ -177,7 +178,7 @@ TEST_F(malformed_test, wtns_content) {
   EXPECT_EQ(into, read_wtns(good));
   std::vector<fr_t> short_buf(67);
   expect_io_error([&] { read_wtns_into(good, short_buf); }, good,
-                  "witness of wrong count: 68 values, the circuit has 67 wires");
+                  "witness of wrong count: 68 values, the key's circuit has 67 wires");
   expect_io_error([&] { read_wtns_into(p, into); }, p, "value 0 (the constant wire) is not 1");
 }
 
