@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Probe every error message starzk prints about a bad input for the file's name.
 
-Usage: scripts/probe-messages.py [BUILD] [--work DIR] [--keep] [--verbose]
+Usage: scripts/probe-messages.py [BUILD] [--only KIND,...] [--work DIR] [--keep] [--verbose]
 
 Makes seeds of every format starzk reads from tests/fixtures/multiplier
 (.zkey, .r1cs, .wtns, snarkjs JSON; .params, .vk, .szkc, .szcs and 192-byte
@@ -13,12 +13,15 @@ syntax and wrong types; for paths: missing, a folder, /dev/null) and runs
 every command that reads it (info, prove with --zkey/--params/--circuit/
 --wtns/--manifest, verify, cache, cache --check, setup, vk export, trace).
 
-A run that fails is counted as unnamed when no "starzk: " line of its stderr
-contains the mutated file's name, and as a wrong status when its exit status
+A run that fails is counted as unnamed when its error line (the last
+"starzk: " line of stderr; for a batch, any line that is not progress) does
+not contain the mutated file's name, and as a wrong status when its exit status
 is not the documented one (docs/usage.md: 3 for a bad input file; 1 where a
-batch partition failed or verify found a proof INVALID). A crash (a signal,
-a timeout) is always reported. Prints one line per finding and a summary;
-exits 1 if any.
+batch partition failed, the prover refused a witness or key that parse, or
+verify found a proof INVALID; 2 for a packed key given without --circuit).
+A crash (a signal, a timeout) is always reported. Prints one line per
+finding and a summary; exits 1 if any (docs/reliability.md §8 has the
+counts).
 """
 import argparse
 import json
@@ -248,8 +251,8 @@ def expected_status(args, last, kind, other):
         if kind in ("toml", "json") and other is None:
             return {3}  # the manifest itself unreadable or malformed
         return {1, 3}  # a partition or job failed (1), or its file refused before any work (3)
-    if "(--circuit)" in last:
-        return {2}  # usage: a packed key given without its circuit
+    if "give its circuit (--circuit)" in last:
+        return {2}  # usage: a packed key given without its circuit (--circuit)
     if args[0] == "prove" and ("does not verify" in last or "does not satisfy" in last):
         return {1}  # the answer is no: a witness or key that parses but gives no valid proof
     if args[0] == "verify" and "INVALID" in last:
