@@ -12,6 +12,7 @@
 #include "codelets/msm_device.hpp"
 #include "groth16/witness_map.hpp"
 #include "policies/starzk_policies.h"
+#include "runtime/starpu_session.hpp"
 #include "util/config.hpp"
 
 #if STARZK_CODELETS_CUDA
@@ -108,6 +109,34 @@ key_bundle_t::key_bundle_t(std::shared_ptr<const proving_key_t> pk, std::shared_
     throw;
   }
   pin_for_devices();
+  prefetch_to_devices();
+}
+
+// Starts the copies of what the plan keeps on each GPU (the NTT domain,
+// the CSR arrays where the witness map runs there, the resident queries in
+// the order the chain reads them) as soon as the key is registered, so
+// that they cross PCIe while the first partitions' witness maps and H
+// phases run instead of inside the first chain's MSMs (at 2^27, 60 GiB of
+// queries; a task's own fetch still goes first: StarPU serves prefetch
+// requests after fetches). The plan counts all of it, so nothing is
+// evicted for it.
+void key_bundle_t::prefetch_to_devices() {
+  if (memory_input_.device == 0) return;  // no plan: no CUDA workers or no count
+  std::vector<starpu_data_handle_t> order;
+  if (domain_h_) order.push_back(domain_h_);
+  if (memory_plan_.optional_fits) order.insert(order.end(), matrices_.begin(), matrices_.end());
+  for (int q : {0, 1, 2}) order.push_back(g1_[q]);  // h, l, a
+  order.push_back(b_g2_);
+  order.push_back(g1_[int(codelets::msm_query_t::b_g1)]);
+  std::vector<unsigned> nodes;
+  for (unsigned w = 0; w < starpu_worker_get_count(); ++w)
+    if (starpu_worker_get_type(int(w)) == STARPU_CUDA_WORKER) {
+      const unsigned node = starpu_worker_get_memory_node(w);
+      if (std::find(nodes.begin(), nodes.end(), node) == nodes.end()) nodes.push_back(node);
+    }
+  for (unsigned node : nodes)
+    for (starpu_data_handle_t h : order)
+      if (h) runtime::check_starpu(starpu_data_prefetch_on_node(h, node, 1), "starpu_data_prefetch_on_node");
 }
 
 // The matrices the witness map reads: the circuit's A, B, C for a bellman
@@ -174,13 +203,6 @@ void key_bundle_t::plan_device_memory() {
   in.partition = sizeof(fr_t) * (uint64_t(pk.n_vars) + 3 * pk.domain_size);
   in.rows = sizeof(fr_t) * 3 * pk.domain_size;
   in.overlap = sizeof(fr_t) * (uint64_t(pk.n_vars) + pk.domain_size);
-  // The starzk policies let a CUDA worker map STARZK_GPU_RUN_AHEAD
-  // partitions ahead of their chain (0: no bound); the plan counts those
-  // beyond the first, and one for a policy that states no bound.
-  starzk_policy_config cfg{};
-  const uint64_t ahead =
-      starzk_policy_get_config(0, &cfg) == 0 && cfg.gpu_run_ahead >= 1 ? uint64_t(cfg.gpu_run_ahead - 1) : 1;
-  in.ahead = ahead * in.partition;
   for (int q = 0; q < key_query_count; ++q) {
     in.query[q] = shape[q].n * (shape[q].g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t));
     const size_t piece = std::min(shape[q].n, codelets::msm_plan_piece);
@@ -190,6 +212,10 @@ void key_bundle_t::plan_device_memory() {
   const residency_plan_t plan = plan_key_residency(in);
   memory_input_ = in;
   memory_plan_ = plan;
+  // The plan counts one partition mapped ahead of its chain: the starzk
+  // policies are told (a bound already lower, none, or another policy
+  // stays as it is).
+  if (plan.run_ahead > 0) (void)starzk_policy_limit_gpu_run_ahead(0, plan.run_ahead);
   view_.scratch_max = std::min(knobs.scratch_max, plan.scratch_budget);
   for (int q = 0; q < key_query_count; ++q) {
     codelets::msm_device_t& d = q < codelets::msm_query_count ? view_.g1_device[q] : view_.b_g2_device;

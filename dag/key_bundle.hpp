@@ -104,6 +104,7 @@ class key_bundle_t {
   void register_device_domain();
   void plan_device_memory();
   void pin_for_devices();
+  void prefetch_to_devices();
   void pin_once_copied();
   void pin(const void* p, size_t bytes);
   void unpin_all() noexcept;

@@ -37,14 +37,13 @@ const char* key_query_name(int q) {
 residency_plan_t plan_key_residency(const residency_input_t& in) {
   // 1-2: what the queries may hold.
   residency_plan_t plan;
-  plan.fixed = in.key_fixed + in.partition;
-  if (plan.fixed + in.overlap + in.ahead + in.scratch_floor <= in.device)
-    plan.fixed += in.overlap + in.ahead;
-  else if (plan.fixed + in.overlap + in.scratch_floor <= in.device)
-    plan.fixed += in.overlap;
-  if (plan.fixed + in.key_optional + in.scratch_floor <= in.device) {
-    plan.fixed += in.key_optional;
+  const uint64_t device_map = in.key_fixed + in.key_optional + 2 * in.partition + in.overlap;
+  if (device_map + in.headroom + in.scratch_floor <= in.device) {
+    // The witness map on the device: the running chain's partition, the
+    // one a GPU maps ahead (run-ahead 1) and what the chain before holds.
+    plan.fixed = device_map;
     plan.optional_fits = true;
+    plan.run_ahead = 1;
   } else {
     // The witness map on the CPUs: a GPU holds the H phase's a, b, c or
     // the MSMs' w and h, beside the domain, full if the floor still fits.
@@ -100,7 +99,7 @@ std::string describe(const residency_plan_t& plan, const residency_input_t& in) 
   }
   return "resident " + (res.empty() ? std::string("none") : res) + " (" + gib(plan.resident) + "), streamed " +
          (str.empty() ? std::string("none") : str) + " (" + gib(streamed) + "), MSM scratch up to " +
-         gib(plan.scratch_budget) + " of " + gib(in.device) + (plan.optional_fits ? "" : ", witness map on the CPUs") +
+         gib(plan.scratch_budget) + " of " + gib(in.device) + (plan.optional_fits ? ", run-ahead 1" : ", witness map on the CPUs") +
          (plan.lean_domain ? ", lean NTT domain" : "") + (plan.h_passes ? ", H phase in passes" : "");
 }
 

@@ -10,23 +10,23 @@
 //
 // The rules, in bytes of one GPU as StarPU counts it (the smallest CUDA
 // memory node; STARPU_LIMIT_CUDA_MEM applies):
-//   1. fixed = one partition's device data (w, a, b, c) + the NTT domain:
-//      what the non-MSM phases hold at once (spmv: w, a, b, c; ntt_h: a,
-//      b, c and the domain); + what the partition before still holds in
-//      its MSMs (w and the H evaluations) and the partitions the policy
-//      lets a GPU map ahead of their chain (STARZK_GPU_RUN_AHEAD beyond
-//      the first: each w, a, b, c), if that fits beside it and the scratch
-//      floor (else the first alone, if it fits), so that the next witness
-//      maps can start on the device while the MSMs run without StarPU
-//      evicting anything: a device over-subscribed by the run-ahead
-//      partitions evicts and reloads resident queries and the CSR in every
-//      partition;
-//      + the CSR arrays spmv reads, if they fit beside all that and the
-//      scratch floor. If they do not, the witness map runs on the CPUs
-//      and a GPU never holds w, a, b, c at once: its phases are the H
-//      phase (a, b, c and the domain) and the MSMs (w and h), so fixed =
-//      the larger of the two + the domain, in the first of these forms
-//      that leaves the scratch floor:
+//   1. fixed: the bytes outside the queries and the MSM scratch. With
+//      the witness map on the device (spmv reads the CSR arrays there):
+//      the NTT domain + the CSR + two partitions' device data (w, a, b,
+//      c: the running chain's, at its H phase, and the one partition the
+//      GPU maps ahead of its chain) + what the chain before still holds
+//      until its free task (w and the H evaluations). The plan then
+//      limits the policy's run-ahead to 1 (run_ahead below): a staged
+//      partition's GPU work is an spmv of tens of milliseconds, so one is
+//      enough to have the next chain's a, b, c ready when the running
+//      chain ends, and every further one would hold another partition's
+//      w, a, b, c (16 GiB at 2^27) that StarPU finds room for only by
+//      evicting resident queries. If that form does not fit beside the
+//      scratch floor, the witness map runs on the CPUs and a GPU never
+//      holds w, a, b, c at once: its phases are the H phase (a, b, c and
+//      the domain) and the MSMs (w and h), so fixed = the larger of the
+//      two + the domain, in the first of these forms that leaves the
+//      scratch floor:
 //        a. the full domain;
 //        b. the lean domain (no full twiddle tables, cuda/starzk_cuda.hpp
 //           ntt_tables_t: ~4 GiB less at 2^27, one Fr product more per
@@ -83,7 +83,6 @@ struct residency_input_t {
   uint64_t rows = 0;            // its a, b, c: the H phase's buffers beside the domain
   uint64_t headroom = 0;        // left to the runtime and the driver
   uint64_t overlap = 0;         // what a partition holds in its MSM phase (w, H evaluations)
-  uint64_t ahead = 0;           // the further partitions a GPU may map ahead (w, a, b, c each)
   uint64_t scratch_floor = 0;   // MSM scratch set aside before the queries
   uint64_t query[key_query_count] = {};
   std::optional<uint32_t> forced;  // the streamed set (bit q: query q); nullopt: the rules
@@ -92,6 +91,7 @@ struct residency_input_t {
 struct residency_plan_t {
   uint64_t fixed = 0;           // rule 1's bytes (key_optional counted or not)
   bool optional_fits = false;   // key_optional counted in fixed: the witness map can run on the device
+  int run_ahead = 0;            // the policy's GPU run-ahead the plan counts (0: no limit needed)
   bool lean_domain = false;     // key_fixed_lean counted instead of key_fixed
   bool h_passes = false;        // the H phase in passes: a, b, c never on the device
   uint32_t streamed = 0;        // bit q: query q streams

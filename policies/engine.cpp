@@ -227,6 +227,14 @@ void engine_t::config(starzk_policy_config* cfg) {
   cfg->mem_heavy_max = cap();  // the effective cap, topology's when 0
 }
 
+void engine_t::limit_run_ahead(int n) {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (rules_.gpu_run_ahead > 0 && n < rules_.gpu_run_ahead) rules_.gpu_run_ahead = n;
+  }
+  ledger_t::instance().generation.fetch_add(1, std::memory_order_acq_rel);
+}
+
 namespace {
 
 engine_t* engine_of(unsigned ctx) { return static_cast<engine_t*>(starpu_sched_ctx_get_policy_data(ctx)); }
@@ -290,6 +298,14 @@ bool engine_config(unsigned sched_ctx_id, starzk_policy_config* cfg) {
   auto* engine = static_cast<engine_t*>(starpu_sched_ctx_get_policy_data(sched_ctx_id));
   if (!engine || !g_engines.count(engine)) return false;
   engine->config(cfg);
+  return true;
+}
+
+bool engine_limit_run_ahead(unsigned sched_ctx_id, int n) {
+  std::lock_guard<std::mutex> lk(g_engines_mu);
+  auto* engine = static_cast<engine_t*>(starpu_sched_ctx_get_policy_data(sched_ctx_id));
+  if (!engine || !g_engines.count(engine)) return false;
+  engine->limit_run_ahead(n);
   return true;
 }
 

@@ -60,6 +60,9 @@ inline starpu_sched_policy engine_policy(void (*init)(unsigned), const char* nam
 // Effective rules of the engine running the context; false (cfg untouched)
 // when no engine runs it. The caller checks that the id names a context.
 bool engine_config(unsigned sched_ctx_id, starzk_policy_config* cfg);
+// engine_t::limit_run_ahead on the context's engine; false when the
+// context runs none.
+bool engine_limit_run_ahead(unsigned sched_ctx_id, int n);
 
 // The first error an engine reported since the first engine of this StarPU
 // run started (a stalled chain, stall.hpp); false when there is none.

@@ -44,6 +44,9 @@ class engine_t {
   void add_workers(unsigned ctx, const int* ids, unsigned n) noexcept;
   void remove_workers(const int* ids, unsigned n) noexcept;
   void config(starzk_policy_config* cfg);
+  // Lowers a positive run-ahead bound to n (>= 1); an unbounded one (0)
+  // stays as the rules set it.
+  void limit_run_ahead(int n);
 
  private:
   struct choice_t {

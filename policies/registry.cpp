@@ -53,6 +53,11 @@ int starzk_policy_get_config(unsigned sched_ctx_id, struct starzk_policy_config*
   return engine_config(sched_ctx_id, cfg) ? 0 : -1;
 }
 
+int starzk_policy_limit_gpu_run_ahead(unsigned sched_ctx_id, int n) {
+  if (n < 1 || !starpu_is_initialized() || sched_ctx_id >= STARPU_NMAX_SCHED_CTXS) return -1;
+  return engine_limit_run_ahead(sched_ctx_id, n) ? 0 : -1;
+}
+
 int starzk_policies_error(char* err, size_t err_len) {
   std::string error;
   if (!engine_error(&error)) return 0;

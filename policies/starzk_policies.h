@@ -56,6 +56,14 @@ struct starzk_policy_config {
  * when the context does not run one of our policies. */
 int starzk_policy_get_config(unsigned sched_ctx_id, struct starzk_policy_config* cfg);
 
+/* Lower the context's GPU run-ahead bound (gpu_run_ahead) to n >= 1, for
+ * a program whose device memory holds only n partitions beyond the
+ * running chain's (starzk's memory plan, dag/key_residency.hpp). A bound
+ * already at or below n, and an unbounded one (0, chosen by the rules or
+ * STARZK_GPU_RUN_AHEAD=0), stay. Returns 0, or -1 when the context does
+ * not run one of our policies or n < 1. */
+int starzk_policy_limit_gpu_run_ahead(unsigned sched_ctx_id, int n);
+
 /* The first error a policy reported since the first starzk policy of this
  * StarPU run started: a chain that held a lock domain while nothing could
  * end it (no is_last task, or a chain waiting on another chain; the policy

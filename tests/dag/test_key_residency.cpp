@@ -16,13 +16,15 @@ namespace {
 
 constexpr uint64_t GiB = uint64_t(1) << 30;
 
-// A 2^24-shaped key in GiB: h, l, a, b_g1 1.5 each, b_g2 3.
+// A small key in GiB: h, l, a, b_g1 1.5 each, b_g2 3; a partition's w,
+// a, b, c 1 GiB, so that the device witness map (two partitions and the
+// domain) takes 2.5 GiB.
 residency_input_t key24(uint64_t device_gib_x10) {
   residency_input_t in;
   in.device = device_gib_x10 * GiB / 10;
   in.key_fixed = GiB / 2;  // NTT domain
-  in.partition = 2 * GiB;  // w + a, b, c
-  in.rows = 3 * GiB / 2;   // a, b, c
+  in.partition = GiB;      // w + a, b, c
+  in.rows = 3 * GiB / 4;   // a, b, c
   in.scratch_floor = 3 * GiB;
   for (int q = 0; q < 4; ++q) in.query[q] = 3 * GiB / 2;
   in.query[int(key_query_t::b_g2)] = 3 * GiB;
@@ -55,7 +57,7 @@ TEST(KeyResidency, LeavesRoomForThePartitionBeforeWhenItFits) {
   in.device = 54 * GiB / 10;
   p = plan_key_residency(in);
   EXPECT_FALSE(p.optional_fits);
-  EXPECT_EQ(p.fixed, GiB / 2 + 3 * GiB / 2);
+  EXPECT_EQ(p.fixed, GiB / 2 + GiB);  // the domain + the larger phase (w, h: 1 GiB)
   EXPECT_EQ(p.streamed, key_query_all);
 }
 
@@ -92,8 +94,8 @@ TEST(KeyResidency, ScratchBudgetKeepsTheFloor) {
     const residency_plan_t p = plan_key_residency(in);
     // The witness map on the device when it fits beside the floor, else
     // the H phase's a, b, c (the larger phase) beside the domain.
-    const bool map_on_device = in.key_fixed + in.partition + in.scratch_floor <= in.device;
-    const uint64_t fixed = in.key_fixed + (map_on_device ? in.partition : in.rows);
+    const bool map_on_device = in.key_fixed + 2 * in.partition + in.scratch_floor <= in.device;
+    const uint64_t fixed = in.key_fixed + (map_on_device ? 2 * in.partition : in.rows);
     EXPECT_EQ(p.fixed, fixed) << "device " << d;
     EXPECT_EQ(p.optional_fits, map_on_device) << "device " << d;
     const uint64_t after = in.device > fixed ? in.device - fixed : 0;
@@ -113,7 +115,7 @@ TEST(KeyResidency, ScratchBudgetKeepsTheFloor) {
     EXPECT_EQ(sum, p.resident);
   }
   // A device smaller than the fixed part: nothing left, all streamed.
-  const residency_plan_t tiny = plan_key_residency(key24(20));
+  const residency_plan_t tiny = plan_key_residency(key24(10));
   EXPECT_EQ(tiny.streamed, key_query_all);
   EXPECT_EQ(tiny.scratch_budget, 0u);
 }
@@ -124,7 +126,7 @@ TEST(KeyResidency, OptionalArraysCountOnlyWhenTheyFit) {
   residency_input_t in = key24(300);
   in.key_optional = 4 * GiB;
   residency_plan_t p = plan_key_residency(in);
-  EXPECT_EQ(p.fixed, GiB / 2 + 2 * GiB + 4 * GiB);
+  EXPECT_EQ(p.fixed, GiB / 2 + 2 * GiB + 4 * GiB);  // the domain, two partitions, the CSR
   EXPECT_TRUE(p.optional_fits);
   EXPECT_EQ(p.streamed, 0u);
   EXPECT_EQ(p.scratch_budget, 30 * GiB - p.fixed - 9 * GiB);
@@ -136,11 +138,11 @@ TEST(KeyResidency, OptionalArraysCountOnlyWhenTheyFit) {
   EXPECT_EQ(p.resident, 3 * GiB);
   // Arrays larger than the device cannot stay there: they do not count.
   // The witness map then runs on the CPUs: fixed is the H phase's a, b, c
-  // and the domain (room 8.5: h streams).
-  in = key24(135);
+  // and the domain (12.5 GiB: room 8.25, h streams).
+  in = key24(125);
   in.key_optional = 20 * GiB;
   p = plan_key_residency(in);
-  EXPECT_EQ(p.fixed, GiB / 2 + 3 * GiB / 2);
+  EXPECT_EQ(p.fixed, GiB / 2 + 3 * GiB / 4);
   EXPECT_FALSE(p.optional_fits);
   EXPECT_EQ(p.streamed, bit(key_query_t::h));
 }
@@ -158,7 +160,6 @@ residency_input_t key27(uint64_t device_mib) {
   in.partition = 16 * GiB;
   in.rows = 12 * GiB;
   in.overlap = 8 * GiB;
-  in.ahead = 16 * GiB;  // STARZK_GPU_RUN_AHEAD=2: one more partition mapped ahead
   in.scratch_floor = 3830 * MiB;
   in.headroom = in.device / 64;
   for (int q = 0; q < 4; ++q) in.query[q] = 12 * GiB;
@@ -166,32 +167,41 @@ residency_input_t key27(uint64_t device_mib) {
   return in;
 }
 
-// The whole H200: the witness map on the device, the partition before in
-// its MSMs and one more mapped ahead; the queries less H fit beside them.
+// The whole H200: the witness map on the device, holding the running
+// chain's partition, one mapped ahead and the chain before in its MSMs
+// (run-ahead 1); the queries less H fit beside them.
 TEST(KeyResidency, SectorPartitionOnTheWholeH200) {
   residency_input_t in = key27(128800);  // 125.8 GiB
-  residency_plan_t p = plan_key_residency(in);
+  const residency_plan_t p = plan_key_residency(in);
   EXPECT_TRUE(p.optional_fits);
   EXPECT_FALSE(p.lean_domain);
-  EXPECT_EQ(p.fixed, in.key_fixed + in.partition + in.overlap + in.ahead + in.key_optional + in.headroom);
+  EXPECT_EQ(p.run_ahead, 1);
+  EXPECT_EQ(p.fixed, in.key_fixed + 2 * in.partition + in.overlap + in.key_optional + in.headroom);
   EXPECT_EQ(p.streamed, bit(key_query_t::h));
   EXPECT_EQ(p.scratch_budget, in.device - p.fixed - 60 * GiB);
-  // With no partition mapped ahead (STARZK_GPU_RUN_AHEAD=1) every query stays.
-  in.ahead = 0;
-  p = plan_key_residency(in);
-  EXPECT_EQ(p.streamed, 0u);
-  EXPECT_EQ(p.scratch_budget, in.device - p.fixed - 72 * GiB);
+  // Everything the plan counts fits the device at once.
+  EXPECT_LE(p.fixed + p.resident + p.scratch_budget, in.device);
+  EXPECT_NE(describe(p, in).find("run-ahead 1"), std::string::npos) << describe(p, in);
 }
 
-// The run-ahead partitions count only where they fit with the rest; else
-// the partition before alone.
-TEST(KeyResidency, RunAheadPartitionsCountWhenTheyFit) {
+// The device witness map needs two partitions and the chain before's
+// MSM-phase data beside the CSR; one partition short of that, the witness
+// map goes to the CPUs and the plan sets no run-ahead.
+TEST(KeyResidency, TheDeviceWitnessMapNeedsTwoPartitionsAndTheChainBefore) {
   residency_input_t in = key24(300);
   in.overlap = GiB;
-  in.ahead = 2 * GiB;
-  EXPECT_EQ(plan_key_residency(in).fixed, GiB / 2 + 2 * GiB + GiB + 2 * GiB);
-  in.device = 8 * GiB;  // 2.5 + 1 + 2 + 3 > 8: without them; 2.5 + 1 + 3 <= 8
-  EXPECT_EQ(plan_key_residency(in).fixed, GiB / 2 + 2 * GiB + GiB);
+  in.key_optional = GiB;
+  residency_plan_t p = plan_key_residency(in);
+  EXPECT_TRUE(p.optional_fits);
+  EXPECT_EQ(p.run_ahead, 1);
+  EXPECT_EQ(p.fixed, GiB / 2 + GiB + 2 * GiB + GiB);
+  in.device = p.fixed + in.scratch_floor;  // exactly: still on the device
+  EXPECT_TRUE(plan_key_residency(in).optional_fits);
+  in.device -= 1;
+  p = plan_key_residency(in);
+  EXPECT_FALSE(p.optional_fits);
+  EXPECT_EQ(p.run_ahead, 0);
+  EXPECT_EQ(describe(p, in).find("run-ahead"), std::string::npos) << describe(p, in);
 }
 
 // 24 GB: the witness map on the CPUs, the full domain beside a, b, c, all

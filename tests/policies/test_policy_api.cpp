@@ -79,6 +79,7 @@ void sleepy(void*[], void*) {
 TEST(policy_api, plain_starpu_program_with_conf_sched_policy) {
   unsetenv("STARPU_SCHED");
   setenv("STARZK_MEM_HEAVY_MAX", "3", 1);
+  setenv("STARZK_GPU_RUN_AHEAD", "0", 1);
   starpu_conf conf;
   ASSERT_EQ(starpu_conf_init(&conf), 0);
   conf.sched_policy = starzk_policy_by_name("starzk");
@@ -90,6 +91,11 @@ TEST(policy_api, plain_starpu_program_with_conf_sched_policy) {
   ASSERT_EQ(starzk_policy_get_config(0, &cfg), 0);
   EXPECT_EQ(cfg.mem_heavy_max, 3);
   EXPECT_TRUE(cfg.gpu_lock && cfg.mem_interlock && cfg.serial_free);
+  // An unbounded run-ahead (STARZK_GPU_RUN_AHEAD=0 here) stays unbounded.
+  EXPECT_EQ(cfg.gpu_run_ahead, 0);
+  EXPECT_EQ(starzk_policy_limit_gpu_run_ahead(0, 1), 0);
+  ASSERT_EQ(starzk_policy_get_config(0, &cfg), 0);
+  EXPECT_EQ(cfg.gpu_run_ahead, 0);
   EXPECT_GE(starzk_policies_default_mem_heavy_max(0), 1);
 
   starpu_codelet cl;
@@ -104,6 +110,8 @@ TEST(policy_api, plain_starpu_program_with_conf_sched_policy) {
   starpu_shutdown();
   EXPECT_EQ(g_done.load(), 12);
   EXPECT_EQ(g_peak.load(), 1);  // serialised
+  unsetenv("STARZK_GPU_RUN_AHEAD");
+  unsetenv("STARZK_MEM_HEAVY_MAX");
 }
 
 // A context created with our policy struct over one worker, then grown to
@@ -123,6 +131,16 @@ TEST(policy_api, context_with_added_workers) {
   starzk_policy_config cfg{};
   EXPECT_EQ(starzk_policy_get_config(ctx, &cfg), 0);
   EXPECT_EQ(starzk_policy_get_config(0, &cfg), -1);  // the global context runs eager
+
+  // The run-ahead bound is lowered, never raised; only an engine's context
+  // takes it.
+  EXPECT_EQ(cfg.gpu_run_ahead, 2);
+  EXPECT_EQ(starzk_policy_limit_gpu_run_ahead(ctx, 1), 0);
+  EXPECT_EQ(starzk_policy_limit_gpu_run_ahead(ctx, 3), 0);
+  EXPECT_EQ(starzk_policy_get_config(ctx, &cfg), 0);
+  EXPECT_EQ(cfg.gpu_run_ahead, 1);
+  EXPECT_EQ(starzk_policy_limit_gpu_run_ahead(ctx, 0), -1);
+  EXPECT_EQ(starzk_policy_limit_gpu_run_ahead(0, 1), -1);  // eager's context
 
   starpu_codelet cl;
   starpu_codelet_init(&cl);
