@@ -99,7 +99,8 @@ std::string describe(const residency_plan_t& plan, const residency_input_t& in) 
   }
   return "resident " + (res.empty() ? std::string("none") : res) + " (" + gib(plan.resident) + "), streamed " +
          (str.empty() ? std::string("none") : str) + " (" + gib(streamed) + "), MSM scratch up to " +
-         gib(plan.scratch_budget) + " of " + gib(in.device) + (plan.optional_fits ? ", run-ahead 1" : ", witness map on the CPUs") +
+         gib(plan.scratch_budget) + " of " + gib(in.device) +
+         (plan.optional_fits ? ", run-ahead 1" : ", witness map on the CPUs") +
          (plan.lean_domain ? ", lean NTT domain" : "") + (plan.h_passes ? ", H phase in passes" : "");
 }
 
