@@ -289,6 +289,13 @@ struct alignas(8) dev_mont_t {
   // Fermat: a^(m-2) = a^-1 (0 -> 0). ~log2(m) S + log2(m)/2 M; variable time is
   // not an issue (no secrets on the GPU side of the prover).
   SZK_D dev_mont_t inverse() const { return pow_limbs(P::mm2()); }
+  // a/2 mod m; the Montgomery form halves with the value. The twin of the
+  // host's mont_t::halve.
+  SZK_D dev_mont_t halve() const {
+    dev_mont_t r = *this;
+    halve_mod(r.l);
+    return r;
+  }
 
   // a^-1 by the binary extended Euclid algorithm (0 -> 0). A one-thread
   // chain of ~2·log2(m) limb shifts and subtractions instead of Fermat's
@@ -360,11 +367,15 @@ struct alignas(8) dev_mont_t {
       }
     }
   }
-  // a /= 2 (a even); x = x / 2 mod m (x + m first when x is odd; m odd).
+  // a /= 2 (a even); x = x / 2 mod m (halve_mod).
   static SZK_D void limbs_halve(uint32_t (&a)[N], uint32_t (&x)[N]) {
 #pragma unroll
     for (int i = 0; i < N - 1; ++i) a[i] = (a[i] >> 1) | (a[i + 1] << 31);
     a[N - 1] >>= 1;
+    halve_mod(x);
+  }
+  // x = x / 2 mod m: x + m first when x is odd (m is), then one bit right.
+  static SZK_D void halve_mod(uint32_t (&x)[N]) {
     const uint32_t odd = 0u - (x[0] & 1u);
     uint64_t c = 0;
 #pragma unroll

@@ -156,6 +156,22 @@ struct alignas(8) mont_t {
   constexpr mont_t& operator-=(const mont_t& b) { return *this = *this - b; }
   constexpr mont_t& operator*=(const mont_t& b) { return *this = *this * b; }
   constexpr mont_t dbl() const { return *this + *this; }
+  // a/2 mod m: a + m first when a is odd (m is), then one bit right. The
+  // Montgomery form halves with the value, (a/2)·R = (a·R)/2 mod m.
+  // cuda/field.cuh dev_mont_t::halve is its twin.
+  constexpr mont_t halve() const {
+    mont_t r{};
+    const uint64_t odd = uint64_t(0) - (l[0] & 1);
+    unsigned __int128 c = 0;
+    for (size_t i = 0; i < n_limbs; ++i) {
+      c += static_cast<unsigned __int128>(l[i]) + (modulus[i] & odd);
+      r.l[i] = uint64_t(c);
+      c >>= 64;
+    }
+    for (size_t i = 0; i + 1 < n_limbs; ++i) r.l[i] = (r.l[i] >> 1) | (r.l[i + 1] << 63);
+    r.l[n_limbs - 1] = (r.l[n_limbs - 1] >> 1) | (uint64_t(c) << 63);
+    return r;
+  }
   constexpr mont_t sqr() const { return *this * *this; }
 
   // a^e, e given as little-endian 64-bit limbs (left-to-right square-and-multiply).

@@ -89,14 +89,28 @@ TEST(Fp2, SqrtRoundTrip) {
   fp2_t r;
   EXPECT_TRUE(fp2_t::zero().sqrt(r));
   EXPECT_TRUE(r.is_zero());
-  // -1 = u^2 is a square in F_p2 (the "alpha == -1" branch of Alg. 9).
+  // -1 = u^2 is a square in F_p2 (a1 = 0, a0 not a square in F_p: x = sqrt(-a0)·u).
   ASSERT_TRUE((-fp2_t::one()).sqrt(r));
   EXPECT_EQ(r.sqr(), -fp2_t::one());
+  // p - 1 and u: a1 = 0 with a0 = -1, and a0 = 0 with a1 = 1.
+  const fp2_t u{fp_t::zero(), fp_t::one()};
+  ASSERT_TRUE(u.sqrt(r));
+  EXPECT_EQ(r.sqr(), u);
+  int branch[2] = {0, 0};  // t = (a0 + d)/2 a square in F_p, or not
   int non_squares = 0;
   for (int i = 0; i < 60; ++i) {
     const fp2_t a = fp2_t::random(rng);
     ASSERT_TRUE(a.sqr().sqrt(r));
     EXPECT_TRUE(r == a || r == -a);
+    fp_t d;
+    const fp2_t sq = a.sqr();
+    ASSERT_TRUE((sq.c0.sqr() + sq.c1.sqr()).sqrt(d));
+    ++branch[(sq.c0 + d).halve().legendre() == 1 ? 0 : 1];
+    // Embedded in F_p2 with a non-square a0: the root is on the u side.
+    if (a.c0.legendre() == -1) {
+      ASSERT_TRUE((fp2_t{a.c0, fp_t::zero()}).sqrt(r));
+      EXPECT_TRUE(r.c0.is_zero());
+    }
     // Elements of F_p embedded in F_p2 are always squares there.
     const fp2_t e{a.c0, fp_t::zero()};
     ASSERT_TRUE(e.sqrt(r));
@@ -111,6 +125,23 @@ TEST(Fp2, SqrtRoundTrip) {
     non_squares += !is_sq;
   }
   EXPECT_GT(non_squares, 5);
+  EXPECT_GT(branch[0], 5);
+  EXPECT_GT(branch[1], 5);
+}
+
+TEST(Fp, HalveTimesTwoIsTheValue) {
+  std::mt19937_64 rng(35);
+  const fp_t edges[] = {fp_t::zero(), fp_t::one(), -fp_t::one(), fp_t::from_u64(2), -fp_t::from_u64(2)};
+  for (const fp_t& a : edges) EXPECT_EQ(a.halve().dbl(), a);
+  EXPECT_EQ(fp_t::from_u64(2).halve(), fp_t::one());
+  EXPECT_EQ(fp_t::one().halve(), fp_t::from_u64(2).inverse());
+  for (int i = 0; i < 200; ++i) {
+    const fp_t a = fp_t::random(rng);
+    EXPECT_EQ(a.halve().dbl(), a);
+    EXPECT_EQ(a.halve(), a * fp_t::from_u64(2).inverse());
+  }
+  const fr_t b = fr_t::random(rng);
+  EXPECT_EQ(b.halve().dbl(), b);
 }
 
 TEST(Fp2, LexicographicallyLargest) {
