@@ -9,11 +9,13 @@
 #
 # `run` builds the working tree's bench_cuda_msm and bench_cuda_ntt through
 # scripts/gpu-run.sh (no tests), the base tree's in /tmp/starzk-base, then
-# runs new, base, new, base for each and writes OUTDIR/{msm,ntt}_{new,base}.csv
-# and OUTDIR/compare.csv (name,n,new ms,base ms,new/base). Environment:
+# runs new, then base, for each and writes OUTDIR/<bench>_{new,base}.csv and
+# OUTDIR/compare.csv (name,n,new ms,base ms,new/base). Environment:
+# STARZK_COMPARE_BENCHES (default "msm ntt"; also key_check),
 # STARZK_COMPARE_MSM_LOGS (default "20 22 24 26"), STARZK_COMPARE_NTT_LOGS
-# (default "20 22 24 26 27"); the benches' own variables pass through
-# (STARZK_MSM_G2_LOGS defaults to "" here: no G2 rows).
+# (default "20 22 24 26 27"), STARZK_COMPARE_KEY_CHECK_LOGS (default "22");
+# the benches' own variables pass through (STARZK_MSM_G2_LOGS defaults to ""
+# here: no G2 rows).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 base_tar="$root/.deps/carry/base.tar"
@@ -28,7 +30,9 @@ run)
   out=${2:?usage: gpu-compare.sh run OUTDIR}
   [ -f "$base_tar" ] || { echo "gpu-compare: $base_tar missing: run 'prepare COMMIT' first" >&2; exit 1; }
   mkdir -p "$out"
-  STARZK_TARGETS="bench_cuda_msm bench_cuda_ntt" STARZK_SKIP_TESTS=1 STARZK_GPU_BENCH=0 STARZK_PROVE_CHECK=0 \
+  benches=${STARZK_COMPARE_BENCHES:-msm ntt}
+  targets=$(for b in $benches; do printf 'bench_cuda_%s ' "$b"; done)
+  STARZK_TARGETS="$targets" STARZK_SKIP_TESTS=1 STARZK_GPU_BENCH=0 STARZK_PROVE_CHECK=0 \
     "$root/scripts/gpu-run.sh" run "$out/build" > "$out/build-new.log" 2>&1 \
     || { tail -20 "$out/build-new.log"; exit 1; }
   base=/tmp/starzk-base
@@ -36,13 +40,16 @@ run)
   cmake -S "$base" -B "$base/b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTARPU_PREFIX=/tmp/starzk-deps/starpu-cuda \
     -DSTARZK_EXTRA_INCLUDE="$root/.deps/carry/include" -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc \
     > "$out/build-base.log" 2>&1
-  cmake --build "$base/b" -j"$(nproc)" --target bench_cuda_msm bench_cuda_ntt >> "$out/build-base.log" 2>&1 \
+  cmake --build "$base/b" -j"$(nproc)" --target $targets >> "$out/build-base.log" 2>&1 \
     || { grep -E 'error' "$out/build-base.log" | head -20; exit 1; }
   export STARZK_MSM_G2_LOGS="${STARZK_MSM_G2_LOGS-}"
-  msm_logs=${STARZK_COMPARE_MSM_LOGS:-20 22 24 26}
-  ntt_logs=${STARZK_COMPARE_NTT_LOGS:-20 22 24 26 27}
-  for b in msm ntt; do
-    logs=$msm_logs; [ $b = ntt ] && logs=$ntt_logs
+  for b in $benches; do
+    case $b in
+    msm) logs=${STARZK_COMPARE_MSM_LOGS:-20 22 24 26} ;;
+    ntt) logs=${STARZK_COMPARE_NTT_LOGS:-20 22 24 26 27} ;;
+    key_check) logs=${STARZK_COMPARE_KEY_CHECK_LOGS:-22} ;;
+    *) echo "gpu-compare: unknown bench '$b'" >&2; exit 1 ;;
+    esac
     # shellcheck disable=SC2086
     "$root/build-gpu/bench/cuda/bench_cuda_$b" $logs > "$out/${b}_new.csv"
     # shellcheck disable=SC2086
@@ -50,7 +57,7 @@ run)
   done
   # Rows present in both runs, side by side.
   { echo "name,n,new_ms,base_ms,new_over_base"
-    for b in msm ntt; do
+    for b in $benches; do
       awk -F, 'NR == FNR { if ($1 != "name") base[$1 "," $2] = $3; next }
                ($1 "," $2) in base && base[$1 "," $2] > 0 {
                  printf "%s,%s,%s,%s,%.3f\n", $1, $2, $3, base[$1 "," $2], $3 / base[$1 "," $2] }' \
