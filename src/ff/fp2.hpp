@@ -78,8 +78,9 @@ struct fp2_over {
   }
   fp2_over pow(uint64_t e) const { return pow(std::span<const uint64_t>(&e, 1)); }
 
-  // Square root (eprint 2012/685, Adj and Rodríguez-Henríquez, Alg. 9, for
-  // q ≡ 3 mod 4); false when a is not a square in F_p2. Defined in fp2.cpp.
+  // Square root from two F_p square roots (the norm's, then x0's; p ≡ 3
+  // mod 4, u^2 = -1); false when a is not a square in F_p2. Defined in
+  // fp2.cpp, which derives it.
   bool sqrt(fp2_over& out) const;
   // zcash rule: compare c1; if c1 == 0 compare c0.
   bool lexicographically_largest() const {
