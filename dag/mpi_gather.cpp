@@ -1,11 +1,13 @@
 // mpi_gather.cpp: partition results to rank 0 through StarPU-MPI data
-// transfers, rank 0's status back to every rank (see mpi_gather.hpp).
+// transfers, rank 0's status and shared bytes back to every rank (see
+// mpi_gather.hpp).
 //
 // Wire form of one partition (both halves registered with StarPU-MPI, the
 // owner as their rank):
-//   header  (variable handle): ok, n_publics, label_bytes, error_bytes,
-//           the 192-byte compressed proof (zeros when !ok)
-//   payload (vector of bytes, omitted when empty): the public inputs
+//   header  (fixed size): state (0 failed, 1 ok, 2 no result),
+//           n_publics, label_bytes, error_bytes, the 192-byte compressed
+//           proof (zeros unless ok)
+//   payload (omitted when empty): the public inputs
 //           (n_publics F_r elements as stored), then the label, then the error.
 #include "dag/mpi_gather.hpp"
 
@@ -26,13 +28,16 @@ namespace {
 static_assert(std::is_trivially_copyable_v<fr_t>, "public inputs cross as raw bytes");
 
 // StarPU-MPI data tags (64-bit, carried in StarPU-MPI's own envelope; each
-// must be unique among the handles registered at once): one for the
-// status, then two per partition.
+// must be unique among the handles registered at once): the status, the
+// shared bytes, then two per partition.
 constexpr starpu_mpi_tag_t tag_status = 0x3A000000;
-constexpr starpu_mpi_tag_t tag_base = tag_status + 1;
+constexpr starpu_mpi_tag_t tag_bytes = tag_status + 1;
+constexpr starpu_mpi_tag_t tag_base = tag_status + 2;
+
+enum : uint32_t { state_failed = 0, state_ok = 1, state_none = 2 };
 
 struct wire_header_t {
-  uint32_t ok = 0;
+  uint32_t state = state_none;
   uint32_t n_publics = 0;
   uint32_t label_bytes = 0;
   uint32_t error_bytes = 0;
@@ -44,23 +49,33 @@ size_t payload_bytes(const wire_header_t& h) {
   return size_t(h.n_publics) * sizeof(fr_t) + h.label_bytes + h.error_bytes;
 }
 
-// Brings `bytes` at `data` (significant on `owner` only) to rank 0's copy
-// at the same address, as a StarPU handle registered with StarPU-MPI.
-// Ranks other than the owner and rank 0 must not call it.
-void move_to_root(void* data, size_t bytes, bool as_vector, int owner, starpu_mpi_tag_t tag) {
+// `bytes` at `data` as a StarPU handle (a vector of bytes) registered with
+// StarPU-MPI, `owner` holding the data.
+starpu_data_handle_t register_bytes(void* data, size_t bytes, int owner, starpu_mpi_tag_t tag) {
   starpu_data_handle_t h = nullptr;
-  if (as_vector)
-    starpu_vector_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(data), uint32_t(bytes), 1);
-  else
-    starpu_variable_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(data), bytes);
+  starpu_vector_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(data), uint32_t(bytes), 1);
   starpu_mpi_data_register(h, tag, owner);
-  starpu_mpi_get_data_on_node(MPI_COMM_WORLD, h, 0);
-  starpu_data_unregister(h);  // rank 0: the received replica is now in `data`
+  return h;
+}
+
+// Brings `bytes` at `data` (significant on `owner` only) to `to`'s copy at
+// the same address. Only `owner` and `to` call it.
+void move_bytes(void* data, size_t bytes, int owner, int to, starpu_mpi_tag_t tag) {
+  starpu_data_handle_t h = register_bytes(data, bytes, owner, tag);
+  starpu_mpi_get_data_on_node(MPI_COMM_WORLD, h, to);
+  starpu_data_unregister(h);  // on `to`: the received replica is now in `data`
+}
+
+// Rank 0's `bytes` at `data` to every rank's copy, one rank after another.
+void root_to_all(const mpi_session_t& session, void* data, size_t bytes, starpu_mpi_tag_t tag) {
+  if (bytes == 0) return;
+  for (int r = 1; r < session.size(); ++r)
+    if (session.rank() == 0 || session.rank() == r) move_bytes(data, bytes, 0, r, tag);
 }
 
 wire_header_t make_header(const partition_result_t& r) {
   wire_header_t h;
-  h.ok = r.ok ? 1 : 0;
+  h.state = r.ok ? state_ok : state_failed;
   h.n_publics = uint32_t(r.publics.size());
   h.label_bytes = uint32_t(r.label.size());
   h.error_bytes = uint32_t(r.error.size());
@@ -85,7 +100,7 @@ std::vector<uint8_t> make_payload(const partition_result_t& r) {
 partition_result_t read_wire(size_t index, const wire_header_t& h, const std::vector<uint8_t>& payload) {
   partition_result_t r;
   r.index = uint32_t(index);
-  r.ok = h.ok != 0;
+  r.ok = h.state == state_ok;
   const uint8_t* p = payload.data();
   r.publics.resize(h.n_publics);
   if (h.n_publics) std::memcpy(r.publics.data(), p, size_t(h.n_publics) * sizeof(fr_t));
@@ -106,34 +121,28 @@ partition_result_t read_wire(size_t index, const wire_header_t& h, const std::ve
 
 }  // namespace
 
-std::vector<partition_result_t> gather_results(const mpi_session_t& session, size_t count,
-                                               const std::map<size_t, partition_result_t>& local) {
+std::vector<std::optional<partition_result_t>> gather_results(const mpi_session_t& session, size_t count,
+                                                              const std::map<size_t, partition_result_t>& local) {
   const int me = session.rank();
-  std::vector<partition_result_t> all;
+  std::vector<std::optional<partition_result_t>> all;
   if (me == 0) all.resize(count);
   for (size_t p = 0; p < count; ++p) {
     const int owner = partition_owner(p, session.size());
     if (me != owner && me != 0) continue;
-    partition_result_t mine;
-    if (me == owner) {
-      if (auto it = local.find(p); it != local.end()) {
-        mine = it->second;
-      } else {
-        mine.ok = false;
-        mine.label = "partition " + std::to_string(p);
-        mine.error = "partition " + std::to_string(p) + ": rank " + std::to_string(me) + " owns it but has no result";
-      }
-      mine.index = uint32_t(p);
-    }
+    const auto it = me == owner ? local.find(p) : local.end();
     if (owner == 0) {  // rank 0 owns it: nothing moves
-      all[p] = std::move(mine);
+      if (it != local.end()) {
+        all[p] = it->second;
+        all[p]->index = uint32_t(p);
+      }
       continue;
     }
-    wire_header_t header = me == owner ? make_header(mine) : wire_header_t{};
-    move_to_root(&header, sizeof header, false, owner, tag_base + 2 * starpu_mpi_tag_t(p));
-    std::vector<uint8_t> payload = me == owner ? make_payload(mine) : std::vector<uint8_t>(payload_bytes(header));
-    if (!payload.empty())
-      move_to_root(payload.data(), payload.size(), true, owner, tag_base + 2 * starpu_mpi_tag_t(p) + 1);
+    wire_header_t header = it != local.end() ? make_header(it->second) : wire_header_t{};
+    move_bytes(&header, sizeof header, owner, 0, tag_base + 2 * starpu_mpi_tag_t(p));
+    if (header.state == state_none) continue;  // no result on its owner: no payload either
+    std::vector<uint8_t> payload =
+        it != local.end() ? make_payload(it->second) : std::vector<uint8_t>(payload_bytes(header));
+    if (!payload.empty()) move_bytes(payload.data(), payload.size(), owner, 0, tag_base + 2 * starpu_mpi_tag_t(p) + 1);
     if (me == 0) all[p] = read_wire(p, header, payload);
   }
   return all;
@@ -141,15 +150,12 @@ std::vector<partition_result_t> gather_results(const mpi_session_t& session, siz
 
 int share_status(const mpi_session_t& session, int status) {
   int32_t value = session.is_root() ? int32_t(status) : 0;
-  for (int r = 1; r < session.size(); ++r) {
-    if (session.rank() != 0 && session.rank() != r) continue;
-    starpu_data_handle_t h = nullptr;
-    starpu_variable_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(&value), sizeof value);
-    starpu_mpi_data_register(h, tag_status, 0);
-    starpu_mpi_get_data_on_node(MPI_COMM_WORLD, h, r);
-    starpu_data_unregister(h);
-  }
+  root_to_all(session, &value, sizeof value, tag_status);
   return int(value);
+}
+
+void share_bytes(const mpi_session_t& session, std::vector<uint8_t>& bytes) {
+  root_to_all(session, bytes.data(), bytes.size(), tag_bytes);
 }
 
 }  // namespace starzk::dag

@@ -19,7 +19,8 @@
 #               each attempt is numbered (SLURM_RESTART_COUNT). A batch
 #               rerun resumes from its journal (docs/reliability.md). The
 #               time-limit signal (--signal=B:USR1@S) is passed on to a
-#               batch: starzk submits no more partitions, finishes those in
+#               batch (through srun to every rank, for prove-mpi): starzk
+#               submits no more partitions, finishes those in
 #               flight, writes MANIFEST.partial and exits 5; the script then
 #               requeues itself, and the next attempt proves the rest. A
 #               single proof is requeued at once (it is lost; rerun whole).
@@ -283,24 +284,35 @@ starzk_on_time_limit() {
   fi
 }
 
-# starzk_prove OUT_DIR: create OUT_DIR, prove, and verify when VKEY is set.
-# starzk runs in the background so that the USR1 trap fires while it runs.
-# A batch stopped by the trap (exit 5) requeues the job; where Slurm
-# refuses, the job ends with status 5 (resubmit it to resume).
-starzk_prove() {
-  local out=$1 t0=$SECONDS rc=0
-  [ -n "${MANIFEST:-}" ] || mkdir -p "$out" || starzk_die "cannot create OUT_DIR=$out"
-  starzk_prove_command "$out"
-  starzk_log "running: ${STARZK_CMD[*]}"
-  trap starzk_on_time_limit USR1
-  "${STARZK_CMD[@]}" &
+# starzk_run_bg COMMAND...: runs COMMAND in the background (STARZK_PID is
+# its PID meanwhile, for the USR1 traps) and returns its exit status. A
+# trap interrupts `wait`, so it waits again while COMMAND runs.
+starzk_run_bg() {
+  local rc=0
+  "$@" &
   STARZK_PID=$!
   while :; do
     wait "$STARZK_PID" && rc=0 || rc=$?
     kill -0 "$STARZK_PID" 2>/dev/null || break  # still running: a trap interrupted the wait
   done
-  trap - USR1
   STARZK_PID=
+  return "$rc"
+}
+
+# starzk_prove OUT_DIR [MPI]: create OUT_DIR, prove, and verify when VKEY is set.
+# starzk runs in the background so that the USR1 trap fires while it runs;
+# with MPI it runs under the launcher in the array STARZK_LAUNCH (srun ...
+# rank.sh), which passes the signal on to every rank. A batch stopped by
+# the trap (exit 5) requeues the job; where Slurm refuses, the job ends
+# with status 5 (resubmit it to resume).
+starzk_prove() {
+  local out=$1 t0=$SECONDS rc=0
+  [ -n "${MANIFEST:-}" ] || mkdir -p "$out" || starzk_die "cannot create OUT_DIR=$out"
+  starzk_prove_command "$out" "${2:-}"
+  starzk_log "running: ${STARZK_LAUNCH[*]+${STARZK_LAUNCH[*]} }${STARZK_CMD[*]}"
+  trap starzk_on_time_limit USR1
+  starzk_run_bg ${STARZK_LAUNCH[@]+"${STARZK_LAUNCH[@]}"} "${STARZK_CMD[@]}" || rc=$?
+  trap - USR1
   if [ "$rc" = 5 ] && [ -n "${MANIFEST:-}" ]; then
     starzk_log "stopped before the time limit after $((SECONDS - t0)) s; $MANIFEST.partial names what is left"
     starzk_requeue_self && exit 0

@@ -192,4 +192,14 @@ void batch_outputs_t::finish_job(size_t job, std::span<const proof_t> proofs) {
   write_proofs_bin(j.proofs_bin, proofs);
 }
 
+bool batch_outputs_t::finish_job_if_done(size_t job) {
+  const manifest_job_t& j = m_.jobs.at(job);
+  std::error_code ec;
+  if (j.proofs_bin.empty() || done_count(job) != j.witnesses.size() || fs::exists(j.proofs_bin, ec)) return false;
+  std::vector<proof_t> proofs;
+  for (const auto& d : jobs_.at(job).done) proofs.push_back(*d);
+  finish_job(job, proofs);
+  return true;
+}
+
 }  // namespace starzk::cli

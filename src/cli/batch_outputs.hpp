@@ -62,6 +62,12 @@ class batch_outputs_t {
   // Writes the job's proofs_bin from every partition's proof (given for the
   // ones proved now, from the journal for the others); throws io_error.
   void finish_job(size_t job, std::span<const proof_t> proofs);
+  // Writes the job's proofs_bin from the proofs done() holds (journalled
+  // and written by this run) when every partition is done and the file is
+  // not there: a job finished by an earlier run whose .bin is missing, or
+  // one whose last partitions came now. A current .bin (checked at
+  // construction) is kept. Returns whether it wrote; throws io_error.
+  bool finish_job_if_done(size_t job);
 
   static std::filesystem::path journal_path(const manifest_job_t& j);
 

@@ -28,6 +28,9 @@ struct batch_run_options_t {
   std::optional<blinding_t> fixed_rs;  // TEST ONLY (--test-fixed-rs R,S): the same r, s for every proof
   // TEST ONLY (--test-inject-fault PHASE:INDEX): dag::batch_options_t::inject_fault
   std::optional<std::pair<std::string, uint32_t>> inject_fault;
+  // TEST ONLY (--test-mpi-stop signal|await, with --mpi): a stop at a known
+  // point of the run (cli/mpi_run.hpp); empty: none
+  std::string test_mpi_stop;
 };
 
 // "R,S" (two decimal elements of F_r) for --test-fixed-rs; throws

@@ -91,6 +91,7 @@ void batch_watch_t::run() {
     timespec tick{0, 250'000'000};
     const int sig = sigtimedwait(&taken_, nullptr, &tick);
     if (sig == SIGUSR1) {
+      if (stop_requested_.load()) continue;  // asked already (a launcher may pass it on twice)
       char head[128];
       std::snprintf(head, sizeof head,
                     "starzk: SIGUSR1 after %.0f s: submitting no more partitions, finishing those in flight: ",
@@ -118,7 +119,7 @@ void batch_watch_t::run() {
     if (abort_after_ > 0) {
       const unsigned long long e = codelets::activity_events();
       const long long now = now_ms();
-      if (e != events || codelets::bodies_running() > 0) {
+      if (!stall_check_.load() || e != events || codelets::bodies_running() > 0) {
         events = e;
         moved_ms = now;
       } else if (e > 0 && double(now - moved_ms) >= abort_after_ * 1000.0) {

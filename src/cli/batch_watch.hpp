@@ -28,9 +28,10 @@
 //
 // SIGUSR1 (what the slurm/ scripts forward from `sbatch --signal` before
 // the time limit) asks for a clean stop instead: the watch prints one line
-// and sets stop_requested(); the batch then submits no more partitions,
-// finishes those in flight, writes their outputs and its marker, and exits
-// with status 5 (cmd_batch.cpp), well before a SIGKILL could cut a proof.
+// and sets stop_requested() (a second SIGUSR1 changes nothing); the batch
+// then submits no more partitions, finishes those in flight, writes their
+// outputs and its marker, and exits with status 5 (cmd_batch.cpp; on every
+// rank under --mpi, mpi_run.cpp), well before a SIGKILL could cut a proof.
 #pragma once
 
 #include <atomic>
@@ -60,6 +61,10 @@ class batch_watch_t {
   // Whether StarPU may be asked for its memory counts: set once the
   // session is up, cleared before it shuts down.
   void runtime_running(bool yes) noexcept { runtime_.store(yes); }
+  // Whether an idle runtime counts as a stall (on by default). An MPI
+  // rank turns it off once its own partitions are done: it then waits for
+  // the other ranks, with nothing to run, for as long as they prove.
+  void stall_check(bool on) noexcept { stall_check_.store(on); }
 
   // The line the watch prints (also for tests); device memory only when
   // `runtime` says StarPU is up.
@@ -76,6 +81,7 @@ class batch_watch_t {
   std::atomic<bool> stop_{false};
   std::atomic<bool> runtime_{false};
   std::atomic<bool> stop_requested_{false};
+  std::atomic<bool> stall_check_{true};
   std::atomic<long long> last_ms_;
   std::thread thread_;
 };

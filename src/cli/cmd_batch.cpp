@@ -282,11 +282,7 @@ int run_manifest(const batch_run_options_t& o) {
         parts_done += j.witnesses.size();
         keys.submitted(j);
         try {
-          if (!j.proofs_bin.empty() && !std::filesystem::exists(j.proofs_bin)) {
-            std::vector<proof_t> proofs;
-            for (size_t i = 0; i < j.witnesses.size(); ++i) proofs.push_back(*outs.done(jx, i));
-            outs.finish_job(jx, proofs);
-          }
+          outs.finish_job_if_done(jx);
           if (!o.quiet)
             progress.line("job " + j.label() + ": " + std::to_string(j.witnesses.size()) +
                           " proofs finished by an earlier run");

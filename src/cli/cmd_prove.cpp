@@ -215,6 +215,11 @@ void add_prove_command(CLI::App& app) {
          },
          "TEST ONLY: the first attempt of partition INDEX fails in PHASE as a device fault would")
       ->group("");
+  cmd->add_option("--test-mpi-stop", b->test_mpi_stop,
+                  "TEST ONLY, with --mpi: after this rank's first partition, signal: send itself SIGUSR1; "
+                  "await: wait until another rank stops")
+      ->check(CLI::IsMember({"signal", "await"}))
+      ->group("");
   auto* zkey = cmd->add_option("--zkey", o->zkey, "snarkjs proving key (.zkey, bls12-381)")->check(CLI::ExistingFile);
   auto* params =
       cmd->add_option("--params", o->params, "bellman/Filecoin parameters (.params)")->check(CLI::ExistingFile);

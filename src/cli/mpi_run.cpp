@@ -1,32 +1,47 @@
-// mpi_run.cpp: the multi-node batch (see mpi_run.hpp). Three steps, each
+// mpi_run.cpp: the multi-node batch (see mpi_run.hpp). Four steps, each
 // rank running them in the same order:
-//   1. prove: the partitions this rank owns go through dag::batch_t, as in
-//      the single-process path, with the keys they need loaded once here;
+//   0. resume: rank 0 reads the journals, clears what an earlier run left
+//      unfinished and removes the markers; every rank learns which
+//      partitions are already done (dag::share_bytes);
+//   1. prove: the partitions this rank owns and that are not done go
+//      through dag::batch_t, as in the single-process path, with the keys
+//      they need loaded once here; a stop (own SIGUSR1 or a peer's word,
+//      dag::mpi_stop_t) ends the submission;
 //   2. gather: every result moves to rank 0 (dag::gather_results);
-//   3. write (rank 0): the outputs in manifest order; then rank 0's exit
-//      status is shared with every rank (dag::share_status).
+//   3. write (rank 0): the outputs in manifest order and the marker; then
+//      rank 0's exit status is shared with every rank (dag::share_status).
 // Failures of a partition (unreadable witness, key that cannot load, a
 // DAG that fails) are results like the others: they travel to rank 0,
-// which names them. A failure that stops a rank from reaching step 2 ends
-// the whole run (dag::mpi_session_t::abort_all).
+// which names them. A partition never submitted (the stop) travels as "no
+// result" and is listed missing. A failure that stops a rank from
+// reaching step 2 ends the whole run (dag::mpi_session_t::abort_all).
 #include "cli/mpi_run.hpp"
+
+#include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
+#include "cli/batch_marker.hpp"
 #include "cli/batch_outputs.hpp"
+#include "cli/batch_watch.hpp"
+#include "cli/commands.hpp"
 #include "cli/inputs.hpp"
 #include "cli/manifest.hpp"
 #include "dag/batch.hpp"
 #include "dag/key_bundle.hpp"
 #include "dag/mpi_gather.hpp"
 #include "dag/mpi_session.hpp"
+#include "dag/mpi_stop.hpp"
 #include "io/wtns.hpp"
 #include "runtime/starpu_session.hpp"
 #include "runtime/trace.hpp"
@@ -69,9 +84,60 @@ std::string trace_path(const std::string& path, int rank) {
   return (p.parent_path() / (p.stem().string() + ".rank" + std::to_string(rank) + p.extension().string())).string();
 }
 
-// Step 1: prove the partitions this rank owns; results by global index.
+// What this rank's proving loop asks and tells about stopping: whether it
+// submits no more (its own SIGUSR1, or a peer's word, said once in the
+// log), each finished partition (for the watch's quiet lines), and its
+// first submission (the --test-mpi-stop hook, mpi_run.hpp).
+class rank_watch_t {
+ public:
+  rank_watch_t(batch_watch_t& watch, dag::mpi_stop_t& stop, int rank, std::string hook)
+      : watch_(watch), stop_(stop), rank_(rank), hook_(std::move(hook)) {}
+
+  bool stopping() {
+    if (stopped_) return true;
+    if (watch_.stop_requested()) return stopped_ = true;
+    if (const int by = stop_.stopped_by(); by >= 0) {
+      std::printf(
+          "starzk: rank %d: rank %d stopped (SIGUSR1): submitting no more partitions, finishing those in flight\n",
+          rank_, by);
+      std::fflush(stdout);
+      return stopped_ = true;
+    }
+    return false;
+  }
+  bool stopped() const { return stopped_; }
+  void finished() { watch_.progressed(); }
+  void submitted() {
+    if (++submitted_ == 1) test_hook();
+  }
+
+ private:
+  void test_hook() {
+    const auto until = [](auto done, double seconds) {
+      const auto t0 = steady::now();
+      while (!done() && seconds_since(t0) < seconds) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    };
+    if (hook_ == "signal") {
+      ::kill(::getpid(), SIGUSR1);  // to the process, as Slurm or mpirun sends it: the watch takes it
+      until([&] { return watch_.stop_requested(); }, 10);
+    } else if (hook_ == "await") {
+      until([&] { return stop_.stopped_by() >= 0; }, 60);
+    }
+  }
+
+  batch_watch_t& watch_;
+  dag::mpi_stop_t& stop_;
+  int rank_;
+  std::string hook_;
+  bool stopped_ = false;
+  size_t submitted_ = 0;
+};
+
+// Step 1: prove the partitions this rank owns that are not `done`;
+// results by global index.
 std::map<size_t, dag::partition_result_t> prove_mine(const manifest_t& m, const std::vector<slot_t>& slots,
-                                                     const batch_run_options_t& o, const dag::mpi_session_t& mpi,
+                                                     const std::vector<uint8_t>& done, const batch_run_options_t& o,
+                                                     const dag::mpi_session_t& mpi, rank_watch_t& watch,
                                                      runtime::trace_recorder* recorder) {
   std::map<size_t, dag::partition_result_t> local;
   std::map<std::pair<uint32_t, uint32_t>, size_t> global_of;  // (job seq, index) -> global index
@@ -79,7 +145,7 @@ std::map<size_t, dag::partition_result_t> prove_mine(const manifest_t& m, const 
   std::map<std::string, size_t> key_uses;  // key identity -> jobs here still to submit
   auto key_id = [&](size_t j) { return m.jobs[j].key.string() + "\n" + m.jobs[j].circuit.string(); };
   for (size_t g = 0; g < slots.size(); ++g)
-    if (dag::partition_owner(g, mpi.size()) == mpi.rank()) mine[slots[g].job].push_back(g);
+    if (dag::partition_owner(g, mpi.size()) == mpi.rank() && !done[g]) mine[slots[g].job].push_back(g);
   for (size_t j = 0; j < m.jobs.size(); ++j)
     if (!mine[j].empty()) ++key_uses[key_id(j)];
 
@@ -92,8 +158,9 @@ std::map<size_t, dag::partition_result_t> prove_mine(const manifest_t& m, const 
   auto record = [&](dag::partition_result_t r) {
     const size_t g = global_of.at({r.job, r.index});
     local[g] = std::move(r);
+    watch.finished();
   };
-  for (size_t j = 0; j < m.jobs.size(); ++j) {
+  for (size_t j = 0; j < m.jobs.size() && !watch.stopping(); ++j) {
     if (mine[j].empty()) continue;
     const manifest_job_t& job = m.jobs[j];
     std::shared_ptr<const dag::key_bundle_t> key;
@@ -116,6 +183,7 @@ std::map<size_t, dag::partition_result_t> prove_mine(const manifest_t& m, const 
     if (key) {
       const uint32_t seq = batch.open_job(key, job.name);
       for (size_t g : mine[j]) {
+        if (watch.stopping()) break;
         const size_t i = slots[g].index;
         global_of[{seq, uint32_t(i)}] = g;
         const std::filesystem::path wpath = job.witnesses[i];
@@ -123,6 +191,7 @@ std::map<size_t, dag::partition_result_t> prove_mine(const manifest_t& m, const 
           batch.submit(
               seq, uint32_t(i), [wpath](std::span<fr_t> out) { read_wtns_into(wpath, out); }, slots[g].label,
               o.fixed_rs);
+          watch.submitted();
         } catch (const std::exception& e) {
           local[g] = failed_result(slots[g].label, e.what());
         }
@@ -136,45 +205,70 @@ std::map<size_t, dag::partition_result_t> prove_mine(const manifest_t& m, const 
   return local;
 }
 
-// Step 3 (rank 0): every output, in manifest order; returns the failures.
-size_t write_outputs(const manifest_t& m, const std::vector<slot_t>& slots,
-                     const std::vector<dag::partition_result_t>& all, batch_outputs_t& outs, bool quiet) {
-  size_t failures = 0, g = 0;
+// What rank 0 wrote (step 3).
+struct written_t {
+  size_t written = 0, failed = 0, not_proved = 0, resumed = 0;
+  partition_errors_t errors;  // for M.partial
+};
+
+// Step 3 (rank 0): every output, in manifest order. `done` says which
+// partitions an earlier run finished; an empty result was not proved.
+written_t write_outputs(const manifest_t& m, const std::vector<slot_t>& slots, const std::vector<uint8_t>& done,
+                        const std::vector<std::optional<dag::partition_result_t>>& all, batch_outputs_t& outs,
+                        bool quiet) {
+  written_t w;
+  size_t g = 0;
   for (size_t jx = 0; jx < m.jobs.size(); ++jx) {
     const manifest_job_t& job = m.jobs[jx];
-    std::vector<proof_t> proofs;
-    size_t failed = 0;
+    size_t failed = 0, missing = 0, resumed = 0;
     for (size_t i = 0; i < job.witnesses.size(); ++i, ++g) {
-      const dag::partition_result_t& r = all[g];
+      if (done[g]) {
+        ++resumed;
+        continue;
+      }
+      if (!all[g]) {
+        ++missing;
+        continue;
+      }
+      const dag::partition_result_t& r = *all[g];
       if (!r.ok) {
         ++failed;
+        w.errors[{jx, i}] = r.error.empty() ? "failed" : r.error;
         std::fprintf(stderr, "starzk: %s\n", r.error.empty() ? (slots[g].label + ": failed").c_str() : r.error.c_str());
         continue;
       }
-      proofs.push_back(r.proof);
       try {
         outs.write_partition(jx, i, r.proof, r.publics);
+        ++w.written;
       } catch (const std::exception& e) {
         ++failed;
+        w.errors[{jx, i}] = std::string("cannot write the proof: ") + e.what();
         std::fprintf(stderr, "starzk: %s: cannot write the proof: %s\n", slots[g].label.c_str(), e.what());
       }
     }
-    if (failed == 0 && !job.proofs_bin.empty()) {
+    if (failed == 0 && missing == 0) {
       try {
-        outs.finish_job(jx, proofs);
+        outs.finish_job_if_done(jx);
       } catch (const std::exception& e) {
-        failed = std::max<size_t>(failed, 1);
+        failed = 1;
         std::fprintf(stderr, "starzk: job %s: cannot write %s: %s\n", job.label().c_str(), job.proofs_bin.c_str(),
                      e.what());
       }
     }
-    if (!quiet || failed)
-      std::printf("job %s: %zu/%zu proofs %s\n", job.label().c_str(),
-                  job.witnesses.size() - std::min(failed, job.witnesses.size()), job.witnesses.size(),
-                  failed ? "FAILED" : "written");
-    failures += failed;
+    const size_t n = job.witnesses.size(), ok = n - std::min(failed + missing, n);
+    if (resumed == n && !quiet)
+      std::printf("job %s: %zu proofs finished by an earlier run\n", job.label().c_str(), n);
+    else if (failed)
+      std::printf("job %s: %zu/%zu proofs FAILED\n", job.label().c_str(), ok, n);
+    else if (missing)
+      std::printf("job %s: %zu/%zu proofs written, %zu not proved (stopped)\n", job.label().c_str(), ok, n, missing);
+    else if (!quiet)
+      std::printf("job %s: %zu/%zu proofs written\n", job.label().c_str(), ok, n);
+    w.failed += failed;
+    w.not_proved += missing;
+    w.resumed += resumed;
   }
-  return failures;
+  return w;
 }
 
 }  // namespace
@@ -186,19 +280,33 @@ int run_manifest_mpi(const batch_run_options_t& o) {
   so.policy_plugin = o.policy_plugin;
   so.ncpu = o.cpus;
   so.profiling = !o.trace.empty();
+  // Before StarPU and StarPU-MPI start their threads: they inherit the
+  // watch's signal mask, so SIGUSR1 reaches the watch alone.
+  batch_watch_t watch(watch_quiet_seconds(), stdout, {}, stall_abort_seconds());
   runtime::starpu_session session(so);
-  dag::mpi_session_t mpi;  // ends (starpu_mpi_shutdown) before the StarPU session
+  dag::mpi_session_t mpi;       // ends (starpu_mpi_shutdown) before the StarPU session
+  watch.runtime_running(true);  // cleared before the session goes (below; abort_all never returns)
 
-  int status = 1;
+  int status = exit_no;
   try {
     const manifest_t m = read_manifest(o.manifest);
     check_manifest_inputs(m);
-    // Rank 0 writes: it checks the outputs against the inputs and clears
-    // what an earlier run left before any rank proves. Every partition is
-    // proved (no resume across ranks: the journal is rank 0's).
-    std::unique_ptr<batch_outputs_t> outs;
-    if (mpi.is_root()) outs = std::make_unique<batch_outputs_t>(m, true);
     const std::vector<slot_t> slots = list_partitions(m);
+    // Step 0. Rank 0 writes: it checks the outputs against the inputs,
+    // reads the journals and clears what an earlier run left unfinished
+    // before any rank proves; then every rank learns what is done.
+    std::unique_ptr<batch_outputs_t> outs;
+    std::vector<uint8_t> done(slots.size(), 0);
+    if (mpi.is_root()) {
+      outs = std::make_unique<batch_outputs_t>(m, o.fresh);
+      for (const std::string& note : outs->notes()) std::fprintf(stderr, "starzk: warning: %s\n", note.c_str());
+      if (const std::string w = remove_batch_markers(m); !w.empty())
+        std::fprintf(stderr, "starzk: warning: %s\n", w.c_str());
+      for (size_t g = 0; g < slots.size(); ++g) done[g] = outs->done(slots[g].job, slots[g].index) ? 1 : 0;
+    }
+    dag::share_bytes(mpi, done);
+    dag::mpi_stop_t stop(mpi);  // every rank, before any submission
+
     std::unique_ptr<runtime::trace_recorder> recorder;
     if (!o.trace.empty()) {
       recorder = std::make_unique<runtime::trace_recorder>();
@@ -206,34 +314,52 @@ int run_manifest_mpi(const batch_run_options_t& o) {
       recorder->set_meta("manifest", m.file.string());
       recorder->set_meta("mpi_rank", std::to_string(mpi.rank()));
     }
-    if (mpi.is_root() && !o.quiet)
+    if (mpi.is_root() && !o.quiet) {
       std::printf(
           "starzk: %zu jobs, %zu partitions on %d MPI ranks (partition p on rank p mod %d), policy %s, "
           "%u CPU + %u CUDA workers on rank 0\n",
           m.jobs.size(), slots.size(), mpi.size(), mpi.size(), session.policy_name().c_str(), session.cpu_workers(),
           session.cuda_workers());
+      if (const size_t resumed = outs->resumed())
+        std::printf("starzk: %zu of %zu partitions were finished by an earlier run (journal); proving the other %zu\n",
+                    resumed, slots.size(), slots.size() - resumed);
+    }
     std::fflush(stdout);
 
+    // Step 1.
     const auto t_prove = steady::now();
-    const std::map<size_t, dag::partition_result_t> local = prove_mine(m, slots, o, mpi, recorder.get());
+    rank_watch_t rank_watch(watch, stop, mpi.rank(), o.test_mpi_stop);
+    const std::map<size_t, dag::partition_result_t> local =
+        prove_mine(m, slots, done, o, mpi, rank_watch, recorder.get());
+    stop.announce(rank_watch.stopped());
+    watch.stall_check(false);  // from now on this rank only waits for the others
     if (!o.quiet)
-      std::printf("starzk: rank %d: %zu partitions proved in %.2f s\n", mpi.rank(), local.size(),
-                  seconds_since(t_prove));
+      std::printf("starzk: rank %d: %zu partitions proved in %.2f s%s\n", mpi.rank(), local.size(),
+                  seconds_since(t_prove), rank_watch.stopped() ? " (stopped)" : "");
     if (recorder) runtime::save_trace(recorder->snapshot(), trace_path(o.trace, mpi.rank()));
     std::fflush(stdout);
 
-    const std::vector<dag::partition_result_t> all = dag::gather_results(mpi, slots.size(), local);
+    // Step 2: every rank's word first (no request outstanding), then the results.
+    stop.wait_all();
+    const std::vector<std::optional<dag::partition_result_t>> all = dag::gather_results(mpi, slots.size(), local);
+
+    // Step 3.
     if (mpi.is_root()) {
-      const size_t failures = write_outputs(m, slots, all, *outs, o.quiet);
+      const written_t w = write_outputs(m, slots, done, all, *outs, o.quiet);
+      if (const std::string warn = write_batch_marker(m, *outs, w.errors, w.not_proved ? "SIGUSR1" : ""); !warn.empty())
+        std::fprintf(stderr, "starzk: warning: %s\n", warn.c_str());
       const double s = seconds_since(t0);
-      const size_t ok = slots.size() - std::min(failures, slots.size());
-      std::printf("%zu of %zu proofs verified and written in %.2f s (%.2f proofs/s) on %d rank%s%s\n", ok, slots.size(),
-                  s, s > 0 ? double(ok) / s : 0.0, mpi.size(), mpi.size() == 1 ? "" : "s",
-                  failures ? "; some partitions FAILED" : "");
-      status = failures ? 1 : 0;
+      const size_t ok = w.resumed + w.written;
+      const std::string stop_text =
+          "; stopped by SIGUSR1, " + std::to_string(w.not_proved) + " partitions not proved (a rerun resumes)";
+      std::printf("%zu of %zu proofs verified and written in %.2f s (%.2f proofs/s) on %d rank%s%s%s\n", ok,
+                  slots.size(), s, s > 0 ? double(w.written) / s : 0.0, mpi.size(), mpi.size() == 1 ? "" : "s",
+                  w.failed ? "; some partitions FAILED" : "", w.not_proved ? stop_text.c_str() : "");
+      status = w.failed ? exit_no : w.not_proved ? exit_stopped : exit_ok;
     }
     std::fflush(stdout);
     status = dag::share_status(mpi, status);
+    watch.runtime_running(false);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "starzk: rank %d of %d: %s\n", mpi.rank(), mpi.size(), e.what());
     dag::mpi_session_t::abort_all(1);

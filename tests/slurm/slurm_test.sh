@@ -34,7 +34,10 @@
 #       prove-node batch of 300 partitions after its first progress line:
 #       starzk finishes the partitions in flight and exits 5 (M.partial), the
 #       script requeues the job, the second attempt resumes from the journal
-#       and completes: COMPLETED 0:0, M.complete, every proof there.
+#       and completes: COMPLETED 0:0, M.complete, every proof there;
+#   (i) the same with prove-mpi, two ranks on the node (--ntasks-per-node=2):
+#       the signal reaches both ranks through srun and slurm/rank.sh, both
+#       exit 5, the job is requeued and the second attempt completes.
 # It polls `squeue -h -j ID` (sbatch --wait polls at 2/8/32 s), reads states
 # and exit codes from `scontrol show job ID`, verifies every proof with
 # `starzk verify` from the test itself, and stops everything it started on
@@ -274,36 +277,65 @@ if [ "$manifest_cli" = 1 ]; then
   fi
 fi
 
-# (h) SIGUSR1 before the time limit: stop cleanly, requeue, resume
-if [ "$manifest_cli" = 1 ]; then
-  n_h=300
+# (h) SIGUSR1 before the time limit: stop cleanly, requeue, resume.
+# long_manifest FILE N OUT: a batch of N multiplier partitions.
+long_manifest() {
   {
     echo '[[job]]'
     echo 'name = "long"'
     echo "key = \"$fix/multiplier/circuit.zkey\""
     printf 'witnesses = ['
-    for ((i = 0; i < n_h; i++)); do printf '%s"%s"' "$([ $i = 0 ] || echo ', ')" "$fix/multiplier/witness.wtns"; done
+    for ((i = 0; i < $2; i++)); do printf '%s"%s"' "$([ $i = 0 ] || echo ', ')" "$fix/multiplier/witness.wtns"; done
     echo ']'
-    echo "out_dir = \"$work/out/long\""
-  } >"$work/m-long.toml"
+    echo "out_dir = \"$3\""
+  } >"$1"
+}
+# stopped_and_resumed WHAT JOB LOG MANIFEST OUT N: the checks of a batch
+# stopped by SIGUSR1, requeued and completed.
+stopped_and_resumed() {
+  local what=$1 job=$2 log=$3 m=$4 out=$5 n=$6
+  check "$what: the script passed SIGUSR1 on" log_has "$log" "starzk finishes the partitions in flight"
+  check "$what: starzk stopped cleanly" log_has "$log" "stopped by SIGUSR1"
+  check "$what: requeued, second attempt" log_has "$log" "attempt 2"
+  check "$what: resumed from the journal" log_has "$log" "partitions were finished by an earlier run"
+  check "$what: COMPLETED 0:0" [ "$(states "$job")" = "COMPLETED 0:0" ]
+  check "$what: M.complete written, M.partial gone" bash -c "[ -s '$m.complete' ] && [ ! -e '$m.partial' ]"
+  check "$what: every proof there" [ "$(find "$out" -name 'proof-*.json' | wc -l)" = "$n" ]
+  check "$what: the last proof verifies" verify_pair "$out" $((n - 1)) "$fix/multiplier/verification_key.json"
+}
+# signal_when JOB LOG TEXT: `scancel -b -s USR1` once LOG shows TEXT.
+signal_when() {
+  until log_has "$2" "$3" 2>/dev/null || [ $((SECONDS - t0)) -ge "$deadline" ] \
+        || [ -z "$(squeue -h -j "$1" -o %i 2>/dev/null)" ]; do sleep 0.1; done
+  scancel -b -s USR1 "$1"
+}
+if [ "$manifest_cli" = 1 ]; then
+  n_h=300
+  long_manifest "$work/m-long.toml" "$n_h" "$work/out/long"
   deadline=$((SECONDS - t0 + 120))
   job_h=$(submit long MANIFEST="$work/m-long.toml" STARZK_PROVE_ARGS="--mem-budget 1M" -- --gres=none -o "$work/out/long.log" "$src/slurm/prove-node.sbatch")
-  log_h="$work/out/long.log"
-  until log_has "$log_h" "progress: partitions" 2>/dev/null || [ $((SECONDS - t0)) -ge "$deadline" ] \
-        || [ -z "$(squeue -h -j "$job_h" -o %i 2>/dev/null)" ]; do sleep 0.1; done
-  scancel -b -s USR1 "$job_h"
+  signal_when "$job_h" "$work/out/long.log" "progress: partitions"
   # The requeued job waits cred_expire (10 s on this cluster, scripts/slurm-local.sh;
   # started sooner, slurmd refuses its revoked credential), then runs again.
   wait_jobs "$job_h"
-  check "stopped batch: the script passed SIGUSR1 on" log_has "$log_h" "starzk finishes the partitions in flight"
-  check "stopped batch: starzk stopped cleanly" log_has "$log_h" "stopped by SIGUSR1"
-  check "stopped batch: requeued, second attempt" log_has "$log_h" "attempt 2"
-  check "stopped batch: resumed from the journal" log_has "$log_h" "partitions were finished by an earlier run"
-  check "stopped batch: COMPLETED 0:0" [ "$(states "$job_h")" = "COMPLETED 0:0" ]
-  check "stopped batch: M.complete written, M.partial gone" \
-    bash -c "[ -s '$work/m-long.toml.complete' ] && [ ! -e '$work/m-long.toml.partial' ]"
-  check "stopped batch: every proof there" [ "$(find "$work/out/long" -name 'proof-*.json' | wc -l)" = "$n_h" ]
-  check "stopped batch: the last proof verifies" verify_pair "$work/out/long" $((n_h - 1)) "$fix/multiplier/verification_key.json"
+  stopped_and_resumed "stopped batch" "$job_h" "$work/out/long.log" "$work/m-long.toml" "$work/out/long" "$n_h"
+fi
+
+# (i) the same through prove-mpi, two ranks on the node: the script passes
+# the signal to srun, srun to both ranks (rank.sh on to starzk); every rank
+# exits 5, the job is requeued and the next attempt proves the rest.
+if [ "$mpi_cli" = 1 ]; then
+  n_i=300
+  long_manifest "$work/m-long-mpi.toml" "$n_i" "$work/out/long-mpi"
+  deadline=$((SECONDS - t0 + 120))
+  job_i=$(submit longmpi MANIFEST="$work/m-long-mpi.toml" STARZK_PROVE_ARGS="--mem-budget 1M" -- -N 1 \
+    --ntasks-per-node=2 --gres=none -o "$work/out/long-mpi.log" "$src/slurm/prove-mpi.sbatch")
+  signal_when "$job_i" "$work/out/long-mpi.log" "partitions on 2 MPI ranks"
+  wait_jobs "$job_i"
+  stopped_and_resumed "stopped MPI batch" "$job_i" "$work/out/long-mpi.log" "$work/m-long-mpi.toml" \
+    "$work/out/long-mpi" "$n_i"
+  check "stopped MPI batch: both ranks exited 5" \
+    [ "$(grep -c "rank [01]: stopped by SIGUSR1 (exit code 5" "$work/out/long-mpi.log")" = 2 ]
 fi
 
 if [ "$fails" != 0 ]; then
