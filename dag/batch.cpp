@@ -58,8 +58,9 @@ batch_t::batch_t(const batch_options_t& options)
     throw std::runtime_error("batch: no CPU worker (the codelets have CPU bodies only; set STARPU_NCPU >= 1)");
   if (starpu_memory_nodes_get_numa_count() > 1)
     throw std::runtime_error("batch: StarPU runs several main-RAM nodes (STARPU_USE_NUMA); the CPU bodies need one");
-  // heteroprio's default buckets take priority 0 only.
-  priorities_ = options.priorities < 0 ? !running_heteroprio() : options.priorities != 0;
+  // Under heteroprio a task's priority names its bucket (heteroprio.hpp).
+  heteroprio_ = running_heteroprio();
+  priorities_ = options.priorities < 0 ? !heteroprio_ : options.priorities != 0;
   const unsigned threads = std::max(1u, options.threads_per_task);
   mem_threads_ = options.mem_task_threads;
   if (mem_threads_ == 0) mem_threads_ = unsigned(config::get_count("STARZK_MEM_TASK_THREADS").value_or(0));
@@ -246,7 +247,7 @@ void batch_t::start(uint32_t chain, attempt_t a, uint64_t bytes, uint64_t prep_m
     f.job = a.job, f.index = a.index, f.reserved = bytes, f.label = raw->state().label;
     f.attempt = std::move(a);
   }
-  submit_context_t ctx{options_.trace, priorities_, job, chain, prep_task_, only};
+  submit_context_t ctx{options_.trace, priorities_, heteroprio_, job, chain, prep_task_, only};
   try {
     submit_partition(*raw, ctx);
   } catch (const std::exception& e) {

@@ -46,7 +46,7 @@ struct batch_options_t {
   unsigned threads_per_task = 1;             // threads each body may fork
   bool verify = true;                        // assemble verifies every proof
   runtime::trace_recorder* trace = nullptr;  // record every task when set
-  int priorities = -1;                       // 1 on, 0 off, -1 auto (off under heteroprio)
+  int priorities = -1;                       // 1 on, 0 off, -1 auto (off under heteroprio: buckets there)
   // Threads that read witnesses (load()), page-lock them and submit the
   // partitions' tasks in the background, so a large witness's preparation
   // overlaps the proofs in flight; 0: submit() does it on the caller's thread.
@@ -147,6 +147,8 @@ class batch_t {
   const memory_budget_t& budget() const { return budget_; }
   void set_memory_cap(uint64_t cap) { budget_.set_cap(cap); }
   bool priorities() const { return priorities_; }
+  // Under heteroprio: task priorities are its buckets (heteroprio.hpp).
+  bool heteroprio_buckets() const { return heteroprio_; }
   unsigned mem_task_threads() const { return mem_threads_; }  // resolved batch_options_t::mem_task_threads
   bool prep_task() const { return prep_task_; }               // resolved batch_options_t::prep_task
   // Host bytes the budget reserves for one partition of this key (without a
@@ -187,6 +189,7 @@ class batch_t {
 
   batch_options_t options_;
   bool priorities_ = true;
+  bool heteroprio_ = false;
   unsigned mem_threads_ = 1;
   bool prep_task_ = true;
   memory_budget_t budget_;

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "codelets/codelets.hpp"
+#include "dag/heteroprio.hpp"
 #include "policies/resource_class.h"
 #include "runtime/starpu_session.hpp"
 #include "runtime/trace.hpp"
@@ -82,6 +83,7 @@ void submit_task(partition_t& p, const submit_context_t& ctx, starpu_codelet* cl
   // still 0, hence codelet_where.
   if (ctx.only) only = ctx.only;  // a retry on the CPUs overrides the plan
   if (only && (codelets::codelet_where(cl) & only)) t->where = int32_t(only);
+  if (ctx.heteroprio) t->priority = int(heteroprio_bucket(t));
   if (callback) {
     t->callback_func = callback;
     t->callback_arg = &p;

@@ -51,6 +51,7 @@ namespace starzk::dag {
 struct submit_context_t {
   runtime::trace_recorder* trace = nullptr;  // attach every task when set
   bool priorities = true;                    // false: every task priority 0
+  bool heteroprio = false;                   // priority = the task's heteroprio bucket (heteroprio.hpp)
   uint32_t job_seq = 0;                      // smaller = older job
   uint32_t chain_id = 0;                     // the partition's chain
   bool prep_task = true;                     // submit prep_msm (batch_options_t::prep_task)

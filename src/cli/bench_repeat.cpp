@@ -88,6 +88,11 @@ std::vector<bench_result_t> aggregate_runs(const std::vector<bench_result_t>& ru
       }
     }
     bench_result_t row = first_ok ? *first_ok : *first_bad;
+    for (const bench_result_t* r : all)
+      if (r->models != "calibrated") {
+        row.models = r->models;
+        break;
+      }
     const sample_stats_t st = sample_stats(s);
     row.repeats = st.n;
     if (first_ok) {
@@ -159,7 +164,7 @@ nlohmann::json store_line(const bench_result_t& run, const bench_machine_t& m, c
   j["rounds"] = p.rounds;
   j["seed"] = p.seed;
   j["commit"] = p.commit;
-  j["models"] = p.models;
+  j["models_digest"] = p.models_digest;
   j["date"] = m.date;
   j["command"] = m.command;
   j["machine"] = {{"nproc", m.nproc}, {"cpu_model", m.cpu_model}};

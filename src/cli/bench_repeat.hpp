@@ -9,8 +9,9 @@
 //     with n - 1 degrees of freedom: ci95 = t(0.975, n-1) · sd / √n;
 //   - provenance: one JSON object per run appended to a JSON-lines store
 //     (--store), with the build's commit, the machine, the command, the
-//     STARPU_* and STARZK_* environment and a digest of the performance-model
-//     files the run started from, so rows from different days can be told
+//     STARPU_* and STARZK_* environment, the state of the performance models
+//     the run started from ("models", bench_models.hpp) and a digest of their
+//     files ("models_digest"), so rows from different days can be told
 //     apart and compared only where the models agree.
 #pragma once
 
@@ -47,7 +48,8 @@ std::vector<std::vector<size_t>> run_rounds(size_t rows, unsigned rounds, uint64
 // from the runs of all rounds: the first completed run's details (phases,
 // workers, latencies), s/proof and GPU s/proof the means over the completed
 // runs, repeats = completed runs, sd and ci95 of s/proof; a row with a
-// failed run keeps the first error (prefixed "k of N runs failed: ").
+// failed run keeps the first error (prefixed "k of N runs failed: "); the
+// models state of the first run not "calibrated", if any.
 std::vector<bench_result_t> aggregate_runs(const std::vector<bench_result_t>& runs);
 
 // A digest (64-bit FNV-1a, hex) of the names and bytes of every regular
@@ -62,9 +64,9 @@ std::map<std::string, std::string> scheduling_environment();
 
 // What a store line says besides the run.
 struct run_provenance_t {
-  std::string commit;  // the build's source revision
-  std::string models;  // tree_digest(perfmodel_dir()) before the run
-  unsigned round = 0;  // 0-based
+  std::string commit;         // the build's source revision
+  std::string models_digest;  // tree_digest(perfmodel_dir()) before the run
+  unsigned round = 0;         // 0-based
   unsigned rounds = 1;
   uint64_t seed = 0;
 };

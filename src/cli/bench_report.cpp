@@ -61,6 +61,13 @@ std::string policy_text(const bench_result_t& r) {
   return r.config.baseline ? r.config.policy + ", 1 at a time" : r.config.policy;
 }
 
+// The models column of the table: the state without its list (the CSV and
+// the JSON have it).
+std::string models_text(const bench_result_t& r) {
+  const size_t colon = r.models.find(':');
+  return r.models.empty() ? "-" : colon == std::string::npos ? r.models : r.models.substr(0, colon);
+}
+
 std::string status_text(const bench_result_t& r) {
   if (r.ok()) return "ok";
   return r.error.empty() ? "FAILED" : "FAILED: " + r.error;
@@ -162,13 +169,14 @@ std::vector<std::string> bench_csv_columns() {
                                 "peak_rss_mib"};
   for (const std::string& p : bench_phases()) c.push_back(p + "_ms");
   c.push_back("status");
+  c.push_back("models");
   return c;
 }
 
 void print_bench_table(const std::vector<bench_result_t>& rows, std::ostream& out) {
-  const std::vector<std::string> head = {"k",       "policy",   "c",       "j",        "proofs",
-                                         "s/proof", "x base",   "x eager", "lat mean", "lat p95",
-                                         "busy %",  "GPU s/pf", "GPU %",   "RSS MiB",  "status"};
+  const std::vector<std::string> head = {"k",      "policy",  "c",        "j",       "proofs", "s/proof",
+                                         "x base", "x eager", "lat mean", "lat p95", "busy %", "GPU s/pf",
+                                         "GPU %",  "RSS MiB", "models",   "status"};
   std::vector<std::vector<std::string>> cells;
   for (const bench_result_t& r : rows) {
     const bench_config_t& c = r.config;
@@ -179,17 +187,17 @@ void print_bench_table(const std::vector<bench_result_t>& rows, std::ostream& ou
          ratio(r.speedup_vs_baseline), ratio(r.speedup_vs_eager), fmt("%.2f", r.latency_mean_s),
          fmt("%.2f", r.latency_p95_s), busy_text(r), r.gpu_s_per_proof > 0 ? fmt("%.3f", r.gpu_s_per_proof) : "-",
          r.gpu_busy > 0 ? fmt("%.0f", 100 * r.gpu_busy) : "-", fmt("%.0f", double(r.peak_rss_kib) / 1024.0),
-         status_text(r)});
+         models_text(r), status_text(r)});
   }
   std::vector<size_t> width(head.size());
   for (size_t i = 0; i < head.size(); ++i) width[i] = head[i].size();
   for (const auto& row : cells)
     for (size_t i = 0; i + 1 < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  // Text columns (policy, status) left-aligned, numbers right-aligned.
+  // Text columns (policy, models, status) left-aligned, numbers right-aligned.
   auto line = [&](const std::vector<std::string>& row) {
     std::string s;
     for (size_t i = 0; i < row.size(); ++i) {
-      const bool left = i == 1 || i + 1 == row.size();
+      const bool left = i == 1 || i + 2 >= row.size();
       const std::string pad(i + 1 == row.size() ? 0 : width[i] - std::min(width[i], row[i].size()), ' ');
       s += (i ? "  " : "") + (left ? row[i] + pad : pad + row[i]);
     }
@@ -240,6 +248,7 @@ std::string bench_csv(const std::vector<bench_result_t>& rows) {
                                   fmt("%.1f", double(r.peak_rss_kib) / 1024.0)};
     for (const std::string& p : bench_phases()) f.push_back(fmt("%.3f", phase_ms_per_proof(r, p)));
     f.push_back(status_text(r));
+    f.push_back(r.models);
     for (size_t i = 0; i < f.size(); ++i) out << (i ? "," : "") << csv_field(f[i]);
     out << '\n';
   }

@@ -9,7 +9,9 @@
 // printed as "mean ±ci95", and the CSV adds repeats, sd and ci95.
 // CSV: one header line (bench_csv_columns()), one line per row; per-worker
 // busy fractions joined by ';' in one field; one <phase>_ms column per DAG
-// phase = that phase's summed task time per proof, in ms.
+// phase = that phase's summed task time per proof, in ms; last, `models`:
+// whether the run started from calibrated performance models
+// (bench_models.hpp).
 #pragma once
 
 #include <iosfwd>

@@ -22,7 +22,9 @@
 #include <map>
 #include <memory>
 
+#include "cli/bench_models.hpp"
 #include "dag/batch.hpp"
+#include "dag/heteroprio.hpp"
 #include "dag/key_bundle.hpp"
 #include "dag/trace_report.hpp"
 #include "gen/write.hpp"
@@ -139,6 +141,7 @@ bench_result_t run_bench_config(const bench_config_t& cfg,
     res.cuda_workers = session.cuda_workers();
     runtime::trace_recorder recorder;
     recorder.set_meta("policy", session.policy_name());
+    if (session.policy_name() == "heteroprio") recorder.set_meta("heteroprio", dag::heteroprio_plan_text());
     recorder.set_meta("bench", "k=" + std::to_string(cfg.log2) + " c=" + std::to_string(cfg.concurrency) +
                                    " j=" + std::to_string(cfg.partitions) + " jobs=" + std::to_string(cfg.jobs));
 
@@ -171,6 +174,7 @@ bench_result_t run_bench_config(const bench_config_t& cfg,
         if (w.kind == "cuda") gpu_busy += w.busy_fraction, ++gpus;
       res.gpu_s_per_proof = res.proofs ? gpu_task_s / double(res.proofs) : 0;
       res.gpu_busy = gpus ? gpu_busy / gpus : 0;
+      res.model_needs = model_needs(trace);
       if (!cfg.trace.empty()) runtime::save_trace(trace, cfg.trace.string());
 
       for (const dag::partition_result_t& r : done) {
@@ -274,6 +278,8 @@ nlohmann::json bench_result_to_json(const bench_result_t& r) {
       {"repeats", r.repeats},
       {"s_per_proof_sd", r.s_per_proof_sd},
       {"s_per_proof_ci95", r.s_per_proof_ci95},
+      {"models", r.models},
+      {"model_needs", model_needs_to_json(r.model_needs)},
   };
   j["phases"] = nlohmann::json::array();
   for (const bench_phase_t& p : r.phases)
@@ -315,6 +321,8 @@ bench_result_t bench_result_from_json(const nlohmann::json& j) {
     r.peak_rss_kib = get("peak_rss_kib").get<uint64_t>();
     for (const auto& p : get("phases")) r.phases.push_back({p.at("phase"), p.at("tasks"), p.at("total_s")});
     for (const auto& w : get("workers")) r.workers.push_back({w.at("worker"), w.at("kind"), w.at("busy_fraction")});
+    r.models = j.value("models", std::string());
+    if (j.contains("model_needs")) r.model_needs = model_needs_from_json(j.at("model_needs"));
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(std::string("bench result: malformed: ") + e.what());
   }

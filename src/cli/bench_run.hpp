@@ -23,6 +23,7 @@
 //   gpu_s_per_proof task time on CUDA workers per proof (the "GPU time" of
 //                   a proof); gpu_busy the CUDA workers' mean busy fraction
 //   peak_rss_kib    the process's high-water resident set (VmHWM)
+//   model_needs     the performance-model entries its tasks used
 // Every proof is then verified against the key's verifying key; the
 // process exits non-zero when one does not verify.
 #pragma once
@@ -63,6 +64,16 @@ struct bench_worker_t {
   double busy_fraction = 0;
 };
 
+// A performance-model entry a run used (bench_models.hpp): the codelet,
+// its model's symbol, StarPU's footprint of the task and the kinds of
+// worker ("cpu", "cuda") that could have run it.
+struct model_need_t {
+  std::string codelet, model;
+  uint32_t footprint = 0;
+  std::vector<std::string> archs;
+  bool operator==(const model_need_t&) const = default;
+};
+
 struct bench_result_t {
   bench_config_t config;
   std::string error;    // empty: the run completed
@@ -83,6 +94,12 @@ struct bench_result_t {
   unsigned repeats = 1;         // completed runs behind s_per_proof (their mean)
   double s_per_proof_sd = 0;    // their sample standard deviation
   double s_per_proof_ci95 = 0;  // half-width of the 95% confidence interval of the mean
+  // The model entries the run used (from its trace), and whether the
+  // models held StarPU's minimum samples for all of them when it started:
+  // "calibrated", "uncalibrated:<codelet>/<arch>/<footprint> ..." or
+  // "unknown" (bench_models.hpp; filled by the sweep).
+  std::vector<model_need_t> model_needs;
+  std::string models;
 
   bool ok() const { return error.empty() && proofs > 0 && verified == proofs; }
 };

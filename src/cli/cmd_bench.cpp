@@ -11,11 +11,15 @@
 // the same machine. With --repeat N every row runs N times, each round in a
 // fresh seeded random order, and a row is the mean of its runs with its 95%
 // confidence interval; --store appends every run, with its provenance, to a
-// JSON-lines file (bench_repeat.hpp). At the end it prints the table (bench_report.hpp) and
-// writes DIR/bench.csv and DIR/bench.json (atomically); each run's trace
-// goes to DIR/traces/ (`starzk trace summary|plot` reads them). A row whose
-// proofs do not all verify, or whose child fails, makes the exit status 1
-// (the files are still written, the row marked FAILED).
+// JSON-lines file (bench_repeat.hpp). Every row says whether its runs
+// started from calibrated performance models (`models`); --calibrate first
+// runs each size until they are, --require-calibrated fails the sweep on a
+// row that was not (bench_models.hpp). At the end it prints the table
+// (bench_report.hpp) and writes DIR/bench.csv and DIR/bench.json
+// (atomically); each run's trace goes to DIR/traces/ (`starzk trace
+// summary|plot` reads them). A row whose proofs do not all verify, or whose
+// child fails, makes the exit status 1 (the files are still written, the
+// row marked FAILED).
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <signal.h>
@@ -38,6 +42,7 @@
 
 #include "cli/log_lines.hpp"
 #include "cli/option_checks.hpp"
+#include "cli/bench_models.hpp"
 #include "cli/bench_repeat.hpp"
 #include "cli/bench_report.hpp"
 #include "cli/bench_run.hpp"
@@ -68,6 +73,9 @@ struct bench_options_t {
   unsigned repeat = 1;        // rounds over every row, each in a fresh random order (bench_repeat.hpp)
   uint64_t seed = 0;          // of the rounds' order; 0: drawn and printed
   std::string store;          // JSON-lines file every run is appended to; empty: none
+  bool calibrate = false;     // calibrate each size's models before its rows (bench_models.hpp)
+  unsigned calibrate_rounds = 10;
+  bool require_calibrated = false;  // exit 1 when a row started from uncalibrated models
 };
 
 template <class T>
@@ -109,6 +117,8 @@ std::string canonical_command(const bench_options_t& o) {
   if (!o.policy_plugin.empty()) s += " --policy-plugin " + o.policy_plugin;
   if (o.repeat > 1) s += " --repeat " + std::to_string(o.repeat) + " --seed " + std::to_string(o.seed);
   if (!o.store.empty()) s += " --store " + o.store;
+  if (o.calibrate) s += " --calibrate --calibrate-rounds " + std::to_string(o.calibrate_rounds);
+  if (o.require_calibrated) s += " --require-calibrated";
   return s + " --out " + o.out;
 }
 
@@ -229,6 +239,7 @@ void run_bench(bench_options_t o) {
                     ? ", " + std::to_string(o.repeat) + " rounds in shuffled order, --seed " + std::to_string(o.seed)
                     : std::string()));
 
+  const std::vector<std::string> symbols = codelet_model_symbols();
   std::vector<bench_result_t> runs;  // every run, in the order they ran
   for (unsigned k : o.log2) {
     const fs::path inputs = out / "inputs" / ("k" + std::to_string(k));
@@ -251,6 +262,17 @@ void run_bench(bench_options_t o) {
     for (unsigned c : o.concurrency)
       for (unsigned j : o.partitions)
         for (const std::string& p : o.policies) add(p, c, j, o.jobs, false);
+    if (o.calibrate)
+      calibrate_models(calibration_configs(configs), o.calibrate_rounds,
+                       [&](const bench_config_t& cfg, unsigned round) {
+                         const std::string name = "calibrate-" + row_name(cfg) + "-r" + std::to_string(round + 1);
+                         // No --run-timeout: a run stopped early leaves StarPU no shutdown in
+                         // which to save what its models measured.
+                         bench_result_t r = run_child(cfg, out / "runs" / (name + ".json"), 0);
+                         log_line(stderr, r.ok() ? "progress" : "warning",
+                                  "bench: --calibrate: " + name + (r.ok() ? ": done" : ": FAILED: " + r.error));
+                         return r;
+                       });
     // One round runs every row once: in the order above when there is one
     // round, else each round in a fresh random order.
     std::vector<std::vector<size_t>> rounds = run_rounds(configs.size(), o.repeat, o.seed);
@@ -262,8 +284,10 @@ void run_bench(bench_options_t o) {
         const std::string name = run_name(cfg, round, o.repeat);
         cfg.trace = out / "traces" / (name + ".json");
         prov.round = round;
-        prov.models = tree_digest(perfmodel_dir());  // the models this run starts from
+        prov.models_digest = tree_digest(perfmodel_dir());  // the models this run starts from
+        const model_counts_t counts = read_model_counts(symbols);
         bench_result_t r = run_child(cfg, out / "runs" / (name + ".json"), o.run_timeout);
+        r.models = model_state(r.model_needs, counts);  // judged once the run's needs are known
         char line[512];
         std::snprintf(line, sizeof line, "bench: [%zu/%zu] %s: %.3f s/proof, %zu/%zu verified%s%s", runs.size() + 1,
                       total, name.c_str(), r.s_per_proof, r.verified, r.proofs,
@@ -289,10 +313,16 @@ void run_bench(bench_options_t o) {
   std::printf("\nwrote %s and %s\n", (out / "bench.csv").c_str(), (out / "bench.json").c_str());
   const size_t failed =
       size_t(std::count_if(rows.begin(), rows.end(), [](const bench_result_t& r) { return !r.ok(); }));
-  if (failed) {
+  size_t cold = 0;
+  if (o.require_calibrated)
+    for (const bench_result_t& r : rows)
+      if (r.models != "calibrated") {
+        std::fprintf(stderr, "starzk: bench: row %s was measured with models that were not calibrated (%s)%s\n",
+                     row_name(r.config).c_str(), r.models.c_str(), cold++ ? "" : " (--require-calibrated)");
+      }
+  if (failed)
     std::fprintf(stderr, "starzk: bench: %zu of %zu runs FAILED (see the status column)\n", failed, rows.size());
-    throw exit_status{1};
-  }
+  if (failed || cold) throw exit_status{1};
 }
 
 struct bench_one_options_t {
@@ -332,7 +362,8 @@ void add_bench_command(CLI::App& app) {
       "development key, at most c jobs in flight, in a fresh process (fresh StarPU, own peak RSS); every\n"
       "proof is verified. The baseline row proves jobs x max(j) proofs one at a time with the same kernels.\n"
       "Writes OUT/bench.csv, OUT/bench.json, OUT/traces/<run>.json (see 'starzk trace') and caches the\n"
-      "inputs in OUT/inputs/. Exit status 1 if any run failed or any proof did not verify.");
+      "inputs in OUT/inputs/. Exit status 1 if any run failed or any proof did not verify (or, with\n"
+      "--require-calibrated, if a row started from performance models short of StarPU's minimum samples).");
   cmd->add_option("--policies,-p", o->policies, "scheduling policies (ours and StarPU's), comma-separated")
       ->delimiter(',');
   cmd->add_option("--concurrency,-c", o->concurrency, "jobs in flight, comma-separated")
@@ -370,6 +401,14 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--store", o->store,
                   "append every run, with the commit, the machine, the environment and a digest of the "
                   "performance models it started from, as one JSON line to this file");
+  cmd->add_flag("--calibrate", o->calibrate,
+                "before each size's rows, run it (StarPU's dm* rows of the sweep, else dmda) with STARPU_CALIBRATE=1 "
+                "until every codelet x worker kind x footprint it uses has STARPU_CALIBRATE_MINIMUM samples");
+  cmd->add_option("--calibrate-rounds", o->calibrate_rounds,
+                  "at most this many calibration rounds per size (default 10); short models are reported")
+      ->check(CLI::Range(1u, 1000u));
+  cmd->add_flag("--require-calibrated", o->require_calibrated,
+                "exit 1, naming the row, when a row started from uncalibrated models (the models column)");
   cmd->callback([o] { run_bench(*o); });
 
   // One run, in its own process; started by `starzk bench`.

@@ -8,6 +8,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 
 #include "policies/starzk_plugin.h"
@@ -19,6 +21,23 @@ namespace starzk::runtime {
 
 void check_starpu(int rc, const char* call) {
   if (rc < 0) throw std::runtime_error(std::string("StarPU: ") + call + " failed: " + std::strerror(-rc));
+}
+
+namespace {
+
+// The registered set-ups, by policy name (filled by static initialisers of
+// other libraries, hence a function-local static).
+std::map<std::string, policy_setup_t>& policy_setups() {
+  static std::map<std::string, policy_setup_t> setups;
+  return setups;
+}
+std::mutex policy_setups_mu;
+
+}  // namespace
+
+void starpu_session::set_policy_setup(const std::string& policy, policy_setup_t setup) {
+  std::lock_guard<std::mutex> lk(policy_setups_mu);
+  policy_setups()[policy] = setup;
 }
 
 std::vector<std::string> starpu_session::builtin_policy_names() {
@@ -80,6 +99,13 @@ starpu_session::starpu_session(const session_options_t& options) {
       throw std::runtime_error("starpu_session: unknown scheduling policy '" + policy_ + "' (known: " + list + ")");
     }
     conf.sched_policy_name = policy_.c_str();
+    policy_setup_t setup;
+    {
+      std::lock_guard<std::mutex> lk(policy_setups_mu);
+      if (auto it = policy_setups().find(policy_); it != policy_setups().end()) setup = it->second;
+    }
+    if (setup.prepare) setup.prepare();
+    conf.sched_policy_init = setup.init;
   }
   // Explicit counts win over STARPU_NCPU / STARPU_NCUDA; those still
   // apply to whatever the caller left at -1 (starpu_conf_init read them).

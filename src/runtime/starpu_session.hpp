@@ -13,7 +13,8 @@
 // switched on when asked, which the trace recorder needs. Calibrated
 // performance models are seeded first when asked (perfmodels.hpp), and the
 // CUDA models are shared by every GPU of the node
-// (STARPU_PERF_MODEL_HOMOGENEOUS_CUDA=1 unless set). Every StarPU call
+// (STARPU_PERF_MODEL_HOMOGENEOUS_CUDA=1 unless set). A built-in policy
+// with a registered set-up (policy_setup_t) gets it. Every StarPU call
 // is checked; failures throw std::runtime_error naming the call.
 #pragma once
 
@@ -34,6 +35,16 @@ struct session_options_t {
 // Throw std::runtime_error("StarPU: <call> failed: <strerror(-rc)>") when rc < 0.
 void check_starpu(int rc, const char* call);
 
+// What a session does for one of StarPU's built-in policies that takes a
+// set-up callback (starpu_conf.sched_policy_init; heteroprio's buckets):
+// `prepare` runs in the session's constructor before starpu_init (StarPU
+// not running yet: it may read model files and throw), `init` inside
+// starpu_init for the initial scheduling context.
+struct policy_setup_t {
+  void (*prepare)() = nullptr;
+  void (*init)(unsigned sched_ctx) = nullptr;
+};
+
 class starpu_session {
  public:
   explicit starpu_session(const session_options_t& options = {});
@@ -52,6 +63,9 @@ class starpu_session {
   // StarPU's built-in policy names, and ours (plug-ins' included) followed by StarPU's.
   static std::vector<std::string> builtin_policy_names();
   static std::vector<std::string> policy_names();
+  // Every later session of `policy` (a built-in name) uses `setup`; the
+  // layer that knows the tasks registers it once (dag/heteroprio.hpp).
+  static void set_policy_setup(const std::string& policy, policy_setup_t setup);
 
  private:
   std::string policy_;

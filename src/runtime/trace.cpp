@@ -42,6 +42,22 @@ struct trace_hook_access {
 
 namespace {
 
+// The kinds of worker that could run `task` (its `where`, a body, its
+// codelet's can_execute), for the performance models it needs.
+std::vector<std::string> could_run(starpu_task* task) {
+  std::vector<std::string> kinds;
+  for (auto [type, name] : {std::pair{STARPU_CPU_WORKER, "cpu"}, std::pair{STARPU_CUDA_WORKER, "cuda"}}) {
+    int ids[STARPU_NMAXWORKERS];
+    const unsigned n = starpu_worker_get_ids_by_type(type, ids, STARPU_NMAXWORKERS);
+    for (unsigned i = 0; i < n; ++i)
+      if (starpu_worker_can_execute_task_first_impl(unsigned(ids[i]), task, nullptr)) {
+        kinds.emplace_back(name);
+        break;
+      }
+  }
+  return kinds;
+}
+
 const char* kind_name(int worker) {
   switch (starpu_worker_get_type(worker)) {
     case STARPU_CPU_WORKER:
@@ -86,6 +102,14 @@ void trace_hook_access::on_done(void* arg) noexcept {
     if (e.worker >= 0) {
       e.worker_kind = kind_name(e.worker);
       e.domain = starpu_worker_get_memory_node(static_cast<unsigned>(e.worker));
+    }
+    if (task->cl && task->cl->model && task->cl->model->symbol && e.worker >= 0) {
+      // The footprint StarPU computed for the task (cached in its job),
+      // the key of the history entry its time went to.
+      e.model = task->cl->model->symbol;
+      e.footprint =
+          starpu_task_footprint(task->cl->model, task, starpu_worker_get_perf_archtype(e.worker, task->sched_ctx), 0);
+      e.could_run = could_run(task);
     }
     h->recorder->record(e);
   } catch (...) {
@@ -210,6 +234,11 @@ void write_trace_json(const trace_t& trace, std::ostream& out) {
                  {"submit_us", e.submit_us},
                  {"ready_us", e.ready_us},
                  {"after", e.after}};
+    if (!e.model.empty()) {
+      args["model"] = e.model;
+      args["footprint"] = e.footprint;
+      args["could_run"] = e.could_run;
+    }
     events.push_back({{"name", e.name.empty() ? e.codelet : e.name},
                       {"cat", cls ? cls : "light"},
                       {"ph", "X"},
@@ -321,6 +350,18 @@ trace_t read_trace_json(std::istream& in) {
         if (!id.is_number_unsigned())
           throw std::runtime_error("trace: event " + std::to_string(index) + ": 'after' holds a non-integer");
         e.after.push_back(id.get<std::uint64_t>());
+      }
+    }
+    if (auto it = args.find("model"); it != args.end()) {
+      e.model = field(args, "model", index, vt::string).get<std::string>();
+      const std::uint64_t fp = field(args, "footprint", index, vt::number_unsigned).get<std::uint64_t>();
+      if (fp > UINT32_MAX)
+        throw std::runtime_error("trace: event " + std::to_string(index) + ": 'footprint' too large");
+      e.footprint = std::uint32_t(fp);
+      for (const json& k : field(args, "could_run", index, vt::array)) {
+        if (!k.is_string())
+          throw std::runtime_error("trace: event " + std::to_string(index) + ": 'could_run' holds a non-string");
+        e.could_run.push_back(k.get<std::string>());
       }
     }
     t.events.push_back(std::move(e));

@@ -59,6 +59,14 @@ struct trace_event_t {
   // each buffer it accesses, and for a buffer it writes, the readers since
   // (StarPU's implicit dependencies, in submission order).
   std::vector<std::uint64_t> after;
+  // The codelet's performance model (its symbol; empty without one), the
+  // history entry StarPU files the task under (its footprint), and the
+  // kinds of worker ("cpu", "cuda") that could have run it: what a model
+  // must have measured for a model-driven policy to decide without
+  // calibrating (perfmodel_history.hpp). Older traces lack them.
+  std::string model;
+  std::uint32_t footprint = 0;
+  std::vector<std::string> could_run;
 };
 
 struct trace_t {

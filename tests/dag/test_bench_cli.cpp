@@ -8,7 +8,8 @@
 // longer satisfies the circuit makes the run fail (exit status 1, the row
 // marked FAILED with 0 verified), a run past --run-timeout stops and its
 // row reports the proofs finished by then, and an unknown policy is refused
-// by name before anything runs.
+// by name before anything runs. Then repetitions and the run store, and the
+// models column with --require-calibrated and --calibrate.
 #include <gtest/gtest.h>
 
 #include "../run_binary.hpp"
@@ -122,7 +123,8 @@ TEST_F(bench_cli, tiny_sweep_table_csv_json_and_failures) {
                                               "b_g2_msm_ms",
                                               "assemble_ms",
                                               "free_ms",
-                                              "status"};
+                                              "status",
+                                              "models"};
   EXPECT_EQ(header, want_cols);
   ASSERT_EQ(rows.size(), 5u) << b.out;
 
@@ -266,7 +268,8 @@ TEST_F(bench_cli, repeats_give_means_intervals_and_a_run_store) {
     EXPECT_EQ(j.at("seed").get<uint64_t>(), 7u);
     EXPECT_EQ(j.at("rounds").get<unsigned>(), 3u);
     EXPECT_FALSE(j.at("commit").get<std::string>().empty());
-    EXPECT_FALSE(j.at("models").get<std::string>().empty());
+    EXPECT_FALSE(j.at("models_digest").get<std::string>().empty());
+    EXPECT_FALSE(j.at("models").get<std::string>().empty());  // calibrated or not
     EXPECT_TRUE(j.at("environment").is_object());
     per_round[j.at("round").get<int>()].insert(j.at("policy").get<std::string>());
   }
@@ -280,6 +283,55 @@ TEST_F(bench_cli, repeats_give_means_intervals_and_a_run_store) {
   std::vector<std::string> again;
   while (std::getline(g, line)) again.push_back(nlohmann::json::parse(line).at("policy").get<std::string>());
   EXPECT_EQ(again, order);
+}
+
+// The models column (bench_models.hpp), in a model folder of its own: a
+// first run fills it with two samples per entry (STARPU_CALIBRATE=1, two
+// proofs), which is too few, so the next run's row says "uncalibrated:" and
+// names entries, and --require-calibrated fails naming the row; then
+// --calibrate runs the size under dmda until every entry has StarPU's
+// minimum, and the row says "calibrated" and passes.
+TEST_F(bench_cli, models_column_require_calibrated_and_calibrate) {
+  const std::string env = "STARPU_PERF_MODEL_DIR=" + (dir_ / "models").string() + " STARPU_HOSTNAME=benchhost";
+  const fs::path out = dir_ / "m";
+  const std::string sweep =
+      "bench --policies eager --concurrency 1 --partitions 2 --log2 10 --ncpu 2 --gpus 0 "
+      "--threads 2 --no-baseline --out " +
+      out.string();
+  auto models_of = [&] {
+    std::vector<std::string> header;
+    const auto rows = read_csv(out / "bench.csv", header);
+    EXPECT_EQ(rows.size(), 1u);
+    return rows.empty() ? std::string() : rows[0].at("models");
+  };
+  const test::run_result a = test::run_binary(starzk_bin.string(), sweep + " --jobs 1", env + " STARPU_CALIBRATE=1");
+  ASSERT_EQ(a.status, 0) << a.output;
+  EXPECT_EQ(models_of().rfind("uncalibrated:", 0), 0u) << models_of();  // no model at all
+
+  const test::run_result b = test::run_binary(starzk_bin.string(), sweep + " --jobs 1 --require-calibrated", env);
+  EXPECT_EQ(b.status, 1) << b.output;
+  EXPECT_NE(b.output.find("starzk: bench: row k10-eager-c1-j2 was measured with models that were not calibrated"),
+            std::string::npos)
+      << b.output;
+  const std::string cold = models_of();
+  EXPECT_EQ(cold.rfind("uncalibrated:", 0), 0u) << cold;
+  EXPECT_NE(cold.find("/cpu/"), std::string::npos) << cold;
+  EXPECT_EQ(cold.find("/cuda/"), std::string::npos) << cold;  // no CUDA worker: no CUDA entry needed
+  std::ifstream jf(out / "bench.json");
+  const nlohmann::json j = nlohmann::json::parse(jf, nullptr, false);
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(j.at("rows").at(0).at("models").get<std::string>(), cold);
+  EXPECT_FALSE(j.at("rows").at(0).at("model_needs").empty());
+
+  // StarPU leaves out a measurement more than STARPU_HISTORY_MAX_ERROR
+  // (50%) off its entry's mean, which makes the µs-long free task's count
+  // wander on a busy machine; here every measurement counts, so two
+  // calibration runs of four proofs suffice.
+  const test::run_result c = test::run_binary(starzk_bin.string(), sweep + " --jobs 2 --calibrate --require-calibrated",
+                                              env + " STARPU_HISTORY_MAX_ERROR=1000000");
+  EXPECT_EQ(c.status, 0) << c.output;
+  EXPECT_NE(c.output.find("--calibrate: the models of 2^10 hold at least 10 samples"), std::string::npos) << c.output;
+  EXPECT_EQ(models_of(), "calibrated");
 }
 
 }  // namespace
