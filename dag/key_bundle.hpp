@@ -44,6 +44,7 @@
 #include "groth16/keys.hpp"
 #include "groth16/r1cs.hpp"
 #include "ntt/domain.hpp"
+#include "util/uninit_vector.hpp"
 
 namespace starzk::dag {
 
@@ -117,7 +118,7 @@ class key_bundle_t {
   starpu_data_handle_t g1_[codelets::msm_query_count] = {};
   starpu_data_handle_t b_g2_ = nullptr;
   std::vector<starpu_data_handle_t> matrices_;
-  std::vector<fr_t> device_domain_;  // empty without CUDA workers
+  uninit_vector_t<fr_t> device_domain_;  // empty without CUDA workers; every element written on all cores
   starpu_data_handle_t domain_h_ = nullptr;
   residency_input_t memory_input_;
   residency_plan_t memory_plan_;

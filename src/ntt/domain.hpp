@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "ff/fr.hpp"
+#include "util/uninit_vector.hpp"
 
 namespace starzk {
 
@@ -72,7 +73,7 @@ class domain_t {
   size_t n_;
   root_convention conv_;
   fr_t omega_, omega_inv_, n_inv_, g_, g_inv_;
-  std::vector<fr_t> twiddles_;
+  uninit_vector_t<fr_t> twiddles_;  // written on all cores by the constructor
 };
 
 // ceil(log2(n)) for n ≥ 1 (0 for n ≤ 1).
