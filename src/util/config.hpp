@@ -83,7 +83,8 @@ inline constexpr std::array<var_t, 27> vars = {{
     {"STARZK_CHAIN_LOCALITY", kind_t::switch_, "on", "", "a chain stays on the GPU it started on"},
     {"STARZK_MEM_HEAVY_MAX", kind_t::count, "L3 caches (hwloc)", "1..1000000", "memory-bound CPU tasks at once"},
     {"STARZK_GPU_RUN_AHEAD", kind_t::count, "2", "0..1000000",
-     "partitions a GPU works for before their chain starts (0: no bound)"},
+     "partitions a GPU works for before their chain starts (0: no bound; the memory plan lowers it to 1 where the "
+     "witness map runs on the GPU)"},
     {"STARZK_CHAIN_STALL_MS", kind_t::count, "60000", "0..1000000000",
      "a chain blocking a lock this long with nothing running is released (0: never)"},
     {"STARZK_CHAIN_ON_CPU", kind_t::choice, "auto", "auto,0,1,on,off,true,false,yes,no",
