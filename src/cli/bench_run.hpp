@@ -9,7 +9,8 @@
 // prepare_bench_inputs() fills once per size: a Filecoin-shaped circuit
 // (src/gen), max(j) witnesses and a development key in the bellman
 // convention, stored as a resident key cache (.szkc) so that loading it is
-// cheap.
+// cheap. The key is loaded as `prove` loads one (cli/inputs.hpp load_key:
+// validated on its first use, then vouched for by its record).
 //
 // What is measured (the window starts after the key is registered and ends
 // when the last partition is collected; reading inputs and verifying are
@@ -124,7 +125,8 @@ void prepare_bench_inputs(const std::filesystem::path& dir, unsigned log2, unsig
 bench_result_t run_bench_config(const bench_config_t& config,
                                 const std::function<void(const bench_result_t&)>& at_deadline = {});
 
-// Nearest-rank percentile (p in (0, 100]) of the values; 0 for none.
+// Nearest-rank percentile (p in (0, 100]) of the values; 0 for none
+// (this and the JSON form: bench_result.cpp).
 double percentile(std::vector<double> values, double p);
 
 // The result as JSON and back (the child process hands it to the sweep in

@@ -1,10 +1,12 @@
-// starzk prove --manifest: a batch of jobs proved as StarPU task DAGs
-// (dag/batch.hpp). Reads the manifest and checks every input exists, starts
-// StarPU with the chosen policy, then streams: for each job it registers
-// the key once (shared with later jobs on the same key), submits its
-// partitions (submission waits while the host-memory budget is full), and
-// writes each finished proof: proof-<i>.json / public-<i>.json as soon as
-// partition i is done, the 192-byte-per-proof .bin when the whole job is.
+// starzk prove --manifest: a batch of jobs proved as StarPU task DAGs.
+// Reads the manifest and checks every input exists, starts StarPU with the
+// chosen policy, then streams through the job runner (dag/job_runner.hpp,
+// with batch_jobs.hpp's key loader): for each job it registers the key once
+// (shared with later jobs on the same key), submits its partitions
+// (submission waits while the host-memory budget is full), and here
+// (prove_sink_t) writes each finished proof: proof-<i>.json /
+// public-<i>.json as soon as partition i is done, the 192-byte-per-proof
+// .bin when the whole job is.
 // Every proof was verified by the DAG's assemble task before it gets here.
 // What is written, and what an earlier run left (refused aliases, cleaned
 // leftovers, the journal that lets a rerun skip finished partitions), is
@@ -19,38 +21,34 @@
 // not a terminal one such line is printed per finished partition, so a
 // Slurm log is never silent for long. --json: the summary is one JSON
 // object on stdout, everything else goes to stderr.
-#include <future>
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <map>
-#include <set>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "cli/option_checks.hpp"
+#include "cli/batch_jobs.hpp"
 #include "cli/batch_marker.hpp"
 #include "cli/batch_outputs.hpp"
-#include "cli/batch_watch.hpp"
+#include "cli/batch_progress.hpp"
 #include "cli/batch_run.hpp"
+#include "cli/batch_watch.hpp"
 #include "cli/commands.hpp"
 #include "cli/file_errors.hpp"
-#include "cli/batch_progress.hpp"
-#include "cli/inputs.hpp"
 #include "cli/log_lines.hpp"
 #include "cli/manifest.hpp"
+#include "cli/option_checks.hpp"
 #include "codelets/codelets.hpp"
-#include "dag/batch.hpp"
-#include "dag/key_bundle.hpp"
-#include "io/wtns.hpp"
+#include "dag/job_runner.hpp"
 #include "runtime/starpu_session.hpp"
 #include "runtime/trace.hpp"
 
@@ -62,71 +60,125 @@ using clock_t_ = std::chrono::steady_clock;
 
 double seconds_since(clock_t_::time_point t0) { return std::chrono::duration<double>(clock_t_::now() - t0).count(); }
 
-// The files a job's messages may speak of by role ("the key").
-std::array<input_file_t, 2> job_inputs(const manifest_job_t& j) {
-  return {input_file_t{j.key.string(), "key"}, input_file_t{j.circuit.string(), "circuit"}};
-}
-
+// A job being proved: partitions back (journalled ones included) and failed.
 struct job_state_t {
-  const manifest_job_t* job = nullptr;
-  size_t index = 0;  // in the manifest
-  std::vector<proof_t> proofs;
   size_t done = 0, failed = 0;
   clock_t_::time_point start = clock_t_::now();
 };
 
-// Keys shared by the jobs that name the same key and circuit; dropped from
-// the cache after the last job using them has been submitted.
-class key_cache_t {
+// What `prove --manifest` does with the runner's news: each finished
+// partition written (batch_outputs.hpp), each finished job's .bin and line,
+// the counts for the summary, and the progress lines.
+class prove_sink_t final : public dag::job_sink_t {
  public:
-  key_cache_t(const manifest_t& m, bool revalidate) : revalidate_(revalidate) {
-    for (const manifest_job_t& j : m.jobs) ++remaining_[id(j)];
-  }
-  std::shared_ptr<const dag::key_bundle_t> get(const manifest_job_t& j, unsigned threads) {
-    auto& slot = cache_[id(j)];
-    if (!slot) {
-      const auto t = clock_t_::now();
-      // The circuit is read beside a packed key's unpacking (a GPU or all
-      // cores busy with square roots); a .params key places its points
-      // with the circuit's wires, so it waits for it.
-      std::shared_ptr<const r1cs_t> cs;
-      std::future<std::shared_ptr<const r1cs_t>> reading;
-      if (!j.circuit.empty())
-        reading = std::async(std::launch::async, [path = j.circuit.string()] {
-          return std::make_shared<const r1cs_t>(load_circuit(path));
-        });
-      auto circuit = [&]() -> const r1cs_t* {
-        if (reading.valid()) cs = reading.get();
-        return cs.get();
-      };
-      key_load_options_t ko{.revalidate = revalidate_, .circuit_path = j.circuit.string()};
-      const bool packed = !j.key_is_params() && is_packed_key(j.key.string());
-      if (packed && reading.valid()) ko.circuit_later = circuit;
-      loaded_key_t key = j.key_is_params() ? load_key("", j.key.string(), circuit(), ko)
-                                           : load_key(j.key.string(), "", packed ? nullptr : circuit(), ko);
-      circuit();  // a circuit the key did not need is still the job's
-      auto pk = std::make_shared<const proving_key_t>(std::move(key.pk));
-      slot = std::make_shared<const dag::key_bundle_t>(pk, cs, j.key.filename().string(), threads);
-      char text[64];
-      std::snprintf(text, sizeof text, " and its circuit ready in %.2f s", seconds_since(t));
-      log_line(stderr, "key_ready", "starzk: key " + j.key.filename().string() + text,
-               {{"key", j.key.string()}, {"seconds", seconds_since(t)}});
-      loaded_ = true;
+  prove_sink_t(const manifest_t& m, const batch_run_options_t& o, batch_outputs_t& outs, batch_watch_t& watch,
+               progress_t& progress, partition_errors_t& errors)
+      : m_(m), o_(o), outs_(outs), watch_(watch), progress_(progress), errors_(errors) {}
+
+  size_t jobs_done = 0, parts_done = 0, failures = 0, retried = 0;
+
+  bool stop() override { return watch_.stop_requested(); }  // SIGUSR1: nothing more is submitted
+
+  // Every partition finished by an earlier run: no key, no proving.
+  void skipped(size_t jx) override {
+    const manifest_job_t& j = m_.jobs[jx];
+    ++jobs_done;
+    parts_done += j.witnesses.size();
+    if (const std::string e = finish_job_outputs(outs_, j, jx); !e.empty()) {
+      failures += 1;
+      progress_.error("starzk: " + e);
+    } else if (!o_.quiet) {
+      progress_.line("job " + j.label() + ": " + std::to_string(j.witnesses.size()) +
+                     " proofs finished by an earlier run");
     }
-    return slot;
   }
-  void submitted(const manifest_job_t& j) {
-    if (--remaining_[id(j)] == 0) cache_.erase(id(j));
+
+  void key_failed(size_t jx, const std::string& why) override {
+    const manifest_job_t& j = m_.jobs[jx];
+    failures += j.witnesses.size();
+    parts_done += j.witnesses.size();
+    ++jobs_done;
+    progress_.error("starzk: job " + j.label() + ": " + with_inputs(why, job_inputs(j)));
   }
-  // Whether a key was loaded since the last call.
-  bool take_loaded() { return std::exchange(loaded_, false); }
+
+  void key_ready(size_t jx, const dag::key_bundle_t& key, const dag::batch_t& batch, bool shrunk) override {
+    if (o_.quiet) return;
+    if (shrunk)
+      progress_.line("starzk: memory budget " + std::to_string(batch.budget().cap() >> 20) + " MiB with key " +
+                     m_.jobs[jx].key.filename().string() + " resident (" +
+                     std::to_string(batch.reservation(key) >> 20) + " MiB per partition)");
+    // Each key's device memory plan, once (docs/gpu.md, "Memory plan").
+    if (described_.insert(&key).second)
+      if (const std::string plan = key.describe_memory_plan(); !plan.empty()) {
+        progress_.line("starzk: key " + key.name() + ": device memory: " + plan, "plan", {{"key", key.name()}});
+        progress_.line("starzk: key " + key.name() + ": " + key.setup_times());
+      }
+  }
+
+  void opened(size_t jx) override {
+    job_state_t& js = states_[jx];
+    for (size_t i = 0; i < m_.jobs[jx].witnesses.size(); ++i)
+      if (outs_.done(jx, i)) {  // finished by an earlier run
+        ++js.done;
+        ++parts_done;
+      }
+  }
+
+  void finished(size_t jx, dag::partition_result_t r) override {
+    watch_.progressed();
+    job_state_t& js = states_.at(jx);
+    const manifest_job_t& j = m_.jobs[jx];
+    ++parts_done;
+    if (r.retries) {
+      ++retried;
+      progress_.line("starzk: " + r.label + ": run again on the CPUs after a device fault (" + r.first_error + ")",
+                     "retry", {{"job", j.label()}, {"partition", r.index}, {"first_error", r.first_error}});
+    }
+    ++js.done;
+    if (const std::string e = write_partition_result(outs_, j, jx, r.index, r, errors_); !e.empty()) {
+      ++js.failed;
+      progress_.error("starzk: " + e, {{"job", j.label()}, {"partition", r.index}});
+    }
+    if (js.done == j.witnesses.size()) job_finished(jx, js);
+  }
+
+  void progressed(const dag::batch_t& batch) override { progress_.update(jobs_done, parts_done, batch.in_flight()); }
 
  private:
-  static std::string id(const manifest_job_t& j) { return j.key.string() + "\n" + j.circuit.string(); }
-  bool revalidate_;
-  bool loaded_ = false;
-  std::map<std::string, size_t> remaining_;
-  std::map<std::string, std::shared_ptr<const dag::key_bundle_t>> cache_;
+  void job_finished(size_t jx, job_state_t& js) {
+    const manifest_job_t& j = m_.jobs[jx];
+    ++jobs_done;
+    failures += js.failed;
+    if (js.failed == 0)
+      if (const std::string e = finish_job_outputs(outs_, j, jx); !e.empty()) {
+        ++failures;
+        js.failed = 1;
+        progress_.error("starzk: " + e);
+      }
+    char line[256];
+    std::snprintf(line, sizeof line, "job %s: %zu/%zu proofs %s (%.2f s)", j.label().c_str(),
+                  j.witnesses.size() - js.failed, j.witnesses.size(), js.failed ? "FAILED" : "written",
+                  seconds_since(js.start));
+    const nlohmann::json jf = {{"job", j.label()},
+                               {"proofs", j.witnesses.size() - js.failed},
+                               {"partitions", j.witnesses.size()},
+                               {"ok", js.failed == 0},
+                               {"seconds", seconds_since(js.start)}};
+    if (js.failed)
+      progress_.error(std::string("starzk: ") + line, jf);
+    else if (!o_.quiet)
+      progress_.line(line, "job", jf);
+    states_.erase(jx);
+  }
+
+  const manifest_t& m_;
+  const batch_run_options_t& o_;
+  batch_outputs_t& outs_;
+  batch_watch_t& watch_;
+  progress_t& progress_;
+  partition_errors_t& errors_;
+  std::map<size_t, job_state_t> states_;  // by manifest index, while open
+  std::set<const dag::key_bundle_t*> described_;
 };
 
 }  // namespace
@@ -139,17 +191,10 @@ int run_manifest(const batch_run_options_t& o) {
   // Outputs checked against the inputs, leftovers cleaned, the journals
   // read: all before StarPU starts (cli/batch_outputs.hpp).
   batch_outputs_t outs(m, o.fresh);
-  for (const std::string& note : outs.notes()) std::fprintf(stderr, "starzk: warning: %s\n", note.c_str());
-  if (const std::string w = remove_batch_markers(m); !w.empty())
-    std::fprintf(stderr, "starzk: warning: %s\n", w.c_str());
+  report_previous_run(m, outs);
   partition_errors_t errors;  // why a partition is not done, for M.partial
 
-  runtime::session_options_t so;
-  so.policy = o.policy;
-  so.policy_plugin = o.policy_plugin;
-  so.ncpu = o.cpus;
-  so.ncuda = o.gpus;
-  so.profiling = !o.trace.empty();
+  const runtime::session_options_t so = batch_session_options(o);
   // Before StarPU starts its threads: they inherit the watch's signal mask.
   // A stop signal writes the trace recorded so far.
   std::atomic<runtime::trace_recorder*> trace_on_stop{nullptr};
@@ -181,8 +226,6 @@ int run_manifest(const batch_run_options_t& o) {
     recorder->set_meta("mem_budget", std::to_string(budget));
   }
 
-  size_t jobs_done = 0, parts_done = 0, failures = 0, retried = 0;
-  std::map<uint32_t, job_state_t> states;
   progress_t progress(m.jobs.size(), m.partitions(), o.json ? stderr : stdout, o.quiet);
   std::string budget_text = budget ? std::to_string(budget >> 20) + " MiB" : "none";
   if (!o.quiet)
@@ -203,168 +246,29 @@ int run_manifest(const batch_run_options_t& o) {
                       " partitions were finished by an earlier run (journal); proving the other " +
                       std::to_string(m.partitions() - resumed),
                   "resume", {{"resumed", resumed}, {"partitions", m.partitions()}});
+  prove_sink_t sink(m, o, outs, watch, progress, errors);
   {
-    key_cache_t keys(m, o.revalidate);
-    dag::batch_t batch(dag::batch_options_t{.mem_budget = budget,
-                                            .threads_per_task = o.threads_per_task,
-                                            .verify = true,
-                                            .trace = recorder.get(),
-                                            .loaders = dag::default_loaders(),
-                                            .inject_fault = o.inject_fault});
-
-    auto handle = [&](const dag::partition_result_t& r) {
-      watch.progressed();
-      job_state_t& js = states.at(r.job);
-      const manifest_job_t& j = *js.job;
-      ++parts_done;
-      if (r.retries) {
-        ++retried;
-        progress.line("starzk: " + r.label + ": run again on the CPUs after a device fault (" + r.first_error + ")",
-                      "retry", {{"job", j.label()}, {"partition", r.index}, {"first_error", r.first_error}});
-      }
-      ++js.done;
-      if (r.ok) {
-        try {
-          js.proofs[r.index] = r.proof;
-          outs.write_partition(js.index, r.index, r.proof, r.publics);
-        } catch (const std::exception& e) {
-          ++js.failed;
-          errors[{js.index, r.index}] = std::string("cannot write the proof: ") + e.what();
-          progress.error("starzk: " + r.label + ": cannot write the proof: " + e.what(),
-                         {{"job", j.label()}, {"partition", r.index}});
-        }
-      } else {
-        ++js.failed;
-        errors[{js.index, r.index}] = r.error;
-        progress.error("starzk: " + with_inputs(r.error, job_inputs(j)), {{"job", j.label()}, {"partition", r.index}});
-      }
-      if (js.done == j.witnesses.size()) {
-        ++jobs_done;
-        failures += js.failed;
-        if (js.failed == 0 && !j.proofs_bin.empty()) {
-          try {
-            outs.finish_job(js.index, js.proofs);
-          } catch (const std::exception& e) {
-            ++failures;
-            js.failed = 1;
-            progress.error("starzk: job " + j.label() + ": cannot write " + printable(j.proofs_bin.string()) + ": " +
-                           e.what());
-          }
-        }
-        char line[256];
-        std::snprintf(line, sizeof line, "job %s: %zu/%zu proofs %s (%.2f s)", j.label().c_str(),
-                      j.witnesses.size() - js.failed, j.witnesses.size(), js.failed ? "FAILED" : "written",
-                      seconds_since(js.start));
-        const nlohmann::json jf = {{"job", j.label()},
-                                   {"proofs", j.witnesses.size() - js.failed},
-                                   {"partitions", j.witnesses.size()},
-                                   {"ok", js.failed == 0},
-                                   {"seconds", seconds_since(js.start)}};
-        if (js.failed)
-          progress.error(std::string("starzk: ") + line, jf);
-        else if (!o.quiet)
-          progress.line(line, "job", jf);
-        states.erase(r.job);
-      }
-      progress.update(jobs_done, parts_done, batch.in_flight());
-    };
-    auto drain_ready = [&] {
-      while (auto r = batch.poll()) handle(*r);
-    };
-
-    std::set<const dag::key_bundle_t*> described;
-    for (const manifest_job_t& j : m.jobs) {
-      if (watch.stop_requested()) break;  // SIGUSR1: nothing more is submitted
-      const size_t jx = size_t(&j - m.jobs.data());
-      if (outs.done_count(jx) == j.witnesses.size()) {
-        // Every partition finished by an earlier run: no key, no proving.
-        ++jobs_done;
-        parts_done += j.witnesses.size();
-        keys.submitted(j);
-        try {
-          outs.finish_job_if_done(jx);
-          if (!o.quiet)
-            progress.line("job " + j.label() + ": " + std::to_string(j.witnesses.size()) +
-                          " proofs finished by an earlier run");
-        } catch (const std::exception& e) {
-          failures += 1;
-          progress.error("starzk: job " + j.label() + ": cannot write " + printable(j.proofs_bin.string()) + ": " +
-                         e.what());
-        }
-        continue;
-      }
-      std::shared_ptr<const dag::key_bundle_t> key;
-      try {
-        key = keys.get(j, 0);
-      } catch (const std::exception& e) {
-        keys.submitted(j);
-        failures += j.witnesses.size();
-        parts_done += j.witnesses.size();
-        ++jobs_done;
-        progress.error("starzk: job " + j.label() + ": " + with_inputs(e.what(), job_inputs(j)));
-        continue;
-      }
-      // The "auto" budget was half of MemAvailable before any key: once a
-      // key is resident, half of what is left (never more than before).
-      if (keys.take_loaded() && o.mem_budget == "auto") {
-        const uint64_t cap = std::min(batch.budget().cap(), batch.budget().in_use() + dag::default_memory_budget());
-        batch.set_memory_cap(cap);
-        if (!o.quiet)
-          progress.line("starzk: memory budget " + std::to_string(cap >> 20) + " MiB with key " +
-                        j.key.filename().string() + " resident (" + std::to_string(batch.reservation(*key) >> 20) +
-                        " MiB per partition)");
-      }
-      // Each key's device memory plan, once (docs/gpu.md, "Memory plan").
-      if (!o.quiet && described.insert(key.get()).second)
-        if (const std::string plan = key->describe_memory_plan(); !plan.empty()) {
-          progress.line("starzk: key " + key->name() + ": device memory: " + plan, "plan", {{"key", key->name()}});
-          progress.line("starzk: key " + key->name() + ": " + key->setup_times());
-        }
-      const uint32_t seq = batch.open_job(key, j.name);
-      job_state_t& js = states[seq];
-      js.job = &j;
-      js.index = jx;
-      js.proofs.resize(j.witnesses.size());
-      for (size_t i = 0; i < j.witnesses.size(); ++i) {
-        if (const proof_t* p = outs.done(jx, i)) {  // finished by an earlier run
-          js.proofs[i] = *p;
-          ++js.done;
-          ++parts_done;
-        }
-      }
-      for (size_t i = 0; i < j.witnesses.size(); ++i) {
-        if (watch.stop_requested()) break;
-        if (outs.done(jx, i)) continue;
-        const std::string label = "job " + j.label() + " partition " + std::to_string(i) + " (" +
-                                  printable(j.witnesses[i].filename().string()) + ")";
-        const std::filesystem::path wpath = j.witnesses[i];
-        try {
-          batch.submit(
-              seq, uint32_t(i), [wpath](std::span<fr_t> out) { read_wtns_into(wpath, out); }, label, o.fixed_rs);
-        } catch (const std::exception& e) {
-          dag::partition_result_t failed;
-          failed.job = seq;
-          failed.index = uint32_t(i);
-          failed.label = label;
-          failed.error = label + ": " + e.what();
-          handle(failed);
-        }
-        drain_ready();
-        progress.update(jobs_done, parts_done, batch.in_flight());
-      }
-      batch.close_job(seq);
-      keys.submitted(j);
+    std::vector<dag::job_spec_t> jobs;
+    for (size_t jx = 0; jx < m.jobs.size(); ++jx) {
+      std::vector<uint32_t> parts;  // those an earlier run did not finish
+      for (size_t i = 0; i < m.jobs[jx].witnesses.size(); ++i)
+        if (!outs.done(jx, i)) parts.push_back(uint32_t(i));
+      jobs.push_back(manifest_job_spec(m.jobs[jx], parts));
     }
-    while (auto r = batch.wait_next()) handle(*r);
-  }  // batch and keys go before the session
+    dag::job_runner_t runner(
+        std::move(jobs), [&](size_t jx) { return load_job_key(m.jobs[jx], o.revalidate); },
+        batch_runner_options(o, budget, recorder.get()));
+    runner.run(sink);
+  }  // the runner (batch and keys) goes before the session
 
   progress.finish();
   if (recorder) {
-    recorder->set_meta("retried_partitions", std::to_string(retried));
+    recorder->set_meta("retried_partitions", std::to_string(sink.retried));
     runtime::save_trace(recorder->snapshot(), o.trace);
     if (!o.quiet) progress.line("trace written to " + o.trace + " (starzk trace summary " + o.trace + ")");
   }
   const double s = seconds_since(t0);
+  const size_t parts_done = sink.parts_done, failures = sink.failures, retried = sink.retried;
   const size_t ok = parts_done - failures;
   // Partitions never submitted because SIGUSR1 stopped the submission.
   const size_t not_proved = m.partitions() - parts_done;

@@ -4,9 +4,9 @@
 //      unfinished and removes the markers; every rank learns which
 //      partitions are already done (dag::share_bytes);
 //   1. prove: the partitions this rank owns and that are not done go
-//      through dag::batch_t, as in the single-process path, with the keys
-//      they need loaded once here; a stop (own SIGUSR1 or a peer's word,
-//      dag::mpi_stop_t) ends the submission;
+//      through the job runner (dag/job_runner.hpp) as in the single-process
+//      path, with the keys they need loaded once here the same way; a stop
+//      (own SIGUSR1 or a peer's word, dag::mpi_stop_t) ends the submission;
 //   2. gather: every result moves to rank 0 (dag::gather_results);
 //   3. write (rank 0): the outputs in manifest order and the marker; then
 //      rank 0's exit status is shared with every rank (dag::share_status).
@@ -31,18 +31,17 @@
 #include <utility>
 #include <vector>
 
+#include "cli/batch_jobs.hpp"
 #include "cli/batch_marker.hpp"
 #include "cli/batch_outputs.hpp"
 #include "cli/batch_watch.hpp"
 #include "cli/commands.hpp"
-#include "cli/inputs.hpp"
 #include "cli/manifest.hpp"
-#include "dag/batch.hpp"
-#include "dag/key_bundle.hpp"
+#include "dag/job_runner.hpp"
+#include "dag/memory_budget.hpp"
 #include "dag/mpi_gather.hpp"
 #include "dag/mpi_session.hpp"
 #include "dag/mpi_stop.hpp"
-#include "io/wtns.hpp"
 #include "runtime/starpu_session.hpp"
 #include "runtime/trace.hpp"
 
@@ -53,29 +52,6 @@ namespace {
 using steady = std::chrono::steady_clock;
 
 double seconds_since(steady::time_point t0) { return std::chrono::duration<double>(steady::now() - t0).count(); }
-
-// One partition of the batch, by global index (manifest order).
-struct slot_t {
-  size_t job = 0, index = 0;
-  std::string label;
-};
-
-std::vector<slot_t> list_partitions(const manifest_t& m) {
-  std::vector<slot_t> out;
-  for (size_t j = 0; j < m.jobs.size(); ++j)
-    for (size_t i = 0; i < m.jobs[j].witnesses.size(); ++i)
-      out.push_back({j, i,
-                     "job " + m.jobs[j].label() + " partition " + std::to_string(i) + " (" +
-                         m.jobs[j].witnesses[i].filename().string() + ")"});
-  return out;
-}
-
-dag::partition_result_t failed_result(const std::string& label, const std::string& what) {
-  dag::partition_result_t r;
-  r.label = label;
-  r.error = what.find(label) == std::string::npos ? label + ": " + what : what;
-  return r;
-}
 
 // "run.json" -> "run.rank3.json" for rank 3 (rank 0 keeps the name).
 std::string trace_path(const std::string& path, int rank) {
@@ -133,76 +109,58 @@ class rank_watch_t {
   size_t submitted_ = 0;
 };
 
-// Step 1: prove the partitions this rank owns that are not `done`;
-// results by global index.
-std::map<size_t, dag::partition_result_t> prove_mine(const manifest_t& m, const std::vector<slot_t>& slots,
-                                                     const std::vector<uint8_t>& done, const batch_run_options_t& o,
-                                                     const dag::mpi_session_t& mpi, rank_watch_t& watch,
-                                                     runtime::trace_recorder* recorder) {
-  std::map<size_t, dag::partition_result_t> local;
-  std::map<std::pair<uint32_t, uint32_t>, size_t> global_of;  // (job seq, index) -> global index
-  std::vector<std::vector<size_t>> mine(m.jobs.size());
-  std::map<std::string, size_t> key_uses;  // key identity -> jobs here still to submit
-  auto key_id = [&](size_t j) { return m.jobs[j].key.string() + "\n" + m.jobs[j].circuit.string(); };
-  for (size_t g = 0; g < slots.size(); ++g)
-    if (dag::partition_owner(g, mpi.size()) == mpi.rank() && !done[g]) mine[slots[g].job].push_back(g);
-  for (size_t j = 0; j < m.jobs.size(); ++j)
-    if (!mine[j].empty()) ++key_uses[key_id(j)];
+// Step 1's news: every partition this rank proved (or failed), by global
+// index; a key that cannot be loaded fails the job's partitions here.
+class rank_sink_t final : public dag::job_sink_t {
+ public:
+  rank_sink_t(const manifest_t& m, std::vector<size_t> first, std::vector<std::vector<uint32_t>> parts,
+              rank_watch_t& watch)
+      : m_(m), first_(std::move(first)), parts_(std::move(parts)), watch_(watch) {}
 
-  std::map<std::string, std::shared_ptr<const dag::key_bundle_t>> keys;
-  dag::batch_t batch(dag::batch_options_t{.mem_budget = dag::parse_memory_budget(o.mem_budget),
-                                          .threads_per_task = o.threads_per_task,
-                                          .verify = true,
-                                          .trace = recorder,
-                                          .loaders = dag::default_loaders()});
-  auto record = [&](dag::partition_result_t r) {
-    const size_t g = global_of.at({r.job, r.index});
-    local[g] = std::move(r);
-    watch.finished();
-  };
-  for (size_t j = 0; j < m.jobs.size() && !watch.stopping(); ++j) {
-    if (mine[j].empty()) continue;
-    const manifest_job_t& job = m.jobs[j];
-    std::shared_ptr<const dag::key_bundle_t> key;
-    try {
-      auto& slot = keys[key_id(j)];
-      if (!slot) {
-        std::shared_ptr<const r1cs_t> cs;
-        if (!job.circuit.empty()) cs = std::make_shared<const r1cs_t>(load_circuit(job.circuit.string()));
-        const key_load_options_t ko{.revalidate = o.revalidate, .circuit_path = job.circuit.string()};
-        loaded_key_t k = job.key_is_params() ? load_key("", job.key.string(), cs.get(), ko)
-                                             : load_key(job.key.string(), "", cs.get(), ko);
-        slot = std::make_shared<const dag::key_bundle_t>(std::make_shared<const proving_key_t>(std::move(k.pk)), cs,
-                                                         job.key.filename().string(), 0);
-      }
-      key = slot;
-    } catch (const std::exception& e) {
-      for (size_t g : mine[j])
-        local[g] = failed_result(slots[g].label, std::string("cannot load the key: ") + e.what());
+  std::map<size_t, dag::partition_result_t> local;
+
+  bool stop() override { return watch_.stopping(); }
+  void submitted(size_t, uint32_t) override { watch_.submitted(); }
+  void key_failed(size_t j, const std::string& why) override {
+    for (const uint32_t i : parts_[j]) {
+      dag::partition_result_t& r = local[first_[j] + i];
+      r.label = partition_label(m_.jobs[j], i);
+      r.error = r.label + ": cannot load the key: " + why;
     }
-    if (key) {
-      const uint32_t seq = batch.open_job(key, job.name);
-      for (size_t g : mine[j]) {
-        if (watch.stopping()) break;
-        const size_t i = slots[g].index;
-        global_of[{seq, uint32_t(i)}] = g;
-        const std::filesystem::path wpath = job.witnesses[i];
-        try {
-          batch.submit(
-              seq, uint32_t(i), [wpath](std::span<fr_t> out) { read_wtns_into(wpath, out); }, slots[g].label,
-              o.fixed_rs);
-          watch.submitted();
-        } catch (const std::exception& e) {
-          local[g] = failed_result(slots[g].label, e.what());
-        }
-        while (auto r = batch.poll()) record(std::move(*r));
-      }
-      batch.close_job(seq);
-    }
-    if (--key_uses[key_id(j)] == 0) keys.erase(key_id(j));
   }
-  while (auto r = batch.wait_next()) record(std::move(*r));
-  return local;
+  void finished(size_t j, dag::partition_result_t r) override {
+    local[first_[j] + r.index] = std::move(r);
+    watch_.finished();
+  }
+
+ private:
+  const manifest_t& m_;
+  std::vector<size_t> first_;                 // per job: the global index of its partition 0
+  std::vector<std::vector<uint32_t>> parts_;  // per job: the partitions this rank proves
+  rank_watch_t& watch_;
+};
+
+// Step 1: prove the partitions this rank owns that are not `done` (by
+// global index); results by global index.
+std::map<size_t, dag::partition_result_t> prove_mine(const manifest_t& m, const std::vector<uint8_t>& done,
+                                                     const batch_run_options_t& o, const dag::mpi_session_t& mpi,
+                                                     rank_watch_t& watch, runtime::trace_recorder* recorder) {
+  std::vector<dag::job_spec_t> jobs;
+  std::vector<size_t> first;
+  std::vector<std::vector<uint32_t>> parts(m.jobs.size());
+  size_t g = 0;
+  for (size_t j = 0; j < m.jobs.size(); ++j) {
+    first.push_back(g);
+    for (size_t i = 0; i < m.jobs[j].witnesses.size(); ++i, ++g)
+      if (dag::partition_owner(g, mpi.size()) == mpi.rank() && !done[g]) parts[j].push_back(uint32_t(i));
+    jobs.push_back(manifest_job_spec(m.jobs[j], parts[j]));
+  }
+  rank_sink_t sink(m, std::move(first), std::move(parts), watch);
+  dag::job_runner_t runner(
+      std::move(jobs), [&](size_t j) { return load_job_key(m.jobs[j], o.revalidate); },
+      batch_runner_options(o, dag::parse_memory_budget(o.mem_budget), recorder));
+  runner.run(sink);
+  return std::move(sink.local);
 }
 
 // What rank 0 wrote (step 3).
@@ -213,7 +171,7 @@ struct written_t {
 
 // Step 3 (rank 0): every output, in manifest order. `done` says which
 // partitions an earlier run finished; an empty result was not proved.
-written_t write_outputs(const manifest_t& m, const std::vector<slot_t>& slots, const std::vector<uint8_t>& done,
+written_t write_outputs(const manifest_t& m, const std::vector<uint8_t>& done,
                         const std::vector<std::optional<dag::partition_result_t>>& all, batch_outputs_t& outs,
                         bool quiet) {
   written_t w;
@@ -224,37 +182,20 @@ written_t write_outputs(const manifest_t& m, const std::vector<slot_t>& slots, c
     for (size_t i = 0; i < job.witnesses.size(); ++i, ++g) {
       if (done[g]) {
         ++resumed;
-        continue;
-      }
-      if (!all[g]) {
+      } else if (!all[g]) {
         ++missing;
-        continue;
-      }
-      const dag::partition_result_t& r = *all[g];
-      if (!r.ok) {
+      } else if (const std::string e = write_partition_result(outs, job, jx, i, *all[g], w.errors); !e.empty()) {
         ++failed;
-        w.errors[{jx, i}] = r.error.empty() ? "failed" : r.error;
-        std::fprintf(stderr, "starzk: %s\n", r.error.empty() ? (slots[g].label + ": failed").c_str() : r.error.c_str());
-        continue;
-      }
-      try {
-        outs.write_partition(jx, i, r.proof, r.publics);
+        std::fprintf(stderr, "starzk: %s\n", e.c_str());
+      } else {
         ++w.written;
-      } catch (const std::exception& e) {
-        ++failed;
-        w.errors[{jx, i}] = std::string("cannot write the proof: ") + e.what();
-        std::fprintf(stderr, "starzk: %s: cannot write the proof: %s\n", slots[g].label.c_str(), e.what());
       }
     }
-    if (failed == 0 && missing == 0) {
-      try {
-        outs.finish_job_if_done(jx);
-      } catch (const std::exception& e) {
+    if (failed == 0 && missing == 0)
+      if (const std::string e = finish_job_outputs(outs, job, jx); !e.empty()) {
         failed = 1;
-        std::fprintf(stderr, "starzk: job %s: cannot write %s: %s\n", job.label().c_str(), job.proofs_bin.c_str(),
-                     e.what());
+        std::fprintf(stderr, "starzk: %s\n", e.c_str());
       }
-    }
     const size_t n = job.witnesses.size(), ok = n - std::min(failed + missing, n);
     if (resumed == n && !quiet)
       std::printf("job %s: %zu proofs finished by an earlier run\n", job.label().c_str(), n);
@@ -275,11 +216,7 @@ written_t write_outputs(const manifest_t& m, const std::vector<slot_t>& slots, c
 
 int run_manifest_mpi(const batch_run_options_t& o) {
   const auto t0 = steady::now();
-  runtime::session_options_t so;
-  so.policy = o.policy;
-  so.policy_plugin = o.policy_plugin;
-  so.ncpu = o.cpus;
-  so.profiling = !o.trace.empty();
+  const runtime::session_options_t so = batch_session_options(o);
   // Before StarPU and StarPU-MPI start their threads: they inherit the
   // watch's signal mask, so SIGUSR1 reaches the watch alone.
   batch_watch_t watch(watch_quiet_seconds(), stdout, {}, stall_abort_seconds());
@@ -291,18 +228,18 @@ int run_manifest_mpi(const batch_run_options_t& o) {
   try {
     const manifest_t m = read_manifest(o.manifest);
     check_manifest_inputs(m);
-    const std::vector<slot_t> slots = list_partitions(m);
+    const size_t partitions = m.partitions();
     // Step 0. Rank 0 writes: it checks the outputs against the inputs,
     // reads the journals and clears what an earlier run left unfinished
     // before any rank proves; then every rank learns what is done.
     std::unique_ptr<batch_outputs_t> outs;
-    std::vector<uint8_t> done(slots.size(), 0);
+    std::vector<uint8_t> done(partitions, 0);
     if (mpi.is_root()) {
       outs = std::make_unique<batch_outputs_t>(m, o.fresh);
-      for (const std::string& note : outs->notes()) std::fprintf(stderr, "starzk: warning: %s\n", note.c_str());
-      if (const std::string w = remove_batch_markers(m); !w.empty())
-        std::fprintf(stderr, "starzk: warning: %s\n", w.c_str());
-      for (size_t g = 0; g < slots.size(); ++g) done[g] = outs->done(slots[g].job, slots[g].index) ? 1 : 0;
+      report_previous_run(m, *outs);
+      size_t g = 0;
+      for (size_t j = 0; j < m.jobs.size(); ++j)
+        for (size_t i = 0; i < m.jobs[j].witnesses.size(); ++i) done[g++] = outs->done(j, i) ? 1 : 0;
     }
     dag::share_bytes(mpi, done);
     dag::mpi_stop_t stop(mpi);  // every rank, before any submission
@@ -318,19 +255,18 @@ int run_manifest_mpi(const batch_run_options_t& o) {
       std::printf(
           "starzk: %zu jobs, %zu partitions on %d MPI ranks (partition p on rank p mod %d), policy %s, "
           "%u CPU + %u CUDA workers on rank 0\n",
-          m.jobs.size(), slots.size(), mpi.size(), mpi.size(), session.policy_name().c_str(), session.cpu_workers(),
+          m.jobs.size(), partitions, mpi.size(), mpi.size(), session.policy_name().c_str(), session.cpu_workers(),
           session.cuda_workers());
       if (const size_t resumed = outs->resumed())
         std::printf("starzk: %zu of %zu partitions were finished by an earlier run (journal); proving the other %zu\n",
-                    resumed, slots.size(), slots.size() - resumed);
+                    resumed, partitions, partitions - resumed);
     }
     std::fflush(stdout);
 
     // Step 1.
     const auto t_prove = steady::now();
     rank_watch_t rank_watch(watch, stop, mpi.rank(), o.test_mpi_stop);
-    const std::map<size_t, dag::partition_result_t> local =
-        prove_mine(m, slots, done, o, mpi, rank_watch, recorder.get());
+    const std::map<size_t, dag::partition_result_t> local = prove_mine(m, done, o, mpi, rank_watch, recorder.get());
     stop.announce(rank_watch.stopped());
     watch.stall_check(false);  // from now on this rank only waits for the others
     if (!o.quiet)
@@ -341,19 +277,19 @@ int run_manifest_mpi(const batch_run_options_t& o) {
 
     // Step 2: every rank's word first (no request outstanding), then the results.
     stop.wait_all();
-    const std::vector<std::optional<dag::partition_result_t>> all = dag::gather_results(mpi, slots.size(), local);
+    const std::vector<std::optional<dag::partition_result_t>> all = dag::gather_results(mpi, partitions, local);
 
     // Step 3.
     if (mpi.is_root()) {
-      const written_t w = write_outputs(m, slots, done, all, *outs, o.quiet);
+      const written_t w = write_outputs(m, done, all, *outs, o.quiet);
       if (const std::string warn = write_batch_marker(m, *outs, w.errors, w.not_proved ? "SIGUSR1" : ""); !warn.empty())
         std::fprintf(stderr, "starzk: warning: %s\n", warn.c_str());
       const double s = seconds_since(t0);
       const size_t ok = w.resumed + w.written;
       const std::string stop_text =
           "; stopped by SIGUSR1, " + std::to_string(w.not_proved) + " partitions not proved (a rerun resumes)";
-      std::printf("%zu of %zu proofs verified and written in %.2f s (%.2f proofs/s) on %d rank%s%s%s\n", ok,
-                  slots.size(), s, s > 0 ? double(w.written) / s : 0.0, mpi.size(), mpi.size() == 1 ? "" : "s",
+      std::printf("%zu of %zu proofs verified and written in %.2f s (%.2f proofs/s) on %d rank%s%s%s\n", ok, partitions,
+                  s, s > 0 ? double(w.written) / s : 0.0, mpi.size(), mpi.size() == 1 ? "" : "s",
                   w.failed ? "; some partitions FAILED" : "", w.not_proved ? stop_text.c_str() : "");
       status = w.failed ? exit_no : w.not_proved ? exit_stopped : exit_ok;
     }

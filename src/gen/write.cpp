@@ -10,6 +10,7 @@
 #include "groth16/witness_map.hpp"
 #include "io/csr_circuit.hpp"
 #include "io/io_error.hpp"
+#include "io/key_cache.hpp"
 #include "io/packed_key.hpp"
 #include "io/params.hpp"
 #include "io/r1cs.hpp"
@@ -116,11 +117,11 @@ gen_job_files_t write_generated_job(const gen_params_t& params, const std::files
   const bool bellman = o.convention == h_convention_t::bellman_coset;
   gen_job_files_t files;
   files.circuit = dir / (compact ? "circuit.szcs" : "circuit.r1cs");
-  files.key = dir / (compact ? "key.szpk" : bellman ? "key.params" : "key.zkey");
+  files.key = dir / (o.key_cache ? "key.szkc" : compact ? "key.szpk" : bellman ? "key.params" : "key.zkey");
 
   // Disk planning, before the first byte is written.
   const uint64_t c_bytes = circuit_bytes(cs, o.format);
-  const uint64_t k_bytes = o.key ? key_bytes(cs, o.format, o.convention) : 0;
+  const uint64_t k_bytes = o.key ? key_bytes(cs, o.key_cache ? gen_format_t::iden3 : o.format, o.convention) : 0;
   const uint64_t w_bytes = 32 * uint64_t(cs.n_vars) + 4096;
   std::error_code ec;
   const uint64_t avail = std::filesystem::space(dir, ec).available;
@@ -152,7 +153,9 @@ gen_job_files_t write_generated_job(const gen_params_t& params, const std::files
   }
   for (uint32_t i = 0; i < o.partitions; ++i) files.witnesses.push_back(dir / generated_witness_name(i % distinct));
   if (o.key) {
-    if (compact)
+    if (o.key_cache)
+      write_key_cache(files.key, setup(cs, o.convention, o.setup), o.threads);
+    else if (compact)
       write_packed_dev_key(cs, o.convention, o.setup, files.key, o.threads);
     else if (bellman)
       write_params(files.key, setup(cs, o.convention, o.setup));

@@ -12,6 +12,8 @@
 //            (circuit ~8 GB, key ~31 GB, witnesses 4.3 GB each) fits a
 //            64 GiB disk. The key is streamed from the setup into the file
 //            (groth16/setup.hpp setup_to), never held in memory.
+// With key_cache the key is DIR/key.szkc instead, a resident key cache
+// (io/key_cache.hpp) that loads with no decoding.
 // Witnesses may repeat across partitions: `distinct` files are written
 // (partition i proves witness i mod distinct); every one satisfies the
 // circuit. DIR is created if missing. Peak memory: the circuit, one witness,
@@ -45,6 +47,10 @@ struct gen_job_options_t {
   uint32_t distinct = 0;  // witness files; 0: as many as fit the disk (at most partitions)
   gen_format_t format = gen_format_t::iden3;
   bool key = true;
+  // The key as a resident key cache, DIR/key.szkc (io/key_cache.hpp), in
+  // place of the format's key file: cheap to load again and again (what
+  // `starzk bench` reads).
+  bool key_cache = false;
   h_convention_t convention = h_convention_t::snarkjs_odd_coset;
   setup_options_t setup;  // device, threads, info
   unsigned threads = 0;
