@@ -31,7 +31,7 @@
 // in pippenger.cpp covers both). The bucket additions stay the same in
 // number (2n terms × W/2 windows); what halves is the running sums
 // (W·2^c) and the doublings, which lets msm_plan take a c about one bit
-// wider: ~8-12% less time on the 2-core VM at 2^8-2^16
+// wider: 2-11% less CPU time on the 2-core VM at 2^8-2^18
 // (docs/benchmarks.md, "GLV in the CPU MSM").
 //
 // Threads: the work is cut into W × p units (window, slice of p of the
