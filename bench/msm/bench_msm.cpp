@@ -1,11 +1,15 @@
 // Benchmarks of the CPU MSM (starzk_msm) on all cores:
-//   bm_g1_msm_random/16/1    Pippenger, 2^16 G1 bases, uniform scalars,
-//                            affine buckets (/0: XYZZ buckets; also 2^18);
-//   bm_g1_split_msm/16       prep_msm + split_msm, 2^16 G1 bases, scalars
-//                            45% zero, 45% one, 10% uniform (Filecoin-like);
+//   bm_g1_msm_random/16/1/1  Pippenger, 2^16 G1 bases, uniform scalars,
+//                            affine buckets (/0/x: XYZZ buckets), GLV form
+//                            (/x/0: 255-bit scalars); also 2^15 and 2^18;
+//   bm_g1_split_msm/16/1     prep_msm + split_msm, 2^16 G1 bases, scalars
+//                            45% zero, 45% one, 10% uniform (Filecoin-like),
+//                            the tail in the GLV form (/0: 255-bit);
 //   bm_g1_prep_msm/16        the classification alone;
-//   bm_g2_msm_random/14/1    Pippenger, 2^14 G2 bases (/0: XYZZ buckets).
+//   bm_g2_msm_random/14/1/1  Pippenger, 2^14 G2 bases (the same flags).
 // Bases are a seeded random walk of subgroup points (setup not timed).
+// "CPU" is the CPU time of the whole process (every thread), steadier than
+// wall time on a shared machine.
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -41,7 +45,8 @@ std::vector<fr_t> scalars(size_t n, bool boolean_heavy) {
   return s;
 }
 
-// Args: log2 n, then 1 for affine buckets (the default) or 0 for XYZZ ones.
+// Args: log2 n; 1 for affine buckets (the default) or 0 for XYZZ ones; 1
+// for the GLV form (the default) or 0 for 255-bit scalars.
 template <class P>
 void bm_msm_random(benchmark::State& state) {
   const size_t n = size_t(1) << state.range(0);
@@ -49,33 +54,43 @@ void bm_msm_random(benchmark::State& state) {
   const auto s = scalars(n, false);
   msm_config_t cfg;
   cfg.affine_buckets = state.range(1) != 0;
+  cfg.glv = state.range(2) != 0;
   for (auto _ : state) benchmark::DoNotOptimize(msm_pippenger<P>(b, s, cfg));
   state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(n));
 }
 BENCHMARK(bm_msm_random<g1_params>)
     ->Name("bm_g1_msm_random")
-    ->ArgNames({"log2n", "affine"})
-    ->ArgsProduct({{16, 18}, {0, 1}})
+    ->ArgNames({"log2n", "affine", "glv"})
+    ->ArgsProduct({{15, 16, 18}, {0, 1}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
     ->UseRealTime();
 BENCHMARK(bm_msm_random<g2_params>)
     ->Name("bm_g2_msm_random")
-    ->ArgNames({"log2n", "affine"})
-    ->ArgsProduct({{14}, {0, 1}})
+    ->ArgNames({"log2n", "affine", "glv"})
+    ->ArgsProduct({{14}, {0, 1}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
     ->UseRealTime();
 
 void bm_g1_split_msm(benchmark::State& state) {
   const size_t n = size_t(1) << state.range(0);
   const auto b = bases<g1_params>(n);
   const auto s = scalars(n, true);
+  msm_config_t cfg;
+  cfg.glv = state.range(1) != 0;
   for (auto _ : state) {
     const prep_msm_t prep = prep_msm(s);
-    benchmark::DoNotOptimize(split_msm<g1_params>(b, prep));
+    benchmark::DoNotOptimize(split_msm<g1_params>(b, prep, cfg));
   }
   state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(n));
 }
-BENCHMARK(bm_g1_split_msm)->Arg(16)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(bm_g1_split_msm)
+    ->ArgNames({"log2n", "glv"})
+    ->ArgsProduct({{16}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
 
 void bm_g1_prep_msm(benchmark::State& state) {
   const size_t n = size_t(1) << state.range(0);
@@ -83,7 +98,7 @@ void bm_g1_prep_msm(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(prep_msm(s).tail_index.size());
   state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(n));
 }
-BENCHMARK(bm_g1_prep_msm)->Arg(16)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(bm_g1_prep_msm)->Arg(16)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
 
 }  // namespace
 }  // namespace starzk

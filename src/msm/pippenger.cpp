@@ -1,15 +1,20 @@
 // Pippenger MSM implementation (see pippenger.hpp), instantiated for G1 and
 // G2.
 //
-// Signed digits without carries. With bits b_j of k (b_j = 0 for j < 0 and
-// for j ≥ 255) and raw_w = bits [wc, wc + c) of k, set
+// Signed digits without carries. With bits b_j of k (b_j = 0 for j < 0)
+// and raw_w = bits [wc, wc + c) of k, set
 //   d_w = raw_w + b_(wc−1) − 2^c · b_(wc+c−1)
 // i.e. add the top bit of the window below and subtract 2^c when our own top
 // bit is set. Then
 //   Σ_w d_w 2^(wc) = Σ_w raw_w 2^(wc) + Σ_w b_(wc−1) 2^(wc) − Σ_w b_((w+1)c−1) 2^((w+1)c)
-//                  = k + b_(−1) − b_(Wc−1) 2^(Wc) = k,
-// the last two sums telescoping, since b_(−1) = 0 and Wc ≥ 256 > 255 makes
-// b_(Wc−1) = 0. Range: top bit clear ⇒ raw < 2^(c−1), d ∈ [0, 2^(c−1)];
+//                  = (k mod 2^(Wc)) + b_(−1) − b_(Wc−1) 2^(Wc),
+// the last two sums telescoping, with b_(−1) = 0. A scalar is a string of
+// 64-bit limbs in two's complement, its bits past the top limb read as the
+// sign (sign extension), and |k| < 2^(Wc−1). For k ≥ 0, b_(Wc−1) = 0 and
+// k mod 2^(Wc) = k; for k < 0, b_(Wc−1) = 1 and k mod 2^(Wc) = k + 2^(Wc):
+// either way the sum is k. The plain path has k < r < 2^255 in 4 limbs
+// (never negative) and Wc ≥ 256; the GLV halves have |k| < 2^127 in 2 limbs
+// and Wc ≥ 128. Range: top bit clear ⇒ raw < 2^(c−1), d ∈ [0, 2^(c−1)];
 // top bit set ⇒ raw ≥ 2^(c−1), d ∈ [−2^(c−1), 0]. Each digit depends only on
 // c + 1 bits of k, so every window is computed independently (no carry pass,
 // no digit table in memory).
@@ -22,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "ec/glv.hpp"
 #include "ec/xyzz.hpp"
 #include "msm/bucket_affine.hpp"
 #include "util/parallel.hpp"
@@ -29,18 +35,25 @@
 namespace starzk {
 namespace {
 
-using canon_t = std::array<uint64_t, 4>;
+using canon_t = std::array<uint64_t, 4>;  // the plain path: 0 ≤ k < r
+using glv_t = std::array<uint64_t, 2>;    // a GLV half: |k| < 2^127, two's complement
 
-// Bits [pos, pos + len) of k, len ≤ 32; bits at or past 256 read as 0.
-inline uint32_t get_bits(const canon_t& k, unsigned pos, unsigned len) {
-  if (pos >= 256) return 0;
+// Bits of k that an MSM of such scalars must cover: k < 2^bits in size.
+constexpr unsigned canon_bits = 255, glv_bits = 127;
+
+// Bits [pos, pos + len) of k, len ≤ 32; bits past the top limb read as the
+// sign bit (0 for the canonical scalars, whose bit 255 is clear).
+template <size_t L>
+inline uint32_t get_bits(const std::array<uint64_t, L>& k, unsigned pos, unsigned len) {
+  const uint64_t fill = uint64_t(int64_t(k[L - 1]) >> 63);
   const unsigned limb = pos / 64, off = pos % 64;
-  uint64_t v = k[limb] >> off;
-  if (off + len > 64 && limb + 1 < 4) v |= k[limb + 1] << (64 - off);
+  uint64_t v = (limb < L ? k[limb] : fill) >> off;
+  if (off + len > 64) v |= (limb + 1 < L ? k[limb + 1] : fill) << (64 - off);
   return uint32_t(v & ((uint64_t(1) << len) - 1));
 }
 
-inline int32_t signed_digit(const canon_t& k, unsigned w, unsigned c) {
+template <size_t L>
+inline int32_t signed_digit(const std::array<uint64_t, L>& k, unsigned w, unsigned c) {
   const unsigned pos = w * c;
   const int32_t raw = int32_t(get_bits(k, pos, c));
   const int32_t below = pos == 0 ? 0 : int32_t(get_bits(k, pos - 1, 1));
@@ -59,12 +72,13 @@ struct xyzz_buckets_t {
   void add_bucket_to(xyzz_t<P>& acc, size_t b) const { acc += v[b]; }
 };
 
-// Buckets window w can reach: k < r < 2^255, so the window holds
-// s = min(c, 255 − wc) bits of k (none past bit 254); with s < c its top
-// bit is clear and d ∈ [0, 2^s] (the carry from below included).
-inline size_t window_reach(unsigned w, unsigned c) {
+// Buckets window w can reach for scalars of size below 2^bits: the window
+// holds s = min(c, bits − wc) bits of |k|; with s < c the rest of it is
+// sign (0 for k ≥ 0, 1 for k < 0) and d ∈ [−2^s, 2^s] (the carry from below
+// included).
+inline size_t window_reach(unsigned w, unsigned c, unsigned bits) {
   const unsigned lo = w * c;
-  const unsigned s = lo >= 255 ? 0 : std::min(c, 255 - lo);
+  const unsigned s = lo >= bits ? 0 : std::min(c, bits - lo);
   return s == c ? size_t(1) << (c - 1) : (size_t(1) << s);
 }
 
@@ -78,8 +92,8 @@ inline size_t affine_batch(const msm_config_t& cfg, size_t points, size_t reach)
 }
 
 // One unit: window w of the points [begin, end); returns Σ_b (b + 1)·bucket[b].
-template <class P, class Buckets, class BaseFn>
-xyzz_t<P> window_sum(Buckets& bucket, BaseFn& base, const std::vector<canon_t>& k, unsigned w, unsigned c, size_t begin,
+template <class P, class Buckets, class BaseFn, class K>
+xyzz_t<P> window_sum(Buckets& bucket, BaseFn& base, const std::vector<K>& k, unsigned w, unsigned c, size_t begin,
                      size_t end) {
   for (size_t i = begin; i < end; ++i) {
     const int32_t d = signed_digit(k[i], w, c);
@@ -99,13 +113,13 @@ xyzz_t<P> window_sum(Buckets& bucket, BaseFn& base, const std::vector<canon_t>& 
 }
 
 // The shared core: n terms, base(i) the i-th affine base, k[i] the i-th
-// canonical scalar.
-template <class P, class BaseFn>
-jacobian_t<P> pippenger_core(size_t n, BaseFn base, const std::vector<canon_t>& k, const msm_config_t& cfg) {
+// scalar (canon_t or glv_t), of size below 2^bits.
+template <class P, class BaseFn, class K>
+jacobian_t<P> pippenger_core(size_t n, BaseFn base, const std::vector<K>& k, unsigned bits, const msm_config_t& cfg) {
   using jac = jacobian_t<P>;
   if (n == 0) return jac::infinity();
   const unsigned threads = resolve_threads(cfg.threads);
-  const msm_plan_t plan = msm_plan(n, threads, cfg.window_bits);
+  const msm_plan_t plan = msm_plan(n, threads, cfg.window_bits, bits);
   const unsigned c = plan.window_bits, n_windows = plan.windows;
   const size_t parts = plan.slices;
   const size_t n_buckets = size_t(1) << (c - 1);  // |d| = 1 .. 2^(c−1)
@@ -115,7 +129,7 @@ jacobian_t<P> pippenger_core(size_t n, BaseFn base, const std::vector<canon_t>& 
   parallel_tasks(unit_sum.size(), threads, [&](size_t u) {
     const unsigned w = unsigned(u / parts);
     const size_t begin = std::min(n, (u % parts) * slice), end = std::min(n, begin + slice);
-    if (const size_t batch = affine_batch(cfg, end - begin, window_reach(w, c))) {
+    if (const size_t batch = affine_batch(cfg, end - begin, window_reach(w, c, bits))) {
       affine_buckets_t<P> bucket(n_buckets, batch);
       unit_sum[u] = window_sum<P>(bucket, base, k, w, c, begin, end).to_jacobian();
     } else {
@@ -145,18 +159,56 @@ std::vector<canon_t> to_canonical(std::span<const fr_t> scalars, unsigned thread
   return k;
 }
 
+// The GLV form (pippenger.hpp, ec/glv.hpp): 2n terms, term i < n is
+// (base(i), k1_i) and term n + i is (x2_endo(base(i)), k2_i), with
+// s_i ≡ k1_i + k2_i·x^2 (mod r), so Σ s_i·base(i) = Σ k1_i·base(i) +
+// Σ k2_i·[x^2]base(i), and |k1_i|, |k2_i| < 2^127.
+template <class P, class BaseFn>
+jacobian_t<P> glv_core(size_t n, BaseFn base, std::span<const fr_t> scalars, const msm_config_t& cfg) {
+  using aff = affine_t<P>;
+  if (n == 0) return jacobian_t<P>::infinity();
+  std::vector<glv_t> k(2 * n);
+  const bool table = n <= cfg.glv_table_max_bytes / sizeof(aff);
+  std::vector<aff> endo(table ? n : 0);
+  parallel_for(
+      n, cfg.threads,
+      [&](size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) {
+          const glv_split_t d = glv_split(scalars[i].to_canonical());
+          k[i] = {uint64_t(d.k1), uint64_t(d.k1 >> 64)};
+          k[n + i] = {uint64_t(d.k2), uint64_t(d.k2 >> 64)};
+          if (table) endo[i] = x2_endo(base(i));
+        }
+      },
+      4096);
+  if (table)
+    return pippenger_core<P>(
+        2 * n, [&](size_t j) -> const aff& { return j < n ? base(j) : endo[j - n]; }, k, glv_bits, cfg);
+  return pippenger_core<P>(
+      2 * n, [&](size_t j) -> aff { return j < n ? base(j) : x2_endo(base(j - n)); }, k, glv_bits, cfg);
+}
+
+// Σ scalars[i]·base(i) in the form cfg asks for.
+template <class P, class BaseFn>
+jacobian_t<P> msm_any(size_t n, BaseFn base, std::span<const fr_t> scalars, const msm_config_t& cfg) {
+  if (cfg.glv) return glv_core<P>(n, base, scalars, cfg);
+  return pippenger_core<P>(n, base, to_canonical(scalars, cfg.threads), canon_bits, cfg);
+}
+
 }  // namespace
 
-msm_plan_t msm_plan(size_t n, unsigned threads, unsigned window_bits) {
+msm_plan_t msm_plan(size_t n, unsigned threads, unsigned window_bits, unsigned scalar_bits) {
   if (window_bits > msm_config_t::max_window_bits)
     throw std::invalid_argument("msm: window_bits = " + std::to_string(window_bits) + " (at most " +
                                 std::to_string(msm_config_t::max_window_bits) + ")");
   const double t = double(resolve_threads(threads));
   const unsigned c_lo = window_bits ? window_bits : 1, c_hi = window_bits ? window_bits : msm_config_t::max_window_bits;
-  msm_plan_t best{c_lo, (256 + c_lo - 1) / c_lo, 1};
+  // W·c ≥ scalar_bits + 1: the top digit sees the sign bit (pippenger.cpp).
+  const auto windows = [&](unsigned c) { return (scalar_bits + c) / c; };
+  msm_plan_t best{c_lo, windows(c_lo), 1};
   double best_cost = -1;
   for (unsigned c = c_lo; c <= c_hi; ++c) {
-    const unsigned w = (256 + c - 1) / c;
+    const unsigned w = windows(c);
     const double reduce = 1.4 * double(uint64_t(1) << c);
     // More slices than threads never shortens the critical path.
     const size_t max_p = std::max<size_t>(1, std::min<size_t>(size_t(t), n));
@@ -181,9 +233,8 @@ jacobian_t<P> msm_pippenger(std::span<const affine_t<P>> bases, std::span<const 
     throw std::invalid_argument(std::string("msm_pippenger<") + P::name + ">: " + std::to_string(bases.size()) +
                                 " bases but " + std::to_string(scalars.size()) + " scalars");
   msm_plan(0, 1, cfg.window_bits);  // validates window_bits before any work
-  const auto k = to_canonical(scalars, cfg.threads);
-  return pippenger_core<P>(
-      bases.size(), [&](size_t i) -> const affine_t<P>& { return bases[i]; }, k, cfg);
+  return msm_any<P>(
+      bases.size(), [&](size_t i) -> const affine_t<P>& { return bases[i]; }, scalars, cfg);
 }
 
 template <class P>
@@ -198,9 +249,8 @@ jacobian_t<P> msm_pippenger_indexed(std::span<const affine_t<P>> bases, std::spa
       throw std::out_of_range(std::string("msm_pippenger_indexed<") + P::name + ">: index[" + std::to_string(j) +
                               "] = " + std::to_string(index[j]) + " but only " + std::to_string(bases.size()) +
                               " bases");
-  const auto k = to_canonical(scalars, cfg.threads);
-  return pippenger_core<P>(
-      index.size(), [&](size_t j) -> const affine_t<P>& { return bases[index[j]]; }, k, cfg);
+  return msm_any<P>(
+      index.size(), [&](size_t j) -> const affine_t<P>& { return bases[index[j]]; }, scalars, cfg);
 }
 
 template jacobian_t<g1_params> msm_pippenger(std::span<const affine_t<g1_params>>, std::span<const fr_t>,

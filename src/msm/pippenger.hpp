@@ -20,6 +20,20 @@
 //   3. Σ s_i P_i = Σ_w 2^(wc) S_w, by Horner: c doublings per window.
 // Cost ≈ W·(n·(8M + 2S) + 2^c·(12M + 2S)) + 256 doublings.
 //
+// The GLV form (the default; msm_config_t::glv = false for the above):
+// each scalar is split as s_i ≡ k1_i + k2_i·x^2 (mod r) with
+// |k1_i|, |k2_i| < 2^127 (ec/glv.hpp), and [x^2]P_i = x2_endo(P_i) costs
+// one Fp product on G1 ((beta·x, −y)), two on G2 (psi^2), computed once per
+// MSM into a table of n points (or per use past glv_table_max_bytes). The
+// MSM then runs over 2n terms, (P_i, k1_i) and (x2_endo(P_i), k2_i), with
+// W = ceil(128 / c) windows; the halves are two's-complement integers and
+// a negative one simply has signed digits of the other sign (the recoding
+// in pippenger.cpp covers both). The bucket additions stay the same in
+// number (2n terms × W/2 windows); what halves is the running sums
+// (W·2^c) and the doublings, which lets msm_plan take a c about one bit
+// wider: 2-11% less CPU time on the 2-core VM at 2^8-2^18
+// (docs/benchmarks.md, "GLV in the CPU MSM").
+//
 // Threads: the work is cut into W × p units (window, slice of p of the
 // points), taken by T threads from a shared counter. A unit costs about
 // n/p + 1.4·2^c mixed-addition equivalents (a bucket add, 12M + 2S, is
@@ -50,18 +64,28 @@ struct msm_config_t {
   // unit's slice is long enough; false: XYZZ buckets throughout (the
   // reference, and the "before" of the benchmarks).
   bool affine_buckets = true;
+  // The GLV form: 2n terms of 128-bit scalars through the x^2 endomorphism
+  // (ec/glv.hpp); false: n terms of 255-bit scalars (the reference, and the
+  // "before" of the benchmarks).
+  bool glv = true;
+  // GLV: the x2_endo points are computed once into a table of n points
+  // while it needs at most this many bytes, else again in every window
+  // where a term needs one (1 Fp product on G1, 2 on G2).
+  size_t glv_table_max_bytes = size_t(256) << 20;
   static constexpr unsigned max_window_bits = 24;
 };
 
 // How an MSM of n terms is cut (see the file comment).
 struct msm_plan_t {
   unsigned window_bits;  // c
-  unsigned windows;      // W = ceil(256 / c)
+  unsigned windows;      // W = ceil((scalar_bits + 1) / c): 256 / c for 255-bit scalars
   size_t slices;         // p, slices of the points per window
 };
-// The plan for n terms on `threads` threads (0 = all cores); window_bits
-// fixes c when nonzero (std::invalid_argument past max_window_bits).
-msm_plan_t msm_plan(size_t n, unsigned threads, unsigned window_bits = 0);
+// The plan for n terms whose scalars are below 2^scalar_bits in size (255:
+// k < r; 127: the GLV halves) on `threads` threads (0 = all cores);
+// window_bits fixes c when nonzero (std::invalid_argument past
+// max_window_bits).
+msm_plan_t msm_plan(size_t n, unsigned threads, unsigned window_bits = 0, unsigned scalar_bits = 255);
 
 // The single-threaded window size: msm_plan(n, 1).window_bits.
 unsigned msm_window_bits(size_t n);

@@ -7,7 +7,6 @@
 #include <string>
 
 #include "msm/batch_add.hpp"
-#include "msm/pippenger.hpp"
 #include "util/parallel.hpp"
 
 namespace starzk {
@@ -80,18 +79,23 @@ prep_msm_t prep_msm(std::span<const fr_t> scalars, size_t forced_tail, unsigned 
 }
 
 template <class P>
-jacobian_t<P> split_msm(std::span<const affine_t<P>> bases, const prep_msm_t& prep, unsigned threads) {
+jacobian_t<P> split_msm(std::span<const affine_t<P>> bases, const prep_msm_t& prep, const msm_config_t& cfg) {
   if (bases.size() != prep.n)
     throw std::invalid_argument(std::string("split_msm<") + P::name + ">: " + std::to_string(bases.size()) +
                                 " bases for a prep_msm of " + std::to_string(prep.n) + " scalars");
-  const jacobian_t<P> ones = batch_add<P>(bases, prep.ones, threads);
-  msm_config_t cfg;
-  cfg.threads = threads;
+  const jacobian_t<P> ones = batch_add<P>(bases, prep.ones, cfg.threads);
   const jacobian_t<P> tail = msm_pippenger_indexed<P>(bases, prep.tail_index, prep.tail_scalars, cfg);
   return ones.add(tail);
 }
 
+template <class P>
+jacobian_t<P> split_msm(std::span<const affine_t<P>> bases, const prep_msm_t& prep, unsigned threads) {
+  return split_msm<P>(bases, prep, msm_config_t{.threads = threads});
+}
+
 template jacobian_t<g1_params> split_msm(std::span<const affine_t<g1_params>>, const prep_msm_t&, unsigned);
 template jacobian_t<g2_params> split_msm(std::span<const affine_t<g2_params>>, const prep_msm_t&, unsigned);
+template jacobian_t<g1_params> split_msm(std::span<const affine_t<g1_params>>, const prep_msm_t&, const msm_config_t&);
+template jacobian_t<g2_params> split_msm(std::span<const affine_t<g2_params>>, const prep_msm_t&, const msm_config_t&);
 
 }  // namespace starzk

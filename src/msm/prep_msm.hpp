@@ -27,6 +27,7 @@
 
 #include "ec/jacobian.hpp"
 #include "ff/fr.hpp"
+#include "msm/pippenger.hpp"
 
 namespace starzk {
 
@@ -49,5 +50,8 @@ prep_msm_t prep_msm(std::span<const fr_t> scalars, size_t forced_tail = 0, unsig
 // bases.size() != prep.n.
 template <class P>
 jacobian_t<P> split_msm(std::span<const affine_t<P>> bases, const prep_msm_t& prep, unsigned threads = 0);
+// The same with the tail's MSM as cfg asks (cfg.threads also runs batch_add).
+template <class P>
+jacobian_t<P> split_msm(std::span<const affine_t<P>> bases, const prep_msm_t& prep, const msm_config_t& cfg);
 
 }  // namespace starzk

@@ -115,18 +115,22 @@ TYPED_TEST(AffineBuckets, PippengerBothWaysMatchesNaive) {
   s[7] = fr_t::zero();
   s[8] = -fr_t::one();
   const auto expect = msm_naive<P>(bases, s);
-  for (unsigned threads : {1u, 2u}) {
-    msm_config_t on, off;
-    on.threads = off.threads = threads;
-    off.affine_buckets = false;
-    const msm_plan_t plan = msm_plan(n, threads);
-    // The affine path is taken: a unit holds >= 1024 points and >= 2 per bucket.
-    ASSERT_GE(n / plan.slices, size_t(1024));
-    ASSERT_GE(n / plan.slices, size_t(2) << (plan.window_bits - 1));
-    ASSERT_GE(size_t(1) << (plan.window_bits - 1), size_t(64));
-    EXPECT_EQ(msm_pippenger<P>(bases, s, on), expect) << "threads " << threads;
-    EXPECT_EQ(msm_pippenger<P>(bases, s, off), expect) << "threads " << threads;
-  }
+  for (unsigned threads : {1u, 2u})
+    for (bool glv : {false, true}) {
+      msm_config_t on, off;
+      on.threads = off.threads = threads;
+      on.glv = off.glv = glv;
+      off.affine_buckets = false;
+      // The GLV form has 2n terms of 127 bits.
+      const size_t terms = glv ? 2 * n : n;
+      const msm_plan_t plan = msm_plan(terms, threads, 0, glv ? 127 : 255);
+      // The affine path is taken: a unit holds >= 1024 points and >= 2 per bucket.
+      ASSERT_GE(terms / plan.slices, size_t(1024));
+      ASSERT_GE(terms / plan.slices, size_t(2) << (plan.window_bits - 1));
+      ASSERT_GE(size_t(1) << (plan.window_bits - 1), size_t(64));
+      EXPECT_EQ(msm_pippenger<P>(bases, s, on), expect) << "threads " << threads << " glv " << glv;
+      EXPECT_EQ(msm_pippenger<P>(bases, s, off), expect) << "threads " << threads << " glv " << glv;
+    }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Pippenger MSM vs ec's msm_naive on G1 and G2: edge sizes 0..2^12 (+1),
 // random scalars, zeros, ones, r − 1, bases at infinity, repeated and
-// opposite bases, every window width from 1 up, and thread counts from
+// opposite bases, every window width from 1 up (in both the GLV and the
+// 255-bit form; the rest runs the default, GLV), and thread counts from
 // inline (1) to more threads than windows (slices per window).
 #include <gtest/gtest.h>
 
@@ -49,12 +50,14 @@ TYPED_TEST(Pippenger, EveryWindowWidth) {
   // Small widths all; one wide window (2^15 buckets) on G1 only, for time.
   std::vector<unsigned> widths = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
   if (std::is_same_v<P, g1_params>) widths.push_back(16);
-  for (unsigned c : widths) {
-    msm_config_t cfg;
-    cfg.window_bits = c;
-    cfg.threads = 3;
-    EXPECT_EQ(msm_pippenger<P>(bases, s, cfg), expect) << P::name << " c = " << c;
-  }
+  for (unsigned c : widths)
+    for (bool glv : {false, true}) {
+      msm_config_t cfg;
+      cfg.window_bits = c;
+      cfg.threads = 3;
+      cfg.glv = glv;
+      EXPECT_EQ(msm_pippenger<P>(bases, s, cfg), expect) << P::name << " c = " << c << " glv " << glv;
+    }
 }
 
 TYPED_TEST(Pippenger, SpecialScalars) {
