@@ -215,7 +215,7 @@ void key_bundle_t::plan_device_memory() {
   // The plan counts one partition mapped ahead of its chain: the starzk
   // policies are told (a bound already lower, none, or another policy
   // stays as it is).
-  if (plan.run_ahead > 0) (void)starzk_policy_limit_gpu_run_ahead(0, plan.run_ahead);
+  if (plan.run_ahead() > 0) (void)starzk_policy_limit_gpu_run_ahead(0, plan.run_ahead());
   view_.scratch_max = std::min(knobs.scratch_max, plan.scratch_budget);
   for (int q = 0; q < key_query_count; ++q) {
     codelets::msm_device_t& d = q < codelets::msm_query_count ? view_.g1_device[q] : view_.b_g2_device;

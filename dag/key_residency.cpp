@@ -43,7 +43,6 @@ residency_plan_t plan_key_residency(const residency_input_t& in) {
     // one a GPU maps ahead (run-ahead 1) and what the chain before holds.
     plan.fixed = device_map;
     plan.optional_fits = true;
-    plan.run_ahead = 1;
   } else {
     // The witness map on the CPUs: a GPU holds the H phase's a, b, c or
     // the MSMs' w and h, beside the domain, full if the floor still fits.

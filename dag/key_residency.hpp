@@ -16,7 +16,7 @@
 //      c: the running chain's, at its H phase, and the one partition the
 //      GPU maps ahead of its chain) + what the chain before still holds
 //      until its free task (w and the H evaluations). The plan then
-//      limits the policy's run-ahead to 1 (run_ahead below): a staged
+//      limits the policy's run-ahead to 1 (run_ahead() below): a staged
 //      partition's GPU work is an spmv of tens of milliseconds, so one is
 //      enough to have the next chain's a, b, c ready when the running
 //      chain ends, and every further one would hold another partition's
@@ -91,13 +91,15 @@ struct residency_input_t {
 struct residency_plan_t {
   uint64_t fixed = 0;           // rule 1's bytes (key_optional counted or not)
   bool optional_fits = false;   // key_optional counted in fixed: the witness map can run on the device
-  int run_ahead = 0;            // the policy's GPU run-ahead the plan counts (0: no limit needed)
   bool lean_domain = false;     // key_fixed_lean counted instead of key_fixed
   bool h_passes = false;        // the H phase in passes: a, b, c never on the device
   uint32_t streamed = 0;        // bit q: query q streams
   uint64_t resident = 0;        // bytes of the resident queries
   uint64_t scratch_budget = 0;  // device scratch the MSM bodies may take
   bool streams(int q) const { return (streamed >> q) & 1u; }
+  // The policy's GPU run-ahead the plan counts: 1 with the witness map on
+  // the device, else 0 (no limit needed).
+  int run_ahead() const { return optional_fits ? 1 : 0; }
 };
 
 residency_plan_t plan_key_residency(const residency_input_t& in);

@@ -164,17 +164,21 @@ size_t first_failure_batched(std::span<const A> v, size_t begin, size_t end, con
 
 }  // namespace
 
-unsigned outside_x8(const g1_affine_t* p) {
+namespace {
+
+// Bit j set when p[j] is outside the subgroup. With IFMA: r[j] = the
+// group's multiple of p[j] from its eight-lane chain must equal
+// -image(p[j]) (G1: [|x|]([|x|] P) == -phi(P); G2: [|x|] P == -psi(P);
+// subgroup.cpp); Z = 0 is an exceptional step, and the scalar check
+// decides. Without IFMA: the scalar check for each point.
+template <class J, class A, class Chain, class Image>
+unsigned outside_bits(const A* p, [[maybe_unused]] Chain chain, [[maybe_unused]] Image image) {
   unsigned bits = 0;
 #if STARZK_FF_IFMA
-  g1_jacobian_t r[8];
-  g1_chains_x8(p, r);
-  for (unsigned j = 0; j < 8; ++j) {
-    // G1: phi(P) == [-x^2] P <=> [|x|]([|x|] P) == -phi(P) (subgroup.cpp).
-    // Z = 0: an exceptional step; the scalar check decides.
-    const bool in = r[j].is_infinity() ? p[j].is_in_subgroup() : r[j] == -phi(p[j]);
-    if (!in) bits |= 1u << j;
-  }
+  J r[8];
+  chain(p, r);
+  for (unsigned j = 0; j < 8; ++j)
+    if (!(r[j].is_infinity() ? p[j].is_in_subgroup() : r[j] == -image(p[j]))) bits |= 1u << j;
 #else
   for (unsigned j = 0; j < 8; ++j)
     if (!p[j].is_in_subgroup()) bits |= 1u << j;
@@ -182,22 +186,19 @@ unsigned outside_x8(const g1_affine_t* p) {
   return bits;
 }
 
-unsigned outside_x8(const g2_affine_t* p) {
-  unsigned bits = 0;
+}  // namespace
+
 #if STARZK_FF_IFMA
-  g2_jacobian_t r[8];
-  g2_chain_x8(p, r);
-  for (unsigned j = 0; j < 8; ++j) {
-    // G2: psi(P) == [x] P <=> [|x|] P == -psi(P) (subgroup.cpp).
-    const bool in = r[j].is_infinity() ? p[j].is_in_subgroup() : r[j] == -psi(p[j]);
-    if (!in) bits |= 1u << j;
-  }
-#else
-  for (unsigned j = 0; j < 8; ++j)
-    if (!p[j].is_in_subgroup()) bits |= 1u << j;
-#endif
-  return bits;
+unsigned outside_x8(const g1_affine_t* p) {
+  return outside_bits<g1_jacobian_t>(p, g1_chains_x8, [](const g1_affine_t& q) { return phi(q); });
 }
+unsigned outside_x8(const g2_affine_t* p) {
+  return outside_bits<g2_jacobian_t>(p, g2_chain_x8, [](const g2_affine_t& q) { return psi(q); });
+}
+#else
+unsigned outside_x8(const g1_affine_t* p) { return outside_bits<g1_jacobian_t>(p, nullptr, nullptr); }
+unsigned outside_x8(const g2_affine_t* p) { return outside_bits<g2_jacobian_t>(p, nullptr, nullptr); }
+#endif
 
 size_t first_failure_x8(std::span<const g1_affine_t> v, size_t begin, size_t end, const std::atomic<uint64_t>& known) {
   return first_failure_batched(v, begin, end, known);

@@ -175,7 +175,7 @@ TEST(KeyResidency, SectorPartitionOnTheWholeH200) {
   const residency_plan_t p = plan_key_residency(in);
   EXPECT_TRUE(p.optional_fits);
   EXPECT_FALSE(p.lean_domain);
-  EXPECT_EQ(p.run_ahead, 1);
+  EXPECT_EQ(p.run_ahead(), 1);
   EXPECT_EQ(p.fixed, in.key_fixed + 2 * in.partition + in.overlap + in.key_optional + in.headroom);
   EXPECT_EQ(p.streamed, bit(key_query_t::h));
   EXPECT_EQ(p.scratch_budget, in.device - p.fixed - 60 * GiB);
@@ -193,14 +193,14 @@ TEST(KeyResidency, TheDeviceWitnessMapNeedsTwoPartitionsAndTheChainBefore) {
   in.key_optional = GiB;
   residency_plan_t p = plan_key_residency(in);
   EXPECT_TRUE(p.optional_fits);
-  EXPECT_EQ(p.run_ahead, 1);
+  EXPECT_EQ(p.run_ahead(), 1);
   EXPECT_EQ(p.fixed, GiB / 2 + GiB + 2 * GiB + GiB);
   in.device = p.fixed + in.scratch_floor;  // exactly: still on the device
   EXPECT_TRUE(plan_key_residency(in).optional_fits);
   in.device -= 1;
   p = plan_key_residency(in);
   EXPECT_FALSE(p.optional_fits);
-  EXPECT_EQ(p.run_ahead, 0);
+  EXPECT_EQ(p.run_ahead(), 0);
   EXPECT_EQ(describe(p, in).find("run-ahead"), std::string::npos) << describe(p, in);
 }
 
