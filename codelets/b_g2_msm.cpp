@@ -69,6 +69,7 @@ void b_g2_msm_cuda(void* buffers[], void* arg) noexcept {
     m.d_out = reinterpret_cast<g2_jacobian_t*>(STARPU_VARIABLE_GET_PTR(buffers[first + 1]));
     m.n = n;
     m.split_from = size_t(pk.n_public) + 1;
+    m.phase = "b_g2_msm";
     if (detail::run_device_msm(m, p.key.scratch_max)) return;
     detail::note_host_fallback(p.label, "b_g2_msm", n);  // msm_device.hpp
     const g2_jacobian_t r = host_b_g2(p);

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <mutex>
+#include <set>
 #include <string>
 
 #include "codelets/activity.hpp"
@@ -78,11 +80,13 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
   auto bytes = [&](size_t piece, bool lean) -> uint64_t {
     return scratch_bytes<P>(m.n, split, piece, m.streamed, lean);
   };
-  uint64_t budget = std::min<uint64_t>(scratch_max, worker_scratch_room());
+  const uint64_t room = worker_scratch_room();
+  uint64_t budget = std::min<uint64_t>(scratch_max, room);
   for (;;) {
     const msm_pieces_plan_t plan =
         plan_msm_pieces(m.n, budget, msm_min_piece, m.dense ? dense_affine_factor : 1.0, bytes);
     if (!plan.fits) return false;
+    note_pieces_plan(m.phase, m.n, plan.piece, plan.count, plan.lean, plan.bytes, budget, room, m.streamed);
     void* scratch = nullptr;
     if (plan.bytes > 0) {
       scratch = try_worker_scratch(size_t(plan.bytes), size_t(budget));
@@ -100,6 +104,25 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
 
 template bool run_device_msm<g1_params>(const device_msm_t<g1_params>&, uint64_t);
 template bool run_device_msm<g2_params>(const device_msm_t<g2_params>&, uint64_t);
+
+void note_pieces_plan(const char* phase, size_t n, size_t piece, size_t count, bool lean, uint64_t bytes,
+                      uint64_t budget, uint64_t room, bool streamed) {
+  static std::mutex m;
+  static std::set<std::string> said;
+  {
+    std::lock_guard<std::mutex> lock(m);
+    if (!said.insert(phase).second) return;
+  }
+  const double gib = double(uint64_t(1) << 30);
+  char text[320];
+  std::snprintf(text, sizeof text,
+                "%s: %zu terms in %zu piece%s of %zu (%s form, bases %s), scratch %.2f GiB of a budget of %.2f GiB "
+                "(free on the device: %.2f GiB; said once)",
+                phase, n, count, count == 1 ? "" : "s", piece, lean ? "lean" : "batch-affine",
+                streamed ? "streamed from host memory" : "resident", double(bytes) / gib, double(budget) / gib,
+                double(room) / gib);
+  report_note(text);
+}
 
 void note_host_fallback(const std::string& label, const char* phase, size_t n) {
   static std::atomic<bool> said{false};

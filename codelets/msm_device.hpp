@@ -78,6 +78,7 @@ struct device_msm_t {
   size_t n = 0;
   size_t split_from = SIZE_MAX;  // gpu::msm_no_split: a plain Pippenger
   bool dense = false;            // scalars mostly not 0 or 1 (h): the batch-affine levels pay
+  const char* phase = "msm";     // for the plan's note (the codelet's name for the query)
 };
 
 // Enqueues the MSM on the calling CUDA worker's stream in pieces that fit
@@ -85,6 +86,12 @@ struct device_msm_t {
 // give even the smallest pieces their scratch. Throws on a CUDA error.
 template <class P>
 bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max);
+
+// Says once per process and phase how the first MSM of that phase was cut
+// (pieces, form, scratch against its budget and the device's free room):
+// the one line that tells a slow streamed query from a fast one.
+void note_pieces_plan(const char* phase, size_t n, size_t piece, size_t count, bool lean, uint64_t bytes,
+                      uint64_t budget, uint64_t room, bool streamed);
 
 // Says once per process, on stderr, that an MSM of `label` ran on the host
 // for want of device memory.

@@ -43,6 +43,12 @@ struct alignas(8) dev_fp2_t {
     const dev_fp_t ni = (c0.sqr() + c1.sqr()).inverse();
     return {c0 * ni, -(c1 * ni)};
   }
+  // The same with the norm inverted by binary Euclid (field.cuh): one
+  // thread's inversion, as batch_inverse.cuh's leaves take it.
+  SZK_D dev_fp2_t inverse_binary() const {
+    const dev_fp_t ni = (c0.sqr() + c1.sqr()).inverse_binary();
+    return {c0 * ni, -(c1 * ni)};
+  }
 
   // a^e for e given as 12 32-bit limbs, left to right (one S per bit, one M
   // per set bit), as the host fp2_t::pow.

@@ -1,6 +1,6 @@
 // Multi-scalar multiplication on G1 and G2, sum_i s_i·P_i, by Pippenger's
 // bucket method with signed windows, sorted buckets, batch-affine levels
-// (G1) and XYZZ accumulation.
+// and XYZZ accumulation.
 // One implementation: the point kernels and the driver are templates over a
 // curve bundle (msm_curve.cuh), instantiated for G1 and G2 at the bottom;
 // the digit, sort and bucket-bound kernels do not depend on the curve.
@@ -10,7 +10,7 @@
 //     the host (the one wait of the call: the sort sizes depend on it), and
 //     steps 1-2 run on m terms, not n. A boolean-heavy witness has few:
 //     after the prep_msm split (ones skipped) about a tenth. With
-//     batch-affine levels planned (G1) the same pass counts each window's
+//     batch-affine levels planned the same pass counts each window's
 //     non-zero digits (step 1's digits, one ballot per window and warp),
 //     and they come back with m: they size the window groups and the levels.
 //  1. digits: each live scalar leaves Montgomery form (one Fr product) and is
@@ -295,7 +295,7 @@ cudaError_t run(typename C::host_xyzz_type* d_result, const typename C::host_aff
     SZK_CHECK_LAUNCH();
     SZK_TRY(timer.mark(phase_timer_t::sort));
 
-    // 3a (G1): batch-affine levels; then the XYZZ levels below finish the
+    // 3a: batch-affine levels; then the XYZZ levels below finish the
     // last level's points, read through ident (vals_in, free after the sort).
     const typename C::affine_type* acc_bases = bases;
     const uint32_t* acc_vals = b.vals_out;

@@ -60,7 +60,8 @@ struct g2_curve_t : msm_launchers_t<g2_params> {
   // the G2 window (STARZK_MSM_G2_WINDOWS) to check it again.
   static constexpr double bucket_weight = 8.0;
   static constexpr bool prefetch = false;
-  static constexpr bool batch_affine = false;  // G1 only (msm_affine.cu)
+  // Batch-affine levels as G1 (msm_affine.cu, with Fp2 inversions).
+  static constexpr bool batch_affine = true;
 };
 
 template <class C>

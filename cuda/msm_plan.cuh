@@ -41,7 +41,7 @@ struct plan_t {
   size_t entries;                            // Wg·n
   size_t bound[32];                          // upper bound of the partial count per level
   size_t sort_temp, scan_temp, select_temp;  // CUB temporary storage
-  bool affine;                               // scratch for batch-affine levels (G1)
+  bool affine;                               // scratch for batch-affine levels
   size_t aff_entries;                        // non-zero digits per group they can take
   size_t aff_a, aff_b, aff_tot, aff_work;    // their sizes (points, field elements)
 

@@ -28,7 +28,8 @@
 # at 2^K (after the sector; STARZK_COLD_CPU as there; STARZK_COLD_START_ARGS
 # more prove arguments, e.g. --json), STARZK_SOAK=1 to run
 # bench/soak.sh last (its own STARZK_SOAK_* variables; STARZK_SOAK_GPUS=1
-# for the GPU soak). Everything but gpu-run.log is
+# for the GPU soak). StarPU's sampling folder (bus and codelet models) is
+# copied to OUTDIR/starpu-sampling. Everything but gpu-run.log is
 # packed into OUTDIR/results.tgz at the end (the device tool brings back at
 # most 8 files).
 set -euo pipefail
@@ -133,6 +134,9 @@ run)
     tail -6 "$out/soak.log"
     rm -rf "$out/soak/soak-job"
   fi
+  # StarPU's calibrations of this run (bus and codelet models), for
+  # simulation and for the next run's models (docs/policies.md).
+  [ -d "$STARPU_HOME/.starpu/sampling" ] && cp -r "$STARPU_HOME/.starpu/sampling" "$out/starpu-sampling"
   echo "== done rc=$rc"
   (cd "$out" && ls | grep -v '^gpu-run.log$' | tar czf results.tgz -T - && ls | grep -v -e '^gpu-run.log$' -e '^results.tgz$' | xargs rm -rf)
   exit $rc

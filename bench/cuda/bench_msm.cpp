@@ -16,13 +16,20 @@
 // groups shows.
 // G2 (b_g2_msm): n = 2^16, 2^20, 2^22, 2^24 (STARZK_MSM_G2_LOGS), random and
 // boolean-heavy through msm_g2, boolean-heavy also through msm_g2_jacobian
-// with the split; msm_g2_scratch_GiB likewise.
+// with the split; msm_g2_scratch_GiB likewise; rows ..._xyzz: the random
+// MSM and the split again without batch-affine levels.
 // After each random and boolean-heavy row, rows <row>_phase_<phase>: one
 // more call with the phases timed (msm_profile_t; last column = share).
 // msm_g1_random_xyzz: the random row again without batch-affine levels
 // (msm_tuning_t::affine_levels = 0), the bucket additions all madd-2008-s.
 // STARZK_MSM_AFFINE_LEVELS="1 3 9": the random row with that many levels
 // (rows msm_g1_random_L<k>, with their affine and XYZZ phases).
+// STARZK_MSM_PIECES="1 8 19": the random row again cut into that many
+// pieces (msm_g1_pieces, the form of a streamed query), rows
+// msm_g1_random_pieces<k>_device (bases resident: what cutting into pieces
+// costs) and msm_g1_random_pieces<k>_host (bases in page-locked host
+// memory, copied piece by piece under the MSM: what streaming adds); the
+// last column is the scratch the call was given, GiB.
 // STARZK_MSM_WINDOWS / STARZK_MSM_G2_WINDOWS="16 18": random scalars again
 // with those fixed window bits (rows msm_g*_random_c<bits>), to check the
 // window cost model.
@@ -155,6 +162,39 @@ void phase_rows(const std::string& name, size_t n, void* scr, size_t bytes, Run 
   for (const auto& [what, ms] : phases) row(name + "_phase_" + what, double(n), ms, ms / total);
 }
 
+// Page-locked host memory (cudaHostAlloc / cudaFreeHost).
+struct pinned_t {
+  void* p = nullptr;
+  explicit pinned_t(size_t bytes) { check_cuda(cudaHostAlloc(&p, bytes, cudaHostAllocDefault), "cudaHostAlloc"); }
+  ~pinned_t() { (void)cudaFreeHost(p); }
+  pinned_t(const pinned_t&) = delete;
+  pinned_t& operator=(const pinned_t&) = delete;
+};
+
+// STARZK_MSM_PIECES rows (file comment) for the random scalars in place.
+void pieces_rows(size_t n, int reps, const g1_affine_t* d_bases, const fr_t* d_scalars, cudaStream_t s) {
+  const std::vector<unsigned> pieces = env_list("STARZK_MSM_PIECES", {});
+  if (pieces.empty()) return;
+  pinned_t host(n * sizeof(g1_affine_t));
+  check_cuda(cudaMemcpyAsync(host.p, d_bases, n * sizeof(g1_affine_t), cudaMemcpyDeviceToHost, s), "copy");
+  check_cuda(cudaStreamSynchronize(s), "sync");
+  device_buffer_t d_jac(sizeof(g1_jacobian_t));
+  for (unsigned k : pieces) {
+    for (bool on_host : {false, true}) {
+      const msm_pieces_t pc{(n + k - 1) / std::max(k, 1u), on_host};
+      device_buffer_t scr(msm_g1_pieces_scratch_bytes(n, false, pc));
+      const auto* bases = on_host ? static_cast<const g1_affine_t*>(host.p) : d_bases;
+      const double ms = time_ms(s, reps, [&] {
+        check_cuda(
+            msm_g1_pieces(d_jac.as<g1_jacobian_t>(), bases, d_scalars, n, msm_no_split, pc, scr.get(), scr.size(), s),
+            "msm_g1_pieces");
+      });
+      row("msm_g1_random_pieces" + std::to_string(k) + (on_host ? "_host" : "_device"), double(n), ms,
+          double(scr.size()) / double(size_t(1) << 30));
+    }
+  }
+}
+
 void bench_g1(const std::vector<unsigned>& logs, const ceilings_t& ceil, cudaStream_t s) {
   // 2^16 distinct points (P_{i+1} = P_i + R), tiled on the device.
   const size_t m = size_t(1) << 16;
@@ -222,6 +262,7 @@ void bench_g1(const std::vector<unsigned>& logs, const ceilings_t& ceil, cudaStr
               (prof.accumulate + prof.fold) / prof.total());
         }
         window_sweep("STARZK_MSM_WINDOWS", "msm_g1", n, reps, floor_ms, s, msm_g1_scratch_bytes, run);
+        pieces_rows(n, reps, d_bases.as<g1_affine_t>(), d_scalars.as<fr_t>(), s);
         continue;
       }
       bench::ones_bitmap(d_bitmap.as<uint32_t>(), d_scalars.as<fr_t>(), n, s);
@@ -270,6 +311,10 @@ void bench_g2(const std::vector<unsigned>& logs, const ceilings_t& ceil, cudaStr
       row(kind == 0 ? "msm_g2_random" : "msm_g2_bool", double(n), ms, ms / floor_ms);
       phase_rows(kind == 0 ? "msm_g2_random" : "msm_g2_bool", n, d_scratch.get(), scratch, run);
       if (kind == 0) {
+        msm_tuning_t xyzz;
+        xyzz.affine_levels = 0;
+        const double ms0 = time_ms(s, reps, [&] { run(xyzz, d_scratch.get(), scratch); });
+        row("msm_g2_random_xyzz", double(n), ms0, ms0 / floor_ms);
         window_sweep("STARZK_MSM_G2_WINDOWS", "msm_g2", n, reps, floor_ms, s, msm_g2_scratch_bytes, run);
         continue;
       }
@@ -279,6 +324,15 @@ void bench_g2(const std::vector<unsigned>& logs, const ceilings_t& ceil, cudaStr
                    "msm_g2_jacobian");
       });
       row("msm_g2_jacobian_split_bool", double(n), ms2, ms2 / floor_ms);
+      // The same without batch-affine levels (XYZZ only), for the ratio.
+      msm_tuning_t xyzz;
+      xyzz.affine_levels = 0;
+      const double ms3 = time_ms(s, reps, [&] {
+        check_cuda(msm_g2_jacobian(d_jac.as<g2_jacobian_t>(), d_bases.as<g2_affine_t>(), d_scalars.as<fr_t>(), n, 0,
+                                   d_scratch.get(), scratch, s, xyzz),
+                   "msm_g2_jacobian");
+      });
+      row("msm_g2_jacobian_split_bool_xyzz", double(n), ms3, ms3 / floor_ms);
     }
   }
 }

@@ -128,6 +128,14 @@ loaded_key_t read_key(const std::string& path, bool zkey, const r1cs_t* circuit,
                   double(size) / double(1ull << 30));
     log_line(stderr, "key_read", "starzk: " + path + text, {{"key", path}, {"bytes", size}});
   }
+  // The sample tells this key from another of the same size before the
+  // digest is known (io/validation_record.hpp); 0 when the file cannot be
+  // read, which the reader then reports.
+  uint64_t sample = 0;
+  if (!size_error) try {
+      sample = file_sample(path);
+    } catch (const io_error&) {
+    }
   auto hashed = std::async(std::launch::async, [&] {
     const auto t0 = steady::now();
     r.digest = file_digest(path, o.threads);
@@ -142,10 +150,11 @@ loaded_key_t read_key(const std::string& path, bool zkey, const r1cs_t* circuit,
       known = store.find(r.digest, size, format, &r.note).has_value();
   };
 
-  // The whole check of a key read without its subgroup tests.
-  auto validate_read_key = [&] {
+  // The whole check of a key read without its subgroup tests (by default
+  // validate_key; the .zkey path finishes a validator fed during the read).
+  auto validate_read_key = [&](auto&& validate) {
     try {
-      r.info = validate_key(k.pk, key_validation_options_t{.device = o.device, .threads = o.threads});
+      r.info = validate();
     } catch (const key_validation_error& e) {
       throw io_error(path, e.what());
     } catch (const std::runtime_error& e) {
@@ -156,17 +165,22 @@ loaded_key_t read_key(const std::string& path, bool zkey, const r1cs_t* circuit,
     }
   };
 
+  auto whole_key = [&] {
+    return validate_key(k.pk, key_validation_options_t{.device = o.device, .threads = o.threads});
+  };
+
   const auto t1 = steady::now();
   if (format == key_format_t::packed) {
     // Decompression checks the points as it goes, in the subgroup too
     // unless a record vouches for the key. The record is found by the
     // digest, a full pass over the file (18-31 s at 2^27); the read does
-    // not wait for it but guesses from the records' sizes: no record of a
-    // key of this size and format (a first load), the subgroup checks as
-    // it decompresses; one (a later load), none, and in the rare wrong
-    // guess (another key of the same size validated before) every point is
-    // validated after the read.
-    const bool guess_known = !o.revalidate && store.may_hold(size, format);
+    // not wait for it but guesses from the records' sizes and samples: no
+    // record of a key of this size, format and sample (a first load), the
+    // subgroup checks as it decompresses; one (a later load), none, and in
+    // the rare wrong guess (a sample collision, or a file that changed
+    // between the sample and the hash) every point is validated after the
+    // read.
+    const bool guess_known = !o.revalidate && store.may_hold(size, format, sample);
     std::string where;
     unpack_stats_t stats;
     k.pk = read_packed(path, circuit, !guess_known, o, &where, &stats);
@@ -180,16 +194,33 @@ loaded_key_t read_key(const std::string& path, bool zkey, const r1cs_t* circuit,
       r.info.seconds = r.read_seconds;
       r.read_is_validation = true;
     } else if (!known) {
-      validate_read_key();
+      validate_read_key(whole_key);
+    }
+  } else if (format == key_format_t::zkey) {
+    // Read with every point on its curve; the subgroup checks of each query
+    // start as soon as the reader has decoded it, once the digest (hashed
+    // beside the read, done before the first large query) says the key is
+    // new, so the device checks run under the rest of the read.
+    std::optional<key_validator_t> validator;
+    bool looked_up = false;
+    auto on_query = [&](key_query_t q, const proving_key_t& pk) {
+      if (!looked_up) look_up(), looked_up = true;
+      if (known) return;
+      if (!validator) validator.emplace(key_validation_options_t{.device = o.device, .threads = o.threads});
+      validator->check(q, pk);
+    };
+    read_zkey(path, zkey_read_options_t{.check = decode_check::on_curve, .on_query = on_query}, k.pk);
+    r.read_seconds = since(t1);
+    if (!looked_up) look_up();
+    if (!known) {
+      if (!validator) validator.emplace(key_validation_options_t{.device = o.device, .threads = o.threads});
+      validate_read_key([&] { return validator->finish(k.pk); });
     }
   } else {
     // Read with every point on its curve; the subgroup is validate_key's.
     switch (format) {
       case key_format_t::key_cache:
         k.pk = read_key_cache(path, cache_check_t::on_curve, o.threads);
-        break;
-      case key_format_t::zkey:
-        k.pk = read_zkey(path, zkey_read_options_t{.check = decode_check::on_curve});
         break;
       default: {
         const params_read_options_t ro{.check = decode_check::on_curve, .threads = o.threads};
@@ -198,13 +229,13 @@ loaded_key_t read_key(const std::string& path, bool zkey, const r1cs_t* circuit,
     }
     r.read_seconds = since(t1);
     look_up();
-    if (!known) validate_read_key();
+    if (!known) validate_read_key(whole_key);
   }
   if (!known) {
     r.validated = true;
     if (store.enabled()) {
       const std::string warning = store.remember(
-          validation_record_t{r.digest, size, format, required_checks(format), r.info.points, unix_now()});
+          validation_record_t{r.digest, size, format, required_checks(format), r.info.points, unix_now(), sample});
       r.remembered = warning.empty();
       if (!warning.empty()) r.note = warning;
     } else {
@@ -243,8 +274,8 @@ std::string remember_validated(const std::string& path, key_format_t format, uin
   const record_store_t store = store_of(o);
   if (!store.enabled()) return "";
   const digest_t d = file_digest(path, o.threads);
-  return store.remember(
-      validation_record_t{d, std::filesystem::file_size(path), format, required_checks(format), points, unix_now()});
+  return store.remember(validation_record_t{d, std::filesystem::file_size(path), format, required_checks(format),
+                                            points, unix_now(), file_sample(path)});
 }
 
 namespace {

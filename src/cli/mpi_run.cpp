@@ -36,6 +36,7 @@
 #include "cli/batch_outputs.hpp"
 #include "cli/batch_watch.hpp"
 #include "cli/commands.hpp"
+#include "cli/log_lines.hpp"
 #include "cli/manifest.hpp"
 #include "dag/job_runner.hpp"
 #include "dag/memory_budget.hpp"
@@ -73,10 +74,10 @@ class rank_watch_t {
     if (stopped_) return true;
     if (watch_.stop_requested()) return stopped_ = true;
     if (const int by = stop_.stopped_by(); by >= 0) {
-      std::printf(
-          "starzk: rank %d: rank %d stopped (SIGUSR1): submitting no more partitions, finishing those in flight\n",
-          rank_, by);
-      std::fflush(stdout);
+      log_line(stdout, "signal",
+               "starzk: rank " + std::to_string(rank_) + ": rank " + std::to_string(by) +
+                   " stopped (SIGUSR1): submitting no more partitions, finishing those in flight",
+               {{"signal", "SIGUSR1"}, {"rank", rank_}, {"stopped_by", by}});
       return stopped_ = true;
     }
     return false;
@@ -186,7 +187,7 @@ written_t write_outputs(const manifest_t& m, const std::vector<uint8_t>& done,
         ++missing;
       } else if (const std::string e = write_partition_result(outs, job, jx, i, *all[g], w.errors); !e.empty()) {
         ++failed;
-        std::fprintf(stderr, "starzk: %s\n", e.c_str());
+        log_line(stderr, "error", "starzk: " + e, {{"job", job.label()}, {"partition", i}});
       } else {
         ++w.written;
       }
@@ -194,17 +195,23 @@ written_t write_outputs(const manifest_t& m, const std::vector<uint8_t>& done,
     if (failed == 0 && missing == 0)
       if (const std::string e = finish_job_outputs(outs, job, jx); !e.empty()) {
         failed = 1;
-        std::fprintf(stderr, "starzk: %s\n", e.c_str());
+        log_line(stderr, "error", "starzk: " + e, {{"job", job.label()}});
       }
     const size_t n = job.witnesses.size(), ok = n - std::min(failed + missing, n);
+    const nlohmann::json jf = {{"job", job.label()},        {"proofs", ok},       {"partitions", n},
+                               {"ok", !failed && !missing}, {"resumed", resumed}, {"not_proved", missing}};
+    const std::string head = "job " + job.label() + ": ";
     if (resumed == n && !quiet)
-      std::printf("job %s: %zu proofs finished by an earlier run\n", job.label().c_str(), n);
+      log_line(stdout, "job", head + std::to_string(n) + " proofs finished by an earlier run", jf);
     else if (failed)
-      std::printf("job %s: %zu/%zu proofs FAILED\n", job.label().c_str(), ok, n);
+      log_line(stderr, "error", head + std::to_string(ok) + "/" + std::to_string(n) + " proofs FAILED", jf);
     else if (missing)
-      std::printf("job %s: %zu/%zu proofs written, %zu not proved (stopped)\n", job.label().c_str(), ok, n, missing);
+      log_line(stdout, "job",
+               head + std::to_string(ok) + "/" + std::to_string(n) + " proofs written, " + std::to_string(missing) +
+                   " not proved (stopped)",
+               jf);
     else if (!quiet)
-      std::printf("job %s: %zu/%zu proofs written\n", job.label().c_str(), ok, n);
+      log_line(stdout, "job", head + std::to_string(ok) + "/" + std::to_string(n) + " proofs written", jf);
     w.failed += failed;
     w.not_proved += missing;
     w.resumed += resumed;
@@ -252,16 +259,26 @@ int run_manifest_mpi(const batch_run_options_t& o) {
       recorder->set_meta("mpi_rank", std::to_string(mpi.rank()));
     }
     if (mpi.is_root() && !o.quiet) {
-      std::printf(
-          "starzk: %zu jobs, %zu partitions on %d MPI ranks (partition p on rank p mod %d), policy %s, "
-          "%u CPU + %u CUDA workers on rank 0\n",
-          m.jobs.size(), partitions, mpi.size(), mpi.size(), session.policy_name().c_str(), session.cpu_workers(),
-          session.cuda_workers());
+      char line[320];
+      std::snprintf(line, sizeof line,
+                    "starzk: %zu jobs, %zu partitions on %d MPI ranks (partition p on rank p mod %d), policy %s, "
+                    "%u CPU + %u CUDA workers on rank 0",
+                    m.jobs.size(), partitions, mpi.size(), mpi.size(), session.policy_name().c_str(),
+                    session.cpu_workers(), session.cuda_workers());
+      log_line(stdout, "start", line,
+               {{"jobs", m.jobs.size()},
+                {"partitions", partitions},
+                {"ranks", mpi.size()},
+                {"policy", session.policy_name()},
+                {"cpu_workers", session.cpu_workers()},
+                {"gpu_workers", session.cuda_workers()}});
       if (const size_t resumed = outs->resumed())
-        std::printf("starzk: %zu of %zu partitions were finished by an earlier run (journal); proving the other %zu\n",
-                    resumed, partitions, partitions - resumed);
+        log_line(stdout, "resume",
+                 "starzk: " + std::to_string(resumed) + " of " + std::to_string(partitions) +
+                     " partitions were finished by an earlier run (journal); proving the other " +
+                     std::to_string(partitions - resumed),
+                 {{"resumed", resumed}, {"partitions", partitions}});
     }
-    std::fflush(stdout);
 
     // Step 1.
     const auto t_prove = steady::now();
@@ -269,11 +286,17 @@ int run_manifest_mpi(const batch_run_options_t& o) {
     const std::map<size_t, dag::partition_result_t> local = prove_mine(m, done, o, mpi, rank_watch, recorder.get());
     stop.announce(rank_watch.stopped());
     watch.stall_check(false);  // from now on this rank only waits for the others
-    if (!o.quiet)
-      std::printf("starzk: rank %d: %zu partitions proved in %.2f s%s\n", mpi.rank(), local.size(),
-                  seconds_since(t_prove), rank_watch.stopped() ? " (stopped)" : "");
+    if (!o.quiet) {
+      char line[160];
+      std::snprintf(line, sizeof line, "starzk: rank %d: %zu partitions proved in %.2f s%s", mpi.rank(), local.size(),
+                    seconds_since(t_prove), rank_watch.stopped() ? " (stopped)" : "");
+      log_line(stdout, "rank", line,
+               {{"rank", mpi.rank()},
+                {"proved", local.size()},
+                {"seconds", seconds_since(t_prove)},
+                {"stopped", rank_watch.stopped()}});
+    }
     if (recorder) runtime::save_trace(recorder->snapshot(), trace_path(o.trace, mpi.rank()));
-    std::fflush(stdout);
 
     // Step 2: every rank's word first (no request outstanding), then the results.
     stop.wait_all();
@@ -283,21 +306,37 @@ int run_manifest_mpi(const batch_run_options_t& o) {
     if (mpi.is_root()) {
       const written_t w = write_outputs(m, done, all, *outs, o.quiet);
       if (const std::string warn = write_batch_marker(m, *outs, w.errors, w.not_proved ? "SIGUSR1" : ""); !warn.empty())
-        std::fprintf(stderr, "starzk: warning: %s\n", warn.c_str());
+        log_line(stderr, "warning", "starzk: warning: " + warn);
       const double s = seconds_since(t0);
       const size_t ok = w.resumed + w.written;
       const std::string stop_text =
           "; stopped by SIGUSR1, " + std::to_string(w.not_proved) + " partitions not proved (a rerun resumes)";
-      std::printf("%zu of %zu proofs verified and written in %.2f s (%.2f proofs/s) on %d rank%s%s%s\n", ok, partitions,
-                  s, s > 0 ? double(w.written) / s : 0.0, mpi.size(), mpi.size() == 1 ? "" : "s",
-                  w.failed ? "; some partitions FAILED" : "", w.not_proved ? stop_text.c_str() : "");
+      char line[400];
+      std::snprintf(line, sizeof line,
+                    "%zu of %zu proofs verified and written in %.2f s (%.2f proofs/s) on %d rank%s%s%s", ok, partitions,
+                    s, s > 0 ? double(w.written) / s : 0.0, mpi.size(), mpi.size() == 1 ? "" : "s",
+                    w.failed ? "; some partitions FAILED" : "", w.not_proved ? stop_text.c_str() : "");
+      log_line(stdout, "summary", line,
+               {{"command", "prove"},
+                {"manifest", o.manifest},
+                {"mpi_ranks", mpi.size()},
+                {"ok", !w.failed && !w.not_proved},
+                {"partitions", partitions},
+                {"proved", ok},
+                {"failed", w.failed},
+                {"resumed", w.resumed},
+                {"stopped", w.not_proved > 0},
+                {"not_proved", w.not_proved},
+                {"seconds", s},
+                {"proofs_per_second", s > 0 ? double(w.written) / s : 0.0}});
       status = w.failed ? exit_no : w.not_proved ? exit_stopped : exit_ok;
     }
-    std::fflush(stdout);
     status = dag::share_status(mpi, status);
     watch.runtime_running(false);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "starzk: rank %d of %d: %s\n", mpi.rank(), mpi.size(), e.what());
+    log_line(stderr, "error",
+             "starzk: rank " + std::to_string(mpi.rank()) + " of " + std::to_string(mpi.size()) + ": " + e.what(),
+             {{"rank", mpi.rank()}});
     dag::mpi_session_t::abort_all(1);
   }
   return status;

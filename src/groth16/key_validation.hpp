@@ -23,9 +23,15 @@
 // by index within a query, is reported as key_validation_error with the
 // text "<query> point <i>: <why>" (or "<name>: <why>" for a vk point), e.g.
 // "b_g2 point 17: not in the prime-order subgroup".
+//
+// key_validator_t checks the queries as a reader completes them, so that
+// the device checks of one query run while the next is still decoded
+// (io/zkey.hpp's on_query); validate_key is a validator given the whole
+// key at once. Either reports the same point for the same key.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -59,6 +65,29 @@ struct key_validation_info_t {
 // Throws key_validation_error for a bad point (see above), or
 // std::runtime_error when device = gpu and no device can run the checks.
 key_validation_info_t validate_key(const proving_key_t& pk, const key_validation_options_t& options = {});
+
+// Queries checked on one background thread, in the order given. check(q,
+// pk) queues query q of pk, whose points must stay where they are (no
+// resize, no move of that vector's storage) until finish returns or the
+// validator is destroyed; each query at most once. finish(pk) queues the
+// queries not given yet, checks the nine verifying-key points on the
+// calling thread, waits, and then returns or throws exactly as
+// validate_key(pk) would. The destructor waits for the queued checks
+// (declare the validator after the key it reads, so it goes first).
+class key_validator_t {
+ public:
+  explicit key_validator_t(const key_validation_options_t& options = {});
+  ~key_validator_t();
+  key_validator_t(const key_validator_t&) = delete;
+  key_validator_t& operator=(const key_validator_t&) = delete;
+
+  void check(key_query_t q, const proving_key_t& pk);
+  key_validation_info_t finish(const proving_key_t& pk);
+
+ private:
+  struct state_t;
+  std::unique_ptr<state_t> state_;
+};
 
 // The number of points validate_key checks.
 uint64_t key_point_count(const proving_key_t& pk);

@@ -47,7 +47,7 @@ template <class Point>
 std::optional<bad_point_t> scan(std::span<const Point> points, bool infinity_ok,
                                 cudaError_t (*check_fn)(const Point*, size_t, const gpu::key_check_options_t&,
                                                         gpu::point_scan_t*, gpu::key_check_context_t*),
-                                const char* call) {
+                                const char* call, gpu::key_check_context_t* ctx) {
   if (points.empty()) return std::nullopt;
   gpu::key_check_options_t opt;
   opt.device = 0;
@@ -55,7 +55,7 @@ std::optional<bad_point_t> scan(std::span<const Point> points, bool infinity_ok,
   opt.allow_infinity = infinity_ok;
   opt.device_bytes = size_t(64) << 20;  // see the file comment
   gpu::point_scan_t out;
-  check(check_fn(points.data(), points.size(), opt, &out, nullptr), call);
+  check(check_fn(points.data(), points.size(), opt, &out, ctx), call);
   if (out.ok()) return std::nullopt;
   return bad_point_t{out.first_bad, fault_of(out.fault)};
 }
@@ -68,12 +68,24 @@ std::string gpu_device_name() {
   return std::string("GPU 0: ") + prop.name;
 }
 
-std::optional<bad_point_t> scan_gpu(std::span<const g1_affine_t> points, bool infinity_ok) {
-  return scan<g1_affine_t>(points, infinity_ok, gpu::check_g1, "check_g1");
+struct gpu_scanner_t::impl_t {
+  gpu::key_check_context_t ctx;
+};
+
+// cudaFree(0) creates the device's context here, so that its cost falls
+// on the thread that owns the scanner rather than on the first query.
+gpu_scanner_t::gpu_scanner_t() : impl_(std::make_unique<impl_t>()) {
+  check(cudaSetDevice(0), "cudaSetDevice");
+  check(cudaFree(nullptr), "cudaFree(0)");
+}
+gpu_scanner_t::~gpu_scanner_t() = default;
+
+std::optional<bad_point_t> gpu_scanner_t::scan(std::span<const g1_affine_t> points, bool infinity_ok) {
+  return key_validation_detail::scan<g1_affine_t>(points, infinity_ok, gpu::check_g1, "check_g1", &impl_->ctx);
 }
 
-std::optional<bad_point_t> scan_gpu(std::span<const g2_affine_t> points, bool infinity_ok) {
-  return scan<g2_affine_t>(points, infinity_ok, gpu::check_g2, "check_g2");
+std::optional<bad_point_t> gpu_scanner_t::scan(std::span<const g2_affine_t> points, bool infinity_ok) {
+  return key_validation_detail::scan<g2_affine_t>(points, infinity_ok, gpu::check_g2, "check_g2", &impl_->ctx);
 }
 
 }  // namespace starzk::key_validation_detail

@@ -55,6 +55,9 @@ struct verifying_key_t {
   bool operator==(const verifying_key_t&) const = default;
 };
 
+// The point queries of a key by name, in the order validation reports them.
+enum class key_query_t { ic, h, l, a, b_g1, b_g2 };
+
 struct proving_key_t {
   h_convention_t convention = h_convention_t::snarkjs_odd_coset;
   uint32_t n_vars = 0;

@@ -90,8 +90,6 @@ struct key_layout_t {
   key_head_t head;
 };
 
-enum class key_query_t { ic, h, l, a, b_g1, b_g2 };
-
 class key_sink_t {
  public:
   virtual ~key_sink_t() = default;

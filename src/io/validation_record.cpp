@@ -1,5 +1,5 @@
-// Validation records (validation_record.hpp): the 80-byte encoding, the
-// folder from the environment, lookup and atomic writing.
+// Validation records (validation_record.hpp): the 88-byte encoding, the
+// file sample, the folder from the environment, lookup and atomic writing.
 #include "io/validation_record.hpp"
 
 #include <cstdlib>
@@ -10,6 +10,7 @@
 #include "io/atomic_file.hpp"
 #include "io/binfile.hpp"
 #include "io/checksum.hpp"
+#include "io/io_error.hpp"
 #include "util/config.hpp"
 
 namespace starzk {
@@ -17,8 +18,8 @@ namespace starzk {
 namespace {
 
 constexpr char magic[4] = {'s', 'z', 'v', 'r'};
-constexpr uint32_t version = 1;
-constexpr size_t checksum_at = 72;
+constexpr uint32_t version = 2;
+constexpr size_t sample_at = 72, checksum_at = 80;
 static_assert(checksum_at + 8 == validation_record_size);
 
 }  // namespace
@@ -40,6 +41,7 @@ std::vector<uint8_t> encode_record(const validation_record_t& r) {
   store_u32_le(b.data() + 52, r.checks);
   store_u64_le(b.data() + 56, r.points);
   store_u64_le(b.data() + 64, r.validated_at);
+  store_u64_le(b.data() + sample_at, r.sample);
   store_u64_le(b.data() + checksum_at, xxh64(b.data(), checksum_at));
   return b;
 }
@@ -49,6 +51,8 @@ std::optional<validation_record_t> decode_record(std::span<const uint8_t> b, std
     if (why) *why = w;
     return std::nullopt;
   };
+  if (b.size() == 80 && std::memcmp(b.data(), magic, 4) == 0 && load_u32_le(b.data() + 4) == 1)
+    return no("record version 1 (no sample; this starzk reads version 2)");
   if (b.size() != validation_record_size)
     return no("corrupt record: " + std::to_string(b.size()) + " bytes, a record has " +
               std::to_string(validation_record_size));
@@ -56,7 +60,7 @@ std::optional<validation_record_t> decode_record(std::span<const uint8_t> b, std
   if (load_u64_le(b.data() + checksum_at) != xxh64(b.data(), checksum_at))
     return no("corrupt record: checksum mismatch");
   if (load_u32_le(b.data() + 4) != version)
-    return no("record version " + std::to_string(load_u32_le(b.data() + 4)) + " (this starzk reads version 1)");
+    return no("record version " + std::to_string(load_u32_le(b.data() + 4)) + " (this starzk reads version 2)");
   validation_record_t r;
   std::memcpy(r.digest.data(), b.data() + 8, 32);
   r.file_size = load_u64_le(b.data() + 40);
@@ -66,7 +70,34 @@ std::optional<validation_record_t> decode_record(std::span<const uint8_t> b, std
   r.checks = load_u32_le(b.data() + 52);
   r.points = load_u64_le(b.data() + 56);
   r.validated_at = load_u64_le(b.data() + 64);
+  r.sample = load_u64_le(b.data() + sample_at);
   return r;
+}
+
+uint64_t file_sample(const std::filesystem::path& file) {
+  constexpr size_t blocks = 64, block = 4096;
+  std::ifstream f(file, std::ios::binary);
+  if (!f) throw io_error(file, "cannot open it to sample it");
+  f.seekg(0, std::ios::end);
+  const auto end = f.tellg();
+  if (end < 0) throw io_error(file, "cannot find its size");
+  const uint64_t size = uint64_t(end);
+  // The size, then each block's bytes, hashed as one buffer.
+  std::vector<uint8_t> buf(8);
+  store_u64_le(buf.data(), size);
+  auto take = [&](uint64_t at, size_t n) {
+    const size_t old = buf.size();
+    buf.resize(old + n);
+    f.seekg(std::streamoff(at));
+    if (!f.read(reinterpret_cast<char*>(buf.data() + old), std::streamsize(n)))
+      throw io_error(file, "cannot read " + std::to_string(n) + " bytes at offset " + std::to_string(at));
+  };
+  if (size <= blocks * block) {
+    take(0, size_t(size));
+  } else {
+    for (size_t i = 0; i < blocks; ++i) take((size - block) / (blocks - 1) * i, block);
+  }
+  return xxh64(buf.data(), buf.size());
 }
 
 record_store_t record_store_t::from_env() {
@@ -110,7 +141,7 @@ std::optional<validation_record_t> record_store_t::find(const digest_t& d, uint6
   return r;
 }
 
-bool record_store_t::may_hold(uint64_t file_size, key_format_t format, size_t limit) const {
+bool record_store_t::may_hold(uint64_t file_size, key_format_t format, uint64_t sample, size_t limit) const {
   if (!enabled_) return false;
   std::error_code ec;
   std::filesystem::directory_iterator it(dir_, ec), end;
@@ -123,7 +154,7 @@ bool record_store_t::may_hold(uint64_t file_size, key_format_t format, size_t li
     std::vector<uint8_t> b(validation_record_size);
     if (!f.read(reinterpret_cast<char*>(b.data()), std::streamsize(b.size()))) continue;
     const auto r = decode_record(b);
-    if (r && r->file_size == file_size && r->format == format &&
+    if (r && r->file_size == file_size && r->format == format && r->sample == sample &&
         (r->checks & required_checks(format)) == required_checks(format) && path_of(r->digest) == it->path())
       return true;
   }

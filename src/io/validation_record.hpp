@@ -13,16 +13,19 @@
 // folder is created on the first write; a folder that cannot be created or
 // written is a warning for the caller to print, never a failure.
 //
-// A record (docs/formats.md, "Validation record"), 80 bytes, little-endian:
+// A record (docs/formats.md, "Validation record"), 88 bytes, little-endian:
 //   0   4   magic "szvr"
-//   4   4   u32 version (1)
+//   4   4   u32 version (2)
 //   8   32  the key's file digest
 //   40  8   u64 the key's size in bytes
 //   48  4   u32 key format (1 .zkey, 2 .params, 3 .szkc, 4 .szpk)
 //   52  4   u32 checks done (record_check bits below)
 //   56  8   u64 points checked
 //   64  8   u64 when (seconds since 1970, UTC; informational)
-//   72  8   u64 xxh64 of bytes 0..71 (io/checksum.hpp)
+//   72  8   u64 the key's sample (file_sample below)
+//   80  8   u64 xxh64 of bytes 0..79 (io/checksum.hpp)
+// A version 1 record (80 bytes, no sample) is not a hit: the key is
+// validated once more and its record rewritten in version 2.
 // File name: the digest in lower-case hex, then ".rec". A record that is
 // missing, unreadable, of another size, corrupt (magic, version, checksum),
 // for another digest or file size, for another format, or that lacks a check
@@ -56,7 +59,16 @@ enum record_check : uint32_t {
 // The checks a record must name to count for a key of this format.
 uint32_t required_checks(key_format_t format);
 
-inline constexpr size_t validation_record_size = 80;
+inline constexpr size_t validation_record_size = 88;
+
+// A fingerprint of a file that costs a few reads instead of a pass:
+// XXH64 over the size and 64 blocks of 4 KiB at evenly spaced offsets (the
+// first at 0, the last ending at the end; the whole file when it is
+// smaller). Two keys of the same size from different set-ups differ in
+// nearly every block, so the sample tells them apart before the digest is
+// known; it vouches for nothing (the digest does). Throws io_error naming
+// the file when it cannot be read.
+uint64_t file_sample(const std::filesystem::path& file);
 
 struct validation_record_t {
   digest_t digest{};
@@ -65,6 +77,7 @@ struct validation_record_t {
   uint32_t checks = 0;
   uint64_t points = 0;
   uint64_t validated_at = 0;  // seconds since 1970
+  uint64_t sample = 0;        // file_sample of the key
 
   bool operator==(const validation_record_t&) const = default;
 };
@@ -97,12 +110,12 @@ class record_store_t {
   std::optional<validation_record_t> find(const digest_t& d, uint64_t file_size, key_format_t format,
                                           std::string* why = nullptr) const;
 
-  // Whether some record that counts names a key of this size and format: a
-  // hint, read before the digest is known (a later load of a key usually
-  // finds one; a first load finds none, unless another key of the same
-  // size and format was validated before). Reads at most `limit` records.
-  // False when remembering is off. Never throws.
-  bool may_hold(uint64_t file_size, key_format_t format, size_t limit = 4096) const;
+  // Whether some record that counts names a key of this size, format and
+  // sample: a hint, read before the digest is known (a later load of a key
+  // finds one; a first load finds none, also when another key of the same
+  // size was validated before, unless their samples collide). Reads at
+  // most `limit` records. False when remembering is off. Never throws.
+  bool may_hold(uint64_t file_size, key_format_t format, uint64_t sample, size_t limit = 4096) const;
 
   // Writes the record (creating the folder); returns "" or, when it could
   // not be written, a warning naming the path. Never throws.

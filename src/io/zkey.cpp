@@ -207,9 +207,18 @@ void read_coeffs(bin_cursor_t& c, proving_key_t& k) {
 proving_key_t read_zkey(const std::filesystem::path& file) { return read_zkey(file, zkey_read_options_t{}); }
 
 proving_key_t read_zkey(const std::filesystem::path& file, const zkey_read_options_t& options) {
-  const decode_check ck = options.check;
-  bin_file_t f(file, "zkey", 1, 1);
   proving_key_t k;
+  read_zkey(file, options, k);
+  return k;
+}
+
+void read_zkey(const std::filesystem::path& file, const zkey_read_options_t& options, proving_key_t& k) {
+  const decode_check ck = options.check;
+  k = proving_key_t{};
+  bin_file_t f(file, "zkey", 1, 1);
+  auto done = [&](key_query_t q) {
+    if (options.on_query) options.on_query(q, k);
+  };
   k.convention = h_convention_t::snarkjs_odd_coset;
 
   auto p = f.section(sec_protocol, "protocol");
@@ -267,6 +276,7 @@ proving_key_t read_zkey(const std::filesystem::path& file, const zkey_read_optio
   // ---- IC and the matrices ----
   k.vk.ic.resize(uint64_t(k.n_public) + 1);
   decode_g1s(ic, k.vk.ic, infinity_t::forbidden, ck);
+  done(key_query_t::ic);
   read_coeffs(co, k);
 
   // ---- queries ----
@@ -292,11 +302,15 @@ proving_key_t read_zkey(const std::filesystem::path& file, const zkey_read_optio
     }
   });
   decode_g1s(a, k.a, infinity_t::allowed, ck);
+  done(key_query_t::a);
   decode_g1s(b1, k.b_g1, infinity_t::allowed, ck);
+  done(key_query_t::b_g1);
   decode_g2s(b2, k.b_g2, infinity_t::allowed, ck);
+  done(key_query_t::b_g2);
   decode_g1s(c, k.l, infinity_t::allowed, ck);
+  done(key_query_t::l);
   decode_g1s(hq, k.h, infinity_t::forbidden, ck);
-  return k;
+  done(key_query_t::h);
 }
 
 std::vector<uint8_t> read_zkey_transcript(const std::filesystem::path& file) {

@@ -35,6 +35,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -47,12 +48,25 @@ namespace starzk {
 // the curve and in the subgroup) or on_curve (the subgroup is left to the
 // caller, groth16/key_validation.hpp; none counts as on_curve). Everything
 // else is always checked.
+//
+// on_query, when set, is called on the reading thread as each point query
+// is decoded and checked (ic, then a, b_g1, b_g2, l, h: the file's order),
+// with the key being filled. The query's vector is final from then on (its
+// storage stays where it is, also when the key is returned), so a
+// validator may read it while the rest is decoded; the other fields are
+// not final until read_zkey returns. An exception from on_query ends the
+// read with that exception.
 struct zkey_read_options_t {
   decode_check check = decode_check::full;
+  std::function<void(key_query_t, const proving_key_t&)> on_query;
 };
 
 proving_key_t read_zkey(const std::filesystem::path& file);
 proving_key_t read_zkey(const std::filesystem::path& file, const zkey_read_options_t& options);
+// The same, filling `out` (cleared first): a caller whose validator reads
+// the queries during the read keeps the key alive beyond it, also when the
+// read throws.
+void read_zkey(const std::filesystem::path& file, const zkey_read_options_t& options, proving_key_t& out);
 
 // The raw bytes of section 10 (the MPC transcript), for write_zkey.
 std::vector<uint8_t> read_zkey_transcript(const std::filesystem::path& file);

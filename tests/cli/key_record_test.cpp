@@ -12,6 +12,8 @@
 // at its own temporary folder (never $HOME).
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <optional>
 #include <random>
 
 #include "cli/inputs.hpp"
@@ -185,24 +187,57 @@ TEST_F(KeyRecord, PackedKeysAreCheckedWhileDecompressed) {
 }
 
 // The read of a packed key starts before its digest is known: with no
-// record of a key of its size and format it decompresses with the subgroup
-// checks (above); with one, without them, and a key that then has no
-// record of its own (another key of the same size was validated before)
-// is validated in full after the read: remembered when good, refused
-// naming its query when a point lies outside the subgroup.
+// record of a key of its size, format and sample it decompresses with the
+// subgroup checks (above), also when another key of the same size was
+// validated before; with one, without them, and a key that then has no
+// record of its own (a sample that collides: forged here by rewriting the
+// record's sample) is validated in full after the read: remembered when
+// good, refused naming its query when a point lies outside the subgroup.
 TEST_F(KeyRecord, PackedKeyOfAKnownSizeButUnknownDigestIsValidatedAfterTheRead) {
   const r1cs_t cs = read_r1cs(fixture / "circuit.r1cs");
-  const fs::path p1 = dir_ / "k1.szpk", p2 = dir_ / "k2.szpk", p3 = dir_ / "k3.szpk";
+  const fs::path p1 = dir_ / "k1.szpk", p2 = dir_ / "k2.szpk", p3 = dir_ / "k3.szpk", p4 = dir_ / "k4.szpk";
   write_packed_key(p1, setup(cs, h_convention_t::bellman_coset), 1);
   const proving_key_t pk2 = setup(cs, h_convention_t::bellman_coset);  // fresh toxic waste: other points
   write_packed_key(p2, pk2, 1);
-  ASSERT_EQ(fs::file_size(p1), fs::file_size(p2));
-  EXPECT_FALSE(store_.may_hold(fs::file_size(p1), key_format_t::packed));
-  ASSERT_TRUE(load(p1, false, &cs).check.remembered);
-  EXPECT_TRUE(store_.may_hold(fs::file_size(p1), key_format_t::packed));
-  EXPECT_FALSE(store_.may_hold(fs::file_size(p1) + 1, key_format_t::packed));
-  EXPECT_FALSE(store_.may_hold(fs::file_size(p1), key_format_t::key_cache));
+  write_packed_key(p4, setup(cs, h_convention_t::bellman_coset), 1);
+  proving_key_t bad = pk2;
+  size_t i = 0;
+  while (bad.a[i].is_infinity()) ++i;
+  bad.a[i] = g1_outside_subgroup();
+  write_packed_key(p3, bad, 1);
+  const uint64_t size = fs::file_size(p1);
+  for (const fs::path& p : {p2, p3, p4}) ASSERT_EQ(fs::file_size(p), size);
+  const uint64_t s1 = file_sample(p1), s2 = file_sample(p2), s3 = file_sample(p3);
+  EXPECT_NE(s1, s2);
+  EXPECT_NE(s2, s3);
 
+  EXPECT_FALSE(store_.may_hold(size, key_format_t::packed, s1));
+  const cli::loaded_key_t first = load(p1, false, &cs);
+  ASSERT_TRUE(first.check.remembered);
+  EXPECT_TRUE(store_.may_hold(size, key_format_t::packed, s1));
+  EXPECT_FALSE(store_.may_hold(size, key_format_t::packed, s2));  // same size, another key
+  EXPECT_FALSE(store_.may_hold(size + 1, key_format_t::packed, s1));
+  EXPECT_FALSE(store_.may_hold(size, key_format_t::key_cache, s1));
+
+  // Another key of the same size is a first load: checked as decompressed.
+  const cli::loaded_key_t fourth = load(p4, false, &cs);
+  EXPECT_TRUE(fourth.check.validated);
+  EXPECT_TRUE(fourth.check.read_is_validation);
+
+  // p1's record made to carry another key's sample: the guess is wrong.
+  auto collide_with = [&](uint64_t sample) {
+    const fs::path rec = store_.path_of(first.check.digest);
+    std::ifstream in(rec, std::ios::binary);
+    std::vector<uint8_t> b(validation_record_size);
+    ASSERT_TRUE(in.read(reinterpret_cast<char*>(b.data()), std::streamsize(b.size())));
+    std::optional<validation_record_t> r = decode_record(b);
+    ASSERT_TRUE(r);
+    r->sample = sample;
+    const std::vector<uint8_t> out = encode_record(*r);
+    std::ofstream(rec, std::ios::binary).write(reinterpret_cast<const char*>(out.data()), std::streamsize(out.size()));
+    ASSERT_TRUE(store_.may_hold(size, key_format_t::packed, sample));
+  };
+  collide_with(s2);
   const cli::loaded_key_t second = load(p2, false, &cs);
   EXPECT_TRUE(second.check.validated);
   EXPECT_FALSE(second.check.read_is_validation);  // read first, validated after
@@ -211,12 +246,7 @@ TEST_F(KeyRecord, PackedKeyOfAKnownSizeButUnknownDigestIsValidatedAfterTheRead) 
   EXPECT_EQ(second.pk, pk2);
   EXPECT_FALSE(load(p2, false, &cs).check.validated);
 
-  proving_key_t bad = pk2;
-  size_t i = 0;
-  while (bad.a[i].is_infinity()) ++i;
-  bad.a[i] = g1_outside_subgroup();
-  write_packed_key(p3, bad, 1);
-  ASSERT_EQ(fs::file_size(p3), fs::file_size(p1));
+  collide_with(s3);
   const size_t before = records();
   try {
     load(p3, false, &cs);

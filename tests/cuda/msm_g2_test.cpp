@@ -6,6 +6,9 @@
 //     of madd-2008-s and add-2008-s; small windows and chunks);
 //   - the one-call Jacobian MSMs of G1 and G2, split or not, vs split_msm of
 //     the host prep_msm (split_from = 0, a few public inputs, n, past n);
+//   - the batch-affine levels forced on both curves (few, many, more than
+//     the runs are long; repeated and opposite bases, so the level pairs
+//     meet doublings and P + (-P); O among the bases);
 //   - the device ones bitmap vs prep_msm's bitmap and a host loop.
 // Results are compared as group elements (to_affine on the host). Every
 // case draws fresh points and scalars from a seeded generator.
@@ -82,6 +85,43 @@ TYPED_TEST(CudaMsmCurve, TuningVariants) {
   check_msm<TypeParam>(rng, 3000, random_mix, msm_tuning_t{4, 2, 64}, 700);
   check_msm<TypeParam>(rng, 3000, all_one, msm_tuning_t{5, 3, 128}, 700);
   check_msm<TypeParam>(rng, 3000, boolean_heavy, msm_tuning_t{13, 16, 32}, 700);
+}
+
+TYPED_TEST(CudaMsmCurve, BatchAffineLevels) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  for (int levels : {1, 2, 5, 9, 20}) {
+    msm_tuning_t t{4, 32, 128};
+    t.affine_levels = levels;
+    check_msm<TypeParam>(rng, 3000, random_mix, t);
+    check_msm<TypeParam>(rng, 3001, boolean_heavy, t, 0, 13);
+  }
+  msm_tuning_t t{13, 2, 64};
+  t.affine_levels = 3;
+  check_msm<TypeParam>(rng, 4097, random_mix, t, 3);     // equal points: doublings
+  check_msm<TypeParam>(rng, 4097, all_minus_one, t, 2);  // runs of one point
+  t.affine_levels = -1;                                  // the planner's choice
+  check_msm<TypeParam>(rng, size_t(1) << 15, random_mix, t, 4096);
+
+  // +P and -P with equal scalars meet in one bucket (their sum is O), and
+  // equal points with equal scalars double: bases +-P_(j mod 5), three
+  // scalar values.
+  using P = TypeParam;
+  const auto five = make_bases<P>(rng, 5);
+  const fr_t values[] = {fr_t::random(rng), fr_t::random(rng), fr_t::from_u64(3)};
+  const size_t n = 20000;
+  std::vector<affine_t<P>> bases(n);
+  std::vector<fr_t> sc(n);
+  for (size_t j = 0; j < n; ++j) {
+    bases[j] = (j / 5) % 2 == 1 ? -five[j % 5] : five[j % 5];
+    sc[j] = values[rng() % 3];
+  }
+  const jacobian_t<P> want = msm_pippenger<P>(std::span<const affine_t<P>>(bases), sc);
+  for (int levels : {3, 8}) {
+    msm_tuning_t u{6, 32, 128};
+    u.affine_levels = levels;
+    EXPECT_TRUE(same<P>(host_api_t<P>::msm(bases, sc, u), want)) << P::name << " levels=" << levels;
+  }
 }
 
 TYPED_TEST(CudaMsmCurve, BatchAddAndSplit) {

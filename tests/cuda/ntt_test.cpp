@@ -200,7 +200,9 @@ TEST(CudaNtt, HostBuiltDomainEqualsDeviceBuilt) {
       std::vector<uint8_t> host(bytes), dev(bytes);
       ASSERT_EQ(ntt_domain_build_host(host.data(), L, conv), cudaSuccess);
       device_buffer_t d(bytes);
-      ASSERT_EQ(cudaMemset(d.get(), 0, bytes), cudaSuccess);
+      // On s: s does not wait for the legacy default stream, so a plain
+      // cudaMemset could land after the domain's copy.
+      ASSERT_EQ(cudaMemsetAsync(d.get(), 0, bytes, s.get()), cudaSuccess);
       ASSERT_EQ(ntt_domain_init(d.get(), L, conv, s.get()), cudaSuccess);
       s.sync();
       d.download(dev.data(), bytes);

@@ -129,6 +129,48 @@ TEST(key_validation, infinity_only_where_a_wire_can_be_unused) {
   EXPECT_EQ(problem(k), "ic point 0: the point at infinity, not allowed here");
 }
 
+// The validator fed query by query, in a .zkey's order (ic, a, b_g1, b_g2,
+// l, h), reports what validate_key reports: the first bad point in the
+// documented order (vk points, ic, h, l, a, b_g1, b_g2), not the first
+// one checked; a validator given nothing checks everything at finish.
+std::string fed_problem(const proving_key_t& k, setup_device_t device = setup_device_t::cpu) {
+  using Q = key_query_t;
+  try {
+    key_validator_t v({.device = device, .threads = 2});
+    for (Q q : {Q::ic, Q::a, Q::b_g1, Q::b_g2, Q::l, Q::h}) v.check(q, k);
+    v.check(Q::a, k);  // a second time: ignored
+    const key_validation_info_t info = v.finish(k);
+    EXPECT_EQ(info.points, key_point_count(k));
+    return "";
+  } catch (const key_validation_error& e) {
+    return e.what();
+  }
+}
+
+TEST(key_validation, a_validator_fed_in_file_order_reports_the_documented_first) {
+  EXPECT_EQ(fed_problem(good_key()), "");
+  proving_key_t k = good_key();
+  k.b_g1[2] = outside_subgroup<g1_params>();  // checked before h, reported after it
+  k.h[4] = off_curve<g1_params>();
+  EXPECT_EQ(fed_problem(k), "h point 4: not on the curve");
+  EXPECT_EQ(fed_problem(k), problem(k));
+  k.vk.ic[1] = outside_subgroup<g1_params>();
+  EXPECT_EQ(fed_problem(k), "ic point 1: not in the prime-order subgroup");
+  k.beta_g2 = off_curve<g2_params>();  // a verifying-key point comes first of all
+  EXPECT_EQ(fed_problem(k), "beta_g2: not on the curve");
+  EXPECT_EQ(fed_problem(k), problem(k));
+
+  k = good_key();
+  k.b_g2[0] = outside_subgroup<g2_params>();
+  key_validator_t untouched({.device = setup_device_t::cpu, .threads = 1});
+  EXPECT_THROW(untouched.finish(k), key_validation_error);
+  {
+    key_validator_t dropped({.device = setup_device_t::cpu, .threads = 1});  // never finished: waits, then goes
+    dropped.check(key_query_t::h, k);
+    dropped.check(key_query_t::b_g2, k);
+  }
+}
+
 TEST(key_validation, device_choice_without_a_gpu) {
   std::string why;
   if (setup_gpu_available(&why)) GTEST_SKIP() << "a GPU is present: the CPU-only behaviour is not what runs here";
@@ -183,6 +225,7 @@ TEST(key_validation, gpu_agrees_with_cpu) {
     const std::string cpu = problem(k, 2, setup_device_t::cpu);
     EXPECT_NE(cpu, "") << i;
     EXPECT_EQ(problem(k, 2, setup_device_t::gpu), cpu) << i;
+    EXPECT_EQ(fed_problem(k, setup_device_t::gpu), cpu) << i;
   }
 }
 

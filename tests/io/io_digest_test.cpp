@@ -15,8 +15,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <random>
 
+#include "io/binfile.hpp"
+#include "io/checksum.hpp"
 #include "io/digest.hpp"
+#include "io/io_error.hpp"
 #include "io/validation_record.hpp"
 #include "io_test_util.hpp"
 
@@ -123,6 +127,7 @@ validation_record_t sample_record() {
   r.checks = required_checks(key_format_t::zkey);
   r.points = 5000;
   r.validated_at = 1700000000;
+  r.sample = 0x0123456789abcdefull;
   return r;
 }
 
@@ -131,7 +136,7 @@ TEST(validation_record, byte_form_round_trips) {
   const std::vector<uint8_t> b = encode_record(r);
   ASSERT_EQ(b.size(), validation_record_size);
   EXPECT_EQ(std::string(b.begin(), b.begin() + 4), "szvr");
-  EXPECT_EQ(get_u32(b, 4), 1u);
+  EXPECT_EQ(get_u32(b, 4), 2u);
   EXPECT_EQ(0, std::memcmp(b.data() + 8, r.digest.data(), 32));
   EXPECT_EQ(decode_record(b), r);
   // Every byte is covered by the checksum or is the checksum.
@@ -146,6 +151,48 @@ TEST(validation_record, byte_form_round_trips) {
   longer.push_back(0);
   EXPECT_FALSE(decode_record(longer));
   EXPECT_FALSE(decode_record(std::span<const uint8_t>(b).first(79)));
+}
+
+// A record in the 80-byte version 1 form (no sample) is not a hit and says why.
+TEST(validation_record, version_one_is_refused_by_name) {
+  std::vector<uint8_t> v1 = encode_record(sample_record());
+  v1.resize(80);
+  v1[4] = 1;
+  store_u64_le(v1.data() + 72, xxh64(v1.data(), 72));
+  std::string why;
+  EXPECT_FALSE(decode_record(v1, &why));
+  EXPECT_NE(why.find("version 1"), std::string::npos) << why;
+}
+
+// file_sample: equal files agree; a changed byte in a sampled block, one
+// byte more, or a small file changed anywhere (hashed whole) disagree.
+TEST(validation_record, file_sample_tells_files_apart) {
+  scratch_t tmp;
+  std::mt19937_64 rng(7);
+  std::vector<uint8_t> big(size_t(3) << 20);
+  for (auto& x : big) x = uint8_t(rng());
+  write_bytes(tmp / "a", big);
+  write_bytes(tmp / "b", big);
+  EXPECT_EQ(file_sample(tmp / "a"), file_sample(tmp / "b"));
+  std::vector<uint8_t> c = big;
+  c[c.size() - 1] ^= 1;  // the last block is always sampled
+  write_bytes(tmp / "c", c);
+  EXPECT_NE(file_sample(tmp / "c"), file_sample(tmp / "a"));
+  c = big;
+  c[0] ^= 1;
+  write_bytes(tmp / "c", c);
+  EXPECT_NE(file_sample(tmp / "c"), file_sample(tmp / "a"));
+  c = big;
+  c.push_back(0);
+  write_bytes(tmp / "c", c);
+  EXPECT_NE(file_sample(tmp / "c"), file_sample(tmp / "a"));
+  std::vector<uint8_t> small(100000, 5);
+  write_bytes(tmp / "s", small);
+  const uint64_t s0 = file_sample(tmp / "s");
+  small[54321] = 6;
+  write_bytes(tmp / "s", small);
+  EXPECT_NE(file_sample(tmp / "s"), s0);
+  EXPECT_THROW(file_sample(tmp / "missing"), io_error);
 }
 
 TEST(validation_record, store_finds_only_records_that_count) {

@@ -110,6 +110,60 @@ TEST(roundtrip, random_witness_and_edge_values) {
   EXPECT_EQ(read_bytes(tmp / "w.wtns").size(), 12 + 12 + 40 + 12 + 32 * w.size());
 }
 
+// read_zkey's on_query: each query once, in the file's order, with its
+// final contents and its final storage (a validator reads it during the
+// rest of the read); an exception from the callback ends the read.
+TEST(roundtrip, zkey_queries_are_handed_over_final) {
+  const fs::path file = fixture("multiplier", "circuit.zkey");
+  std::vector<key_query_t> order;
+  std::vector<const void*> storage;
+  std::vector<size_t> sizes;
+  auto query_of = [](key_query_t q, const proving_key_t& k) -> std::pair<const void*, size_t> {
+    switch (q) {
+      case key_query_t::ic:
+        return {k.vk.ic.data(), k.vk.ic.size()};
+      case key_query_t::h:
+        return {k.h.data(), k.h.size()};
+      case key_query_t::l:
+        return {k.l.data(), k.l.size()};
+      case key_query_t::a:
+        return {k.a.data(), k.a.size()};
+      case key_query_t::b_g1:
+        return {k.b_g1.data(), k.b_g1.size()};
+      case key_query_t::b_g2:
+        return {k.b_g2.data(), k.b_g2.size()};
+    }
+    return {nullptr, 0};
+  };
+  std::vector<g1_affine_t> h_seen;  // a copy of h as the callback saw it
+  zkey_read_options_t o;
+  o.on_query = [&](key_query_t q, const proving_key_t& k) {
+    order.push_back(q);
+    const auto [p, n] = query_of(q, k);
+    storage.push_back(p);
+    sizes.push_back(n);
+    if (q == key_query_t::h) h_seen.assign(k.h.begin(), k.h.end());
+  };
+  const proving_key_t k = read_zkey(file, o);
+  using Q = key_query_t;
+  EXPECT_EQ(order, (std::vector<Q>{Q::ic, Q::a, Q::b_g1, Q::b_g2, Q::l, Q::h}));
+  for (size_t i = 0; i < order.size(); ++i) {
+    const auto [p, n] = query_of(order[i], k);
+    EXPECT_EQ(storage[i], p) << i;
+    EXPECT_EQ(sizes[i], n) << i;
+    EXPECT_GT(n, 0u) << i;
+  }
+  EXPECT_TRUE(std::equal(h_seen.begin(), h_seen.end(), k.h.begin(), k.h.end()));
+  EXPECT_EQ(k, read_zkey(file));
+
+  o.on_query = [](key_query_t q, const proving_key_t&) {
+    if (q == key_query_t::b_g1) throw std::runtime_error("stop here");
+  };
+  proving_key_t into;
+  EXPECT_THROW(read_zkey(file, o, into), std::runtime_error);
+  EXPECT_EQ(into.a, k.a);  // read before the callback stopped it
+}
+
 TEST(roundtrip, empty_r1cs) {
   scratch_t tmp;
   r1cs_t r;

@@ -15,6 +15,10 @@
 #       must fail, rank 0 must name that partition, its job must get no
 #       .bin, and the other partitions' outputs must still be written;
 #       both ranks exit 1 and M.partial names the failed partition.
+#   (d) (b) again with --log-format json: every line the ranks write is one
+#       JSON object; rank 0's start, resume and summary events say 6
+#       partitions on 2 ranks, all finished by the earlier run; each rank
+#       reports its share (event rank).
 # Common set-up (skips, inputs, run_mpi): mpi_common.sh.
 # STARZK_KEEP_TEST_DIR=1 keeps the folder.
 set -uo pipefail
@@ -72,5 +76,32 @@ check "no proof for the failed partition" [ ! -e bad/gen/proof-1.json ]
 check "the other partitions of the job are written" [ -s bad/gen/proof-0.json -a -s bad/gen/proof-2.json ]
 check "the other job is complete and verifies" "$starzk" verify --zkey "$fix/circuit.zkey" --proof bad/mul.bin \
   --public bad/mul/public-0.json --public bad/mul/public-1.json --public bad/mul/public-2.json
+
+# ---- (d) JSON lines under mpirun ----------------------------------------------
+run_mpi json.log prove --manifest mpi.toml --mpi --log-format json
+sed 's/^/  | /' json.log
+check "json run: both ranks exit 0" [ "$(cat json.log.rank0 json.log.rank1)" = $'0\n0' ]
+check "json run: every line is a JSON object with t, event and message" python3 -c '
+import json, sys
+lines = [l for l in open(sys.argv[1]) if l.strip()]
+assert lines, "no lines"
+for l in lines:
+    o = json.loads(l)
+    assert isinstance(o, dict) and {"t", "event", "message"} <= o.keys(), l
+' json.log
+check "json run: start, resume, rank, job and summary events" python3 -c '
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+def one(kind):
+    found = [e for e in ev if e["event"] == kind]
+    assert len(found) == 1, (kind, found)
+    return found[0]
+start, resume, summary = one("start"), one("resume"), one("summary")
+assert start["partitions"] == 6 and start["ranks"] == 2 and start["jobs"] == 2, start
+assert resume["resumed"] == 6, resume
+assert summary["partitions"] == 6 and summary["resumed"] == 6 and summary["ok"] and summary["mpi_ranks"] == 2, summary
+assert sorted(e["rank"] for e in ev if e["event"] == "rank") == [0, 1]
+assert len([e for e in ev if e["event"] == "job"]) == 2
+' json.log
 
 finish_checks
