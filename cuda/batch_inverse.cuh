@@ -11,7 +11,7 @@
 //   a[first]^-1 = acc.
 // Every element must be non-zero. The caller's stream orders the launches;
 // nothing allocates (work: inv_work_elems(n) elements). Used by the
-// batch-affine levels of the G1 MSM (msm_affine.cu), on their second stream.
+// batch-affine levels of the MSM (msm_affine.cu), on their second stream.
 #pragma once
 
 #include "cuda/common.cuh"

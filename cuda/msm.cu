@@ -22,7 +22,7 @@
 //  2. sort: per window, (key, value) pairs by key (cub::DeviceRadixSort, c
 //     key bits), so each bucket is one contiguous run; a kernel marks where
 //     each run starts and ends.
-//  3a. batch-affine levels (G1, msm_affine.cu): each level halves every
+//  3a. batch-affine levels (msm_affine.cu): each level halves every
 //     bucket's run, adding its points in pairs with affine formulas whose
 //     inversions are shared by the whole level (about 6 Fp products per sum
 //     instead of 10). A level runs while it has at least 3·2^20 sums to make

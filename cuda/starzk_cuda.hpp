@@ -120,7 +120,7 @@ cudaError_t ntt_h_passes(fr_t* h_a, fr_t* h_b, const fr_t* h_c, unsigned log_n, 
 struct msm_profile_t {
   double digits = 0;           // 0-1: live terms (and the call's one wait), signed digits
   double sort = 0;             // 2: radix sort per window, run bounds, chunk offsets
-  double affine = 0;           // 3a: batch-affine levels, each bucket's run halved (G1);
+  double affine = 0;           // 3a: batch-affine levels, each bucket's run halved;
                                // the sum of its four parts:
   double affine_sources = 0;   //   per level: sums per bucket, their offsets, sources
   double affine_forward = 0;   //   running products of the denominators

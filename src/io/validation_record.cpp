@@ -95,7 +95,7 @@ uint64_t file_sample(const std::filesystem::path& file) {
   if (size <= blocks * block) {
     take(0, size_t(size));
   } else {
-    for (size_t i = 0; i < blocks; ++i) take((size - block) / (blocks - 1) * i, block);
+    for (size_t i = 0; i < blocks; ++i) take((size - block) * i / (blocks - 1), block);  // the last ends at the end
   }
   return xxh64(buf.data(), buf.size());
 }
