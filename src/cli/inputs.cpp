@@ -202,20 +202,19 @@ loaded_key_t read_key(const std::string& path, bool zkey, const r1cs_t* circuit,
     // beside the read, done before the first large query) says the key is
     // new, so the device checks run under the rest of the read.
     std::optional<key_validator_t> validator;
+    auto started = [&]() -> key_validator_t& {
+      if (!validator) validator.emplace(key_validation_options_t{.device = o.device, .threads = o.threads});
+      return *validator;
+    };
     bool looked_up = false;
     auto on_query = [&](key_query_t q, const proving_key_t& pk) {
       if (!looked_up) look_up(), looked_up = true;
-      if (known) return;
-      if (!validator) validator.emplace(key_validation_options_t{.device = o.device, .threads = o.threads});
-      validator->check(q, pk);
+      if (!known) started().check(q, pk);
     };
     read_zkey(path, zkey_read_options_t{.check = decode_check::on_curve, .on_query = on_query}, k.pk);
     r.read_seconds = since(t1);
     if (!looked_up) look_up();
-    if (!known) {
-      if (!validator) validator.emplace(key_validation_options_t{.device = o.device, .threads = o.threads});
-      validate_read_key([&] { return validator->finish(k.pk); });
-    }
+    if (!known) validate_read_key([&] { return started().finish(k.pk); });
   } else {
     // Read with every point on its curve; the subgroup is validate_key's.
     switch (format) {

@@ -144,19 +144,27 @@ struct key_validator_t::state_t {
 #if STARZK_HAVE_CUDA
     if (!use_gpu && opt.device == setup_device_t::auto_) fallback = why_not;
     if (use_gpu) {
+      gpu = true;
       try {
         scanner = std::make_unique<key_validation_detail::gpu_scanner_t>();
         device = key_validation_detail::gpu_device_name();
       } catch (const std::runtime_error& e) {
-        if (opt.device == setup_device_t::gpu) throw;
-        use_gpu = false;
-        scanner.reset();
-        fallback = e.what();
+        give_up_device(e);
       }
     }
 #endif
-    gpu = use_gpu;
   }
+
+#if STARZK_HAVE_CUDA
+  // A device that failed: fatal when it was insisted on, else the CPU
+  // takes this query and the rest.
+  void give_up_device(const std::runtime_error& e) {
+    if (opt.device == setup_device_t::gpu) throw;
+    gpu = false;
+    scanner.reset();
+    fallback = e.what();
+  }
+#endif
 
   // One query on the device or the CPU; a device failure under auto moves
   // this query and the rest to the CPU.
@@ -167,10 +175,7 @@ struct key_validator_t::state_t {
       try {
         return scanner->scan(points, inf_ok);
       } catch (const std::runtime_error& e) {
-        if (opt.device == setup_device_t::gpu) throw;
-        gpu = false;
-        scanner.reset();
-        fallback = e.what();
+        give_up_device(e);
       }
     }
 #endif
