@@ -70,7 +70,7 @@ key_bundle_t::key_bundle_t(std::shared_ptr<const proving_key_t> pk, std::shared_
   const bool bellman = pk_->convention == h_convention_t::bellman_coset;
   const auto t0 = std::chrono::steady_clock::now();
   domain_ = std::make_unique<domain_t>(log2_exact(pk_->domain_size),
-                                       bellman ? root_convention::bellman : root_convention::snarkjs, threads);
+                                       bellman ? root_convention_t::bellman : root_convention_t::snarkjs, threads);
   times_.domain_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   view_ = codelets::key_view_t{pk_.get(), cs_.get(), domain_.get()};
   try {

@@ -129,8 +129,8 @@ setup_device_t parse_setup_device(std::string_view s) {
 }
 
 fr_t domain_root(h_convention_t convention, unsigned log2n) {
-  return domain_t::root(
-      log2n, convention == h_convention_t::snarkjs_odd_coset ? root_convention::snarkjs : root_convention::bellman);
+  return root_of_unity(
+      log2n, convention == h_convention_t::snarkjs_odd_coset ? root_convention_t::snarkjs : root_convention_t::bellman);
 }
 
 toxic_waste_t random_toxic_waste() {

@@ -65,7 +65,8 @@ struct bench_t {
   explicit bench_t(const test::prove_case_t& pc, const std::vector<fr_t>& w)
       : c(pc),
         domain(log2u(pc.pk->domain_size),
-               pc.pk->convention == h_convention_t::bellman_coset ? root_convention::bellman : root_convention::snarkjs,
+               pc.pk->convention == h_convention_t::bellman_coset ? root_convention_t::bellman
+                                                                  : root_convention_t::snarkjs,
                1) {
     p->key = codelets::key_view_t{c.pk.get(), c.cs.get(), &domain};
     p->label = c.name + "#0";
