@@ -68,8 +68,8 @@ starpu_perfmodel ntt_h_model;
 detail::device_h_phase_t detail::device_h_phase(const partition_state_t& p, void* domain_buffer) {
   device_h_phase_t d;
   while ((uint64_t(1) << d.log_n) < p.key.pk->domain_size) ++d.log_n;
-  d.conv = p.key.pk->convention == h_convention_t::bellman_coset ? gpu::root_convention_t::bellman
-                                                                 : gpu::root_convention_t::snarkjs;
+  d.conv =
+      p.key.pk->convention == h_convention_t::bellman_coset ? root_convention_t::bellman : root_convention_t::snarkjs;
   const size_t bytes = STARPU_VECTOR_GET_NX(domain_buffer) * STARPU_VECTOR_GET_ELEMSIZE(domain_buffer);
   if (bytes == gpu::ntt_domain_bytes(d.log_n, gpu::ntt_tables_t::lean))
     d.tune.tables = gpu::ntt_tables_t::lean;

@@ -155,8 +155,8 @@ void key_bundle_t::register_device_domain() {
 #if STARZK_CODELETS_CUDA
   const unsigned log_n = log2_exact(pk_->domain_size);
   if (starpu_cuda_worker_get_count() > 0 && log_n >= 1 && log_n <= gpu::ntt_max_log) {
-    const auto conv = pk_->convention == h_convention_t::bellman_coset ? gpu::root_convention_t::bellman
-                                                                       : gpu::root_convention_t::snarkjs;
+    const auto conv =
+        pk_->convention == h_convention_t::bellman_coset ? root_convention_t::bellman : root_convention_t::snarkjs;
     const auto tables = memory_plan_.lean_domain ? gpu::ntt_tables_t::lean : gpu::ntt_tables_t::full;
     device_domain_.resize(gpu::ntt_domain_bytes(log_n, tables) / sizeof(fr_t));
     if (gpu::ntt_domain_build_host(device_domain_.data(), log_n, conv, tables) != cudaSuccess)
