@@ -77,7 +77,7 @@ inline uint64_t domain_size_of(const starpu_task* task) {
 // by its size; any other size throws).
 struct device_h_phase_t {
   unsigned log_n = 0;
-  gpu::root_convention_t conv = gpu::root_convention_t::bellman;
+  root_convention_t conv = root_convention_t::bellman;
   gpu::ntt_tuning_t tune;
   const void* domain = nullptr;
 };

@@ -2,12 +2,12 @@
 // partition's GPU chain (STARZK_RC_GPU_CHAIN). From the QAP rows a, b, c it
 // leaves in a the scalars of the key's H query, in the key's convention
 // (ntt/h_phase.hpp derives both):
-//   bellman_coset:     iNTT; ×g^k; NTT; h = (a∘b − c)/(g^n − 1); coset iNTT
-//                      → coefficients of h, the first n − 1 used
-//                      (7 transforms of (n/2)·log2 n M, plus 6n M);
-//   snarkjs_odd_coset: iNTT; ×ω_{2n}^k; NTT; h = a∘b − c
-//                      → P at the odd 2n-th roots, all n used
-//                      (6 transforms, plus 4n M).
+//   bellman: iNTT; ×g^k; NTT; h = (a∘b − c)/(g^n − 1); coset iNTT
+//            → coefficients of h, the first n − 1 used
+//            (7 transforms of (n/2)·log2 n M, plus 6n M);
+//   snarkjs: iNTT; ×ω_{2n}^k; NTT; h = a∘b − c
+//            → P at the odd 2n-th roots, all n used
+//            (6 transforms, plus 4n M).
 // b and c are scratch afterwards.
 //
 // Buffers: 0 a, 1 b, 2 c (RW), 3 the key's device NTT domain (R: twiddle
@@ -68,8 +68,7 @@ starpu_perfmodel ntt_h_model;
 detail::device_h_phase_t detail::device_h_phase(const partition_state_t& p, void* domain_buffer) {
   device_h_phase_t d;
   while ((uint64_t(1) << d.log_n) < p.key.pk->domain_size) ++d.log_n;
-  d.conv = p.key.pk->convention == h_convention_t::bellman_coset ? gpu::root_convention_t::bellman
-                                                                 : gpu::root_convention_t::snarkjs;
+  d.conv = p.key.pk->convention;
   const size_t bytes = STARPU_VECTOR_GET_NX(domain_buffer) * STARPU_VECTOR_GET_ELEMSIZE(domain_buffer);
   if (bytes == gpu::ntt_domain_bytes(d.log_n, gpu::ntt_tables_t::lean))
     d.tune.tables = gpu::ntt_tables_t::lean;
@@ -81,7 +80,7 @@ detail::device_h_phase_t detail::device_h_phase(const partition_state_t& p, void
 #endif
 
 void detail::h_phase_on_host(const partition_state_t& p, std::span<fr_t> a, std::span<fr_t> b, std::span<fr_t> c) {
-  if (p.key.pk->convention == h_convention_t::bellman_coset)
+  if (p.key.pk->convention == root_convention_t::bellman)
     h_phase_bellman(a, b, c, *p.key.domain, p.threads);
   else
     h_phase_snarkjs(a, b, c, *p.key.domain, p.threads);

@@ -57,7 +57,7 @@ const prep_pair_t& partition_state_t::cpu_prep(unsigned nthreads) {
 }
 
 uint64_t partition_state_t::h_len() const {
-  return key.pk->convention == h_convention_t::bellman_coset ? key.pk->domain_size - 1 : key.pk->domain_size;
+  return key.pk->convention == root_convention_t::bellman ? key.pk->domain_size - 1 : key.pk->domain_size;
 }
 
 void partition_state_t::fail(const char* phase, const char* what) noexcept {

@@ -40,7 +40,7 @@ namespace {
 
 uint64_t matrix_nnz(const partition_state_t& p) {
   const proving_key_t& pk = *p.key.pk;
-  if (pk.convention == h_convention_t::snarkjs_odd_coset) return pk.zkey_a.nnz() + pk.zkey_b.nnz() + pk.domain_size;
+  if (pk.convention == root_convention_t::snarkjs) return pk.zkey_a.nnz() + pk.zkey_b.nnz() + pk.domain_size;
   return p.key.cs ? p.key.cs->a.nnz() + p.key.cs->b.nnz() + p.key.cs->c.nnz() : 0;
 }
 
@@ -108,7 +108,7 @@ void spmv_cuda(void* buffers[], void* arg) noexcept {
     if (STARPU_VECTOR_GET_NX(buffers[0]) != pk.n_vars || STARPU_VECTOR_GET_NX(buffers[1]) != n)
       throw std::invalid_argument("witness or rows of the wrong length");
     const cudaStream_t s = detail::worker_stream();
-    if (pk.convention == h_convention_t::snarkjs_odd_coset) {
+    if (pk.convention == root_convention_t::snarkjs) {
       if (pk.zkey_a.n_rows > n || pk.zkey_b.n_rows > n)
         throw std::invalid_argument("key matrices have more rows than its domain");
       csr_buffers_t mats(buffers);

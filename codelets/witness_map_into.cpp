@@ -23,7 +23,7 @@ void witness_map_into(const proving_key_t& pk, const r1cs_t* cs, std::span<const
   std::fill(a.begin(), a.end(), fr_t::zero());
   std::fill(b.begin(), b.end(), fr_t::zero());
   std::fill(c.begin(), c.end(), fr_t::zero());
-  if (pk.convention == h_convention_t::snarkjs_odd_coset) {
+  if (pk.convention == root_convention_t::snarkjs) {
     if (pk.zkey_a.n_rows > n || pk.zkey_b.n_rows > n)
       throw std::invalid_argument("key matrices have more rows than its domain");
     const std::vector<uint8_t> kinds = witness_kinds(w, threads);

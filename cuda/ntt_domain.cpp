@@ -1,16 +1,16 @@
 // Host side of the NTT domains: computes the twiddle and coset tables of
 // ntt_domain.hpp with the host fr_t and copies them to caller memory.
 //
-// Roots: snarkjs w_n = 5^((r-1)/n) (fr_t::root_of_unity), coset shift
-// w_{2n} (the odd coset of the snarkjs H phase); bellman w_n = 7^((r-1)/n)
-// (fr_t::bellman_root_of_unity), coset shift g = 7
-// (fr_t::multiplicative_generator). The host tables are O(sqrt n), so this
-// costs well under a millisecond even at n = 2^27; the full twiddle tables
-// (n/2 entries per direction) are expanded on the device from them by
-// ntt_domain_init. ntt_domain_build_host fills the full tables on the host
-// as well (n/2 products per direction on all cores: ~0.1 s at 2^24), for a
-// caller that keeps the whole domain in host memory and lets a runtime copy
-// it to each device (the StarPU key bundle).
+// Roots and coset shift: those of the domain's root_convention_t
+// (ntt/convention.hpp: root_of_unity, h_coset_shift); snarkjs w_n =
+// 5^((r-1)/n), coset shift w_{2n} (the odd coset of the snarkjs H phase);
+// bellman w_n = 7^((r-1)/n), coset shift g = 7. The host tables are
+// O(sqrt n), so this costs well under a millisecond even at n = 2^27; the full
+// twiddle tables (n/2 entries per direction) are expanded on the device from
+// them by ntt_domain_init. ntt_domain_build_host fills the full tables on
+// the host as well (n/2 products per direction on all cores: ~0.1 s at
+// 2^24), for a caller that keeps the whole domain in host memory and lets a
+// runtime copy it to each device (the StarPU key bundle).
 #include <algorithm>
 #include <thread>
 #include <vector>
@@ -48,10 +48,9 @@ namespace {
 // Everything before full_fwd (the O(sqrt n) tables and scalars) into h.
 void fill_small_tables(fr_t* h, const ntt_layout_t& t, unsigned log_n, root_convention_t conv) {
   std::fill(h, h + t.full_fwd, fr_t::zero());
-  const bool snark = conv == root_convention_t::snarkjs;
-  const fr_t w = snark ? fr_t::root_of_unity(log_n) : fr_t::bellman_root_of_unity(log_n);
+  const fr_t w = root_of_unity(log_n, conv);
   const fr_t w_inv = w.inverse();
-  const fr_t g = snark ? fr_t::root_of_unity(log_n + 1) : fr_t::multiplicative_generator();
+  const fr_t g = h_coset_shift(log_n, conv);
   const fr_t g_inv = g.inverse();
 
   // small[h + j] = w_{2h}^j with w_{2h} = w_n^(n/2h).
@@ -105,7 +104,7 @@ cudaError_t ntt_domain_build_host(void* h_domain, unsigned log_n, root_conventio
   fr_t* h = static_cast<fr_t*>(h_domain);
   fill_small_tables(h, t, log_n, conv);
   if (t.full_len > 0 && tables == ntt_tables_t::full) {
-    const fr_t w = conv == root_convention_t::snarkjs ? fr_t::root_of_unity(log_n) : fr_t::bellman_root_of_unity(log_n);
+    const fr_t w = root_of_unity(log_n, conv);
     fill_powers_parallel(h + t.full_fwd, t.full_len, w);
     fill_powers_parallel(h + t.full_inv, t.full_len, w.inverse());
   }

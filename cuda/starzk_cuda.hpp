@@ -22,6 +22,7 @@
 #include "ec/xyzz.hpp"
 #include "ff/fp2.hpp"
 #include "ff/fr.hpp"
+#include "ntt/convention.hpp"
 
 namespace starzk::gpu {
 
@@ -42,9 +43,9 @@ cudaError_t fp2_elementwise(field_op_t op, fp2_t* d_out, const fp2_t* d_a, const
 cudaError_t fp_mul_probe(fp_t* d_out, const fp_t* d_seed, size_t n, unsigned iters, cudaStream_t stream);
 
 // ------------------------------------------------------------------- NTT --
-// Which 2^k-th roots of unity: snarkjs w = 5^((r-1)/2^k) (coset shift of the
-// H phase: w_{2n}); bellman w = 7^((r-1)/2^k) (coset shift: g = 7).
-enum class root_convention_t { snarkjs, bellman };
+// The roots and the coset shift of a domain come from its root_convention_t
+// (ntt/convention.hpp): snarkjs w = 5^((r-1)/2^k), coset shift w_{2n};
+// bellman w = 7^((r-1)/2^k), coset shift g = 7.
 enum class ntt_dir_t { forward, inverse };
 // natural_to_reversed: decimation in frequency (Gentleman-Sande);
 // reversed_to_natural: decimation in time (Cooley-Tukey);

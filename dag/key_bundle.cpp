@@ -35,7 +35,7 @@ void check_key(const std::string& name, const proving_key_t& pk, const r1cs_t* c
     throw std::runtime_error(name + ": domain size " + std::to_string(pk.domain_size) + " is not a power of two");
   if (pk.n_vars < uint64_t(pk.n_public) + 1) throw std::runtime_error(name + ": fewer wires than public inputs");
   const uint64_t n_aux = uint64_t(pk.n_vars) - pk.n_public - 1;
-  const bool bellman = pk.convention == h_convention_t::bellman_coset;
+  const bool bellman = pk.convention == root_convention_t::bellman;
   expect_count(name, "A query", pk.a.size(), pk.n_vars);
   expect_count(name, "B_g1 query", pk.b_g1.size(), pk.n_vars);
   expect_count(name, "B_g2 query", pk.b_g2.size(), pk.n_vars);
@@ -67,10 +67,8 @@ key_bundle_t::key_bundle_t(std::shared_ptr<const proving_key_t> pk, std::shared_
   if (!pk_) throw std::runtime_error(name_ + ": no proving key");
   if (!starpu_is_initialized()) throw std::runtime_error(name_ + ": StarPU is not running");
   check_key(name_, *pk_, cs_.get());
-  const bool bellman = pk_->convention == h_convention_t::bellman_coset;
   const auto t0 = std::chrono::steady_clock::now();
-  domain_ = std::make_unique<domain_t>(log2_exact(pk_->domain_size),
-                                       bellman ? root_convention::bellman : root_convention::snarkjs, threads);
+  domain_ = std::make_unique<domain_t>(log2_exact(pk_->domain_size), pk_->convention, threads);
   times_.domain_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   view_ = codelets::key_view_t{pk_.get(), cs_.get(), domain_.get()};
   try {
@@ -142,7 +140,7 @@ void key_bundle_t::prefetch_to_devices() {
 // The matrices the witness map reads: the circuit's A, B, C for a bellman
 // key, the .zkey's A and B for a snarkjs key.
 std::vector<const sparse_matrix_t*> key_bundle_t::spmv_matrices() const {
-  if (pk_->convention == h_convention_t::bellman_coset) return {&cs_->a, &cs_->b, &cs_->c};
+  if (pk_->convention == root_convention_t::bellman) return {&cs_->a, &cs_->b, &cs_->c};
   return {&pk_->zkey_a, &pk_->zkey_b};
 }
 
@@ -155,11 +153,9 @@ void key_bundle_t::register_device_domain() {
 #if STARZK_CODELETS_CUDA
   const unsigned log_n = log2_exact(pk_->domain_size);
   if (starpu_cuda_worker_get_count() > 0 && log_n >= 1 && log_n <= gpu::ntt_max_log) {
-    const auto conv = pk_->convention == h_convention_t::bellman_coset ? gpu::root_convention_t::bellman
-                                                                       : gpu::root_convention_t::snarkjs;
     const auto tables = memory_plan_.lean_domain ? gpu::ntt_tables_t::lean : gpu::ntt_tables_t::full;
     device_domain_.resize(gpu::ntt_domain_bytes(log_n, tables) / sizeof(fr_t));
-    if (gpu::ntt_domain_build_host(device_domain_.data(), log_n, conv, tables) != cudaSuccess)
+    if (gpu::ntt_domain_build_host(device_domain_.data(), log_n, pk_->convention, tables) != cudaSuccess)
       throw std::runtime_error(name_ + ": cannot build the device NTT domain");
   }
 #endif

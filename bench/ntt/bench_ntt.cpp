@@ -51,7 +51,7 @@ void bm_h_phase(benchmark::State& state) {
   const auto a0 = random_vector(n, 3), b0 = random_vector(n, 4);
   std::vector<fr_t> c0(n);
   for (size_t i = 0; i < n; ++i) c0[i] = a0[i] * b0[i];
-  const domain_t d(k, snarkjs ? root_convention::snarkjs : root_convention::bellman);
+  const domain_t d(k, snarkjs ? root_convention_t::snarkjs : root_convention_t::bellman);
   for (auto _ : state) {
     state.PauseTiming();
     auto a = a0, b = b0, c = c0;

@@ -136,7 +136,7 @@ void prepare_bench_inputs(const fs::path& dir, unsigned log2, unsigned partition
   gen_job_options_t jo;
   jo.partitions = jo.distinct = partitions;
   jo.key_cache = true;
-  jo.convention = h_convention_t::bellman_coset;
+  jo.convention = root_convention_t::bellman;
   // STARZK_SETUP_DEVICE=auto|on|off picks where (auto: a GPU when present).
   jo.setup = setup_options_t{.device = parse_setup_device(config::get_word("STARZK_SETUP_DEVICE").value_or("auto")),
                              .threads = threads,

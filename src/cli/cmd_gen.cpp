@@ -55,7 +55,7 @@ void run_gen(const gen_options& o) {
   jo.format = parse_gen_format(o.format, o.log2);
   jo.key = !o.no_key;
   const bool bellman = o.convention == "bellman";
-  jo.convention = bellman ? h_convention_t::bellman_coset : h_convention_t::snarkjs_odd_coset;
+  jo.convention = bellman ? root_convention_t::bellman : root_convention_t::snarkjs;
   setup_info_t info;
   jo.setup.device = parse_setup_device(o.gpu);
   jo.setup.threads = o.threads;

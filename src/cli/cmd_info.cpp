@@ -83,8 +83,8 @@ void describe_matrix(report_t& r, const char* name, const sparse_matrix_t& m) {
 }
 
 // The shape of a key, whatever file it came from.
-void describe_shape(report_t& r, h_convention_t convention, uint32_t n_vars, uint32_t n_public, uint64_t domain) {
-  const bool snarkjs = convention == h_convention_t::snarkjs_odd_coset;
+void describe_shape(report_t& r, root_convention_t convention, uint32_t n_vars, uint32_t n_public, uint64_t domain) {
+  const bool snarkjs = convention == root_convention_t::snarkjs;
   r.fact("convention", snarkjs ? "snarkjs" : "bellman",
          std::string("convention: ") + (snarkjs ? "snarkjs (H on the odd coset of the 2n-th roots)"
                                                 : "bellman (H = tau^i Z(tau)/delta, coset division)"));

@@ -31,7 +31,7 @@ void run_setup(const setup_options& o) {
   const r1cs_t cs = load_circuit(o.r1cs);
   log_line(stderr, "warning",
            "starzk setup: DEVELOPMENT KEY from fresh toxic waste, NOT a ceremony: do not use it to secure anything.");
-  const h_convention_t conv = o.zkey.empty() ? h_convention_t::bellman_coset : h_convention_t::snarkjs_odd_coset;
+  const root_convention_t conv = o.zkey.empty() ? root_convention_t::bellman : root_convention_t::snarkjs;
   setup_info_t info;
   setup_options_t so;
   so.device = parse_setup_device(o.gpu);

@@ -82,7 +82,7 @@ proving_key_t read_packed(const std::string& path, const r1cs_t* circuit, bool s
   if (!dec) dec = cpu_point_decoder(o.threads);
   proving_key_t pk = unpack_packed_key(view, subgroup, *dec, o.threads, stats);
   if (!circuit) circuit = o.circuit_later();
-  if (pk.convention == h_convention_t::snarkjs_odd_coset) zkey_matrices(*circuit, pk.domain_size, pk.zkey_a, pk.zkey_b);
+  if (pk.convention == root_convention_t::snarkjs) zkey_matrices(*circuit, pk.domain_size, pk.zkey_a, pk.zkey_b);
   return pk;
 }
 

@@ -298,7 +298,7 @@ void check_manifest_inputs(const manifest_t& m) {
     need(j.key, "key");
     if (!j.circuit.empty()) need(j.circuit, "circuit");
     if (j.circuit.empty() && j.key.extension() == ".szkc" &&
-        key_cache_view_t(j.key, cache_check_t::header).convention == h_convention_t::bellman_coset)
+        key_cache_view_t(j.key, cache_check_t::header).convention == root_convention_t::bellman)
       fail(m.file.string(), i, j.name,
            "field 'circuit' is required with '" + j.key.filename().string() +
                "', a key cache made from a bellman/Filecoin key (it carries no QAP matrices)");

@@ -46,14 +46,14 @@ uint64_t circuit_bytes(const r1cs_t& cs, gen_format_t f) {
 }
 
 // An upper bound of the key file: every wire dense in A and B.
-uint64_t key_bytes(const r1cs_t& cs, gen_format_t f, h_convention_t conv) {
+uint64_t key_bytes(const r1cs_t& cs, gen_format_t f, root_convention_t conv) {
   const uint64_t n = domain_size_for(cs), nv = cs.n_vars;
   if (f == gen_format_t::compact) {
     packed_key_shape_t sh{conv, cs.n_vars, cs.n_public, n, nv, nv};
     return sh.file_bytes();
   }
   uint64_t b = 96 * (3 * nv + n) + 192 * nv + (1 << 20);
-  if (conv == h_convention_t::snarkjs_odd_coset) b += 44 * (cs.a.nnz() + cs.b.nnz() + cs.n_public + 1);
+  if (conv == root_convention_t::snarkjs) b += 44 * (cs.a.nnz() + cs.b.nnz() + cs.n_public + 1);
   return b;
 }
 
@@ -101,7 +101,7 @@ gen_format_t parse_gen_format(const std::string& s, unsigned log2_domain) {
 
 std::string generated_witness_name(uint64_t partition) { return "witness-" + std::to_string(partition) + ".wtns"; }
 
-void write_packed_dev_key(const r1cs_t& cs, h_convention_t convention, const setup_options_t& options,
+void write_packed_dev_key(const r1cs_t& cs, root_convention_t convention, const setup_options_t& options,
                           const std::filesystem::path& file, unsigned threads) {
   packed_key_sink_t sink(file, threads);
   setup_to(cs, convention, options, sink);
@@ -114,7 +114,7 @@ gen_job_files_t write_generated_job(const gen_params_t& params, const std::files
   make_dir(dir);
   const r1cs_t cs = generate_circuit(params, o.threads);
   const bool compact = o.format == gen_format_t::compact;
-  const bool bellman = o.convention == h_convention_t::bellman_coset;
+  const bool bellman = o.convention == root_convention_t::bellman;
   gen_job_files_t files;
   files.circuit = dir / (compact ? "circuit.szcs" : "circuit.r1cs");
   files.key = dir / (o.key_cache ? "key.szkc" : compact ? "key.szpk" : bellman ? "key.params" : "key.zkey");

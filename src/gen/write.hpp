@@ -51,7 +51,7 @@ struct gen_job_options_t {
   // place of the format's key file: cheap to load again and again (what
   // `starzk bench` reads).
   bool key_cache = false;
-  h_convention_t convention = h_convention_t::snarkjs_odd_coset;
+  root_convention_t convention = root_convention_t::snarkjs;
   setup_options_t setup;  // device, threads, info
   unsigned threads = 0;
   gen_progress_fn progress;
@@ -96,7 +96,7 @@ class packed_key_sink_t final : public key_sink_t {
 };
 
 // A development key for `cs` streamed into a packed key file (.szpk).
-void write_packed_dev_key(const r1cs_t& cs, h_convention_t convention, const setup_options_t& options,
+void write_packed_dev_key(const r1cs_t& cs, root_convention_t convention, const setup_options_t& options,
                           const std::filesystem::path& file, unsigned threads = 0);
 
 }  // namespace starzk

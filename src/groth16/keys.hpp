@@ -14,9 +14,10 @@
 //   b_g1[j] = B_j(τ)·G1,  b_g2[j] = B_j(τ)·G2 j < n_vars
 //   l[j − n_public − 1] = (β·A_j(τ) + α·B_j(τ) + C_j(τ))/δ · G1 for aux j
 //   vk.ic[i] = (β·A_i(τ) + α·B_i(τ) + C_i(τ))/γ · G1 for i ≤ n_public
-// and differ in the H query, i.e. in how the prover maps a∘b − c to h:
+// and differ in the H query, i.e. in how the prover maps a∘b − c to h
+// (root_convention_t, ntt/convention.hpp, names the two and their roots):
 //
-//   bellman_coset (bellman / Filecoin .params): h has n − 1 points,
+//   bellman (bellman / Filecoin .params): h has n − 1 points,
 //     h[i] = τ^i·Z(τ)/δ · G1,  i = 0..n−2;
 //     the prover computes the quotient coefficients of (a·b − c)/Z by
 //     iNTT, coset NTT with the multiplicative generator, division by
@@ -25,7 +26,7 @@
 //     density bitmaps); a reader of .params must restore full-length queries
 //     or record the density.
 //
-//   snarkjs_odd_coset (snarkjs .zkey): h has n points,
+//   snarkjs (snarkjs .zkey): h has n points,
 //     h[i] = L_{2i+1}(τ)/δ · G1,  i = 0..n−1,
 //     L_k the Lagrange basis of the 2n-th roots of unity (docs/oracles.md); the
 //     matching scalars are (a∘b − c) evaluated at ω_{2n}^{2i+1}: iNTT of the
@@ -41,11 +42,10 @@
 
 #include "ec/affine.hpp"
 #include "groth16/r1cs.hpp"
+#include "ntt/convention.hpp"
 #include "util/uninit_vector.hpp"
 
 namespace starzk {
-
-enum class h_convention_t { bellman_coset, snarkjs_odd_coset };
 
 struct verifying_key_t {
   g1_affine_t alpha_g1;
@@ -59,7 +59,7 @@ struct verifying_key_t {
 enum class key_query_t { ic, h, l, a, b_g1, b_g2 };
 
 struct proving_key_t {
-  h_convention_t convention = h_convention_t::snarkjs_odd_coset;
+  root_convention_t convention = root_convention_t::snarkjs;
   uint32_t n_vars = 0;
   uint32_t n_public = 0;     // outputs + public inputs, wire 0 not counted
   uint64_t domain_size = 0;  // n, a power of two
@@ -71,16 +71,16 @@ struct proving_key_t {
   uninit_vector_t<g1_affine_t> b_g1;  // n_vars
   uninit_vector_t<g2_affine_t> b_g2;  // n_vars
   uninit_vector_t<g1_affine_t> l;     // n_vars − n_public − 1 (aux wires)
-  uninit_vector_t<g1_affine_t> h;     // n − 1 (bellman_coset) or n (snarkjs_odd_coset)
+  uninit_vector_t<g1_affine_t> h;     // n − 1 (bellman) or n (snarkjs)
 
   verifying_key_t vk;  // alpha_g1 and beta_g2 repeat the fields above
 
-  // snarkjs_odd_coset only: the QAP matrices A and B as stored in .zkey
+  // snarkjs only: the QAP matrices A and B as stored in .zkey
   // section 4, with domain_size rows (constraint rows, then the
   // n_public + 1 extra rows, then empty rows) and n_vars columns. Values are
   // ordinary field elements v (the file stores v·R² mod r with R = 2^256;
   // the reader undoes that scaling and the writer redoes it). Empty for
-  // bellman_coset keys, whose prover takes the matrices from the .r1cs.
+  // bellman keys, whose prover takes the matrices from the .r1cs.
   sparse_matrix_t zkey_a, zkey_b;
 
   bool operator==(const proving_key_t&) const = default;

@@ -21,7 +21,7 @@ std::string count_mismatch(const char* what, uint64_t got, uint64_t want) {
 
 void check_key_shape(const proving_key_t& pk) {
   const uint64_t n_aux = uint64_t(pk.n_vars) - pk.n_public - 1;
-  const uint64_t n_h = pk.convention == h_convention_t::bellman_coset ? pk.domain_size - 1 : pk.domain_size;
+  const uint64_t n_h = pk.convention == root_convention_t::bellman ? pk.domain_size - 1 : pk.domain_size;
   auto bad_key = [](const std::string& why) { return prove_error("key: " + why, prove_input_t::key); };
   if (pk.n_vars < pk.n_public + 1) throw bad_key("fewer wires than public inputs");
   if (pk.a.size() != pk.n_vars) throw bad_key(count_mismatch("A query", pk.a.size(), pk.n_vars));
@@ -63,7 +63,7 @@ void check_prover_inputs(const proving_key_t& pk, const r1cs_t* cs, std::span<co
                       std::to_string(pk.n_vars));
   if (w.empty() || !w[0].is_one()) throw prove_error("witness: w[0] must be 1");
   if (cs == nullptr) {
-    if (pk.convention == h_convention_t::bellman_coset)
+    if (pk.convention == root_convention_t::bellman)
       throw prove_error("a bellman/Filecoin key needs the circuit (.r1cs or CSR file)", prove_input_t::key);
     return;
   }
@@ -79,20 +79,20 @@ void check_prover_inputs(const proving_key_t& pk, const r1cs_t* cs, std::span<co
   // A bellman key's rows come from this circuit's SpMV, which the prover
   // checks as it computes them (see prove_with_blinding); a snarkjs key's
   // rows come from the key, so the circuit is checked here.
-  if (pk.convention == h_convention_t::snarkjs_odd_coset) {
+  if (pk.convention == root_convention_t::snarkjs) {
     if (auto row = first_unsatisfied_row(*cs, w, threads)) throw unsatisfied_error(*row);
   }
 }
 
 qap_rows_t witness_map(const proving_key_t& pk, const r1cs_t* cs, std::span<const fr_t> w, unsigned threads) {
-  if (pk.convention == h_convention_t::snarkjs_odd_coset) return witness_map_zkey(pk, w, threads);
+  if (pk.convention == root_convention_t::snarkjs) return witness_map_zkey(pk, w, threads);
   if (cs == nullptr) throw prove_error("a bellman/Filecoin key needs the circuit", prove_input_t::key);
   return witness_map_r1cs(*cs, w, pk.domain_size, threads);
 }
 
 std::vector<fr_t> compute_h(const proving_key_t& pk, qap_rows_t&& rows, unsigned threads) {
   std::vector<fr_t> a = std::move(rows.a), b = std::move(rows.b), c = std::move(rows.c);
-  if (pk.convention == h_convention_t::bellman_coset) {
+  if (pk.convention == root_convention_t::bellman) {
     h_phase_bellman(a, b, c, threads);
     a.resize(pk.domain_size - 1);  // deg h ≤ n − 2: the key has n − 1 points
   } else {
@@ -138,7 +138,7 @@ proof_t prove_with_blinding(const proving_key_t& pk, const r1cs_t* cs, std::span
                             unsigned threads) {
   check_prover_inputs(pk, cs, w, threads);
   qap_rows_t rows = witness_map(pk, cs, w, threads);
-  if (pk.convention == h_convention_t::bellman_coset) check_rows(rows, cs->n_constraints, threads);
+  if (pk.convention == root_convention_t::bellman) check_rows(rows, cs->n_constraints, threads);
   std::vector<fr_t> h = compute_h(pk, std::move(rows), threads);
   proof_t proof = assemble(pk, compute_msms(pk, w, h, threads), rs);
   if (!verify(pk.vk, public_inputs(pk, w), proof))

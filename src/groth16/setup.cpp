@@ -11,7 +11,7 @@
 #include "groth16/setup_detail.hpp"
 #include "groth16/setup_gpu.hpp"
 #include "groth16/witness_map.hpp"
-#include "ntt/domain.hpp"
+#include "ntt/convention.hpp"
 #include "util/parallel.hpp"
 
 namespace starzk {
@@ -128,11 +128,6 @@ setup_device_t parse_setup_device(std::string_view s) {
   throw std::invalid_argument("--gpu: '" + std::string(s) + "' is not one of auto, on, off");
 }
 
-fr_t domain_root(h_convention_t convention, unsigned log2n) {
-  return domain_t::root(
-      log2n, convention == h_convention_t::snarkjs_odd_coset ? root_convention::snarkjs : root_convention::bellman);
-}
-
 toxic_waste_t random_toxic_waste() {
   auto nonzero = [] {
     fr_t v;
@@ -143,29 +138,29 @@ toxic_waste_t random_toxic_waste() {
   return toxic_waste_t{nonzero(), nonzero(), nonzero(), nonzero(), nonzero()};
 }
 
-proving_key_t setup(const r1cs_t& cs, h_convention_t convention, unsigned threads) {
+proving_key_t setup(const r1cs_t& cs, root_convention_t convention, unsigned threads) {
   return setup(cs, convention, random_toxic_waste(), threads);
 }
 
-proving_key_t setup(const r1cs_t& cs, h_convention_t convention, const toxic_waste_t& tw, unsigned threads) {
+proving_key_t setup(const r1cs_t& cs, root_convention_t convention, const toxic_waste_t& tw, unsigned threads) {
   setup_options_t o;
   o.device = setup_device_t::cpu;
   o.threads = threads;
   return setup(cs, convention, tw, o);
 }
 
-proving_key_t setup(const r1cs_t& cs, h_convention_t convention, const setup_options_t& options) {
+proving_key_t setup(const r1cs_t& cs, root_convention_t convention, const setup_options_t& options) {
   return setup(cs, convention, random_toxic_waste(), options);
 }
 
 namespace setup_detail {
 
-scalars_t compute_scalars(const r1cs_t& cs, h_convention_t convention, const toxic_waste_t& tw, unsigned threads) {
+scalars_t compute_scalars(const r1cs_t& cs, root_convention_t convention, const toxic_waste_t& tw, unsigned threads) {
   if (cs.n_vars < cs.n_public + 1) throw std::invalid_argument("setup: circuit has fewer wires than public inputs");
   const uint64_t n = domain_size_for(cs);
   const unsigned log2n = log2_exact(n);
   if (log2n + 1 > 32) throw std::invalid_argument("setup: circuit too large for the BLS12-381 domain");
-  const fr_t omega = domain_root(convention, log2n);
+  const fr_t omega = root_of_unity(log2n, convention);
   if ((tw.tau.pow(n) - fr_t::one()).is_zero()) throw std::invalid_argument("setup: τ lies in the domain");
   scalars_t out;
   out.n = n;
@@ -203,7 +198,7 @@ scalars_t compute_scalars(const r1cs_t& cs, h_convention_t convention, const tox
 
   // H query scalars.
   const fr_t z = tw.tau.pow(n) - fr_t::one();
-  if (convention == h_convention_t::bellman_coset) {
+  if (convention == root_convention_t::bellman) {
     h_s.resize(n - 1);  // τ^i·Z(τ)/δ, chunks from τ^begin
     const fr_t zd = z * delta_inv;
     parallel_for(
@@ -216,7 +211,7 @@ scalars_t compute_scalars(const r1cs_t& cs, h_convention_t convention, const tox
   } else {
     // L'_{2i+1}(τ)/δ over the 2n-th roots (odd indices only).
     if ((tw.tau.pow(2 * n) - fr_t::one()).is_zero()) throw std::invalid_argument("setup: τ lies in the 2n-domain");
-    const std::vector<fr_t> lag2 = lagrange_at(tw.tau, domain_root(convention, log2n + 1), 2 * n, threads);
+    const std::vector<fr_t> lag2 = lagrange_at(tw.tau, root_of_unity(log2n + 1, convention), 2 * n, threads);
     h_s.resize(n);
     parallel_for(
         n, threads,
@@ -231,7 +226,7 @@ scalars_t compute_scalars(const r1cs_t& cs, h_convention_t convention, const tox
 
 }  // namespace setup_detail
 
-proving_key_t setup(const r1cs_t& cs, h_convention_t convention, const toxic_waste_t& tw,
+proving_key_t setup(const r1cs_t& cs, root_convention_t convention, const toxic_waste_t& tw,
                     const setup_options_t& options) {
   const auto t_start = std::chrono::steady_clock::now();
   const unsigned threads = options.threads;
@@ -267,7 +262,7 @@ proving_key_t setup(const r1cs_t& cs, h_convention_t convention, const toxic_was
     options.info->device = device;
     options.info->fixed_base_s = seconds_since(t_fixed);
   }
-  if (convention == h_convention_t::snarkjs_odd_coset) zkey_matrices(cs, n, pk.zkey_a, pk.zkey_b);
+  if (convention == root_convention_t::snarkjs) zkey_matrices(cs, n, pk.zkey_a, pk.zkey_b);
   if (options.info) options.info->total_s = seconds_since(t_start);
   return pk;
 }

@@ -65,12 +65,12 @@ struct setup_options_t {
   setup_info_t* info = nullptr;  // out, optional
 };
 
-proving_key_t setup(const r1cs_t& cs, h_convention_t convention, const toxic_waste_t& tw,
+proving_key_t setup(const r1cs_t& cs, root_convention_t convention, const toxic_waste_t& tw,
                     const setup_options_t& options);
-proving_key_t setup(const r1cs_t& cs, h_convention_t convention, const setup_options_t& options);
+proving_key_t setup(const r1cs_t& cs, root_convention_t convention, const setup_options_t& options);
 // The historical signatures: the CPU path (setup_device_t::cpu) with `threads`.
-proving_key_t setup(const r1cs_t& cs, h_convention_t convention, const toxic_waste_t& tw, unsigned threads = 0);
-proving_key_t setup(const r1cs_t& cs, h_convention_t convention, unsigned threads = 0);
+proving_key_t setup(const r1cs_t& cs, root_convention_t convention, const toxic_waste_t& tw, unsigned threads = 0);
+proving_key_t setup(const r1cs_t& cs, root_convention_t convention, unsigned threads = 0);
 
 // Streaming form, for keys too large to hold twice (2^27: ~77 GB as
 // in-memory points). The sink receives the key's layout first, then every
@@ -81,7 +81,7 @@ proving_key_t setup(const r1cs_t& cs, h_convention_t convention, unsigned thread
 // dense when A_j(τ) ≠ 0, resp. B_j(τ) ≠ 0), and only those points are
 // computed at all.
 struct key_layout_t {
-  h_convention_t convention = h_convention_t::bellman_coset;
+  root_convention_t convention = root_convention_t::bellman;
   uint32_t n_vars = 0, n_public = 0;
   uint64_t domain_size = 0;
   std::vector<uint64_t> a_density, b_density;  // ⌈n_vars/64⌉ words
@@ -98,9 +98,9 @@ class key_sink_t {
   virtual void put(key_query_t q, uint64_t first, std::span<const g2_affine_t> pts) = 0;
 };
 
-void setup_to(const r1cs_t& cs, h_convention_t convention, const toxic_waste_t& tw, const setup_options_t& options,
+void setup_to(const r1cs_t& cs, root_convention_t convention, const toxic_waste_t& tw, const setup_options_t& options,
               key_sink_t& sink);
-void setup_to(const r1cs_t& cs, h_convention_t convention, const setup_options_t& options, key_sink_t& sink);
+void setup_to(const r1cs_t& cs, root_convention_t convention, const setup_options_t& options, key_sink_t& sink);
 
 // The snarkjs convention's QAP rows (keys.hpp zkey_a, zkey_b) for a domain
 // of n rows: the circuit's A and B rows, then A[n_c + s][s] = 1 for the
@@ -115,9 +115,5 @@ bool setup_gpu_available(std::string* why = nullptr);
 // "auto" | "on" | "off" (the CLI's --gpu; also "gpu", "cpu") -> the device;
 // anything else: std::invalid_argument naming the value.
 setup_device_t parse_setup_device(std::string_view s);
-
-// The domain generator each convention uses for an n = 2^log2n domain:
-// snarkjs 5^((r−1)/n), bellman 7^((r−1)/n) (see ff/fr.hpp).
-fr_t domain_root(h_convention_t convention, unsigned log2n);
 
 }  // namespace starzk

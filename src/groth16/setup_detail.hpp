@@ -18,7 +18,7 @@ struct scalars_t {
   std::vector<fr_t> u, v, l, h, ic;
 };
 
-scalars_t compute_scalars(const r1cs_t& cs, h_convention_t convention, const toxic_waste_t& tw, unsigned threads);
+scalars_t compute_scalars(const r1cs_t& cs, root_convention_t convention, const toxic_waste_t& tw, unsigned threads);
 
 // Resolves auto_ / gpu to a yes or no; gpu without a device throws.
 bool want_gpu(setup_device_t d);

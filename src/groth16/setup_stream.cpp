@@ -41,11 +41,11 @@ uint64_t compact_nonzero(std::vector<fr_t>& v, std::vector<uint64_t>& density) {
 
 }  // namespace
 
-void setup_to(const r1cs_t& cs, h_convention_t convention, const setup_options_t& options, key_sink_t& sink) {
+void setup_to(const r1cs_t& cs, root_convention_t convention, const setup_options_t& options, key_sink_t& sink) {
   setup_to(cs, convention, random_toxic_waste(), options, sink);
 }
 
-void setup_to(const r1cs_t& cs, h_convention_t convention, const toxic_waste_t& tw, const setup_options_t& options,
+void setup_to(const r1cs_t& cs, root_convention_t convention, const toxic_waste_t& tw, const setup_options_t& options,
               key_sink_t& sink) {
   const auto t_start = std::chrono::steady_clock::now();
   const unsigned threads = options.threads;

@@ -180,7 +180,7 @@ qap_rows_t witness_map_r1cs(const r1cs_t& cs, std::span<const fr_t> w, uint64_t 
 }
 
 qap_rows_t witness_map_zkey(const proving_key_t& pk, std::span<const fr_t> w, unsigned threads) {
-  if (pk.convention != h_convention_t::snarkjs_odd_coset)
+  if (pk.convention != root_convention_t::snarkjs)
     throw std::invalid_argument("witness_map_zkey needs a snarkjs (.zkey) key");
   check_witness_length(pk.n_vars, w);
   const uint64_t n = pk.domain_size;

@@ -143,7 +143,7 @@ key_cache_view_t::key_cache_view_t(const std::filesystem::path& file, cache_chec
   const uint8_t* m = c_.meta().data();
   const uint32_t conv = load_u32_le(m);
   if (conv > 1) c_.fail("unknown H convention " + std::to_string(conv) + " (0 = bellman, 1 = snarkjs)");
-  convention = conv == 0 ? h_convention_t::bellman_coset : h_convention_t::snarkjs_odd_coset;
+  convention = conv == 0 ? root_convention_t::bellman : root_convention_t::snarkjs;
   n_vars = load_u32_le(m + 4);
   n_public = load_u32_le(m + 8);
   domain_size = load_u64_le(m + 16);
@@ -171,7 +171,7 @@ key_cache_view_t::key_cache_view_t(const std::filesystem::path& file, cache_chec
     }
   }
 
-  const bool bellman = convention == h_convention_t::bellman_coset;
+  const bool bellman = convention == root_convention_t::bellman;
   expect_count(c_, s_ic, uint64_t(n_public) + 1);
   expect_count(c_, s_h, bellman ? domain_size - 1 : domain_size);
   expect_count(c_, s_l, uint64_t(n_vars) - n_public - 1);
@@ -217,7 +217,7 @@ void key_cache_view_t::validate(unsigned threads, bool subgroup) const {
   check_points(c_, s_a, a, true, subgroup, threads);
   check_points(c_, s_b_g1, b_g1, true, subgroup, threads);
   check_points(c_, s_b_g2, b_g2, true, subgroup, threads);
-  if (convention == h_convention_t::snarkjs_odd_coset) {
+  if (convention == root_convention_t::snarkjs) {
     for (const auto* z : {&zkey_a, &zkey_b}) {
       if (std::string s = check_matrix_indices(*z, z == &zkey_a ? "zkey_a" : "zkey_b", threads); !s.empty()) c_.fail(s);
     }
@@ -251,7 +251,7 @@ proving_key_t key_cache_view_t::to_proving_key() const {
   k.l.assign(l.begin(), l.end());
   k.h.assign(h.begin(), h.end());
   k.vk = vk();
-  if (convention == h_convention_t::snarkjs_odd_coset) {
+  if (convention == root_convention_t::snarkjs) {
     k.zkey_a = zkey_a.to_matrix();
     k.zkey_b = zkey_b.to_matrix();
   }
@@ -260,7 +260,7 @@ proving_key_t key_cache_view_t::to_proving_key() const {
 
 void write_key_cache(const std::filesystem::path& file, const proving_key_t& k, unsigned threads) {
   auto fail = [&](const std::string& m) { throw io_error(file, "cannot write a key cache: " + m); };
-  const bool bellman = k.convention == h_convention_t::bellman_coset;
+  const bool bellman = k.convention == root_convention_t::bellman;
   // The shape the reader will insist on.
   if (uint64_t(k.n_public) + 1 > k.n_vars) fail("n_public + 1 exceeds n_vars");
   if (k.domain_size == 0 || (k.domain_size & (k.domain_size - 1)) != 0) fail("domain_size is not a power of two");

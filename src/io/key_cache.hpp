@@ -12,7 +12,7 @@
 //
 // Container: page_container.hpp (magic "szkc", version 1, header checksum,
 // per-section xxh64 block checksums). Metadata (920 bytes):
-//   0    u32 convention (0 = bellman_coset, 1 = snarkjs_odd_coset)
+//   0    u32 convention (0 = bellman, 1 = snarkjs)
 //   4    u32 n_vars
 //   8    u32 n_public
 //   12   u32 zero
@@ -67,7 +67,7 @@ class key_cache_view_t {
   explicit key_cache_view_t(const std::filesystem::path& file, cache_check_t check = cache_check_t::header,
                             unsigned threads = 0);
 
-  h_convention_t convention = h_convention_t::bellman_coset;
+  root_convention_t convention = root_convention_t::bellman;
   uint32_t n_vars = 0, n_public = 0;
   uint64_t domain_size = 0;
   g1_affine_t alpha_g1, beta_g1, delta_g1;

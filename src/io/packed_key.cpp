@@ -109,7 +109,7 @@ packed_key_writer_t::packed_key_writer_t(const std::filesystem::path& file, cons
   if (shape.n_a > shape.n_vars || shape.n_b > shape.n_vars)
     throw io_error(file, "internal: more dense points than wires");
   uint8_t* m = w_.meta().data();
-  store_u32_le(m, shape.convention == h_convention_t::bellman_coset ? 0 : 1);
+  store_u32_le(m, shape.convention == root_convention_t::bellman ? 0 : 1);
   store_u32_le(m + 4, shape.n_vars);
   store_u32_le(m + 8, shape.n_public);
   store_u64_le(m + 16, shape.domain_size);
@@ -206,7 +206,7 @@ packed_key_view_t::packed_key_view_t(const std::filesystem::path& file)
   const uint8_t* m = c_.meta().data();
   const uint32_t conv = load_u32_le(m);
   if (conv > 1) c_.fail("unknown H convention " + std::to_string(conv) + " (0 = bellman, 1 = snarkjs)");
-  shape_.convention = conv == 0 ? h_convention_t::bellman_coset : h_convention_t::snarkjs_odd_coset;
+  shape_.convention = conv == 0 ? root_convention_t::bellman : root_convention_t::snarkjs;
   shape_.n_vars = load_u32_le(m + 4);
   shape_.n_public = load_u32_le(m + 8);
   shape_.domain_size = load_u64_le(m + 16);

@@ -13,7 +13,7 @@
 //
 // Container: page_container.hpp (magic "szpk", version 1, header checksum,
 // per-section xxh64 block checksums). Metadata (456 bytes):
-//   0    u32 convention (0 = bellman_coset, 1 = snarkjs_odd_coset)
+//   0    u32 convention (0 = bellman, 1 = snarkjs)
 //   4    u32 n_vars        8  u32 n_public        12  u32 zero
 //   16   u64 domain_size
 //   24   alpha_g1, beta_g1, delta_g1 (48 bytes each, compressed)
@@ -56,7 +56,7 @@ enum class packed_section_t : size_t { ic, h, l, a, b_g1, b_g2, a_density, b_den
 
 // Everything fixed before the first point is made.
 struct packed_key_shape_t {
-  h_convention_t convention = h_convention_t::bellman_coset;
+  root_convention_t convention = root_convention_t::bellman;
   uint32_t n_vars = 0;
   uint32_t n_public = 0;
   uint64_t domain_size = 0;
@@ -64,7 +64,7 @@ struct packed_key_shape_t {
   uint64_t n_b = 0;  // wires with B points
 
   uint64_t n_aux() const { return uint64_t(n_vars) - n_public - 1; }
-  uint64_t h_count() const { return convention == h_convention_t::bellman_coset ? domain_size - 1 : domain_size; }
+  uint64_t h_count() const { return convention == root_convention_t::bellman ? domain_size - 1 : domain_size; }
   uint64_t density_words() const { return (uint64_t(n_vars) + 63) / 64; }
   // Points in a section (bitmap words for the two density sections).
   uint64_t count(packed_section_t s) const;

@@ -215,7 +215,7 @@ proving_key_t read(const std::filesystem::path& file, const r1cs_t* cs, const pa
   }
 
   proving_key_t pk;
-  pk.convention = h_convention_t::bellman_coset;
+  pk.convention = root_convention_t::bellman;
   pk.n_vars = uint32_t(n_vars);
   pk.n_public = uint32_t(n_public);
   pk.domain_size = domain;
@@ -319,9 +319,9 @@ void write_query(atomic_file_t& out, const char* name, const std::vector<affine_
 
 void check_shape(const std::filesystem::path& file, const proving_key_t& k) {
   auto fail = [&](const std::string& m) { throw io_error(file, "cannot write .params: " + m); };
-  if (k.convention != h_convention_t::bellman_coset) {
+  if (k.convention != root_convention_t::bellman) {
     fail(
-        "the key uses the snarkjs H convention (odd-coset evaluations); .params needs a bellman_coset key "
+        "the key uses the snarkjs H convention (odd-coset evaluations); .params needs a bellman-convention key "
         "(starzk setup --params makes one)");
   }
   auto want = [&](const char* name, size_t have, uint64_t need) {

@@ -41,7 +41,7 @@
 //     n_vars, as for any key whose wires all appear in A and in B) and
 //     otherwise throws an io_error saying the circuit is needed.
 // Derived values: n_public = n_ic − 1, n_vars = n_public + 1 + |l|,
-// domain_size = |h| + 1 (must be a power of two), convention bellman_coset.
+// domain_size = |h| + 1 (must be a power of two), convention bellman.
 //
 // Validation: the counts are checked against the file size before anything
 // is allocated (a lying count or a truncated file is an io_error with the
@@ -81,8 +81,8 @@ proving_key_t read_params(const std::filesystem::path& file, const r1cs_t& circu
 // Only the verifying key (what `starzk verify --params` needs).
 verifying_key_t read_params_vk(const std::filesystem::path& file);
 
-// Writes a bellman_coset key as bellman does (throws io_error naming `file`
-// for a snarkjs-convention key or vectors of the wrong sizes).
+// Writes a bellman-convention key as bellman does (throws io_error naming
+// `file` for a snarkjs-convention key or vectors of the wrong sizes).
 void write_params(const std::filesystem::path& file, const proving_key_t& key);
 void write_params(const std::filesystem::path& file, const proving_key_t& key, unsigned threads);
 

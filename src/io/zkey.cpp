@@ -219,7 +219,7 @@ void read_zkey(const std::filesystem::path& file, const zkey_read_options_t& opt
   auto done = [&](key_query_t q) {
     if (options.on_query) options.on_query(q, k);
   };
-  k.convention = h_convention_t::snarkjs_odd_coset;
+  k.convention = root_convention_t::snarkjs;
 
   auto p = f.section(sec_protocol, "protocol");
   const uint32_t protocol = p.u32();
@@ -322,8 +322,8 @@ std::vector<uint8_t> read_zkey_transcript(const std::filesystem::path& file) {
 
 void check_zkey_shape(const std::filesystem::path& file, const proving_key_t& k) {
   auto fail = [&](const std::string& p) { throw io_error(file, "cannot write key: " + p); };
-  if (k.convention != h_convention_t::snarkjs_odd_coset) {
-    fail("a .zkey holds snarkjs_odd_coset keys only (this one uses the bellman H query)");
+  if (k.convention != root_convention_t::snarkjs) {
+    fail("a .zkey holds snarkjs-convention keys only (this one uses the bellman H query)");
   }
   if (k.n_vars == 0 || uint64_t(k.n_public) + 1 > k.n_vars) fail("n_public does not fit in n_vars");
   if (!std::has_single_bit(k.domain_size) || k.domain_size > UINT32_MAX) fail("domain_size is not a power of two");

@@ -1,4 +1,4 @@
-// domain_t construction: roots from ff/fr.hpp, inverses, the twiddle table
+// domain_t construction: roots from ntt/convention.hpp, inverses, the twiddle table
 // built in parallel (each thread starts from ω^begin by one exponentiation
 // and then multiplies up: n/2 M plus one pow per thread).
 #include "ntt/domain.hpp"
@@ -16,16 +16,12 @@ unsigned log2_ceil(size_t n) {
   return unsigned(std::bit_width(n - 1));
 }
 
-fr_t domain_t::root(unsigned log_n, root_convention conv) {
-  return conv == root_convention::snarkjs ? fr_t::root_of_unity(log_n) : fr_t::bellman_root_of_unity(log_n);
-}
-
-domain_t::domain_t(unsigned log_n, root_convention conv, unsigned threads)
+domain_t::domain_t(unsigned log_n, root_convention_t conv, unsigned threads)
     : log_n_(log_n), n_(size_t(1) << (log_n <= max_log_size ? log_n : 0)), conv_(conv) {
   if (log_n > max_log_size)
     throw std::invalid_argument("ntt: domain of size 2^" + std::to_string(log_n) + " exceeds the supported 2^" +
                                 std::to_string(max_log_size));
-  omega_ = root(log_n, conv);
+  omega_ = root_of_unity(log_n, conv);
   omega_inv_ = omega_.inverse();
   n_inv_ = fr_t::from_u64(uint64_t(n_)).inverse();
   g_ = fr_t::multiplicative_generator();
@@ -45,7 +41,7 @@ domain_t::domain_t(unsigned log_n, root_convention conv, unsigned threads)
       size_t(1) << 12);
 }
 
-domain_t domain_t::for_size(size_t min_size, root_convention conv, unsigned threads) {
+domain_t domain_t::for_size(size_t min_size, root_convention_t conv, unsigned threads) {
   return domain_t(log2_ceil(min_size), conv, threads);
 }
 

@@ -6,14 +6,11 @@
 //
 // The set H is the same for every choice of primitive root, but the ORDER of
 // evaluations an NTT produces, out_i = A(ω^i), depends on which ω it is.
-// Two conventions exist (see ff/fr.hpp):
-//   root_convention::snarkjs: ω_{2^k} = 5^((r−1)/2^k)  (ffjavascript, the
-//     .zkey H query is built on these: it must be used for h_phase_snarkjs);
-//   root_convention::bellman: ω_{2^k} = 7^((r−1)/2^k)  (bellman, blstrs,
-//     arkworks). Row i of an R1CS is read as the value at ω^i, so the
-//     family decides which polynomial a row vector stands for: use the one
-//     the proving key was generated with.
-// Both families are consistent under squaring: ω_{2^(k+1)}^2 = ω_{2^k}.
+// The two key conventions use different ones (ntt/convention.hpp):
+// bellman ω_{2^k} = 7^((r−1)/2^k), snarkjs ω_{2^k} = 5^((r−1)/2^k). Row i of
+// an R1CS is read as the value at ω^i, so the convention decides which
+// polynomial a row vector stands for: use the one the proving key was
+// generated with (h_phase_snarkjs needs the snarkjs one).
 //
 // Precomputed: ω, ω^−1, n^−1, the coset shift g (bellman's GENERATOR 7, a
 // generator of F_r^*, so g^n ≠ 1 and the coset gH is disjoint from H), g^−1,
@@ -28,11 +25,10 @@
 #include <vector>
 
 #include "ff/fr.hpp"
+#include "ntt/convention.hpp"
 #include "util/uninit_vector.hpp"
 
 namespace starzk {
-
-enum class root_convention { snarkjs, bellman };
 
 class domain_t {
  public:
@@ -42,15 +38,15 @@ class domain_t {
 
   // A domain of size 2^log_n. Throws std::invalid_argument if log_n is too
   // large. `threads` (0 = all cores) only parallelises the table build.
-  explicit domain_t(unsigned log_n, root_convention conv = root_convention::snarkjs, unsigned threads = 0);
+  explicit domain_t(unsigned log_n, root_convention_t conv = root_convention_t::snarkjs, unsigned threads = 0);
 
   // The smallest domain with at least `min_size` points (min_size 0 or 1
   // gives n = 1).
-  static domain_t for_size(size_t min_size, root_convention conv = root_convention::snarkjs, unsigned threads = 0);
+  static domain_t for_size(size_t min_size, root_convention_t conv = root_convention_t::snarkjs, unsigned threads = 0);
 
   unsigned log_size() const { return log_n_; }
   size_t size() const { return n_; }
-  root_convention convention() const { return conv_; }
+  root_convention_t convention() const { return conv_; }
 
   const fr_t& omega() const { return omega_; }          // ω, primitive n-th root
   const fr_t& omega_inv() const { return omega_inv_; }  // ω^−1
@@ -65,13 +61,10 @@ class domain_t {
   // for every i, a constant.
   fr_t vanishing_at(const fr_t& x) const;
 
-  // The primitive root of unity of order 2^log_n in convention conv.
-  static fr_t root(unsigned log_n, root_convention conv);
-
  private:
   unsigned log_n_;
   size_t n_;
-  root_convention conv_;
+  root_convention_t conv_;
   fr_t omega_, omega_inv_, n_inv_, g_, g_inv_;
   uninit_vector_t<fr_t> twiddles_;  // written on all cores by the constructor
 };

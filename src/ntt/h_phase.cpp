@@ -59,7 +59,7 @@ void h_phase_bellman(std::span<fr_t> a, std::span<fr_t> b, std::span<fr_t> c, co
 
 void h_phase_bellman(std::span<fr_t> a, std::span<fr_t> b, std::span<fr_t> c, unsigned threads) {
   const unsigned log_n = checked_log_size(a, b, c, "h_phase_bellman");
-  const domain_t d(log_n, root_convention::bellman, threads);
+  const domain_t d(log_n, root_convention_t::bellman, threads);
   h_phase_bellman(a, b, c, d, threads);
 }
 
@@ -68,10 +68,11 @@ void h_phase_snarkjs(std::span<fr_t> a, std::span<fr_t> b, std::span<fr_t> c, co
   if (d.log_size() != log_n)
     throw std::invalid_argument("h_phase_snarkjs: domain of size " + std::to_string(d.size()) + " for rows of length " +
                                 std::to_string(a.size()));
-  if (d.convention() != root_convention::snarkjs)
+  if (d.convention() != root_convention_t::snarkjs)
     throw std::invalid_argument("h_phase_snarkjs: the domain must use the snarkjs roots (5^((r-1)/n))");
-  // ω_{2n}: the snarkjs root of order 2n; its square is d.omega().
-  const fr_t w2n = domain_t::root(log_n + 1, root_convention::snarkjs);
+  // ω_{2n}: the snarkjs root of order 2n (the convention's coset shift); its
+  // square is d.omega().
+  const fr_t w2n = h_coset_shift(log_n, root_convention_t::snarkjs);
   for (auto* v : {&a, &b, &c}) {
     intt(*v, d, threads);            // 1. coefficients
     coset_ntt(*v, d, w2n, threads);  // 2. values at ω_{2n}^(2i+1)
@@ -81,7 +82,7 @@ void h_phase_snarkjs(std::span<fr_t> a, std::span<fr_t> b, std::span<fr_t> c, co
 
 void h_phase_snarkjs(std::span<fr_t> a, std::span<fr_t> b, std::span<fr_t> c, unsigned threads) {
   const unsigned log_n = checked_log_size(a, b, c, "h_phase_snarkjs");
-  const domain_t d(log_n, root_convention::snarkjs, threads);
+  const domain_t d(log_n, root_convention_t::snarkjs, threads);
   h_phase_snarkjs(a, b, c, d, threads);
 }
 

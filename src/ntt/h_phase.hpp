@@ -59,7 +59,7 @@ void h_phase_bellman(std::span<fr_t> a, std::span<fr_t> b, std::span<fr_t> c, un
 void h_phase_bellman(std::span<fr_t> a, std::span<fr_t> b, std::span<fr_t> c, const domain_t& d, unsigned threads = 0);
 
 void h_phase_snarkjs(std::span<fr_t> a, std::span<fr_t> b, std::span<fr_t> c, unsigned threads = 0);
-// With a prebuilt domain of size a.size(); it must use root_convention::snarkjs.
+// With a prebuilt domain of size a.size(); it must use root_convention_t::snarkjs.
 void h_phase_snarkjs(std::span<fr_t> a, std::span<fr_t> b, std::span<fr_t> c, const domain_t& d, unsigned threads = 0);
 
 }  // namespace starzk

@@ -159,7 +159,7 @@ TEST_F(KeyRecord, KeyOutsideTheSubgroupIsRefusedAndNotRemembered) {
 TEST_F(KeyRecord, ParamsKeys) {
   const r1cs_t cs = read_r1cs(fixture / "circuit.r1cs");
   const fs::path p = dir_ / "k.params";
-  write_params(p, setup(cs, h_convention_t::bellman_coset));
+  write_params(p, setup(cs, root_convention_t::bellman));
   const cli::loaded_key_t first = load(p, false, &cs);
   EXPECT_TRUE(first.check.validated);
   EXPECT_TRUE(first.check.remembered);
@@ -170,7 +170,7 @@ TEST_F(KeyRecord, ParamsKeys) {
 
 TEST_F(KeyRecord, PackedKeysAreCheckedWhileDecompressed) {
   const r1cs_t cs = read_r1cs(fixture / "circuit.r1cs");
-  const proving_key_t pk = setup(cs, h_convention_t::bellman_coset);
+  const proving_key_t pk = setup(cs, root_convention_t::bellman);
   const fs::path p = dir_ / "k.szpk";
   write_packed_key(p, pk, 1);
   const cli::loaded_key_t first = load(p, false, &cs);
@@ -196,10 +196,10 @@ TEST_F(KeyRecord, PackedKeysAreCheckedWhileDecompressed) {
 TEST_F(KeyRecord, PackedKeyOfAKnownSizeButUnknownDigestIsValidatedAfterTheRead) {
   const r1cs_t cs = read_r1cs(fixture / "circuit.r1cs");
   const fs::path p1 = dir_ / "k1.szpk", p2 = dir_ / "k2.szpk", p3 = dir_ / "k3.szpk", p4 = dir_ / "k4.szpk";
-  write_packed_key(p1, setup(cs, h_convention_t::bellman_coset), 1);
-  const proving_key_t pk2 = setup(cs, h_convention_t::bellman_coset);  // fresh toxic waste: other points
+  write_packed_key(p1, setup(cs, root_convention_t::bellman), 1);
+  const proving_key_t pk2 = setup(cs, root_convention_t::bellman);  // fresh toxic waste: other points
   write_packed_key(p2, pk2, 1);
-  write_packed_key(p4, setup(cs, h_convention_t::bellman_coset), 1);
+  write_packed_key(p4, setup(cs, root_convention_t::bellman), 1);
   proving_key_t bad = pk2;
   size_t i = 0;
   while (bad.a[i].is_infinity()) ++i;

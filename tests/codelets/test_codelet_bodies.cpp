@@ -63,10 +63,7 @@ struct bench_t {
   std::unique_ptr<partition_state_t> p = std::make_unique<partition_state_t>();
   std::vector<fr_t> ra, rb, rc;  // the rows a, b, c: StarPU's buffers in a real run
   explicit bench_t(const test::prove_case_t& pc, const std::vector<fr_t>& w)
-      : c(pc),
-        domain(log2u(pc.pk->domain_size),
-               pc.pk->convention == h_convention_t::bellman_coset ? root_convention::bellman : root_convention::snarkjs,
-               1) {
+      : c(pc), domain(log2u(pc.pk->domain_size), pc.pk->convention, 1) {
     p->key = codelets::key_view_t{c.pk.get(), c.cs.get(), &domain};
     p->label = c.name + "#0";
     p->w = w;
@@ -164,7 +161,7 @@ TEST_P(codelet_bodies_light, witness_map_into_matches_witness_map) {
   // A witness that breaks a constraint: refused by the witness map of a
   // bellman key (the circuit's C is there to check against), naming the
   // first broken constraint.
-  if (c.pk->convention == h_convention_t::bellman_coset) {
+  if (c.pk->convention == root_convention_t::bellman) {
     std::vector<fr_t> bad = w;
     bad.back() += fr_t::one();
     const std::optional<uint64_t> row = first_unsatisfied_row(*c.cs, bad);
@@ -198,7 +195,7 @@ TEST_P(codelet_bodies_light, witness_map_into_same_for_coded_and_plain_matrices)
   EXPECT_EQ(a, pa);
   EXPECT_EQ(b, pb);
   EXPECT_EQ(cc, pc);
-  if (pk.convention == h_convention_t::bellman_coset) {
+  if (pk.convention == root_convention_t::bellman) {
     for (uint64_t s = 0; s <= cs.n_public; ++s) EXPECT_EQ(a[cs.n_constraints + s], w[s]) << "input row " << s;
   }
 }
@@ -213,7 +210,7 @@ TEST_P(codelet_bodies_light, unsatisfied_witness_fails_its_partition_and_names_i
   bench_t b(c, w);
   b.all();
   ASSERT_TRUE(b.p->failed());
-  const bool bellman = c.pk->convention == h_convention_t::bellman_coset;
+  const bool bellman = c.pk->convention == root_convention_t::bellman;
   EXPECT_NE(b.p->error().find("partition " + c.name + "#0: " + (bellman ? "spmv:" : "assemble:")), std::string::npos)
       << b.p->error();
   EXPECT_NE(b.p->error().find(bellman ? "does not satisfy constraint" : "does not verify"), std::string::npos)

@@ -30,7 +30,7 @@ prove_case_t load_fixture(const std::string& name) {
   return c;
 }
 
-prove_case_t make_generated(h_convention_t conv, const std::string& name) {
+prove_case_t make_generated(root_convention_t conv, const std::string& name) {
   static const gen_params_t params{.log2_constraints = 10, .n_public = 8, .seed = 0x5eed};
   static const std::shared_ptr<const r1cs_t> cs = std::make_shared<const r1cs_t>(generate_circuit(params, 2));
   prove_case_t c;
@@ -56,9 +56,9 @@ const prove_case_t& prove_case(const std::string& name) {
   if (it != cache.end()) return it->second;
   prove_case_t c;
   if (name == "gen-bellman")
-    c = make_generated(h_convention_t::bellman_coset, name);
+    c = make_generated(root_convention_t::bellman, name);
   else if (name == "gen-snarkjs")
-    c = make_generated(h_convention_t::snarkjs_odd_coset, name);
+    c = make_generated(root_convention_t::snarkjs, name);
   else
     c = load_fixture(name);
   return cache.emplace(name, std::move(c)).first->second;

@@ -24,10 +24,6 @@ void permute(std::vector<fr_t>& v, unsigned L) {
   }
 }
 
-fr_t root(root_convention_t c, unsigned L) {
-  return c == root_convention_t::snarkjs ? fr_t::root_of_unity(L) : fr_t::bellman_root_of_unity(L);
-}
-
 // X_i = sum_j x_j w^(ij), natural in, natural out.
 std::vector<fr_t> ref_dft(std::vector<fr_t> x, const fr_t& w, unsigned L) {
   const size_t n = x.size();
@@ -48,21 +44,17 @@ std::vector<fr_t> ref_dft(std::vector<fr_t> x, const fr_t& w, unsigned L) {
   return x;
 }
 
-fr_t coset_shift(root_convention_t c, unsigned L) {
-  return c == root_convention_t::snarkjs ? fr_t::root_of_unity(L + 1) : fr_t::multiplicative_generator();
-}
-
 // The reference of one ntt() call, natural order in and out.
 std::vector<fr_t> ref_ntt(std::vector<fr_t> x, ntt_dir_t dir, ntt_coset_t coset, root_convention_t c, unsigned L) {
-  const fr_t g = coset_shift(c, L);
+  const fr_t g = h_coset_shift(L, c);
   if (dir == ntt_dir_t::forward) {
     if (coset == ntt_coset_t::coset) {
       fr_t p = fr_t::one();
       for (auto& v : x) v *= p, p *= g;
     }
-    return ref_dft(x, root(c, L), L);
+    return ref_dft(x, root_of_unity(L, c), L);
   }
-  x = ref_dft(x, root(c, L).inverse(), L);
+  x = ref_dft(x, root_of_unity(L, c).inverse(), L);
   const fr_t n_inv = fr_t::from_u64(x.size()).inverse();
   const fr_t gi = g.inverse();
   fr_t p = fr_t::one();

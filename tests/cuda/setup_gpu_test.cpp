@@ -55,7 +55,7 @@ void expect_same_key(const proving_key_t& c, const proving_key_t& g) {
 struct setup_case {
   unsigned log2;
   uint32_t n_public;
-  h_convention_t conv;
+  root_convention_t conv;
 };
 
 class CudaSetup : public ::testing::TestWithParam<setup_case> {};
@@ -101,7 +101,7 @@ TEST(CudaSetupProve, GpuKeyProvesAndVerifies) {
   const r1cs_t cs = generate_circuit(params);
   setup_options_t o;
   o.device = setup_device_t::gpu;
-  for (h_convention_t conv : {h_convention_t::bellman_coset, h_convention_t::snarkjs_odd_coset}) {
+  for (root_convention_t conv : {root_convention_t::bellman, root_convention_t::snarkjs}) {
     const proving_key_t pk = setup(cs, conv, o);
     const std::vector<fr_t> w = generate_witness(params, cs, 0);
     const proof_t proof = prove(pk, &cs, w);
@@ -114,13 +114,13 @@ TEST(CudaSetupProve, GpuKeyProvesAndVerifies) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, CudaSetup,
-                         ::testing::Values(setup_case{10, 328, h_convention_t::bellman_coset},
-                                           setup_case{10, 328, h_convention_t::snarkjs_odd_coset},
-                                           setup_case{11, 20, h_convention_t::bellman_coset},
-                                           setup_case{11, 20, h_convention_t::snarkjs_odd_coset}),
+                         ::testing::Values(setup_case{10, 328, root_convention_t::bellman},
+                                           setup_case{10, 328, root_convention_t::snarkjs},
+                                           setup_case{11, 20, root_convention_t::bellman},
+                                           setup_case{11, 20, root_convention_t::snarkjs}),
                          [](const ::testing::TestParamInfo<setup_case>& i) {
                            return "k" + std::to_string(i.param.log2) + "_pub" + std::to_string(i.param.n_public) +
-                                  (i.param.conv == h_convention_t::bellman_coset ? "_bellman" : "_snarkjs");
+                                  (i.param.conv == root_convention_t::bellman ? "_bellman" : "_snarkjs");
                          });
 
 }  // namespace

@@ -71,8 +71,7 @@ void szpk(std::span<const uint8_t> in) {
     const auto dec = cpu_point_decoder(1);
     (void)unpack_packed_vk(view, *dec);
     proving_key_t pk = unpack_packed_key(view, false, *dec, 1);
-    if (pk.convention == h_convention_t::snarkjs_odd_coset)
-      zkey_matrices(circuit(), pk.domain_size, pk.zkey_a, pk.zkey_b);
+    if (pk.convention == root_convention_t::snarkjs) zkey_matrices(circuit(), pk.domain_size, pk.zkey_a, pk.zkey_b);
     accepts<prove_error>([&] { check_prover_inputs(pk, &circuit(), witness(), 1); });
   });
 }

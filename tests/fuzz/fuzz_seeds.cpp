@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
 
     const r1cs_t cs = read_r1cs(data / "multiplier" / "circuit.r1cs");
     const proving_key_t snarkjs = read_zkey(data / "multiplier" / "circuit.zkey");
-    const proving_key_t bellman = setup(cs, h_convention_t::bellman_coset, 1);
+    const proving_key_t bellman = setup(cs, root_convention_t::bellman, 1);
     write_params(dir("params") / "multiplier.params", bellman, 1);
     fs::copy_file(out / "params" / "multiplier.params", dir("params_vk") / "multiplier.params",
                   fs::copy_options::overwrite_existing);

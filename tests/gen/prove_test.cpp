@@ -15,7 +15,7 @@ namespace {
 TEST(GenProve, ProofOfAGeneratedWitnessVerifies) {
   const gen_params_t params{10, 328, 17};
   const r1cs_t cs = generate_circuit(params);
-  const proving_key_t pk = setup(cs, h_convention_t::bellman_coset);
+  const proving_key_t pk = setup(cs, root_convention_t::bellman);
   const std::vector<fr_t> w0 = generate_witness(params, cs, 0);
   const std::vector<fr_t> w1 = generate_witness(params, cs, 1);
   // groth16's own check agrees with the gen tests' local one.

@@ -40,7 +40,7 @@ TEST(GenWrite, KeyAsAKeyCache) {
   gen_job_options_t o;
   o.partitions = o.distinct = 2;
   o.key_cache = true;
-  o.convention = h_convention_t::bellman_coset;
+  o.convention = root_convention_t::bellman;
   o.setup.device = setup_device_t::cpu;
   o.threads = 2;
   const gen_job_files_t files = write_generated_job(params, dir, o);
@@ -50,7 +50,7 @@ TEST(GenWrite, KeyAsAKeyCache) {
   const r1cs_t cs = read_r1cs(files.circuit);
   const proving_key_t pk = read_key_cache(files.key, cache_check_t::on_curve, 2);
   EXPECT_EQ(pk.n_vars, cs.n_vars);
-  EXPECT_EQ(pk.convention, h_convention_t::bellman_coset);
+  EXPECT_EQ(pk.convention, root_convention_t::bellman);
   for (const char* other : {"key.params", "key.zkey", "key.szpk"}) EXPECT_FALSE(std::filesystem::exists(dir / other));
   std::filesystem::remove_all(dir.parent_path());
 }

@@ -197,8 +197,7 @@ const case18_t& case18() {
     std::mt19937_64 rng(0x2718);
     toxic_waste_t tw{};
     for (fr_t* x : {&tw.tau, &tw.alpha, &tw.beta, &tw.gamma, &tw.delta}) *x = fr_t::random(rng);
-    r.c.pk =
-        std::make_shared<const proving_key_t>(setup(*r.c.cs, h_convention_t::bellman_coset, tw, setup_options_t{}));
+    r.c.pk = std::make_shared<const proving_key_t>(setup(*r.c.cs, root_convention_t::bellman, tw, setup_options_t{}));
     for (uint64_t p = 0; p < 2; ++p) r.c.witnesses.push_back(generate_witness(params, *r.c.cs, p));
     r.reference = prove_with_blinding(*r.c.pk, r.c.cs.get(), r.c.witnesses[0], r.rs, 0);
     return r;
@@ -336,7 +335,7 @@ TEST(dag_gpu_memory_limited, batch_at_2_22_under_16000_mib_verifies) {
   test::prove_case_t c;
   c.name = "gen-2^22";
   c.cs = std::make_shared<const r1cs_t>(generate_circuit(params));
-  c.pk = std::make_shared<const proving_key_t>(setup(*c.cs, h_convention_t::bellman_coset, setup_options_t{}));
+  c.pk = std::make_shared<const proving_key_t>(setup(*c.cs, root_convention_t::bellman, setup_options_t{}));
   for (uint64_t p = 0; p < 3; ++p) c.witnesses.push_back(generate_witness(params, *c.cs, p));
   const scoped_env_t env("STARPU_LIMIT_CUDA_MEM", "16000");
   runtime::starpu_session session(gpu_session("starzk"));

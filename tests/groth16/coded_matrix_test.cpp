@@ -189,7 +189,7 @@ TEST(CodedMatrix, WitnessMapSameForBothForms) {
   for (uint64_t s = 0; s <= plain.n_public; ++s) EXPECT_EQ(want.a[plain.n_constraints + s], w[s]);
   // snarkjs: the key's own matrices, coded or plain.
   proving_key_t pk;
-  pk.convention = h_convention_t::snarkjs_odd_coset;
+  pk.convention = root_convention_t::snarkjs;
   pk.n_vars = plain.n_vars;
   pk.n_public = plain.n_public;
   pk.domain_size = n;
@@ -228,13 +228,13 @@ TEST(CodedMatrix, SetupGivesTheSameKey) {
   ASSERT_TRUE(coded.a.coded());
   r1cs_t plain = coded;
   expand_circuit(plain);
-  for (const auto conv : {h_convention_t::bellman_coset, h_convention_t::snarkjs_odd_coset}) {
+  for (const auto conv : {root_convention_t::bellman, root_convention_t::snarkjs}) {
     const proving_key_t from_plain = setup(plain, conv, fixed_waste, 2u);
     const proving_key_t from_coded = setup(coded, conv, fixed_waste, 2u);
     EXPECT_TRUE(from_coded == from_plain) << int(conv);
     EXPECT_EQ(from_coded.a, from_plain.a);
     EXPECT_EQ(from_coded.l, from_plain.l);
-    if (conv == h_convention_t::snarkjs_odd_coset) {
+    if (conv == root_convention_t::snarkjs) {
       EXPECT_TRUE(from_coded.zkey_a.coded());  // the input rows' 1 joined the dictionary
       EXPECT_FALSE(from_plain.zkey_a.coded());
     }
@@ -253,8 +253,8 @@ TEST(CodedMatrix, SetupWithAFullDictionary) {
   plain.c = distinct_values(2, 4);
   r1cs_t coded = plain;
   ASSERT_TRUE(code_circuit(coded));
-  const proving_key_t from_plain = setup(plain, h_convention_t::snarkjs_odd_coset, fixed_waste, 2u);
-  const proving_key_t from_coded = setup(coded, h_convention_t::snarkjs_odd_coset, fixed_waste, 2u);
+  const proving_key_t from_plain = setup(plain, root_convention_t::snarkjs, fixed_waste, 2u);
+  const proving_key_t from_coded = setup(coded, root_convention_t::snarkjs, fixed_waste, 2u);
   EXPECT_FALSE(from_coded.zkey_a.coded());
   EXPECT_TRUE(from_coded.zkey_b.coded());
   EXPECT_TRUE(from_coded == from_plain);

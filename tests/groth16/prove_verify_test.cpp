@@ -21,7 +21,7 @@ const std::filesystem::path fixtures = std::filesystem::path(STARZK_TEST_DATA) /
 
 struct circuit_case {
   const char* name;
-  h_convention_t conv;
+  root_convention_t conv;
 };
 
 class RoundTrip : public ::testing::TestWithParam<circuit_case> {};
@@ -79,20 +79,20 @@ TEST_P(RoundTrip, ProveVerifyAndRejectTampering) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, RoundTrip,
-                         ::testing::Values(circuit_case{"multiplier", h_convention_t::bellman_coset},
-                                           circuit_case{"multiplier", h_convention_t::snarkjs_odd_coset},
-                                           circuit_case{"bits", h_convention_t::bellman_coset},
-                                           circuit_case{"bits", h_convention_t::snarkjs_odd_coset},
-                                           circuit_case{"mimc", h_convention_t::bellman_coset}),
+                         ::testing::Values(circuit_case{"multiplier", root_convention_t::bellman},
+                                           circuit_case{"multiplier", root_convention_t::snarkjs},
+                                           circuit_case{"bits", root_convention_t::bellman},
+                                           circuit_case{"bits", root_convention_t::snarkjs},
+                                           circuit_case{"mimc", root_convention_t::bellman}),
                          [](const auto& info) {
                            return std::string(info.param.name) +
-                                  (info.param.conv == h_convention_t::bellman_coset ? "_bellman" : "_snarkjs");
+                                  (info.param.conv == root_convention_t::bellman ? "_bellman" : "_snarkjs");
                          });
 
 TEST(Prover, RejectsMismatchedInputs) {
   const r1cs_t cs = read_r1cs(fixtures / "multiplier" / "circuit.r1cs");
   const std::vector<fr_t> w = read_wtns(fixtures / "multiplier" / "witness.wtns", cs.n_vars);
-  const proving_key_t pk = setup(cs, h_convention_t::bellman_coset);
+  const proving_key_t pk = setup(cs, root_convention_t::bellman);
   std::vector<fr_t> short_w(w.begin(), w.end() - 1);
   EXPECT_THROW(prove(pk, &cs, short_w), prove_error);
   std::vector<fr_t> w0 = w;

@@ -49,7 +49,7 @@ TEST(SetupDevice, GpuWithoutDeviceThrowsAClearError) {
   setup_options_t o;
   o.device = setup_device_t::gpu;
   try {
-    (void)setup(cs, h_convention_t::bellman_coset, o);
+    (void)setup(cs, root_convention_t::bellman, o);
     FAIL() << "setup with device gpu succeeded without a device";
   } catch (const std::runtime_error& e) {
     const std::string m = e.what();
@@ -67,11 +67,11 @@ TEST(SetupDevice, AutoFallsBackToTheCpu) {
   setup_options_t o;
   o.info = &info;
   o.threads = 2;
-  const proving_key_t pk = setup(cs, h_convention_t::bellman_coset, tw, o);
+  const proving_key_t pk = setup(cs, root_convention_t::bellman, tw, o);
   EXPECT_FALSE(info.used_gpu);
   EXPECT_EQ(info.device.rfind("CPU", 0), 0u) << info.device;
   EXPECT_GT(info.total_s, 0.0);
-  EXPECT_TRUE(pk == setup(cs, h_convention_t::bellman_coset, tw, 2u));  // the historical signature: same key
+  EXPECT_TRUE(pk == setup(cs, root_convention_t::bellman, tw, 2u));  // the historical signature: same key
 }
 
 TEST(SetupDevice, CliGpuOnWithoutDeviceFails) {

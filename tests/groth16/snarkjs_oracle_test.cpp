@@ -104,7 +104,7 @@ TEST_P(SnarkjsOracle, OurProofsPassSnarkjsAndTheirsPassOurs) {
 TEST_P(SnarkjsOracle, SnarkjsProvesWithOurDevelopmentKey) {
   const fs::path fx = fixtures / GetParam();
   const r1cs_t cs = read_r1cs(fx / "circuit.r1cs");
-  const proving_key_t pk = setup(cs, h_convention_t::snarkjs_odd_coset);
+  const proving_key_t pk = setup(cs, root_convention_t::snarkjs);
   write_zkey(dir_ / "ours.zkey", pk);
   write_vkey_json(dir_ / "vk.json", pk.vk);
   ASSERT_EQ(snarkjs("groth16 prove " + (dir_ / "ours.zkey").string() + " " + (fx / "witness.wtns").string() + " " +

@@ -155,7 +155,7 @@ TEST_F(bounds_test, wtns_count) {
 TEST_F(bounds_test, params_counts) {
   const r1cs_t cs = read_r1cs(multiplier("circuit.r1cs"));
   const fs::path good = tmp / "good.params";
-  write_params(good, setup(cs, h_convention_t::bellman_coset));
+  write_params(good, setup(cs, root_convention_t::bellman));
   expect_bounded([&] { read_params(good, cs); }, good, std::nullopt);
   // n_ic, a u32 big-endian at 864, then each query's count after its points.
   fs::path p = mutate(good, "ic.params", [](bytes_t& b) { b[864] = 0x40; });

@@ -36,12 +36,12 @@ const proving_key_t& key(const std::string& name) {
       slot = std::make_unique<proving_key_t>(read_zkey(fixture("multiplier", "circuit.zkey")));
     else if (name == "snarkjs-coded")  // .zkey matrices coded (setup from the coded circuit read_r1cs gives)
       slot = std::make_unique<proving_key_t>(
-          setup(read_r1cs(fixture("multiplier", "circuit.r1cs")), h_convention_t::snarkjs_odd_coset));
+          setup(read_r1cs(fixture("multiplier", "circuit.r1cs")), root_convention_t::snarkjs));
     else if (name == "holey")
-      slot = std::make_unique<proving_key_t>(setup(holey_circuit(), h_convention_t::bellman_coset));
+      slot = std::make_unique<proving_key_t>(setup(holey_circuit(), root_convention_t::bellman));
     else
-      slot = std::make_unique<proving_key_t>(
-          setup(read_r1cs(fixture(name, "circuit.r1cs")), h_convention_t::bellman_coset));
+      slot =
+          std::make_unique<proving_key_t>(setup(read_r1cs(fixture(name, "circuit.r1cs")), root_convention_t::bellman));
   }
   return *slot;
 }

@@ -168,7 +168,7 @@ class csr_malformed_v2 : public csr_malformed_base {
 TEST_F(csr_malformed, header) {
   // A key cache is not a circuit.
   scratch_t other;
-  write_key_cache(other / "k.szkc", setup(holey_circuit(), h_convention_t::bellman_coset));
+  write_key_cache(other / "k.szkc", setup(holey_circuit(), root_convention_t::bellman));
   const fs::path k = other / "k.szkc";
   expect_io_error([&] { csr_circuit_view_t v(k); }, k, "wrong magic: expected 'szcs', found 'szkc'");
   auto b = bytes;

@@ -110,7 +110,7 @@ TEST_P(fixture_test, witness_matches_export_and_satisfies_r1cs) {
 TEST_P(fixture_test, zkey_matches_r1cs_and_export) {
   const r1cs_t r = read_r1cs(path("circuit.r1cs"));
   const proving_key_t k = read_zkey(path("circuit.zkey"));
-  EXPECT_EQ(k.convention, h_convention_t::snarkjs_odd_coset);
+  EXPECT_EQ(k.convention, root_convention_t::snarkjs);
   EXPECT_EQ(k.n_vars, r.n_vars);
   EXPECT_EQ(k.n_public, r.n_public);
   const uint64_t rows = uint64_t(r.n_constraints) + r.n_public + 1;

@@ -41,7 +41,7 @@ proving_key_t without_matrices(proving_key_t k) {
   return k;
 }
 
-class packed_key_roundtrip : public ::testing::TestWithParam<h_convention_t> {
+class packed_key_roundtrip : public ::testing::TestWithParam<root_convention_t> {
  protected:
   scratch_t tmp;
 };
@@ -81,14 +81,14 @@ TEST_P(packed_key_roundtrip, streaming_setup_gives_the_same_file) {
 }
 
 INSTANTIATE_TEST_SUITE_P(conventions, packed_key_roundtrip,
-                         ::testing::Values(h_convention_t::bellman_coset, h_convention_t::snarkjs_odd_coset));
+                         ::testing::Values(root_convention_t::bellman, root_convention_t::snarkjs));
 
 // ---- malformed ------------------------------------------------------------------
 
 class packed_key_malformed : public ::testing::Test {
  protected:
   void SetUp() override {
-    key_ = setup(holey_circuit(), h_convention_t::bellman_coset, fixed_waste());
+    key_ = setup(holey_circuit(), root_convention_t::bellman, fixed_waste());
     write_packed_key(good_, key_);
     bytes_ = read_bytes(good_);
   }
@@ -167,7 +167,7 @@ TEST(packed_key_writer, failed_writer_leaves_nothing) {
   scratch_t tmp;
   const fs::path file = tmp / "k.szpk";
   {
-    packed_key_writer_t w(file, {h_convention_t::bellman_coset, 3, 1, 4, 1, 1});
+    packed_key_writer_t w(file, {root_convention_t::bellman, 3, 1, 4, 1, 1});
     std::vector<g1_affine_t> one(1, g1_affine_t::generator());
     EXPECT_THROW(w.put(packed_section_t::a, 1, one), io_error);  // past the section
   }                                                              // never committed

@@ -62,7 +62,7 @@ const bundle_t& bundle(const std::string& name) {
   if (!slot) {
     slot = std::make_unique<bundle_t>();
     slot->cs = name == "holey" ? holey_circuit() : read_r1cs(fixture(name, "circuit.r1cs"));
-    slot->pk = setup(slot->cs, h_convention_t::bellman_coset);
+    slot->pk = setup(slot->cs, root_convention_t::bellman);
   }
   return *slot;
 }
@@ -318,7 +318,7 @@ TEST(params_write, refuses_bad_keys) {
   scratch_t tmp;
   const fs::path file = tmp / "k.params";
   proving_key_t k = bundle("multiplier").pk;
-  k.convention = h_convention_t::snarkjs_odd_coset;
+  k.convention = root_convention_t::snarkjs;
   expect_io_error([&] { write_params(file, k); }, file, "snarkjs H convention");
   k = bundle("multiplier").pk;
   k.l.pop_back();

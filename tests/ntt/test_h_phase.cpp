@@ -75,10 +75,10 @@ TEST(HPhaseBellman, RootConventionMatters) {
   auto a1 = q.a, b1 = q.b, c1 = q.c;
   h_phase_bellman(a1, b1, c1, 1);
   auto a2 = q.a, b2 = q.b, c2 = q.c;
-  h_phase_bellman(a2, b2, c2, domain_t(k, root_convention::bellman), 2);
+  h_phase_bellman(a2, b2, c2, domain_t(k, root_convention_t::bellman), 2);
   EXPECT_EQ(a1, a2);
   auto a3 = q.a, b3 = q.b, c3 = q.c;
-  const domain_t ds(k, root_convention::snarkjs);
+  const domain_t ds(k, root_convention_t::snarkjs);
   h_phase_bellman(a3, b3, c3, ds, 2);
   EXPECT_NE(a1, a3);
   // ... and that h satisfies the identity for the snarkjs reading of the rows.
@@ -129,7 +129,7 @@ TEST(HPhaseSnarkjs, ValuesAtOddRoots) {
     const size_t n = size_t(1) << k;
     const qap_t q = satisfied_rows(g, n);
     auto a = q.a, b = q.b, c = q.c;
-    h_phase_snarkjs(a, b, c, domain_t(k, root_convention::snarkjs), 1);
+    h_phase_snarkjs(a, b, c, domain_t(k, root_convention_t::snarkjs), 1);
     const fr_t w = fr_t::root_of_unity(k);
     const fr_t w2n = fr_t::root_of_unity(k + 1);
     for (size_t i = 0; i < n; ++i) {
@@ -148,8 +148,8 @@ TEST(HPhase, BadInputThrows) {
   auto s2 = s, s3 = s;
   EXPECT_THROW(h_phase_snarkjs(s, s2, s3), std::invalid_argument);
   std::vector<fr_t> x(8), y(8), z(8);
-  EXPECT_THROW(h_phase_snarkjs(x, y, z, domain_t(3, root_convention::bellman)), std::invalid_argument);
-  EXPECT_THROW(h_phase_bellman(x, y, z, domain_t(2, root_convention::bellman)), std::invalid_argument);
+  EXPECT_THROW(h_phase_snarkjs(x, y, z, domain_t(3, root_convention_t::bellman)), std::invalid_argument);
+  EXPECT_THROW(h_phase_bellman(x, y, z, domain_t(2, root_convention_t::bellman)), std::invalid_argument);
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ namespace {
 
 using test::random_vector;
 
-const root_convention conventions[] = {root_convention::snarkjs, root_convention::bellman};
+const root_convention_t conventions[] = {root_convention_t::snarkjs, root_convention_t::bellman};
 
 TEST(Domain, RootsHaveExactOrder) {
   for (auto conv : conventions) {
@@ -40,12 +40,33 @@ TEST(Domain, RootsHaveExactOrder) {
 
 TEST(Domain, ConventionsAgreeUpToFourAndDifferFromEight) {
   for (unsigned k = 0; k <= 2; ++k)
-    EXPECT_EQ(domain_t::root(k, root_convention::snarkjs), domain_t::root(k, root_convention::bellman));
+    EXPECT_EQ(root_of_unity(k, root_convention_t::snarkjs), root_of_unity(k, root_convention_t::bellman));
   for (unsigned k = 3; k <= 32; ++k)
-    EXPECT_NE(domain_t::root(k, root_convention::snarkjs), domain_t::root(k, root_convention::bellman));
+    EXPECT_NE(root_of_unity(k, root_convention_t::snarkjs), root_of_unity(k, root_convention_t::bellman));
   // Squaring walks down the family: ω_{2n}^2 = ω_n.
   for (auto conv : conventions)
-    for (unsigned k = 0; k < 32; ++k) EXPECT_EQ(domain_t::root(k + 1, conv).sqr(), domain_t::root(k, conv));
+    for (unsigned k = 0; k < 32; ++k) EXPECT_EQ(root_of_unity(k + 1, conv).sqr(), root_of_unity(k, conv));
+}
+
+// What each convention names (ntt/convention.hpp): its root family (the
+// 5-based and 7-based ones of ff/fr.hpp, pinned there) and its H-phase coset
+// shift s. bellman: s = 7, off H (s^n ≠ 1). snarkjs: s = ω_{2n}, with
+// s^2 = ω_n and s^n = −1, so s·ω_n^i = ω_{2n}^(2i+1) are the odd 2n-th roots.
+TEST(Domain, ConventionRootsAndCosetShifts) {
+  for (unsigned k = 0; k <= 31; ++k) {
+    EXPECT_EQ(root_of_unity(k, root_convention_t::snarkjs), fr_t::root_of_unity(k)) << k;
+    EXPECT_EQ(root_of_unity(k, root_convention_t::bellman), fr_t::bellman_root_of_unity(k)) << k;
+    auto nth_power = [k](fr_t x) {  // x^n = x^(2^k), k squarings
+      for (unsigned i = 0; i < k; ++i) x = x.sqr();
+      return x;
+    };
+    const fr_t g = h_coset_shift(k, root_convention_t::bellman);
+    EXPECT_EQ(g, fr_t::from_u64(7)) << k;
+    EXPECT_FALSE(nth_power(g).is_one()) << k;
+    const fr_t s = h_coset_shift(k, root_convention_t::snarkjs);
+    EXPECT_EQ(s.sqr(), root_of_unity(k, root_convention_t::snarkjs)) << k;
+    EXPECT_EQ(nth_power(s), -fr_t::one()) << k;
+  }
 }
 
 TEST(Domain, BadSizesThrow) {
@@ -83,7 +104,7 @@ TEST(Ntt, MatchesNaiveDftUpTo256) {
 TEST(Ntt, LargeSizesMatchHornerAtSampledPoints) {
   std::mt19937_64 g(102);
   for (unsigned k : {13u, 15u}) {
-    const domain_t d(k, root_convention::snarkjs, 2);
+    const domain_t d(k, root_convention_t::snarkjs, 2);
     const auto a = random_vector(g, d.size());
     auto f = a;
     ntt(f, d, 3);
@@ -98,7 +119,7 @@ TEST(Ntt, LargeSizesMatchHornerAtSampledPoints) {
 TEST(Ntt, InverseUndoesForwardUpTo65536) {
   std::mt19937_64 g(103);
   for (unsigned k = 0; k <= 16; ++k) {
-    const domain_t d(k, k % 2 ? root_convention::bellman : root_convention::snarkjs, 2);
+    const domain_t d(k, k % 2 ? root_convention_t::bellman : root_convention_t::snarkjs, 2);
     const auto a = random_vector(g, d.size());
     auto v = a;
     ntt(v, d, 2);
@@ -114,7 +135,7 @@ TEST(Ntt, InverseUndoesForwardUpTo65536) {
 }
 
 TEST(Ntt, EdgeValues) {
-  const domain_t d(6, root_convention::snarkjs, 1);
+  const domain_t d(6, root_convention_t::snarkjs, 1);
   // δ_0 transforms to all ones; all ones to n·δ_0.
   std::vector<fr_t> v(d.size(), fr_t::zero());
   v[0] = fr_t::one();
