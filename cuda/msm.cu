@@ -36,10 +36,11 @@
 //     folded again, chunk by chunk, with add-2008-s (12M + 2S), until every
 //     bucket has one partial: ceil(log_chunk(n)) levels, so the work stays
 //     balanced whatever the scalar distribution.
-//  4. window sums sum_b b·S_b, b = 1..K (K = 2^(c-1)), split into J segments of
-//     M = K/J buckets. Segment j runs the running-sum trick from the top:
-//     R += S_b, A += R gives A = sum (b - jM) S_b and R = sum S_b; then
-//     T_j = A + [jM] R. A block per window adds the T_j.
+//  4. window sums sum_b b·S_b, b = 1..K (K = 2^(c-1)), as a tree of short
+//     running sums (msm_window_sums.cuh): level 0 runs the running-sum
+//     trick over L0 buckets per thread, each level above folds 4 items
+//     into one, ~2 additions per bucket in all and no chain longer than
+//     ~2·L0 point operations.
 //  5. windows: Horner, G = sum_w 2^(c w) G_w: c doublings (dbl-2008-s-1) per
 //     window, in four lanes that share each step's products (point.cuh).
 // Steps 1-4 run for a group of windows at a time (at most 2^28 entries, so
@@ -178,23 +179,6 @@ __global__ void __launch_bounds__(128) fold_parts_kernel(const X* in, const uint
   X acc = in[b];
   for (uint32_t k = b + 1; k < e; ++k) acc = acc.add(in[k]);
   out[t] = acc;
-}
-
-// ---- 4. window sums, segment part ----
-template <class X>
-__global__ void __launch_bounds__(128)
-    segment_kernel(const X* parts, const uint32_t* off, unsigned K, unsigned J, unsigned M, unsigned W, X* segs) {
-  const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (t >= size_t(W) * J) return;
-  const unsigned w = unsigned(t / J), j = unsigned(t % J);
-  X run = X::infinity(), acc = X::infinity();
-  for (unsigned b = j * M + M; b > j * M; --b) {
-    const size_t g = size_t(w) * (K + 1) + b;
-    if (off[g + 1] > off[g]) run = run.add(parts[off[g]]);
-    acc = acc.add(run);
-  }
-  // T_j = A + [jM] R
-  segs[t] = acc.add(run.mul_u32(j * M));
 }
 
 // ---- 5. Horner over the windows ----
@@ -339,11 +323,11 @@ cudaError_t run(typename C::host_xyzz_type* d_result, const typename C::host_aff
     }
     SZK_TRY(timer.mark(phase_timer_t::fold));
 
-    // 4: window sums of the group.
-    segment_kernel<<<grid_for(size_t(gw) * p.J, 128), 128, 0, s>>>(parts, off, p.K, p.J, p.M, gw, b.segs);
-    SZK_CHECK_LAUNCH();
-    sum_segments_kernel<X><<<gw, sum_block_v<X>, 0, s>>>(b.segs, p.J, b.windows + w0);
-    SZK_CHECK_LAUNCH();
+    // 4: window sums of the group, in the curve's accumulation types (G1:
+    // Fp products in line, as the level-1 loop and Horner; same bytes).
+    using XA = typename C::acc_xyzz_type;
+    SZK_TRY(launch_window_sums<XA>(reinterpret_cast<const XA*>(parts), off, p.K, gw, reinterpret_cast<XA*>(b.sums),
+                                   p.sum_cap, reinterpret_cast<XA*>(b.windows + w0), s));
     SZK_TRY(timer.mark(phase_timer_t::window_sums));
   }
   // 5: Horner over all windows: a chain of ~c·W doublings, so latency, not

@@ -12,6 +12,7 @@
 
 #include "cuda/msm_common.cuh"
 #include "cuda/msm_timer.cuh"
+#include "cuda/msm_window_sums.cuh"
 
 namespace starzk::gpu::msm_detail {
 
@@ -35,7 +36,7 @@ constexpr size_t affine_min_entries = size_t(1) << 23;
 
 struct plan_t {
   size_t n;
-  unsigned c, W, K, J, M, levels, chunk, block;
+  unsigned c, W, K, levels, chunk, block;
   unsigned Wg;                               // windows per group (the last group may hold fewer)
   size_t buckets;                            // Wg·(K+1): bucket 0 of each window is the zero digit
   size_t entries;                            // Wg·n
@@ -44,6 +45,7 @@ struct plan_t {
   bool affine;                               // scratch for batch-affine levels
   size_t aff_entries;                        // non-zero digits per group they can take
   size_t aff_a, aff_b, aff_tot, aff_work;    // their sizes (points, field elements)
+  size_t sum_cap;                            // window sums: items of a level buffer (msm_window_sums.cuh)
 
   static unsigned window_count(unsigned c) { return (256 + c - 1) / c; }
 
@@ -80,11 +82,7 @@ struct plan_t {
       p.aff_tot = affine_pair_threads(p.aff_a);
       p.aff_work = affine_work_elems(p.aff_tot);
     }
-    // Segments of the window sums: about 2^16 threads in all.
-    unsigned J = 1;
-    while (J < p.K && size_t(J) * 2 * p.Wg <= 65536) J *= 2;
-    p.J = J;
-    p.M = p.K / J;
+    p.sum_cap = window_sum_capacity(p.K, p.Wg);
     // Folding levels until one partial per bucket (a bucket holds <= n points).
     size_t most = n, b = (p.entries + p.chunk - 1) / p.chunk + p.buckets;
     p.levels = 0;
@@ -130,7 +128,7 @@ struct buffers_t {
   void* select_temp;
   uint64_t *start, *end;
   uint32_t *counts, *off_a, *off_b;
-  X *part_a, *part_b, *segs, *windows;
+  X *part_a, *part_b, *sums, *windows;
   void *pts_a, *pts_b, *pre, *tot, *work;  // batch-affine levels (plan_t::affine)
 
   static buffers_t carve(carve_t& cv, const plan_t& p) {
@@ -154,7 +152,7 @@ struct buffers_t {
     for (unsigned l = 0; l < p.levels; ++l) (l % 2 == 0 ? ma : mb) = std::max(l % 2 == 0 ? ma : mb, p.bound[l]);
     b.part_a = cv.take<X>(ma);
     b.part_b = cv.take<X>(mb == 0 ? 1 : mb);
-    b.segs = cv.take<X>(size_t(p.Wg) * p.J);
+    b.sums = cv.take<X>(window_sum_points(p.sum_cap));
     b.windows = cv.take<X>(p.W);
     if (p.affine) {
       using A = decltype(X::x);  // a field element; an affine point is two

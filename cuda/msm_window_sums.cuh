@@ -1,0 +1,161 @@
+// Step 4 of the MSM (msm.cu): the window sums G_w = sum_{b=1..K} b·S_b of a
+// group of windows, from the bucket partials S_b, as a tree of short
+// running sums instead of a few long ones.
+//
+// Each level turns a list of items j = 0..m-1 per window, item j standing
+// for the points A_j + j·R_j, into a list L times shorter with the same
+// total. Thread k of the next level takes items kL..kL+L-1 (i = 0..L-1):
+//   A'_k = sum_i A_{kL+i} + sum_i i·R_{kL+i}
+//   R'_k = L · sum_i R_{kL+i}
+// and then A'_k + k·R'_k = sum_i (A_{kL+i} + (kL + i)·R_{kL+i}). The weighted
+// sum sum_{i>=1} i·R_i is the running-sum trick from the top (run += R_i,
+// acc += run, for i = L-1 down to 1); L is a power of two, so the factor L is
+// log2(L) doublings. When one item per window is left, its A is G_w.
+//   Level 0 reads the buckets themselves: item b-1 is bucket b, and the run
+// over buckets kL+1..kL+L gives A = sum_i (i+1)·S_{kL+i+1} and R = L·sum_i S,
+// which is the same rule with the bucket's own weight b = kL + i + 1.
+// Cost: about 2 additions per bucket at level 0 (L0 buckets per thread,
+// chosen so that a level-0 launch has ~2^17 threads, enough to hide the
+// latency of a dependent chain of point additions) and 3 per item above,
+// where L = 4; no scalar multiplication, and no level has fewer threads than
+// it has windows times its items, so no chain is longer than 2·L0 + log2(L0)
+// point operations.
+//   msm.cu runs these kernels over the curve's accumulation types (G1 with
+// its Fp products in line, dev_fp_fast_t). Over dev_fp_t, whose product is
+// an out-of-line call that writes its result through a reference, the G1
+// sums came out wrong on the H200 from 2^10 terms up while G2 (Fp2 products
+// out of line by value, fp2.cuh) and the same kernels with products in line
+// were right: the pattern fp2.cuh records for the G2 comb table.
+#pragma once
+
+#include <algorithm>
+#include <utility>
+
+#include "cuda/msm_common.cuh"
+
+namespace starzk::gpu::msm_detail {
+
+constexpr unsigned window_sum_threads = 1u << 17;  // level-0 threads aimed at
+constexpr unsigned window_sum_span = 4;            // L of the levels above 0
+
+// L0: buckets per level-0 thread, a power of two in [2, 64] and at most K.
+inline unsigned window_sum_first_span(unsigned K, unsigned windows) {
+  unsigned l = 2;
+  while (l < 64 && l < K && size_t(windows) * K / l > window_sum_threads) l *= 2;
+  return l < K ? l : K;
+}
+
+// Items per window after level 0, and the points one buffer of a level's
+// (A, R) pairs needs for `windows` windows (the levels ping-pong between two
+// such buffers, the second a quarter of the first).
+inline size_t window_sum_items(unsigned K, unsigned windows) {
+  return size_t(windows) * (K / window_sum_first_span(K, windows));
+}
+
+template <class X>
+SZK_D X times_pow2(X p, unsigned log2l) {
+  for (unsigned d = 0; d < log2l; ++d)
+    if (!p.is_infinity()) p = p.dbl();
+  return p;
+}
+
+// Level 0: thread (w, k) runs over buckets kL+1..kL+L of window w (bucket b
+// of window w is group bucket w·(K+1) + b; a bucket holds one partial or is
+// empty). With one item left per window, A is the window sum.
+template <class X>
+__global__ void __launch_bounds__(128)
+    window_sum_level0_kernel(const X* parts, const uint32_t* off, unsigned K, unsigned L, unsigned log2l,
+                             unsigned windows, X* a_out, X* r_out, X* sums) {
+  const unsigned items = K / L;
+  const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (t >= size_t(windows) * items) return;
+  const unsigned w = unsigned(t / items), k = unsigned(t % items);
+  const size_t g0 = size_t(w) * (K + 1) + size_t(k) * L + 1;
+  X run = X::infinity(), acc = X::infinity();
+  for (unsigned i = L; i-- > 0;) {
+    const size_t g = g0 + i;
+    if (off[g + 1] > off[g]) run = run.add(parts[off[g]]);
+    acc = acc.add(run);
+  }
+  if (items == 1) {
+    sums[w] = acc;
+    return;
+  }
+  a_out[t] = acc;
+  r_out[t] = times_pow2(run, log2l);
+}
+
+// A level above 0: m items per window in, m / L out (L divides m).
+template <class X>
+__global__ void __launch_bounds__(128)
+    window_sum_level_kernel(const X* a_in, const X* r_in, unsigned m, unsigned L, unsigned log2l, unsigned windows,
+                            X* a_out, X* r_out, X* sums) {
+  const unsigned items = m / L;
+  const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (t >= size_t(windows) * items) return;
+  const unsigned w = unsigned(t / items), k = unsigned(t % items);
+  const size_t base = size_t(w) * m + size_t(k) * L;
+  X run = X::infinity(), acc = X::infinity();
+  for (unsigned i = L - 1; i >= 1; --i) {
+    run = run.add(r_in[base + i]);
+    acc = acc.add(run).add(a_in[base + i]);
+  }
+  acc = acc.add(a_in[base]);
+  if (items == 1) {
+    sums[w] = acc;
+    return;
+  }
+  a_out[t] = acc;
+  r_out[t] = times_pow2(run.add(r_in[base]), log2l);
+}
+
+inline unsigned log2_pow2(unsigned l) {
+  unsigned r = 0;
+  while ((1u << r) < l) ++r;
+  return r;
+}
+
+// Points of one level buffer for any group of at most `windows` windows
+// (a smaller last group may take a smaller L0, so more items).
+inline size_t window_sum_capacity(unsigned K, unsigned windows) {
+  size_t cap = 1;
+  for (unsigned g = 1; g <= windows; ++g) cap = std::max(cap, window_sum_items(K, g));
+  return cap;
+}
+
+// Scratch points of launch_window_sums for a capacity cap (A and R halves of
+// the level-0 buffer, and of the buffer a quarter of its size the levels
+// ping-pong with).
+inline size_t window_sum_points(size_t cap) { return 2 * cap + 2 * std::max<size_t>(1, cap / window_sum_span); }
+
+// The window sums of `windows` windows of K buckets each into sums[0..windows),
+// with scratch of window_sum_points(cap) points, cap >= window_sum_items(K, windows).
+template <class X>
+cudaError_t launch_window_sums(const X* parts, const uint32_t* off, unsigned K, unsigned windows, X* scratch,
+                               size_t cap, X* sums, cudaStream_t s) {
+  if (window_sum_items(K, windows) > cap) return cudaErrorInvalidValue;
+  const unsigned L0 = window_sum_first_span(K, windows);
+  const size_t cap1 = std::max<size_t>(1, cap / window_sum_span);
+  unsigned m = K / L0;  // items per window after the level
+  window_sum_level0_kernel<X><<<grid_for(size_t(windows) * m, 128), 128, 0, s>>>(
+      parts, off, K, L0, log2_pow2(L0), windows, scratch, scratch + cap, sums);
+  SZK_CHECK_LAUNCH();
+  // Each level above leaves at most a quarter of the level-0 items, so the
+  // smaller buffer takes every odd level and the larger every even one.
+  X* in = scratch;
+  size_t in_cap = cap;
+  X* out = scratch + 2 * cap;
+  size_t out_cap = cap1;
+  while (m > 1) {
+    const unsigned L = m < window_sum_span ? m : window_sum_span;
+    window_sum_level_kernel<X><<<grid_for(size_t(windows) * (m / L), 128), 128, 0, s>>>(
+        in, in + in_cap, m, L, log2_pow2(L), windows, out, out + out_cap, sums);
+    SZK_CHECK_LAUNCH();
+    m /= L;
+    std::swap(in, out);
+    std::swap(in_cap, out_cap);
+  }
+  return cudaSuccess;
+}
+
+}  // namespace starzk::gpu::msm_detail
