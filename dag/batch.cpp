@@ -134,6 +134,7 @@ std::unique_ptr<partition_t> batch_t::prepare(const std::shared_ptr<const key_bu
     auto part =
         std::make_unique<partition_t>(key, std::move(w), label, options_.threads_per_task, options_.verify, pool_);
     part->state().mem_threads = mem_threads_;
+    part->trace = options_.trace;
     return part;
   } catch (...) {
     pool_.give_back(std::move(w));  // still ours unless the partition took it

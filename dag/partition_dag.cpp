@@ -134,13 +134,19 @@ partition_t::partition_t(std::shared_ptr<const key_bundle_t> key, std::vector<fr
 }
 
 partition_t::~partition_t() {
-  // The free task released the big vectors: nothing may be copied back.
-  for (starpu_data_handle_t h : {w, a, b, c, prep})
-    if (h) starpu_data_unregister_no_coherency(h);
-  for (starpu_data_handle_t h : res)
-    if (h) starpu_data_unregister(h);
-  for (starpu_data_handle_t h : {res_b2, proof})
-    if (h) starpu_data_unregister(h);
+  // Each handle leaves the trace's records before StarPU frees it. The free
+  // task released the big vectors: nothing of w, a, b, c, prep is copied back.
+  auto drop = [&](starpu_data_handle_t h, bool coherent) {
+    if (!h) return;
+    if (trace) trace->forget(h);
+    if (coherent)
+      starpu_data_unregister(h);
+    else
+      starpu_data_unregister_no_coherency(h);
+  };
+  for (starpu_data_handle_t h : {w, a, b, c, prep}) drop(h, false);
+  for (starpu_data_handle_t h : res) drop(h, true);
+  for (starpu_data_handle_t h : {res_b2, proof}) drop(h, true);
   if (!state_.w.empty()) pool_.give_back(std::move(state_.w));  // the free task never ran
 }
 

@@ -90,6 +90,9 @@ class partition_t {
   //   on_done: once, after the last of prep_msm, assemble and free.
   std::function<void(partition_t&, uint64_t prep_bytes)> on_prep;
   std::function<void(partition_t&)> on_done;
+  // The recorder its tasks were attached to, if any: told to forget the
+  // handles before they are unregistered (runtime::trace_recorder::forget).
+  runtime::trace_recorder* trace = nullptr;
 
   // Handles (home: the state's vectors and fields; a, b, c: none).
   starpu_data_handle_t w = nullptr, a = nullptr, b = nullptr, c = nullptr, prep = nullptr;

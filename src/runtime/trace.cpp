@@ -183,6 +183,11 @@ void trace_recorder::submit(starpu_task* task) {
   check_starpu(starpu_task_submit(task), "starpu_task_submit");
 }
 
+void trace_recorder::forget(const _starpu_data_state* h) noexcept {
+  std::lock_guard<std::mutex> lk(mu_);
+  access_.erase(h);
+}
+
 void trace_recorder::set_meta(const std::string& key, const std::string& value) {
   std::lock_guard<std::mutex> lk(mu_);
   trace_.meta[key] = value;

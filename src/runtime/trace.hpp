@@ -32,6 +32,7 @@
 #include <vector>
 
 struct starpu_task;
+struct _starpu_data_state;  // starpu_data_handle_t is a pointer to it (starpu_data.h)
 
 namespace starzk::runtime {
 
@@ -88,6 +89,12 @@ class trace_recorder {
   // attach() then starpu_task_submit(); throws on a submit error.
   void submit(starpu_task* task);
   void set_meta(const std::string& key, const std::string& value);
+  // `h` is about to be unregistered: drop what was recorded of its accesses,
+  // so that a handle registered later at the same address (StarPU reuses
+  // freed handle memory) starts with no writer and no readers instead of
+  // inheriting dependency edges from tasks that never touched its data.
+  // Call it for every handle a recorded task used, before unregistering.
+  void forget(const _starpu_data_state* h) noexcept;
 
   // A copy of what was recorded so far.
   trace_t snapshot() const;
