@@ -137,8 +137,8 @@ cudaError_t launch_window_sums(const X* parts, const uint32_t* off, unsigned K, 
   const unsigned L0 = window_sum_first_span(K, windows);
   const size_t cap1 = std::max<size_t>(1, cap / window_sum_span);
   unsigned m = K / L0;  // items per window after the level
-  window_sum_level0_kernel<X><<<grid_for(size_t(windows) * m, 128), 128, 0, s>>>(
-      parts, off, K, L0, log2_pow2(L0), windows, scratch, scratch + cap, sums);
+  window_sum_level0_kernel<X><<<grid_for(size_t(windows) * m, 128), 128, 0, s>>>(parts, off, K, L0, log2_pow2(L0),
+                                                                                 windows, scratch, scratch + cap, sums);
   SZK_CHECK_LAUNCH();
   // Each level above leaves at most a quarter of the level-0 items, so the
   // smaller buffer takes every odd level and the larger every even one.
