@@ -13,6 +13,7 @@
 
 #include "codelets/codelets.hpp"
 #include "policies/resource_class.h"
+#include "runtime/trace.hpp"
 #include "policies/starzk_policies.h"
 #include "util/config.hpp"
 
@@ -110,7 +111,16 @@ uint32_t batch_t::open_job(std::shared_ptr<const key_bundle_t> key, std::string 
   return seq;
 }
 
-void batch_t::close_job(uint32_t job) { jobs_.erase(job); }
+void batch_t::close_job(uint32_t job) {
+  auto it = jobs_.find(job);
+  if (it == jobs_.end()) return;
+  // The key's handles are read-only: dropping what the trace knows of their
+  // readers changes no edge while they live, and a handle registered at
+  // their address after the key is gone starts clean (trace_recorder::forget).
+  if (options_.trace)
+    for (starpu_data_handle_t h : it->second.first->handles()) options_.trace->forget(h);
+  jobs_.erase(it);
+}
 
 void batch_t::submit(uint32_t job, uint32_t index, std::vector<fr_t> witness, std::string label,
                      std::optional<blinding_t> fixed_rs) {

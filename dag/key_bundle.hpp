@@ -79,6 +79,8 @@ class key_bundle_t {
   std::string setup_times() const;
   // The spmv buffers of each matrix it reads, in matrix order (see above).
   const std::vector<starpu_data_handle_t>& matrices() const { return matrices_; }
+  // Every handle the bundle registered (queries, matrices), all read-only.
+  const std::vector<starpu_data_handle_t>& handles() const { return all_; }
   // The device NTT domain (ntt_h's buffer 3).
   starpu_data_handle_t device_domain() const { return domain_h_; }
 
