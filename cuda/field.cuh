@@ -236,6 +236,12 @@ struct alignas(8) dev_mont_t {
       r = mul_inline(a, b);
     return r;
   }
+  // The result goes out through a reference. The MSM's window-sum tree
+  // (msm_window_sums.cuh) computed wrong G1 sums over this form on the H200
+  // and right ones with the product in line, as fp2.cuh records for a G2
+  // table built over Fp2 products with this signature. A new kernel is safer
+  // over dev_fp_fast_t or a by-value call; the device tests against the host
+  // guard every kernel that still uses this one.
   static __device__ __noinline__ void mul_outlined(dev_mont_t& r, const dev_mont_t& a, const dev_mont_t& b) {
     r = mul_inline(a, b);
   }
