@@ -29,6 +29,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <utility>
 
 #include "cuda/msm_common.cuh"
@@ -109,12 +110,6 @@ __global__ void __launch_bounds__(128)
   r_out[t] = times_pow2(run.add(r_in[base]), log2l);
 }
 
-inline unsigned log2_pow2(unsigned l) {
-  unsigned r = 0;
-  while ((1u << r) < l) ++r;
-  return r;
-}
-
 // Points of one level buffer for any group of at most `windows` windows
 // (a smaller last group may take a smaller L0, so more items).
 inline size_t window_sum_capacity(unsigned K, unsigned windows) {
@@ -137,8 +132,8 @@ cudaError_t launch_window_sums(const X* parts, const uint32_t* off, unsigned K, 
   const unsigned L0 = window_sum_first_span(K, windows);
   const size_t cap1 = std::max<size_t>(1, cap / window_sum_span);
   unsigned m = K / L0;  // items per window after the level
-  window_sum_level0_kernel<X><<<grid_for(size_t(windows) * m, 128), 128, 0, s>>>(parts, off, K, L0, log2_pow2(L0),
-                                                                                 windows, scratch, scratch + cap, sums);
+  window_sum_level0_kernel<X><<<grid_for(size_t(windows) * m, 128), 128, 0, s>>>(
+      parts, off, K, L0, unsigned(std::countr_zero(L0)), windows, scratch, scratch + cap, sums);
   SZK_CHECK_LAUNCH();
   // Each level above leaves at most a quarter of the level-0 items, so the
   // smaller buffer takes every odd level and the larger every even one.
@@ -149,7 +144,7 @@ cudaError_t launch_window_sums(const X* parts, const uint32_t* off, unsigned K, 
   while (m > 1) {
     const unsigned L = m < window_sum_span ? m : window_sum_span;
     window_sum_level_kernel<X><<<grid_for(size_t(windows) * (m / L), 128), 128, 0, s>>>(
-        in, in + in_cap, m, L, log2_pow2(L), windows, out, out + out_cap, sums);
+        in, in + in_cap, m, L, unsigned(std::countr_zero(L)), windows, out, out + out_cap, sums);
     SZK_CHECK_LAUNCH();
     m /= L;
     std::swap(in, out);

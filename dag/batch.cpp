@@ -13,8 +13,8 @@
 
 #include "codelets/codelets.hpp"
 #include "policies/resource_class.h"
-#include "runtime/trace.hpp"
 #include "policies/starzk_policies.h"
+#include "runtime/trace.hpp"
 #include "util/config.hpp"
 
 namespace starzk::dag {

@@ -101,20 +101,32 @@ void work(void* buffers[], void*) {
   (void)buffers;
 }
 
-TEST(trace, records_every_field_and_keeps_user_callbacks) {
-  unsetenv("STARPU_SCHED");
-  starpu_session s(opts("starzk"));
+// A CPU codelet of one RW buffer whose body sleeps 1 ms (work).
+starpu_codelet rw_codelet(const char* name) {
   starpu_codelet cl;
   starpu_codelet_init(&cl);
   cl.cpu_funcs[0] = work;
   cl.nbuffers = 1;
   cl.modes[0] = STARPU_RW;
-  cl.name = "prep_msm";
-  starzk_codelet_set_class(&cl, STARZK_RC_MEMORY_HEAVY);
-  std::vector<double> data(512, 1.0);  // 4096 bytes
+  cl.name = name;
+  return cl;
+}
+
+// `data` registered as a StarPU vector in main RAM.
+starpu_data_handle_t register_vector(std::vector<double>& data) {
   starpu_data_handle_t h;
   starpu_vector_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(data.data()), data.size(),
                               sizeof(double));
+  return h;
+}
+
+TEST(trace, records_every_field_and_keeps_user_callbacks) {
+  unsetenv("STARPU_SCHED");
+  starpu_session s(opts("starzk"));
+  starpu_codelet cl = rw_codelet("prep_msm");
+  starzk_codelet_set_class(&cl, STARZK_RC_MEMORY_HEAVY);
+  std::vector<double> data(512, 1.0);  // 4096 bytes
+  starpu_data_handle_t h = register_vector(data);
 
   trace_recorder rec;
   g_callbacks = 0;
@@ -195,19 +207,8 @@ TEST(trace, records_every_field_and_keeps_user_callbacks) {
 TEST(trace, a_forgotten_handle_leaves_no_edge_to_a_handle_at_its_address) {
   unsetenv("STARPU_SCHED");
   starpu_session s(opts("eager"));
-  starpu_codelet cl;
-  starpu_codelet_init(&cl);
-  cl.cpu_funcs[0] = work;
-  cl.nbuffers = 1;
-  cl.modes[0] = STARPU_RW;
-  cl.name = "spmv";
+  starpu_codelet cl = rw_codelet("spmv");
   std::vector<double> data(64, 1.0);
-  auto reg = [&] {
-    starpu_data_handle_t h;
-    starpu_vector_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(data.data()), data.size(),
-                                sizeof(double));
-    return h;
-  };
   trace_recorder rec;
   auto run_on = [&](starpu_data_handle_t h) {
     starpu_task* t = starpu_task_create();
@@ -219,12 +220,12 @@ TEST(trace, a_forgotten_handle_leaves_no_edge_to_a_handle_at_its_address) {
   int reused = 0;
   for (bool forget : {false, true}) {
     for (int attempt = 0; attempt < 8; ++attempt) {
-      starpu_data_handle_t old = reg();
+      starpu_data_handle_t old = register_vector(data);
       run_on(old);
       const void* address = old;
       if (forget) rec.forget(old);
       starpu_data_unregister(old);
-      starpu_data_handle_t h = reg();
+      starpu_data_handle_t h = register_vector(data);
       run_on(h);
       starpu_data_unregister(h);
       if (static_cast<const void*>(h) != address) continue;  // not reused: try again
