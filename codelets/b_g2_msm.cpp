@@ -1,13 +1,15 @@
 // b_g2_msm.cpp: the G2 MSM codelet, B2 = Σ_j w_j·B2_j over the B_g2 query
-// (docs/prover.md step 4), split by prep.w like msm_a: batch_add of the bases
-// whose scalar is 1 plus a Pippenger MSM of the tail. G2 points are twice
-// as wide (192 bytes) and each addition costs ~3× a G1 one; on the CPU it
-// streams the whole query, so it is STARZK_RC_MEMORY_HEAVY (cuzk runs it
-// on the CPU, 0.48 s per partition, beside the GPU chain).
+// (docs/prover.md step 4). On the CPU it is split by prep.w like msm_a:
+// batch_add of the bases whose scalar is 1 plus a Pippenger MSM of the
+// tail. G2 points are twice as wide (192 bytes) and each addition costs ~3×
+// a G1 one; on the CPU it streams the whole query, so it is
+// STARZK_RC_MEMORY_HEAVY (cuzk runs it on the CPU, 0.48 s per partition,
+// beside the GPU chain).
 //
-// On a GPU (gpu::msm_g2_jacobian) it is the same split, computed from w on
-// the device; there it takes the GPU between two chains, which is why it is
-// not part of a chain (the GPU lock would hold it to one device).
+// On a GPU (gpu::msm_g2_pieces) it is a plain Pippenger over w, as the G1
+// queries (msm.cpp says why the split does not pay there); it takes the GPU
+// between two chains, which is why it is not part of a chain (the GPU lock
+// would hold it to one device).
 //
 // Buffers: 0 B_g2 bases (R, a key handle), 1 w (R), 2 result (W), 3 prep
 // (R: the CPU body's split); when the memory plan streams B_g2
@@ -68,7 +70,7 @@ void b_g2_msm_cuda(void* buffers[], void* arg) noexcept {
     m.d_scalars = reinterpret_cast<const fr_t*>(STARPU_VECTOR_GET_PTR(buffers[first]));
     m.d_out = reinterpret_cast<g2_jacobian_t*>(STARPU_VARIABLE_GET_PTR(buffers[first + 1]));
     m.n = n;
-    m.split_from = size_t(pk.n_public) + 1;
+    m.split_from = gpu::msm_no_split;
     m.phase = "b_g2_msm";
     if (detail::run_device_msm(m, p.key.scratch_max)) return;
     detail::note_host_fallback(p.label, "b_g2_msm", n);  // msm_device.hpp
@@ -96,8 +98,7 @@ starpu_codelet* b_g2_msm_codelet() {
     c.cpu_funcs[0] = b_g2_msm_cpu;
     c.cpu_funcs_name[0] = "b_g2_msm_cpu";
 #if STARZK_CODELETS_CUDA
-    c.cuda_funcs[0] = b_g2_msm_cuda;
-    c.cuda_flags[0] = STARPU_CUDA_ASYNC;
+    c.cuda_funcs[0] = b_g2_msm_cuda;  // synchronous (detail::run_device_msm)
 #endif
     c.can_execute = b_g2_msm_can_execute;
     c.nbuffers = STARPU_VARIABLE_NBUFFERS;  // 4, or 3 with the query streamed

@@ -8,7 +8,9 @@
 //
 // Bodies are STARPU_CUDA_ASYNC: they only enqueue kernels on the worker's
 // stream (starpu_cuda_get_local_stream()) and return; StarPU waits on the
-// stream before it marks the task done. The kernels come from cuda/ (plain
+// stream before it marks the task done. The MSM bodies are the exception:
+// the launchers wait for the stream inside (msm_device.hpp), so those
+// codelets are declared synchronous and wait for their stream at the end. The kernels come from cuda/ (plain
 // device pointers, a stream, caller-provided scratch), the pointers from the
 // task's buffers, which StarPU has made valid on the worker's GPU.
 //

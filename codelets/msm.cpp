@@ -24,10 +24,12 @@
 // (query, streamed, number of bases).
 //
 // CUDA body (gpu::msm_g1_pieces through msm_device.hpp, in pieces that fit
-// the device's free memory): msm_h is a plain Pippenger over h; the split
-// queries pass the witness with split_from = n_public + 1 (A, B_g1: the
-// constant wire and the inputs stay in the tail) or 0 (L over the aux
-// wires w[n_public + 1 ..]), and the device builds the ones bitmap itself.
+// the device's free memory): every query is a plain Pippenger, over h or
+// over the witness (L over the aux wires w[n_public + 1 ..]). On the device
+// the split does not pay: the terms whose scalar is one all land in window
+// 0's bucket 1, which the accumulation folds in parallel (batch-affine
+// levels, or chunks of XYZZ additions), cheaper than batch_add's separate
+// pass over them (docs/benchmarks.md, "Plain MSMs on the device").
 // A streamed query's bases are copied from the key's page-locked host
 // array piece by piece. The result is written as a Jacobian point into the
 // result buffer's device copy; StarPU brings it to main RAM for assemble.
@@ -137,22 +139,20 @@ void msm_cuda(void* buffers[], void* cl_arg) noexcept {
     m.d_scalars = reinterpret_cast<const fr_t*>(STARPU_VECTOR_GET_PTR(buffers[b.scalars]));
     m.d_out = reinterpret_cast<g1_jacobian_t*>(STARPU_VARIABLE_GET_PTR(buffers[b.result]));
     m.n = msm_query_bases(pk, arg.query).size();
+    m.split_from = gpu::msm_no_split;
     switch (arg.query) {
       case msm_query_t::h:
         m.n = p.h_len();
-        m.split_from = gpu::msm_no_split;
         m.dense = true;
         break;
       case msm_query_t::l:
         if (pk.n_vars < n_in || m.n != pk.n_vars - n_in)
           throw std::invalid_argument("L query and witness differ in length");
         m.d_scalars += n_in;  // the aux wires
-        m.split_from = 0;
         break;
       case msm_query_t::a:
       case msm_query_t::b_g1:
         if (m.n != pk.n_vars) throw std::invalid_argument("query and witness differ in length");
-        m.split_from = n_in;
         break;
     }
     if (STARPU_VECTOR_GET_NX(buffers[b.scalars]) < (arg.query == msm_query_t::l ? m.n + n_in : m.n))
@@ -194,8 +194,7 @@ starpu_codelet* msm_codelet() {
     c.cpu_funcs_name[0] = "msm_cpu";
     c.can_execute = msm_can_execute;
 #if STARZK_CODELETS_CUDA
-    c.cuda_funcs[0] = msm_cuda;
-    c.cuda_flags[0] = STARPU_CUDA_ASYNC;
+    c.cuda_funcs[0] = msm_cuda;  // synchronous (detail::run_device_msm)
 #endif
     c.nbuffers = STARPU_VARIABLE_NBUFFERS;  // 3 (msm_h), 4 (split), 7 (msm_b1: the chain's last); one fewer streamed
     c.model = &msm_model;

@@ -21,8 +21,9 @@ namespace {
 
 // The batch-affine levels' gain on dense scalars (the planner's
 // default_factor): 97.8 ms against 128.6 without them for a 2^24 G1 MSM of
-// random scalars on the H200 (docs/benchmarks.md). Split MSMs plan with 1:
-// after the split most of their terms are gone, and the levels may not run.
+// random scalars on the H200 (docs/benchmarks.md). The witness MSMs plan
+// with 1: with boolean-heavy scalars most terms are zero or sit in one
+// bucket, and the levels save less.
 constexpr double dense_affine_factor = 0.76;
 
 #if STARZK_CODELETS_CUDA
@@ -41,9 +42,8 @@ uint64_t scratch_bytes(size_t n, bool split, size_t piece, bool streamed, bool l
 }  // namespace
 
 msm_shape_t msm_query_shape(const proving_key_t& pk, int q) {
-  if (q == msm_query_count) return {true, pk.b_g2.size(), true};
-  const auto query = msm_query_t(q);
-  return {false, msm_query_bases(pk, query).size(), query != msm_query_t::h};
+  if (q == msm_query_count) return {true, pk.b_g2.size(), false};
+  return {false, msm_query_bases(pk, msm_query_t(q)).size(), false};
 }
 
 uint64_t msm_scratch_bytes(const msm_shape_t& m, size_t piece, bool streamed, bool lean) {
@@ -98,6 +98,9 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
     check_cuda(L::pieces(m.d_out, m.bases, m.d_scalars, m.n, m.split_from, gpu::msm_pieces_t{plan.piece, m.streamed},
                          scratch, size_t(plan.bytes), worker_stream(), tuning(plan.lean)),
                (std::string("gpu::msm_") + L::name + "_pieces").c_str());
+    // The bodies are synchronous (msm_device.hpp): the work is done when
+    // they return.
+    check_cuda(cudaStreamSynchronize(worker_stream()), "cudaStreamSynchronize (MSM)");
     return true;
   }
 }

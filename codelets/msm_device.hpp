@@ -49,8 +49,9 @@ struct msm_shape_t {
 };
 
 // The shape of the key's MSM q: the four G1 queries in msm_query_t order
-// (H plain over h, L split over the aux wires, A and B_g1 split over w),
-// then q = msm_query_count for B_g2 (split over w), as the codelets run them.
+// (H over h, L over the aux wires, A and B_g1 over w), then
+// q = msm_query_count for B_g2 (over w), as the CUDA bodies run them: all
+// plain, no split (msm.cpp says why).
 msm_shape_t msm_query_shape(const proving_key_t& pk, int q);
 
 // Device scratch of the MSM in pieces of `piece` terms (its last, shorter
@@ -81,9 +82,14 @@ struct device_msm_t {
   const char* phase = "msm";     // for the plan's note (the codelet's name for the query)
 };
 
-// Enqueues the MSM on the calling CUDA worker's stream in pieces that fit
-// (file comment). False, with nothing enqueued, when the device cannot
-// give even the smallest pieces their scratch. Throws on a CUDA error.
+// Runs the MSM on the calling CUDA worker's stream in pieces that fit
+// (file comment) and waits for it: the MSM launchers wait for their stream
+// once per piece (the live-term count sizes the sorts), so the msm and
+// b_g2_msm codelets are synchronous CUDA codelets (no STARPU_CUDA_ASYNC),
+// and StarPU neither pipelines the next task's body into theirs nor marks
+// the task before them done late. False, with nothing enqueued, when the
+// device cannot give even the smallest pieces their scratch. Throws on a
+// CUDA error.
 template <class P>
 bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max);
 

@@ -201,7 +201,8 @@ cudaError_t ones_bitmap(uint32_t* d_bitmap, const fr_t* d_scalars, size_t n, siz
 // One-call MSMs for the codelets: Sum_i s_i·P_i written to d_out as ONE
 // Jacobian point in the host layout (g1_jacobian_t / g2_jacobian_t of
 // src/ec/jacobian.hpp, O = (1 : 1 : 0)), in device memory. n = 0 gives O
-// (scratch may then be null). Enqueued on `stream`, no allocation, no sync.
+// (scratch may then be null). Enqueued on `stream`, no allocation; waits
+// for `stream` as msm_g1 does, once per piece.
 //   split_from = msm_no_split: plain Pippenger over all n terms.
 //   otherwise the prep_msm split (src/msm/prep_msm.hpp, forced_tail =
 //   split_from): terms i >= split_from whose scalar is one are summed by

@@ -11,7 +11,8 @@
 // and make the gathers of the first level cache hits. Boolean-heavy scalars run through the plain MSM, the prep_msm
 // split (batch add of the ones + tail MSM, bitmap given) and the codelets'
 // one-call form msm_g1_jacobian with split_from = 0 (bitmap built on the
-// device, Jacobian result). A row msm_g1_scratch_GiB per size gives the
+// device, Jacobian result); msm_g1_bool_xyzz / msm_g2_bool_xyzz: the plain
+// MSM without batch-affine levels. A row msm_g1_scratch_GiB per size gives the
 // scratch of the split (last column, GiB), so the memory cap of the window
 // groups shows.
 // G2 (b_g2_msm): n = 2^16, 2^20, 2^22, 2^24 (STARZK_MSM_G2_LOGS), random and
@@ -265,6 +266,14 @@ void bench_g1(const std::vector<unsigned>& logs, const ceilings_t& ceil, cudaStr
         pieces_rows(n, reps, d_bases.as<g1_affine_t>(), d_scalars.as<fr_t>(), s);
         continue;
       }
+      {
+        // The plain MSM without batch-affine levels (the lean form the
+        // codelets' witness MSMs plan with when scratch is short).
+        msm_tuning_t xyzz;
+        xyzz.affine_levels = 0;
+        const double ms0 = time_ms(s, reps, [&] { run(xyzz, d_scratch.get(), scratch); });
+        row("msm_g1_bool_xyzz", double(n), ms0, ms0 / floor_ms);
+      }
       bench::ones_bitmap(d_bitmap.as<uint32_t>(), d_scalars.as<fr_t>(), n, s);
       const double ms2 = time_ms(s, reps, [&] {
         check_cuda(msm_g1_split(d_res.as<g1_xyzz_t>(), d_res.as<g1_xyzz_t>() + 1, d_bases.as<g1_affine_t>(),
@@ -317,6 +326,12 @@ void bench_g2(const std::vector<unsigned>& logs, const ceilings_t& ceil, cudaStr
         row("msm_g2_random_xyzz", double(n), ms0, ms0 / floor_ms);
         window_sweep("STARZK_MSM_G2_WINDOWS", "msm_g2", n, reps, floor_ms, s, msm_g2_scratch_bytes, run);
         continue;
+      }
+      {
+        msm_tuning_t xyzz;  // the plain MSM without batch-affine levels
+        xyzz.affine_levels = 0;
+        const double ms0 = time_ms(s, reps, [&] { run(xyzz, d_scratch.get(), scratch); });
+        row("msm_g2_bool_xyzz", double(n), ms0, ms0 / floor_ms);
       }
       const double ms2 = time_ms(s, reps, [&] {
         check_cuda(msm_g2_jacobian(d_jac.as<g2_jacobian_t>(), d_bases.as<g2_affine_t>(), d_scalars.as<fr_t>(), n, 0,
