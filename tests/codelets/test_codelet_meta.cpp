@@ -1,7 +1,8 @@
 // What the policies and StarPU read from each codelet: a unique name, a
 // distinct color, a CPU body, a resource class (policies/resource_class.h)
 // and a history-based performance model whose footprint follows the
-// problem size (same size, same footprint; other size, other footprint).
+// problem size (same size, same footprint; other size, other footprint);
+// which CUDA bodies StarPU may run asynchronously.
 #include <gtest/gtest.h>
 #include <starpu.h>
 
@@ -45,6 +46,26 @@ TEST(codelet_meta, names_colors_bodies_models_and_classes) {
   EXPECT_EQ(symbols.size(), all.size());
   // Same object every time (the class table is keyed by address).
   EXPECT_EQ(codelets::msm_codelet(), codelets::msm_codelet());
+}
+
+// A CUDA body that waits for its stream inside must not be declared
+// STARPU_CUDA_ASYNC: StarPU would start the next task's body while it runs
+// and see the task before it end only when it returns (codelets/
+// cuda_support.hpp). The MSM bodies wait (their launchers count the live
+// terms on the host); the others only enqueue.
+TEST(codelet_meta, cuda_bodies_are_async_unless_they_wait) {
+  const std::set<std::string> waits = {"msm", "b_g2_msm"};
+  const std::set<std::string> enqueue_only = {"spmv", "ntt_h", "ntt_h_passes"};
+  int cuda_bodies = 0;
+  for (starpu_codelet* cl : codelets::all_codelets()) {
+    const std::string name = cl->name;
+    if (!cl->cuda_funcs[0]) continue;
+    ++cuda_bodies;
+    ASSERT_TRUE(waits.count(name) || enqueue_only.count(name)) << name << ": a CUDA body this test does not know";
+    const bool async = (cl->cuda_flags[0] & STARPU_CUDA_ASYNC) != 0;
+    EXPECT_EQ(async, enqueue_only.count(name) == 1) << name;
+  }
+  if (cuda_bodies == 0) GTEST_SKIP() << "built without CUDA bodies";
 }
 
 TEST(codelet_meta, footprints_follow_the_problem_size) {
