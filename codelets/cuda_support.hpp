@@ -10,9 +10,10 @@
 // stream (starpu_cuda_get_local_stream()) and return; StarPU waits on the
 // stream before it marks the task done. The MSM bodies are the exception:
 // the launchers wait for the stream inside (msm_device.hpp), so those
-// codelets are declared synchronous and wait for their stream at the end. The kernels come from cuda/ (plain
-// device pointers, a stream, caller-provided scratch), the pointers from the
-// task's buffers, which StarPU has made valid on the worker's GPU.
+// codelets are declared synchronous and wait for their stream at the end.
+// The kernels come from cuda/ (plain device pointers, a stream,
+// caller-provided scratch), the pointers from the task's buffers, which
+// StarPU has made valid on the worker's GPU.
 //
 // Scratch: the MSMs need working memory (~18 GiB for a whole 2^26 G1 MSM;
 // codelets/msm_device.hpp runs them in pieces that fit). StarPU's STARPU_SCRATCH buffers are per worker of every
