@@ -62,10 +62,17 @@ fi
 
 # ---- 2. StarPU with CUDA ----------------------------------------------------
 cuda_dir=${CUDA_HOME:-/usr/local/cuda}
-if [ -x "$cuda_dir/bin/nvcc" ]; then cuda_flags=(--enable-cuda "--with-cuda-dir=$cuda_dir"); want_cuda=1
+# With CUDA, StarPU is built without cuBLAS and cuSPARSE, which starzk does
+# not use and whose loading slows every process start
+# (scripts/patch-starpu-no-cublas.sh).
+if [ -x "$cuda_dir/bin/nvcc" ]; then
+  cuda_flags=(--enable-cuda "--with-cuda-dir=$cuda_dir" CPPFLAGS=-DSTARZK_STARPU_NO_CUBLAS
+    ac_cv_lib_cusparse_cusparseCreate=no)
+  want_cuda=1
 else cuda_flags=(--disable-cuda); want_cuda=0; fi
+variant="cuda=$want_cuda cublas=no"
 
-if [ -f "$starpu_prefix/.starzk-complete" ] && [ "$(cat "$starpu_prefix/.starzk-complete")" = "cuda=$want_cuda" ]; then
+if [ -f "$starpu_prefix/.starzk-complete" ] && [ "$(cat "$starpu_prefix/.starzk-complete")" = "$variant" ]; then
   say "StarPU $starpu_version present in $starpu_prefix"
 else
   say "building StarPU $starpu_version (cuda=$want_cuda) into $starpu_prefix (about 3-5 minutes)"
@@ -85,6 +92,7 @@ else
   fi
   s="$src_dir/starpu-$starpu_version+dfsg"
   "$here/patch-starpu-cuda13.sh" "$s"
+  "$here/patch-starpu-no-cublas.sh" "$s"
   b="$deps/build-starpu"
   rm -rf "$b" && mkdir -p "$b"
   (cd "$b" && "$s/configure" --prefix="$starpu_prefix" "${cuda_flags[@]}" \
@@ -95,7 +103,7 @@ else
     || die "StarPU configure failed: see $deps/starpu-configure.log"
   (cd "$b" && make -j"$(nproc)" > "$deps/starpu-make.log" 2>&1 && make install >> "$deps/starpu-make.log" 2>&1) \
     || die "StarPU build failed: see $deps/starpu-make.log"
-  echo "cuda=$want_cuda" > "$starpu_prefix/.starzk-complete"
+  echo "$variant" > "$starpu_prefix/.starzk-complete"
   rm -rf "$b"
   say "StarPU installed in $starpu_prefix"
 fi
