@@ -31,6 +31,7 @@ std::string remove_batch_markers(const manifest_t& m) {
     std::error_code ec;
     fs::remove(p, ec);
     if (ec) warning += (warning.empty() ? "" : "; ") + p.string() + ": cannot remove the marker: " + ec.message();
+    remove_stale_temporaries(p);  // what a run killed while it wrote this marker left
   }
   return warning;
 }

@@ -33,7 +33,9 @@ namespace starzk::cli {
 std::filesystem::path complete_marker(const manifest_t& m);  // M.complete
 std::filesystem::path partial_marker(const manifest_t& m);   // M.partial
 
-// Removes both markers of an earlier run; returns a warning, or "".
+// Removes both markers of an earlier run, and the temporaries of a run
+// killed while it wrote one (remove_stale_temporaries); returns a warning,
+// or "".
 std::string remove_batch_markers(const manifest_t& m);
 
 // Why a partition is not done, by (job index, partition): a failure's

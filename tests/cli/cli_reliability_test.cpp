@@ -19,7 +19,8 @@
 //     the partitions in flight are written and journalled, the exit status is
 //     5, and jobs.toml.partial names each missing partition and output; the
 //     rerun completes and writes jobs.toml.complete naming every output. A
-//     failed partition leaves a partial marker giving the failure.
+//     failed partition leaves a partial marker giving the failure; a run
+//     killed while it wrote a marker leaves no temporary once rerun.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -399,6 +400,26 @@ TEST_F(reliability, a_failed_partition_leaves_a_partial_marker_naming_it) {
   EXPECT_EQ(mk["missing"][0]["partition"], 1);
   EXPECT_EQ(mk["missing"][0]["reason"].get<std::string>().rfind("failed: ", 0), 0u) << mk.dump();
   EXPECT_FALSE(fs::exists(dir_ / "jobs.toml.complete"));
+}
+
+// A run killed while it wrote its marker leaves the marker's temporary; the
+// next run removes it with the markers (the temporary of a live process,
+// another writer at work, stays).
+TEST_F(reliability, a_killed_marker_write_leaves_no_temporary_behind) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) ::_exit(0);
+  ASSERT_EQ(::waitpid(child, nullptr, 0), child);  // a pid no process has now
+  const fs::path dead = dir_ / ("jobs.toml.complete.tmp." + std::to_string(child) + ".1");
+  const fs::path live = dir_ / ("jobs.toml.partial.tmp." + std::to_string(::getpid()) + ".1");
+  write_all(dead, to_bytes("{\"manifest\""));
+  write_all(live, to_bytes("{"));
+  const fs::path m = manifest(2, "out_dir = \"out\"\n");
+  const run_result r = batch(m);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_FALSE(fs::exists(dead));
+  EXPECT_TRUE(fs::exists(live));
+  EXPECT_TRUE(read_marker(dir_ / "jobs.toml.complete").is_object());
 }
 
 }  // namespace
