@@ -193,11 +193,7 @@ void engine_t::prefetch_next_chain(int w, const worker_place_t& me, const ledger
     if (rules_.chain_locality && inputs_on_other_device(e.task, node))
       continue;  // its inputs sit on another GPU: it should start there
     if (e.prefetched) return;
-    std::size_t need = 0;
-    for (unsigned i = 0; i < STARPU_TASK_GET_NBUFFERS(e.task); ++i) {
-      starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(e.task, i);
-      if (!starpu_data_is_on_node(h, node)) need += starpu_data_get_size(h);
-    }
+    const std::size_t need = staged_input_bytes(e.task, node);
     starpu_ssize_t avail = starpu_memory_get_available(node);
     if (avail >= 0 && need <= static_cast<std::size_t>(avail)) {
       starpu_idle_prefetch_task_input_on_node(e.task, node);

@@ -3,6 +3,8 @@
 
 #include "policies/rules.hpp"
 
+#include <starpu.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -119,6 +121,17 @@ bool l3_spread_allows(int my_l3, const std::vector<int>& load_by_l3, const std::
   for (int other : idle_l3s)
     if (other != my_l3 && load(other) < mine) return false;
   return true;
+}
+
+std::size_t staged_input_bytes(starpu_task* task, unsigned node) {
+  std::size_t need = 0;
+  for (unsigned i = 0; i < STARPU_TASK_GET_NBUFFERS(task); ++i) {
+    const starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
+    if ((mode & (STARPU_SCRATCH | STARPU_REDUX)) || !(mode & STARPU_R)) continue;
+    starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
+    if (!starpu_data_is_on_node(h, node)) need += starpu_data_get_size(h);
+  }
+  return need;
 }
 
 std::uint64_t chain_key(bool has_chain, std::uint32_t chain) {

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -71,6 +72,13 @@ bool l3_spread_allows(int my_l3, const std::vector<int>& load_by_l3, const std::
 // chain task one chain. The engine calls it once per task, when the task
 // reaches it (push, or push_task_notify for a pinned task).
 std::uint64_t chain_key(bool has_chain, std::uint32_t chain);
+
+// Bytes memory node `node` still lacks to stage `task`'s inputs: the data
+// it reads with no valid copy there. Write-only, SCRATCH and REDUX buffers
+// do not count: StarPU's idle prefetch leaves them alone (they are
+// allocated when the task starts), so a task that writes large outputs,
+// such as a witness map heading its chain, is staged by its inputs alone.
+std::size_t staged_input_bytes(starpu_task* task, unsigned node);
 
 // What a running task holds, so post_exec can give it back.
 struct admitted_t {

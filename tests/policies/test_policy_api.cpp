@@ -12,7 +12,9 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "policies/rules.hpp"
 #include "policies/starzk_policies.h"
 
 namespace {
@@ -112,6 +114,50 @@ TEST(policy_api, plain_starpu_program_with_conf_sched_policy) {
   EXPECT_EQ(g_peak.load(), 1);  // serialised
   unsetenv("STARZK_GPU_RUN_AHEAD");
   unsetenv("STARZK_MEM_HEAVY_MAX");
+}
+
+// The staging rule's size: what a task reads and the node lacks. Written
+// outputs (a witness map's a, b, c), SCRATCH and REDUX buffers are left
+// out, as StarPU's idle prefetch leaves them; data already on the node too.
+TEST(policy_api, staged_input_bytes_count_what_the_task_reads_and_the_node_lacks) {
+  starpu_conf conf;
+  ASSERT_EQ(starpu_conf_init(&conf), 0);
+  conf.ncpus = 1;
+  conf.ncuda = 0;
+  ASSERT_EQ(starpu_init(&conf), 0);
+  std::vector<double> home(100);
+  starpu_data_handle_t read_home = nullptr, read_nowhere = nullptr, written = nullptr, scratch = nullptr,
+                       reduced = nullptr;
+  starpu_vector_data_register(&read_home, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(home.data()), 100,
+                              sizeof(double));
+  starpu_vector_data_register(&read_nowhere, -1, 0, 300, sizeof(double));
+  starpu_vector_data_register(&written, -1, 0, 5000, sizeof(double));
+  starpu_vector_data_register(&scratch, -1, 0, 7000, sizeof(double));
+  starpu_vector_data_register(&reduced, -1, 0, 9000, sizeof(double));
+  starpu_codelet cl;
+  starpu_codelet_init(&cl);
+  cl.cpu_funcs[0] = sleepy;
+  cl.nbuffers = 5;
+  cl.modes[0] = STARPU_R;
+  cl.modes[1] = STARPU_R;
+  cl.modes[2] = STARPU_W;
+  cl.modes[3] = STARPU_SCRATCH;
+  cl.modes[4] = STARPU_REDUX;
+  starpu_task* t = starpu_task_create();
+  t->cl = &cl;
+  t->handles[0] = read_home;
+  t->handles[1] = read_nowhere;
+  t->handles[2] = written;
+  t->handles[3] = scratch;
+  t->handles[4] = reduced;
+  EXPECT_EQ(starzk::policies::staged_input_bytes(t, STARPU_MAIN_RAM), 300 * sizeof(double));
+  cl.modes[2] = STARPU_RW;  // read too: now it counts
+  EXPECT_EQ(starzk::policies::staged_input_bytes(t, STARPU_MAIN_RAM), 5300 * sizeof(double));
+  t->destroy = 0;
+  starpu_task_destroy(t);
+  for (starpu_data_handle_t h : {read_home, read_nowhere, written, scratch, reduced})
+    starpu_data_unregister_no_coherency(h);
+  starpu_shutdown();
 }
 
 // A context created with our policy struct over one worker, then grown to
