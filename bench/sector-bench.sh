@@ -20,7 +20,9 @@
 # limit runs), STARZK_WATCH_S (20 here: a line on what the batch waits for
 # after that many seconds without a finished partition).
 # Writes OUT_DIR/sector-k<K>.txt (every step's output and timing, the file
-# sizes, the disk and memory before and after), the trace and its summary
+# sizes, the disk and memory before and after, StarPU's bus statistics at
+# the end of each prove: bytes copied between host and device, so a query
+# evicted and copied again, or rows evicted to the host, shows), the trace and its summary
 # per run (sector-k<K>-m<LIMIT>.json / .summary.txt) and the device memory
 # sampled every 0.2 s (sector-k<K>-m<LIMIT>-vram.csv).
 set -uo pipefail
@@ -64,7 +66,7 @@ for limit in ${STARZK_SECTOR_LIMITS:-0}; do
   sampler=$!
   t=$(now)
   say "prove ($tag): ${env[*]:-whole device}"
-  env "${env[@]}" STARZK_WATCH_S="${STARZK_WATCH_S:-20}" \
+  env "${env[@]}" STARPU_BUS_STATS=1 STARZK_WATCH_S="${STARZK_WATCH_S:-20}" \
     ${STARZK_SECTOR_TIMEOUT:+timeout -s TERM "$STARZK_SECTOR_TIMEOUT"} "$exe" prove --manifest "$dir/jobs.toml" --trace "$out/$tag.json" >> "$log" 2>&1 || rc=1
   say "prove ($tag) took $(since "$t") s"
   kill "$sampler" 2>/dev/null

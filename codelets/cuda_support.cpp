@@ -51,8 +51,11 @@ void* try_worker_scratch(size_t bytes, size_t limit) {
   if (limit < bytes) limit = bytes;
   if (s.bytes >= bytes && s.bytes <= limit) return reinterpret_cast<void*>(s.ptr);
   free_scratch(s);
-  // Grow by 1/8 beyond the request so that slightly larger tasks reuse it.
-  const size_t want = std::min(bytes + bytes / 8, limit);
+  // Exactly the request: the memory plan leaves the device little beyond
+  // what it counted (dag/key_residency.hpp), and StarPU, when an allocation
+  // does not fit, evicts twice the buffer's size, resident key queries
+  // included. A larger task later frees this buffer and takes its own.
+  const size_t want = bytes;
   const unsigned node = starpu_worker_get_memory_node(unsigned(w));
   uintptr_t p = starpu_malloc_on_node_flags(node, want, STARPU_MALLOC_COUNT);
   if (p == 0) {

@@ -27,15 +27,30 @@ namespace {
 constexpr double dense_affine_factor = 0.76;
 
 #if STARZK_CODELETS_CUDA
-gpu::msm_tuning_t tuning(bool lean) {
+// The planner's two forms (msm_pieces.hpp), and the default form narrowed
+// to one window per digit group (the sort arrays of one window; msm_plan.cuh).
+gpu::msm_tuning_t tuning(bool lean, bool narrow = false) {
   gpu::msm_tuning_t t;
   if (lean) t.affine_levels = 0;  // no batch-affine levels, none of their arrays
+  if (narrow) t.group_windows = 1;
   return t;
 }
 
 template <class P>
-uint64_t scratch_bytes(size_t n, bool split, size_t piece, bool streamed, bool lean) {
-  return gpu::msm_launchers_t<P>::pieces_scratch_bytes(n, split, gpu::msm_pieces_t{piece, streamed}, tuning(lean));
+uint64_t scratch_bytes(size_t n, bool split, size_t piece, bool streamed, const gpu::msm_tuning_t& t) {
+  return gpu::msm_launchers_t<P>::pieces_scratch_bytes(n, split, gpu::msm_pieces_t{piece, streamed}, t);
+}
+
+// The tuning a body runs a form with under `budget`: the default form
+// narrowed where its usual groups do not fit (the same work for dense
+// scalars, whose groups hold one window anyway; a few more passes over
+// the digits for boolean-heavy ones), so that a budget a little short of
+// the whole MSM still takes it in one piece.
+template <class P>
+gpu::msm_tuning_t form_tuning(size_t n, bool split, size_t piece, bool streamed, bool lean, uint64_t budget) {
+  if (lean) return tuning(true);
+  const gpu::msm_tuning_t wide = tuning(false);
+  return scratch_bytes<P>(n, split, piece, streamed, wide) <= budget ? wide : tuning(false, true);
 }
 #endif
 
@@ -48,8 +63,8 @@ msm_shape_t msm_query_shape(const proving_key_t& pk, int q) {
 
 uint64_t msm_scratch_bytes(const msm_shape_t& m, size_t piece, bool streamed, bool lean) {
 #if STARZK_CODELETS_CUDA
-  return m.g2 ? scratch_bytes<g2_params>(m.n, m.split, piece, streamed, lean)
-              : scratch_bytes<g1_params>(m.n, m.split, piece, streamed, lean);
+  return m.g2 ? scratch_bytes<g2_params>(m.n, m.split, piece, streamed, tuning(lean))
+              : scratch_bytes<g1_params>(m.n, m.split, piece, streamed, tuning(lean));
 #else
   (void)m, (void)piece, (void)streamed, (void)lean;
   return 0;
@@ -77,16 +92,22 @@ template <class P>
 bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
   using L = gpu::msm_launchers_t<P>;
   const bool split = m.split_from != gpu::msm_no_split;
-  auto bytes = [&](size_t piece, bool lean) -> uint64_t {
-    return scratch_bytes<P>(m.n, split, piece, m.streamed, lean);
-  };
   const uint64_t room = worker_scratch_room();
   uint64_t budget = std::min<uint64_t>(scratch_max, room);
+  auto form = [&](size_t piece, bool lean) { return form_tuning<P>(m.n, split, piece, m.streamed, lean, budget); };
+  auto bytes = [&](size_t piece, bool lean) -> uint64_t {
+    return scratch_bytes<P>(m.n, split, piece, m.streamed, form(piece, lean));
+  };
   for (;;) {
     const msm_pieces_plan_t plan =
         plan_msm_pieces(m.n, budget, msm_min_piece, m.dense ? dense_affine_factor : 1.0, bytes);
     if (!plan.fits) return false;
-    note_pieces_plan(m.phase, m.n, plan.piece, plan.count, plan.lean, plan.bytes, budget, room, m.streamed);
+    const gpu::msm_tuning_t tune = form(plan.piece, plan.lean);
+    note_pieces_plan(m.phase, m.n, plan.piece, plan.count,
+                     plan.lean                 ? "lean"
+                     : tune.group_windows == 1 ? "batch-affine, one window per group"
+                                               : "batch-affine",
+                     plan.bytes, budget, room, m.streamed);
     void* scratch = nullptr;
     if (plan.bytes > 0) {
       scratch = try_worker_scratch(size_t(plan.bytes), size_t(budget));
@@ -96,7 +117,7 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
       }
     }
     check_cuda(L::pieces(m.d_out, m.bases, m.d_scalars, m.n, m.split_from, gpu::msm_pieces_t{plan.piece, m.streamed},
-                         scratch, size_t(plan.bytes), worker_stream(), tuning(plan.lean)),
+                         scratch, size_t(plan.bytes), worker_stream(), tune),
                (std::string("gpu::msm_") + L::name + "_pieces").c_str());
     // The bodies are synchronous (msm_device.hpp): the work is done when
     // they return.
@@ -108,7 +129,7 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
 template bool run_device_msm<g1_params>(const device_msm_t<g1_params>&, uint64_t);
 template bool run_device_msm<g2_params>(const device_msm_t<g2_params>&, uint64_t);
 
-void note_pieces_plan(const char* phase, size_t n, size_t piece, size_t count, bool lean, uint64_t bytes,
+void note_pieces_plan(const char* phase, size_t n, size_t piece, size_t count, const char* form, uint64_t bytes,
                       uint64_t budget, uint64_t room, bool streamed) {
   static std::mutex m;
   static std::set<std::string> said;
@@ -121,7 +142,7 @@ void note_pieces_plan(const char* phase, size_t n, size_t piece, size_t count, b
   std::snprintf(text, sizeof text,
                 "%s: %zu terms in %zu piece%s of %zu (%s form, bases %s), scratch %.2f GiB of a budget of %.2f GiB "
                 "(free on the device: %.2f GiB; said once)",
-                phase, n, count, count == 1 ? "" : "s", piece, lean ? "lean" : "batch-affine",
+                phase, n, count, count == 1 ? "" : "s", piece, form,
                 streamed ? "streamed from host memory" : "resident", double(bytes) / gib, double(budget) / gib,
                 double(room) / gib);
   report_note(text);

@@ -96,7 +96,7 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max);
 // Says once per process and phase how the first MSM of that phase was cut
 // (pieces, form, scratch against its budget and the device's free room):
 // the one line that tells a slow streamed query from a fast one.
-void note_pieces_plan(const char* phase, size_t n, size_t piece, size_t count, bool lean, uint64_t bytes,
+void note_pieces_plan(const char* phase, size_t n, size_t piece, size_t count, const char* form, uint64_t bytes,
                       uint64_t budget, uint64_t room, bool streamed);
 
 // Says once per process, on stderr, that an MSM of `label` ran on the host

@@ -72,6 +72,7 @@ struct plan_t {
     p.K = 1u << (c - 1);
     const bool may_affine = batch_affine && tune.affine_levels != 0;
     p.Wg = unsigned(std::max<size_t>(1, std::min<size_t>(p.W, group_entries / n)));
+    if (tune.group_windows > 0) p.Wg = std::min(p.Wg, tune.group_windows);
     p.buckets = size_t(p.Wg) * (p.K + 1);
     p.entries = size_t(p.Wg) * n;
     p.affine = may_affine && (tune.affine_levels > 0 || p.entries >= affine_min_entries);

@@ -141,6 +141,12 @@ struct msm_tuning_t {
   // Batch-affine levels before the XYZZ accumulation (G1; G2 ignores it):
   // -1 chosen from the live terms (msm.cu), 0 none, k > 0 exactly k (<= 32).
   int affine_levels = -1;
+  // Windows one group of digits may hold at most (0: as many as 2^28
+  // digits take, msm_plan.cuh). 1 keeps the digit and sort arrays to one
+  // window: at n = 2^27 about 3 GiB less scratch than the default's two,
+  // at no cost where the batch-affine levels already take one window per
+  // group (dense scalars).
+  unsigned group_windows = 0;
   // Set: the phases are timed with CUDA events and the call waits for the
   // stream at its end (a benchmark's tool; leave null in production).
   msm_profile_t* profile = nullptr;

@@ -197,6 +197,7 @@ void key_bundle_t::plan_device_memory() {
     in.key_optional += m->row_ptr.size() * sizeof(uint64_t) + m->col.size() * sizeof(uint32_t) +
                        m->val.size() * sizeof(fr_t) + m->code.size() * sizeof(uint16_t) + m->dict.size() * sizeof(fr_t);
   in.partition = sizeof(fr_t) * (uint64_t(pk.n_vars) + 3 * pk.domain_size);
+  in.witness = sizeof(fr_t) * uint64_t(pk.n_vars);
   in.rows = sizeof(fr_t) * 3 * pk.domain_size;
   in.overlap = sizeof(fr_t) * (uint64_t(pk.n_vars) + pk.domain_size);
   for (int q = 0; q < key_query_count; ++q) {

@@ -37,10 +37,11 @@ const char* key_query_name(int q) {
 residency_plan_t plan_key_residency(const residency_input_t& in) {
   // 1-2: what the queries may hold.
   residency_plan_t plan;
-  const uint64_t device_map = in.key_fixed + in.key_optional + 2 * in.partition + in.overlap;
+  const uint64_t device_map = in.key_fixed + in.key_optional + in.partition + 3 * in.witness;
   if (device_map + in.headroom + in.scratch_floor <= in.device) {
     // The witness map on the device: the running chain's partition, the
-    // one a GPU maps ahead (run-ahead 1) and what the chain before holds.
+    // witness staged for the next chain (run-ahead 1), the chain before's
+    // and one of slack for StarPU's allocator.
     plan.fixed = device_map;
     plan.optional_fits = true;
   } else {

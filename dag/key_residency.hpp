@@ -12,16 +12,22 @@
 // memory node; STARPU_LIMIT_CUDA_MEM applies):
 //   1. fixed: the bytes outside the queries and the MSM scratch. With
 //      the witness map on the device (spmv reads the CSR arrays there):
-//      the NTT domain + the CSR + two partitions' device data (w, a, b,
-//      c: the running chain's, at its H phase, and the one partition the
-//      GPU maps ahead of its chain) + what the chain before still holds
-//      until its free task (w and the H evaluations). The plan then
-//      limits the policy's run-ahead to 1 (run_ahead() below): a staged
-//      partition's GPU work is an spmv of tens of milliseconds, so one is
-//      enough to have the next chain's a, b, c ready when the running
-//      chain ends, and every further one would hold another partition's
-//      w, a, b, c (16 GiB at 2^27) that StarPU finds room for only by
-//      evicting resident queries. If that form does not fit beside the
+//      the NTT domain + the CSR + the running chain's device data (w, a,
+//      b, c: spmv heads its chain, dag/partition_dag.cpp) + three more
+//      witnesses: the next chain's, which the policy stages while this
+//      one runs; the chain before's, held until its b_g2_msm and free
+//      tasks (its H evaluations went back to StarPU after msm_h); and one
+//      of slack. The slack is for StarPU's allocator: a buffer it must
+//      allocate for a task (a witness the policy could not stage) and
+//      cannot fit makes it free twice that buffer's size, its cache of
+//      freed buffers first, then whatever was least recently used,
+//      resident queries included, which the next MSM copies back (12 GiB
+//      each at 2^27). a, b, c exist only inside a chain, one chain per
+//      device, so a staged partition costs its w alone (4 GiB at 2^27,
+//      where w, a, b, c are 16). The plan then limits the policy's run-ahead to 1
+//      (run_ahead() below): every further staged partition would hold
+//      another witness that StarPU finds room for only by evicting
+//      resident queries. If that form does not fit beside the
 //      scratch floor, the witness map runs on the CPUs and a GPU never
 //      holds w, a, b, c at once: its phases are the H phase (a, b, c and
 //      the domain) and the MSMs (w and h), so fixed = the larger of the
@@ -80,6 +86,7 @@ struct residency_input_t {
   uint64_t key_fixed_lean = 0;  // the same without the full twiddle tables (0: no lean form)
   uint64_t key_optional = 0;    // arrays kept on the device only if they fit (CSR)
   uint64_t partition = 0;       // one partition's device data (w, a, b, c)
+  uint64_t witness = 0;         // its w alone (rule 1 counts three beside the partition)
   uint64_t rows = 0;            // its a, b, c: the H phase's buffers beside the domain
   uint64_t headroom = 0;        // left to the runtime and the driver
   uint64_t overlap = 0;         // what a partition holds in its MSM phase (w, H evaluations)
@@ -97,8 +104,8 @@ struct residency_plan_t {
   uint64_t resident = 0;        // bytes of the resident queries
   uint64_t scratch_budget = 0;  // device scratch the MSM bodies may take
   bool streams(int q) const { return (streamed >> q) & 1u; }
-  // The policy's GPU run-ahead the plan counts: 1 with the witness map on
-  // the device, else 0 (no limit needed).
+  // The policy's GPU run-ahead the plan counts (one staged witness): 1 with
+  // the witness map on the device, else 0 (no limit needed).
   int run_ahead() const { return optional_fits ? 1 : 0; }
 };
 

@@ -67,14 +67,16 @@ uint32_t rows_where(const key_bundle_t& key) {
 
 // Builds one task of partition p, tags it, attaches it to the trace and
 // submits it (`only`: a where mask the task is kept to, when its codelet
-// can run there; 0 leaves the codelet's).
+// can run there; 0 leaves the codelet's; `rc_override`: a resource class in place
+// of the codelet's, or STARZK_TAG_NO_CLASS).
 void submit_task(partition_t& p, const submit_context_t& ctx, starpu_codelet* cl, void* cl_arg,
                  std::vector<starpu_data_descr> data, const char* name, int priority, double flops,
-                 bool chain_last = false, void (*callback)(void*) = nullptr, uint32_t only = 0) {
+                 bool chain_last = false, void (*callback)(void*) = nullptr, uint32_t only = 0,
+                 int rc_override = STARZK_TAG_NO_CLASS) {
   starpu_task* t = starpu_task_build(cl, STARPU_DATA_MODE_ARRAY, data.data(), int(data.size()), STARPU_NAME, name,
                                      STARPU_PRIORITY, ctx.priorities ? priority : 0, STARPU_FLOPS, flops, 0);
   if (t == nullptr) throw std::runtime_error(p.state().label + ": cannot build task " + name);
-  starzk_task_set_tag(t, starzk_tag_make(ctx.job_seq, ctx.chain_id, chain_last ? 1 : 0, STARZK_TAG_NO_CLASS));
+  starzk_task_set_tag(t, starzk_tag_make(ctx.job_seq, ctx.chain_id, chain_last ? 1 : 0, rc_override));
   t->cl_arg = cl_arg;  // owned by the partition, not by the task
   t->cl_arg_size = 0;
   t->cl_arg_free = 0;
@@ -161,11 +163,18 @@ void partition_t::callback_done() noexcept {
 
 // ---- the phases -------------------------------------------------------------
 
+bool witness_map_heads_chain(const key_bundle_t& key, const submit_context_t& ctx) {
+  return ctx.only == 0 && rows_where(key) == STARPU_CUDA &&
+         (codelets::codelet_where(codelets::spmv_codelet()) & STARPU_CUDA) != 0;
+}
+
 void submit_witness_map(partition_t& p, const submit_context_t& ctx) {
   std::vector<starpu_data_descr> data = {{p.w, STARPU_R}, {p.a, STARPU_W}, {p.b, STARPU_W}, {p.c, STARPU_W}};
   for (starpu_data_handle_t m : p.key().matrices()) data.push_back({m, STARPU_R});
-  submit_task(p, ctx, codelets::spmv_codelet(), &p.state(), std::move(data), "spmv", prio_memory_phase,
-              codelets::spmv_flops(p.state()), false, nullptr, rows_where(p.key()));
+  const bool head = witness_map_heads_chain(p.key(), ctx);
+  submit_task(p, ctx, codelets::spmv_codelet(), &p.state(), std::move(data), "spmv",
+              head ? prio_chain : prio_memory_phase, codelets::spmv_flops(p.state()), false, nullptr,
+              rows_where(p.key()), head ? STARZK_RC_GPU_CHAIN : STARZK_TAG_NO_CLASS);
 }
 
 void submit_h_phase(partition_t& p, const submit_context_t& ctx) {

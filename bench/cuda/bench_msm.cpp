@@ -21,6 +21,9 @@
 // MSM and the split again without batch-affine levels.
 // After each random and boolean-heavy row, rows <row>_phase_<phase>: one
 // more call with the phases timed (msm_profile_t; last column = share).
+// msm_g1_random_narrow / msm_g1_bool_narrow: the row again with one window
+// per digit group (msm_tuning_t::group_windows = 1; last column: time over
+// the row's), msm_g1_scratch_narrow_GiB its scratch.
 // msm_g1_random_xyzz: the random row again without batch-affine levels
 // (msm_tuning_t::affine_levels = 0), the bucket additions all madd-2008-s.
 // STARZK_MSM_AFFINE_LEVELS="1 3 9": the random row with that many levels
@@ -232,6 +235,18 @@ void bench_g1(const std::vector<unsigned>& logs, const ceilings_t& ceil, cudaStr
       const double ms = time_ms(s, reps, [&] { run({}, d_scratch.get(), scratch); });
       row(kind == 0 ? "msm_g1_random" : "msm_g1_bool", double(n), ms, ms / floor_ms);
       phase_rows(kind == 0 ? "msm_g1_random" : "msm_g1_bool", n, d_scratch.get(), scratch, run);
+      {
+        // One window per digit group, the form an MSM body takes when the
+        // default groups do not fit its budget; last column: time over the
+        // default call's.
+        msm_tuning_t narrow;
+        narrow.group_windows = 1;
+        if (kind == 0)
+          row("msm_g1_scratch_narrow_GiB", double(n), 0.0,
+              double(msm_g1_scratch_bytes(n, narrow)) / double(size_t(1) << 30));
+        const double msn = time_ms(s, reps, [&] { run(narrow, d_scratch.get(), scratch); });
+        row(kind == 0 ? "msm_g1_random_narrow" : "msm_g1_bool_narrow", double(n), msn, msn / ms);
+      }
       if (kind == 0) {
         // The same call without batch-affine levels (XYZZ only), for the ratio.
         msm_tuning_t xyzz;

@@ -6,6 +6,7 @@
 //     of madd-2008-s and add-2008-s; small windows and chunks);
 //   - the one-call Jacobian MSMs of G1 and G2, split or not, vs split_msm of
 //     the host prep_msm (split_from = 0, a few public inputs, n, past n);
+//   - one window per digit group (group_windows), and groups of five;
 //   - the batch-affine levels forced on both curves (few, many, more than
 //     the runs are long; repeated and opposite bases, so the level pairs
 //     meet doublings and P + (-P); O among the bases);
@@ -14,6 +15,7 @@
 // case draws fresh points and scalars from a seeded generator.
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "gpu_test_util.hpp"
@@ -85,6 +87,36 @@ TYPED_TEST(CudaMsmCurve, TuningVariants) {
   check_msm<TypeParam>(rng, 3000, random_mix, msm_tuning_t{4, 2, 64}, 700);
   check_msm<TypeParam>(rng, 3000, all_one, msm_tuning_t{5, 3, 128}, 700);
   check_msm<TypeParam>(rng, 3000, boolean_heavy, msm_tuning_t{13, 16, 32}, 700);
+}
+
+// One window per digit group (msm_tuning_t::group_windows = 1, the form a
+// body takes when the default groups do not fit its budget): the same sums
+// with every window its own group, with and without batch-affine levels,
+// and less scratch than the default, whose groups hold every window at
+// these sizes.
+TYPED_TEST(CudaMsmCurve, OneWindowPerGroup) {
+  SZK_REQUIRE_GPU();
+  using P = TypeParam;
+  auto rng = seeded_rng();
+  msm_tuning_t narrow;
+  narrow.group_windows = 1;
+  for (size_t n : {1, 2, 1000, 4097}) check_msm<P>(rng, n, random_mix, narrow);
+  check_msm<P>(rng, 3001, boolean_heavy, narrow, 0, 13);
+  check_msm<P>(rng, size_t(1) << 16, random_mix, narrow, 4096);
+  msm_tuning_t t{6, 32, 128};
+  t.group_windows = 1;
+  t.affine_levels = 3;
+  check_msm<P>(rng, 3000, random_mix, t);
+  t.group_windows = 5;  // groups of five windows, the last one shorter
+  check_msm<P>(rng, 3000, boolean_heavy, t, 700);
+  const size_t n = size_t(1) << 20;
+  const auto bytes = [&](const msm_tuning_t& u) {
+    if constexpr (std::is_same_v<P, g1_params>)
+      return msm_g1_scratch_bytes(n, u);
+    else
+      return msm_g2_scratch_bytes(n, u);
+  };
+  EXPECT_LT(bytes(narrow), bytes({}));
 }
 
 TYPED_TEST(CudaMsmCurve, BatchAffineLevels) {

@@ -17,13 +17,14 @@ namespace {
 constexpr uint64_t GiB = uint64_t(1) << 30;
 
 // A small key in GiB: h, l, a, b_g1 1.5 each, b_g2 3; a partition's w,
-// a, b, c 1 GiB, so that the device witness map (two partitions and the
-// domain) takes 2.5 GiB.
+// a, b, c 1 GiB (w a quarter), so that the device witness map (the
+// domain, one partition and three more witnesses) takes 2.25 GiB.
 residency_input_t key24(uint64_t device_gib_x10) {
   residency_input_t in;
   in.device = device_gib_x10 * GiB / 10;
   in.key_fixed = GiB / 2;  // NTT domain
   in.partition = GiB;      // w + a, b, c
+  in.witness = GiB / 4;    // w
   in.rows = 3 * GiB / 4;   // a, b, c
   in.scratch_floor = 3 * GiB;
   for (int q = 0; q < 4; ++q) in.query[q] = 3 * GiB / 2;
@@ -38,23 +39,26 @@ TEST(KeyResidency, EverythingResidentWhenItFits) {
   const residency_plan_t p = plan_key_residency(in);
   EXPECT_EQ(p.streamed, 0u);
   EXPECT_EQ(p.resident, 9 * GiB);
-  EXPECT_EQ(p.scratch_budget, 30 * GiB - GiB / 2 - 2 * GiB - 9 * GiB);
+  EXPECT_EQ(p.scratch_budget, 30 * GiB - GiB / 2 - GiB - 3 * (GiB / 4) - 9 * GiB);
 }
 
-// The MSM-phase data of the partition before (w, H evaluations) is set
-// aside when it fits beside one partition and the scratch floor, and taken
-// from the scratch budget, not from the queries.
-TEST(KeyResidency, LeavesRoomForThePartitionBeforeWhenItFits) {
+// With the witness map on the device a staged partition and the chain
+// before hold their witness alone (a, b, c live only inside a chain; one
+// more witness is slack for StarPU's allocator), so
+// the MSM-phase data (overlap: w and h) does not count there; it is the
+// phase a device holds when the witness map runs on the CPUs.
+TEST(KeyResidency, TheDeviceMapCountsOneChainAndTwoWitnesses) {
   residency_input_t in = key24(300);
   in.overlap = GiB;
   residency_plan_t p = plan_key_residency(in);
-  EXPECT_EQ(p.fixed, GiB / 2 + 2 * GiB + GiB);
+  EXPECT_TRUE(p.optional_fits);
+  EXPECT_EQ(p.fixed, GiB / 2 + GiB + 3 * (GiB / 4));
   EXPECT_EQ(p.streamed, 0u);
-  EXPECT_EQ(p.scratch_budget, 30 * GiB - GiB / 2 - 2 * GiB - GiB - 9 * GiB);
-  // 5.4 GiB: 2.5 fixed + 1 overlap + 3 floor > 5.4: no overlap; not even
-  // the witness map's 2.5 beside the floor: it runs on the CPUs, and the
-  // device holds the larger phase (a, b, c: 1.5) and the domain; all streams.
-  in.device = 54 * GiB / 10;
+  EXPECT_EQ(p.scratch_budget, 30 * GiB - p.fixed - 9 * GiB);
+  // 4.9 GiB: the witness map's 2.25 beside the 3 of the floor do not fit: it
+  // runs on the CPUs, and the device holds the larger phase (w, h: 1 GiB
+  // against a, b, c: 0.75) and the domain; all streams.
+  in.device = 49 * GiB / 10;
   p = plan_key_residency(in);
   EXPECT_FALSE(p.optional_fits);
   EXPECT_EQ(p.fixed, GiB / 2 + GiB);  // the domain + the larger phase (w, h: 1 GiB)
@@ -62,25 +66,25 @@ TEST(KeyResidency, LeavesRoomForThePartitionBeforeWhenItFits) {
 }
 
 TEST(KeyResidency, StreamsInOrderUntilTheRestFits) {
-  // room = device - 2.5 - 3. Queries 9 GiB.
-  // room 8: h streams (7.5 left) -> fits.
-  residency_plan_t p = plan_key_residency(key24(135));
+  // room = device - 2.25 - 3. Queries 9 GiB.
+  // room 7.75: h streams (7.5 left) -> fits.
+  residency_plan_t p = plan_key_residency(key24(130));
   EXPECT_EQ(p.streamed, bit(key_query_t::h));
   EXPECT_EQ(p.resident, 15 * GiB / 2);
-  // room 5: h (7.5), b_g2 (4.5) -> fits; h comes back? 4.5 + 1.5 > 5: no.
-  p = plan_key_residency(key24(105));
+  // room 4.75: h (7.5), b_g2 (4.5) -> fits; h comes back? 4.5 + 1.5 > 4.75: no.
+  p = plan_key_residency(key24(100));
   EXPECT_EQ(p.streamed, bit(key_query_t::h) | bit(key_query_t::b_g2));
   EXPECT_EQ(p.resident, 9 * GiB / 2);
-  // room 6.1: h, b_g2 stream (4.5 left), then h comes back (6.0 <= 6.1).
-  p = plan_key_residency(key24(116));
+  // room 6.15: h, b_g2 stream (4.5 left), then h comes back (6.0 <= 6.15).
+  p = plan_key_residency(key24(114));
   EXPECT_EQ(p.streamed, bit(key_query_t::b_g2));
   EXPECT_EQ(p.resident, 6 * GiB);
-  // room 2: h, b_g2, l, b_g1 stream (1.5 left).
-  p = plan_key_residency(key24(75));
+  // room 1.75: h, b_g2, l, b_g1 stream (1.5 left).
+  p = plan_key_residency(key24(70));
   EXPECT_EQ(p.streamed, key_query_all & ~bit(key_query_t::a));
   EXPECT_EQ(p.resident, 3 * GiB / 2);
-  // room 1: all stream.
-  p = plan_key_residency(key24(65));
+  // room 0.75: all stream.
+  p = plan_key_residency(key24(60));
   EXPECT_EQ(p.streamed, key_query_all);
   EXPECT_EQ(p.resident, 0u);
   for (int q = 0; q < key_query_count; ++q) EXPECT_TRUE(p.streams(q));
@@ -94,8 +98,9 @@ TEST(KeyResidency, ScratchBudgetKeepsTheFloor) {
     const residency_plan_t p = plan_key_residency(in);
     // The witness map on the device when it fits beside the floor, else
     // the H phase's a, b, c (the larger phase) beside the domain.
-    const bool map_on_device = in.key_fixed + 2 * in.partition + in.scratch_floor <= in.device;
-    const uint64_t fixed = in.key_fixed + (map_on_device ? 2 * in.partition : in.rows);
+    const uint64_t device_map = in.partition + 3 * in.witness;
+    const bool map_on_device = in.key_fixed + device_map + in.scratch_floor <= in.device;
+    const uint64_t fixed = in.key_fixed + (map_on_device ? device_map : in.rows);
     EXPECT_EQ(p.fixed, fixed) << "device " << d;
     EXPECT_EQ(p.optional_fits, map_on_device) << "device " << d;
     const uint64_t after = in.device > fixed ? in.device - fixed : 0;
@@ -126,12 +131,12 @@ TEST(KeyResidency, OptionalArraysCountOnlyWhenTheyFit) {
   residency_input_t in = key24(300);
   in.key_optional = 4 * GiB;
   residency_plan_t p = plan_key_residency(in);
-  EXPECT_EQ(p.fixed, GiB / 2 + 2 * GiB + 4 * GiB);  // the domain, two partitions, the CSR
+  EXPECT_EQ(p.fixed, GiB / 2 + GiB + 3 * (GiB / 4) + 4 * GiB);  // the domain, a partition, three witnesses, the CSR
   EXPECT_TRUE(p.optional_fits);
   EXPECT_EQ(p.streamed, 0u);
   EXPECT_EQ(p.scratch_budget, 30 * GiB - p.fixed - 9 * GiB);
-  // Room 8 GiB before them, 4 with them: h, b_g2 and l stream (3 left).
-  in = key24(135);
+  // Room 7.75 GiB before them, 3.75 with them: h, b_g2 and l stream (3 left).
+  in = key24(130);
   in.key_optional = 4 * GiB;
   p = plan_key_residency(in);
   EXPECT_EQ(p.streamed, bit(key_query_t::h) | bit(key_query_t::b_g2) | bit(key_query_t::l));
@@ -158,6 +163,7 @@ residency_input_t key27(uint64_t device_mib) {
   in.key_fixed_lean = 6 * MiB;
   in.key_optional = 7342 * MiB;
   in.partition = 16 * GiB;
+  in.witness = 4 * GiB;
   in.rows = 12 * GiB;
   in.overlap = 8 * GiB;
   in.scratch_floor = 3830 * MiB;
@@ -168,33 +174,35 @@ residency_input_t key27(uint64_t device_mib) {
 }
 
 // The whole H200: the witness map on the device, holding the running
-// chain's partition, one mapped ahead and the chain before in its MSMs
-// (run-ahead 1); the queries less H fit beside them.
+// chain's partition and three more witnesses (the one staged, run-ahead 1,
+// the chain before's and the slack); every query fits beside them, with
+// more than 12 GiB of MSM scratch.
 TEST(KeyResidency, SectorPartitionOnTheWholeH200) {
   residency_input_t in = key27(128800);  // 125.8 GiB
   const residency_plan_t p = plan_key_residency(in);
   EXPECT_TRUE(p.optional_fits);
   EXPECT_FALSE(p.lean_domain);
   EXPECT_EQ(p.run_ahead(), 1);
-  EXPECT_EQ(p.fixed, in.key_fixed + 2 * in.partition + in.overlap + in.key_optional + in.headroom);
-  EXPECT_EQ(p.streamed, bit(key_query_t::h));
-  EXPECT_EQ(p.scratch_budget, in.device - p.fixed - 60 * GiB);
+  EXPECT_EQ(p.fixed, in.key_fixed + in.partition + 3 * in.witness + in.key_optional + in.headroom);
+  EXPECT_EQ(p.streamed, 0u);
+  EXPECT_EQ(p.scratch_budget, in.device - p.fixed - 72 * GiB);
+  EXPECT_GT(p.scratch_budget, 12 * GiB);
   // Everything the plan counts fits the device at once.
   EXPECT_LE(p.fixed + p.resident + p.scratch_budget, in.device);
   EXPECT_NE(describe(p, in).find("run-ahead 1"), std::string::npos) << describe(p, in);
 }
 
-// The device witness map needs two partitions and the chain before's
-// MSM-phase data beside the CSR; one partition short of that, the witness
-// map goes to the CPUs and the plan sets no run-ahead.
-TEST(KeyResidency, TheDeviceWitnessMapNeedsTwoPartitionsAndTheChainBefore) {
+// The device witness map needs one partition and three more witnesses
+// beside the CSR; a byte short of that, the witness map goes to the CPUs
+// and the plan sets no run-ahead.
+TEST(KeyResidency, TheDeviceWitnessMapNeedsAPartitionAndThreeWitnesses) {
   residency_input_t in = key24(300);
   in.overlap = GiB;
   in.key_optional = GiB;
   residency_plan_t p = plan_key_residency(in);
   EXPECT_TRUE(p.optional_fits);
   EXPECT_EQ(p.run_ahead(), 1);
-  EXPECT_EQ(p.fixed, GiB / 2 + GiB + 2 * GiB + GiB);
+  EXPECT_EQ(p.fixed, GiB / 2 + GiB + GiB + 3 * (GiB / 4));
   in.device = p.fixed + in.scratch_floor;  // exactly: still on the device
   EXPECT_TRUE(plan_key_residency(in).optional_fits);
   in.device -= 1;
@@ -266,7 +274,7 @@ TEST(KeyResidency, ForcedSets) {
   residency_plan_t p = plan_key_residency(in);
   EXPECT_EQ(p.streamed, key_query_all);
   EXPECT_EQ(p.resident, 0u);
-  EXPECT_EQ(p.scratch_budget, 30 * GiB - GiB / 2 - 2 * GiB);
+  EXPECT_EQ(p.scratch_budget, 30 * GiB - GiB / 2 - GiB - 3 * (GiB / 4));
   in.forced = bit(key_query_t::l) | bit(key_query_t::b_g2);
   p = plan_key_residency(in);
   EXPECT_EQ(p.streamed, bit(key_query_t::l) | bit(key_query_t::b_g2));

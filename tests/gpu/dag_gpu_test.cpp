@@ -22,6 +22,7 @@
 #include "dag_test_util.hpp"
 #include "groth16/proof_bytes.hpp"
 #include "groth16/verifier.hpp"
+#include "policies/resource_class.h"
 #include "runtime/invariants.hpp"
 #include "runtime/trace.hpp"
 
@@ -86,6 +87,13 @@ TEST_P(dag_gpu, proofs_equal_the_cpu_reference) {
     if (e.worker_kind == "cuda") ++on_cuda[e.codelet];
   for (const std::string& cl : pc.on_gpu)
     EXPECT_EQ(on_cuda[cl], int(c.witnesses.size()) * (cl == "msm" ? 4 : 1)) << cl << " under " << pc.name;
+  // spmv heads its partition's GPU chain exactly when it runs on the GPU
+  // that the memory plan keeps a, b, c on (dag/partition_dag.hpp), so the
+  // lock checked below covers it too.
+  for (const auto& e : t.events)
+    if (e.codelet == "spmv")
+      EXPECT_EQ(e.rc == STARZK_RC_GPU_CHAIN, key->rows_on_device() && e.worker_kind == "cuda")
+          << "spmv of chain " << e.chain << " on " << e.worker_kind << " under " << pc.name;
   runtime::invariant_options_t io;
   // The lock is checked where the whole chain is pinned to the GPU (chains
   // on CPU workers are not locked by default).
