@@ -1,7 +1,11 @@
 // Benchmarks of the CPU MSM (starzk_msm) on all cores:
-//   bm_g1_msm_random/16/1/1  Pippenger, 2^16 G1 bases, uniform scalars,
-//                            affine buckets (/0/x: XYZZ buckets), GLV form
-//                            (/x/0: 255-bit scalars); also 2^15 and 2^18;
+//   bm_g1_msm_random/16/2/1  Pippenger, 2^16 G1 bases, uniform scalars,
+//                            affine buckets in IFMA lanes where the CPU has
+//                            them (/1/x: one at a time; /0/x: XYZZ
+//                            buckets), GLV form (/x/0: 255-bit scalars);
+//                            also 2^15 and 2^18;
+//   bm_g1_msm_window/15/11/2 the same at a fixed window c (here 11), the
+//                            lanes on (2) or off (1), for fitting msm_plan;
 //   bm_g1_split_msm/16/1     prep_msm + split_msm, 2^16 G1 bases, scalars
 //                            45% zero, 45% one, 10% uniform (Filecoin-like),
 //                            the tail in the GLV form (/0: 255-bit);
@@ -45,8 +49,9 @@ std::vector<fr_t> scalars(size_t n, bool boolean_heavy) {
   return s;
 }
 
-// Args: log2 n; 1 for affine buckets (the default) or 0 for XYZZ ones; 1
-// for the GLV form (the default) or 0 for 255-bit scalars.
+// Args: log2 n; 2 for affine buckets in lanes (the default), 1 for affine
+// buckets one at a time, 0 for XYZZ ones; 1 for the GLV form (the default)
+// or 0 for 255-bit scalars.
 template <class P>
 void bm_msm_random(benchmark::State& state) {
   const size_t n = size_t(1) << state.range(0);
@@ -54,14 +59,32 @@ void bm_msm_random(benchmark::State& state) {
   const auto s = scalars(n, false);
   msm_config_t cfg;
   cfg.affine_buckets = state.range(1) != 0;
+  cfg.lanes = state.range(1) == 2;
   cfg.glv = state.range(2) != 0;
   for (auto _ : state) benchmark::DoNotOptimize(msm_pippenger<P>(b, s, cfg));
   state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(n));
 }
+
+// Args: log2 n, the window c, 2 for the lanes or 1 for one at a time.
+void bm_g1_msm_window(benchmark::State& state) {
+  const size_t n = size_t(1) << state.range(0);
+  const auto b = bases<g1_params>(n);
+  const auto s = scalars(n, false);
+  msm_config_t cfg;
+  cfg.window_bits = unsigned(state.range(1));
+  cfg.lanes = state.range(2) == 2;
+  for (auto _ : state) benchmark::DoNotOptimize(msm_pippenger<g1_params>(b, s, cfg));
+}
+BENCHMARK(bm_g1_msm_window)
+    ->ArgNames({"log2n", "c", "lanes"})
+    ->ArgsProduct({{15, 16}, {10, 11, 12, 13, 14, 15}, {1, 2}})
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
 BENCHMARK(bm_msm_random<g1_params>)
     ->Name("bm_g1_msm_random")
     ->ArgNames({"log2n", "affine", "glv"})
-    ->ArgsProduct({{15, 16, 18}, {0, 1}, {0, 1}})
+    ->ArgsProduct({{15, 16, 18}, {0, 1, 2}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->MeasureProcessCPUTime()
     ->UseRealTime();

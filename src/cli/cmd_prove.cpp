@@ -23,6 +23,7 @@
 #include "cli/option_checks.hpp"
 #include "cli/batch_run.hpp"
 #include "cli/commands.hpp"
+#include "cli/heap_policy.hpp"
 #include "cli/file_errors.hpp"
 #include "cli/inputs.hpp"
 #include "cli/log_lines.hpp"
@@ -76,6 +77,7 @@ std::optional<proof_t> prove_on_gpu(std::shared_ptr<const proving_key_t> pk, std
 }
 
 void run_prove(const prove_options& o) {
+  prepare_heap();  // one proof: before its first large block (heap_policy.hpp)
   if (o.proof_json.empty() && o.out.empty())
     throw std::invalid_argument("nothing to write: give --proof (snarkjs JSON) and/or --out (192-byte binary)");
   // Before any work: no output may overwrite an input or another output;

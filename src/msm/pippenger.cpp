@@ -25,11 +25,13 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ec/glv.hpp"
 #include "ec/xyzz.hpp"
 #include "msm/bucket_affine.hpp"
+#include "msm/bucket_lanes.hpp"
 #include "util/parallel.hpp"
 
 namespace starzk {
@@ -112,6 +114,43 @@ xyzz_t<P> window_sum(Buckets& bucket, BaseFn& base, const std::vector<K>& k, uns
   return total;
 }
 
+// The G1 lane buckets (msm/bucket_lanes.hpp) where a unit reaches at least
+// lane_min_reach buckets (batches of a quarter of them, up to
+// lane_max_batch: few pairs wait, one inversion is shared by hundreds), the
+// CPU has the lanes, and the table of the terms in the lane form (128 bytes
+// a term) fits in glv_table_max_bytes.
+constexpr size_t lane_min_reach = 512, lane_max_batch = 1024;
+inline size_t lane_batch(size_t points, size_t reach) {
+  if (points < affine_min_points || reach < lane_min_reach || points < 2 * reach) return 0;
+  return std::min(lane_max_batch, reach / 4);
+}
+template <class P>
+bool use_lanes(const msm_config_t& cfg, size_t n) {
+  if constexpr (!std::is_same_v<P, g1_params>) return false;
+  return cfg.affine_buckets && cfg.lanes && n >= affine_min_points &&
+         n <= cfg.glv_table_max_bytes / sizeof(lane_point_t) && lane_buckets_available();
+}
+
+// The lane form of window_sum: the buckets take the term's index.
+template <class K>
+xyzz_t<g1_params> window_sum_lanes(lane_buckets_t& bucket, const std::vector<K>& k, unsigned w, unsigned c,
+                                   size_t begin, size_t end) {
+  for (size_t i = begin; i < end; ++i) {
+    const int32_t d = signed_digit(k[i], w, c);
+    if (d > 0)
+      bucket.add(size_t(d - 1), i, false);
+    else if (d < 0)
+      bucket.add(size_t(-d - 1), i, true);
+  }
+  bucket.finish();
+  xyzz_t<g1_params> running = xyzz_t<g1_params>::infinity(), total = xyzz_t<g1_params>::infinity();
+  for (size_t b = bucket.size(); b-- > 0;) {
+    bucket.add_bucket_to(running, b);
+    total += running;
+  }
+  return total;
+}
+
 // The shared core: n terms, base(i) the i-th affine base, k[i] the i-th
 // scalar (canon_t or glv_t), of size below 2^bits.
 template <class P, class BaseFn, class K>
@@ -119,7 +158,24 @@ jacobian_t<P> pippenger_core(size_t n, BaseFn base, const std::vector<K>& k, uns
   using jac = jacobian_t<P>;
   if (n == 0) return jac::infinity();
   const unsigned threads = resolve_threads(cfg.threads);
+  const bool lanes = use_lanes<P>(cfg, n);
+  // The lanes make a term ~2x cheaper and c = 13 stays the best window at
+  // 2^15-2^16 (docs/benchmarks.md, "G1 MSM buckets in IFMA lanes"): the
+  // same plan either way.
   const msm_plan_t plan = msm_plan(n, threads, cfg.window_bits, bits);
+  std::vector<lane_point_t> table;
+  if constexpr (std::is_same_v<P, g1_params>) {
+    if (lanes) {
+      table.resize(n);
+      constexpr size_t chunk = 1024;
+      parallel_tasks((n + chunk - 1) / chunk, threads, [&](size_t t) {
+        const size_t b = t * chunk, e = std::min(n, b + chunk);
+        std::array<g1_affine_t, chunk> in;
+        for (size_t i = b; i < e; ++i) in[i - b] = base(i);
+        to_lane_points(std::span<const g1_affine_t>(in.data(), e - b), table.data() + b);
+      });
+    }
+  }
   const unsigned c = plan.window_bits, n_windows = plan.windows;
   const size_t parts = plan.slices;
   const size_t n_buckets = size_t(1) << (c - 1);  // |d| = 1 .. 2^(c−1)
@@ -129,6 +185,13 @@ jacobian_t<P> pippenger_core(size_t n, BaseFn base, const std::vector<K>& k, uns
   parallel_tasks(unit_sum.size(), threads, [&](size_t u) {
     const unsigned w = unsigned(u / parts);
     const size_t begin = std::min(n, (u % parts) * slice), end = std::min(n, begin + slice);
+    if constexpr (std::is_same_v<P, g1_params>) {
+      if (const size_t batch = lanes ? lane_batch(end - begin, window_reach(w, c, bits)) : 0) {
+        lane_buckets_t bucket(n_buckets, batch, table.data());
+        unit_sum[u] = window_sum_lanes(bucket, k, w, c, begin, end).to_jacobian();
+        return;
+      }
+    }
     if (const size_t batch = affine_batch(cfg, end - begin, window_reach(w, c, bits))) {
       affine_buckets_t<P> bucket(n_buckets, batch);
       unit_sum[u] = window_sum<P>(bucket, base, k, w, c, begin, end).to_jacobian();

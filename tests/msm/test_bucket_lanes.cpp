@@ -1,0 +1,133 @@
+// The G1 lane buckets (msm/bucket_lanes.hpp) against plain XYZZ buckets and
+// the MSM with the lanes on against the one-at-a-time affine buckets, the
+// XYZZ buckets and msm_naive, on fresh random inputs: the lane form's round
+// trip (edge coordinates 0, 1, p − 1, and O), streams thrown at few buckets
+// (so pairs wait for the next batch and meet busy buckets twice), P + P and
+// P + (−P), batches of every group fill, and MSMs with infinity, repeated
+// and opposite bases and the scalars 0, 1, −1. Skipped where the CPU has
+// no AVX-512 IFMA (the lanes never run there).
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "msm/bucket_lanes.hpp"
+#include "msm/pippenger.hpp"
+#include "msm_test_util.hpp"
+
+namespace starzk {
+namespace {
+
+using P = g1_params;
+
+#define SKIP_WITHOUT_LANES() \
+  if (!lane_buckets_available()) GTEST_SKIP() << "no AVX-512 IFMA on this CPU (or STARZK_FF_IFMA=0)"
+
+std::vector<lane_point_t> lanes_of(const std::vector<g1_affine_t>& pts) {
+  std::vector<lane_point_t> t(pts.size());
+  to_lane_points(pts, t.data());
+  return t;
+}
+
+TEST(LaneBuckets, RoundTripAndEdgeCoordinates) {
+  SKIP_WITHOUT_LANES();
+  std::mt19937_64 g(std::random_device{}());
+  auto pts = test::random_bases<P>(g, 21);  // not a multiple of 8: a partial group
+  const fp_t pm1 = -fp_t::one();
+  pts.push_back(g1_affine_t::infinity());
+  pts.push_back(g1_affine_t{fp_t::zero(), fp_t::one()});
+  pts.push_back(g1_affine_t{pm1, pm1});
+  pts.push_back(g1_affine_t{fp_t::one(), fp_t::zero()});
+  const auto t = lanes_of(pts);
+  for (size_t i = 0; i < pts.size(); ++i) {
+    EXPECT_EQ(from_lane_point(t[i]).x, pts[i].x) << i;
+    EXPECT_EQ(from_lane_point(t[i]).y, pts[i].y) << i;
+    for (unsigned l = 0; l < 8; ++l) ASSERT_LT(t[i].x[l], uint64_t(1) << 52) << i;
+  }
+  for (unsigned l = 0; l < 8; ++l) EXPECT_EQ(t[21].x[l] | t[21].y[l], 0u) << "O is all zeros";
+}
+
+// The same stream into lane buckets and XYZZ buckets; every bucket compared.
+void expect_same_buckets(const std::vector<g1_affine_t>& terms, const std::vector<std::pair<size_t, size_t>>& stream,
+                         const std::vector<bool>& neg, size_t n, size_t batch) {
+  const auto table = lanes_of(terms);
+  lane_buckets_t lb(n, batch, table.data());
+  std::vector<xyzz_t<P>> ref(n, xyzz_t<P>::infinity());
+  for (size_t i = 0; i < stream.size(); ++i) {
+    const auto [b, j] = stream[i];
+    lb.add(b, j, neg[i]);
+    ref[b] += neg[i] ? -terms[j] : terms[j];
+  }
+  lb.finish();
+  for (size_t b = 0; b < n; ++b) {
+    xyzz_t<P> got = xyzz_t<P>::infinity();
+    lb.add_bucket_to(got, b);
+    ASSERT_EQ(got.to_jacobian(), ref[b].to_jacobian()) << "bucket " << b << " of " << n << ", batch " << batch;
+  }
+}
+
+TEST(LaneBuckets, MatchXyzzWithWaitsDoublingsAndCancels) {
+  SKIP_WITHOUT_LANES();
+  std::mt19937_64 g(std::random_device{}());
+  auto terms = test::random_bases<P>(g, 600);
+  terms[3] = g1_affine_t::infinity();
+  terms[4] = -terms[0];
+  for (size_t n : {size_t(1), size_t(5), size_t(64), size_t(700)}) {
+    std::vector<std::pair<size_t, size_t>> stream;
+    std::vector<bool> neg;
+    for (size_t i = 0; i < 3000; ++i) {
+      const size_t b = size_t(g() % n);
+      size_t j = size_t(g() % terms.size());
+      if (g() % 6 == 0) j = g() % 5;  // O, P_0, −P_0 (as a term and by sign): doublings and cancels
+      stream.push_back({b, j});
+      neg.push_back(g() % 2 == 1);
+    }
+    for (size_t batch : {size_t(8), size_t(9), size_t(16), size_t(63), size_t(256)})
+      expect_same_buckets(terms, stream, neg, n, batch);
+  }
+}
+
+TEST(LaneBuckets, PippengerMatchesEveryOtherForm) {
+  SKIP_WITHOUT_LANES();
+  std::mt19937_64 g(std::random_device{}());
+  for (size_t n : {size_t(1023), size_t(4096), size_t(5000)}) {
+    auto bases = test::random_bases<P>(g, n);
+    for (size_t i = 0; i < n; i += 97) bases[i] = g1_affine_t::infinity();
+    for (size_t i = 5; i < n; i += 89) bases[i] = bases[1];
+    for (size_t i = 6; i < n; i += 83) bases[i] = -bases[1];
+    auto s = test::random_scalars(g, n);
+    for (size_t i = 5; i < n; i += 178) s[i] = s[5];
+    s[7] = fr_t::zero();
+    s[8] = -fr_t::one();
+    s[9] = fr_t::one();
+    const auto expect = msm_naive<P>(bases, s);
+    for (unsigned threads : {1u, 2u})
+      for (bool glv : {false, true})
+        for (unsigned c : {0u, 10u, 11u, 12u}) {
+          msm_config_t lanes{.threads = threads, .window_bits = c};
+          lanes.glv = glv;
+          msm_config_t one_at_a_time = lanes, xyzz = lanes;
+          one_at_a_time.lanes = false;
+          xyzz.affine_buckets = false;
+          const auto got = msm_pippenger<P>(bases, s, lanes);
+          EXPECT_EQ(got, expect) << "n " << n << " threads " << threads << " glv " << glv << " c " << c;
+          EXPECT_EQ(got, msm_pippenger<P>(bases, s, one_at_a_time)) << n;
+          EXPECT_EQ(got, msm_pippenger<P>(bases, s, xyzz)) << n;
+        }
+  }
+}
+
+// All scalars equal: every term of a window lands in one bucket, so each
+// batch holds one pair and the rest wait, then go to the side sum.
+TEST(LaneBuckets, EqualScalarsPileIntoOneBucket) {
+  SKIP_WITHOUT_LANES();
+  std::mt19937_64 g(std::random_device{}());
+  const size_t n = 3000;
+  const auto bases = test::random_bases<P>(g, n);
+  const std::vector<fr_t> s(n, fr_t::random(g));
+  msm_config_t lanes{.threads = 2, .window_bits = 11};
+  EXPECT_EQ(msm_pippenger<P>(bases, s, lanes), msm_naive<P>(bases, s));
+}
+
+}  // namespace
+}  // namespace starzk
