@@ -50,9 +50,8 @@ inline cudaStream_t worker_stream() { return starpu_cuda_get_local_stream(); }
 // At least `bytes` of device scratch for the calling CUDA worker, valid
 // until its next call from this worker, and never more than `limit` bytes
 // held (a larger buffer of an earlier task is given back first; a new one
-// is exactly `bytes`). Null when the
-// device cannot provide it (after giving StarPU's cached buffers back and
-// retrying once). limit >= bytes.
+// is exactly `bytes`). Null when the device cannot provide it (after
+// giving StarPU's cached buffers back and retrying once). limit >= bytes.
 void* try_worker_scratch(size_t bytes, size_t limit = SIZE_MAX);
 // The same; throws when the device cannot provide it.
 void* worker_scratch(size_t bytes);

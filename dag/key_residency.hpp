@@ -24,10 +24,10 @@
 //      resident queries included, which the next MSM copies back (12 GiB
 //      each at 2^27). a, b, c exist only inside a chain, one chain per
 //      device, so a staged partition costs its w alone (4 GiB at 2^27,
-//      where w, a, b, c are 16). The plan then limits the policy's run-ahead to 1
-//      (run_ahead() below): every further staged partition would hold
-//      another witness that StarPU finds room for only by evicting
-//      resident queries. If that form does not fit beside the
+//      where w, a, b, c are 16). The plan then limits the policy's
+//      run-ahead to 1 (run_ahead() below): every further staged partition
+//      would hold another witness that StarPU finds room for only by
+//      evicting resident queries. If that form does not fit beside the
 //      scratch floor, the witness map runs on the CPUs and a GPU never
 //      holds w, a, b, c at once: its phases are the H phase (a, b, c and
 //      the domain) and the MSMs (w and h), so fixed = the larger of the

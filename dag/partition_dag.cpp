@@ -67,8 +67,8 @@ uint32_t rows_where(const key_bundle_t& key) {
 
 // Builds one task of partition p, tags it, attaches it to the trace and
 // submits it (`only`: a where mask the task is kept to, when its codelet
-// can run there; 0 leaves the codelet's; `rc_override`: a resource class in place
-// of the codelet's, or STARZK_TAG_NO_CLASS).
+// can run there; 0 leaves the codelet's; `rc_override`: a resource class
+// in place of the codelet's, or STARZK_TAG_NO_CLASS).
 void submit_task(partition_t& p, const submit_context_t& ctx, starpu_codelet* cl, void* cl_arg,
                  std::vector<starpu_data_descr> data, const char* name, int priority, double flops,
                  bool chain_last = false, void (*callback)(void*) = nullptr, uint32_t only = 0,

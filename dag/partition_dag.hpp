@@ -20,11 +20,11 @@
 // GPU chain (policies/resource_class.h): ntt_h, msm_h, msm_l, msm_a and
 // msm_b1 are STARZK_RC_GPU_CHAIN tasks of chain `chain_id` (unique per
 // partition in a process), and so is spmv where the memory plan keeps the
-// witness map on a GPU (witness_map_heads_chain). msm_b1 carries is_last and
-// reads the h, l and a results, so it depends on every other task of the
-// chain, as the lock requires; the chain waits only on work of its own
-// partition (spmv, prep_msm), never on another chain. Every task, chain or not,
-// carries the partition's chain id and its job's sequence number in its tag,
+// witness map on a GPU (witness_map_heads_chain). msm_b1 carries is_last
+// and reads the h, l and a results, so it depends on every other task of
+// the chain, as the lock requires; the chain waits only on work of its own
+// partition (spmv, prep_msm), never on another chain. Every task, chain or
+// not, carries the partition's chain id and its job's sequence number in its tag,
 // so traces name job and partition for each task (the policies apply the
 // lock to GPU_CHAIN tasks only).
 #pragma once
