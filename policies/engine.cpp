@@ -23,8 +23,6 @@ namespace starzk::policies {
 
 namespace {
 
-std::atomic<int> g_live_engines{0};
-
 // The private data of every live engine. starzk_policy_get_config accepts
 // a context only when its policy data is in this set: a context run by any
 // other policy (StarPU's, a plug-in's) holds something else there, which
@@ -245,10 +243,7 @@ void engine_init(unsigned sched_ctx_id, const rule_set_t& defaults) {
   std::string error;
   rule_set_t rules = apply_env(defaults, &error);
   if (!error.empty()) std::fprintf(stderr, "%s\n", error.c_str());
-  if (g_live_engines.fetch_add(1) == 0) {
-    ledger_t& L = ledger_t::instance();
-    std::lock_guard<std::mutex> lk(L.mu);
-    L.reset();
+  if (ledger_t::instance().attach()) {
     std::lock_guard<std::mutex> lk_error(g_error_mu);
     g_error.clear();
   }
@@ -268,7 +263,7 @@ void engine_deinit(unsigned sched_ctx_id) {
   }
   delete engine;
   starpu_sched_ctx_set_policy_data(sched_ctx_id, nullptr);
-  g_live_engines.fetch_sub(1);
+  ledger_t::instance().detach();
 }
 
 int engine_push(starpu_task* task) { return engine_of(task->sched_ctx)->push(task); }
