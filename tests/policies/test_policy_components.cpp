@@ -1,0 +1,224 @@
+// test_policy_components.cpp: starzk's rules as StarPU scheduling
+// components (policies/starzk_components.h). The composed policy
+// starzk-modular-heft (StarPU's modular heft under the three gates) and a
+// plug-in's own tree (StarPU's modular eager under the GPU lock and the
+// memory interlock, policies/examples/gated_eager_plugin.c) run random
+// proof-shaped DAGs on CPU workers; every task must finish, and the
+// invariants the recorded trace promises (what `starzk trace check` runs)
+// must hold. Controls show that the gates are what holds them: the same
+// tree without the lock gate interleaves chains, and a gate switched off
+// (STARZK_MEM_INTERLOCK=0, STARZK_SERIAL_FREE=0) lets the cap and the
+// DEALLOC rule break. Last, the C API: the rules a gated context reports,
+// and the refusals of starzk_component_gates_above_root.
+
+#include <gtest/gtest.h>
+
+#include <starpu.h>
+#include <starpu_sched_component.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "policies/starzk_components.h"
+#include "policies/starzk_policies.h"
+#include "random_dag.hpp"
+#include "runtime/invariants.hpp"
+#include "runtime/starpu_session.hpp"
+#include "runtime/trace.hpp"
+
+namespace {
+
+using namespace starzk;
+
+const char* const k_gated_plugin = STARZK_GATED_PLUGIN;
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (auto& x : v) s += "\n  " + x;
+  return s;
+}
+
+runtime::session_options_t session_for(const std::string& policy, int ncpu) {
+  runtime::session_options_t o = test::cpu_session(policy, ncpu);
+  o.policy_plugin = k_gated_plugin;
+  return o;
+}
+
+// The DAG under `policy` on `ncpu` CPU workers, the CPU domain locked.
+runtime::trace_t run(const std::string& policy, const std::vector<test::task_spec_t>& dag, int ncpu) {
+  setenv("STARZK_CPU_LOCK", "1", 1);
+  runtime::starpu_session session(session_for(policy, ncpu));
+  runtime::trace_recorder recorder;
+  recorder.set_meta("policy", policy);
+  test::run_dag(dag, recorder);
+  unsetenv("STARZK_CPU_LOCK");
+  return recorder.snapshot();
+}
+
+struct composed_case_t {
+  const char* name;
+  int ncpu;
+  bool serial;  // the tree has the serialised-free gate
+};
+
+class composed_policy : public ::testing::TestWithParam<composed_case_t> {};
+
+TEST_P(composed_policy, runs_random_dags_with_the_promised_invariants) {
+  const composed_case_t& c = GetParam();
+  setenv("STARZK_MEM_HEAVY_MAX", "2", 1);
+  test::dag_shape_t shape;
+  shape.min_us = 200;
+  shape.max_us = 2000;
+  for (std::uint64_t seed : {0xc0de0001ull + c.ncpu, 0xba5eull ^ c.ncpu}) {
+    const auto dag = test::make_random_dag(seed, shape);
+    runtime::trace_t trace = run(c.name, dag, c.ncpu);
+    ASSERT_EQ(trace.events.size(), dag.size());
+    // Round trip through the file a researcher hands to `starzk trace check`.
+    std::filesystem::create_directories(std::string(STARZK_BINARY_DIR) + "/traces");
+    const std::string path =
+        std::string(STARZK_BINARY_DIR) + "/traces/" + c.name + "-" + std::to_string(c.ncpu) + "cpu.json";
+    runtime::save_trace(trace, path);
+    const runtime::trace_t back = runtime::load_trace(path);
+    // What the recorded gates promise, as `starzk trace check` reads it.
+    const runtime::invariant_options_t promised = runtime::promised_invariants(back);
+    EXPECT_EQ(promised.mem_heavy_max, 2);
+    EXPECT_EQ(promised.serial_free, c.serial);
+    EXPECT_TRUE(promised.chains_contiguous);
+    EXPECT_TRUE(promised.chains_in_main_ram);
+    const auto violations = runtime::check_invariants(back, promised);
+    EXPECT_TRUE(violations.empty()) << c.name << " seed " << seed << ":" << join(violations);
+    std::map<std::uint32_t, int> per_job_spec, per_job_done;
+    for (auto& t : dag) ++per_job_spec[t.job];
+    for (auto& e : back.events) ++per_job_done[e.job];
+    EXPECT_EQ(per_job_spec, per_job_done);
+  }
+  unsetenv("STARZK_MEM_HEAVY_MAX");
+}
+
+INSTANTIATE_TEST_SUITE_P(components, composed_policy,
+                         ::testing::Values(composed_case_t{"starzk-modular-heft", 2, true},
+                                           composed_case_t{"starzk-modular-heft", 3, true},
+                                           composed_case_t{"starzk-modular-heft", 4, true},
+                                           composed_case_t{"example-gated-eager", 3, false}),
+                         [](const ::testing::TestParamInfo<composed_case_t>& info) {
+                           std::string n = info.param.name;
+                           for (char& ch : n)
+                             if (ch == '-') ch = '_';
+                           return n + "_" + std::to_string(info.param.ncpu) + "cpu";
+                         });
+
+// 4 chains of 5 independent GPU_CHAIN tasks plus a last task depending on
+// them, on 3 workers: without a lock the workers start chain 1 while
+// chain 0 waits for its last task.
+std::vector<test::task_spec_t> parallel_chains() {
+  std::vector<test::task_spec_t> dag;
+  for (int chain = 0; chain < 4; ++chain) {
+    std::vector<int> members;
+    for (int k = 0; k < 6; ++k) {
+      test::task_spec_t t;
+      t.rc = STARZK_RC_GPU_CHAIN;
+      t.chain = chain;
+      t.duration_us = 2000;
+      if (k == 5) {
+        t.last = true;
+        t.explicit_deps = members;
+      }
+      dag.push_back(t);
+      members.push_back(static_cast<int>(dag.size()) - 1);
+    }
+  }
+  return dag;
+}
+
+TEST(components_control, without_the_lock_gate_chains_interleave) {
+  const runtime::trace_t open = run("example-gated-eager-nolock", parallel_chains(), 3);
+  EXPECT_FALSE(runtime::check_chains_contiguous(open).empty());
+  EXPECT_TRUE(runtime::check_all_finished(open).empty());
+  for (const char* gated : {"example-gated-eager", "starzk-modular-heft"}) {
+    const runtime::trace_t t = run(gated, parallel_chains(), 3);
+    EXPECT_TRUE(runtime::check_chains_contiguous(t).empty()) << gated << join(runtime::check_chains_contiguous(t));
+    EXPECT_TRUE(runtime::check_all_finished(t).empty()) << gated;
+  }
+}
+
+std::vector<test::task_spec_t> wide(int rc, int count, int duration_us) {
+  std::vector<test::task_spec_t> dag(count);
+  for (auto& t : dag) {
+    t.rc = rc;
+    t.duration_us = duration_us;
+  }
+  return dag;
+}
+
+int concurrent(const runtime::trace_t& t, int rc) {
+  return runtime::max_concurrent(t, [rc](const runtime::trace_event_t& e) { return e.rc == rc; });
+}
+
+TEST(components_control, the_memory_gate_keeps_the_cap_and_breaks_it_when_off) {
+  setenv("STARZK_MEM_HEAVY_MAX", "1", 1);
+  const runtime::trace_t kept = run("starzk-modular-heft", wide(STARZK_RC_MEMORY_HEAVY, 24, 3000), 3);
+  EXPECT_EQ(concurrent(kept, STARZK_RC_MEMORY_HEAVY), 1);
+  EXPECT_TRUE(runtime::check_mem_heavy_cap(kept, 1).empty());
+  setenv("STARZK_MEM_INTERLOCK", "0", 1);
+  const runtime::trace_t open = run("starzk-modular-heft", wide(STARZK_RC_MEMORY_HEAVY, 24, 3000), 3);
+  unsetenv("STARZK_MEM_INTERLOCK");
+  unsetenv("STARZK_MEM_HEAVY_MAX");
+  EXPECT_GE(concurrent(open, STARZK_RC_MEMORY_HEAVY), 2);
+  EXPECT_FALSE(runtime::check_mem_heavy_cap(open, 1).empty());
+  EXPECT_TRUE(runtime::check_all_finished(open).empty());
+}
+
+TEST(components_control, the_free_gate_serialises_dealloc_and_not_when_off) {
+  const runtime::trace_t kept = run("starzk-modular-heft", wide(STARZK_RC_DEALLOC, 18, 3000), 3);
+  EXPECT_EQ(concurrent(kept, STARZK_RC_DEALLOC), 1);
+  EXPECT_TRUE(runtime::check_serial_free(kept).empty()) << join(runtime::check_serial_free(kept));
+  setenv("STARZK_SERIAL_FREE", "0", 1);
+  const runtime::trace_t open = run("starzk-modular-heft", wide(STARZK_RC_DEALLOC, 18, 3000), 3);
+  unsetenv("STARZK_SERIAL_FREE");
+  EXPECT_GE(concurrent(open, STARZK_RC_DEALLOC), 2);
+  EXPECT_FALSE(runtime::check_serial_free(open).empty());
+}
+
+// A gated context reports the rules of its gates (so the trace recorder
+// keeps them), never an engine's; StarPU's own modular-heft reports none.
+TEST(components_api, a_gated_context_reports_its_gates_rules) {
+  setenv("STARZK_MEM_HEAVY_MAX", "3", 1);
+  {
+    runtime::starpu_session session(session_for("starzk-modular-heft", 3));
+    starzk_policy_config cfg{};
+    cfg.gpu_prefetch = cfg.gpu_run_ahead = 7;
+    ASSERT_EQ(starzk_policy_get_config(0, &cfg), 0);
+    EXPECT_EQ(cfg.gpu_lock, 1);
+    EXPECT_EQ(cfg.cpu_lock, 0);
+    EXPECT_EQ(cfg.mem_interlock, 1);
+    EXPECT_EQ(cfg.mem_heavy_max, 3);
+    EXPECT_EQ(cfg.serial_free, 1);
+    EXPECT_EQ(cfg.gpu_prefetch, 0);  // engine-only rules are off
+    EXPECT_EQ(cfg.gpu_run_ahead, 0);
+    EXPECT_EQ(starzk_policy_limit_gpu_run_ahead(0, 1), -1);  // no engine to limit
+    starpu_sched_tree* tree = starpu_sched_tree_get(0);
+    ASSERT_NE(tree, nullptr);
+    ASSERT_TRUE(starzk_component_is_gate(tree->root));
+    EXPECT_STREQ(tree->root->name, "starzk_gpu_lock");
+    ASSERT_EQ(tree->root->nchildren, 1u);
+    EXPECT_STREQ(tree->root->children[0]->name, "starzk_mem_interlock");
+    // Refusals leave the tree alone.
+    starpu_sched_component* not_gates[] = {tree->root->children[0]->children[0]->children[0], nullptr};
+    EXPECT_FALSE(starzk_component_is_gate(not_gates[0]));
+    EXPECT_EQ(starzk_component_gates_above_root(tree, not_gates), -1);
+    starpu_sched_component* none[] = {nullptr};
+    EXPECT_EQ(starzk_component_gates_above_root(tree, none), -1);
+    EXPECT_EQ(starzk_component_gates_above_root(nullptr, not_gates), -1);
+    EXPECT_EQ(starzk_component_is_gate(nullptr), 0);
+    EXPECT_TRUE(starzk_component_is_gate(tree->root));
+  }
+  unsetenv("STARZK_MEM_HEAVY_MAX");
+  runtime::starpu_session plain(session_for("modular-heft", 2));
+  starzk_policy_config cfg{};
+  EXPECT_EQ(starzk_policy_get_config(0, &cfg), -1);
+}
+
+}  // namespace
