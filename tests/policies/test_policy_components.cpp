@@ -5,11 +5,12 @@
 // memory interlock, policies/examples/gated_eager_plugin.c) run random
 // proof-shaped DAGs on CPU workers; every task must finish, and the
 // invariants the recorded trace promises (what `starzk trace check` runs)
-// must hold. Controls show that the gates are what holds them: the same
-// tree without the lock gate interleaves chains, and a gate switched off
-// (STARZK_MEM_INTERLOCK=0, STARZK_SERIAL_FREE=0) lets the cap and the
-// DEALLOC rule break. Last, the C API: the rules a gated context reports,
-// and the refusals of starzk_component_gates_above_root.
+// must hold; on a GPU machine, chains run on the GPUs, one per device.
+// Controls show that the gates are what holds the invariants: the same
+// eager tree without the lock gate interleaves chains, with its memory
+// gate switched off (STARZK_MEM_INTERLOCK=0) breaks the cap, and without a
+// free gate overlaps DEALLOC tasks. Last, the C API: the rules a gated
+// context reports, and the refusals of starzk_component_gates_above_root.
 
 #include <gtest/gtest.h>
 
@@ -162,8 +163,12 @@ TEST(components_control, the_memory_gate_keeps_the_cap_and_breaks_it_when_off) {
   const runtime::trace_t kept = run("starzk-modular-heft", wide(STARZK_RC_MEMORY_HEAVY, 24, 3000), 3);
   EXPECT_EQ(concurrent(kept, STARZK_RC_MEMORY_HEAVY), 1);
   EXPECT_TRUE(runtime::check_mem_heavy_cap(kept, 1).empty());
+  const runtime::trace_t kept_eager = run("example-gated-eager", wide(STARZK_RC_MEMORY_HEAVY, 24, 3000), 3);
+  EXPECT_EQ(concurrent(kept_eager, STARZK_RC_MEMORY_HEAVY), 1);
+  // The control: the same eager tree, its memory gate switched off (eager
+  // hands a task to any idle worker, whatever the models say).
   setenv("STARZK_MEM_INTERLOCK", "0", 1);
-  const runtime::trace_t open = run("starzk-modular-heft", wide(STARZK_RC_MEMORY_HEAVY, 24, 3000), 3);
+  const runtime::trace_t open = run("example-gated-eager", wide(STARZK_RC_MEMORY_HEAVY, 24, 3000), 3);
   unsetenv("STARZK_MEM_INTERLOCK");
   unsetenv("STARZK_MEM_HEAVY_MAX");
   EXPECT_GE(concurrent(open, STARZK_RC_MEMORY_HEAVY), 2);
@@ -171,13 +176,12 @@ TEST(components_control, the_memory_gate_keeps_the_cap_and_breaks_it_when_off) {
   EXPECT_TRUE(runtime::check_all_finished(open).empty());
 }
 
-TEST(components_control, the_free_gate_serialises_dealloc_and_not_when_off) {
+TEST(components_control, the_free_gate_serialises_dealloc_and_a_tree_without_it_does_not) {
   const runtime::trace_t kept = run("starzk-modular-heft", wide(STARZK_RC_DEALLOC, 18, 3000), 3);
   EXPECT_EQ(concurrent(kept, STARZK_RC_DEALLOC), 1);
   EXPECT_TRUE(runtime::check_serial_free(kept).empty()) << join(runtime::check_serial_free(kept));
-  setenv("STARZK_SERIAL_FREE", "0", 1);
-  const runtime::trace_t open = run("starzk-modular-heft", wide(STARZK_RC_DEALLOC, 18, 3000), 3);
-  unsetenv("STARZK_SERIAL_FREE");
+  // The control: a tree without the free gate (the plug-in's eager one).
+  const runtime::trace_t open = run("example-gated-eager", wide(STARZK_RC_DEALLOC, 18, 3000), 3);
   EXPECT_GE(concurrent(open, STARZK_RC_DEALLOC), 2);
   EXPECT_FALSE(runtime::check_serial_free(open).empty());
 }
@@ -219,6 +223,42 @@ TEST(components_api, a_gated_context_reports_its_gates_rules) {
   runtime::starpu_session plain(session_for("modular-heft", 2));
   starzk_policy_config cfg{};
   EXPECT_EQ(starzk_policy_get_config(0, &cfg), -1);
+}
+
+// On a machine with CUDA workers: the lock gate gives each chain one GPU
+// and narrows its tasks to that GPU's workers, so every GPU_CHAIN task (CPU
+// and CUDA implementations) runs on a CUDA worker, one chain at a time per
+// device, while mct places the rest.
+TEST(components_gpu, chains_run_on_the_gpu_one_at_a_time) {
+  setenv("STARZK_MEM_HEAVY_MAX", "2", 1);
+  runtime::session_options_t o = session_for("starzk-modular-heft", 4);
+  o.ncuda = -1;
+  runtime::starpu_session session(o);
+  unsetenv("STARZK_MEM_HEAVY_MAX");
+  if (session.cuda_workers() == 0) GTEST_SKIP() << "no CUDA worker";
+  test::dag_shape_t shape;
+  shape.jobs = 3;
+  shape.partitions_per_job = 3;
+  const auto dag = test::make_random_dag(0xc0dbu, shape);
+  runtime::trace_recorder recorder;
+  test::run_dag(dag, recorder, true);
+  const runtime::trace_t t = recorder.snapshot();
+  ASSERT_EQ(t.events.size(), dag.size());
+  const runtime::invariant_options_t promised = runtime::promised_invariants(t);
+  EXPECT_TRUE(promised.chains_contiguous);
+  EXPECT_EQ(promised.mem_heavy_max, 2);
+  const auto violations = runtime::check_invariants(t, promised);
+  EXPECT_TRUE(violations.empty()) << join(violations);
+  int on_gpu = 0;
+  for (auto& e : t.events)
+    if (e.rc == STARZK_RC_GPU_CHAIN) {
+      EXPECT_EQ(e.worker_kind, "cuda") << e.id;
+      EXPECT_NE(e.domain, 0u);
+      ++on_gpu;
+    }
+  EXPECT_GT(on_gpu, 0);
+  std::filesystem::create_directories(std::string(STARZK_BINARY_DIR) + "/traces");
+  runtime::save_trace(t, std::string(STARZK_BINARY_DIR) + "/traces/gpu-starzk-modular-heft.json");
 }
 
 }  // namespace
