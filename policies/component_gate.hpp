@@ -37,8 +37,8 @@ class gate_rule_t {
   // Whether `task` may go down to `target` now. pass: without booking;
   // book: fill *a and *domain for ledger_t::start; hold: keep it. Called
   // with the gate's mutex and L.mu held, for tasks no gate booked yet.
-  virtual verdict_t admit(starpu_task* task, const ready_entry_t& e, starpu_sched_component* target,
-                          const ledger_t& L, admitted_t* a, unsigned* domain) = 0;
+  virtual verdict_t admit(starpu_task* task, const ready_entry_t& e, starpu_sched_component* target, const ledger_t& L,
+                          admitted_t* a, unsigned* domain) = 0;
   // The booked task goes down to `target` (after admit said book, same
   // locks held): the rule may narrow where it runs.
   virtual void placed(starpu_task*, unsigned /*domain*/, starpu_sched_component* /*target*/) {}

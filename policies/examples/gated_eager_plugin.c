@@ -39,17 +39,17 @@ static void init_gated(unsigned sched_ctx_id) { build(sched_ctx_id, 1); }
 static void init_gated_nolock(unsigned sched_ctx_id) { build(sched_ctx_id, 0); }
 
 /* Everything but init_sched is StarPU's tree plumbing and the gates' hooks. */
-#define GATED_POLICY(init, name, description)                                                       \
-  {                                                                                                 \
-    .init_sched = init, .deinit_sched = starpu_sched_tree_deinitialize,                             \
-    .add_workers = starpu_sched_tree_add_workers, .remove_workers = starpu_sched_tree_remove_workers, \
-    .push_task = starpu_sched_tree_push_task, .pop_task = starpu_sched_tree_pop_task,               \
-    .pre_exec_hook = starzk_component_pre_exec_hook, .post_exec_hook = starzk_component_post_exec_hook, \
-    .policy_name = name, .policy_description = description, .worker_type = STARPU_WORKER_LIST,      \
+#define GATED_POLICY(init, name, description)                                                                         \
+  {                                                                                                                   \
+    .init_sched = init, .deinit_sched = starpu_sched_tree_deinitialize, .add_workers = starpu_sched_tree_add_workers, \
+    .remove_workers = starpu_sched_tree_remove_workers, .push_task = starpu_sched_tree_push_task,                     \
+    .pop_task = starpu_sched_tree_pop_task, .pre_exec_hook = starzk_component_pre_exec_hook,                          \
+    .post_exec_hook = starzk_component_post_exec_hook, .policy_name = name, .policy_description = description,        \
+    .worker_type = STARPU_WORKER_LIST,                                                                                \
   }
 
-static struct starpu_sched_policy gated_eager =
-    GATED_POLICY(init_gated, "example-gated-eager", "StarPU's modular eager below starzk's GPU lock and memory interlock");
+static struct starpu_sched_policy gated_eager = GATED_POLICY(
+    init_gated, "example-gated-eager", "StarPU's modular eager below starzk's GPU lock and memory interlock");
 static struct starpu_sched_policy gated_eager_nolock = GATED_POLICY(
     init_gated_nolock, "example-gated-eager-nolock", "StarPU's modular eager below starzk's memory interlock only");
 
