@@ -11,7 +11,10 @@
 #include <starpu_sched_component.h>
 #include <starpu_scheduler.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <vector>
@@ -31,6 +34,11 @@ constexpr int k_class_order[STARZK_RC_COUNT] = {STARZK_RC_GPU_CHAIN, STARZK_RC_M
 // gate is made or destroyed.
 std::shared_mutex g_gates_mu;
 std::vector<gate_t*> g_gates;
+
+// Tasks of gated contexts between pre_exec and post_exec, and the number
+// of such starts and ends (the stall watch's "nothing changed").
+std::atomic<std::int64_t> g_running{0};
+std::atomic<std::uint64_t> g_events{0};
 
 // Take a mutex as StarPU's components do: a worker thread that may hold
 // its own scheduling mutex is put in the relaxed state while it waits, so
@@ -67,6 +75,12 @@ void gate_deinit(starpu_sched_component* c) {
 }
 
 }  // namespace
+
+gate_t::gate_t(starpu_sched_component* self, std::unique_ptr<gate_rule_t> rule) : self_(self), rule_(std::move(rule)) {
+  if (const int ms = rule_->stall_ms(); ms > 0)
+    watch_ = std::make_unique<stall_watch_t>(std::chrono::milliseconds(std::clamp(ms / 4, 10, 1000)),
+                                             [this] { watch_stall(); });
+}
 
 int gate_t::push(starpu_task* task) noexcept {
   starzk_task_tag tag;
@@ -170,6 +184,45 @@ bool gate_t::pump() noexcept {
 
 starpu_task* gate_t::pull(starpu_sched_component* to) noexcept { return take(to).task; }
 
+// The engine's watch (engine.cpp) with one more condition: the ledger
+// books only the guarded classes here, so "nothing runs" also asks the
+// hooks' count of running tasks, and any task start or end restarts the
+// clock.
+void gate_t::watch_stall() noexcept {
+  ledger_t& L = ledger_t::instance();
+  try {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      std::lock_guard<std::mutex> lk_ledger(L.mu);
+      std::vector<std::uint64_t> ready;
+      for (const ready_entry_t& e : queue_.of(STARZK_RC_GPU_CHAIN)) ready.push_back(e.chain);
+      const std::optional<stall_t> s =
+          g_running.load(std::memory_order_acquire) == 0 ? find_stalled_chain(L, ready) : std::nullopt;
+      const std::uint64_t gen = L.generation.load(std::memory_order_acquire);
+      const std::uint64_t events = g_events.load(std::memory_order_acquire);
+      const auto now = std::chrono::steady_clock::now();
+      if (!s || !stall_seen_ || s->owner != stall_owner_ || gen != stall_gen_ || events != stall_events_) {
+        stall_seen_ = s.has_value();
+        stall_owner_ = s ? s->owner : 0;
+        stall_gen_ = gen;
+        stall_events_ = events;
+        stall_since_ = now;
+        return;
+      }
+      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - stall_since_).count();
+      if (ms < rule_->stall_ms()) return;
+      const std::string message = describe_stall(*s, static_cast<int>(ms));
+      std::fprintf(stderr, "%s\n", message.c_str());
+      stall_error_set(message);
+      L.abandon(s->owner);
+      stall_seen_ = false;
+    }
+    pump_all_gates();  // the waiting chain may take the domain now
+  } catch (...) {
+    return;  // out of memory: try again at the next tick
+  }
+}
+
 starpu_sched_component* make_gate(starpu_sched_tree* tree, std::unique_ptr<gate_rule_t> rule) {
   if (!tree) return nullptr;
   starpu_sched_component* c = starpu_sched_component_create(tree, rule->name());
@@ -182,7 +235,7 @@ starpu_sched_component* make_gate(starpu_sched_tree* tree, std::unique_ptr<gate_
   c->can_pull = starpu_sched_component_can_pull;
   c->notify_change_workers = gate_workers_changed;
   c->deinit_data = gate_deinit;
-  ledger_t::instance().attach();
+  if (ledger_t::instance().attach()) stall_error_clear();
   std::unique_lock<std::shared_mutex> lk(g_gates_mu);
   g_gates.push_back(g);
   return c;
@@ -206,6 +259,16 @@ bool gate_can_run(int worker, starpu_task* task) {
 void pump_all_gates() {
   std::shared_lock<std::shared_mutex> lk(g_gates_mu);
   for (gate_t* g : g_gates) g->pump();
+}
+
+void note_task_started() {
+  g_running.fetch_add(1, std::memory_order_acq_rel);
+  g_events.fetch_add(1, std::memory_order_acq_rel);
+}
+
+void note_task_ended() {
+  g_running.fetch_sub(1, std::memory_order_acq_rel);
+  g_events.fetch_add(1, std::memory_order_acq_rel);
 }
 
 void unplace_everywhere(starpu_task* task) {

@@ -6,7 +6,8 @@
 // down; the others wait. It pumps again when a child has room (can_push)
 // and when a booked task ends anywhere (post_exec), since that frees what
 // a held task waits for. A child may also pull a task from it (a worker
-// component right below a gate).
+// component right below a gate). A gate whose rule asks for it (the GPU
+// lock) watches for a stalled chain as the engine does (stall.hpp).
 //
 // The three rules (component_gpu_lock.cpp, component_mem_interlock.cpp,
 // component_serial_free.cpp) decide only; their tests are the ledger's,
@@ -16,11 +17,14 @@
 #include <starpu.h>
 #include <starpu_sched_component.h>
 
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 
 #include "policies/ready_queue.hpp"
 #include "policies/rules.hpp"
+#include "policies/stall.hpp"
 
 struct starzk_policy_config;
 
@@ -49,11 +53,14 @@ class gate_rule_t {
   virtual void workers_changed(starpu_sched_component*) {}
   // The fields of a config this rule answers for (components_config).
   virtual void report(starzk_policy_config* cfg) const = 0;
+  // > 0: the gate watches for a stalled chain (stall.hpp) and reports and
+  // releases one after this many ms (the GPU lock's chain_stall_ms).
+  virtual int stall_ms() const { return 0; }
 };
 
 class gate_t {
  public:
-  gate_t(starpu_sched_component* self, std::unique_ptr<gate_rule_t> rule) : self_(self), rule_(std::move(rule)) {}
+  gate_t(starpu_sched_component* self, std::unique_ptr<gate_rule_t> rule);
 
   int push(starpu_task* task) noexcept;
   starpu_task* pull(starpu_sched_component* to) noexcept;
@@ -76,12 +83,22 @@ class gate_t {
   taken_t take(starpu_sched_component* to);
   // A task a child refused: booking back, into the queue again.
   void put_back(const taken_t& t);
+  // The stall watch's tick (stall.hpp): a chain holding a lock domain
+  // that nothing can end any more, while a chain waits here, is reported
+  // and released once the same stall, with no task started or ended in a
+  // gated context, has lasted rule_->stall_ms().
+  void watch_stall() noexcept;
 
   starpu_sched_component* self_;
   std::unique_ptr<gate_rule_t> rule_;
   std::mutex mu_;  // guards queue_ and seq_ (lock order: mu_, then the ledger's)
   ready_queue_t queue_;
   std::uint64_t seq_ = 0;
+  // The stall watch; only its thread touches these.
+  std::chrono::steady_clock::time_point stall_since_;
+  std::uint64_t stall_owner_ = 0, stall_gen_ = 0, stall_events_ = 0;
+  bool stall_seen_ = false;
+  std::unique_ptr<stall_watch_t> watch_;  // last: stopped before the rest goes
 };
 
 // A StarPU component running `rule` (the three create functions of
@@ -102,5 +119,11 @@ bool components_config(unsigned ctx, starzk_policy_config* cfg);
 // every gate's rule forgets what it placed for `task` (the task ended).
 void pump_all_gates();
 void unplace_everywhere(starpu_task* task);
+
+// A task of a gated context started or ended (the policy hooks): the
+// stall watch needs to know that nothing runs, including tasks no gate
+// booked.
+void note_task_started();
+void note_task_ended();
 
 }  // namespace starzk::policies

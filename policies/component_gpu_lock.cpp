@@ -107,7 +107,12 @@ class gpu_lock_rule_t final : public gate_rule_t {
     cfg->gpu_lock = rules_.gpu_lock;
     cfg->cpu_lock = rules_.cpu_lock;
     cfg->chain_on_cpu = -1;
+    cfg->chain_stall_ms = stall_ms();
   }
+
+  // A chain that holds a domain and can never end it is reported and
+  // released (stall.hpp), as by the engine.
+  int stall_ms() const override { return rules_.gpu_lock ? rules_.chain_stall_ms : 0; }
 
  private:
   struct saved_t {

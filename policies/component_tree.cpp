@@ -51,6 +51,7 @@ int starzk_component_initialize_gated_scheduler(starpu_sched_component_create_t 
 }
 
 void starzk_component_pre_exec_hook(struct starpu_task* task, unsigned sched_ctx_id) {
+  note_task_started();
   starpu_sched_component_worker_pre_exec_hook(task, sched_ctx_id);
   // The memory interlock counts CPU workers only: a MEMORY_HEAVY task that
   // starts on a CUDA worker gives its slot back now.
@@ -78,6 +79,7 @@ void starzk_component_post_exec_hook(struct starpu_task* task, unsigned sched_ct
     std::lock_guard<std::mutex> lk(L.mu);
     released = L.finish(task);
   }
+  note_task_ended();
   if (released) pump_all_gates();
 }
 

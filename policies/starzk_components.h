@@ -44,9 +44,11 @@
  *     worker can run are between the gate and their end; one that starts on
  *     a CUDA worker gives its slot back when it starts;
  *   - serialised free: at most one DEALLOC task between the gate and its end.
- * The engine's other rules (GPU first for non-chain work, staging, chain
- * locality, run-ahead, L3 spreading, the stall report) need the engine's
- * central queue and are not gates.
+ * Like the engine, the GPU lock reports and releases a chain that holds a
+ * domain and can never end it (no is_last; STARZK_CHAIN_STALL_MS,
+ * starzk_policies_error). The engine's other rules (GPU first for
+ * non-chain work, staging, chain locality, run-ahead, L3 spreading) need
+ * the engine's central queue and are not gates.
  */
 #ifndef STARZK_POLICIES_STARZK_COMPONENTS_H
 #define STARZK_POLICIES_STARZK_COMPONENTS_H
@@ -64,11 +66,11 @@ extern "C" {
 /* The three gates. Each takes its rules from `rules` (NULL: the `starzk`
  * policy's, starzk_policy_rules_default in starzk_plugin.h), then from the
  * STARZK_* environment switches, as an engine policy does, and reads only
- * its own fields: the GPU lock gpu_lock and cpu_lock, the memory interlock
- * mem_interlock and mem_heavy_max (0: from the topology of the CPU workers
- * below it, as in the engine), serialised free serial_free. A gate whose
- * switch is off passes every task. The signature casts to
- * starpu_sched_component_create_t. */
+ * its own fields: the GPU lock gpu_lock, cpu_lock and chain_stall_ms, the
+ * memory interlock mem_interlock and mem_heavy_max (0: from the topology
+ * of the CPU workers below it, as in the engine), serialised free
+ * serial_free. A gate whose switch is off passes every task. The
+ * signature casts to starpu_sched_component_create_t. */
 struct starpu_sched_component* starzk_component_gpu_lock_create(struct starpu_sched_tree* tree,
                                                                 const struct starzk_policy_config* rules);
 struct starpu_sched_component* starzk_component_mem_interlock_create(struct starpu_sched_tree* tree,

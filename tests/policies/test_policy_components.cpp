@@ -9,18 +9,24 @@
 // Controls show that the gates are what holds the invariants: the same
 // eager tree without the lock gate interleaves chains, with its memory
 // gate switched off (STARZK_MEM_INTERLOCK=0) breaks the cap, and without a
-// free gate overlaps DEALLOC tasks. Last, the C API: the rules a gated
-// context reports, and the refusals of starzk_component_gates_above_root.
+// free gate overlaps DEALLOC tasks. A chain without is_last is reported
+// and released by the lock gate, not hung. Last, the C API: the rules a
+// gated context reports, and the refusals of
+// starzk_component_gates_above_root.
 
 #include <gtest/gtest.h>
 
 #include <starpu.h>
 #include <starpu_sched_component.h>
 
+#include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "policies/starzk_components.h"
@@ -70,6 +76,7 @@ class composed_policy : public ::testing::TestWithParam<composed_case_t> {};
 TEST_P(composed_policy, runs_random_dags_with_the_promised_invariants) {
   const composed_case_t& c = GetParam();
   setenv("STARZK_MEM_HEAVY_MAX", "2", 1);
+  setenv("STARZK_CHAIN_STALL_MS", "200", 1);  // a well-formed DAG must not look stalled
   test::dag_shape_t shape;
   shape.min_us = 200;
   shape.max_us = 2000;
@@ -77,6 +84,7 @@ TEST_P(composed_policy, runs_random_dags_with_the_promised_invariants) {
     const auto dag = test::make_random_dag(seed, shape);
     runtime::trace_t trace = run(c.name, dag, c.ncpu);
     ASSERT_EQ(trace.events.size(), dag.size());
+    EXPECT_EQ(starzk_policies_error(nullptr, 0), 0);
     // Round trip through the file a researcher hands to `starzk trace check`.
     std::filesystem::create_directories(std::string(STARZK_BINARY_DIR) + "/traces");
     const std::string path =
@@ -97,6 +105,7 @@ TEST_P(composed_policy, runs_random_dags_with_the_promised_invariants) {
     EXPECT_EQ(per_job_spec, per_job_done);
   }
   unsetenv("STARZK_MEM_HEAVY_MAX");
+  unsetenv("STARZK_CHAIN_STALL_MS");
 }
 
 INSTANTIATE_TEST_SUITE_P(components, composed_policy,
@@ -184,6 +193,79 @@ TEST(components_control, the_free_gate_serialises_dealloc_and_a_tree_without_it_
   const runtime::trace_t open = run("example-gated-eager", wide(STARZK_RC_DEALLOC, 18, 3000), 3);
   EXPECT_GE(concurrent(open, STARZK_RC_DEALLOC), 2);
   EXPECT_FALSE(runtime::check_serial_free(open).empty());
+}
+
+// Turns a hang into a failure: exits the test binary if `finished` is not
+// set within 30 s.
+class hang_guard_t {
+ public:
+  hang_guard_t()
+      : thread_([this] {
+          for (int i = 0; i < 300 && !finished_; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+          if (!finished_) {
+            std::fprintf(stderr, "test_policy_components: the run hung for 30 s\n");
+            std::_Exit(1);
+          }
+        }) {}
+  ~hang_guard_t() {
+    finished_ = true;
+    thread_.join();
+  }
+
+ private:
+  std::atomic<bool> finished_{false};
+  std::thread thread_;
+};
+
+// Chain 1 takes the CPU lock domain first (chain 2 waits 60 ms on a light
+// task), runs its two tasks and never marks one is_last; chain 2 then waits
+// in the lock gate for good. With STARZK_CHAIN_STALL_MS the gate names
+// chain 1, releases the domain, and the run ends.
+TEST(components_stall, chain_without_is_last_is_reported_not_hung) {
+  setenv("STARZK_CHAIN_STALL_MS", "200", 1);
+  std::vector<test::task_spec_t> dag(5);
+  dag[0] = {STARZK_RC_GPU_CHAIN, 0, 1, false, 5000, 0, {}, {}};
+  dag[1] = {STARZK_RC_GPU_CHAIN, 0, 1, false, 5000, 0, {0}, {}};  // no is_last in chain 1
+  dag[2] = {STARZK_RC_LIGHT, 0, -1, false, 60000, 0, {}, {}};     // holds chain 2 back
+  dag[3] = {STARZK_RC_GPU_CHAIN, 0, 2, false, 5000, 0, {2}, {}};
+  dag[4] = {STARZK_RC_GPU_CHAIN, 0, 2, true, 5000, 0, {3}, {}};
+  runtime::trace_t t;
+  {
+    hang_guard_t guard;
+    t = run("starzk-modular-heft", dag, 2);
+  }
+  unsetenv("STARZK_CHAIN_STALL_MS");
+  EXPECT_EQ(t.events.size(), dag.size());
+  char err[512] = {0};
+  EXPECT_EQ(starzk_policies_error(err, sizeof err), -1);
+  const std::string message = err;
+  EXPECT_NE(message.find("chain 1 holds lock domain"), std::string::npos) << message;
+  EXPECT_NE(message.find("chain 2 waits"), std::string::npos) << message;
+}
+
+// Chain 1 holds the domain while its last task waits for a 300 ms light
+// task, which no gate books, and chain 2 waits in the lock gate: not a
+// stall, since something runs. The watch must see the light task (the
+// hooks' count); the ledger alone shows nothing running and, after 40 ms,
+// would release chain 1's domain to chain 2.
+TEST(components_stall, a_chain_waiting_on_running_unbooked_work_is_not_stalled) {
+  setenv("STARZK_CHAIN_STALL_MS", "40", 1);
+  std::vector<test::task_spec_t> dag(5);
+  dag[0] = {STARZK_RC_GPU_CHAIN, 0, 1, false, 5000, 0, {}, {}};
+  dag[1] = {STARZK_RC_LIGHT, 0, -1, false, 300000, 0, {}, {}};
+  dag[2] = {STARZK_RC_GPU_CHAIN, 0, 1, true, 5000, 0, {0, 1}, {}};
+  dag[3] = {STARZK_RC_GPU_CHAIN, 0, 2, false, 5000, 0, {}, {}};
+  dag[4] = {STARZK_RC_GPU_CHAIN, 0, 2, true, 5000, 0, {3}, {}};
+  runtime::trace_t t;
+  {
+    hang_guard_t guard;
+    t = run("starzk-modular-heft", dag, 2);
+  }
+  unsetenv("STARZK_CHAIN_STALL_MS");
+  EXPECT_EQ(t.events.size(), dag.size());
+  char err[512] = {0};
+  EXPECT_EQ(starzk_policies_error(err, sizeof err), 0) << err;
+  EXPECT_TRUE(runtime::check_chains_contiguous(t).empty()) << join(runtime::check_chains_contiguous(t));
 }
 
 // A gated context reports the rules of its gates (so the trace recorder
