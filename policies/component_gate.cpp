@@ -150,19 +150,23 @@ gate_t::taken_t gate_t::take(starpu_sched_component* to) {
   if (best.verdict == verdict_t::book) {
     L.start(t.task, best.a, best.domain);
     rule_->placed(t.task, best.domain, t.target);
+    t.booked = true;
   }
   queue_.erase(best.rc, best.it);
   return t;
 }
 
 void gate_t::put_back(const taken_t& t) {
-  ledger_t& L = ledger_t::instance();
-  {
-    relaxed_lock(L.mu);
-    std::lock_guard<std::mutex> lk_ledger(L.mu, std::adopt_lock);
-    L.cancel(t.task);
+  // Only what this gate booked: a task a gate above booked keeps that.
+  if (t.booked) {
+    ledger_t& L = ledger_t::instance();
+    {
+      relaxed_lock(L.mu);
+      std::lock_guard<std::mutex> lk_ledger(L.mu, std::adopt_lock);
+      L.cancel(t.task);
+    }
+    rule_->unplaced(t.task);
   }
-  rule_->unplaced(t.task);
   relaxed_lock(mu_);
   std::lock_guard<std::mutex> lk(mu_, std::adopt_lock);
   queue_.push(starzk_task_get_class(t.task), t.entry);

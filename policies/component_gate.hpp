@@ -77,6 +77,7 @@ class gate_t {
     starpu_task* task = nullptr;
     starpu_sched_component* target = nullptr;
     ready_entry_t entry;
+    bool booked = false;  // by this gate's rule (not by a gate above)
   };
   // The first queued task admitted for `to` (nullptr: any child that can
   // execute it), booked and out of the queue; task nullptr when none.

@@ -268,6 +268,84 @@ TEST(components_stall, a_chain_waiting_on_running_unbooked_work_is_not_stalled) 
   EXPECT_TRUE(runtime::check_chains_contiguous(t).empty()) << join(runtime::check_chains_contiguous(t));
 }
 
+// A tree built by hand, as a researcher would: the three gates above a
+// FIFO that holds one task at a time (it refuses the next, push_task != 0,
+// until StarPU's eager below hands its task to a worker). Every refusal
+// sends a task back into a gate, which gives back only what it booked
+// itself (a chain task the lock gate booked passes the gates below it
+// booked), and tries again when the FIFO has room.
+std::atomic<bool> g_hand_built_ok{false};
+
+void init_hand_built(unsigned ctx) {
+  starpu_sched_tree* t = starpu_sched_tree_create(ctx);
+  starpu_sched_component_fifo_data one{};
+  one.ntasks_threshold = 1;
+  starpu_sched_component* fifo = starpu_sched_component_fifo_create(t, &one);
+  starpu_sched_component* eager = starpu_sched_component_eager_create(t, nullptr);
+  starpu_sched_component_connect(fifo, eager);
+  for (unsigned w = 0; w < starpu_worker_get_count(); ++w)
+    starpu_sched_component_connect(eager, starpu_sched_component_worker_new(ctx, static_cast<int>(w)));
+  t->root = fifo;
+  starpu_sched_ctx_set_policy_data(ctx, t);
+  starpu_sched_component* gates[] = {starzk_component_gpu_lock_create(t, nullptr),
+                                     starzk_component_mem_interlock_create(t, nullptr),
+                                     starzk_component_serial_free_create(t, nullptr), nullptr};
+  g_hand_built_ok = starzk_component_gates_above_root(t, gates) == 0;
+}
+
+starpu_sched_policy hand_built_policy() {
+  starpu_sched_policy p{};
+  p.init_sched = init_hand_built;
+  p.deinit_sched = starpu_sched_tree_deinitialize;
+  p.add_workers = starpu_sched_tree_add_workers;
+  p.remove_workers = starpu_sched_tree_remove_workers;
+  p.push_task = starpu_sched_tree_push_task;
+  p.pop_task = starpu_sched_tree_pop_task;
+  p.pre_exec_hook = starzk_component_pre_exec_hook;
+  p.post_exec_hook = starzk_component_post_exec_hook;
+  p.policy_name = "test-hand-built";
+  p.policy_description = "three gates over a one-task FIFO over eager";
+  p.worker_type = STARPU_WORKER_LIST;
+  return p;
+}
+
+TEST(components_tree, a_child_that_refuses_tasks_gets_them_again) {
+  setenv("STARZK_CPU_LOCK", "1", 1);
+  setenv("STARZK_MEM_HEAVY_MAX", "2", 1);
+  static starpu_sched_policy policy = hand_built_policy();
+  runtime::starpu_session session(session_for("eager", 3));
+  int workers[3];
+  ASSERT_EQ(starpu_worker_get_ids_by_type(STARPU_CPU_WORKER, workers, 3), 3);
+  unsigned ctx = starpu_sched_ctx_create(workers, 3, "hand-built", STARPU_SCHED_CTX_POLICY_STRUCT, &policy, 0);
+  unsetenv("STARZK_CPU_LOCK");
+  unsetenv("STARZK_MEM_HEAVY_MAX");
+  ASSERT_TRUE(g_hand_built_ok);
+  starzk_policy_config cfg{};
+  ASSERT_EQ(starzk_policy_get_config(ctx, &cfg), 0);
+  EXPECT_EQ(cfg.cpu_lock, 1);
+  EXPECT_EQ(cfg.mem_heavy_max, 2);
+  starpu_sched_ctx_set_context(&ctx);
+  test::dag_shape_t shape;
+  shape.min_us = 200;
+  shape.max_us = 1500;
+  const auto dag = test::make_random_dag(0x4efu, shape);
+  runtime::trace_t t;
+  {
+    hang_guard_t guard;
+    runtime::trace_recorder recorder;
+    test::run_dag(dag, recorder);
+    t = recorder.snapshot();
+  }
+  unsigned zero = 0;
+  starpu_sched_ctx_set_context(&zero);
+  starpu_sched_ctx_delete(ctx);
+  ASSERT_EQ(t.events.size(), dag.size());
+  runtime::invariant_options_t want;
+  want.mem_heavy_max = 2;
+  const auto violations = runtime::check_invariants(t, want);
+  EXPECT_TRUE(violations.empty()) << join(violations);
+}
+
 // A gated context reports the rules of its gates (so the trace recorder
 // keeps them), never an engine's; StarPU's own modular-heft reports none.
 TEST(components_api, a_gated_context_reports_its_gates_rules) {
