@@ -30,7 +30,7 @@ install(TARGETS starzk_policies EXPORT starzkTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${STARZK_INSTALL_INCLUDEDIR})
 install(TARGETS starzk_policy_plugin_example LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/starzk)
-install(FILES policies/starzk_policies.h policies/starzk_plugin.h policies/resource_class.h
+install(FILES policies/starzk_policies.h policies/starzk_plugin.h policies/starzk_components.h policies/resource_class.h
         DESTINATION ${STARZK_INSTALL_INCLUDEDIR}/policies)
 
 # find_package(starzk): the policies library as starzk::policies; StarPU is

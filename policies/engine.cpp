@@ -23,18 +23,12 @@ namespace starzk::policies {
 
 namespace {
 
-std::atomic<int> g_live_engines{0};
-
 // The private data of every live engine. starzk_policy_get_config accepts
 // a context only when its policy data is in this set: a context run by any
 // other policy (StarPU's, a plug-in's) holds something else there, which
 // must never be read as an engine.
 std::mutex g_engines_mu;
 std::unordered_set<const void*> g_engines;
-
-// The first error an engine reported in this StarPU run (a stalled chain).
-std::mutex g_error_mu;
-std::string g_error;
 
 }  // namespace
 
@@ -185,10 +179,7 @@ void engine_t::watch_stall() noexcept {
     if (ms < rules_.chain_stall_ms) return;
     const std::string message = describe_stall(*s, static_cast<int>(ms));
     std::fprintf(stderr, "%s\n", message.c_str());
-    {
-      std::lock_guard<std::mutex> lk_error(g_error_mu);
-      if (g_error.empty()) g_error = message;
-    }
+    stall_error_set(message);
     L.abandon(s->owner);
     stall_seen_ = false;
     wake = idle_workers_except(-1, nullptr);
@@ -245,13 +236,7 @@ void engine_init(unsigned sched_ctx_id, const rule_set_t& defaults) {
   std::string error;
   rule_set_t rules = apply_env(defaults, &error);
   if (!error.empty()) std::fprintf(stderr, "%s\n", error.c_str());
-  if (g_live_engines.fetch_add(1) == 0) {
-    ledger_t& L = ledger_t::instance();
-    std::lock_guard<std::mutex> lk(L.mu);
-    L.reset();
-    std::lock_guard<std::mutex> lk_error(g_error_mu);
-    g_error.clear();
-  }
+  if (ledger_t::instance().attach()) stall_error_clear();
   auto* engine = new engine_t(rules);
   {
     std::lock_guard<std::mutex> lk(g_engines_mu);
@@ -268,7 +253,7 @@ void engine_deinit(unsigned sched_ctx_id) {
   }
   delete engine;
   starpu_sched_ctx_set_policy_data(sched_ctx_id, nullptr);
-  g_live_engines.fetch_sub(1);
+  ledger_t::instance().detach();
 }
 
 int engine_push(starpu_task* task) { return engine_of(task->sched_ctx)->push(task); }
@@ -287,11 +272,7 @@ void engine_remove_workers(unsigned sched_ctx_id, int* workerids, unsigned nwork
   engine_of(sched_ctx_id)->remove_workers(workerids, nworkers);
 }
 
-bool engine_error(std::string* message) {
-  std::lock_guard<std::mutex> lk(g_error_mu);
-  if (message) *message = g_error;
-  return !g_error.empty();
-}
+bool engine_error(std::string* message) { return stall_error(message); }
 
 bool engine_config(unsigned sched_ctx_id, starzk_policy_config* cfg) {
   std::lock_guard<std::mutex> lk(g_engines_mu);

@@ -39,9 +39,9 @@ const worker_place_t& engine_t::place(int w) {
 bool engine_t::class_open(int rc, const worker_place_t& me, const ledger_t& L) const {
   switch (rc) {
     case STARZK_RC_MEMORY_HEAVY:
-      return !(rules_.mem_interlock && me.kind == worker_kind_t::cpu && L.mem_running >= cap());
+      return !(rules_.mem_interlock && me.kind == worker_kind_t::cpu && !L.mem_slot_open(cap()));
     case STARZK_RC_DEALLOC:
-      return !(rules_.serial_free && L.free_running >= 1);
+      return !(rules_.serial_free && !L.free_slot_open());
     case STARZK_RC_GPU_CHAIN:
       return me.kind == worker_kind_t::cuda || rules_.chain_on_cpu != 0;
     default:
@@ -89,17 +89,11 @@ bool engine_t::chain_admits(const ready_entry_t& e, const worker_place_t& me, co
   // workers whenever one of them could run it.
   if (me.kind != worker_kind_t::cuda && rules_.chain_on_cpu < 0 && some_cuda_can_run(e.task)) return false;
   if (!rules_.gpu_lock || !locks(me.lock_domain)) return true;
-  // A chain stays in the domain it started in; it may take a second
-  // domain only when no worker of its own domains can run this task.
-  bool may_spread = false;
-  auto c = L.chains.find(e.chain);
-  if (c != L.chains.end() && !c->second.domains.empty()) {
-    may_spread = true;
+  return L.chain_admits(e.chain, me.lock_domain, [&](unsigned d) {
     for (int w : workers_)
-      for (unsigned d : c->second.domains)
-        if (place(w).lock_domain == d && can_run(w, e.task, nullptr)) may_spread = false;
-  }
-  return L.chain_may_use(e.chain, me.lock_domain, may_spread);
+      if (place(w).lock_domain == d && can_run(w, e.task, nullptr)) return true;
+    return false;
+  });
 }
 
 std::vector<int> engine_t::idle_cpu_l3s(int self) {

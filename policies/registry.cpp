@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string>
 
+#include "policies/component_gate.hpp"
 #include "policies/engine.hpp"
 #include "policies/plugin.hpp"
 #include "policies/policy_list.hpp"
@@ -21,7 +22,8 @@ namespace starzk::policies {
 namespace {
 
 // NULL-terminated, in the order the names are listed.
-struct starpu_sched_policy* g_policies[] = {&policy_starzk, &policy_nolock, &policy_nomem, &policy_prio, nullptr};
+struct starpu_sched_policy* g_policies[] = {&policy_starzk, &policy_nolock,       &policy_nomem,
+                                            &policy_prio,   &policy_modular_heft, nullptr};
 
 }  // namespace
 
@@ -48,9 +50,11 @@ const char* const* starzk_policy_names(void) { return all_policy_names(g_policie
 int starzk_policy_get_config(unsigned sched_ctx_id, struct starzk_policy_config* cfg) {
   // Only a context an engine runs: not the callbacks of the policy (a
   // plug-in may share some) but its private data, which must be a live
-  // engine (engine.cpp). An id past StarPU's contexts names none.
+  // engine (engine.cpp); or a context whose scheduling tree holds starzk
+  // gates (component_gate.cpp keeps them by context; the rules the gates
+  // apply, the others 0). An id past StarPU's contexts names none.
   if (!cfg || !starpu_is_initialized() || sched_ctx_id >= STARPU_NMAX_SCHED_CTXS) return -1;
-  return engine_config(sched_ctx_id, cfg) ? 0 : -1;
+  return engine_config(sched_ctx_id, cfg) || components_config(sched_ctx_id, cfg) ? 0 : -1;
 }
 
 int starzk_policy_limit_gpu_run_ahead(unsigned sched_ctx_id, int n) {

@@ -163,6 +163,20 @@ bool ledger_t::chain_may_use(std::uint64_t chain, unsigned domain, bool may_spre
   return !bound || may_spread;
 }
 
+bool ledger_t::chain_admits(std::uint64_t chain, unsigned domain,
+                            const std::function<bool(unsigned)>& domain_can_run) const {
+  // A chain stays in the domains it holds; it may take another only when
+  // none of them can run this task.
+  bool may_spread = false;
+  auto c = chains.find(chain);
+  if (c != chains.end() && !c->second.domains.empty()) {
+    may_spread = true;
+    for (unsigned d : c->second.domains)
+      if (domain_can_run(d)) may_spread = false;
+  }
+  return chain_may_use(chain, domain, may_spread);
+}
+
 namespace {
 
 constexpr std::size_t k_ended_kept = 4096;
@@ -255,6 +269,24 @@ bool ledger_t::finish(const starpu_task* task) {
   return true;
 }
 
+bool ledger_t::cancel(const starpu_task* task) {
+  auto it = admitted.find(task);
+  if (it == admitted.end()) return false;
+  it->second.last = false;  // it did not run: its chain goes on
+  return finish(task);
+}
+
+bool ledger_t::release_mem(const starpu_task* task) {
+  auto it = admitted.find(task);
+  if (it == admitted.end() || !it->second.counts_mem) return false;
+  admitted_t& a = it->second;
+  a.counts_mem = false;
+  --mem_running;
+  if (a.l3 >= 0 && static_cast<std::size_t>(a.l3) < l3_load.size()) --l3_load[a.l3];
+  generation.fetch_add(1, std::memory_order_acq_rel);
+  return true;
+}
+
 void ledger_t::abandon(std::uint64_t chain) {
   auto c = chains.find(chain);
   if (c != chains.end()) {
@@ -281,6 +313,18 @@ void ledger_t::reset() {
   ended.clear();
   ended_order.clear();
   generation.fetch_add(1, std::memory_order_acq_rel);
+}
+
+bool ledger_t::attach() {
+  std::lock_guard<std::mutex> lk(mu);
+  if (users_++ > 0) return false;
+  reset();
+  return true;
+}
+
+void ledger_t::detach() {
+  std::lock_guard<std::mutex> lk(mu);
+  if (users_ > 0) --users_;
 }
 
 }  // namespace starzk::policies

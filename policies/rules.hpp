@@ -18,6 +18,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <deque>
@@ -129,6 +130,18 @@ class ledger_t {
 
   // Owner of a lock domain; false if free.
   bool owner_of(unsigned domain, std::uint64_t* chain) const;
+
+  // The three rules' admission tests, one implementation for every
+  // scheduler that books here (the engine, the component gates):
+  //   memory interlock: a MEMORY_HEAVY slot is open under `cap`;
+  //   serialised free: no DEALLOC task holds the slot;
+  //   GPU lock: a GPU_CHAIN task of `chain` may start in lock domain
+  //   `domain`: the domain is the chain's, or it is free and the chain
+  //   holds none, or none of the chain's domains can run the task
+  //   (`domain_can_run(d)`: some worker of lock domain d can run it).
+  bool mem_slot_open(int cap) const { return mem_running < cap; }
+  bool free_slot_open() const { return free_running < 1; }
+  bool chain_admits(std::uint64_t chain, unsigned domain, const std::function<bool(unsigned)>& domain_can_run) const;
   // Whether `chain` may run a GPU_CHAIN task in `domain` now: the domain
   // is the chain's, or it is free and the chain holds no domain yet (or
   // `may_spread`: the chain's own domains cannot run the task).
@@ -140,14 +153,30 @@ class ledger_t {
   void start(const starpu_task* task, const admitted_t& a, unsigned domain);
   // Give back what `task` held. True when it held anything.
   bool finish(const starpu_task* task);
+  // Whether `task` holds anything (booked and not finished).
+  bool holds(const starpu_task* task) const { return admitted.count(task) != 0; }
+  // Give back what start booked for a task that did not run after all (a
+  // scheduling component whose child refused it): as finish, except that
+  // its chain is not over even if it is the chain's last task. True when
+  // it held anything.
+  bool cancel(const starpu_task* task);
+  // The task no longer holds a MEMORY_HEAVY slot: it started on a worker
+  // the cap does not count (a CUDA worker). True when it held one.
+  bool release_mem(const starpu_task* task);
   // Drop a chain that will never end (stall.hpp): its lock domains are
   // free again and it counts nowhere.
   void abandon(std::uint64_t chain);
   // Forget everything (first policy instance of a StarPU run).
   void reset();
+  // A scheduler that books here starts (an engine, a component gate); the
+  // first one while none is live starts from an empty ledger (reset) and
+  // gets true. detach when it stops. Both take mu.
+  bool attach();
+  void detach();
 
  private:
   ledger_t() = default;
+  int users_ = 0;  // live schedulers (attach / detach), guarded by mu
 };
 
 }  // namespace starzk::policies

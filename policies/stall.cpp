@@ -9,6 +9,9 @@ namespace starzk::policies {
 
 namespace {
 
+std::mutex g_error_mu;
+std::string g_error;  // the first stall reported
+
 std::string chain_name(std::uint64_t key) {
   // Untagged GPU_CHAIN tasks are chains of their own above 2^63.
   return key >> 63 ? "an untagged GPU_CHAIN task" : "chain " + std::to_string(key);
@@ -36,6 +39,22 @@ std::string describe_stall(const stall_t& s, int stalled_ms) {
          " ms with nothing running). Mark the last task of every chain "
          "(starzk_task_set_chain(task, chain, 1)) and never make a chain wait on another chain's "
          "GPU_CHAIN tasks (docs/policies.md). Releasing the domain so the run can end.";
+}
+
+void stall_error_set(const std::string& message) {
+  std::lock_guard<std::mutex> lk(g_error_mu);
+  if (g_error.empty()) g_error = message;
+}
+
+void stall_error_clear() {
+  std::lock_guard<std::mutex> lk(g_error_mu);
+  g_error.clear();
+}
+
+bool stall_error(std::string* message) {
+  std::lock_guard<std::mutex> lk(g_error_mu);
+  if (message) *message = g_error;
+  return !g_error.empty();
 }
 
 stall_watch_t::stall_watch_t(std::chrono::milliseconds period, std::function<void()> tick) {

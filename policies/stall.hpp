@@ -4,7 +4,8 @@
 // is_last task has ended. A chain whose tasks carry no is_last, or a chain
 // that waits on another chain's GPU_CHAIN tasks (both break the rules of
 // docs/policies.md), keeps the domain forever, and every other chain's
-// tasks wait for it: the program hangs without a word. The engine asks
+// tasks wait for it: the program hangs without a word. The engine (and
+// the GPU-lock gate of a component tree, component_gate.cpp) asks
 // find_stalled_chain every so often; when the same stall with no change at
 // all in the ledger lasts STARZK_CHAIN_STALL_MS, it names the chain on
 // stderr, records the error (starzk_policies_error) and releases the
@@ -44,6 +45,13 @@ std::optional<stall_t> find_stalled_chain(const ledger_t& L, const std::vector<s
 
 // What a stall report says (one line, names both chains and the domain).
 std::string describe_stall(const stall_t& s, int stalled_ms);
+
+// The first stall reported (by an engine or a GPU-lock gate) since the
+// ledger last started empty, for starzk_policies_error: set keeps the
+// first message, clear forgets it (the first scheduler of a StarPU run).
+void stall_error_set(const std::string& message);
+void stall_error_clear();
+bool stall_error(std::string* message);
 
 // A thread that calls `tick` every `period` until destroyed.
 class stall_watch_t {

@@ -17,6 +17,10 @@
 # Environment:
 #   STARZK_DEPS   where StarPU is built and kept (default ~/.cache/starzk)
 #   STARZK_SKIP_NPM=1   skip the npm oracles
+#   STARZK_STARPU_FXT=1 also build a second StarPU, the same one with FxT
+#                 tracing (--with-fxt, Debian's libfxt-dev), into
+#                 $STARZK_DEPS/starpu-1.3.10-fxt; the default StarPU and
+#                 .starzk-env stay as they are (docs/install.md, "FxT traces")
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -72,10 +76,18 @@ if [ -x "$cuda_dir/bin/nvcc" ]; then
 else cuda_flags=(--disable-cuda); want_cuda=0; fi
 variant="cuda=$want_cuda cublas=no"
 
-if [ -f "$starpu_prefix/.starzk-complete" ] && [ "$(cat "$starpu_prefix/.starzk-complete")" = "$variant" ]; then
-  say "StarPU $starpu_version present in $starpu_prefix"
-else
-  say "building StarPU $starpu_version (cuda=$want_cuda) into $starpu_prefix (about 3-5 minutes)"
+# build_starpu PREFIX VARIANT TAG [CONFIGURE FLAGS...]: Debian's source
+# package, patched, configured with starzk's flags plus the given ones,
+# installed in PREFIX (building in $deps/build-TAG, logs $deps/TAG-*.log);
+# skipped when PREFIX holds a complete build of the same VARIANT.
+build_starpu() {
+  local prefix=$1 want=$2 tag=$3
+  shift 3
+  if [ -f "$prefix/.starzk-complete" ] && [ "$(cat "$prefix/.starzk-complete")" = "$want" ]; then
+    say "StarPU $starpu_version present in $prefix"
+    return
+  fi
+  say "building StarPU $starpu_version ($want) into $prefix (about 3-5 minutes)"
   src_dir="$deps/src"
   mkdir -p "$src_dir"
   if [ ! -d "$src_dir/starpu-$starpu_version+dfsg" ]; then
@@ -93,19 +105,36 @@ else
   s="$src_dir/starpu-$starpu_version+dfsg"
   "$here/patch-starpu-cuda13.sh" "$s"
   "$here/patch-starpu-no-cublas.sh" "$s"
-  b="$deps/build-starpu"
+  b="$deps/build-$tag"
   rm -rf "$b" && mkdir -p "$b"
-  (cd "$b" && "$s/configure" --prefix="$starpu_prefix" "${cuda_flags[@]}" \
+  (cd "$b" && "$s/configure" --prefix="$prefix" "${cuda_flags[@]}" \
       --disable-opencl --disable-socl --disable-fortran --disable-build-doc \
       --disable-build-examples --disable-build-tests --enable-mpi \
       --enable-maxcpus=128 --enable-maxcudadev=8 --enable-blas-lib=none \
-      --disable-starpufft > "$deps/starpu-configure.log" 2>&1) \
-    || die "StarPU configure failed: see $deps/starpu-configure.log"
-  (cd "$b" && make -j"$(nproc)" > "$deps/starpu-make.log" 2>&1 && make install >> "$deps/starpu-make.log" 2>&1) \
-    || die "StarPU build failed: see $deps/starpu-make.log"
-  echo "$variant" > "$starpu_prefix/.starzk-complete"
+      --disable-starpufft "$@" > "$deps/$tag-configure.log" 2>&1) \
+    || die "StarPU configure failed: see $deps/$tag-configure.log"
+  (cd "$b" && make -j"$(nproc)" > "$deps/$tag-make.log" 2>&1 && make install >> "$deps/$tag-make.log" 2>&1) \
+    || die "StarPU build failed: see $deps/$tag-make.log"
+  echo "$want" > "$prefix/.starzk-complete"
   rm -rf "$b"
-  say "StarPU installed in $starpu_prefix"
+  say "StarPU installed in $prefix"
+}
+
+build_starpu "$starpu_prefix" "$variant" starpu
+
+# The optional FxT twin (STARZK_STARPU_FXT=1): the same StarPU, recording
+# every task, transfer and scheduler event into a prof_file_* trace that
+# starpu_fxt_tool turns into Paje (ViTE) and the tasks.rec/dag.dot files.
+# Its own prefix, so the default build and what CI tests never change.
+if [ "${STARZK_STARPU_FXT:-0}" = 1 ]; then
+  if ! dpkg-query -W -f='${Status}' libfxt-dev 2>/dev/null | grep -q "install ok installed"; then
+    say "installing Debian package: libfxt-dev"
+    export DEBIAN_FRONTEND=noninteractive
+    as_root apt-get update -qq || die "apt-get update failed"
+    as_root apt-get install -y -qq --no-install-recommends libfxt-dev >/dev/null || die "apt-get install libfxt-dev failed"
+  fi
+  build_starpu "$starpu_prefix-fxt" "$variant fxt=1" starpu-fxt --with-fxt
+  say "FxT StarPU: build starzk against it with STARPU_PREFIX=$starpu_prefix-fxt STARZK_BUILD_DIR=build-fxt scripts/build.sh"
 fi
 
 # ---- 3. npm test oracles ----------------------------------------------------

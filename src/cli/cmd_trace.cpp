@@ -65,7 +65,7 @@ void run_check(const trace_options& o) {
   std::printf("%s: %zu tasks, policy %s; checked: %s%s\n", o.file.c_str(), trace.events.size(),
               trace.meta.count("policy") ? trace.meta.at("policy").c_str() : "?",
               runtime::describe_checks(want).c_str(),
-              trace.meta.count("policy_rules") ? "" : " (the trace records no engine rules; options add checks)");
+              trace.meta.count("policy_rules") ? "" : " (the trace records no starzk rules; options add checks)");
   for (const std::string& v : violations) std::printf("  %s\n", v.c_str());
   if (!violations.empty()) {
     std::printf("%zu violation%s\n", violations.size(), violations.size() == 1 ? "" : "s");

@@ -130,7 +130,8 @@ trace_recorder::trace_recorder() {
   if (starpu_profiling_status_get() != STARPU_PROFILING_ENABLE)
     throw std::runtime_error("trace_recorder: StarPU profiling is off (session_options_t::profiling = true)");
   epoch_us_ = starpu_timing_now();
-  // The rules of the policy that runs (when it is an engine), so that
+  // The rules of the policy that runs (when it is an engine, or a tree
+  // with starzk's gates: policies/starzk_components.h), so that
   // `starzk trace check` knows what the trace must show (invariants.hpp).
   starzk_policy_config cfg{};
   if (starzk_policy_get_config(0, &cfg) == 0)

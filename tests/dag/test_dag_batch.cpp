@@ -1,7 +1,8 @@
 // Many partitions at once: 8 jobs × 4 partitions on CPU workers (jobs
 // alternate between a bellman and a snarkjs development key, each
 // registered once and shared by its jobs), under StarPU's eager, lws, dmda,
-// dmdas and heteroprio and our starzk policy. Every proof must be
+// dmdas and heteroprio, our starzk policy and starzk-modular-heft (StarPU's
+// modular heft under starzk's gates, policies/starzk_components.h). Every proof must be
 // byte-identical to the reference prover's for its (fixed) r, s and verify;
 // the trace must hold every task; under starzk the policy's invariants
 // (memory-heavy cap, serialised free, contiguous GPU chains) must hold on it.
@@ -105,7 +106,8 @@ TEST_P(dag_batch, eight_jobs_of_four_partitions_all_verify) {
 }
 
 INSTANTIATE_TEST_SUITE_P(policies, dag_batch,
-                         ::testing::Values("eager", "lws", "dmda", "dmdas", "heteroprio", "starzk"));
+                         ::testing::Values("eager", "lws", "dmda", "dmdas", "heteroprio", "starzk",
+                                           "starzk-modular-heft"));
 
 // A batch without prep_msm tasks (the default where the MSMs run on GPUs):
 // the CPU MSM bodies compute the split themselves, concurrently for msm_a,

@@ -86,14 +86,13 @@ TEST_P(dag_under_policy, invariants_hold_and_every_job_finishes) {
 
 INSTANTIATE_TEST_SUITE_P(
     policies, dag_under_policy,
-    ::testing::Values(policy_case_t{"starzk", 2, true, true, true}, policy_case_t{"starzk", 3, true, true, true},
-                      policy_case_t{"starzk", 4, true, true, true},
-                      policy_case_t{"starzk-nolock", 3, true, true, false},
-                      policy_case_t{"starzk-nomem", 3, false, true, true},
-                      policy_case_t{"starzk-prio", 2, false, false, false},
-                      policy_case_t{"eager", 3, false, false, false}, policy_case_t{"lws", 3, false, false, false},
-                      policy_case_t{"dmda", 2, false, false, false}, policy_case_t{"dmdas", 3, false, false, false},
-                      policy_case_t{"heteroprio", 4, false, false, false}),
+    ::testing::Values(
+        policy_case_t{"starzk", 2, true, true, true}, policy_case_t{"starzk", 3, true, true, true},
+        policy_case_t{"starzk", 4, true, true, true}, policy_case_t{"starzk-nolock", 3, true, true, false},
+        policy_case_t{"starzk-nomem", 3, false, true, true}, policy_case_t{"starzk-prio", 2, false, false, false},
+        policy_case_t{"starzk-modular-heft", 3, true, true, true}, policy_case_t{"eager", 3, false, false, false},
+        policy_case_t{"lws", 3, false, false, false}, policy_case_t{"dmda", 2, false, false, false},
+        policy_case_t{"dmdas", 3, false, false, false}, policy_case_t{"heteroprio", 4, false, false, false}),
     [](const ::testing::TestParamInfo<policy_case_t>& info) {
       std::string n = info.param.name;
       for (char& ch : n)

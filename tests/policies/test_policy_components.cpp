@@ -1,0 +1,424 @@
+// test_policy_components.cpp: starzk's rules as StarPU scheduling
+// components (policies/starzk_components.h). The composed policy
+// starzk-modular-heft (StarPU's modular heft under the three gates) and a
+// plug-in's own tree (StarPU's modular eager under the GPU lock and the
+// memory interlock, policies/examples/gated_eager_plugin.c) run random
+// proof-shaped DAGs on CPU workers; every task must finish, and the
+// invariants the recorded trace promises (what `starzk trace check` runs)
+// must hold; on a GPU machine, chains run on the GPUs, one per device.
+// Controls show that the gates are what holds the invariants: the same
+// eager tree without the lock gate interleaves chains, with its memory
+// gate switched off (STARZK_MEM_INTERLOCK=0) breaks the cap, and without a
+// free gate overlaps DEALLOC tasks. A chain without is_last is reported
+// and released by the lock gate, not hung. Last, the C API: the rules a
+// gated context reports, and the refusals of
+// starzk_component_gates_above_root.
+
+#include <gtest/gtest.h>
+
+#include <starpu.h>
+#include <starpu_sched_component.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "policies/starzk_components.h"
+#include "policies/starzk_policies.h"
+#include "random_dag.hpp"
+#include "runtime/invariants.hpp"
+#include "runtime/starpu_session.hpp"
+#include "runtime/trace.hpp"
+
+namespace {
+
+using namespace starzk;
+
+const char* const k_gated_plugin = STARZK_GATED_PLUGIN;
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (auto& x : v) s += "\n  " + x;
+  return s;
+}
+
+runtime::session_options_t session_for(const std::string& policy, int ncpu) {
+  runtime::session_options_t o = test::cpu_session(policy, ncpu);
+  o.policy_plugin = k_gated_plugin;
+  return o;
+}
+
+// The DAG under `policy` on `ncpu` CPU workers, the CPU domain locked.
+runtime::trace_t run(const std::string& policy, const std::vector<test::task_spec_t>& dag, int ncpu) {
+  setenv("STARZK_CPU_LOCK", "1", 1);
+  runtime::starpu_session session(session_for(policy, ncpu));
+  runtime::trace_recorder recorder;
+  recorder.set_meta("policy", policy);
+  test::run_dag(dag, recorder);
+  unsetenv("STARZK_CPU_LOCK");
+  return recorder.snapshot();
+}
+
+struct composed_case_t {
+  const char* name;
+  int ncpu;
+  bool serial;  // the tree has the serialised-free gate
+};
+
+class composed_policy : public ::testing::TestWithParam<composed_case_t> {};
+
+TEST_P(composed_policy, runs_random_dags_with_the_promised_invariants) {
+  const composed_case_t& c = GetParam();
+  setenv("STARZK_MEM_HEAVY_MAX", "2", 1);
+  setenv("STARZK_CHAIN_STALL_MS", "200", 1);  // a well-formed DAG must not look stalled
+  test::dag_shape_t shape;
+  shape.min_us = 200;
+  shape.max_us = 2000;
+  for (std::uint64_t seed : {0xc0de0001ull + c.ncpu, 0xba5eull ^ c.ncpu}) {
+    const auto dag = test::make_random_dag(seed, shape);
+    runtime::trace_t trace = run(c.name, dag, c.ncpu);
+    ASSERT_EQ(trace.events.size(), dag.size());
+    EXPECT_EQ(starzk_policies_error(nullptr, 0), 0);
+    // Round trip through the file a researcher hands to `starzk trace check`.
+    std::filesystem::create_directories(std::string(STARZK_BINARY_DIR) + "/traces");
+    const std::string path =
+        std::string(STARZK_BINARY_DIR) + "/traces/" + c.name + "-" + std::to_string(c.ncpu) + "cpu.json";
+    runtime::save_trace(trace, path);
+    const runtime::trace_t back = runtime::load_trace(path);
+    // What the recorded gates promise, as `starzk trace check` reads it.
+    const runtime::invariant_options_t promised = runtime::promised_invariants(back);
+    EXPECT_EQ(promised.mem_heavy_max, 2);
+    EXPECT_EQ(promised.serial_free, c.serial);
+    EXPECT_TRUE(promised.chains_contiguous);
+    EXPECT_TRUE(promised.chains_in_main_ram);
+    const auto violations = runtime::check_invariants(back, promised);
+    EXPECT_TRUE(violations.empty()) << c.name << " seed " << seed << ":" << join(violations);
+    std::map<std::uint32_t, int> per_job_spec, per_job_done;
+    for (auto& t : dag) ++per_job_spec[t.job];
+    for (auto& e : back.events) ++per_job_done[e.job];
+    EXPECT_EQ(per_job_spec, per_job_done);
+  }
+  unsetenv("STARZK_MEM_HEAVY_MAX");
+  unsetenv("STARZK_CHAIN_STALL_MS");
+}
+
+INSTANTIATE_TEST_SUITE_P(components, composed_policy,
+                         ::testing::Values(composed_case_t{"starzk-modular-heft", 2, true},
+                                           composed_case_t{"starzk-modular-heft", 3, true},
+                                           composed_case_t{"starzk-modular-heft", 4, true},
+                                           composed_case_t{"example-gated-eager", 3, false}),
+                         [](const ::testing::TestParamInfo<composed_case_t>& info) {
+                           std::string n = info.param.name;
+                           for (char& ch : n)
+                             if (ch == '-') ch = '_';
+                           return n + "_" + std::to_string(info.param.ncpu) + "cpu";
+                         });
+
+// 4 chains of 5 independent GPU_CHAIN tasks plus a last task depending on
+// them, on 3 workers: without a lock the workers start chain 1 while
+// chain 0 waits for its last task.
+std::vector<test::task_spec_t> parallel_chains() {
+  std::vector<test::task_spec_t> dag;
+  for (int chain = 0; chain < 4; ++chain) {
+    std::vector<int> members;
+    for (int k = 0; k < 6; ++k) {
+      test::task_spec_t t;
+      t.rc = STARZK_RC_GPU_CHAIN;
+      t.chain = chain;
+      t.duration_us = 2000;
+      if (k == 5) {
+        t.last = true;
+        t.explicit_deps = members;
+      }
+      dag.push_back(t);
+      members.push_back(static_cast<int>(dag.size()) - 1);
+    }
+  }
+  return dag;
+}
+
+TEST(components_control, without_the_lock_gate_chains_interleave) {
+  const runtime::trace_t open = run("example-gated-eager-nolock", parallel_chains(), 3);
+  EXPECT_FALSE(runtime::check_chains_contiguous(open).empty());
+  EXPECT_TRUE(runtime::check_all_finished(open).empty());
+  for (const char* gated : {"example-gated-eager", "starzk-modular-heft"}) {
+    const runtime::trace_t t = run(gated, parallel_chains(), 3);
+    EXPECT_TRUE(runtime::check_chains_contiguous(t).empty()) << gated << join(runtime::check_chains_contiguous(t));
+    EXPECT_TRUE(runtime::check_all_finished(t).empty()) << gated;
+  }
+}
+
+std::vector<test::task_spec_t> wide(int rc, int count, int duration_us) {
+  std::vector<test::task_spec_t> dag(count);
+  for (auto& t : dag) {
+    t.rc = rc;
+    t.duration_us = duration_us;
+  }
+  return dag;
+}
+
+int concurrent(const runtime::trace_t& t, int rc) {
+  return runtime::max_concurrent(t, [rc](const runtime::trace_event_t& e) { return e.rc == rc; });
+}
+
+TEST(components_control, the_memory_gate_keeps_the_cap_and_breaks_it_when_off) {
+  setenv("STARZK_MEM_HEAVY_MAX", "1", 1);
+  const runtime::trace_t kept = run("starzk-modular-heft", wide(STARZK_RC_MEMORY_HEAVY, 24, 3000), 3);
+  EXPECT_EQ(concurrent(kept, STARZK_RC_MEMORY_HEAVY), 1);
+  EXPECT_TRUE(runtime::check_mem_heavy_cap(kept, 1).empty());
+  const runtime::trace_t kept_eager = run("example-gated-eager", wide(STARZK_RC_MEMORY_HEAVY, 24, 3000), 3);
+  EXPECT_EQ(concurrent(kept_eager, STARZK_RC_MEMORY_HEAVY), 1);
+  // The control: the same eager tree, its memory gate switched off (eager
+  // hands a task to any idle worker, whatever the models say).
+  setenv("STARZK_MEM_INTERLOCK", "0", 1);
+  const runtime::trace_t open = run("example-gated-eager", wide(STARZK_RC_MEMORY_HEAVY, 24, 3000), 3);
+  unsetenv("STARZK_MEM_INTERLOCK");
+  unsetenv("STARZK_MEM_HEAVY_MAX");
+  EXPECT_GE(concurrent(open, STARZK_RC_MEMORY_HEAVY), 2);
+  EXPECT_FALSE(runtime::check_mem_heavy_cap(open, 1).empty());
+  EXPECT_TRUE(runtime::check_all_finished(open).empty());
+}
+
+TEST(components_control, the_free_gate_serialises_dealloc_and_a_tree_without_it_does_not) {
+  const runtime::trace_t kept = run("starzk-modular-heft", wide(STARZK_RC_DEALLOC, 18, 3000), 3);
+  EXPECT_EQ(concurrent(kept, STARZK_RC_DEALLOC), 1);
+  EXPECT_TRUE(runtime::check_serial_free(kept).empty()) << join(runtime::check_serial_free(kept));
+  // The control: a tree without the free gate (the plug-in's eager one).
+  const runtime::trace_t open = run("example-gated-eager", wide(STARZK_RC_DEALLOC, 18, 3000), 3);
+  EXPECT_GE(concurrent(open, STARZK_RC_DEALLOC), 2);
+  EXPECT_FALSE(runtime::check_serial_free(open).empty());
+}
+
+// Turns a hang into a failure: exits the test binary if `finished` is not
+// set within 30 s.
+class hang_guard_t {
+ public:
+  hang_guard_t()
+      : thread_([this] {
+          for (int i = 0; i < 300 && !finished_; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+          if (!finished_) {
+            std::fprintf(stderr, "test_policy_components: the run hung for 30 s\n");
+            std::_Exit(1);
+          }
+        }) {}
+  ~hang_guard_t() {
+    finished_ = true;
+    thread_.join();
+  }
+
+ private:
+  std::atomic<bool> finished_{false};
+  std::thread thread_;
+};
+
+// Chain 1 takes the CPU lock domain first (chain 2 waits 60 ms on a light
+// task), runs its two tasks and never marks one is_last; chain 2 then waits
+// in the lock gate for good. With STARZK_CHAIN_STALL_MS the gate names
+// chain 1, releases the domain, and the run ends.
+TEST(components_stall, chain_without_is_last_is_reported_not_hung) {
+  setenv("STARZK_CHAIN_STALL_MS", "200", 1);
+  std::vector<test::task_spec_t> dag(5);
+  dag[0] = {STARZK_RC_GPU_CHAIN, 0, 1, false, 5000, 0, {}, {}};
+  dag[1] = {STARZK_RC_GPU_CHAIN, 0, 1, false, 5000, 0, {0}, {}};  // no is_last in chain 1
+  dag[2] = {STARZK_RC_LIGHT, 0, -1, false, 60000, 0, {}, {}};     // holds chain 2 back
+  dag[3] = {STARZK_RC_GPU_CHAIN, 0, 2, false, 5000, 0, {2}, {}};
+  dag[4] = {STARZK_RC_GPU_CHAIN, 0, 2, true, 5000, 0, {3}, {}};
+  runtime::trace_t t;
+  {
+    hang_guard_t guard;
+    t = run("starzk-modular-heft", dag, 2);
+  }
+  unsetenv("STARZK_CHAIN_STALL_MS");
+  EXPECT_EQ(t.events.size(), dag.size());
+  char err[512] = {0};
+  EXPECT_EQ(starzk_policies_error(err, sizeof err), -1);
+  const std::string message = err;
+  EXPECT_NE(message.find("chain 1 holds lock domain"), std::string::npos) << message;
+  EXPECT_NE(message.find("chain 2 waits"), std::string::npos) << message;
+}
+
+// Chain 1 holds the domain while its last task waits for a 300 ms light
+// task, which no gate books, and chain 2 waits in the lock gate: not a
+// stall, since something runs. The watch must see the light task (the
+// hooks' count); the ledger alone shows nothing running and, after 40 ms,
+// would release chain 1's domain to chain 2.
+TEST(components_stall, a_chain_waiting_on_running_unbooked_work_is_not_stalled) {
+  setenv("STARZK_CHAIN_STALL_MS", "40", 1);
+  std::vector<test::task_spec_t> dag(5);
+  dag[0] = {STARZK_RC_GPU_CHAIN, 0, 1, false, 5000, 0, {}, {}};
+  dag[1] = {STARZK_RC_LIGHT, 0, -1, false, 300000, 0, {}, {}};
+  dag[2] = {STARZK_RC_GPU_CHAIN, 0, 1, true, 5000, 0, {0, 1}, {}};
+  dag[3] = {STARZK_RC_GPU_CHAIN, 0, 2, false, 5000, 0, {}, {}};
+  dag[4] = {STARZK_RC_GPU_CHAIN, 0, 2, true, 5000, 0, {3}, {}};
+  runtime::trace_t t;
+  {
+    hang_guard_t guard;
+    t = run("starzk-modular-heft", dag, 2);
+  }
+  unsetenv("STARZK_CHAIN_STALL_MS");
+  EXPECT_EQ(t.events.size(), dag.size());
+  char err[512] = {0};
+  EXPECT_EQ(starzk_policies_error(err, sizeof err), 0) << err;
+  EXPECT_TRUE(runtime::check_chains_contiguous(t).empty()) << join(runtime::check_chains_contiguous(t));
+}
+
+// A tree built by hand, as a researcher would: the three gates above a
+// FIFO that holds one task at a time (it refuses the next, push_task != 0,
+// until StarPU's eager below hands its task to a worker). Every refusal
+// sends a task back into a gate, which gives back only what it booked
+// itself (a chain task the lock gate booked passes the gates below it
+// booked), and tries again when the FIFO has room.
+std::atomic<bool> g_hand_built_ok{false};
+
+void init_hand_built(unsigned ctx) {
+  starpu_sched_tree* t = starpu_sched_tree_create(ctx);
+  starpu_sched_component_fifo_data one{};
+  one.ntasks_threshold = 1;
+  starpu_sched_component* fifo = starpu_sched_component_fifo_create(t, &one);
+  starpu_sched_component* eager = starpu_sched_component_eager_create(t, nullptr);
+  starpu_sched_component_connect(fifo, eager);
+  for (unsigned w = 0; w < starpu_worker_get_count(); ++w)
+    starpu_sched_component_connect(eager, starpu_sched_component_worker_new(ctx, static_cast<int>(w)));
+  t->root = fifo;
+  starpu_sched_ctx_set_policy_data(ctx, t);
+  starpu_sched_component* gates[] = {starzk_component_gpu_lock_create(t, nullptr),
+                                     starzk_component_mem_interlock_create(t, nullptr),
+                                     starzk_component_serial_free_create(t, nullptr), nullptr};
+  g_hand_built_ok = starzk_component_gates_above_root(t, gates) == 0;
+}
+
+starpu_sched_policy hand_built_policy() {
+  starpu_sched_policy p{};
+  p.init_sched = init_hand_built;
+  p.deinit_sched = starpu_sched_tree_deinitialize;
+  p.add_workers = starpu_sched_tree_add_workers;
+  p.remove_workers = starpu_sched_tree_remove_workers;
+  p.push_task = starpu_sched_tree_push_task;
+  p.pop_task = starpu_sched_tree_pop_task;
+  p.pre_exec_hook = starzk_component_pre_exec_hook;
+  p.post_exec_hook = starzk_component_post_exec_hook;
+  p.policy_name = "test-hand-built";
+  p.policy_description = "three gates over a one-task FIFO over eager";
+  p.worker_type = STARPU_WORKER_LIST;
+  return p;
+}
+
+TEST(components_tree, a_child_that_refuses_tasks_gets_them_again) {
+  setenv("STARZK_CPU_LOCK", "1", 1);
+  setenv("STARZK_MEM_HEAVY_MAX", "2", 1);
+  static starpu_sched_policy policy = hand_built_policy();
+  runtime::starpu_session session(session_for("eager", 3));
+  int workers[3];
+  ASSERT_EQ(starpu_worker_get_ids_by_type(STARPU_CPU_WORKER, workers, 3), 3);
+  unsigned ctx = starpu_sched_ctx_create(workers, 3, "hand-built", STARPU_SCHED_CTX_POLICY_STRUCT, &policy, 0);
+  unsetenv("STARZK_CPU_LOCK");
+  unsetenv("STARZK_MEM_HEAVY_MAX");
+  ASSERT_TRUE(g_hand_built_ok);
+  starzk_policy_config cfg{};
+  ASSERT_EQ(starzk_policy_get_config(ctx, &cfg), 0);
+  EXPECT_EQ(cfg.cpu_lock, 1);
+  EXPECT_EQ(cfg.mem_heavy_max, 2);
+  starpu_sched_ctx_set_context(&ctx);
+  test::dag_shape_t shape;
+  shape.min_us = 200;
+  shape.max_us = 1500;
+  const auto dag = test::make_random_dag(0x4efu, shape);
+  runtime::trace_t t;
+  {
+    hang_guard_t guard;
+    runtime::trace_recorder recorder;
+    test::run_dag(dag, recorder);
+    t = recorder.snapshot();
+  }
+  unsigned zero = 0;
+  starpu_sched_ctx_set_context(&zero);
+  starpu_sched_ctx_delete(ctx);
+  ASSERT_EQ(t.events.size(), dag.size());
+  runtime::invariant_options_t want;
+  want.mem_heavy_max = 2;
+  const auto violations = runtime::check_invariants(t, want);
+  EXPECT_TRUE(violations.empty()) << join(violations);
+}
+
+// A gated context reports the rules of its gates (so the trace recorder
+// keeps them), never an engine's; StarPU's own modular-heft reports none.
+TEST(components_api, a_gated_context_reports_its_gates_rules) {
+  setenv("STARZK_MEM_HEAVY_MAX", "3", 1);
+  {
+    runtime::starpu_session session(session_for("starzk-modular-heft", 3));
+    starzk_policy_config cfg{};
+    cfg.gpu_prefetch = cfg.gpu_run_ahead = 7;
+    ASSERT_EQ(starzk_policy_get_config(0, &cfg), 0);
+    EXPECT_EQ(cfg.gpu_lock, 1);
+    EXPECT_EQ(cfg.cpu_lock, 0);
+    EXPECT_EQ(cfg.mem_interlock, 1);
+    EXPECT_EQ(cfg.mem_heavy_max, 3);
+    EXPECT_EQ(cfg.serial_free, 1);
+    EXPECT_EQ(cfg.gpu_prefetch, 0);  // engine-only rules are off
+    EXPECT_EQ(cfg.gpu_run_ahead, 0);
+    EXPECT_EQ(starzk_policy_limit_gpu_run_ahead(0, 1), -1);  // no engine to limit
+    starpu_sched_tree* tree = starpu_sched_tree_get(0);
+    ASSERT_NE(tree, nullptr);
+    ASSERT_TRUE(starzk_component_is_gate(tree->root));
+    EXPECT_STREQ(tree->root->name, "starzk_gpu_lock");
+    ASSERT_EQ(tree->root->nchildren, 1u);
+    EXPECT_STREQ(tree->root->children[0]->name, "starzk_mem_interlock");
+    // Refusals leave the tree alone.
+    starpu_sched_component* not_gates[] = {tree->root->children[0]->children[0]->children[0], nullptr};
+    EXPECT_FALSE(starzk_component_is_gate(not_gates[0]));
+    EXPECT_EQ(starzk_component_gates_above_root(tree, not_gates), -1);
+    starpu_sched_component* none[] = {nullptr};
+    EXPECT_EQ(starzk_component_gates_above_root(tree, none), -1);
+    EXPECT_EQ(starzk_component_gates_above_root(nullptr, not_gates), -1);
+    EXPECT_EQ(starzk_component_is_gate(nullptr), 0);
+    EXPECT_TRUE(starzk_component_is_gate(tree->root));
+  }
+  unsetenv("STARZK_MEM_HEAVY_MAX");
+  runtime::starpu_session plain(session_for("modular-heft", 2));
+  starzk_policy_config cfg{};
+  EXPECT_EQ(starzk_policy_get_config(0, &cfg), -1);
+}
+
+// On a machine with CUDA workers: the lock gate gives each chain one GPU
+// and narrows its tasks to that GPU's workers, so every GPU_CHAIN task (CPU
+// and CUDA implementations) runs on a CUDA worker, one chain at a time per
+// device, while mct places the rest.
+TEST(components_gpu, chains_run_on_the_gpu_one_at_a_time) {
+  setenv("STARZK_MEM_HEAVY_MAX", "2", 1);
+  runtime::session_options_t o = session_for("starzk-modular-heft", 4);
+  o.ncuda = -1;
+  runtime::starpu_session session(o);
+  unsetenv("STARZK_MEM_HEAVY_MAX");
+  if (session.cuda_workers() == 0) GTEST_SKIP() << "no CUDA worker";
+  test::dag_shape_t shape;
+  shape.jobs = 3;
+  shape.partitions_per_job = 3;
+  const auto dag = test::make_random_dag(0xc0dbu, shape);
+  runtime::trace_recorder recorder;
+  test::run_dag(dag, recorder, true);
+  const runtime::trace_t t = recorder.snapshot();
+  ASSERT_EQ(t.events.size(), dag.size());
+  const runtime::invariant_options_t promised = runtime::promised_invariants(t);
+  EXPECT_TRUE(promised.chains_contiguous);
+  EXPECT_EQ(promised.mem_heavy_max, 2);
+  const auto violations = runtime::check_invariants(t, promised);
+  EXPECT_TRUE(violations.empty()) << join(violations);
+  int on_gpu = 0;
+  for (auto& e : t.events)
+    if (e.rc == STARZK_RC_GPU_CHAIN) {
+      EXPECT_EQ(e.worker_kind, "cuda") << e.id;
+      EXPECT_NE(e.domain, 0u);
+      ++on_gpu;
+    }
+  EXPECT_GT(on_gpu, 0);
+  std::filesystem::create_directories(std::string(STARZK_BINARY_DIR) + "/traces");
+  runtime::save_trace(t, std::string(STARZK_BINARY_DIR) + "/traces/gpu-starzk-modular-heft.json");
+}
+
+}  // namespace
