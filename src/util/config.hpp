@@ -69,7 +69,7 @@ inline constexpr std::array<var_t, 27> vars = {{
     {"STARZK_FF_PORTABLE", kind_t::switch_, "off (mulx/ADX where the CPU has it)", "",
      "portable field products instead of mulx/ADX, and no AVX-512 IFMA"},
     {"STARZK_FF_IFMA", kind_t::switch_, "on where the CPU has AVX-512 IFMA", "",
-     "subgroup checks eight points at a time on AVX-512 IFMA (off: one at a time)"},
+     "subgroup checks and G1 MSM bucket additions eight at a time on AVX-512 IFMA (off: one at a time)"},
     {"STARZK_CALIBRATED_MODELS", kind_t::text, "none", "", "a folder of performance models to start StarPU with"},
     {"STARZK_POLICY_PLUGIN", kind_t::text, "none", "", "policy plug-ins to load (a.so:b.so)"},
     // The policy rules (policies/rules.cpp reads them; docs/policies.md).
