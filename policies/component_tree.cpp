@@ -69,16 +69,7 @@ void starzk_component_pre_exec_hook(struct starpu_task* task, unsigned sched_ctx
 void starzk_component_post_exec_hook(struct starpu_task* task, unsigned sched_ctx_id) {
   starpu_sched_component_worker_post_exec_hook(task, sched_ctx_id);
   unplace_everywhere(task);
-  // Reading the tag of a finished task retires it (task_tag.cpp), so a
-  // task created later at this address starts untagged.
-  starzk_task_tag tag;
-  starzk_task_get_tag(task, &tag);
-  ledger_t& L = ledger_t::instance();
-  bool released;
-  {
-    std::lock_guard<std::mutex> lk(L.mu);
-    released = L.finish(task);
-  }
+  const bool released = ledger_t::instance().finish_ended(task);
   note_task_ended();
   if (released) pump_all_gates();
 }

@@ -115,17 +115,7 @@ starpu_task* engine_t::pop() noexcept {
 }
 
 void engine_t::post_exec(starpu_task* task) noexcept {
-  // Reading the tag of a finished task retires it (task_tag.cpp), so a
-  // task created later at this address starts untagged.
-  starzk_task_tag tag;
-  starzk_task_get_tag(task, &tag);
-  ledger_t& L = ledger_t::instance();
-  bool released;
-  {
-    std::lock_guard<std::mutex> lk(L.mu);
-    released = L.finish(task);
-  }
-  if (!released) return;
+  if (!ledger_t::instance().finish_ended(task)) return;
   std::vector<int> wake;
   starpu_worker_relax_on();
   mu_.lock();

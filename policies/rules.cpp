@@ -123,6 +123,13 @@ bool l3_spread_allows(int my_l3, const std::vector<int>& load_by_l3, const std::
   return true;
 }
 
+bool ledger_t::finish_ended(starpu_task* task) {
+  starzk_task_tag tag;
+  starzk_task_get_tag(task, &tag);
+  std::lock_guard<std::mutex> lk(mu);
+  return finish(task);
+}
+
 std::size_t staged_input_bytes(starpu_task* task, unsigned node) {
   std::size_t need = 0;
   for (unsigned i = 0; i < STARPU_TASK_GET_NBUFFERS(task); ++i) {

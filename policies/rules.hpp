@@ -153,6 +153,10 @@ class ledger_t {
   void start(const starpu_task* task, const admitted_t& a, unsigned domain);
   // Give back what `task` held. True when it held anything.
   bool finish(const starpu_task* task);
+  // At a task's end (a policy's post_exec hook): retire its tag (reading
+  // the tag of a finished task does, task_tag.cpp, so a task created later
+  // at this address starts untagged), then finish() under the lock.
+  bool finish_ended(starpu_task* task);
   // Whether `task` holds anything (booked and not finished).
   bool holds(const starpu_task* task) const { return admitted.count(task) != 0; }
   // Give back what start booked for a task that did not run after all (a

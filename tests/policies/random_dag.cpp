@@ -150,6 +150,26 @@ std::vector<task_spec_t> make_wide_memory_dag(int count, int duration_us) {
   return dag;
 }
 
+std::vector<task_spec_t> make_parallel_chains_dag() {
+  std::vector<task_spec_t> dag;
+  for (int chain = 0; chain < 4; ++chain) {
+    std::vector<int> members;
+    for (int k = 0; k < 6; ++k) {
+      task_spec_t t;
+      t.rc = STARZK_RC_GPU_CHAIN;
+      t.chain = chain;
+      t.duration_us = 2000;
+      if (k == 5) {
+        t.last = true;
+        t.explicit_deps = members;
+      }
+      dag.push_back(t);
+      members.push_back(static_cast<int>(dag.size()) - 1);
+    }
+  }
+  return dag;
+}
+
 void run_dag(const std::vector<task_spec_t>& dag, runtime::trace_recorder& recorder, bool gpu_chain_on_cuda) {
   codelets_t& cls = codelets(gpu_chain_on_cuda);
   std::vector<std::vector<unsigned char>> buffers(dag.size(), std::vector<unsigned char>(k_buffer_bytes, 0));

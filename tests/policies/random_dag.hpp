@@ -52,6 +52,11 @@ std::vector<task_spec_t> make_random_dag(std::uint64_t seed, const dag_shape_t& 
 // `count` independent MEMORY_HEAVY tasks of `duration_us` each.
 std::vector<task_spec_t> make_wide_memory_dag(int count, int duration_us);
 
+// 4 chains of 5 independent GPU_CHAIN tasks (2 ms each) plus a last task
+// depending on them: without a lock the workers start chain 1 while chain
+// 0 waits for its last task.
+std::vector<task_spec_t> make_parallel_chains_dag();
+
 // Submit the graph (StarPU must be running, profiling on) through the
 // recorder, wait for all of it, unregister its data. With `gpu_chain_on_cuda`
 // the GPU_CHAIN codelets also get a CUDA implementation (a host function

@@ -129,22 +129,7 @@ TEST(memory_cap, starzk_keeps_it) {
 // its last task.
 runtime::trace_t run_parallel_chains(const char* policy, bool cpu_lock = true) {
   setenv("STARZK_CPU_LOCK", cpu_lock ? "1" : "0", 1);
-  std::vector<test::task_spec_t> dag;
-  for (int chain = 0; chain < 4; ++chain) {
-    std::vector<int> members;
-    for (int k = 0; k < 6; ++k) {
-      test::task_spec_t t;
-      t.rc = STARZK_RC_GPU_CHAIN;
-      t.chain = chain;
-      t.duration_us = 2000;
-      if (k == 5) {
-        t.last = true;
-        t.explicit_deps = members;
-      }
-      dag.push_back(t);
-      members.push_back(static_cast<int>(dag.size()) - 1);
-    }
-  }
+  const std::vector<test::task_spec_t> dag = test::make_parallel_chains_dag();
   runtime::starpu_session session(test::cpu_session(policy, 3));
   runtime::trace_recorder recorder;
   test::run_dag(dag, recorder);

@@ -120,35 +120,12 @@ INSTANTIATE_TEST_SUITE_P(components, composed_policy,
                            return n + "_" + std::to_string(info.param.ncpu) + "cpu";
                          });
 
-// 4 chains of 5 independent GPU_CHAIN tasks plus a last task depending on
-// them, on 3 workers: without a lock the workers start chain 1 while
-// chain 0 waits for its last task.
-std::vector<test::task_spec_t> parallel_chains() {
-  std::vector<test::task_spec_t> dag;
-  for (int chain = 0; chain < 4; ++chain) {
-    std::vector<int> members;
-    for (int k = 0; k < 6; ++k) {
-      test::task_spec_t t;
-      t.rc = STARZK_RC_GPU_CHAIN;
-      t.chain = chain;
-      t.duration_us = 2000;
-      if (k == 5) {
-        t.last = true;
-        t.explicit_deps = members;
-      }
-      dag.push_back(t);
-      members.push_back(static_cast<int>(dag.size()) - 1);
-    }
-  }
-  return dag;
-}
-
 TEST(components_control, without_the_lock_gate_chains_interleave) {
-  const runtime::trace_t open = run("example-gated-eager-nolock", parallel_chains(), 3);
+  const runtime::trace_t open = run("example-gated-eager-nolock", test::make_parallel_chains_dag(), 3);
   EXPECT_FALSE(runtime::check_chains_contiguous(open).empty());
   EXPECT_TRUE(runtime::check_all_finished(open).empty());
   for (const char* gated : {"example-gated-eager", "starzk-modular-heft"}) {
-    const runtime::trace_t t = run(gated, parallel_chains(), 3);
+    const runtime::trace_t t = run(gated, test::make_parallel_chains_dag(), 3);
     EXPECT_TRUE(runtime::check_chains_contiguous(t).empty()) << gated << join(runtime::check_chains_contiguous(t));
     EXPECT_TRUE(runtime::check_all_finished(t).empty()) << gated;
   }
