@@ -47,7 +47,7 @@
 // the keys, values and partials of one group stay near 6 GiB whatever n is;
 // at n = 2^27 and c = 20 that is 2 windows per group, 7 groups). With
 // batch-affine levels a group also holds at most 2^27 non-zero digits (or n),
-// whose point arrays and running products take another ~10.5 GiB: random scalars at n = 2^24 run
+// whose point arrays take another ~9 GiB: random scalars at n = 2^24 run
 // in two groups of 8 windows, a boolean-heavy witness still in one. Step 1
 // recomputes the signed-digit carries from window 0 for each group (one Fr
 // product and a few shifts per scalar: cheap next to a window's additions).

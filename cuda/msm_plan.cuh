@@ -132,37 +132,63 @@ struct buffers_t {
   X *part_a, *part_b, *sums, *windows;
   void *pts_a, *pts_b, *pre, *tot, *work;  // batch-affine levels (plan_t::affine)
 
+  // The arrays live in three phases that never overlap in time, every
+  // launch being on one stream (the affine trees' side stream is joined
+  // before the levels return): S, step 0 and each group's digits, sort and
+  // run bounds; A, the batch-affine levels; X, the XYZZ accumulation, its
+  // folding and the window sums. What only one phase reads or writes shares
+  // one region (S: the live flags, the select and sort temporaries, the
+  // sorted keys; A: the running products and inversion trees; X: the
+  // partials and the window-sum levels), so the scratch holds the largest
+  // of the three instead of their sum. The rest crosses phases: the unsorted
+  // keys (A's sources) and values (A's and X's identity), the sorted values
+  // (A's level 0, or X without levels), the live indices (every group),
+  // the bucket bounds and counts, the affine point arrays (A, then X).
   static buffers_t carve(carve_t& cv, const plan_t& p) {
     buffers_t b{};
     b.keys_in = cv.take<uint32_t>(p.entries);
     b.vals_in = cv.take<uint32_t>(p.entries);
-    b.keys_out = cv.take<uint32_t>(p.entries);
     b.vals_out = cv.take<uint32_t>(p.entries);
-    b.live = cv.take<uint8_t>(p.n);
     b.live_idx = cv.take<uint32_t>(p.n);
     b.live_count = cv.take<uint32_t>(1 + max_windows);  // m, then non-zero digits per window
-    b.sort_temp = cv.take<char>(p.sort_temp);
     b.scan_temp = cv.take<char>(p.scan_temp);
-    b.select_temp = cv.take<char>(p.select_temp);
     b.start = cv.take<uint64_t>(p.buckets);
     b.end = cv.take<uint64_t>(p.buckets);
     b.counts = cv.take<uint32_t>(p.buckets + 1);
     b.off_a = cv.take<uint32_t>(p.buckets + 1);
     b.off_b = cv.take<uint32_t>(p.buckets + 1);
-    size_t ma = 0, mb = 0;
-    for (unsigned l = 0; l < p.levels; ++l) (l % 2 == 0 ? ma : mb) = std::max(l % 2 == 0 ? ma : mb, p.bound[l]);
-    b.part_a = cv.take<X>(ma);
-    b.part_b = cv.take<X>(mb == 0 ? 1 : mb);
-    b.sums = cv.take<X>(window_sum_points(p.sum_cap));
     b.windows = cv.take<X>(p.W);
     if (p.affine) {
       using A = decltype(X::x);  // a field element; an affine point is two
       b.pts_a = cv.take<A>(2 * p.aff_a);
       b.pts_b = cv.take<A>(2 * p.aff_b);
+    }
+    const size_t shared = cv.used;
+    size_t top = shared;
+    // S
+    b.live = cv.take<uint8_t>(p.n);
+    b.select_temp = cv.take<char>(p.select_temp);
+    b.keys_out = cv.take<uint32_t>(p.entries);
+    b.sort_temp = cv.take<char>(p.sort_temp);
+    top = std::max(top, cv.used);
+    // X
+    cv.used = shared;
+    size_t ma = 0, mb = 0;
+    for (unsigned l = 0; l < p.levels; ++l) (l % 2 == 0 ? ma : mb) = std::max(l % 2 == 0 ? ma : mb, p.bound[l]);
+    b.part_a = cv.take<X>(ma);
+    b.part_b = cv.take<X>(mb == 0 ? 1 : mb);
+    b.sums = cv.take<X>(window_sum_points(p.sum_cap));
+    top = std::max(top, cv.used);
+    // A
+    if (p.affine) {
+      using A = decltype(X::x);
+      cv.used = shared;
       b.pre = cv.take<A>(p.aff_b);
       b.tot = cv.take<A>(p.aff_tot);
       b.work = cv.take<A>(p.aff_work);
+      top = std::max(top, cv.used);
     }
+    cv.used = top;
     return b;
   }
 };

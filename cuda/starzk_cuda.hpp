@@ -143,7 +143,7 @@ struct msm_tuning_t {
   int affine_levels = -1;
   // Windows one group of digits may hold at most (0: as many as 2^28
   // digits take, msm_plan.cuh). 1 keeps the digit and sort arrays to one
-  // window: at n = 2^27 about 3 GiB less scratch than the default's two,
+  // window: at n = 2^27 about 2 GiB less scratch than the default's two,
   // at no cost where the batch-affine levels already take one window per
   // group (dense scalars).
   unsigned group_windows = 0;
@@ -159,8 +159,8 @@ struct msm_tuning_t {
 // scalar and a clear skip bit sizes the sorts (msm.cu, step 0), so the work
 // queued on the stream before it has finished when it returns.
 // Scratch: from 2^23 digits per window group on (n >~ 2^19) it includes the
-// batch-affine arrays, ~16.8 GiB at n = 2^24 and ~18.2 GiB at 2^26/2^27
-// (about 6.5 GiB with affine_levels = 0). Batch-affine levels read the bases
+// batch-affine arrays, ~14.8 GiB at n = 2^27 (~12.8 with one window per
+// group; what only one phase of a group uses shares bytes, msm_plan.cuh). Batch-affine levels read the bases
 // as 16-byte vectors; bases not 16-byte aligned run without them.
 size_t msm_g1_scratch_bytes(size_t n, const msm_tuning_t& tune = {});
 cudaError_t msm_g1(g1_xyzz_t* d_result, const g1_affine_t* d_bases, const fr_t* d_scalars, size_t n, void* d_scratch,
