@@ -41,16 +41,20 @@ uint64_t scratch_bytes(size_t n, bool split, size_t piece, bool streamed, const 
   return gpu::msm_launchers_t<P>::pieces_scratch_bytes(n, split, gpu::msm_pieces_t{piece, streamed}, t);
 }
 
-// The tuning a body runs a form with under `budget`: the default form
-// narrowed where its usual groups do not fit (the same work for dense
-// scalars, whose groups hold one window anyway; a few more passes over
-// the digits for boolean-heavy ones), so that a budget a little short of
-// the whole MSM still takes it in one piece.
+// The tuning a body runs a form with under `budget`. Where the default
+// form's usual groups do not fit: for dense scalars the default narrowed to
+// one window per group (the same work, their groups hold one window
+// anyway), so that a budget a little short of the whole MSM still takes it
+// in one piece; for boolean-heavy ones the lean form, because one window
+// per group makes their batch-affine form slower than no levels at all
+// (docs/benchmarks.md: default < lean < narrow at 2^27).
 template <class P>
-gpu::msm_tuning_t form_tuning(size_t n, bool split, size_t piece, bool streamed, bool lean, uint64_t budget) {
+gpu::msm_tuning_t form_tuning(size_t n, bool split, size_t piece, bool streamed, bool lean, bool dense,
+                              uint64_t budget) {
   if (lean) return tuning(true);
   const gpu::msm_tuning_t wide = tuning(false);
-  return scratch_bytes<P>(n, split, piece, streamed, wide) <= budget ? wide : tuning(false, true);
+  if (scratch_bytes<P>(n, split, piece, streamed, wide) <= budget) return wide;
+  return dense ? tuning(false, true) : tuning(true);
 }
 #endif
 
@@ -94,7 +98,9 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
   const bool split = m.split_from != gpu::msm_no_split;
   const uint64_t room = worker_scratch_room();
   uint64_t budget = std::min<uint64_t>(scratch_max, room);
-  auto form = [&](size_t piece, bool lean) { return form_tuning<P>(m.n, split, piece, m.streamed, lean, budget); };
+  auto form = [&](size_t piece, bool lean) {
+    return form_tuning<P>(m.n, split, piece, m.streamed, lean, m.dense, budget);
+  };
   auto bytes = [&](size_t piece, bool lean) -> uint64_t {
     return scratch_bytes<P>(m.n, split, piece, m.streamed, form(piece, lean));
   };
@@ -104,7 +110,7 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
     if (!plan.fits) return false;
     const gpu::msm_tuning_t tune = form(plan.piece, plan.lean);
     note_pieces_plan(m.phase, m.n, plan.piece, plan.count,
-                     plan.lean                 ? "lean"
+                     tune.affine_levels == 0   ? "lean"
                      : tune.group_windows == 1 ? "batch-affine, one window per group"
                                                : "batch-affine",
                      plan.bytes, budget, room, m.streamed);
