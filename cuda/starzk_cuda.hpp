@@ -160,8 +160,9 @@ struct msm_tuning_t {
 // queued on the stream before it has finished when it returns.
 // Scratch: from 2^23 digits per window group on (n >~ 2^19) it includes the
 // batch-affine arrays, ~14.8 GiB at n = 2^27 (~12.8 with one window per
-// group; what only one phase of a group uses shares bytes, msm_plan.cuh). Batch-affine levels read the bases
-// as 16-byte vectors; bases not 16-byte aligned run without them.
+// group; what only one phase of a group uses shares bytes, msm_plan.cuh).
+// Batch-affine levels read the bases as 16-byte vectors; bases not 16-byte
+// aligned run without them.
 size_t msm_g1_scratch_bytes(size_t n, const msm_tuning_t& tune = {});
 cudaError_t msm_g1(g1_xyzz_t* d_result, const g1_affine_t* d_bases, const fr_t* d_scalars, size_t n, void* d_scratch,
                    size_t scratch_bytes, cudaStream_t stream, const msm_tuning_t& tune = {},
