@@ -19,10 +19,11 @@ namespace starzk::gpu::msm_detail {
 constexpr uint32_t sign_bit = msm_sign_bit;
 constexpr unsigned max_windows = 128;              // W = ceil(256/c), c >= 2
 constexpr size_t group_entries = size_t(1) << 28;  // entries (digits) per window group
-// Batch-affine levels take 84 B per non-zero digit (two point arrays, and
-// the running products of the levels after the first): a group's non-zero
-// digits are held to this many (or n, if larger), so a random-scalar group
-// holds half the windows it would without them.
+// Batch-affine levels take 72 B per non-zero digit (two point arrays; the
+// running products of the levels after the first share the sort's bytes,
+// buffers_t::carve): a group's non-zero digits are held to this many (or n,
+// if larger), so a random-scalar group holds half the windows it would
+// without them.
 constexpr size_t group_entries_affine = size_t(1) << 27;
 // A batch-affine level has a fixed cost on top of its additions (a dozen
 // launches, the part of its inversion trees not hidden), so by default a
@@ -145,6 +146,7 @@ struct buffers_t {
   // (A's level 0, or X without levels), the live indices (every group),
   // the bucket bounds and counts, the affine point arrays (A, then X).
   static buffers_t carve(carve_t& cv, const plan_t& p) {
+    using A = decltype(X::x);  // a field element; an affine point is two
     buffers_t b{};
     b.keys_in = cv.take<uint32_t>(p.entries);
     b.vals_in = cv.take<uint32_t>(p.entries);
@@ -159,7 +161,6 @@ struct buffers_t {
     b.off_b = cv.take<uint32_t>(p.buckets + 1);
     b.windows = cv.take<X>(p.W);
     if (p.affine) {
-      using A = decltype(X::x);  // a field element; an affine point is two
       b.pts_a = cv.take<A>(2 * p.aff_a);
       b.pts_b = cv.take<A>(2 * p.aff_b);
     }
@@ -181,7 +182,6 @@ struct buffers_t {
     top = std::max(top, cv.used);
     // A
     if (p.affine) {
-      using A = decltype(X::x);
       cv.used = shared;
       b.pre = cv.take<A>(p.aff_b);
       b.tot = cv.take<A>(p.aff_tot);
