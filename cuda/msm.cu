@@ -9,19 +9,23 @@
 //     whose skip bit is clear, in order (cub::DeviceSelect). m comes back to
 //     the host (the one wait of the call: the sort sizes depend on it), and
 //     steps 1-2 run on m terms, not n. A boolean-heavy witness has few:
-//     after the prep_msm split (ones skipped) about a tenth. With
-//     batch-affine levels planned the same pass counts each window's
-//     non-zero digits (step 1's digits, one ballot per window and warp),
-//     and they come back with m: they size the window groups and the levels.
+//     after the prep_msm split (ones skipped) about a tenth. The same pass
+//     counts each window's non-zero digits (step 1's digits, one ballot per
+//     window and warp), and they come back with m: they size the sorts, the
+//     window groups and the batch-affine levels.
 //  1. digits: each live scalar leaves Montgomery form (one Fr product) and is
 //     cut into W = ceil(256/c) signed c-bit digits d in [-2^(c-1), 2^(c-1)]
 //     (d > 2^(c-1) becomes d - 2^c with a carry into the next window; the top
 //     window holds at most c-1 bits of a 255-bit scalar, so no carry is left).
-//     Key = |d| (bucket), value = point index | sign << 31. Zero digits get
-//     key 0, a bucket nobody reads.
-//  2. sort: per window, (key, value) pairs by key (cub::DeviceRadixSort, c
-//     key bits), so each bucket is one contiguous run; a kernel marks where
-//     each run starts and ends.
+//     Key = |d| (bucket), value = point index | sign << 31. In a window where
+//     at least an eighth of the digits are zero (step 0 counted them: a
+//     boolean-heavy witness has few non-zero digits above window 0) only the
+//     non-zero ones are written, each block taking its places with one
+//     atomic per window; elsewhere every live term's digit is, zero digits
+//     with key 0, a bucket nobody reads.
+//  2. sort: per window, the (key, value) pairs written by key
+//     (cub::DeviceRadixSort, c key bits), so each bucket is one contiguous
+//     run; a kernel marks where each run starts and ends.
 //  3a. batch-affine levels (msm_affine.cu): each level halves every
 //     bucket's run, adding its points in pairs with affine formulas whose
 //     inversions are shared by the whole level (about 6 Fp products per sum
@@ -86,16 +90,17 @@ SZK_D uint32_t signed_digit(const dev_fr_t& s, unsigned w, unsigned c, uint32_t&
   return v;
 }
 
+// Whether step 1 writes only the non-zero digits of a window that has nz of
+// them among m live terms (host and device decide alike).
+SZK_HD bool compact_window(size_t nz, size_t m) { return nz < m - m / 8; }
+
 // ---- 0. live terms ----
-// With `nonzero` set (batch-affine levels planned) also the number of
-// non-zero digits of each window over the live terms, which sizes the levels.
+// Also the number of non-zero digits of each window over the live terms.
 __global__ void __launch_bounds__(256) live_kernel(const dev_fr_t* scalars, const uint32_t* skip, size_t n, unsigned c,
                                                    unsigned W, uint8_t* live, uint32_t* nonzero) {
   __shared__ uint32_t counts[max_windows];
-  if (nonzero) {
-    for (unsigned w = threadIdx.x; w < W; w += blockDim.x) counts[w] = 0;
-    __syncthreads();
-  }
+  for (unsigned w = threadIdx.x; w < W; w += blockDim.x) counts[w] = 0;
+  __syncthreads();
   const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   bool is_live = false;
   if (i < n) {
@@ -103,49 +108,94 @@ __global__ void __launch_bounds__(256) live_kernel(const dev_fr_t* scalars, cons
     is_live = !skipped && !scalars[i].is_zero();
     live[i] = is_live;
   }
-  if (nonzero) {  // every lane runs the windows: one ballot per window and warp
-    const dev_fr_t s = is_live ? scalars[i].from_mont() : dev_fr_t::zero();
-    uint32_t carry = 0, sign;
-    for (unsigned w = 0; w < W; ++w) {
-      const unsigned k = __popc(__ballot_sync(0xffffffffu, signed_digit(s, w, c, carry, &sign) != 0));
-      if ((threadIdx.x & 31) == 0 && k) atomicAdd(&counts[w], k);
-    }
-    __syncthreads();
-    for (unsigned w = threadIdx.x; w < W; w += blockDim.x)
-      if (counts[w]) atomicAdd(&nonzero[w], counts[w]);
+  // Every lane runs the windows: one ballot per window and warp.
+  const dev_fr_t s = is_live ? scalars[i].from_mont() : dev_fr_t::zero();
+  uint32_t carry = 0, sign;
+  for (unsigned w = 0; w < W; ++w) {
+    const unsigned k = __popc(__ballot_sync(0xffffffffu, signed_digit(s, w, c, carry, &sign) != 0));
+    if ((threadIdx.x & 31) == 0 && k) atomicAdd(&counts[w], k);
   }
+  __syncthreads();
+  for (unsigned w = threadIdx.x; w < W; w += blockDim.x)
+    if (counts[w]) atomicAdd(&nonzero[w], counts[w]);
 }
 
 // ---- 1. digits ----
-// Live term k (point idx[k]); windows [w0, w1) of the group are stored at
-// (w - w0)·m + k.
-__global__ void __launch_bounds__(256) digits_kernel(const dev_fr_t* scalars, const uint32_t* idx, size_t m, unsigned c,
-                                                     unsigned w0, unsigned w1, uint32_t* keys, uint32_t* vals) {
+// Live term k (point idx[k]); window w of the group [w0, w1) is stored from
+// (w - w0)·m on: at k, or, in a compacted window (compact_window over
+// nonzero[w]), its non-zero digits only, at places taken from cursor[w - w0]
+// (zero before the launch) one block at a time. Order within a window is
+// free: the sort orders by key, and a bucket's sum does not depend on the
+// order of its points. Compact = false (no window of the group compacted,
+// as with random scalars) is the plain loop: no test, barrier or shared
+// array.
+template <bool Compact>
+__global__ void __launch_bounds__(256)
+    digits_kernel(const dev_fr_t* scalars, const uint32_t* idx, size_t m, unsigned c, unsigned w0, unsigned w1,
+                  const uint32_t* nonzero, uint32_t* cursor, uint32_t* keys, uint32_t* vals) {
+  constexpr unsigned warps = 256 / 32;
+  __shared__ uint32_t warp_base[warps + 1];  // the block's base last
   const size_t k = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (k >= m) return;
-  const uint32_t i = idx[k];
-  const dev_fr_t s = scalars[i].from_mont();
+  const bool in = k < m;  // with Compact every thread stays for the block's barriers
+  if (!Compact && !in) return;
+  const uint32_t i = in ? idx[k] : 0;
+  const dev_fr_t s = in ? scalars[i].from_mont() : dev_fr_t::zero();
+  const unsigned lane = threadIdx.x & 31, warp = threadIdx.x / 32;
   uint32_t carry = 0;
   for (unsigned w = 0; w < w1; ++w) {
     uint32_t sign;
     const uint32_t key = signed_digit(s, w, c, carry, &sign);
-    if (w >= w0) {
-      keys[(w - w0) * m + k] = key;
-      vals[(w - w0) * m + k] = i | sign;
+    if (w < w0) continue;
+    uint32_t* kw = keys + (w - w0) * m;
+    uint32_t* vw = vals + (w - w0) * m;
+    if (!Compact || !compact_window(nonzero[w], m)) {  // the same for the whole grid
+      if (in) {
+        kw[k] = key;
+        vw[k] = i | sign;
+      }
+      continue;
     }
+    const uint32_t ballot = __ballot_sync(0xffffffffu, key != 0);
+    if (lane == 0) warp_base[warp] = __popc(ballot);
+    __syncthreads();
+    if (threadIdx.x == 0) {  // the warps' places in the block, the block's in the window
+      uint32_t sum = 0;
+      for (unsigned j = 0; j < warps; ++j) {
+        const uint32_t v = warp_base[j];
+        warp_base[j] = sum;
+        sum += v;
+      }
+      warp_base[warps] = sum ? atomicAdd(&cursor[w - w0], sum) : 0;
+    }
+    __syncthreads();
+    if (key != 0) {
+      const uint32_t at = warp_base[warps] + warp_base[warp] + __popc(ballot & ((1u << lane) - 1));
+      kw[at] = key;
+      vw[at] = i | sign;
+    }
+    __syncthreads();  // warp_base is rewritten for the next window
   }
 }
 
+// Entries of window w (absolute) of the group: its non-zero digits when
+// compacted, else one per live term.
+SZK_HD size_t window_entries(const uint32_t* nonzero, unsigned w, size_t m) {
+  return compact_window(nonzero[w], m) ? nonzero[w] : m;
+}
+
 // ---- 2. run boundaries of the sorted keys ----
+// Window w of the group holds window_entries(w0 + w) sorted keys from w·m on.
 __global__ void __launch_bounds__(256)
-    bounds_kernel(const uint32_t* keys, size_t n, size_t entries, unsigned K, uint64_t* start, uint64_t* end) {
+    bounds_kernel(const uint32_t* keys, size_t m, size_t entries, unsigned w0, const uint32_t* nonzero, unsigned K,
+                  uint64_t* start, uint64_t* end) {
   const size_t k = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (k >= entries) return;
-  const size_t w = k / n, local = k - w * n;
+  const size_t w = k / m, local = k - w * m, len = window_entries(nonzero, unsigned(w0 + w), m);
+  if (local >= len) return;
   const uint32_t key = keys[k];
   const size_t g = w * (K + 1) + key;
   if (local == 0 || keys[k - 1] != key) start[g] = k;
-  if (local == n - 1 || keys[k + 1] != key) end[g] = k + 1;
+  if (local == len - 1 || keys[k + 1] != key) end[g] = k + 1;
 }
 
 // Chunks per bucket at level 1 (points) and later levels (partials).
@@ -230,9 +280,10 @@ cudaError_t run(typename C::host_xyzz_type* d_result, const typename C::host_aff
   phase_timer_t timer(tune.profile, s);
   SZK_TRY(timer.start());
 
-  // 0: live terms, m of them (the call's one wait).
-  uint32_t* nonzero = p.affine ? b.live_count + 1 : nullptr;
-  if (nonzero) SZK_TRY(cudaMemsetAsync(nonzero, 0, p.W * sizeof(uint32_t), s));
+  // 0: live terms, m of them, and the non-zero digits per window (the
+  // call's one wait).
+  uint32_t* nonzero = b.live_count + 1;
+  SZK_TRY(cudaMemsetAsync(nonzero, 0, p.W * sizeof(uint32_t), s));
   live_kernel<<<grid_for(n, 256), 256, 0, s>>>(scalars, d_skip, n, p.c, p.W, b.live, nonzero);
   SZK_CHECK_LAUNCH();
   {
@@ -241,7 +292,7 @@ cudaError_t run(typename C::host_xyzz_type* d_result, const typename C::host_aff
                                        b.live_count, int(n), s));
   }
   uint32_t counts[1 + max_windows] = {};  // m, then the non-zero digits per window
-  SZK_TRY(cudaMemcpyAsync(counts, b.live_count, (nonzero ? 1 + p.W : 1) * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
+  SZK_TRY(cudaMemcpyAsync(counts, b.live_count, (1 + p.W) * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
   SZK_TRY(cudaStreamSynchronize(s));
   const size_t m = counts[0];
   if (m == 0) {
@@ -264,18 +315,28 @@ cudaError_t run(typename C::host_xyzz_type* d_result, const typename C::host_aff
     }
     const size_t entries = size_t(gw) * m, buckets = size_t(gw) * (p.K + 1);
     // 1-2: digits, sort per window, run boundaries.
-    digits_kernel<<<grid_for(m, 256), 256, 0, s>>>(scalars, b.live_idx, m, p.c, w0, w0 + gw, b.keys_in, b.vals_in);
+    bool compact = false;
+    for (unsigned w = w0; w < w0 + gw; ++w) compact = compact || compact_window(counts[1 + w], m);
+    if (compact) {
+      SZK_TRY(cudaMemsetAsync(b.cursor, 0, gw * sizeof(uint32_t), s));
+      digits_kernel<true><<<grid_for(m, 256), 256, 0, s>>>(scalars, b.live_idx, m, p.c, w0, w0 + gw, nonzero, b.cursor,
+                                                           b.keys_in, b.vals_in);
+    } else {
+      digits_kernel<false><<<grid_for(m, 256), 256, 0, s>>>(scalars, b.live_idx, m, p.c, w0, w0 + gw, nonzero, b.cursor,
+                                                            b.keys_in, b.vals_in);
+    }
     SZK_CHECK_LAUNCH();
     SZK_TRY(timer.mark(phase_timer_t::digits));
     for (unsigned w = 0; w < gw; ++w) {
       size_t temp = p.sort_temp;
-      const size_t o = size_t(w) * m;
+      const size_t o = size_t(w) * m, items = window_entries(counts + 1, w0 + w, m);
+      if (items == 0) continue;
       SZK_TRY(cub::DeviceRadixSort::SortPairs(b.sort_temp, temp, b.keys_in + o, b.keys_out + o, b.vals_in + o,
-                                              b.vals_out + o, int(m), 0, int(p.c), s));
+                                              b.vals_out + o, int(items), 0, int(p.c), s));
     }
     SZK_TRY(cudaMemsetAsync(b.start, 0, buckets * sizeof(uint64_t), s));
     SZK_TRY(cudaMemsetAsync(b.end, 0, buckets * sizeof(uint64_t), s));
-    bounds_kernel<<<grid_for(entries, 256), 256, 0, s>>>(b.keys_out, m, entries, p.K, b.start, b.end);
+    bounds_kernel<<<grid_for(entries, 256), 256, 0, s>>>(b.keys_out, m, entries, w0, nonzero, p.K, b.start, b.end);
     SZK_CHECK_LAUNCH();
     SZK_TRY(timer.mark(phase_timer_t::sort));
 

@@ -124,7 +124,7 @@ template <class X>
 struct buffers_t {
   uint32_t *keys_in, *vals_in, *keys_out, *vals_out;
   uint8_t* live;
-  uint32_t *live_idx, *live_count;
+  uint32_t *live_idx, *live_count, *cursor;
   void* sort_temp;
   void* scan_temp;
   void* select_temp;
@@ -144,7 +144,8 @@ struct buffers_t {
   // of the three instead of their sum. The rest crosses phases: the unsorted
   // keys (A's sources) and values (A's and X's identity), the sorted values
   // (A's level 0, or X without levels), the live indices (every group),
-  // the bucket bounds and counts, the affine point arrays (A, then X).
+  // the digit counts and cursors, the bucket bounds and counts, the affine
+  // point arrays (A, then X).
   static buffers_t carve(carve_t& cv, const plan_t& p) {
     using A = decltype(X::x);  // a field element; an affine point is two
     buffers_t b{};
@@ -153,6 +154,7 @@ struct buffers_t {
     b.vals_out = cv.take<uint32_t>(p.entries);
     b.live_idx = cv.take<uint32_t>(p.n);
     b.live_count = cv.take<uint32_t>(1 + max_windows);  // m, then non-zero digits per window
+    b.cursor = cv.take<uint32_t>(max_windows);          // places taken in compacted windows
     b.scan_temp = cv.take<char>(p.scan_temp);
     b.start = cv.take<uint64_t>(p.buckets);
     b.end = cv.take<uint64_t>(p.buckets);

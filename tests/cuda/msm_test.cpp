@@ -3,7 +3,8 @@
 // any n the linear identity of the test bases P_i = Q + i·R:
 // sum s_i P_i = (sum s_i) Q + (sum i·s_i) R, computed in Fr (gpu_test_util.hpp).
 // Sizes 0, 1, 2, 2^k, 2^k + 1 up to 2^21 + 3; random, all-zero, all-one, r-1 and
-// boolean-heavy scalars; infinities among the bases; small windows and chunks
+// boolean-heavy scalars, and scalars below 2^64 (windows dense, sparse and
+// empty in one call); infinities among the bases; small windows and chunks
 // to force several folding levels; batch-affine levels forced at small n, and
 // bases repeated and negated so that their pairs double or cancel.
 #include <vector>
@@ -13,7 +14,7 @@
 namespace starzk::gpu::test {
 namespace {
 
-enum class dist_t { random, zero, one, minus_one, boolean_heavy };
+enum class dist_t { random, zero, one, minus_one, boolean_heavy, below_2_64 };
 
 std::vector<fr_t> make_scalars(std::mt19937_64& rng, size_t n, dist_t d) {
   std::vector<fr_t> s(n);
@@ -36,6 +37,9 @@ std::vector<fr_t> make_scalars(std::mt19937_64& rng, size_t n, dist_t d) {
         x = u < 45 ? fr_t::zero() : u < 90 ? fr_t::one() : fr_t::random(rng);
         break;
       }
+      case dist_t::below_2_64:
+        x = fr_t::from_u64(rng());
+        break;
     }
   }
   return s;
@@ -108,6 +112,29 @@ TEST(CudaMsm, BatchAffineLevels) {
   msm_tuning_t off{};
   off.affine_levels = 0;
   check_msm(rng, size_t(1) << 18, dist_t::random, off);
+}
+
+// Windows with few non-zero digits are written compacted (msm.cu, step 1):
+// scalars below 2^64 give, in one call, dense windows, the window that
+// holds bit 64 (non-zero only where a carry reaches it, about half the
+// terms, spread over many blocks), and empty ones above; boolean-heavy
+// ones a dense window 0 and sparse windows above. Each one window per
+// group and several, with and without batch-affine levels.
+TEST(CudaMsm, WindowsWithFewNonZeroDigits) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  for (unsigned group : {0u, 1u, 3u})
+    for (int levels : {0, 2}) {
+      msm_tuning_t t{16, 32, 128};
+      t.group_windows = group;
+      t.affine_levels = levels;
+      check_msm(rng, 5000, dist_t::below_2_64, t);
+      check_msm(rng, 5001, dist_t::boolean_heavy, t);
+      t.window_bits = 13;  // bit 64 inside a window
+      check_msm(rng, 4099, dist_t::below_2_64, t);
+    }
+  check_msm(rng, (size_t(1) << 17) + 3, dist_t::below_2_64);
+  check_msm(rng, 1, dist_t::below_2_64);
 }
 
 // Equal and opposite points in one bucket: bases +-P_(j mod 5) and three
