@@ -24,7 +24,7 @@
 //
 // Products: one point per thread (grid-stride), the XYZZ sum of its
 // digits' table entries, written as is (ZZ = 0 for O): the caller makes
-// them affine (groth16/setup_gpu.cpp does it on the host with one batched
+// them affine (src/keys/gpu_setup.cpp does it on the host with one batched
 // inversion per chunk of points, on all cores), which keeps the device side
 // to the accumulation alone.
 #include <algorithm>

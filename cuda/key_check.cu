@@ -5,7 +5,7 @@
 // records key = (index << 3) | fault in a 64-bit device word by atomicMin, so
 // the lowest failing index wins and carries its fault in the low bits.
 //
-// Streaming, as the GPU setup does it (groth16/setup_gpu.cpp): the n points
+// Streaming, as the GPU setup does it (src/keys/gpu_setup.cpp): the n points
 // are cut into pieces of `piece` points, fed through two slots, each with its
 // own stream, pinned host staging, device buffers and failure word. For
 // piece k in slot k mod 2: wait for the slot's previous piece (k - 2), copy

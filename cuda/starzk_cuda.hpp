@@ -309,7 +309,7 @@ cudaError_t qap_rows_snarkjs(fr_t* d_a, fr_t* d_b, fr_t* d_c, size_t n, const cs
 // out[i] = k[i]·G for one fixed base G of G1 or G2 (the development setup's
 // queries, src/groth16/setup.hpp), as XYZZ points in the host layout
 // (g1_xyzz_t / g2_xyzz_t; O has ZZ = 0); the caller converts to affine
-// (setup_gpu.cpp: on the host, batched). 8-bit comb (cuda/fixed_base.cu): a
+// (src/keys/gpu_setup.cpp: on the host, batched). 8-bit comb (cuda/fixed_base.cu): a
 // table of 32 x 256 affine multiples of G in caller memory (layout of
 // ec/comb_table.hpp: upload comb_table(G), or build it on the device with
 // *_table_init), then at most 31 mixed additions per point. Scalars:

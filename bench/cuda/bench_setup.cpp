@@ -2,7 +2,7 @@
 // fixed_base_g1 and fixed_base_g2 at n = 2^20, 2^22, 2^24 (or the log sizes
 // given as arguments), random scalars, table resident, output to device
 // memory (no host transfer: the setup pipeline overlaps those, see
-// src/groth16/setup_gpu.cpp). Prints CSV rows name,n,ms,ratio_to_floor.
+// src/keys/gpu_setup.cpp). Prints CSV rows name,n,ms,ratio_to_floor.
 // Floor: the products of the mixed additions alone, at the Fp product rate
 // fp_mul_probe measures (ceiling_fp_mul_per_s row):
 //   G1: 31 madd-2008-s x (8M + 2S)               = 310 Fp products per point;

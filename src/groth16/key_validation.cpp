@@ -1,6 +1,7 @@
 // validate_key and key_validator_t (key_validation.hpp): the CPU path, the
 // device choice, the background thread and the error text. The device
-// path is key_validation_gpu.cpp.
+// path is the installed GPU backend's (key_validation_gpu.hpp,
+// gpu_backend.hpp).
 //
 // The validator's thread takes queued queries one at a time: first it
 // chooses the device (and, for a GPU, creates its context, ~0.1 s that
@@ -24,7 +25,7 @@
 #include <vector>
 
 #include "ec/subgroup.hpp"
-#include "groth16/key_validation_gpu.hpp"  // declarations only; defined with CUDA in the build
+#include "groth16/key_validation_gpu.hpp"  // through the installed GPU backend (gpu_backend.hpp)
 #include "util/parallel.hpp"
 
 namespace starzk {
@@ -131,9 +132,7 @@ struct key_validator_t::state_t {
   std::string device, fallback;
   std::thread worker;
 
-#if STARZK_HAVE_CUDA
   std::unique_ptr<key_validation_detail::gpu_scanner_t> scanner;
-#endif
 
   // Where the checks run; on the worker thread, before the first query.
   void choose() {
@@ -141,21 +140,18 @@ struct key_validator_t::state_t {
     bool use_gpu = opt.device != setup_device_t::cpu && setup_gpu_available(&why_not);
     if (opt.device == setup_device_t::gpu && !use_gpu)
       throw std::runtime_error("key validation on the GPU: " + why_not + " (validate on the CPU instead)");
-#if STARZK_HAVE_CUDA
     if (!use_gpu && opt.device == setup_device_t::auto_) fallback = why_not;
     if (use_gpu) {
       gpu = true;
       try {
-        scanner = std::make_unique<key_validation_detail::gpu_scanner_t>();
+        scanner = key_validation_detail::make_gpu_scanner();
         device = key_validation_detail::gpu_device_name();
       } catch (const std::runtime_error& e) {
         give_up_device(e);
       }
     }
-#endif
   }
 
-#if STARZK_HAVE_CUDA
   // A device that failed: fatal when it was insisted on, else the CPU
   // takes this query and the rest.
   void give_up_device(const std::runtime_error& e) {
@@ -164,13 +160,11 @@ struct key_validator_t::state_t {
     scanner.reset();
     fallback = e.what();
   }
-#endif
 
   // One query on the device or the CPU; a device failure under auto moves
   // this query and the rest to the CPU.
   template <class P>
   std::optional<bad_point_t> scan(std::span<const affine_t<P>> points, bool inf_ok) {
-#if STARZK_HAVE_CUDA
     if (gpu) {
       try {
         return scanner->scan(points, inf_ok);
@@ -178,7 +172,6 @@ struct key_validator_t::state_t {
         give_up_device(e);
       }
     }
-#endif
     return scan_cpu(points, inf_ok, threads);
   }
 

@@ -1,7 +1,8 @@
-// Internal to starzk_groth16, compiled only with CUDA in the build: the
-// device half of validate_key (key_validation_gpu.cpp), one query at a time
-// through cuda/key_check.hpp. A gpu_scanner_t keeps the device's streams and
-// buffers from one query to the next (a key's six queries are six calls).
+// Internal to starzk_groth16: the device half of validate_key, one query at
+// a time. A gpu_scanner_t keeps the device's streams and buffers from one
+// query to the next (a key's six queries are six calls). The functions call
+// the installed GPU backend (gpu_backend.hpp; the CUDA one is
+// src/keys/gpu_key_check.cpp) and throw without one.
 #pragma once
 
 #include <cstdint>
@@ -28,19 +29,13 @@ std::string gpu_device_name();
 // Scans on CUDA device 0, one thread at a time. scan: every point of
 // `points` (canonical, on the curve, in the subgroup, O only when
 // infinity_ok): the lowest failing index and why, or std::nullopt. Throws
-// std::runtime_error naming the CUDA error (the constructor too).
+// std::runtime_error naming the CUDA error (make_gpu_scanner too).
 class gpu_scanner_t {
  public:
-  gpu_scanner_t();
-  ~gpu_scanner_t();
-  gpu_scanner_t(const gpu_scanner_t&) = delete;
-  gpu_scanner_t& operator=(const gpu_scanner_t&) = delete;
-  std::optional<bad_point_t> scan(std::span<const g1_affine_t> points, bool infinity_ok);
-  std::optional<bad_point_t> scan(std::span<const g2_affine_t> points, bool infinity_ok);
-
- private:
-  struct impl_t;
-  std::unique_ptr<impl_t> impl_;
+  virtual ~gpu_scanner_t() = default;
+  virtual std::optional<bad_point_t> scan(std::span<const g1_affine_t> points, bool infinity_ok) = 0;
+  virtual std::optional<bad_point_t> scan(std::span<const g2_affine_t> points, bool infinity_ok) = 0;
 };
+std::unique_ptr<gpu_scanner_t> make_gpu_scanner();
 
 }  // namespace starzk::key_validation_detail

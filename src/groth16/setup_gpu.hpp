@@ -1,7 +1,8 @@
-// Internal to starzk_groth16: the device half of setup() (setup_gpu.cpp).
-// setup.cpp computes the query scalars on the CPU and hands them here when
-// the fixed-base products run on a CUDA device. Without CUDA in the build
-// the functions exist but report that no device is usable.
+// Internal to starzk_groth16: the device half of setup(). setup.cpp
+// computes the query scalars on the CPU and hands them here when the
+// fixed-base products run on a CUDA device. The functions call the
+// installed GPU backend (gpu_backend.hpp); without one they report that no
+// device is usable (gpu_present) or throw saying so.
 #pragma once
 
 #include <cstdint>

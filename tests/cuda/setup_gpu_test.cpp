@@ -13,6 +13,7 @@
 
 #include "gen/filecoin_shape.hpp"
 #include "gpu_test_util.hpp"
+#include "groth16/gpu_backend.hpp"
 #include "groth16/prover.hpp"
 #include "groth16/setup.hpp"
 #include "groth16/verifier.hpp"
@@ -93,6 +94,16 @@ TEST_P(CudaSetup, GpuKeyEqualsCpuKey) {
   o.info = &info;
   EXPECT_TRUE(setup(cs, c.conv, tw, o) == cpu);
   EXPECT_TRUE(info.used_gpu);
+}
+
+// Linking starzk_gpu_backend installs the CUDA table before main (no GPU
+// needed to check): without it the GPU tests of setup and validation would
+// skip as if there were no device.
+TEST(CudaSetupBackend, InstalledByLinking) {
+  const groth16_gpu_backend_t* b = groth16_gpu_backend();
+  ASSERT_NE(b, nullptr);
+  std::string why;
+  if (!setup_gpu_available(&why)) EXPECT_EQ(why.find("no GPU backend"), std::string::npos) << why;
 }
 
 TEST(CudaSetupProve, GpuKeyProvesAndVerifies) {

@@ -2,7 +2,8 @@
 // cuda/key_check.hpp's check_g1 / check_g2 on device 0, which streams the
 // host points through the device in two slots of pieces and returns the
 // lowest failing index. Every CUDA error becomes a std::runtime_error
-// (validate_key's auto mode then falls back to the CPU).
+// (validate_key's auto mode then falls back to the CPU). Part of the GPU
+// backend of starzk_groth16 (gpu_backend.cpp installs it).
 //
 // Piece size: the call may use 64 MiB of device memory, i.e. pieces of
 // ~350k G1 points (32 MiB), so the staging copy of one piece overlaps the
@@ -10,15 +11,17 @@
 // call takes a whole 1M-point query as one piece and nothing overlaps:
 // at 2^20 on the H200 the six calls took 1.00 s against 0.74 s with 64 MiB
 // (256 MiB: 0.86 s; docs/benchmarks.md, "Cold starts on the H200").
-#include "groth16/key_validation_gpu.hpp"
-
 #include <cuda_runtime_api.h>
 
 #include <stdexcept>
 
 #include "cuda/key_check.hpp"
+#include "keys/gpu_backend_parts.hpp"
 
-namespace starzk::key_validation_detail {
+namespace starzk::keys::gpu_backend_detail {
+
+using key_validation_detail::bad_point_t;
+using key_validation_detail::key_fault_t;
 
 namespace {
 
@@ -68,24 +71,30 @@ std::string gpu_device_name() {
   return std::string("GPU 0: ") + prop.name;
 }
 
-struct gpu_scanner_t::impl_t {
-  gpu::key_check_context_t ctx;
+namespace {
+
+// cudaFree(0) creates the device's context in the constructor, so that its
+// cost falls on the thread that owns the scanner rather than on the first
+// query.
+class scanner_t final : public key_validation_detail::gpu_scanner_t {
+ public:
+  scanner_t() {
+    check(cudaSetDevice(0), "cudaSetDevice");
+    check(cudaFree(nullptr), "cudaFree(0)");
+  }
+  std::optional<bad_point_t> scan(std::span<const g1_affine_t> points, bool infinity_ok) override {
+    return gpu_backend_detail::scan<g1_affine_t>(points, infinity_ok, gpu::check_g1, "check_g1", &ctx_);
+  }
+  std::optional<bad_point_t> scan(std::span<const g2_affine_t> points, bool infinity_ok) override {
+    return gpu_backend_detail::scan<g2_affine_t>(points, infinity_ok, gpu::check_g2, "check_g2", &ctx_);
+  }
+
+ private:
+  gpu::key_check_context_t ctx_;
 };
 
-// cudaFree(0) creates the device's context here, so that its cost falls
-// on the thread that owns the scanner rather than on the first query.
-gpu_scanner_t::gpu_scanner_t() : impl_(std::make_unique<impl_t>()) {
-  check(cudaSetDevice(0), "cudaSetDevice");
-  check(cudaFree(nullptr), "cudaFree(0)");
-}
-gpu_scanner_t::~gpu_scanner_t() = default;
+}  // namespace
 
-std::optional<bad_point_t> gpu_scanner_t::scan(std::span<const g1_affine_t> points, bool infinity_ok) {
-  return key_validation_detail::scan<g1_affine_t>(points, infinity_ok, gpu::check_g1, "check_g1", &impl_->ctx);
-}
+std::unique_ptr<key_validation_detail::gpu_scanner_t> make_scanner() { return std::make_unique<scanner_t>(); }
 
-std::optional<bad_point_t> gpu_scanner_t::scan(std::span<const g2_affine_t> points, bool infinity_ok) {
-  return key_validation_detail::scan<g2_affine_t>(points, infinity_ok, gpu::check_g2, "check_g2", &impl_->ctx);
-}
-
-}  // namespace starzk::key_validation_detail
+}  // namespace starzk::keys::gpu_backend_detail

@@ -16,43 +16,26 @@
 // chunk·(32 + 384) B for G2 (1.6 GiB per slot at the default chunk of
 // 2^22, G2 pass).
 //
-// Without CUDA in the build only gpu_present exists here, and says so.
-#include "groth16/setup_gpu.hpp"
-
-#include <stdexcept>
-
-#if STARZK_HAVE_CUDA
+// Part of the GPU backend of starzk_groth16 (gpu_backend.cpp installs it).
 #include <cuda_runtime_api.h>
 
 #include <cstring>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
 #include "cuda/starzk_cuda.hpp"
 #include "cuda/starzk_cuda_host.hpp"
 #include "ec/comb_table.hpp"
 #include "ec/xyzz.hpp"
+#include "keys/gpu_backend_parts.hpp"
 #include "util/parallel.hpp"
-#endif
 
-namespace starzk::setup_detail {
+namespace starzk::keys::gpu_backend_detail {
 
-#if !STARZK_HAVE_CUDA
-
-bool gpu_present(std::string* why) {
-  if (why) *why = "this starzk was built without CUDA (no nvcc at configure time, or -DSTARZK_CUDA=OFF)";
-  return false;
-}
-
-std::string fixed_base_queries_gpu(proving_key_t&, const query_scalars_t&, uint64_t, unsigned) {
-  throw std::runtime_error("setup: this starzk was built without CUDA");
-}
-
-std::string fixed_base_stream_gpu(const query_scalars_t&, const query_sinks_t&, uint64_t, unsigned) {
-  throw std::runtime_error("setup: this starzk was built without CUDA");
-}
-
-#else
+using setup_detail::point_sink_fn;
+using setup_detail::query_scalars_t;
+using setup_detail::query_sinks_t;
 
 namespace {
 
@@ -197,7 +180,7 @@ void run_group(const group_ops_t<P>& ops, const affine_t<P>& g, const std::vecto
 
 }  // namespace
 
-bool gpu_present(std::string* why) {
+bool cuda_device_present(std::string* why) {
   int n = 0;
   const cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess) {
@@ -231,7 +214,7 @@ std::string run_queries(const std::vector<query_t<g1_affine_t> >& g1_queries, co
 
 }  // namespace
 
-std::string fixed_base_queries_gpu(proving_key_t& pk, const query_scalars_t& s, uint64_t chunk, unsigned threads) {
+std::string fixed_base_queries(proving_key_t& pk, const query_scalars_t& s, uint64_t chunk, unsigned threads) {
   pk.a.assign(s.u.size(), g1_affine_t{});
   pk.b_g1.assign(s.v.size(), g1_affine_t{});
   pk.l.assign(s.l.size(), g1_affine_t{});
@@ -246,8 +229,7 @@ std::string fixed_base_queries_gpu(proving_key_t& pk, const query_scalars_t& s, 
                      {s.v.data(), s.v.size(), pk.b_g2.data()}, chunk, threads);
 }
 
-std::string fixed_base_stream_gpu(const query_scalars_t& s, const query_sinks_t& sinks, uint64_t chunk,
-                                  unsigned threads) {
+std::string fixed_base_stream(const query_scalars_t& s, const query_sinks_t& sinks, uint64_t chunk, unsigned threads) {
   return run_queries({{s.u.data(), s.u.size(), nullptr, sinks.a},
                       {s.v.data(), s.v.size(), nullptr, sinks.b_g1},
                       {s.l.data(), s.l.size(), nullptr, sinks.l},
@@ -256,6 +238,4 @@ std::string fixed_base_stream_gpu(const query_scalars_t& s, const query_sinks_t&
                      {s.v.data(), s.v.size(), nullptr, sinks.b_g2}, chunk, threads);
 }
 
-#endif
-
-}  // namespace starzk::setup_detail
+}  // namespace starzk::keys::gpu_backend_detail
