@@ -12,7 +12,7 @@
 #                   validated (every point on its curve and in its
 #                   subgroup, which snarkjs does not do), best of 2
 #   starzk_warm_s   the same with the record of that key present (a hash
-#                   and an on-curve pass instead of the subgroup tests),
+#                   and the queries decoded without curve checks),
 #                   best of 3
 #   starzk_cache_s  starzk prove --zkey key.szkc (the mmap-loaded cache,
 #                   remembered by `starzk cache`), best of 3

@@ -56,9 +56,16 @@ namespace starzk {
 // validator may read it while the rest is decoded; the other fields are
 // not final until read_zkey returns. An exception from on_query ends the
 // read with that exception.
+//
+// vouched, when set, is asked before each of the large queries (a, b_g1,
+// b_g2, l, h; so after on_query of ic): true means the caller vouches for
+// the file's points (its digest is that of a key validated before), and
+// the query is decoded with coordinates checked below q but no curve,
+// infinity or subgroup check.
 struct zkey_read_options_t {
   decode_check check = decode_check::full;
   std::function<void(key_query_t, const proving_key_t&)> on_query;
+  std::function<bool()> vouched;
 };
 
 proving_key_t read_zkey(const std::filesystem::path& file);

@@ -241,6 +241,25 @@ TEST_F(malformed_test, zkey_queries) {
   // Infinity is legitimate in A (a wire absent from A): zero a point and read.
   p = mutate("circuit.zkey", "a-inf.zkey", [&](bytes_t& b) { std::fill_n(b.begin() + at(b, 5, 3, 96), 96, 0); });
   EXPECT_TRUE(read_zkey(p).a[3].is_infinity());
+  // A caller that vouches for the file (zkey_read_options_t::vouched: its
+  // digest is that of a validated key) gets the large queries without the
+  // curve and infinity checks, asked once per query, from A on; the
+  // coordinates are still checked below q.
+  int asked = 0;
+  zkey_read_options_t trusting{.check = decode_check::on_curve, .vouched = [&] { return ++asked > 0; }};
+  p = mutate("circuit.zkey", "b2-off-vouched.zkey", [&](bytes_t& b) { b[at(b, 7, 1, 192) + 150] ^= 4; });
+  EXPECT_NO_THROW((void)read_zkey(p, trusting));
+  EXPECT_EQ(asked, 5);
+  p = mutate("circuit.zkey", "h-inf-vouched.zkey",
+             [&](bytes_t& b) { std::fill_n(b.begin() + at(b, 9, 5, 96), 96, 0); });
+  EXPECT_NO_THROW((void)read_zkey(p, trusting));
+  p = mutate("circuit.zkey", "c-q-vouched.zkey",
+             [&](bytes_t& b) { std::fill_n(b.begin() + at(b, 8, 0, 96), 48, 0xFF); });
+  expect_io_error([&] { read_zkey(p, trusting); }, p, "section 8 (C query): point 0: a coordinate is not below q");
+  // Not vouched: the same off-curve point is refused.
+  zkey_read_options_t doubting{.check = decode_check::on_curve, .vouched = [] { return false; }};
+  p = mutate("circuit.zkey", "b2-off-doubted.zkey", [&](bytes_t& b) { b[at(b, 7, 1, 192) + 150] ^= 4; });
+  expect_io_error([&] { read_zkey(p, doubting); }, p, "section 7 (B2 query): point 1 is not on the curve");
 }
 
 // ---- JSON --------------------------------------------------------------------

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Warm `starzk prove --zkey` of two starzk binaries, alternated run by run
+# on the keys, witnesses and validation records that vs-snarkjs.sh left in
+# its OUT_DIR (k<k>/key.zkey, witness-0.wtns, records), so both see the same
+# machine state. Prints per size the fastest and the median wall seconds of
+# each binary and the ratio of the medians (B over A).
+#
+#   bench/groth16/warm-ab.sh A_BIN B_BIN VS_OUT_DIR [RUNS] [SIZES...]
+set -euo pipefail
+a=${1:?usage: warm-ab.sh A_BIN B_BIN VS_OUT_DIR [RUNS] [SIZES...]}
+b=${2:?usage}
+dir=${3:?usage}
+runs=${4:-15}
+shift $(( $# > 4 ? 4 : $# )) || true
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(14 16)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+now() { date +%s.%N; }
+for k in "${sizes[@]}"; do
+  d="$dir/k$k"
+  [ -f "$d/key.zkey" ] || { echo "warm-ab: $d/key.zkey missing: run vs-snarkjs.sh first" >&2; exit 1; }
+  : > "$tmp/a"; : > "$tmp/b"
+  for _ in $(seq 1 "$runs"); do
+    for side in a b; do
+      bin=$a; [ $side = b ] && bin=$b
+      t0=$(now)
+      STARZK_VALIDATED_KEYS="$d/records" "$bin" prove --zkey "$d/key.zkey" --wtns "$d/witness-0.wtns" \
+        --proof "$tmp/p.json" --public "$tmp/pub.json" > /dev/null 2>&1 \
+        || { echo "warm-ab: $bin failed at 2^$k" >&2; exit 1; }
+      echo "$(now) - $t0" | bc >> "$tmp/$side"
+    done
+  done
+  med() { sort -n "$1" | sed -n "$(( (runs + 1) / 2 ))p"; }
+  printf '2^%s A min %.3f median %.3f  B min %.3f median %.3f  B/A %.3f\n' "$k" \
+    "$(sort -n "$tmp/a" | head -1)" "$(med "$tmp/a")" "$(sort -n "$tmp/b" | head -1)" "$(med "$tmp/b")" \
+    "$(echo "$(med "$tmp/b") / $(med "$tmp/a")" | bc -l)"
+done
