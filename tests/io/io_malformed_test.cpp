@@ -246,7 +246,9 @@ TEST_F(malformed_test, zkey_queries) {
   // curve and infinity checks, asked once per query, from A on; the
   // coordinates are still checked below q.
   int asked = 0;
-  zkey_read_options_t trusting{.check = decode_check::on_curve, .vouched = [&] { return ++asked > 0; }};
+  zkey_read_options_t trusting;
+  trusting.check = decode_check::on_curve;
+  trusting.vouched = [&] { return ++asked > 0; };
   p = mutate("circuit.zkey", "b2-off-vouched.zkey", [&](bytes_t& b) { b[at(b, 7, 1, 192) + 150] ^= 4; });
   EXPECT_NO_THROW((void)read_zkey(p, trusting));
   EXPECT_EQ(asked, 5);
@@ -257,7 +259,9 @@ TEST_F(malformed_test, zkey_queries) {
              [&](bytes_t& b) { std::fill_n(b.begin() + at(b, 8, 0, 96), 48, 0xFF); });
   expect_io_error([&] { read_zkey(p, trusting); }, p, "section 8 (C query): point 0: a coordinate is not below q");
   // Not vouched: the same off-curve point is refused.
-  zkey_read_options_t doubting{.check = decode_check::on_curve, .vouched = [] { return false; }};
+  zkey_read_options_t doubting;
+  doubting.check = decode_check::on_curve;
+  doubting.vouched = [] { return false; };
   p = mutate("circuit.zkey", "b2-off-doubted.zkey", [&](bytes_t& b) { b[at(b, 7, 1, 192) + 150] ^= 4; });
   expect_io_error([&] { read_zkey(p, doubting); }, p, "section 7 (B2 query): point 1 is not on the curve");
 }
