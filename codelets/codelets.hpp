@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,16 @@ double ntt_h_flops(const partition_state_t& p);
 double prep_msm_flops(const partition_state_t& p);
 double msm_flops(const partition_state_t& p, msm_query_t q);
 double b_g2_msm_flops(const partition_state_t& p);
+
+// The key's device NTT domain, ntt_h's buffer 3 (ntt_h.cpp), for a
+// 2^log_n domain with the full twiddle tables or lean: its bytes, 0 where
+// no CUDA body takes that size (no CUDA in the build, or log_n outside the
+// kernels' 1..27); and its contents, built on the host into `out` of
+// exactly that many bytes (throws std::runtime_error where the size is 0
+// or wrong, or the build fails). The key registration (dag/key_bundle.cpp)
+// and its memory plan use them.
+uint64_t ntt_h_domain_bytes(unsigned log_n, bool lean);
+void build_ntt_h_domain(std::span<fr_t> out, unsigned log_n, root_convention_t conv, bool lean);
 
 // Bytes the prep_msm result may hold at most (bitmaps + full tails): what
 // the memory budget reserves before prep_msm runs.

@@ -86,6 +86,30 @@ void detail::h_phase_on_host(const partition_state_t& p, std::span<fr_t> a, std:
     h_phase_snarkjs(a, b, c, *p.key.domain, p.threads);
 }
 
+uint64_t ntt_h_domain_bytes(unsigned log_n, bool lean) {
+#if STARZK_CODELETS_CUDA
+  if (log_n >= 1 && log_n <= gpu::ntt_max_log)
+    return gpu::ntt_domain_bytes(log_n, lean ? gpu::ntt_tables_t::lean : gpu::ntt_tables_t::full);
+#else
+  (void)log_n, (void)lean;
+#endif
+  return 0;
+}
+
+void build_ntt_h_domain(std::span<fr_t> out, unsigned log_n, root_convention_t conv, bool lean) {
+  const uint64_t bytes = ntt_h_domain_bytes(log_n, lean);
+  if (bytes == 0 || out.size_bytes() != bytes)
+    throw std::runtime_error("no device NTT domain of 2^" + std::to_string(log_n) + " in " +
+                             std::to_string(out.size_bytes()) + " bytes in this build");
+#if STARZK_CODELETS_CUDA
+  if (gpu::ntt_domain_build_host(out.data(), log_n, conv, lean ? gpu::ntt_tables_t::lean : gpu::ntt_tables_t::full) !=
+      cudaSuccess)
+    throw std::runtime_error("cannot build the device NTT domain of 2^" + std::to_string(log_n));
+#else
+  (void)conv;
+#endif
+}
+
 double ntt_h_flops(const partition_state_t& p) {
   const double n = double(p.key.pk->domain_size);
   double log_n = 0;

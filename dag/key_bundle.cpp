@@ -15,10 +15,6 @@
 #include "runtime/starpu_session.hpp"
 #include "util/config.hpp"
 
-#if STARZK_CODELETS_CUDA
-#include "cuda/starzk_cuda.hpp"
-#endif
-
 namespace starzk::dag {
 
 namespace {
@@ -152,11 +148,13 @@ std::vector<const sparse_matrix_t*> key_bundle_t::spmv_matrices() const {
 void key_bundle_t::register_device_domain() {
 #if STARZK_CODELETS_CUDA
   const unsigned log_n = log2_exact(pk_->domain_size);
-  if (starpu_cuda_worker_get_count() > 0 && log_n >= 1 && log_n <= gpu::ntt_max_log) {
-    const auto tables = memory_plan_.lean_domain ? gpu::ntt_tables_t::lean : gpu::ntt_tables_t::full;
-    device_domain_.resize(gpu::ntt_domain_bytes(log_n, tables) / sizeof(fr_t));
-    if (gpu::ntt_domain_build_host(device_domain_.data(), log_n, pk_->convention, tables) != cudaSuccess)
-      throw std::runtime_error(name_ + ": cannot build the device NTT domain");
+  if (starpu_cuda_worker_get_count() > 0 && codelets::ntt_h_domain_bytes(log_n, memory_plan_.lean_domain) > 0) {
+    device_domain_.resize(codelets::ntt_h_domain_bytes(log_n, memory_plan_.lean_domain) / sizeof(fr_t));
+    try {
+      codelets::build_ntt_h_domain(device_domain_, log_n, pk_->convention, memory_plan_.lean_domain);
+    } catch (const std::runtime_error& e) {
+      throw std::runtime_error(name_ + ": " + e.what());
+    }
   }
 #endif
   register_vector(domain_h_, device_domain_.data(), device_domain_.size(), sizeof(fr_t));
@@ -189,9 +187,8 @@ void key_bundle_t::plan_device_memory() {
     }
   if (in.device == UINT64_MAX) return;  // StarPU counts no device memory: no plan
   const unsigned log_n = log2_exact(pk.domain_size);
-  in.key_fixed = log_n >= 1 && log_n <= gpu::ntt_max_log ? gpu::ntt_domain_bytes(log_n) : 0;
-  in.key_fixed_lean =
-      log_n >= 1 && log_n <= gpu::ntt_max_log ? gpu::ntt_domain_bytes(log_n, gpu::ntt_tables_t::lean) : 0;
+  in.key_fixed = codelets::ntt_h_domain_bytes(log_n, false);
+  in.key_fixed_lean = codelets::ntt_h_domain_bytes(log_n, true);
   in.headroom = in.device / 64;  // StarPU's and CUB's small buffers, the driver's share
   for (const sparse_matrix_t* m : spmv_matrices())
     in.key_optional += m->row_ptr.size() * sizeof(uint64_t) + m->col.size() * sizeof(uint32_t) +
