@@ -3,7 +3,8 @@
 # on the keys, witnesses and validation records that vs-snarkjs.sh left in
 # its OUT_DIR (k<k>/key.zkey, witness-0.wtns, records), so both see the same
 # machine state. Prints per size the fastest and the median wall seconds of
-# each binary and the ratio of the medians (B over A).
+# each binary and the ratio of the medians (B over A). STARZK_AB_KEY picks
+# another key file of the same folders (key.szkc: the key cache).
 #
 #   bench/groth16/warm-ab.sh A_BIN B_BIN VS_OUT_DIR [RUNS] [SIZES...]
 set -euo pipefail
@@ -14,18 +15,19 @@ runs=${4:-15}
 shift $(( $# > 4 ? 4 : $# )) || true
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(14 16)
+key=${STARZK_AB_KEY:-key.zkey}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 now() { date +%s.%N; }
 for k in "${sizes[@]}"; do
   d="$dir/k$k"
-  [ -f "$d/key.zkey" ] || { echo "warm-ab: $d/key.zkey missing: run vs-snarkjs.sh first" >&2; exit 1; }
+  [ -f "$d/$key" ] || { echo "warm-ab: $d/$key missing: run vs-snarkjs.sh first" >&2; exit 1; }
   : > "$tmp/a"; : > "$tmp/b"
   for _ in $(seq 1 "$runs"); do
     for side in a b; do
       bin=$a; [ $side = b ] && bin=$b
       t0=$(now)
-      STARZK_VALIDATED_KEYS="$d/records" "$bin" prove --zkey "$d/key.zkey" --wtns "$d/witness-0.wtns" \
+      STARZK_VALIDATED_KEYS="$d/records" "$bin" prove --zkey "$d/$key" --wtns "$d/witness-0.wtns" \
         --proof "$tmp/p.json" --public "$tmp/pub.json" > /dev/null 2>&1 \
         || { echo "warm-ab: $bin failed at 2^$k" >&2; exit 1; }
       echo "$(now) - $t0" | bc >> "$tmp/$side"
