@@ -4,7 +4,8 @@
 # its OUT_DIR (k<k>/key.zkey, witness-0.wtns, records), so both see the same
 # machine state. Prints per size the fastest and the median wall seconds of
 # each binary and the ratio of the medians (B over A). STARZK_AB_KEY picks
-# another key file of the same folders (key.szkc: the key cache).
+# another key file of the same folders (key.szkc: the key cache; key.params:
+# a bellman key, proved with the folder's circuit.r1cs).
 #
 #   bench/groth16/warm-ab.sh A_BIN B_BIN VS_OUT_DIR [RUNS] [SIZES...]
 set -euo pipefail
@@ -22,12 +23,14 @@ now() { date +%s.%N; }
 for k in "${sizes[@]}"; do
   d="$dir/k$k"
   [ -f "$d/$key" ] || { echo "warm-ab: $d/$key missing: run vs-snarkjs.sh first" >&2; exit 1; }
+  key_args=(--zkey "$d/$key")
+  [[ $key == *.params ]] && key_args=(--params "$d/$key" --r1cs "$d/circuit.r1cs")
   : > "$tmp/a"; : > "$tmp/b"
   for _ in $(seq 1 "$runs"); do
     for side in a b; do
       bin=$a; [ $side = b ] && bin=$b
       t0=$(now)
-      STARZK_VALIDATED_KEYS="$d/records" "$bin" prove --zkey "$d/$key" --wtns "$d/witness-0.wtns" \
+      STARZK_VALIDATED_KEYS="$d/records" "$bin" prove "${key_args[@]}" --wtns "$d/witness-0.wtns" \
         --proof "$tmp/p.json" --public "$tmp/pub.json" > /dev/null 2>&1 \
         || { echo "warm-ab: $bin failed at 2^$k" >&2; exit 1; }
       echo "$(now) - $t0" | bc >> "$tmp/$side"

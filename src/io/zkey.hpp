@@ -65,7 +65,7 @@ namespace starzk {
 struct zkey_read_options_t {
   decode_check check = decode_check::full;
   std::function<void(key_query_t, const proving_key_t&)> on_query;
-  std::function<bool()> vouched;
+  std::function<bool()> vouched = nullptr;
 };
 
 proving_key_t read_zkey(const std::filesystem::path& file);
