@@ -21,8 +21,8 @@
 //     at least an eighth of the digits are zero (step 0 counted them: a
 //     boolean-heavy witness has few non-zero digits above window 0) only the
 //     non-zero ones are written, each block taking its places with one
-//     atomic per window; elsewhere every live term's digit is, zero digits
-//     with key 0, a bucket nobody reads.
+//     atomic per window; elsewhere every live term's digit is written, a
+//     zero digit with key 0, a bucket nobody reads.
 //  2. sort: per window, the (key, value) pairs written by key
 //     (cub::DeviceRadixSort, c key bits), so each bucket is one contiguous
 //     run; a kernel marks where each run starts and ends.
@@ -55,148 +55,19 @@
 // in two groups of 8 windows, a boolean-heavy witness still in one. Step 1
 // recomputes the signed-digit carries from window 0 for each group (one Fr
 // product and a few shifts per scalar: cheap next to a window's additions).
-// The level-1 accumulation, the hot loop, lives in msm_accumulate.cu (for G1
-// with the Fp product inlined).
+// Steps 0-2's kernels live in msm_digits.cuh. The level-1 accumulation, the
+// hot loop, lives in msm_accumulate.cu (for G1 with the Fp product inlined).
 // The window c minimises W·(n + w·2^c) madd-equivalents, w = the curve's
 // bucket_weight (G1 10, G2 8: msm_curve.cuh). A G2 MSM needs twice the
 // bytes per bucket partial (384 B); the key/value arrays do not change.
 // The result is an XYZZ point written to device memory.
+#include "cuda/msm_digits.cuh"
 #include "cuda/msm_plan.cuh"
 
 namespace starzk::gpu {
 namespace {
 
 using namespace msm_detail;
-
-// Signed c-bit digit w of the canonical scalar s (step 1 of the file
-// comment), windows taken in order from 0 with `carry` threaded through:
-// returns the key |d| and sets *sign for d < 0.
-SZK_D uint32_t signed_digit(const dev_fr_t& s, unsigned w, unsigned c, uint32_t& carry, uint32_t* sign) {
-  const uint32_t mask = (1u << c) - 1, half = 1u << (c - 1);
-  const unsigned pos = w * c, limb = pos / 32, off = pos % 32;
-  uint32_t v = 0;
-  if (limb < 8) {
-    v = s.l[limb] >> off;
-    if (off && limb + 1 < 8) v |= s.l[limb + 1] << (32 - off);
-  }
-  v = (v & mask) + carry;
-  carry = 0;
-  *sign = 0;
-  if (v > half) {  // d = v - 2^c < 0
-    carry = 1;
-    *sign = sign_bit;
-    return (1u << c) - v;
-  }
-  return v;
-}
-
-// Whether step 1 writes only the non-zero digits of a window that has nz of
-// them among m live terms (host and device decide alike).
-SZK_HD bool compact_window(size_t nz, size_t m) { return nz < m - m / 8; }
-
-// ---- 0. live terms ----
-// Also the number of non-zero digits of each window over the live terms.
-__global__ void __launch_bounds__(256) live_kernel(const dev_fr_t* scalars, const uint32_t* skip, size_t n, unsigned c,
-                                                   unsigned W, uint8_t* live, uint32_t* nonzero) {
-  __shared__ uint32_t counts[max_windows];
-  for (unsigned w = threadIdx.x; w < W; w += blockDim.x) counts[w] = 0;
-  __syncthreads();
-  const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  bool is_live = false;
-  if (i < n) {
-    const bool skipped = skip && ((skip[i >> 5] >> (i & 31)) & 1);
-    is_live = !skipped && !scalars[i].is_zero();
-    live[i] = is_live;
-  }
-  // Every lane runs the windows: one ballot per window and warp.
-  const dev_fr_t s = is_live ? scalars[i].from_mont() : dev_fr_t::zero();
-  uint32_t carry = 0, sign;
-  for (unsigned w = 0; w < W; ++w) {
-    const unsigned k = __popc(__ballot_sync(0xffffffffu, signed_digit(s, w, c, carry, &sign) != 0));
-    if ((threadIdx.x & 31) == 0 && k) atomicAdd(&counts[w], k);
-  }
-  __syncthreads();
-  for (unsigned w = threadIdx.x; w < W; w += blockDim.x)
-    if (counts[w]) atomicAdd(&nonzero[w], counts[w]);
-}
-
-// ---- 1. digits ----
-// Live term k (point idx[k]); window w of the group [w0, w1) is stored from
-// (w - w0)·m on: at k, or, in a compacted window (compact_window over
-// nonzero[w]), its non-zero digits only, at places taken from cursor[w - w0]
-// (zero before the launch) one block at a time. Order within a window is
-// free: the sort orders by key, and a bucket's sum does not depend on the
-// order of its points. Compact = false (no window of the group compacted,
-// as with random scalars) is the plain loop: no test, barrier or shared
-// array.
-template <bool Compact>
-__global__ void __launch_bounds__(256)
-    digits_kernel(const dev_fr_t* scalars, const uint32_t* idx, size_t m, unsigned c, unsigned w0, unsigned w1,
-                  const uint32_t* nonzero, uint32_t* cursor, uint32_t* keys, uint32_t* vals) {
-  constexpr unsigned warps = 256 / 32;
-  __shared__ uint32_t warp_base[warps + 1];  // the block's base last
-  const size_t k = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  const bool in = k < m;  // with Compact every thread stays for the block's barriers
-  if (!Compact && !in) return;
-  const uint32_t i = in ? idx[k] : 0;
-  const dev_fr_t s = in ? scalars[i].from_mont() : dev_fr_t::zero();
-  const unsigned lane = threadIdx.x & 31, warp = threadIdx.x / 32;
-  uint32_t carry = 0;
-  for (unsigned w = 0; w < w1; ++w) {
-    uint32_t sign;
-    const uint32_t key = signed_digit(s, w, c, carry, &sign);
-    if (w < w0) continue;
-    uint32_t* kw = keys + (w - w0) * m;
-    uint32_t* vw = vals + (w - w0) * m;
-    if (!Compact || !compact_window(nonzero[w], m)) {  // the same for the whole grid
-      if (in) {
-        kw[k] = key;
-        vw[k] = i | sign;
-      }
-      continue;
-    }
-    const uint32_t ballot = __ballot_sync(0xffffffffu, key != 0);
-    if (lane == 0) warp_base[warp] = __popc(ballot);
-    __syncthreads();
-    if (threadIdx.x == 0) {  // the warps' places in the block, the block's in the window
-      uint32_t sum = 0;
-      for (unsigned j = 0; j < warps; ++j) {
-        const uint32_t v = warp_base[j];
-        warp_base[j] = sum;
-        sum += v;
-      }
-      warp_base[warps] = sum ? atomicAdd(&cursor[w - w0], sum) : 0;
-    }
-    __syncthreads();
-    if (key != 0) {
-      const uint32_t at = warp_base[warps] + warp_base[warp] + __popc(ballot & ((1u << lane) - 1));
-      kw[at] = key;
-      vw[at] = i | sign;
-    }
-    __syncthreads();  // warp_base is rewritten for the next window
-  }
-}
-
-// Entries of window w (absolute) of the group: its non-zero digits when
-// compacted, else one per live term.
-SZK_HD size_t window_entries(const uint32_t* nonzero, unsigned w, size_t m) {
-  return compact_window(nonzero[w], m) ? nonzero[w] : m;
-}
-
-// ---- 2. run boundaries of the sorted keys ----
-// Window w of the group holds window_entries(w0 + w) sorted keys from w·m on.
-__global__ void __launch_bounds__(256)
-    bounds_kernel(const uint32_t* keys, size_t m, size_t entries, unsigned w0, const uint32_t* nonzero, unsigned K,
-                  uint64_t* start, uint64_t* end) {
-  const size_t k = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (k >= entries) return;
-  const size_t w = k / m, local = k - w * m, len = window_entries(nonzero, unsigned(w0 + w), m);
-  if (local >= len) return;
-  const uint32_t key = keys[k];
-  const size_t g = w * (K + 1) + key;
-  if (local == 0 || keys[k - 1] != key) start[g] = k;
-  if (local == len - 1 || keys[k + 1] != key) end[g] = k + 1;
-}
 
 // Chunks per bucket at level 1 (points) and later levels (partials).
 __global__ void __launch_bounds__(256) count_points_kernel(const uint64_t* start, const uint64_t* end, size_t buckets,
