@@ -221,20 +221,24 @@ loaded_key_t read_key(const std::string& path, bool zkey, const r1cs_t* circuit,
     if (!known) validate_read_key([&] { return started().finish(k.pk); });
   } else {
     // Read with every point on its curve; the subgroup is validate_key's.
-    // A key cache is mapped, not decoded: its digest is looked up first,
-    // and one a record vouches for is read with the header checks only.
+    // A key cache is mapped, not decoded: its digest is looked up first
+    // (the read's time starts after), and one a record vouches for is read
+    // with the header checks only.
     switch (format) {
-      case key_format_t::key_cache:
+      case key_format_t::key_cache: {
         look_up();
+        const auto t2 = steady::now();
         k.pk = read_key_cache(path, known ? cache_check_t::header : cache_check_t::on_curve, o.threads);
+        r.read_seconds = since(t2);
         break;
+      }
       default: {
         const params_read_options_t ro{.check = decode_check::on_curve, .threads = o.threads};
         k.pk = circuit ? read_params(path, *circuit, ro) : read_params(path, ro);
+        r.read_seconds = since(t1);
         look_up();
       }
     }
-    r.read_seconds = since(t1);
     if (!known) validate_read_key(whole_key);
   }
   if (!known) {
