@@ -148,8 +148,9 @@ std::vector<const sparse_matrix_t*> key_bundle_t::spmv_matrices() const {
 void key_bundle_t::register_device_domain() {
 #if STARZK_CODELETS_CUDA
   const unsigned log_n = log2_exact(pk_->domain_size);
-  if (starpu_cuda_worker_get_count() > 0 && codelets::ntt_h_domain_bytes(log_n, memory_plan_.lean_domain) > 0) {
-    device_domain_.resize(codelets::ntt_h_domain_bytes(log_n, memory_plan_.lean_domain) / sizeof(fr_t));
+  const uint64_t bytes = codelets::ntt_h_domain_bytes(log_n, memory_plan_.lean_domain);
+  if (starpu_cuda_worker_get_count() > 0 && bytes > 0) {
+    device_domain_.resize(bytes / sizeof(fr_t));
     try {
       codelets::build_ntt_h_domain(device_domain_, log_n, pk_->convention, memory_plan_.lean_domain);
     } catch (const std::runtime_error& e) {

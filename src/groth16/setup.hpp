@@ -22,8 +22,9 @@
 // Where the work goes: the scalars above are computed on the CPU; the 5n
 // G1 and n G2 fixed-base products (the bulk at 2^24..2^27 constraints) run
 // on the CPU (8-bit comb, setup.cpp) or on a CUDA device (cuda/fixed_base.cu,
-// streamed in chunks, the GPU backend of gpu_backend.hpp). Both give byte-identical keys for the
-// same toxic waste: affine coordinates are unique.
+// streamed in chunks, through the GPU backend of gpu_backend.hpp). Both
+// give byte-identical keys for the same toxic waste: affine coordinates are
+// unique.
 #pragma once
 
 #include <cstdint>

@@ -3,11 +3,20 @@
 // starts. starzk_gpu_backend is an object library, so a program or test
 // that links it always carries this file and its installer; the program
 // `starzk` does, and so does every test that runs setup or key validation
-// on a device. starzk info reports whether a program has it.
+// on a device (tests/cuda/setup_gpu_test.cpp checks that it is there).
+#include <stdexcept>
+#include <string>
+
 #include "groth16/gpu_backend.hpp"
 #include "keys/gpu_backend_parts.hpp"
 
 namespace starzk::keys {
+
+void gpu_backend_detail::check(cudaError_t e, const char* who, const char* call) {
+  if (e != cudaSuccess)
+    throw std::runtime_error(std::string(who) + " (GPU): " + call + " failed: " + cudaGetErrorString(e) + " (" +
+                             cudaGetErrorName(e) + ")");
+}
 
 namespace {
 

@@ -4,6 +4,8 @@
 // gpu_key_check.cpp: key validation, one query at a time.
 #pragma once
 
+#include <cuda_runtime_api.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -12,6 +14,10 @@
 #include "groth16/setup_gpu.hpp"
 
 namespace starzk::keys::gpu_backend_detail {
+
+// Throws std::runtime_error "<who> (GPU): <call> failed: <error> (<name>)"
+// unless e is cudaSuccess.
+void check(cudaError_t e, const char* who, const char* call);
 
 bool cuda_device_present(std::string* why);
 std::string fixed_base_queries(proving_key_t& pk, const setup_detail::query_scalars_t& s, uint64_t chunk,

@@ -25,11 +25,7 @@ using key_validation_detail::key_fault_t;
 
 namespace {
 
-void check(cudaError_t e, const char* call) {
-  if (e != cudaSuccess)
-    throw std::runtime_error(std::string("key validation (GPU): ") + call + " failed: " + cudaGetErrorString(e) + " (" +
-                             cudaGetErrorName(e) + ")");
-}
+void check(cudaError_t e, const char* call) { gpu_backend_detail::check(e, "key validation", call); }
 
 key_fault_t fault_of(gpu::point_fault_t f) {
   switch (f) {

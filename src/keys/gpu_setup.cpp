@@ -39,11 +39,7 @@ using setup_detail::query_sinks_t;
 
 namespace {
 
-void check(cudaError_t e, const char* call) {
-  if (e != cudaSuccess)
-    throw std::runtime_error(std::string("setup (GPU): ") + call + " failed: " + cudaGetErrorString(e) + " (" +
-                             cudaGetErrorName(e) + ")");
-}
+void check(cudaError_t e, const char* call) { gpu_backend_detail::check(e, "setup", call); }
 
 // Page-locked host memory (cudaMallocHost / cudaFreeHost).
 class pinned_t {
@@ -78,7 +74,7 @@ struct query_t {
   const fr_t* k;
   size_t n;
   Aff* out;
-  point_sink_fn<Aff> sink;  // value-initialised (empty) where not given
+  point_sink_fn<Aff> sink;  // empty where not given
 };
 
 // The device API of one group (G1 or G2): P is g1_params or g2_params.
@@ -221,12 +217,12 @@ std::string fixed_base_queries(proving_key_t& pk, const query_scalars_t& s, uint
   pk.h.assign(s.h.size(), g1_affine_t{});
   pk.vk.ic.assign(s.ic.size(), g1_affine_t{});
   pk.b_g2.assign(s.v.size(), g2_affine_t{});
-  return run_queries({{s.u.data(), s.u.size(), pk.a.data()},
-                      {s.v.data(), s.v.size(), pk.b_g1.data()},
-                      {s.l.data(), s.l.size(), pk.l.data()},
-                      {s.h.data(), s.h.size(), pk.h.data()},
-                      {s.ic.data(), s.ic.size(), pk.vk.ic.data()}},
-                     {s.v.data(), s.v.size(), pk.b_g2.data()}, chunk, threads);
+  return run_queries({{s.u.data(), s.u.size(), pk.a.data(), {}},
+                      {s.v.data(), s.v.size(), pk.b_g1.data(), {}},
+                      {s.l.data(), s.l.size(), pk.l.data(), {}},
+                      {s.h.data(), s.h.size(), pk.h.data(), {}},
+                      {s.ic.data(), s.ic.size(), pk.vk.ic.data(), {}}},
+                     {s.v.data(), s.v.size(), pk.b_g2.data(), {}}, chunk, threads);
 }
 
 std::string fixed_base_stream(const query_scalars_t& s, const query_sinks_t& sinks, uint64_t chunk, unsigned threads) {

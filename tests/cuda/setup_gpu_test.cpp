@@ -103,7 +103,9 @@ TEST(CudaSetupBackend, InstalledByLinking) {
   const groth16_gpu_backend_t* b = groth16_gpu_backend();
   ASSERT_NE(b, nullptr);
   std::string why;
-  if (!setup_gpu_available(&why)) EXPECT_EQ(why.find("no GPU backend"), std::string::npos) << why;
+  if (!setup_gpu_available(&why)) {
+    EXPECT_EQ(why.find("no GPU backend"), std::string::npos) << why;
+  }
 }
 
 TEST(CudaSetupProve, GpuKeyProvesAndVerifies) {
