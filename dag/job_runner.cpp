@@ -80,6 +80,7 @@ void job_runner_t::run(job_sink_t& sink, std::optional<time_point> deadline) {
       sink.skipped(j);
       continue;
     }
+    read_ahead(spec.parts.front());
     std::shared_ptr<const key_bundle_t> k;
     try {
       k = key(j);
@@ -106,6 +107,7 @@ void job_runner_t::run(job_sink_t& sink, std::optional<time_point> deadline) {
     sink.opened(j);
     for (job_part_t& part : spec.parts) {
       if (sink.stop()) break;
+      read_ahead(part);
       submit(sink, j, seq, part);
     }
     batch_.close_job(seq);

@@ -8,17 +8,18 @@
 // For each job, in order:
 //   1. stop? (the sink: SIGUSR1, a peer's word): nothing more is submitted;
 //   2. a job with no partition to prove is skipped: no key is loaded;
-//   3. its key, loaded once per key id by the caller's loader and shared by
+//   3. the first partition's read-ahead hint is given (the disk works
+//      while the key loads); then its key, loaded once per key id by the caller's loader and shared by
 //      every job naming that id, dropped once the last of them is
 //      submitted; a key that cannot be loaded fails the job (key_failed);
 //   4. an "auto" memory budget, the first time a key is resident, is cut to
 //      what is in use plus half of what is left (never more than before);
 //   5. the job is opened; with max_open_jobs, only once fewer jobs than
 //      that are unfinished (the runner waits for results meanwhile);
-//   6. each partition: stop? then submit (blocking while the budget is
-//      full); a partition that cannot be submitted becomes a failed result;
-//      results already finished are handed over between submissions, so a
-//      finished job is not charged for the time spent submitting others;
+//   6. each partition: stop? then its hint (read_ahead.hpp), then submit
+//      (blocking while the budget is full, the hint's read going on); a partition that cannot be submitted becomes a
+//      failed result; results already finished are handed over between submissions, so a finished job is not charged
+//      for the time spent submitting others;
 //   7. the job is closed.
 // Then every partition in flight is waited for. With a deadline, a wait
 // that reaches it with partitions still in StarPU calls the sink's
@@ -33,18 +34,23 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dag/batch.hpp"
+#include "dag/read_ahead.hpp"
 
 namespace starzk::dag {
 
 // One partition to prove: its index in its job, the label that names it in
-// errors and traces, and what writes its witness (batch_t::submit).
+// errors and traces, what writes its witness (batch_t::submit), and
+// optionally a hint run ahead of that (read_ahead.hpp: e.g. the witness
+// file read into the page cache while the part waits for memory).
 struct job_part_t {
   uint32_t index = 0;
   std::string label;
   witness_fill_t fill;
+  std::function<void()> read_ahead = {};
 };
 
 struct job_spec_t {
@@ -110,6 +116,7 @@ class job_runner_t {
   void hand_over(job_sink_t& sink, partition_result_t r);
   void submit(job_sink_t& sink, size_t job, uint32_t seq, job_part_t& part);
   void key_submitted(size_t job);  // the job no longer needs its key
+  void read_ahead(job_part_t& part) { reader_.give(std::exchange(part.read_ahead, {})); }
 
   std::vector<job_spec_t> jobs_;
   key_loader_t load_;
@@ -120,6 +127,7 @@ class job_runner_t {
   bool loaded_ = false;                    // a key was loaded since step 4 last looked
   std::map<uint32_t, size_t> job_of_;      // batch job sequence -> index in jobs_
   std::map<uint32_t, size_t> unfinished_;  // batch job sequence -> partitions not yet back
+  read_ahead_t reader_;                    // the parts' hints
   batch_t batch_;                          // last: goes first, while the keys are still there
 };
 

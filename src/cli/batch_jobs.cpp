@@ -11,7 +11,9 @@
 
 #include "cli/inputs.hpp"
 #include "cli/log_lines.hpp"
+#include "io/mapped_file.hpp"
 #include "io/wtns.hpp"
+#include "util/config.hpp"
 
 namespace starzk::cli {
 
@@ -24,9 +26,14 @@ std::string job_key_id(const manifest_job_t& j) { return j.key.string() + "\n" +
 
 dag::job_spec_t manifest_job_spec(const manifest_job_t& j, std::span<const uint32_t> parts) {
   dag::job_spec_t spec{.key_id = job_key_id(j), .name = j.name, .parts = {}};
+  const bool ahead = config::get_switch("STARZK_READ_AHEAD").value_or(true);
   for (const uint32_t i : parts) {
     const std::filesystem::path wpath = j.witnesses.at(i);
-    spec.parts.push_back({i, partition_label(j, i), [wpath](std::span<fr_t> out) { read_wtns_into(wpath, out); }});
+    dag::job_part_t part{.index = i, .label = partition_label(j, i), .fill = [wpath](std::span<fr_t> out) {
+                           read_wtns_into(wpath, out);
+                         }};
+    if (ahead) part.read_ahead = [wpath] { (void)read_ahead_file(wpath); };
+    spec.parts.push_back(std::move(part));
   }
   return spec;
 }

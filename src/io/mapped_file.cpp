@@ -77,6 +77,14 @@ void mapped_file_t::advise_willneed(size_t offset, size_t length) const {
   (void)::madvise(static_cast<uint8_t*>(map_) + start, end - start, MADV_WILLNEED);
 }
 
+bool read_ahead_file(const std::filesystem::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool ok = ::posix_fadvise(fd, 0, 0, POSIX_FADV_WILLNEED) == 0;
+  ::close(fd);
+  return ok;
+}
+
 size_t page_size() {
   static const size_t p = [] {
     const long v = ::sysconf(_SC_PAGESIZE);

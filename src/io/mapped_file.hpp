@@ -17,6 +17,13 @@
 
 namespace starzk {
 
+// Asks the kernel to read the whole of `file` into the page cache
+// (posix_fadvise WILLNEED): a later read or mapping finds it there instead
+// of waiting for the disk. The call may take as long as queuing the reads;
+// false when the file cannot be opened or the kernel refuses (a hint: the
+// real read reports the error).
+bool read_ahead_file(const std::filesystem::path& file);
+
 class mapped_file_t {
  public:
   mapped_file_t() = default;

@@ -43,7 +43,7 @@ struct var_t {
   const char* doc;
 };
 
-inline constexpr std::array<var_t, 27> vars = {{
+inline constexpr std::array<var_t, 28> vars = {{
     // The program (src/, dag/, codelets/).
     {"STARZK_WATCH_S", kind_t::seconds, "60", "",
      "seconds without a finished partition before prove --manifest says what it waits for (0: never)"},
@@ -63,6 +63,8 @@ inline constexpr std::array<var_t, 27> vars = {{
     {"STARZK_MEM_TASK_THREADS", kind_t::count, "CPU workers / the interlock cap", "1..4096",
      "threads of one memory-bound CPU task"},
     {"STARZK_LOADERS", kind_t::count, "cores / 4, 2 to 8", "0..64", "threads reading witnesses in the background"},
+    {"STARZK_READ_AHEAD", kind_t::switch_, "on", "",
+     "prove --manifest: read the next witness file into the page cache while its partition waits for memory"},
     {"STARZK_KEY_STREAM", kind_t::text, "auto", "",
      "key queries streamed from host memory: auto, none, all, or h,l,a,b_g1,b_g2"},
     {"STARZK_GPU_SCRATCH_MAX", kind_t::text, "none", "", "bytes of device scratch one MSM body may take (512M, 2G)"},

@@ -7,16 +7,23 @@
 // partitions are all back; a stop ends submission and what was submitted
 // still comes back; a witness that cannot be written fails its partition
 // with its label named once; an "auto" budget is cut once a key is
-// resident, never raised.
+// resident, never raised; every part's read-ahead hint runs once, before
+// its witness is written, and the read-ahead queue runs hints in order.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <map>
+#include <mutex>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "dag/job_runner.hpp"
+#include "dag/read_ahead.hpp"
 #include "dag_test_util.hpp"
 #include "groth16/proof_bytes.hpp"
 
@@ -179,6 +186,98 @@ TEST_F(job_runner, an_auto_budget_is_cut_once_a_key_is_resident) {
   EXPECT_TRUE(sink.shrunk);
   EXPECT_LT(runner.batch().budget().cap(), cap);
   EXPECT_GT(runner.batch().budget().cap(), 0u);
+}
+
+TEST_F(job_runner, each_part_is_read_ahead_once_before_its_witness_is_written) {
+  struct hints_t {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::map<uint32_t, int> given;
+  };
+  for (const unsigned loaders : {0u, 2u}) {
+    auto hints = std::make_shared<hints_t>();
+    std::vector<dag::job_spec_t> jobs = {job(k_cases[0], {0, 1, 2}), job(k_cases[1], {1})};
+    for (dag::job_spec_t& j : jobs)
+      for (dag::job_part_t& part : j.parts) {
+        const uint32_t i = part.index + (j.key_id == k_cases[1] ? 100 : 0);
+        part.read_ahead = [hints, i] {
+          std::lock_guard<std::mutex> lk(hints->mu);
+          ++hints->given[i];
+          hints->cv.notify_all();
+        };
+        // The fill waits for its part's hint (which runs on the read-ahead
+        // thread); a hint that never comes fails the partition.
+        part.fill = [hints, i, fill = part.fill](std::span<fr_t> out) {
+          std::unique_lock<std::mutex> lk(hints->mu);
+          if (!hints->cv.wait_for(lk, std::chrono::seconds(20), [&] { return hints->given.count(i) > 0; }))
+            throw std::runtime_error("no read-ahead hint before the witness was written");
+          lk.unlock();
+          fill(out);
+        };
+      }
+    recording_sink_t sink;
+    {
+      dag::job_runner_t runner(jobs, loader(jobs), options(loaders));
+      runner.run(sink);
+    }
+    for (const size_t j : {size_t(0), size_t(1)}) {
+      ASSERT_EQ(sink.results[j].size(), jobs[j].parts.size()) << loaders;
+      for (const dag::partition_result_t& r : sink.results[j]) EXPECT_TRUE(r.ok) << r.error;
+    }
+    EXPECT_EQ(hints->given, (std::map<uint32_t, int>{{0, 1}, {1, 1}, {2, 1}, {101, 1}})) << loaders;
+  }
+}
+
+TEST(read_ahead, hints_run_in_order_and_the_running_one_is_waited_for) {
+  std::vector<int> ran;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool release = false;
+  std::atomic<bool> first_started{false};
+  {
+    dag::read_ahead_t q;
+    q.give({});  // ignored
+    q.give([&] {
+      first_started = true;
+      std::unique_lock<std::mutex> lk(mu);
+      cv.wait(lk, [&] { return release; });
+      ran.push_back(0);
+    });
+    q.give([] { throw std::runtime_error("a hint that fails is dropped"); });
+    q.give([&] {
+      std::lock_guard<std::mutex> lk(mu);
+      ran.push_back(2);
+    });
+    while (!first_started) std::this_thread::yield();
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      release = true;
+    }
+    cv.notify_all();
+    // Wait for the third hint, so the queue's order is what is checked.
+    for (int spins = 0; spins < 20000; ++spins) {
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        if (ran.size() == 2) break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  EXPECT_EQ(ran, (std::vector<int>{0, 2}));
+
+  // A queue going away waits for the hint running (the rest are dropped).
+  std::atomic<bool> started{false}, done{false};
+  {
+    dag::read_ahead_t q;
+    q.give([&] {
+      started = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      done = true;
+    });
+    for (int i = 0; i < 100; ++i) q.give([] {});
+    while (!started) std::this_thread::yield();
+  }
+  EXPECT_TRUE(done.load());
 }
 
 }  // namespace

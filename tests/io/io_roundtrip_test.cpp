@@ -9,6 +9,7 @@
 
 #include <random>
 
+#include "io/mapped_file.hpp"
 #include "io/proof_json.hpp"
 #include "io/r1cs.hpp"
 #include "io/vkey_json.hpp"
@@ -40,6 +41,11 @@ TEST_P(roundtrip_test, wtns_is_byte_identical) {
   const auto w = read_wtns(path("witness.wtns"));
   write_wtns(tmp / "out.wtns", w);
   EXPECT_EQ(read_bytes(tmp / "out.wtns"), read_bytes(path("witness.wtns")));
+  // Read ahead (a page-cache hint) changes nothing a read then sees; a file
+  // that is not there gives no hint.
+  EXPECT_TRUE(read_ahead_file(tmp / "out.wtns"));
+  EXPECT_EQ(read_wtns(tmp / "out.wtns"), w);
+  EXPECT_FALSE(read_ahead_file(tmp / "missing.wtns"));
 }
 
 TEST_P(roundtrip_test, zkey_sections_1_to_9_byte_identical) {
