@@ -12,7 +12,7 @@
 #include "cli/inputs.hpp"
 #include "cli/log_lines.hpp"
 #include "io/mapped_file.hpp"
-#include "io/wtns.hpp"
+#include "io/compact_witness.hpp"
 #include "util/config.hpp"
 
 namespace starzk::cli {
@@ -30,7 +30,7 @@ dag::job_spec_t manifest_job_spec(const manifest_job_t& j, std::span<const uint3
   for (const uint32_t i : parts) {
     const std::filesystem::path wpath = j.witnesses.at(i);
     dag::job_part_t part{.index = i, .label = partition_label(j, i), .fill = [wpath](std::span<fr_t> out) {
-                           read_wtns_into(wpath, out);
+                           read_witness_into(wpath, out);
                          }};
     if (ahead) part.read_ahead = [wpath] { (void)read_ahead_file(wpath); };
     spec.parts.push_back(std::move(part));

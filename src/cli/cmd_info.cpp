@@ -1,11 +1,11 @@
 // starzk info FILE [--json] / info --config: says what a file is and what it holds, after
 // reading (and so validating) it. Every format starzk reads or writes:
-// .r1cs, .szcs, .wtns, .zkey, .params, .szkc, .szpk, Filecoin .vk, proof
+// .r1cs, .szcs, .wtns, .szwt, .zkey, .params, .szkc, .szpk, Filecoin .vk, proof
 // files of 192-byte proofs, batch manifests, and the snarkjs JSON files
 // (verification key, proof, public inputs).
 // `info --config` lists the STARZK_* variables (util/config.hpp) instead.
 //
-// Files with a magic (r1cs, szcs, wtns, zkey, szkc, szpk) are told by it;
+// Files with a magic (r1cs, szcs, wtns, szwt, zkey, szkc, szpk) are told by it;
 // JSON by its first character and keys; a manifest by its extension .toml
 // or a "jobs" key; the formats without a magic by their size: a .vk is
 // exactly 868 + 96·n_ic bytes, a proof file a multiple of 192 whose proofs
@@ -28,6 +28,7 @@
 #include "cli/manifest.hpp"
 #include "groth16/proof_bytes.hpp"
 #include "io/bellman_vk.hpp"
+#include "io/compact_witness.hpp"
 #include "io/csr_circuit.hpp"
 #include "io/io_error.hpp"
 #include "io/key_cache.hpp"
@@ -196,7 +197,7 @@ report_t info_no_magic(const std::string& path) {
     return info_params(path);
   } catch (const io_error& e) {
     throw io_error(path,
-                   "not a format starzk knows (.r1cs, .szcs, .wtns, .zkey, .szkc, .szpk, .vk, .params, proofs, "
+                   "not a format starzk knows (.r1cs, .szcs, .wtns, .szwt, .zkey, .szkc, .szpk, .vk, .params, proofs, "
                    "manifest, snarkjs JSON); " +
                        as_proofs + "as a .params: " + e.problem());
   }
@@ -216,6 +217,15 @@ report_t info_of(const std::string& path) {
     const size_t n = read_wtns(path).size();
     report_t r{"wtns", "iden3 witness over BLS12-381"};
     r.fact("values", n, std::to_string(n) + " values");
+    return r;
+  }
+  if (magic == "szwt") {
+    const std::vector<fr_t> w = read_compact_witness(path);
+    const size_t other =
+        size_t(std::count_if(w.begin(), w.end(), [](const fr_t& v) { return !v.is_zero() && !v.is_one(); }));
+    report_t r{"szwt", "starzk compact witness (.szwt) over BLS12-381"};
+    r.fact("values", w.size(), std::to_string(w.size()) + " values");
+    r.fact("other_values", other, std::to_string(other) + " neither 0 nor 1");
     return r;
   }
   if (magic == "zkey") {
@@ -298,7 +308,8 @@ void add_info_command(CLI::App& app) {
   auto json = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand("info", "Say what a file is and what it holds (reads and validates it)");
   cmd->footer(
-      "Knows .r1cs, .szcs, .wtns, .zkey, .params, .szkc, .szpk, Filecoin .vk, proof files (192 bytes per proof),\n"
+      "Knows .r1cs, .szcs, .wtns, .szwt, .zkey, .params, .szkc, .szpk, Filecoin .vk, proof files (192 bytes per "
+      "proof),\n"
       "manifests (.toml/.json), verification_key.json, proof.json and public.json. Exit 3 if the file is\n"
       "unreadable, malformed or of no known format.");
   auto config = std::make_shared<bool>(false);

@@ -229,7 +229,8 @@ void add_prove_command(CLI::App& app) {
   cmd->add_option("--circuit,--r1cs", o->circuit,
                   "circuit (.r1cs): required with --params; with --zkey it checks the witness row by row")
       ->check(CLI::ExistingFile);
-  auto* wtns = cmd->add_option("--wtns", o->wtns, "witness (.wtns)")->check(CLI::ExistingFile);
+  auto* wtns =
+      cmd->add_option("--wtns", o->wtns, "witness (.wtns, or .szwt from starzk gen)")->check(CLI::ExistingFile);
   cmd->add_option("--proof", o->proof_json, "write the proof as snarkjs proof.json");
   cmd->add_option("--public", o->public_json, "write the public inputs as snarkjs public.json");
   cmd->add_option("--out", o->out, "write the proof as 192 bytes A||B||C (compressed, bellman/Filecoin form)");

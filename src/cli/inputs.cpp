@@ -14,6 +14,7 @@
 #include "cli/log_lines.hpp"
 #include "groth16/setup.hpp"
 #include "io/bellman_vk.hpp"
+#include "io/compact_witness.hpp"
 #include "io/csr_circuit.hpp"
 #include "io/digest.hpp"
 #include "io/io_error.hpp"
@@ -22,7 +23,6 @@
 #include "io/params.hpp"
 #include "io/r1cs.hpp"
 #include "io/vkey_json.hpp"
-#include "io/wtns.hpp"
 #include "io/zkey.hpp"
 #include "keys/gpu_decoder.hpp"
 #include "util/parallel.hpp"
@@ -333,7 +333,7 @@ std::vector<fr_t> load_witness(const std::string& path, uint32_t n_vars, const s
                                const std::string& circuit_path) {
   // Its count is the key's and the circuit's (the key's own, a .zkey's).
   return naming({{path, "witness"}, {key_path, "key"}, {circuit_path.empty() ? key_path : circuit_path, "circuit"}},
-                [&] { return read_wtns(path, n_vars); });
+                [&] { return read_witness(path, n_vars); });
 }
 
 }  // namespace starzk::cli

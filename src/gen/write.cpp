@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "groth16/witness_map.hpp"
+#include "io/compact_witness.hpp"
 #include "io/csr_circuit.hpp"
 #include "io/io_error.hpp"
 #include "io/key_cache.hpp"
@@ -99,7 +100,9 @@ gen_format_t parse_gen_format(const std::string& s, unsigned log2_domain) {
   throw std::invalid_argument("--format: '" + s + "' is not one of auto, iden3, compact");
 }
 
-std::string generated_witness_name(uint64_t partition) { return "witness-" + std::to_string(partition) + ".wtns"; }
+std::string generated_witness_name(uint64_t partition, gen_format_t format) {
+  return "witness-" + std::to_string(partition) + (format == gen_format_t::compact ? ".szwt" : ".wtns");
+}
 
 void write_packed_dev_key(const r1cs_t& cs, root_convention_t convention, const setup_options_t& options,
                           const std::filesystem::path& file, unsigned threads) {
@@ -122,7 +125,15 @@ gen_job_files_t write_generated_job(const gen_params_t& params, const std::files
   // Disk planning, before the first byte is written.
   const uint64_t c_bytes = circuit_bytes(cs, o.format);
   const uint64_t k_bytes = o.key ? key_bytes(cs, o.key_cache ? gen_format_t::iden3 : o.format, o.convention) : 0;
-  const uint64_t w_bytes = 32 * uint64_t(cs.n_vars) + 4096;
+  // A compact witness's size depends on its values: witness 0's stands for
+  // all (every witness of the shape has the same mix, give or take a few).
+  std::vector<fr_t> w0 = generate_witness(params, cs, 0, o.threads);
+  uint64_t w_bytes = 32 * uint64_t(cs.n_vars) + 4096;
+  if (compact) {
+    const uint64_t other =
+        uint64_t(std::count_if(w0.begin(), w0.end(), [](const fr_t& v) { return !v.is_zero() && !v.is_one(); }));
+    w_bytes = compact_witness_bytes(w0.size(), other + other / 16 + 64);
+  }
   std::error_code ec;
   const uint64_t avail = std::filesystem::space(dir, ec).available;
   const uint64_t fixed = c_bytes + k_bytes + gib / 4;  // a margin for the file system
@@ -147,11 +158,16 @@ gen_job_files_t write_generated_job(const gen_params_t& params, const std::files
     write_r1cs(files.circuit, cs);
   if (o.progress) o.progress(files.circuit);
   for (uint32_t i = 0; i < distinct; ++i) {
-    const std::filesystem::path file = dir / generated_witness_name(i);
-    write_wtns(file, generate_witness(params, cs, i, o.threads));
+    const std::filesystem::path file = dir / generated_witness_name(i, o.format);
+    const std::vector<fr_t> w = i == 0 ? std::move(w0) : generate_witness(params, cs, i, o.threads);
+    if (compact)
+      write_compact_witness(file, w, o.threads);
+    else
+      write_wtns(file, w);
     if (o.progress) o.progress(file);
   }
-  for (uint32_t i = 0; i < o.partitions; ++i) files.witnesses.push_back(dir / generated_witness_name(i % distinct));
+  for (uint32_t i = 0; i < o.partitions; ++i)
+    files.witnesses.push_back(dir / generated_witness_name(i % distinct, o.format));
   if (o.key) {
     if (o.key_cache)
       write_key_cache(files.key, setup(cs, o.convention, o.setup), o.threads);

@@ -7,9 +7,10 @@
 //            what snarkjs and bellman read too (for small circuits: a 2^26
 //            .zkey is 48 GB);
 //   compact  DIR/circuit.szcs (dictionary-coded CSR, io/csr_circuit.hpp),
-//            witness-<i>.wtns, key.szpk (compressed points, A and B without
-//            their points at infinity, io/packed_key.hpp): a 2^27 job
-//            (circuit ~8 GB, key ~31 GB, witnesses 4.3 GB each) fits a
+//            witness-<i>.szwt (bitmaps of the zeros and ones,
+//            io/compact_witness.hpp), key.szpk (compressed points, A and B
+//            without their points at infinity, io/packed_key.hpp): a 2^27
+//            job (circuit ~8 GB, key ~31 GB, witnesses ~0.1 GB each) fits a
 //            64 GiB disk. The key is streamed from the setup into the file
 //            (groth16/setup.hpp setup_to), never held in memory.
 // With key_cache the key is DIR/key.szkc instead, a resident key cache
@@ -73,8 +74,9 @@ gen_job_files_t write_generated_job(const gen_params_t& params, const std::files
 void write_generated(const gen_params_t& params, const std::filesystem::path& dir, uint32_t partitions,
                      unsigned threads = 0, const gen_progress_fn& progress = {});
 
-// "witness-<i>.wtns": the name of the i-th witness file.
-std::string generated_witness_name(uint64_t partition);
+// "witness-<i>.wtns" (iden3) or "witness-<i>.szwt" (compact,
+// io/compact_witness.hpp): the name of the i-th witness file.
+std::string generated_witness_name(uint64_t partition, gen_format_t format = gen_format_t::iden3);
 
 // A packed key file (.szpk) as a setup sink (groth16/setup.hpp setup_to):
 // the file is laid out once the setup describes the key, the points are

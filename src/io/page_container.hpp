@@ -1,5 +1,6 @@
 // The page-aligned container shared by starzk's own mapped formats: the
-// resident key cache ("szkc") and the CSR circuit file ("szcs").
+// resident key cache ("szkc"), the CSR circuit file ("szcs") and the
+// compact witness ("szwt").
 //
 // Both exist so that loading is an mmap and a pointer cast: every section is
 // an array of fixed-size elements exactly as they lie in memory (Montgomery

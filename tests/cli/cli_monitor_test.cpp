@@ -216,14 +216,19 @@ TEST_F(CliMonitor, PolicyFlagWinsAndProgressOffTerminal) {
 }
 
 // A manifest takes every key form `prove` takes: .zkey, .params, a .szkc of
-// either convention and a packed .szpk. A .szkc made from a .params without
+// either convention and a packed .szpk (with a compact .szwt witness). A .szkc made from a .params without
 // the job's circuit is refused before any proving (exit 3, the field named),
 // not found missing at the first partition.
 TEST_F(CliMonitor, ManifestTakesEveryKeyForm) {
   run_result r = run_starzk("gen -k 10 -n 1 --out " + p("b") + " --format iden3 --convention bellman --quiet");
   ASSERT_EQ(r.status, 0) << r.output;
-  r = run_starzk("gen -k 10 -n 1 --out " + p("c") + " --format compact --quiet");  // key.szpk + circuit.szcs
+  // key.szpk, circuit.szcs, witness-0.szwt
+  r = run_starzk("gen -k 10 -n 1 --out " + p("c") + " --format compact --quiet");
   ASSERT_EQ(r.status, 0) << r.output;
+  const out_t w = stdout_of("info --json " + p("c/witness-0.szwt"));
+  EXPECT_EQ(w.status, 0) << w.out;
+  EXPECT_EQ(json_of(w)["format"], "szwt") << w.out;
+  EXPECT_GT(json_of(w)["values"].get<uint64_t>(), json_of(w)["other_values"].get<uint64_t>() * 20) << w.out;
   r = run_starzk("cache --zkey " + (mul / "circuit.zkey").string() + " --out " + p("s.szkc") + " --quiet");
   ASSERT_EQ(r.status, 0) << r.output;
   r = run_starzk("cache --params " + p("b/key.params") + " --circuit " + p("b/circuit.r1cs") + " --out " + p("b.szkc") +
@@ -238,7 +243,7 @@ TEST_F(CliMonitor, ManifestTakesEveryKeyForm) {
                                      {"params", p("b/key.params"), p("b/circuit.r1cs"), bw},
                                      {"szkc-snarkjs", p("s.szkc"), "", mw},
                                      {"szkc-bellman", p("b.szkc"), p("b/circuit.r1cs"), bw},
-                                     {"szpk", p("c/key.szpk"), p("c/circuit.szcs"), p("c/witness-0.wtns")}};
+                                     {"szpk", p("c/key.szpk"), p("c/circuit.szcs"), p("c/witness-0.szwt")}};
   for (const form_t& f : forms) {
     SCOPED_TRACE(f.name);
     std::ofstream(p("m.toml")) << "[[job]]\nkey = '" << f.key << "'\n"

@@ -1,6 +1,7 @@
 // Fuzz targets of starzk's own binary formats: the key cache (.szkc), the
-// CSR circuit (.szcs), the packed key (.szpk) with its circuit, a proofs
-// .bin file, the batch journal and a validation record.
+// CSR circuit (.szcs), the packed key (.szpk) with its circuit, the compact
+// witness (.szwt), a proofs .bin file, the batch journal and a validation
+// record.
 //
 // The page containers are resealed first (fuzz_input.hpp), so mutations
 // reach the metadata, the section table and the sections' contents instead
@@ -16,6 +17,8 @@
 //          the CPU (without subgroup tests), the snarkjs rows rebuilt from the
 //          multiplier circuit (as cli/inputs.cpp does for a packed zkey)
 //          and the prover's input check against that circuit;
+//   .szwt  read whole (read_compact_witness), and into the multiplier's
+//          witness count as a partition's fill reads it;
 //   .bin   read as N proofs for the N its size implies, and as one;
 //   journal and record: read_journal (at most 64 partitions) and
 //          decode_record.
@@ -25,6 +28,7 @@
 #include "groth16/prover.hpp"
 #include "groth16/setup.hpp"
 #include "io/batch_journal.hpp"
+#include "io/compact_witness.hpp"
 #include "io/csr_circuit.hpp"
 #include "io/key_cache.hpp"
 #include "io/packed_key.hpp"
@@ -76,6 +80,13 @@ void szpk(std::span<const uint8_t> in) {
   });
 }
 
+void szwt(std::span<const uint8_t> in) {
+  const auto p = resealed(in, "input.szwt");
+  accepts([&] { (void)read_compact_witness(p, 1); });
+  std::vector<fr_t> out(witness().size());
+  accepts([&] { read_witness_into(p, out); });
+}
+
 void proofs_bin(std::span<const uint8_t> in) {
   const auto p = write_scratch(in, "input.proofs");
   accepts([&] { (void)read_proofs_bin(p, in.size() / 192 ? in.size() / 192 : 1); });
@@ -98,7 +109,7 @@ void record(std::span<const uint8_t> in) {
 }
 
 const target_t targets[] = {
-    {"szkc", szkc},       {"szcs", szcs},     {"szpk", szpk}, {"proofs_bin", proofs_bin},
+    {"szkc", szkc},       {"szcs", szcs},     {"szpk", szpk}, {"szwt", szwt}, {"proofs_bin", proofs_bin},
     {"journal", journal}, {"record", record},
 };
 

@@ -8,6 +8,7 @@
 //   a bellman-convention key from setup (CPU, random toxic waste) as .params,
 //   .szkc and .szpk; the snarkjs key (circuit.zkey) as .szkc and .szpk;
 //   the circuits as .szcs in both versions (coded, and expanded to plain);
+//   the fixtures' witnesses as .szwt;
 //   the fixtures' proofs as .bin files (one, and all three back to back)
 //   and as a batch journal; a validation record; manifests in TOML and JSON.
 // libFuzzer's -max_len is the largest seed, so small seeds keep each
@@ -21,6 +22,7 @@
 #include "groth16/r1cs.hpp"
 #include "groth16/setup.hpp"
 #include "io/batch_journal.hpp"
+#include "io/compact_witness.hpp"
 #include "io/csr_circuit.hpp"
 #include "io/key_cache.hpp"
 #include "io/packed_key.hpp"
@@ -100,6 +102,9 @@ int main(int argc, char** argv) {
       expand_circuit(circuit, 1);
       write_csr_circuit(dir("szcs") / (std::string(c) + "-plain.szcs"), circuit, 1);
     }
+
+    for (const char* c : circuits)
+      write_compact_witness(dir("szwt") / (std::string(c) + ".szwt"), read_wtns(data / c / "witness.wtns"), 1);
 
     std::vector<proof_t> proofs;
     for (const char* c : circuits) proofs.push_back(read_proof_json(data / c / "proof.json"));
