@@ -9,17 +9,19 @@
 //   1. stop? (the sink: SIGUSR1, a peer's word): nothing more is submitted;
 //   2. a job with no partition to prove is skipped: no key is loaded;
 //   3. the first partition's read-ahead hint is given (the disk works
-//      while the key loads); then its key, loaded once per key id by the caller's loader and shared by
-//      every job naming that id, dropped once the last of them is
-//      submitted; a key that cannot be loaded fails the job (key_failed);
+//      while the key loads); then its key, loaded once per key id by the
+//      caller's loader and shared by every job naming that id, dropped
+//      once the last of them is submitted; a key that cannot be loaded
+//      fails the job (key_failed);
 //   4. an "auto" memory budget, the first time a key is resident, is cut to
 //      what is in use plus half of what is left (never more than before);
 //   5. the job is opened; with max_open_jobs, only once fewer jobs than
 //      that are unfinished (the runner waits for results meanwhile);
 //   6. each partition: stop? then its hint (read_ahead.hpp), then submit
-//      (blocking while the budget is full, the hint's read going on); a partition that cannot be submitted becomes a
-//      failed result; results already finished are handed over between submissions, so a finished job is not charged
-//      for the time spent submitting others;
+//      (blocking while the budget is full, the hint's read going on); a
+//      partition that cannot be submitted becomes a failed result; results
+//      already finished are handed over between submissions, so a finished
+//      job is not charged for the time spent submitting others;
 //   7. the job is closed.
 // Then every partition in flight is waited for. With a deadline, a wait
 // that reaches it with partitions still in StarPU calls the sink's

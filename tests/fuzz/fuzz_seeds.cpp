@@ -31,6 +31,7 @@
 #include "io/proof_json.hpp"
 #include "io/r1cs.hpp"
 #include "io/validation_record.hpp"
+#include "io/wtns.hpp"
 #include "io/zkey.hpp"
 
 namespace fs = std::filesystem;
