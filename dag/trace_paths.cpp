@@ -74,13 +74,14 @@ std::vector<idle_stat_t> idle_reasons(const runtime::trace_t& trace) {
   if (trace.events.empty()) return out;
   double t0 = std::numeric_limits<double>::max(), t1 = std::numeric_limits<double>::lowest();
   std::vector<interval_t> waiting;  // a task ready and not started
-  std::map<int, std::vector<interval_t>> busy;
+  std::map<int, std::vector<interval_t>> busy, fetching;
   for (const runtime::trace_event_t& e : trace.events) {
     if (e.ready_us < 0) return {};  // recorded without ready times
     t0 = std::min(t0, e.start_us);
     t1 = std::max(t1, e.end_us);
     waiting.push_back({e.ready_us, e.start_us});
     busy[e.worker].push_back({e.start_us, e.end_us});
+    if (e.popped_us >= 0 && e.popped_us < e.start_us) fetching[e.worker].push_back({e.popped_us, e.start_us});
   }
   const std::vector<interval_t> queued = merged(waiting);
   for (auto& [worker, intervals] : busy) {
@@ -97,6 +98,7 @@ std::vector<idle_stat_t> idle_reasons(const runtime::trace_t& trace) {
     for (const interval_t& i : idle) s.idle_s += (i.second - i.first) / 1e6;
     s.work_waiting_s = overlap(idle, queued) / 1e6;
     s.nothing_ready_s = std::max(0.0, s.idle_s - s.work_waiting_s);
+    s.fetching_s = overlap(idle, merged(fetching[worker])) / 1e6;
     out.push_back(s);
   }
   return out;

@@ -36,6 +36,10 @@ struct critical_step_t {
 struct idle_stat_t {
   int worker = -1;
   double idle_s = 0, nothing_ready_s = 0, work_waiting_s = 0;
+  // Of the idle time, how much one of the worker's own tasks had been taken
+  // and was fetching its data (popped, not started: a transfer or a device
+  // allocation); 0 in traces without pop times.
+  double fetching_s = 0;
 };
 
 // In path order (first task first). Empty for a trace without events.

@@ -141,11 +141,12 @@ void print_trace_summary(const trace_summary_t& s, std::ostream& out) {
       << c.start_s << std::setw(11) << c.run_s << std::setw(11) << c.wait_s << "\n";
   if (!s.idle.empty())
     o << "#        " << std::left << std::setw(10) << "idle" << std::right << std::setw(11) << "idle_s" << std::setw(11)
-      << "nothing" << std::setw(11) << "waiting"
-      << "  (nothing ready / work ready elsewhere)\n";
+      << "nothing" << std::setw(11) << "waiting" << std::setw(11) << "fetching"
+      << "  (nothing ready / work ready / of that, its own task fetching data)\n";
   for (const idle_stat_t& i : s.idle)
     o << "idle     " << std::left << std::setw(10) << i.worker << std::right << std::setw(11) << i.idle_s
-      << std::setw(11) << i.nothing_ready_s << std::setw(11) << i.work_waiting_s << "\n";
+      << std::setw(11) << i.nothing_ready_s << std::setw(11) << i.work_waiting_s << std::setw(11) << i.fetching_s
+      << "\n";
   out << o.str();
 }
 
@@ -184,7 +185,8 @@ void print_trace_summary_json(const trace_summary_t& s, std::ostream& out) {
     j["idle"].push_back({{"worker", i.worker},
                          {"idle_s", i.idle_s},
                          {"nothing_ready_s", i.nothing_ready_s},
-                         {"work_waiting_s", i.work_waiting_s}});
+                         {"work_waiting_s", i.work_waiting_s},
+                         {"fetching_s", i.fetching_s}});
   out << j.dump(1) << "\n";
 }
 

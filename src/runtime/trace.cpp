@@ -97,6 +97,12 @@ void trace_hook_access::on_done(void* arg) noexcept {
       e.end_us = starpu_timing_timespec_to_us(&p->end_time) - epoch(*h->recorder);
       e.submit_us = starpu_timing_timespec_to_us(&p->submit_time) - epoch(*h->recorder);
       e.ready_us = starpu_timing_timespec_to_us(&p->push_start_time) - epoch(*h->recorder);
+      // A time StarPU did not set is zero: left at -1.
+      const auto at = [&](timespec t) {
+        return t.tv_sec == 0 && t.tv_nsec == 0 ? -1.0 : starpu_timing_timespec_to_us(&t) - epoch(*h->recorder);
+      };
+      e.popped_us = at(p->pop_end_time);
+      e.fetched_us = at(p->acquire_data_end_time);
     }
     e.after = std::move(h->after);
     if (e.worker >= 0) {
@@ -239,6 +245,8 @@ void write_trace_json(const trace_t& trace, std::ostream& out) {
                  {"end_us", e.end_us},
                  {"submit_us", e.submit_us},
                  {"ready_us", e.ready_us},
+                 {"popped_us", e.popped_us},
+                 {"fetched_us", e.fetched_us},
                  {"after", e.after}};
     if (!e.model.empty()) {
       args["model"] = e.model;
@@ -350,6 +358,8 @@ trace_t read_trace_json(std::istream& in) {
     // Kept since dependencies were recorded; older traces lack them.
     if (auto it = args.find("submit_us"); it != args.end() && it->is_number()) e.submit_us = it->get<double>();
     if (auto it = args.find("ready_us"); it != args.end() && it->is_number()) e.ready_us = it->get<double>();
+    if (auto it = args.find("popped_us"); it != args.end() && it->is_number()) e.popped_us = it->get<double>();
+    if (auto it = args.find("fetched_us"); it != args.end() && it->is_number()) e.fetched_us = it->get<double>();
     if (auto it = args.find("after"); it != args.end()) {
       if (!it->is_array()) throw std::runtime_error("trace: event " + std::to_string(index) + ": 'after' is no array");
       for (const json& id : *it) {

@@ -56,6 +56,12 @@ struct trace_event_t {
   // produced: StarPU pushed it to the scheduler), from the same epoch; -1
   // in traces recorded before these were kept.
   double submit_us = -1, ready_us = -1;
+  // When its worker took it from the scheduler and when the worker had its
+  // data in its memory node (StarPU's pop_end and acquire_data_end): the
+  // time from popped to start is the task's data fetch on that worker,
+  // idle time a transfer or a device allocation explains. -1 in older
+  // traces.
+  double popped_us = -1, fetched_us = -1;
   // The recorded tasks it waited for through its data: the last writer of
   // each buffer it accesses, and for a buffer it writes, the readers since
   // (StarPU's implicit dependencies, in submission order).

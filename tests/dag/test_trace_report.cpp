@@ -64,8 +64,9 @@ TEST(trace_report, arithmetic_on_a_hand_made_trace) {
 // Three tasks: a (worker 0, 0-10 us), b after a (worker 1, ready at 10,
 // started at 14, ends 30), c after a (worker 0, ready 10, runs 10-20). The
 // critical path is a then b, with b's 4 us wait; worker 1 idles 0-14 (a
-// was running, nothing else ready, until 10; b waited 10-14) and worker 0
-// idles 20-30 with nothing ready.
+// was running, nothing else ready, until 10; b waited 10-14, and, once its
+// worker took it at 12, fetched its data 12-14) and worker 0 idles 20-30
+// with nothing ready.
 TEST(trace_report, critical_path_and_idle_reasons_of_a_hand_made_trace) {
   runtime::trace_t t;
   auto add = [&](const char* name, std::uint64_t id, int worker, double ready, double s, double e,
@@ -93,6 +94,10 @@ TEST(trace_report, critical_path_and_idle_reasons_of_a_hand_made_trace) {
   EXPECT_NEAR(idle[1].idle_s, 14e-6, 1e-12);
   EXPECT_NEAR(idle[1].work_waiting_s, 4e-6, 1e-12);
   EXPECT_NEAR(idle[1].nothing_ready_s, 10e-6, 1e-12);
+  EXPECT_EQ(idle[1].fetching_s, 0);  // no pop times
+  // b taken by worker 1 at 12 and fetching its data until it started at 14.
+  t.events[2].popped_us = 12;
+  EXPECT_NEAR(dag::idle_reasons(t)[1].fetching_s, 2e-6, 1e-12);
   // Without ready times (an older trace): no idle reasons, the path still.
   for (auto& e : t.events) e.ready_us = -1;
   EXPECT_TRUE(dag::idle_reasons(t).empty());
@@ -170,7 +175,7 @@ TEST(trace_report, summary_and_plot_of_a_recorded_batch) {
   EXPECT_EQ(worker_lines, 2);
 
   // Dependencies and times recorded: every task submitted before it was
-  // ready and ready before it started; each partition's ntt_h came after
+  // ready, ready before its worker took it, and that before it started; each partition's ntt_h came after
   // its spmv, and every assemble after that partition's four G1 MSMs; the
   // critical path ends with the last task and starts with one that waited
   // for nothing recorded.
@@ -178,6 +183,13 @@ TEST(trace_report, summary_and_plot_of_a_recorded_batch) {
   for (const runtime::trace_event_t& e : trace.events) {
     EXPECT_LE(e.submit_us, e.ready_us + 1) << e.name;
     EXPECT_LE(e.ready_us, e.start_us + 1) << e.name;
+    // Taken by its worker after it was ready, its data there before it ran.
+    EXPECT_GE(e.popped_us, 0) << e.name;
+    EXPECT_LE(e.ready_us, e.popped_us + 1) << e.name;
+    if (e.fetched_us >= 0) {
+      EXPECT_LE(e.popped_us, e.fetched_us + 1) << e.name;
+      EXPECT_LE(e.fetched_us, e.start_us + 1) << e.name;
+    }
     ids[{e.job, e.chain}][e.name] = e.id;
   }
   for (const runtime::trace_event_t& e : trace.events) {
@@ -185,9 +197,12 @@ TEST(trace_report, summary_and_plot_of_a_recorded_batch) {
     auto after = [&](const char* name) {
       return std::find(e.after.begin(), e.after.end(), mine.at(name)) != e.after.end();
     };
-    if (e.name == "ntt_h") EXPECT_TRUE(after("spmv"));
-    if (e.name == "assemble")
+    if (e.name == "ntt_h") {
+      EXPECT_TRUE(after("spmv"));
+    }
+    if (e.name == "assemble") {
       for (const char* m : {"msm_h", "msm_l", "msm_a", "msm_b1"}) EXPECT_TRUE(after(m)) << m;
+    }
   }
   ASSERT_FALSE(s.critical.empty());
   EXPECT_NEAR(s.critical.back().start_s + s.critical.back().run_s, s.span_s, 1e-6);
