@@ -24,7 +24,7 @@ __global__ void __launch_bounds__(sum_block_v<X>)
   const size_t begin = t * per_thread, end = begin + per_thread < n ? begin + per_thread : n;
   X acc = X::infinity();
   for (size_t i = begin; i < end; ++i)
-    if ((bitmap[i >> 5] >> (i & 31)) & 1) acc = acc.add_affine(bases[i]);
+    if ((bitmap[i >> 5] >> (i & 31)) & 1) acc = acc.add_mixed(bases[i]);
   acc = block_sum(acc);
   if (threadIdx.x == 0) partial[blockIdx.x] = acc;
 }

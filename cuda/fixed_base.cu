@@ -74,7 +74,7 @@ __global__ void __launch_bounds__(256)
 #pragma unroll 1
     for (unsigned w = 0; w < fb_windows; ++w) {
       const uint32_t d = (c.l[w >> 2] >> (8 * (w & 3))) & 0xffu;
-      if (d) acc = acc.add_affine(table[w * fb_digits + d]);
+      if (d) acc = acc.add_mixed(table[w * fb_digits + d]);
     }
     out[i] = acc;
   }

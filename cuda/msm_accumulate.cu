@@ -43,7 +43,7 @@ __global__ void __launch_bounds__(128, Prefetch ? 3 : 1)
           next = bases[vn & ~msm_sign_bit];
         }
         if (v & msm_sign_bit) p.y = -p.y;
-        acc = acc.add_affine(p);
+        acc = acc.add_mixed(p);
         p = next;
         v = vn;
       }
@@ -53,7 +53,7 @@ __global__ void __launch_bounds__(128, Prefetch ? 3 : 1)
       const uint32_t v = vals[k];
       A p = bases[v & ~msm_sign_bit];
       if (v & msm_sign_bit) p.y = -p.y;
-      acc = acc.add_affine(p);
+      acc = acc.add_mixed(p);
     }
   }
   out[t] = acc;

@@ -1,19 +1,15 @@
-// Device G1/G2 point formulas for the MSM: affine (storage) and XYZZ (buckets),
+// Device G1/G2 points for the MSM: affine (storage) and XYZZ (buckets),
 // templated over the coordinate field, byte-identical to the host affine_t /
 // xyzz_t of src/ec (affine: x || y with O = (0, 0); XYZZ: x || y || zz || zzz
-// with O <=> zz = 0).
-//
-// (X, Y, ZZ, ZZZ) with ZZ^3 = ZZZ^2 stands for (X/ZZ, Y/ZZZ). Formulas from
-// the EFD, hyperelliptic.org/EFD/g1p/auto-shortw-xyzz.html, with a = 0:
-//   madd-2008-s (add an affine point)        8M + 2S
-//   add-2008-s  (add two XYZZ points)       12M + 2S
-//   dbl-2008-s-1                              6M + 3S
-//   mdbl-2008-s-1 (double an affine point)    4M + 2S
-// The formulas are incomplete (P == Q gives zero), so the equal and opposite
-// cases are dispatched first, as on the host.
+// with O <=> zz = 0). The point formulas are the host's
+// (src/ec/xyzz_formulas.hpp: dbl-2008-s-1, add-2008-s, madd-2008-s,
+// mdbl-2008-s-1 from the EFD, a = 0), compiled for the device; what is the
+// device's own is the four-lane schedule of dbl and add below, which makes
+// the same products in another order.
 #pragma once
 
 #include "cuda/fp2.cuh"
+#include "ec/xyzz_formulas.hpp"
 
 namespace starzk::gpu {
 
@@ -35,83 +31,11 @@ struct dev_xyzz_t {
   }
   SZK_D dev_xyzz_t neg() const { return {x, -y, zz, zzz}; }
 
-  // dbl-2008-s-1: U = 2Y, V = U^2, W = U V, S = X V, M = 3 X^2,
-  // X3 = M^2 - 2S, Y3 = M (S - X3) - W Y, ZZ3 = V ZZ, ZZZ3 = W ZZZ.  6M + 3S
-  SZK_D dev_xyzz_t dbl() const {
-    const F u = y.dbl();
-    const F v = u.sqr();
-    const F w = u * v;
-    const F s = x * v;
-    const F x2 = x.sqr();
-    const F m = x2.dbl() + x2;
-    dev_xyzz_t r;
-    r.x = m.sqr() - s.dbl();
-    r.y = m * (s - r.x) - w * y;
-    r.zz = v * zz;
-    r.zzz = w * zzz;
-    return r;
-  }
-
-  // madd-2008-s: U2 = X2 ZZ1, S2 = Y2 ZZZ1, P = U2 - X1, R = S2 - Y1,
-  // PP = P^2, PPP = P PP, Q = X1 PP, X3 = R^2 - PPP - 2Q,
-  // Y3 = R (Q - X3) - Y1 PPP, ZZ3 = ZZ1 PP, ZZZ3 = ZZZ1 PPP.     8M + 2S
-  // P = R = 0 (same point): mdbl-2008-s-1 on Q.                   4M + 2S
-  SZK_D dev_xyzz_t add_affine(const dev_affine_t<F>& q) const {
-    if (q.is_infinity()) return *this;
-    if (is_infinity()) return from_affine(q);
-    const F u2 = q.x * zz;
-    const F s2 = q.y * zzz;
-    const F p = u2 - x;
-    const F rr = s2 - y;
-    dev_xyzz_t r;
-    if (p.is_zero()) {
-      if (!rr.is_zero()) return infinity();
-      const F u = q.y.dbl();
-      const F v = u.sqr();
-      const F w = u * v;
-      const F s = q.x * v;
-      const F x2 = q.x.sqr();
-      const F m = x2.dbl() + x2;
-      r.x = m.sqr() - s.dbl();
-      r.y = m * (s - r.x) - w * q.y;
-      r.zz = v;
-      r.zzz = w;
-      return r;
-    }
-    const F pp = p.sqr();
-    const F ppp = p * pp;
-    const F qq = x * pp;
-    r.x = rr.sqr() - ppp - qq.dbl();
-    r.y = rr * (qq - r.x) - y * ppp;
-    r.zz = zz * pp;
-    r.zzz = zzz * ppp;
-    return r;
-  }
-
-  // add-2008-s: U1 = X1 ZZ2, U2 = X2 ZZ1, S1 = Y1 ZZZ2, S2 = Y2 ZZZ1,
-  // P = U2 - U1, R = S2 - S1, PP = P^2, PPP = P PP, Q = U1 PP,
-  // X3 = R^2 - PPP - 2Q, Y3 = R (Q - X3) - S1 PPP,
-  // ZZ3 = ZZ1 ZZ2 PP, ZZZ3 = ZZZ1 ZZZ2 PPP.                       12M + 2S
-  SZK_D dev_xyzz_t add(const dev_xyzz_t& q) const {
-    if (is_infinity()) return q;
-    if (q.is_infinity()) return *this;
-    const F u1 = x * q.zz;
-    const F u2 = q.x * zz;
-    const F s1 = y * q.zzz;
-    const F s2 = q.y * zzz;
-    const F p = u2 - u1;
-    const F rr = s2 - s1;
-    if (p.is_zero()) return rr.is_zero() ? dbl() : infinity();
-    const F pp = p.sqr();
-    const F ppp = p * pp;
-    const F qq = u1 * pp;
-    dev_xyzz_t r;
-    r.x = rr.sqr() - ppp - qq.dbl();
-    r.y = rr * (qq - r.x) - s1 * ppp;
-    r.zz = zz * q.zz * pp;
-    r.zzz = zzz * q.zzz * ppp;
-    return r;
-  }
+  // 2P, P + Q and P + Q with Q affine: the host's formulas
+  // (src/ec/xyzz_formulas.hpp), compiled for the device.
+  SZK_D dev_xyzz_t dbl() const { return ec::xyzz_dbl(*this); }
+  SZK_D dev_xyzz_t add_mixed(const dev_affine_t<F>& q) const { return ec::xyzz_add_mixed(*this, q); }
+  SZK_D dev_xyzz_t add(const dev_xyzz_t& q) const { return ec::xyzz_add(*this, q); }
 
   // [k] P by left-to-right double-and-add: one dbl per bit below the top set
   // bit, one add per set bit (add dispatches the equal and opposite cases,

@@ -9,12 +9,12 @@
 // here and in the CUDA kernels.
 //
 // Formulas: EFD, hyperelliptic.org/EFD/g1p/auto-shortw-xyzz.html (Sutherland
-// 2008), with a = 0. As with Jacobian, the formulas are incomplete (they
-// return ZZ3 = 0 for P == Q), so equal and opposite inputs are dispatched
-// before the general formula.
+// 2008), with a = 0, written once for host and device in
+// ec/xyzz_formulas.hpp.
 #pragma once
 
 #include "ec/jacobian.hpp"
+#include "ec/xyzz_formulas.hpp"
 
 namespace starzk {
 
@@ -44,99 +44,12 @@ struct xyzz_t {
   xyzz_t neg() const { return xyzz_t{x, -y, zz, zzz}; }
   xyzz_t operator-() const { return neg(); }
 
-  // 2P, EFD "dbl-2008-s-1", a = 0. Cost 6M + 3S (6M + 4S when a != 0).
-  //   U = 2 Y1, V = U^2, W = U V, S = X1 V
-  //   M = 3 X1^2            (+ a ZZ1^2, zero here)
-  //   X3 = M^2 - 2 S
-  //   Y3 = M (S - X3) - W Y1
-  //   ZZ3 = V ZZ1, ZZZ3 = W ZZZ1
-  // O doubles to O (ZZ1 = 0 gives ZZ3 = 0).
-  xyzz_t dbl() const {
-    const field_t u = y.dbl();
-    const field_t v = u.sqr();
-    const field_t w = u * v;
-    const field_t s = x * v;
-    const field_t x2 = x.sqr();
-    const field_t m = x2.dbl() + x2;
-    xyzz_t r;
-    r.x = m.sqr() - s.dbl();
-    r.y = m * (s - r.x) - w * y;
-    r.zz = v * zz;
-    r.zzz = w * zzz;
-    return r;
-  }
-
-  // P + Q, EFD "add-2008-s". Cost 12M + 2S.
-  //   U1 = X1 ZZ2, U2 = X2 ZZ1, S1 = Y1 ZZZ2, S2 = Y2 ZZZ1
-  //   P = U2 - U1, R = S2 - S1
-  //   PP = P^2, PPP = P PP, Q = U1 PP
-  //   X3 = R^2 - PPP - 2 Q
-  //   Y3 = R (Q - X3) - S1 PPP
-  //   ZZ3 = ZZ1 ZZ2 PP, ZZZ3 = ZZZ1 ZZZ2 PPP
-  // P = 0: same x, so double (R = 0) or cancel (R != 0).
-  xyzz_t add(const xyzz_t& q) const {
-    if (is_infinity()) return q;
-    if (q.is_infinity()) return *this;
-    const field_t u1 = x * q.zz;
-    const field_t u2 = q.x * zz;
-    const field_t s1 = y * q.zzz;
-    const field_t s2 = q.y * zzz;
-    const field_t p = u2 - u1;
-    const field_t rr = s2 - s1;
-    if (p.is_zero()) return rr.is_zero() ? dbl() : infinity();
-    const field_t pp = p.sqr();
-    const field_t ppp = p * pp;
-    const field_t qq = u1 * pp;
-    xyzz_t r;
-    r.x = rr.sqr() - ppp - qq.dbl();
-    r.y = rr * (qq - r.x) - s1 * ppp;
-    r.zz = zz * q.zz * pp;
-    r.zzz = zzz * q.zzz * ppp;
-    return r;
-  }
-
-  // P + Q with Q affine (ZZ2 = ZZZ2 = 1), EFD "madd-2008-s". Cost 8M + 2S.
-  //   U2 = X2 ZZ1, S2 = Y2 ZZZ1
-  //   P = U2 - X1, R = S2 - Y1
-  //   PP = P^2, PPP = P PP, Q = X1 PP
-  //   X3 = R^2 - PPP - 2 Q
-  //   Y3 = R (Q - X3) - Y1 PPP
-  //   ZZ3 = ZZ1 PP, ZZZ3 = ZZZ1 PPP
-  // When P == Q (P = R = 0) the affine doubling EFD "mdbl-2008-s-1" is used:
-  //   U = 2 Y2, V = U^2, W = U V, S = X2 V, M = 3 X2^2
-  //   X3 = M^2 - 2 S, Y3 = M (S - X3) - W Y2, ZZ3 = V, ZZZ3 = W   (4M + 2S)
-  xyzz_t add_mixed(const affine_type& q) const {
-    if (q.is_infinity()) return *this;
-    if (is_infinity()) return from_affine(q);
-    const field_t u2 = q.x * zz;
-    const field_t s2 = q.y * zzz;
-    const field_t p = u2 - x;
-    const field_t rr = s2 - y;
-    if (p.is_zero()) {
-      if (!rr.is_zero()) return infinity();
-      const field_t u = q.y.dbl();
-      const field_t v = u.sqr();
-      const field_t w = u * v;
-      const field_t s = q.x * v;
-      const field_t x2 = q.x.sqr();
-      const field_t m = x2.dbl() + x2;
-      xyzz_t r;
-      r.x = m.sqr() - s.dbl();
-      r.y = m * (s - r.x) - w * q.y;
-      r.zz = v;
-      r.zzz = w;
-      return r;
-    }
-    const field_t pp = p.sqr();
-    const field_t ppp = p * pp;
-    const field_t qq = x * pp;
-    xyzz_t r;
-    r.x = rr.sqr() - ppp - qq.dbl();
-    r.y = rr * (qq - r.x) - y * ppp;
-    r.zz = zz * pp;
-    r.zzz = zzz * ppp;
-    return r;
-  }
+  // 2P (6M + 3S), P + Q (12M + 2S) and P + Q with Q affine (8M + 2S; 4M +
+  // 2S when P == Q): the formulas and their derivations are in
+  // ec/xyzz_formulas.hpp, shared with the device's points (cuda/point.cuh).
+  xyzz_t dbl() const { return ec::xyzz_dbl(*this); }
+  xyzz_t add(const xyzz_t& q) const { return ec::xyzz_add(*this, q); }
+  xyzz_t add_mixed(const affine_type& q) const { return ec::xyzz_add_mixed(*this, q); }
 
   xyzz_t operator+(const xyzz_t& q) const { return add(q); }
   xyzz_t& operator+=(const xyzz_t& q) { return *this = add(q); }
