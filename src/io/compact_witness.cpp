@@ -33,17 +33,19 @@ io_error wrong_count(const std::filesystem::path& file, uint64_t n, uint64_t exp
                             std::to_string(expected) + " wires");
 }
 
-// The lowest index that failed and why (one message for the lowest only,
-// however many threads find a problem).
+// The lowest index that failed and why, as one number (index · 8 + reason,
+// indices < 2^32), so threads agree on both at once.
 struct first_error_t {
-  std::atomic<uint64_t> at{UINT64_MAX};
-  std::atomic<int> why{0};
+  std::atomic<uint64_t> key{UINT64_MAX};
   void note(uint64_t i, int reason) {
-    uint64_t seen = at.load();
-    while (i < seen && !at.compare_exchange_weak(seen, i)) {
+    const uint64_t k = i * 8 + uint64_t(reason);
+    uint64_t seen = key.load();
+    while (k < seen && !key.compare_exchange_weak(seen, k)) {
     }
-    if (at.load() == i) why = reason;
   }
+  bool any() const { return key.load() != UINT64_MAX; }
+  uint64_t at() const { return key.load() / 8; }
+  int why() const { return int(key.load() % 8); }
 };
 
 }  // namespace
@@ -155,10 +157,10 @@ void decode(const opened_t& o, std::span<fr_t> out, unsigned threads) {
     }
     first[b + 1] = k;
   });
-  if (bad.at.load() != UINT64_MAX) {
-    const std::string i = std::to_string(bad.at.load());
-    c.fail(bad.why == twice ? "value " + i + " is marked both 1 and other"
-                            : "a bit is set past the last value (bit " + i + " of " + std::to_string(n) + ")");
+  if (bad.any()) {
+    const std::string i = std::to_string(bad.at());
+    c.fail(bad.why() == twice ? "value " + i + " is marked both 1 and other"
+                              : "a bit is set past the last value (bit " + i + " of " + std::to_string(n) + ")");
   }
   for (uint64_t b = 0; b < blocks; ++b) first[b + 1] += first[b];
   if (first[blocks] != n_other)
@@ -184,10 +186,10 @@ void decode(const opened_t& o, std::span<fr_t> out, unsigned threads) {
       }
     }
   });
-  if (bad.at.load() != UINT64_MAX) {
-    const std::string i = std::to_string(bad.at.load());
-    c.fail(bad.why == not_canonical ? "value " + i + " is not below r (not a canonical Fr value)"
-                                    : "value " + i + " is stored as other but is 0 or 1");
+  if (bad.any()) {
+    const std::string i = std::to_string(bad.at());
+    c.fail(bad.why() == not_canonical ? "value " + i + " is not below r (not a canonical Fr value)"
+                                      : "value " + i + " is stored as other but is 0 or 1");
   }
   if (!out[0].is_one()) c.fail("value 0 (the constant wire) is not 1");
 }
