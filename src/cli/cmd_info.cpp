@@ -221,8 +221,7 @@ report_t info_of(const std::string& path) {
   }
   if (magic == "szwt") {
     const std::vector<fr_t> w = read_compact_witness(path);
-    const size_t other =
-        size_t(std::count_if(w.begin(), w.end(), [](const fr_t& v) { return !v.is_zero() && !v.is_one(); }));
+    const uint64_t other = other_values(w);
     report_t r{"szwt", "starzk compact witness (.szwt) over BLS12-381"};
     r.fact("values", w.size(), std::to_string(w.size()) + " values");
     r.fact("other_values", other, std::to_string(other) + " neither 0 nor 1");

@@ -130,8 +130,7 @@ gen_job_files_t write_generated_job(const gen_params_t& params, const std::files
   std::vector<fr_t> w0 = generate_witness(params, cs, 0, o.threads);
   uint64_t w_bytes = 32 * uint64_t(cs.n_vars) + 4096;
   if (compact) {
-    const uint64_t other =
-        uint64_t(std::count_if(w0.begin(), w0.end(), [](const fr_t& v) { return !v.is_zero() && !v.is_one(); }));
+    const uint64_t other = other_values(w0);
     w_bytes = compact_witness_bytes(w0.size(), other + other / 16 + 64);
   }
   std::error_code ec;

@@ -28,11 +28,6 @@ uint64_t words_of(uint64_t n) { return (n + 63) / 64; }
 uint64_t blocks_of(uint64_t words) { return (words + block_words - 1) / block_words; }
 uint64_t pages(uint64_t bytes) { return (bytes + page_container_alignment - 1) / page_container_alignment; }
 
-io_error wrong_count(const std::filesystem::path& file, uint64_t n, uint64_t expected) {
-  return io_error(file, "witness of wrong count: " + std::to_string(n) + " values, the key's circuit has " +
-                            std::to_string(expected) + " wires");
-}
-
 // The lowest index that failed and why, as one number (index · 8 + reason,
 // indices < 2^32), so threads agree on both at once.
 struct first_error_t {
@@ -50,6 +45,10 @@ struct first_error_t {
 
 }  // namespace
 
+uint64_t other_values(std::span<const fr_t> w) {
+  return uint64_t(std::count_if(w.begin(), w.end(), [](const fr_t& v) { return !v.is_zero() && !v.is_one(); }));
+}
+
 uint64_t compact_witness_bytes(uint64_t n, uint64_t n_other) {
   // The header (well under a page), then each section at the next page;
   // the file ends with the last non-empty section.
@@ -65,9 +64,8 @@ void write_compact_witness(const std::filesystem::path& file, std::span<const fr
   std::vector<uint64_t> first(blocks + 1, 0);
   parallel_tasks(blocks, threads, [&](size_t b) {
     const uint64_t end = std::min<uint64_t>(n, (b + 1) * block_words * 64);
-    uint64_t k = 0;
-    for (uint64_t i = b * block_words * 64; i < end; ++i) k += !w[i].is_zero() && !w[i].is_one();
-    first[b + 1] = k;
+    const uint64_t begin = b * block_words * 64;
+    first[b + 1] = other_values(w.subspan(begin, end - begin));
   });
   for (uint64_t b = 0; b < blocks; ++b) first[b + 1] += first[b];
   const uint64_t n_other = first[blocks];
@@ -198,7 +196,7 @@ void decode(const opened_t& o, std::span<fr_t> out, unsigned threads) {
 
 void read_compact_witness_into(const std::filesystem::path& file, std::span<fr_t> out, unsigned threads) {
   const opened_t o = open_checked(file);
-  if (o.n != out.size()) throw wrong_count(file, o.n, out.size());
+  if (o.n != out.size()) throw witness_count_error(file, o.n, out.size());
   decode(o, out, threads);
 }
 

@@ -37,7 +37,9 @@ void write_compact_witness(const std::filesystem::path& file, std::span<const fr
 void read_compact_witness_into(const std::filesystem::path& file, std::span<fr_t> out, unsigned threads = 0);
 // The whole witness, however many values the file holds.
 std::vector<fr_t> read_compact_witness(const std::filesystem::path& file, unsigned threads = 0);
-// The file's size for n values of which n_other are neither 0 nor 1.
+// The values neither 0 nor 1 (the ones the file stores in full), and the
+// file's size for n values of which n_other are such.
+uint64_t other_values(std::span<const fr_t> w);
 uint64_t compact_witness_bytes(uint64_t n, uint64_t n_other);
 
 // A witness in either format (.wtns or .szwt, told apart by the magic).

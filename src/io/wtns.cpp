@@ -53,11 +53,6 @@ void read_wtns_values(const std::filesystem::path& file, OutFor&& out_for) {
   if (!out[0].is_one()) d.fail("value 0 (the constant wire) is not 1");
 }
 
-io_error wrong_count(const std::filesystem::path& file, uint64_t n, uint64_t expected) {
-  return io_error(file, "witness of wrong count: " + std::to_string(n) + " values, the key's circuit has " +
-                            std::to_string(expected) + " wires");
-}
-
 }  // namespace
 
 std::vector<fr_t> read_wtns(const std::filesystem::path& file) {
@@ -72,7 +67,7 @@ std::vector<fr_t> read_wtns(const std::filesystem::path& file) {
 std::vector<fr_t> read_wtns(const std::filesystem::path& file, uint32_t expected_n_vars) {
   std::vector<fr_t> w;
   read_wtns_values(file, [&](uint32_t n) {
-    if (n != expected_n_vars) throw wrong_count(file, n, expected_n_vars);
+    if (n != expected_n_vars) throw witness_count_error(file, n, expected_n_vars);
     w.resize(n);
     return std::span<fr_t>(w);
   });
@@ -81,9 +76,14 @@ std::vector<fr_t> read_wtns(const std::filesystem::path& file, uint32_t expected
 
 void read_wtns_into(const std::filesystem::path& file, std::span<fr_t> out) {
   read_wtns_values(file, [&](uint32_t n) {
-    if (n != out.size()) throw wrong_count(file, n, out.size());
+    if (n != out.size()) throw witness_count_error(file, n, out.size());
     return out;
   });
+}
+
+io_error witness_count_error(const std::filesystem::path& file, uint64_t n, uint64_t expected) {
+  return io_error(file, "witness of wrong count: " + std::to_string(n) + " values, the key's circuit has " +
+                            std::to_string(expected) + " wires");
 }
 
 void write_wtns(const std::filesystem::path& file, std::span<const fr_t> witness) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ff/fr.hpp"
+#include "io/io_error.hpp"
 
 namespace starzk {
 
@@ -24,5 +25,7 @@ std::vector<fr_t> read_wtns(const std::filesystem::path& file, uint32_t expected
 // garbage.
 void read_wtns_into(const std::filesystem::path& file, std::span<fr_t> out);
 void write_wtns(const std::filesystem::path& file, std::span<const fr_t> witness);
+// The error both witness readers give for a count other than the key's.
+io_error witness_count_error(const std::filesystem::path& file, uint64_t n, uint64_t expected);
 
 }  // namespace starzk
