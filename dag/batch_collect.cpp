@@ -5,7 +5,9 @@
 // the whole partition again, the witness read again through its fill,
 // every task kept to the CPU workers (submit_context_t::only), in a chain
 // of its own; its result carries retries = 1 and the first error. A
-// failure on the CPUs, or in the retry, is the partition's result.
+// failure on the CPUs, or in the retry, is the partition's result. A
+// partition that succeeded has its key hold the resident arrays on the
+// GPUs (key_bundle_t::hold_on_devices).
 #include <starpu.h>
 
 #include "dag/batch.hpp"
@@ -40,6 +42,9 @@ std::optional<partition_result_t> batch_t::collect(uint32_t chain) {
     r.proof = s.proof;
     r.publics = s.publics;
     f.part.reset();
+    // The key's resident arrays have reached the GPUs that ran this
+    // partition: from now on no allocation may evict them.
+    if (f.attempt.key) f.attempt.key->hold_on_devices();
     return r;
   }
   r.error = s.error();

@@ -97,7 +97,7 @@ key_bundle_t::key_bundle_t(std::shared_ptr<const proving_key_t> pk, std::shared_
       if (matrices_.size() - before != codelets::spmv_matrix_buffers(*m))
         throw std::logic_error("key_bundle_t: matrix handles and spmv buffers disagree");
     }
-  } catch (...) {
+  } catch (...) {  // nothing is held yet
     for (starpu_data_handle_t h : all_) starpu_data_unregister(h);
     unpin_all();
     throw;
@@ -106,31 +106,52 @@ key_bundle_t::key_bundle_t(std::shared_ptr<const proving_key_t> pk, std::shared_
   prefetch_to_devices();
 }
 
-// Starts the copies of what the plan keeps on each GPU (the NTT domain,
-// the CSR arrays where the witness map runs there, the resident queries in
-// the order the chain reads them) as soon as the key is registered, so
-// that they cross PCIe while the first partitions' witness maps and H
-// phases run instead of inside the first chain's MSMs (at 2^27, 60 GiB of
-// queries; a task's own fetch still goes first: StarPU serves prefetch
-// requests after fetches). The plan counts all of it, so nothing is
-// evicted for it.
-void key_bundle_t::prefetch_to_devices() {
-  if (memory_input_.device == 0) return;  // no plan: no CUDA workers or no count
+// What the plan keeps on each GPU, in the order the first chain reads it
+// (the NTT domain, the CSR arrays where the witness map runs there, the
+// resident queries); empty without a plan.
+std::vector<starpu_data_handle_t> key_bundle_t::resident_on_devices() const {
   std::vector<starpu_data_handle_t> order;
+  if (memory_input_.device == 0) return order;  // no plan: no CUDA workers or no count
   if (domain_h_) order.push_back(domain_h_);
   if (memory_plan_.optional_fits) order.insert(order.end(), matrices_.begin(), matrices_.end());
-  for (int q : {0, 1, 2}) order.push_back(g1_[q]);  // h, l, a
-  order.push_back(b_g2_);
-  order.push_back(g1_[int(codelets::msm_query_t::b_g1)]);
+  for (int q : {0, 1, 2})
+    if (g1_[q]) order.push_back(g1_[q]);  // h, l, a
+  if (b_g2_) order.push_back(b_g2_);
+  if (starpu_data_handle_t b1 = g1_[int(codelets::msm_query_t::b_g1)]) order.push_back(b1);
+  return order;
+}
+
+std::vector<unsigned> key_bundle_t::cuda_nodes() {
   std::vector<unsigned> nodes;
   for (unsigned w = 0; w < starpu_worker_get_count(); ++w)
     if (starpu_worker_get_type(int(w)) == STARPU_CUDA_WORKER) {
       const unsigned node = starpu_worker_get_memory_node(w);
       if (std::find(nodes.begin(), nodes.end(), node) == nodes.end()) nodes.push_back(node);
     }
-  for (unsigned node : nodes)
+  return nodes;
+}
+
+// Starts the copies of what the plan keeps on each GPU as soon as the key
+// is registered, so that they cross PCIe while the first partitions'
+// witness maps and H phases run instead of inside the first chain's MSMs
+// (at 2^27, 60 GiB of queries; a task's own fetch still goes first:
+// StarPU serves prefetch requests after fetches). The plan counts all of
+// it; hold_on_devices() then keeps StarPU's reclaim off it.
+void key_bundle_t::prefetch_to_devices() {
+  const std::vector<starpu_data_handle_t> order = resident_on_devices();
+  for (unsigned node : cuda_nodes())
     for (starpu_data_handle_t h : order)
-      if (h) runtime::check_starpu(starpu_data_prefetch_on_node(h, node, 1), "starpu_data_prefetch_on_node");
+      runtime::check_starpu(starpu_data_prefetch_on_node(h, node, 1), "starpu_data_prefetch_on_node");
+}
+
+// Holds every resident array that has arrived on a GPU (device_hold.hpp):
+// the plan counted it there, so an allocation that finds the device full
+// must take its room elsewhere. Cheap when everything is held.
+void key_bundle_t::hold_on_devices() const {
+  const std::vector<starpu_data_handle_t> order = resident_on_devices();
+  if (order.empty()) return;
+  for (unsigned node : cuda_nodes())
+    for (starpu_data_handle_t h : order) hold_.hold_if_valid(h, node);
 }
 
 // The matrices the witness map reads: the circuit's A, B, C for a bellman
@@ -303,7 +324,9 @@ void key_bundle_t::register_vector(starpu_data_handle_t& h, const void* data, si
 
 key_bundle_t::~key_bundle_t() {
   // Every task reading these handles is over (partitions hold a reference
-  // until theirs are); unregistering copies nothing back (all are R-only).
+  // until theirs are); the holds go first (an unregister waits for them),
+  // and unregistering copies nothing back (all are R-only).
+  hold_.release_all();
   for (starpu_data_handle_t h : all_) starpu_data_unregister(h);
   unpin_all();
   // The CUDA workers' scratch goes with the key (re-grown on demand by the

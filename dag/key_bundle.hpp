@@ -15,9 +15,10 @@
 //                        (codelets.hpp spmv_matrix_buffers).
 //   device domain        the NTT tables the CUDA ntt_h reads (n·32 bytes,
 //                        built only when StarPU has CUDA workers).
-// With CUDA workers these stay resident on each GPU that used them while
-// device memory allows (StarPU evicts read-only replicas only under
-// pressure), and their host arrays are pinned for fast copies. Which
+// With CUDA workers the arrays the device memory plan keeps on the GPUs are
+// prefetched there once registered and, once arrived, held there
+// (hold_on_devices, dag/device_hold.hpp), so that StarPU's reclaim never
+// evicts them; the streamed queries' host arrays are pinned for fast copies. Which
 // queries are handles at all is the device memory plan's choice, made here
 // from the GPUs' memory (dag/key_residency.hpp): a query the plan streams
 // has no handle, and the MSM's CUDA body copies its bases from the pinned
@@ -40,6 +41,7 @@
 #include <vector>
 
 #include "codelets/partition_state.hpp"
+#include "dag/device_hold.hpp"
 #include "dag/key_residency.hpp"
 #include "groth16/keys.hpp"
 #include "groth16/r1cs.hpp"
@@ -83,6 +85,14 @@ class key_bundle_t {
   const std::vector<starpu_data_handle_t>& handles() const { return all_; }
   // The device NTT domain (ntt_h's buffer 3).
   starpu_data_handle_t device_domain() const { return domain_h_; }
+  // Holds on each GPU the resident arrays of the plan that have arrived
+  // there (the batch calls it as partitions finish); logically const: it
+  // changes where copies stay, never what the key is.
+  void hold_on_devices() const;
+  // What the plan keeps on each GPU (empty without a plan), and how many
+  // (array, GPU) holds are in place.
+  std::vector<starpu_data_handle_t> resident_on_devices() const;
+  size_t held_on_devices() const { return hold_.held(); }
 
   // Host bytes one partition of this key holds at most while in flight:
   // the witness, the rows a, b, c (h lives in a), the public inputs and
@@ -108,6 +118,7 @@ class key_bundle_t {
   void plan_device_memory();
   void pin_for_devices();
   void prefetch_to_devices();
+  static std::vector<unsigned> cuda_nodes();
   void pin_once_copied();
   void pin(const void* p, size_t bytes);
   void unpin_all() noexcept;
@@ -130,6 +141,7 @@ class key_bundle_t {
     uint64_t pinned_bytes = 0;
   } times_;
   std::vector<starpu_data_handle_t> all_;
+  mutable device_hold_t hold_;                 // released before all_ is unregistered
   alignas(64) unsigned char dummy_[256] = {};  // home of empty arrays' one-element handles
 };
 

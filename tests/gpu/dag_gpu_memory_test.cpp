@@ -135,6 +135,10 @@ TEST_P(dag_gpu_memory, streamed_queries_give_the_same_proofs) {
     const int parts = int(c.witnesses.size());
     EXPECT_EQ(got.count("msm", "cuda"), 4 * parts) << stream;
     EXPECT_EQ(got.count("b_g2_msm", "cuda"), parts) << stream;
+    // Every array the plan keeps on the GPU arrived there and is held.
+    const size_t resident = key->resident_on_devices().size();
+    EXPECT_GE(resident, all ? 1u : 4u) << stream;  // the domain, and l, a, b_g1 unless all stream
+    EXPECT_EQ(key->held_on_devices(), resident) << stream;
     codelets::set_placement(any_place);
   }
 }
