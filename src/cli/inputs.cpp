@@ -17,6 +17,7 @@
 #include "io/compact_witness.hpp"
 #include "io/csr_circuit.hpp"
 #include "io/digest.hpp"
+#include "io/digest_memo.hpp"
 #include "io/io_error.hpp"
 #include "io/key_cache.hpp"
 #include "io/packed_key.hpp"
@@ -91,7 +92,10 @@ proving_key_t read_packed(const std::string& path, const r1cs_t* circuit, bool s
 std::string key_check_report_t::line(const std::string& path) const {
   char t[96];
   if (!validated) {
-    std::snprintf(t, sizeof t, "%.2f s to hash, %.2f s to read", hash_seconds, read_seconds);
+    if (digest_recalled)
+      std::snprintf(t, sizeof t, "digest remembered, %.2f s to read", read_seconds);
+    else
+      std::snprintf(t, sizeof t, "%.2f s to hash, %.2f s to read", hash_seconds, read_seconds);
     return path + ": validated before (digest " + to_hex(digest).substr(0, 8) + "...), " + t;
   }
   if (read_is_validation)
@@ -138,7 +142,9 @@ loaded_key_t read_key(const std::string& path, bool zkey, const r1cs_t* circuit,
     }
   auto hashed = std::async(std::launch::async, [&] {
     const auto t0 = steady::now();
-    r.digest = file_digest(path, o.threads);
+    key_digest_t d = key_digest(store, path, o.threads, !o.revalidate);
+    r.digest = d.digest;
+    r.digest_recalled = d.recalled;
     r.hash_seconds = since(t0);
   });
   bool known = false;
@@ -283,7 +289,7 @@ std::string remember_validated(const std::string& path, key_format_t format, uin
                                const key_load_options_t& o) {
   const record_store_t store = store_of(o);
   if (!store.enabled()) return "";
-  const digest_t d = file_digest(path, o.threads);
+  const digest_t d = key_digest(store, path, o.threads).digest;
   return store.remember(validation_record_t{d, std::filesystem::file_size(path), format, required_checks(format),
                                             points, unix_now(), file_sample(path)});
 }

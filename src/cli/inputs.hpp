@@ -42,6 +42,7 @@ struct key_load_options_t {
 struct key_check_report_t {
   digest_t digest{};
   double hash_seconds = 0;
+  bool digest_recalled = false;                     // the digest came from its memo (io/digest_memo.hpp)
   double read_seconds = 0;                          // the reader, on-curve checks included
   bool read_is_validation = false;                  // .szpk: the points were checked while decompressed
   bool validated = false;                           // checked now (false: a record said they had been)
