@@ -20,8 +20,8 @@
 //   .szwt  read whole (read_compact_witness), and into the multiplier's
 //          witness count as a partition's fill reads it;
 //   .bin   read as N proofs for the N its size implies, and as one;
-//   journal and record: read_journal (at most 64 partitions) and
-//          decode_record.
+//   journal, record and memo: read_journal (at most 64 partitions),
+//          decode_record and decode_memo.
 #include <vector>
 
 #include "fuzz_input.hpp"
@@ -30,6 +30,7 @@
 #include "io/batch_journal.hpp"
 #include "io/compact_witness.hpp"
 #include "io/csr_circuit.hpp"
+#include "io/digest_memo.hpp"
 #include "io/key_cache.hpp"
 #include "io/packed_key.hpp"
 #include "io/proof_files.hpp"
@@ -108,9 +109,15 @@ void record(std::span<const uint8_t> in) {
   if (r && encode_record(*r) != std::vector<uint8_t>(in.begin(), in.end())) std::abort();
 }
 
+void memo(std::span<const uint8_t> in) {
+  std::string why;
+  const auto m = decode_memo(in, &why);
+  if (m && encode_memo(*m) != std::vector<uint8_t>(in.begin(), in.end())) std::abort();
+}
+
 const target_t targets[] = {
     {"szkc", szkc},       {"szcs", szcs},     {"szpk", szpk}, {"szwt", szwt}, {"proofs_bin", proofs_bin},
-    {"journal", journal}, {"record", record},
+    {"journal", journal}, {"record", record}, {"memo", memo},
 };
 
 }  // namespace

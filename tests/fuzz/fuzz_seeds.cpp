@@ -10,7 +10,7 @@
 //   the circuits as .szcs in both versions (coded, and expanded to plain);
 //   the fixtures' witnesses as .szwt;
 //   the fixtures' proofs as .bin files (one, and all three back to back)
-//   and as a batch journal; a validation record; manifests in TOML and JSON.
+//   and as a batch journal; a validation record; a digest memo; manifests in TOML and JSON.
 // libFuzzer's -max_len is the largest seed, so small seeds keep each
 // execution short.
 #include <cstdio>
@@ -30,6 +30,7 @@
 #include "io/proof_files.hpp"
 #include "io/proof_json.hpp"
 #include "io/r1cs.hpp"
+#include "io/digest_memo.hpp"
 #include "io/validation_record.hpp"
 #include "io/wtns.hpp"
 #include "io/zkey.hpp"
@@ -124,6 +125,13 @@ int main(int argc, char** argv) {
     const auto rec = encode_record(r);
     std::ofstream(dir("record") / "zkey.rec", std::ios::binary)
         .write(reinterpret_cast<const char*>(rec.data()), std::streamsize(rec.size()));
+    digest_memo_t m;
+    m.stamp = {0x801, 4242, 55292, 1700000000123456789, 1700000000987654321};
+    m.taken_ns = 1700000100000000000;
+    m.digest[0] = 0x5a;
+    const auto memo = encode_memo(m);
+    std::ofstream(dir("memo") / "zkey.szdm", std::ios::binary)
+        .write(reinterpret_cast<const char*>(memo.data()), std::streamsize(memo.size()));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "fuzz_seeds: %s\n", e.what());
     return 1;
