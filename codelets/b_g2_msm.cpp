@@ -6,7 +6,7 @@
 // STARZK_RC_MEMORY_HEAVY (cuzk runs it on the CPU, 0.48 s per partition,
 // beside the GPU chain).
 //
-// On a GPU (gpu::msm_g2_pieces) it is a plain Pippenger over w, as the G1
+// On a GPU (gpu::msm_pieces<g2_params>) it is a plain Pippenger over w, as the G1
 // queries (msm.cpp says why the split does not pay there); it takes the GPU
 // between two chains, which is why it is not part of a chain (the GPU lock
 // would hold it to one device).

@@ -23,7 +23,7 @@
 // partition and the query; the performance model's footprint keys on
 // (query, streamed, number of bases).
 //
-// CUDA body (gpu::msm_g1_pieces through msm_device.hpp, in pieces that fit
+// CUDA body (gpu::msm_pieces<g1_params> through msm_device.hpp, in pieces that fit
 // the device's free memory): every query is a plain Pippenger, over h or
 // over the witness (L over the aux wires w[n_public + 1 ..]). On the device
 // the split does not pay: the terms whose scalar is one all land in window

@@ -12,7 +12,7 @@
 #include "msm/msm_pieces.hpp"
 
 #if STARZK_CODELETS_CUDA
-#include "cuda/msm_launchers.hpp"
+#include "cuda/starzk_cuda.hpp"
 #endif
 
 namespace starzk::codelets {
@@ -38,7 +38,7 @@ gpu::msm_tuning_t tuning(bool lean, bool narrow = false) {
 
 template <class P>
 uint64_t scratch_bytes(size_t n, bool split, size_t piece, bool streamed, const gpu::msm_tuning_t& t) {
-  return gpu::msm_launchers_t<P>::pieces_scratch_bytes(n, split, gpu::msm_pieces_t{piece, streamed}, t);
+  return gpu::msm_pieces_scratch_bytes<P>(n, split, gpu::msm_pieces_t{piece, streamed}, t);
 }
 
 // The tuning a body runs a form with under `budget`. Where the default
@@ -94,7 +94,6 @@ bool cuda_worker_can_hold(unsigned worker, const starpu_task* task, const msm_de
 
 template <class P>
 bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
-  using L = gpu::msm_launchers_t<P>;
   const bool split = m.split_from != gpu::msm_no_split;
   const uint64_t room = worker_scratch_room();
   uint64_t budget = std::min<uint64_t>(scratch_max, room);
@@ -122,9 +121,10 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
         continue;
       }
     }
-    check_cuda(L::pieces(m.d_out, m.bases, m.d_scalars, m.n, m.split_from, gpu::msm_pieces_t{plan.piece, m.streamed},
-                         scratch, size_t(plan.bytes), worker_stream(), tune),
-               (std::string("gpu::msm_") + L::name + "_pieces").c_str());
+    check_cuda(
+        gpu::msm_pieces<P>(m.d_out, m.bases, m.d_scalars, m.n, m.split_from, gpu::msm_pieces_t{plan.piece, m.streamed},
+                           scratch, size_t(plan.bytes), worker_stream(), tune),
+        (std::string("gpu::msm_pieces<") + P::name + ">").c_str());
     // The bodies are synchronous (msm_device.hpp): the work is done when
     // they return.
     check_cuda(cudaStreamSynchronize(worker_stream()), "cudaStreamSynchronize (MSM)");

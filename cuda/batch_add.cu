@@ -7,8 +7,9 @@
 // Pass 1: each thread walks a contiguous run of indices and accumulates the
 // selected bases with madd-2008-s (8M + 2S per point); a block tree-sums its
 // threads (add-2008-s). Pass 2: one block sums the block partials. Written
-// once over the curve bundle (msm_curve.cuh); blocks have sum_block_v threads
-// (G1 128, G2 64: 24 KiB of shared memory either way).
+// once over the curve bundle (msm_curve.cuh): batch_add<P> and msm_split<P>
+// (starzk_cuda.hpp), instantiated for G1 and G2 at the bottom; blocks have
+// sum_block_v threads (G1 128, G2 64: 24 KiB of shared memory either way).
 #include "cuda/msm_common.cuh"
 #include "cuda/starzk_cuda.hpp"
 
@@ -29,14 +30,17 @@ __global__ void __launch_bounds__(sum_block_v<X>)
   if (threadIdx.x == 0) partial[blockIdx.x] = acc;
 }
 
-template <class C>
-size_t batch_scratch(size_t) {
-  return align256(batch_blocks * sizeof(typename C::xyzz_type));
+}  // namespace
+
+template <class P>
+size_t batch_add_scratch_bytes(size_t) {
+  return align256(batch_blocks * sizeof(typename curve_bundle_t<P>::xyzz_type));
 }
 
-template <class C>
-cudaError_t batch_add(typename C::host_xyzz_type* d_result, const typename C::host_affine_type* d_bases,
-                      const uint32_t* d_bitmap, size_t n, void* d_scratch, size_t scratch_bytes, cudaStream_t s) {
+template <class P>
+cudaError_t batch_add(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const uint32_t* d_bitmap, size_t n,
+                      void* d_scratch, size_t scratch_bytes, cudaStream_t s) {
+  using C = curve_bundle_t<P>;
   using X = typename C::xyzz_type;
   constexpr unsigned block = sum_block_v<X>;
   auto* out = reinterpret_cast<X*>(d_result);
@@ -46,7 +50,8 @@ cudaError_t batch_add(typename C::host_xyzz_type* d_result, const typename C::ho
     SZK_CHECK_LAUNCH();
     return cudaSuccess;
   }
-  if (!d_bases || !d_bitmap || !d_scratch || scratch_bytes < batch_scratch<C>(n)) return cudaErrorInvalidValue;
+  if (!d_bases || !d_bitmap || !d_scratch || scratch_bytes < batch_add_scratch_bytes<P>(n))
+    return cudaErrorInvalidValue;
   auto* partial = static_cast<X*>(d_scratch);
   const size_t threads = size_t(batch_blocks) * block;
   const size_t per_thread = (n + threads - 1) / threads;
@@ -58,45 +63,32 @@ cudaError_t batch_add(typename C::host_xyzz_type* d_result, const typename C::ho
   return cudaSuccess;
 }
 
-template <class C>
-size_t split_scratch(size_t n, const msm_tuning_t& tune) {
-  return std::max(batch_scratch<C>(n), C::msm_scratch_bytes(n, tune));
+template <class P>
+size_t msm_split_scratch_bytes(size_t n, const msm_tuning_t& tune) {
+  return std::max(batch_add_scratch_bytes<P>(n), msm_scratch_bytes<P>(n, tune));
 }
 
-template <class C>
-cudaError_t split(typename C::host_xyzz_type* d_ones, typename C::host_xyzz_type* d_tail,
-                  const typename C::host_affine_type* d_bases, const fr_t* d_scalars, const uint32_t* d_ones_bitmap,
-                  size_t n, void* d_scratch, size_t scratch_bytes, cudaStream_t s, const msm_tuning_t& tune) {
-  if (scratch_bytes < split_scratch<C>(n, tune)) return cudaErrorInvalidValue;
+template <class P>
+cudaError_t msm_split(xyzz_t<P>* d_ones, xyzz_t<P>* d_tail, const affine_t<P>* d_bases, const fr_t* d_scalars,
+                      const uint32_t* d_ones_bitmap, size_t n, void* d_scratch, size_t scratch_bytes, cudaStream_t s,
+                      const msm_tuning_t& tune) {
+  if (scratch_bytes < msm_split_scratch_bytes<P>(n, tune)) return cudaErrorInvalidValue;
   // Stream order makes the scratch reuse safe: the MSM starts after the batch add.
-  SZK_TRY(batch_add<C>(d_ones, d_bases, d_ones_bitmap, n, d_scratch, scratch_bytes, s));
-  return C::msm(d_tail, d_bases, d_scalars, n, d_scratch, scratch_bytes, s, tune, d_ones_bitmap);
+  SZK_TRY(batch_add<P>(d_ones, d_bases, d_ones_bitmap, n, d_scratch, scratch_bytes, s));
+  return msm<P>(d_tail, d_bases, d_scalars, n, d_scratch, scratch_bytes, s, tune, d_ones_bitmap);
 }
 
-}  // namespace
-
-size_t batch_add_g1_scratch_bytes(size_t n) { return batch_scratch<g1_curve_t>(n); }
-cudaError_t batch_add_g1(g1_xyzz_t* d_result, const g1_affine_t* d_bases, const uint32_t* d_bitmap, size_t n,
-                         void* d_scratch, size_t scratch_bytes, cudaStream_t s) {
-  return batch_add<g1_curve_t>(d_result, d_bases, d_bitmap, n, d_scratch, scratch_bytes, s);
-}
-size_t msm_g1_split_scratch_bytes(size_t n, const msm_tuning_t& tune) { return split_scratch<g1_curve_t>(n, tune); }
-cudaError_t msm_g1_split(g1_xyzz_t* d_ones, g1_xyzz_t* d_tail, const g1_affine_t* d_bases, const fr_t* d_scalars,
-                         const uint32_t* d_ones_bitmap, size_t n, void* d_scratch, size_t scratch_bytes, cudaStream_t s,
-                         const msm_tuning_t& tune) {
-  return split<g1_curve_t>(d_ones, d_tail, d_bases, d_scalars, d_ones_bitmap, n, d_scratch, scratch_bytes, s, tune);
-}
-
-size_t batch_add_g2_scratch_bytes(size_t n) { return batch_scratch<g2_curve_t>(n); }
-cudaError_t batch_add_g2(g2_xyzz_t* d_result, const g2_affine_t* d_bases, const uint32_t* d_bitmap, size_t n,
-                         void* d_scratch, size_t scratch_bytes, cudaStream_t s) {
-  return batch_add<g2_curve_t>(d_result, d_bases, d_bitmap, n, d_scratch, scratch_bytes, s);
-}
-size_t msm_g2_split_scratch_bytes(size_t n, const msm_tuning_t& tune) { return split_scratch<g2_curve_t>(n, tune); }
-cudaError_t msm_g2_split(g2_xyzz_t* d_ones, g2_xyzz_t* d_tail, const g2_affine_t* d_bases, const fr_t* d_scalars,
-                         const uint32_t* d_ones_bitmap, size_t n, void* d_scratch, size_t scratch_bytes, cudaStream_t s,
-                         const msm_tuning_t& tune) {
-  return split<g2_curve_t>(d_ones, d_tail, d_bases, d_scalars, d_ones_bitmap, n, d_scratch, scratch_bytes, s, tune);
-}
+template size_t batch_add_scratch_bytes<g1_params>(size_t);
+template size_t batch_add_scratch_bytes<g2_params>(size_t);
+template cudaError_t batch_add<g1_params>(g1_xyzz_t*, const g1_affine_t*, const uint32_t*, size_t, void*, size_t,
+                                          cudaStream_t);
+template cudaError_t batch_add<g2_params>(g2_xyzz_t*, const g2_affine_t*, const uint32_t*, size_t, void*, size_t,
+                                          cudaStream_t);
+template size_t msm_split_scratch_bytes<g1_params>(size_t, const msm_tuning_t&);
+template size_t msm_split_scratch_bytes<g2_params>(size_t, const msm_tuning_t&);
+template cudaError_t msm_split<g1_params>(g1_xyzz_t*, g1_xyzz_t*, const g1_affine_t*, const fr_t*, const uint32_t*,
+                                          size_t, void*, size_t, cudaStream_t, const msm_tuning_t&);
+template cudaError_t msm_split<g2_params>(g2_xyzz_t*, g2_xyzz_t*, const g2_affine_t*, const fr_t*, const uint32_t*,
+                                          size_t, void*, size_t, cudaStream_t, const msm_tuning_t&);
 
 }  // namespace starzk::gpu

@@ -27,11 +27,14 @@
 // them affine (src/keys/gpu_setup.cpp does it on the host with one batched
 // inversion per chunk of points, on all cores), which keeps the device side
 // to the accumulation alone.
+//
+// The launchers (starzk_cuda.hpp) are templates over the host curve P,
+// instantiated for G1 and G2 at the bottom; the kernels are templates over
+// the curve's device field (curve_bundle_t<P>::field_type, msm_curve.cuh).
 #include <algorithm>
 #include <cstring>
 
-#include "cuda/point.cuh"
-#include "cuda/starzk_cuda.hpp"
+#include "cuda/msm_curve.cuh"
 
 namespace starzk::gpu {
 namespace {
@@ -80,9 +83,17 @@ __global__ void __launch_bounds__(256)
   }
 }
 
-template <class F, class HostAffine>
-cudaError_t table_init(void* d_table, const HostAffine& g, cudaStream_t s) {
-  static_assert(sizeof(HostAffine) == sizeof(dev_affine_t<F>), "host and device affine layouts differ");
+}  // namespace
+
+template <class P>
+size_t fixed_base_table_bytes() {
+  return fb_entries * sizeof(typename curve_bundle_t<P>::affine_type);
+}
+
+template <class P>
+cudaError_t fixed_base_table_init(void* d_table, const affine_t<P>& g, cudaStream_t s) {
+  using F = typename curve_bundle_t<P>::field_type;
+  static_assert(sizeof(affine_t<P>) == sizeof(dev_affine_t<F>), "host and device affine layouts differ");
   if (!d_table) return cudaErrorInvalidValue;
   dev_affine_t<F> dg;
   std::memcpy(static_cast<void*>(&dg), &g, sizeof dg);
@@ -91,10 +102,11 @@ cudaError_t table_init(void* d_table, const HostAffine& g, cudaStream_t s) {
   return cudaSuccess;
 }
 
-template <class F, class HostXyzz>
-cudaError_t run(HostXyzz* d_out, const fr_t* d_k, size_t n, const void* d_table, cudaStream_t s,
-                const fixed_base_tuning_t& tune) {
-  static_assert(sizeof(HostXyzz) == sizeof(dev_xyzz_t<F>), "host and device XYZZ layouts differ");
+template <class P>
+cudaError_t fixed_base(xyzz_t<P>* d_out, const fr_t* d_k, size_t n, const void* d_table, cudaStream_t s,
+                       const fixed_base_tuning_t& tune) {
+  using F = typename curve_bundle_t<P>::field_type;
+  static_assert(sizeof(xyzz_t<P>) == sizeof(dev_xyzz_t<F>), "host and device XYZZ layouts differ");
   if (n == 0) return cudaSuccess;
   if (!d_out || !d_k || !d_table) return cudaErrorInvalidValue;
   if (tune.block == 0 || tune.block > 256 || tune.block % 32) return cudaErrorInvalidValue;
@@ -106,25 +118,13 @@ cudaError_t run(HostXyzz* d_out, const fr_t* d_k, size_t n, const void* d_table,
   return cudaSuccess;
 }
 
-}  // namespace
-
-size_t fixed_base_g1_table_bytes() { return fb_entries * sizeof(dev_g1_affine_t); }
-size_t fixed_base_g2_table_bytes() { return fb_entries * sizeof(dev_g2_affine_t); }
-
-cudaError_t fixed_base_g1_table_init(void* d_table, const g1_affine_t& g, cudaStream_t s) {
-  return table_init<dev_fp_t>(d_table, g, s);
-}
-cudaError_t fixed_base_g2_table_init(void* d_table, const g2_affine_t& g, cudaStream_t s) {
-  return table_init<dev_fp2_t>(d_table, g, s);
-}
-
-cudaError_t fixed_base_g1(g1_xyzz_t* d_out, const fr_t* d_k, size_t n, const void* d_table, cudaStream_t s,
-                          const fixed_base_tuning_t& tune) {
-  return run<dev_fp_t>(d_out, d_k, n, d_table, s, tune);
-}
-cudaError_t fixed_base_g2(g2_xyzz_t* d_out, const fr_t* d_k, size_t n, const void* d_table, cudaStream_t s,
-                          const fixed_base_tuning_t& tune) {
-  return run<dev_fp2_t>(d_out, d_k, n, d_table, s, tune);
-}
+template size_t fixed_base_table_bytes<g1_params>();
+template size_t fixed_base_table_bytes<g2_params>();
+template cudaError_t fixed_base_table_init<g1_params>(void*, const g1_affine_t&, cudaStream_t);
+template cudaError_t fixed_base_table_init<g2_params>(void*, const g2_affine_t&, cudaStream_t);
+template cudaError_t fixed_base<g1_params>(g1_xyzz_t*, const fr_t*, size_t, const void*, cudaStream_t,
+                                           const fixed_base_tuning_t&);
+template cudaError_t fixed_base<g2_params>(g2_xyzz_t*, const fr_t*, size_t, const void*, cudaStream_t,
+                                           const fixed_base_tuning_t&);
 
 }  // namespace starzk::gpu

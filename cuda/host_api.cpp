@@ -3,8 +3,6 @@
 // around each launcher. Plain C++ on the CUDA runtime API; no device code.
 #include "cuda/starzk_cuda_host.hpp"
 
-#include "cuda/msm_launchers.hpp"
-
 #include <cuda_runtime_api.h>
 
 namespace starzk::gpu {
@@ -162,8 +160,8 @@ std::vector<fr_t> ntt_h_passes_host(std::span<const fr_t> a, std::span<const fr_
 
 namespace {
 
-// The MSM wrappers, written once for G1 and G2 (P = g1_params / g2_params):
-// L names the curve's launchers (cuda/msm_launchers.hpp).
+// The MSM conveniences, written once for G1 and G2 (P = g1_params /
+// g2_params) over the launcher templates, instantiated for both below.
 template <class T>
 device_buffer_t to_device(std::span<const T> h) {
   device_buffer_t d(h.size_bytes());
@@ -176,100 +174,20 @@ T download_one(const device_buffer_t& d, size_t index = 0) {
   d.download(&r, sizeof r, index * sizeof r);
   return r;
 }
-// The launcher's name for error messages, e.g. msm_g2_split.
-std::string msm_what(const char* prefix, const char* name, const char* suffix = "") {
-  return std::string(prefix) + name + suffix;
+// The launcher's name for error messages, e.g. msm_split<G2>.
+template <class P>
+std::string msm_what(const char* launcher) {
+  return std::string(launcher) + "<" + P::name + ">";
 }
 
 template <class P>
-void check_sizes(size_t bases, size_t scalars, const char* prefix, const char* suffix) {
+void check_sizes(size_t bases, size_t scalars, const char* launcher) {
   if (bases != scalars)
-    throw std::runtime_error("starzk_cuda: " + msm_what(prefix, msm_launchers_t<P>::name, suffix) +
-                             ": bases and scalars differ in length");
+    throw std::runtime_error("starzk_cuda: " + msm_what<P>(launcher) + ": bases and scalars differ in length");
 }
 template <class P>
-void check_bitmap(size_t n, size_t words, const char* prefix, const char* suffix) {
-  if (words < (n + 31) / 32)
-    throw std::runtime_error("starzk_cuda: " + msm_what(prefix, msm_launchers_t<P>::name, suffix) +
-                             ": bitmap too short");
-}
-
-template <class P>
-xyzz_t<P> msm_host(std::span<const affine_t<P>> bases, std::span<const fr_t> scalars, const msm_tuning_t& tune) {
-  using L = msm_launchers_t<P>;
-  check_sizes<P>(bases.size(), scalars.size(), "msm_", "");
-  const size_t n = bases.size();
-  stream_t s;
-  device_buffer_t db = to_device(bases), ds = to_device(scalars), dr(sizeof(xyzz_t<P>));
-  const size_t scratch = L::msm_scratch_bytes(n, tune);
-  device_buffer_t dscr(scratch);
-  check_cuda(
-      L::msm(dr.as<xyzz_t<P>>(), db.as<affine_t<P>>(), ds.as<fr_t>(), n, dscr.get(), scratch, s.get(), tune, nullptr),
-      msm_what("msm_", L::name).c_str());
-  s.sync();
-  return download_one<xyzz_t<P>>(dr);
-}
-
-template <class P>
-xyzz_t<P> batch_add_host(std::span<const affine_t<P>> bases, std::span<const uint32_t> bitmap) {
-  using L = msm_launchers_t<P>;
-  const size_t n = bases.size();
-  check_bitmap<P>(n, bitmap.size(), "batch_add_", "");
-  stream_t s;
-  device_buffer_t db = to_device(bases), dm = to_device(bitmap), dr(sizeof(xyzz_t<P>));
-  const size_t scratch = L::batch_add_scratch_bytes(n);
-  device_buffer_t dscr(scratch);
-  check_cuda(L::batch_add(dr.as<xyzz_t<P>>(), db.as<affine_t<P>>(), dm.as<uint32_t>(), n, dscr.get(), scratch, s.get()),
-             msm_what("batch_add_", L::name).c_str());
-  s.sync();
-  return download_one<xyzz_t<P>>(dr);
-}
-
-template <class P>
-std::pair<xyzz_t<P>, xyzz_t<P>> split_host(std::span<const affine_t<P>> bases, std::span<const fr_t> scalars,
-                                           std::span<const uint32_t> ones_bitmap, const msm_tuning_t& tune) {
-  using L = msm_launchers_t<P>;
-  const size_t n = bases.size();
-  check_sizes<P>(n, scalars.size(), "msm_", "_split");
-  check_bitmap<P>(n, ones_bitmap.size(), "msm_", "_split");
-  stream_t s;
-  device_buffer_t db = to_device(bases), ds = to_device(scalars), dm = to_device(ones_bitmap),
-                  dr(2 * sizeof(xyzz_t<P>));
-  const size_t scratch = L::split_scratch_bytes(n, tune);
-  device_buffer_t dscr(scratch);
-  check_cuda(L::split(dr.as<xyzz_t<P>>(), dr.as<xyzz_t<P>>() + 1, db.as<affine_t<P>>(), ds.as<fr_t>(),
-                      dm.as<uint32_t>(), n, dscr.get(), scratch, s.get(), tune),
-             msm_what("msm_", L::name, "_split").c_str());
-  s.sync();
-  return {download_one<xyzz_t<P>>(dr, 0), download_one<xyzz_t<P>>(dr, 1)};
-}
-
-template <class P>
-jacobian_t<P> to_jacobian_host(const xyzz_t<P>& p) {
-  using L = msm_launchers_t<P>;
-  stream_t s;
-  device_buffer_t din = to_device(std::span<const xyzz_t<P>>(&p, 1)), dout(sizeof(jacobian_t<P>));
-  check_cuda(L::to_jacobian(dout.as<jacobian_t<P>>(), din.as<xyzz_t<P>>(), 1, s.get()),
-             msm_what("", L::name, "_xyzz_to_jacobian").c_str());
-  s.sync();
-  return download_one<jacobian_t<P>>(dout);
-}
-
-template <class P>
-jacobian_t<P> jacobian_msm_host(std::span<const affine_t<P>> bases, std::span<const fr_t> scalars, size_t split_from,
-                                const msm_tuning_t& tune) {
-  using L = msm_launchers_t<P>;
-  check_sizes<P>(bases.size(), scalars.size(), "msm_", "_jacobian");
-  const size_t n = bases.size();
-  stream_t s;
-  device_buffer_t db = to_device(bases), ds = to_device(scalars), dout(sizeof(jacobian_t<P>));
-  const size_t scratch = L::jacobian_scratch_bytes(n, split_from != msm_no_split, tune);
-  device_buffer_t dscr(scratch);
-  check_cuda(L::jacobian(dout.as<jacobian_t<P>>(), db.as<affine_t<P>>(), ds.as<fr_t>(), n, split_from, dscr.get(),
-                         scratch, s.get(), tune),
-             msm_what("msm_", L::name, "_jacobian").c_str());
-  s.sync();
-  return download_one<jacobian_t<P>>(dout);
+void check_bitmap(size_t n, size_t words, const char* launcher) {
+  if (words < (n + 31) / 32) throw std::runtime_error("starzk_cuda: " + msm_what<P>(launcher) + ": bitmap too short");
 }
 
 // Page-locks a host array for the duration of a call (cudaHostRegister),
@@ -292,25 +210,98 @@ class host_lock_t {
   const void* p_ = nullptr;
 };
 
+}  // namespace
+
+template <class P>
+xyzz_t<P> msm_host(std::span<const affine_t<P>> bases, std::span<const fr_t> scalars, const msm_tuning_t& tune) {
+  check_sizes<P>(bases.size(), scalars.size(), "msm");
+  const size_t n = bases.size();
+  stream_t s;
+  device_buffer_t db = to_device(bases), ds = to_device(scalars), dr(sizeof(xyzz_t<P>));
+  const size_t scratch = msm_scratch_bytes<P>(n, tune);
+  device_buffer_t dscr(scratch);
+  check_cuda(msm<P>(dr.as<xyzz_t<P>>(), db.as<affine_t<P>>(), ds.as<fr_t>(), n, dscr.get(), scratch, s.get(), tune),
+             msm_what<P>("msm").c_str());
+  s.sync();
+  return download_one<xyzz_t<P>>(dr);
+}
+
+template <class P>
+xyzz_t<P> batch_add_host(std::span<const affine_t<P>> bases, std::span<const uint32_t> bitmap) {
+  const size_t n = bases.size();
+  check_bitmap<P>(n, bitmap.size(), "batch_add");
+  stream_t s;
+  device_buffer_t db = to_device(bases), dm = to_device(bitmap), dr(sizeof(xyzz_t<P>));
+  const size_t scratch = batch_add_scratch_bytes<P>(n);
+  device_buffer_t dscr(scratch);
+  check_cuda(batch_add<P>(dr.as<xyzz_t<P>>(), db.as<affine_t<P>>(), dm.as<uint32_t>(), n, dscr.get(), scratch, s.get()),
+             msm_what<P>("batch_add").c_str());
+  s.sync();
+  return download_one<xyzz_t<P>>(dr);
+}
+
+template <class P>
+std::pair<xyzz_t<P>, xyzz_t<P>> msm_split_host(std::span<const affine_t<P>> bases, std::span<const fr_t> scalars,
+                                               std::span<const uint32_t> ones_bitmap, const msm_tuning_t& tune) {
+  const size_t n = bases.size();
+  check_sizes<P>(n, scalars.size(), "msm_split");
+  check_bitmap<P>(n, ones_bitmap.size(), "msm_split");
+  stream_t s;
+  device_buffer_t db = to_device(bases), ds = to_device(scalars), dm = to_device(ones_bitmap),
+                  dr(2 * sizeof(xyzz_t<P>));
+  const size_t scratch = msm_split_scratch_bytes<P>(n, tune);
+  device_buffer_t dscr(scratch);
+  check_cuda(msm_split<P>(dr.as<xyzz_t<P>>(), dr.as<xyzz_t<P>>() + 1, db.as<affine_t<P>>(), ds.as<fr_t>(),
+                          dm.as<uint32_t>(), n, dscr.get(), scratch, s.get(), tune),
+             msm_what<P>("msm_split").c_str());
+  s.sync();
+  return {download_one<xyzz_t<P>>(dr, 0), download_one<xyzz_t<P>>(dr, 1)};
+}
+
+template <class P>
+jacobian_t<P> xyzz_to_jacobian_host(const xyzz_t<P>& p) {
+  stream_t s;
+  device_buffer_t din = to_device(std::span<const xyzz_t<P>>(&p, 1)), dout(sizeof(jacobian_t<P>));
+  check_cuda(xyzz_to_jacobian<P>(dout.as<jacobian_t<P>>(), din.as<xyzz_t<P>>(), 1, s.get()),
+             msm_what<P>("xyzz_to_jacobian").c_str());
+  s.sync();
+  return download_one<jacobian_t<P>>(dout);
+}
+
+template <class P>
+jacobian_t<P> msm_jacobian_host(std::span<const affine_t<P>> bases, std::span<const fr_t> scalars, size_t split_from,
+                                const msm_tuning_t& tune) {
+  check_sizes<P>(bases.size(), scalars.size(), "msm_jacobian");
+  const size_t n = bases.size();
+  stream_t s;
+  device_buffer_t db = to_device(bases), ds = to_device(scalars), dout(sizeof(jacobian_t<P>));
+  const size_t scratch = msm_jacobian_scratch_bytes<P>(n, split_from != msm_no_split, tune);
+  device_buffer_t dscr(scratch);
+  check_cuda(msm_jacobian<P>(dout.as<jacobian_t<P>>(), db.as<affine_t<P>>(), ds.as<fr_t>(), n, split_from, dscr.get(),
+                             scratch, s.get(), tune),
+             msm_what<P>("msm_jacobian").c_str());
+  s.sync();
+  return download_one<jacobian_t<P>>(dout);
+}
+
 // One MSM in pieces per (scalars, pieces) pair over the same bases,
 // enqueued back to back on one stream into one scratch with no host wait
 // between them, as a CUDA worker runs consecutive MSM tasks; the host
 // bases are page-locked (and the device copy made) once when any call
 // wants them.
 template <class P>
-std::vector<jacobian_t<P>> pieces_msm_sequence_host(std::span<const affine_t<P>> bases,
+std::vector<jacobian_t<P>> msm_pieces_sequence_host(std::span<const affine_t<P>> bases,
                                                     std::span<const std::vector<fr_t>> scalars, size_t split_from,
                                                     std::span<const msm_pieces_t> pieces, const msm_tuning_t& tune) {
-  using L = msm_launchers_t<P>;
   if (scalars.size() != pieces.size())
-    throw std::invalid_argument(msm_what("msm_", L::name, "_pieces") + ": one pieces form per scalar set");
+    throw std::invalid_argument(msm_what<P>("msm_pieces") + ": one pieces form per scalar set");
   const size_t n = bases.size();
   bool on_host = false, on_device = false;
   size_t scratch = 1;
   for (size_t c = 0; c < scalars.size(); ++c) {
-    check_sizes<P>(n, scalars[c].size(), "msm_", "_pieces");
+    check_sizes<P>(n, scalars[c].size(), "msm_pieces");
     (pieces[c].bases_on_host ? on_host : on_device) = true;
-    scratch = std::max(scratch, L::pieces_scratch_bytes(n, split_from != msm_no_split, pieces[c], tune));
+    scratch = std::max(scratch, msm_pieces_scratch_bytes<P>(n, split_from != msm_no_split, pieces[c], tune));
   }
   stream_t s;
   const host_lock_t lock(on_host ? bases.data() : nullptr, bases.size_bytes());
@@ -322,9 +313,9 @@ std::vector<jacobian_t<P>> pieces_msm_sequence_host(std::span<const affine_t<P>>
   }
   for (size_t c = 0; c < scalars.size(); ++c) {
     const affine_t<P>* b = pieces[c].bases_on_host ? bases.data() : db.as<affine_t<P>>();
-    check_cuda(L::pieces(dout[c].as<jacobian_t<P>>(), b, ds[c].as<fr_t>(), n, split_from, pieces[c], dscr.get(),
-                         scratch, s.get(), tune),
-               msm_what("msm_", L::name, "_pieces").c_str());
+    check_cuda(msm_pieces<P>(dout[c].as<jacobian_t<P>>(), b, ds[c].as<fr_t>(), n, split_from, pieces[c], dscr.get(),
+                             scratch, s.get(), tune),
+               msm_what<P>("msm_pieces").c_str());
   }
   s.sync();
   std::vector<jacobian_t<P>> out;
@@ -333,65 +324,39 @@ std::vector<jacobian_t<P>> pieces_msm_sequence_host(std::span<const affine_t<P>>
 }
 
 template <class P>
-jacobian_t<P> pieces_msm_host(std::span<const affine_t<P>> bases, std::span<const fr_t> scalars, size_t split_from,
+jacobian_t<P> msm_pieces_host(std::span<const affine_t<P>> bases, std::span<const fr_t> scalars, size_t split_from,
                               const msm_pieces_t& pieces, const msm_tuning_t& tune) {
   const std::vector<fr_t> one(scalars.begin(), scalars.end());
-  return pieces_msm_sequence_host<P>(bases, std::span<const std::vector<fr_t>>(&one, 1), split_from,
+  return msm_pieces_sequence_host<P>(bases, std::span<const std::vector<fr_t>>(&one, 1), split_from,
                                      std::span<const msm_pieces_t>(&pieces, 1), tune)[0];
 }
 
-}  // namespace
-
-g1_xyzz_t msm_g1_host(std::span<const g1_affine_t> bases, std::span<const fr_t> scalars, const msm_tuning_t& tune) {
-  return msm_host<g1_params>(bases, scalars, tune);
-}
-g2_xyzz_t msm_g2_host(std::span<const g2_affine_t> bases, std::span<const fr_t> scalars, const msm_tuning_t& tune) {
-  return msm_host<g2_params>(bases, scalars, tune);
-}
-g1_xyzz_t batch_add_g1_host(std::span<const g1_affine_t> bases, std::span<const uint32_t> bitmap) {
-  return batch_add_host<g1_params>(bases, bitmap);
-}
-g2_xyzz_t batch_add_g2_host(std::span<const g2_affine_t> bases, std::span<const uint32_t> bitmap) {
-  return batch_add_host<g2_params>(bases, bitmap);
-}
-std::pair<g1_xyzz_t, g1_xyzz_t> msm_g1_split_host(std::span<const g1_affine_t> bases, std::span<const fr_t> scalars,
-                                                  std::span<const uint32_t> ones_bitmap, const msm_tuning_t& tune) {
-  return split_host<g1_params>(bases, scalars, ones_bitmap, tune);
-}
-std::pair<g2_xyzz_t, g2_xyzz_t> msm_g2_split_host(std::span<const g2_affine_t> bases, std::span<const fr_t> scalars,
-                                                  std::span<const uint32_t> ones_bitmap, const msm_tuning_t& tune) {
-  return split_host<g2_params>(bases, scalars, ones_bitmap, tune);
-}
-g1_jacobian_t g1_xyzz_to_jacobian_host(const g1_xyzz_t& p) { return to_jacobian_host<g1_params>(p); }
-g2_jacobian_t g2_xyzz_to_jacobian_host(const g2_xyzz_t& p) { return to_jacobian_host<g2_params>(p); }
-
-g1_jacobian_t msm_g1_jacobian_host(std::span<const g1_affine_t> bases, std::span<const fr_t> scalars, size_t split_from,
-                                   const msm_tuning_t& tune) {
-  return jacobian_msm_host<g1_params>(bases, scalars, split_from, tune);
-}
-g2_jacobian_t msm_g2_jacobian_host(std::span<const g2_affine_t> bases, std::span<const fr_t> scalars, size_t split_from,
-                                   const msm_tuning_t& tune) {
-  return jacobian_msm_host<g2_params>(bases, scalars, split_from, tune);
-}
-
-g1_jacobian_t msm_g1_pieces_host(std::span<const g1_affine_t> bases, std::span<const fr_t> scalars, size_t split_from,
-                                 const msm_pieces_t& pieces, const msm_tuning_t& tune) {
-  return pieces_msm_host<g1_params>(bases, scalars, split_from, pieces, tune);
-}
-g2_jacobian_t msm_g2_pieces_host(std::span<const g2_affine_t> bases, std::span<const fr_t> scalars, size_t split_from,
-                                 const msm_pieces_t& pieces, const msm_tuning_t& tune) {
-  return pieces_msm_host<g2_params>(bases, scalars, split_from, pieces, tune);
-}
-std::vector<g1_jacobian_t> msm_g1_pieces_sequence_host(std::span<const g1_affine_t> bases,
-                                                       std::span<const std::vector<fr_t>> scalars, size_t split_from,
-                                                       std::span<const msm_pieces_t> pieces, const msm_tuning_t& tune) {
-  return pieces_msm_sequence_host<g1_params>(bases, scalars, split_from, pieces, tune);
-}
-std::vector<g2_jacobian_t> msm_g2_pieces_sequence_host(std::span<const g2_affine_t> bases,
-                                                       std::span<const std::vector<fr_t>> scalars, size_t split_from,
-                                                       std::span<const msm_pieces_t> pieces, const msm_tuning_t& tune) {
-  return pieces_msm_sequence_host<g2_params>(bases, scalars, split_from, pieces, tune);
-}
+template g1_xyzz_t msm_host<g1_params>(std::span<const g1_affine_t>, std::span<const fr_t>, const msm_tuning_t&);
+template g2_xyzz_t msm_host<g2_params>(std::span<const g2_affine_t>, std::span<const fr_t>, const msm_tuning_t&);
+template g1_xyzz_t batch_add_host<g1_params>(std::span<const g1_affine_t>, std::span<const uint32_t>);
+template g2_xyzz_t batch_add_host<g2_params>(std::span<const g2_affine_t>, std::span<const uint32_t>);
+template std::pair<g1_xyzz_t, g1_xyzz_t> msm_split_host<g1_params>(std::span<const g1_affine_t>, std::span<const fr_t>,
+                                                                   std::span<const uint32_t>, const msm_tuning_t&);
+template std::pair<g2_xyzz_t, g2_xyzz_t> msm_split_host<g2_params>(std::span<const g2_affine_t>, std::span<const fr_t>,
+                                                                   std::span<const uint32_t>, const msm_tuning_t&);
+template g1_jacobian_t xyzz_to_jacobian_host<g1_params>(const g1_xyzz_t&);
+template g2_jacobian_t xyzz_to_jacobian_host<g2_params>(const g2_xyzz_t&);
+template g1_jacobian_t msm_jacobian_host<g1_params>(std::span<const g1_affine_t>, std::span<const fr_t>, size_t,
+                                                    const msm_tuning_t&);
+template g2_jacobian_t msm_jacobian_host<g2_params>(std::span<const g2_affine_t>, std::span<const fr_t>, size_t,
+                                                    const msm_tuning_t&);
+template g1_jacobian_t msm_pieces_host<g1_params>(std::span<const g1_affine_t>, std::span<const fr_t>, size_t,
+                                                  const msm_pieces_t&, const msm_tuning_t&);
+template g2_jacobian_t msm_pieces_host<g2_params>(std::span<const g2_affine_t>, std::span<const fr_t>, size_t,
+                                                  const msm_pieces_t&, const msm_tuning_t&);
+template std::vector<g1_jacobian_t> msm_pieces_sequence_host<g1_params>(std::span<const g1_affine_t>,
+                                                                        std::span<const std::vector<fr_t>>, size_t,
+                                                                        std::span<const msm_pieces_t>,
+                                                                        const msm_tuning_t&);
+template std::vector<g2_jacobian_t> msm_pieces_sequence_host<g2_params>(std::span<const g2_affine_t>,
+                                                                        std::span<const std::vector<fr_t>>, size_t,
+                                                                        std::span<const msm_pieces_t>,
+                                                                        const msm_tuning_t&);
 
 std::vector<uint32_t> ones_bitmap_host(std::span<const fr_t> scalars, size_t split_from) {
   const size_t n = scalars.size(), words = (n + 31) / 32;

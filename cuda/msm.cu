@@ -2,7 +2,8 @@
 // bucket method with signed windows, sorted buckets, batch-affine levels
 // and XYZZ accumulation.
 // One implementation: the point kernels and the driver are templates over a
-// curve bundle (msm_curve.cuh), instantiated for G1 and G2 at the bottom;
+// curve bundle (msm_curve.cuh): msm<P> and msm_scratch_bytes<P>
+// (starzk_cuda.hpp), instantiated for G1 and G2 at the bottom;
 // the digit, sort and bucket-bound kernels do not depend on the curve.
 //
 //  0. live terms: the indices of the m terms whose scalar is not zero and
@@ -116,8 +117,18 @@ __global__ void __launch_bounds__(32) horner_kernel(const X* windows, unsigned W
   if (lane == 0) *result = acc;
 }
 
-template <class C>
-size_t scratch_for(size_t n, const msm_tuning_t& tune) {
+}  // namespace
+
+cudaError_t launch_count_chunks(const uint64_t* start, const uint64_t* end, size_t buckets, unsigned K, unsigned chunk,
+                                uint32_t* counts, cudaStream_t s) {
+  count_points_kernel<<<grid_for(buckets + 1, 256), 256, 0, s>>>(start, end, buckets, K, chunk, counts);
+  SZK_CHECK_LAUNCH();
+  return cudaSuccess;
+}
+
+template <class P>
+size_t msm_scratch_bytes(size_t n, const msm_tuning_t& tune) {
+  using C = curve_bundle_t<P>;
   if (n == 0) return 0;
   const plan_t p = plan_t::make(n, tune, C::bucket_weight, C::batch_affine);
   carve_t cv{nullptr};
@@ -125,11 +136,11 @@ size_t scratch_for(size_t n, const msm_tuning_t& tune) {
   return cv.used;
 }
 
-// The whole MSM for curve bundle C (steps 1-5 of the file comment).
-template <class C>
-cudaError_t run(typename C::host_xyzz_type* d_result, const typename C::host_affine_type* d_bases,
-                const fr_t* d_scalars, size_t n, void* d_scratch, size_t scratch_bytes, cudaStream_t s,
-                const msm_tuning_t& tune, const uint32_t* d_skip) {
+// The whole MSM over the curve's bundle C (steps 1-5 of the file comment).
+template <class P>
+cudaError_t msm(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t* d_scalars, size_t n, void* d_scratch,
+                size_t scratch_bytes, cudaStream_t s, const msm_tuning_t& tune, const uint32_t* d_skip) {
+  using C = curve_bundle_t<P>;
   using X = typename C::xyzz_type;
   auto* result = reinterpret_cast<X*>(d_result);
   if (!d_result) return cudaErrorInvalidValue;
@@ -274,25 +285,11 @@ cudaError_t run(typename C::host_xyzz_type* d_result, const typename C::host_aff
   return timer.finish();
 }
 
-}  // namespace
-
-cudaError_t launch_count_chunks(const uint64_t* start, const uint64_t* end, size_t buckets, unsigned K, unsigned chunk,
-                                uint32_t* counts, cudaStream_t s) {
-  count_points_kernel<<<grid_for(buckets + 1, 256), 256, 0, s>>>(start, end, buckets, K, chunk, counts);
-  SZK_CHECK_LAUNCH();
-  return cudaSuccess;
-}
-
-size_t msm_g1_scratch_bytes(size_t n, const msm_tuning_t& tune) { return scratch_for<g1_curve_t>(n, tune); }
-cudaError_t msm_g1(g1_xyzz_t* d_result, const g1_affine_t* d_bases, const fr_t* d_scalars, size_t n, void* d_scratch,
-                   size_t scratch_bytes, cudaStream_t s, const msm_tuning_t& tune, const uint32_t* d_skip) {
-  return run<g1_curve_t>(d_result, d_bases, d_scalars, n, d_scratch, scratch_bytes, s, tune, d_skip);
-}
-
-size_t msm_g2_scratch_bytes(size_t n, const msm_tuning_t& tune) { return scratch_for<g2_curve_t>(n, tune); }
-cudaError_t msm_g2(g2_xyzz_t* d_result, const g2_affine_t* d_bases, const fr_t* d_scalars, size_t n, void* d_scratch,
-                   size_t scratch_bytes, cudaStream_t s, const msm_tuning_t& tune, const uint32_t* d_skip) {
-  return run<g2_curve_t>(d_result, d_bases, d_scalars, n, d_scratch, scratch_bytes, s, tune, d_skip);
-}
+template size_t msm_scratch_bytes<g1_params>(size_t, const msm_tuning_t&);
+template size_t msm_scratch_bytes<g2_params>(size_t, const msm_tuning_t&);
+template cudaError_t msm<g1_params>(g1_xyzz_t*, const g1_affine_t*, const fr_t*, size_t, void*, size_t, cudaStream_t,
+                                    const msm_tuning_t&, const uint32_t*);
+template cudaError_t msm<g2_params>(g2_xyzz_t*, const g2_affine_t*, const fr_t*, size_t, void*, size_t, cudaStream_t,
+                                    const msm_tuning_t&, const uint32_t*);
 
 }  // namespace starzk::gpu

@@ -4,10 +4,11 @@
 //
 // A bundle names the device point types (point.cuh), the host types they
 // share bytes with (src/ec), the types of the level-1 bucket accumulation,
-// the public launchers of its curve (inherited from msm_launchers.hpp, so
-// generic code above the MSM, the split and the one-call Jacobian forms,
-// reaches them through the bundle), and the one number of the window cost
-// model that depends on the curve.
+// and the numbers of the window cost model that depend on the curve.
+// curve_bundle_t<P> is the bundle of host curve P (g1_params, g2_params):
+// the launchers of starzk_cuda.hpp are templates over P, and each starts
+// from its curve's bundle (the fixed-base launchers too, for the device
+// field, fixed_base.cu).
 //
 // G1: y^2 = x^3 + 4 over Fp. G2: y^2 = x^3 + 4(u + 1) over Fp2 = Fp[u]/(u^2 + 1).
 // Both have a = 0, so the XYZZ formulas of point.cuh (EFD, a = 0) serve both.
@@ -17,12 +18,12 @@
 // so a G2 point operation costs about 2.8 G1 ones, bucket or accumulation.
 #pragma once
 
-#include "cuda/msm_launchers.hpp"
+#include "cuda/starzk_cuda.hpp"
 #include "cuda/point.cuh"
 
 namespace starzk::gpu {
 
-struct g1_curve_t : msm_launchers_t<g1_params> {
+struct g1_curve_t {
   using field_type = dev_fp_t;
   using affine_type = dev_g1_affine_t;
   using xyzz_type = dev_g1_xyzz_t;
@@ -41,7 +42,7 @@ struct g1_curve_t : msm_launchers_t<g1_params> {
   static constexpr bool batch_affine = true;
 };
 
-struct g2_curve_t : msm_launchers_t<g2_params> {
+struct g2_curve_t {
   using field_type = dev_fp2_t;
   using affine_type = dev_g2_affine_t;
   using xyzz_type = dev_g2_xyzz_t;
@@ -72,5 +73,18 @@ inline constexpr bool same_layout_v = sizeof(typename C::affine_type) == sizeof(
                                       sizeof(typename C::host_jacobian_type) == 3 * sizeof(typename C::field_type);
 static_assert(same_layout_v<g1_curve_t>, "G1 device and host layouts differ");
 static_assert(same_layout_v<g2_curve_t>, "G2 device and host layouts differ");
+
+template <class P>
+struct curve_bundle;
+template <>
+struct curve_bundle<g1_params> {
+  using type = g1_curve_t;
+};
+template <>
+struct curve_bundle<g2_params> {
+  using type = g2_curve_t;
+};
+template <class P>
+using curve_bundle_t = typename curve_bundle<P>::type;
 
 }  // namespace starzk::gpu

@@ -2,9 +2,10 @@
 // Jacobian point in the host layout, with or without the prep_msm split,
 // whole or in pieces of consecutive terms, and the parts they are made of
 // (the ones bitmap, XYZZ -> Jacobian). Written once over the curve bundle
-// (msm_curve.cuh) for G1 and G2.
+// (msm_curve.cuh): msm_pieces<P>, msm_jacobian<P> and xyzz_to_jacobian<P>
+// (starzk_cuda.hpp), instantiated for G1 and G2 at the bottom.
 //
-// msm_g*_pieces(d_out, bases, scalars, n, split_from, pieces, scratch); per
+// msm_pieces<P>(d_out, bases, scalars, n, split_from, pieces, scratch); per
 // piece k (src/msm/msm_pieces.hpp: terms [k·L, min(n, (k+1)·L)), split
 // bound s_k = max(split_from - k·L, 0)):
 //   no split: T = msm(bases_k, scalars_k)                     (msm.cu)
@@ -16,7 +17,7 @@
 // then d_out = to_jacobian(acc): X·ZZ^2, Y·ZZZ^2, ZZZ        (2M + 2S).
 // bases_k is device memory, or, for host bases, a staging buffer the
 // piece's bases were copied into (double-buffered on a second stream).
-// msm_g*_jacobian is one piece of n over device bases.
+// msm_jacobian<P> is one piece of n over device bases.
 // Scratch, carved in this order: three XYZZ points, the bitmap of one
 // piece (split only), the scratch of one piece's MSM or split (the larger
 // of the full and the last piece), the two staging buffers (host bases).
@@ -74,19 +75,6 @@ __global__ void __launch_bounds__(256)
   if ((threadIdx.x & 31) == 0 && i < n) bitmap[i >> 5] = word;
 }
 
-template <class C>
-cudaError_t xyzz_to_jacobian(typename C::host_jacobian_type* d_out, const typename C::host_xyzz_type* d_in, size_t n,
-                             cudaStream_t s) {
-  if (n == 0) return cudaSuccess;
-  if (!d_out || !d_in) return cudaErrorInvalidValue;
-  using X = typename C::xyzz_type;
-  using F = typename C::field_type;
-  to_jacobian_kernel<X, F>
-      <<<grid_for(n, 256), 256, 0, s>>>(reinterpret_cast<const X*>(d_in), nullptr, reinterpret_cast<F*>(d_out), n);
-  SZK_CHECK_LAUNCH();
-  return cudaSuccess;
-}
-
 // acc = (first ? O : acc) + a (+ b): the running sum of the pieces, one
 // add-2008-s or two (complete for equal and opposite points, point.cuh).
 template <class X>
@@ -98,12 +86,12 @@ __global__ void __launch_bounds__(32) accumulate_kernel(X* acc, const X* a, cons
 }
 
 // Where the MSM in pieces keeps its parts in the caller's scratch.
-template <class C>
+template <class P>
 struct pieces_layout_t {
-  using A = typename C::host_affine_type;
-  typename C::host_xyzz_type* points;  // [0] a piece's MSM or tail, [1] its ones (split), [2] the running sum
-  uint32_t* bitmap;                    // split only: one piece's ones
-  void* inner;                         // scratch of one piece's MSM / split
+  using A = affine_t<P>;
+  xyzz_t<P>* points;  // [0] a piece's MSM or tail, [1] its ones (split), [2] the running sum
+  uint32_t* bitmap;   // split only: one piece's ones
+  void* inner;        // scratch of one piece's MSM / split
   size_t inner_bytes;
   A* staging[2];  // bases_on_host: piece k's bases in staging[k % 2]
 
@@ -112,9 +100,9 @@ struct pieces_layout_t {
     const size_t piece = msm_piece_terms(n, pc.piece), count = msm_piece_count(n, pc.piece);
     const size_t last = n - (count - 1) * piece;  // the last piece may be shorter
     auto inner_of = [&](size_t len) {
-      return split ? C::split_scratch_bytes(len, tune) : C::msm_scratch_bytes(len, tune);
+      return split ? msm_split_scratch_bytes<P>(len, tune) : msm_scratch_bytes<P>(len, tune);
     };
-    l.points = cv.take<typename C::host_xyzz_type>(3);
+    l.points = cv.take<xyzz_t<P>>(3);
     l.bitmap = split ? cv.take<uint32_t>((piece + 31) / 32) : nullptr;
     l.inner_bytes = std::max(inner_of(piece), inner_of(last));
     l.inner = cv.take<char>(l.inner_bytes);
@@ -123,14 +111,6 @@ struct pieces_layout_t {
     return l;
   }
 };
-
-template <class C>
-size_t pieces_scratch(size_t n, bool split, const msm_pieces_t& pc, const msm_tuning_t& tune) {
-  if (n == 0) return 0;
-  carve_t cv{nullptr};
-  pieces_layout_t<C>::carve(cv, n, split, pc, tune);
-  return cv.used;
-}
 
 // The copies of host bases into the two staging buffers, on a stream of
 // their own. copied[b]: the last copy into buffer b is done; consumed[b]:
@@ -176,12 +156,44 @@ struct staging_copies_t {
   }
 };
 
-// The MSM in pieces (starzk_cuda.hpp, msm_g*_pieces): per piece k the
+}  // namespace
+
+cudaError_t ones_bitmap(uint32_t* d_bitmap, const fr_t* d_scalars, size_t n, size_t split_from, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  if (!d_bitmap || !d_scalars) return cudaErrorInvalidValue;
+  ones_bitmap_kernel<<<grid_for(n, 256), 256, 0, s>>>(reinterpret_cast<const dev_fr_t*>(d_scalars), n, split_from,
+                                                      d_bitmap);
+  SZK_CHECK_LAUNCH();
+  return cudaSuccess;
+}
+
+template <class P>
+cudaError_t xyzz_to_jacobian(jacobian_t<P>* d_out, const xyzz_t<P>* d_in, size_t n, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  if (!d_out || !d_in) return cudaErrorInvalidValue;
+  using X = typename curve_bundle_t<P>::xyzz_type;
+  using F = typename curve_bundle_t<P>::field_type;
+  to_jacobian_kernel<X, F>
+      <<<grid_for(n, 256), 256, 0, s>>>(reinterpret_cast<const X*>(d_in), nullptr, reinterpret_cast<F*>(d_out), n);
+  SZK_CHECK_LAUNCH();
+  return cudaSuccess;
+}
+
+template <class P>
+size_t msm_pieces_scratch_bytes(size_t n, bool split, const msm_pieces_t& pc, const msm_tuning_t& tune) {
+  if (n == 0) return 0;
+  carve_t cv{nullptr};
+  pieces_layout_t<P>::carve(cv, n, split, pc, tune);
+  return cv.used;
+}
+
+// The MSM in pieces (starzk_cuda.hpp, msm_pieces): per piece k the
 // one-call steps of the file comment on its terms, then acc += result.
-template <class C>
-cudaError_t pieces_msm(typename C::host_jacobian_type* d_out, const typename C::host_affine_type* bases,
-                       const fr_t* d_scalars, size_t n, size_t split_from, const msm_pieces_t& pc, void* d_scratch,
-                       size_t scratch_bytes, cudaStream_t s, const msm_tuning_t& tune) {
+template <class P>
+cudaError_t msm_pieces(jacobian_t<P>* d_out, const affine_t<P>* bases, const fr_t* d_scalars, size_t n,
+                       size_t split_from, const msm_pieces_t& pc, void* d_scratch, size_t scratch_bytes, cudaStream_t s,
+                       const msm_tuning_t& tune) {
+  using C = curve_bundle_t<P>;
   using X = typename C::xyzz_type;
   using F = typename C::field_type;
   using A = typename C::host_affine_type;
@@ -195,7 +207,7 @@ cudaError_t pieces_msm(typename C::host_jacobian_type* d_out, const typename C::
   if (!bases || !d_scalars || !d_scratch) return cudaErrorInvalidValue;
   const bool split = split_from != msm_no_split;
   carve_t cv{static_cast<char*>(d_scratch)};
-  const auto l = pieces_layout_t<C>::carve(cv, n, split, pc, tune);
+  const auto l = pieces_layout_t<P>::carve(cv, n, split, pc, tune);
   if (cv.used > scratch_bytes) return cudaErrorInvalidValue;
   const size_t piece = msm_piece_terms(n, pc.piece), count = msm_piece_count(n, pc.piece);
   X* pts = reinterpret_cast<X*>(l.points);
@@ -219,9 +231,9 @@ cudaError_t pieces_msm(typename C::host_jacobian_type* d_out, const typename C::
     const fr_t* ps = d_scalars + p.begin;
     if (split) {
       SZK_TRY(ones_bitmap(l.bitmap, ps, p.length, p.split_from, s));
-      SZK_TRY(C::split(l.points + 1, l.points, pb, ps, l.bitmap, p.length, l.inner, l.inner_bytes, s, tune));
+      SZK_TRY(msm_split<P>(l.points + 1, l.points, pb, ps, l.bitmap, p.length, l.inner, l.inner_bytes, s, tune));
     } else {
-      SZK_TRY(C::msm(l.points, pb, ps, p.length, l.inner, l.inner_bytes, s, tune, nullptr));
+      SZK_TRY(msm<P>(l.points, pb, ps, p.length, l.inner, l.inner_bytes, s, tune, nullptr));
     }
     if (pc.bases_on_host) SZK_TRY(cudaEventRecord(copies.consumed[k % 2], s));
     accumulate_kernel<X><<<1, 32, 0, s>>>(pts + 2, pts, split ? pts + 1 : nullptr, k == 0);
@@ -232,56 +244,30 @@ cudaError_t pieces_msm(typename C::host_jacobian_type* d_out, const typename C::
   return cudaSuccess;
 }
 
-}  // namespace
-
-cudaError_t ones_bitmap(uint32_t* d_bitmap, const fr_t* d_scalars, size_t n, size_t split_from, cudaStream_t s) {
-  if (n == 0) return cudaSuccess;
-  if (!d_bitmap || !d_scalars) return cudaErrorInvalidValue;
-  ones_bitmap_kernel<<<grid_for(n, 256), 256, 0, s>>>(reinterpret_cast<const dev_fr_t*>(d_scalars), n, split_from,
-                                                      d_bitmap);
-  SZK_CHECK_LAUNCH();
-  return cudaSuccess;
+template <class P>
+size_t msm_jacobian_scratch_bytes(size_t n, bool split, const msm_tuning_t& tune) {
+  return msm_pieces_scratch_bytes<P>(n, split, {}, tune);
+}
+template <class P>
+cudaError_t msm_jacobian(jacobian_t<P>* d_out, const affine_t<P>* d_bases, const fr_t* d_scalars, size_t n,
+                         size_t split_from, void* d_scratch, size_t scratch_bytes, cudaStream_t s,
+                         const msm_tuning_t& tune) {
+  return msm_pieces<P>(d_out, d_bases, d_scalars, n, split_from, {}, d_scratch, scratch_bytes, s, tune);
 }
 
-cudaError_t g1_xyzz_to_jacobian(g1_jacobian_t* d_out, const g1_xyzz_t* d_in, size_t n, cudaStream_t s) {
-  return xyzz_to_jacobian<g1_curve_t>(d_out, d_in, n, s);
-}
-cudaError_t g2_xyzz_to_jacobian(g2_jacobian_t* d_out, const g2_xyzz_t* d_in, size_t n, cudaStream_t s) {
-  return xyzz_to_jacobian<g2_curve_t>(d_out, d_in, n, s);
-}
-
-size_t msm_g1_pieces_scratch_bytes(size_t n, bool split, const msm_pieces_t& pieces, const msm_tuning_t& tune) {
-  return pieces_scratch<g1_curve_t>(n, split, pieces, tune);
-}
-cudaError_t msm_g1_pieces(g1_jacobian_t* d_out, const g1_affine_t* bases, const fr_t* d_scalars, size_t n,
-                          size_t split_from, const msm_pieces_t& pieces, void* d_scratch, size_t scratch_bytes,
-                          cudaStream_t s, const msm_tuning_t& tune) {
-  return pieces_msm<g1_curve_t>(d_out, bases, d_scalars, n, split_from, pieces, d_scratch, scratch_bytes, s, tune);
-}
-size_t msm_g1_jacobian_scratch_bytes(size_t n, bool split, const msm_tuning_t& tune) {
-  return pieces_scratch<g1_curve_t>(n, split, {}, tune);
-}
-cudaError_t msm_g1_jacobian(g1_jacobian_t* d_out, const g1_affine_t* d_bases, const fr_t* d_scalars, size_t n,
-                            size_t split_from, void* d_scratch, size_t scratch_bytes, cudaStream_t s,
-                            const msm_tuning_t& tune) {
-  return pieces_msm<g1_curve_t>(d_out, d_bases, d_scalars, n, split_from, {}, d_scratch, scratch_bytes, s, tune);
-}
-
-size_t msm_g2_pieces_scratch_bytes(size_t n, bool split, const msm_pieces_t& pieces, const msm_tuning_t& tune) {
-  return pieces_scratch<g2_curve_t>(n, split, pieces, tune);
-}
-cudaError_t msm_g2_pieces(g2_jacobian_t* d_out, const g2_affine_t* bases, const fr_t* d_scalars, size_t n,
-                          size_t split_from, const msm_pieces_t& pieces, void* d_scratch, size_t scratch_bytes,
-                          cudaStream_t s, const msm_tuning_t& tune) {
-  return pieces_msm<g2_curve_t>(d_out, bases, d_scalars, n, split_from, pieces, d_scratch, scratch_bytes, s, tune);
-}
-size_t msm_g2_jacobian_scratch_bytes(size_t n, bool split, const msm_tuning_t& tune) {
-  return pieces_scratch<g2_curve_t>(n, split, {}, tune);
-}
-cudaError_t msm_g2_jacobian(g2_jacobian_t* d_out, const g2_affine_t* d_bases, const fr_t* d_scalars, size_t n,
-                            size_t split_from, void* d_scratch, size_t scratch_bytes, cudaStream_t s,
-                            const msm_tuning_t& tune) {
-  return pieces_msm<g2_curve_t>(d_out, d_bases, d_scalars, n, split_from, {}, d_scratch, scratch_bytes, s, tune);
-}
+template cudaError_t xyzz_to_jacobian<g1_params>(g1_jacobian_t*, const g1_xyzz_t*, size_t, cudaStream_t);
+template cudaError_t xyzz_to_jacobian<g2_params>(g2_jacobian_t*, const g2_xyzz_t*, size_t, cudaStream_t);
+template size_t msm_pieces_scratch_bytes<g1_params>(size_t, bool, const msm_pieces_t&, const msm_tuning_t&);
+template size_t msm_pieces_scratch_bytes<g2_params>(size_t, bool, const msm_pieces_t&, const msm_tuning_t&);
+template cudaError_t msm_pieces<g1_params>(g1_jacobian_t*, const g1_affine_t*, const fr_t*, size_t, size_t,
+                                           const msm_pieces_t&, void*, size_t, cudaStream_t, const msm_tuning_t&);
+template cudaError_t msm_pieces<g2_params>(g2_jacobian_t*, const g2_affine_t*, const fr_t*, size_t, size_t,
+                                           const msm_pieces_t&, void*, size_t, cudaStream_t, const msm_tuning_t&);
+template size_t msm_jacobian_scratch_bytes<g1_params>(size_t, bool, const msm_tuning_t&);
+template size_t msm_jacobian_scratch_bytes<g2_params>(size_t, bool, const msm_tuning_t&);
+template cudaError_t msm_jacobian<g1_params>(g1_jacobian_t*, const g1_affine_t*, const fr_t*, size_t, size_t, void*,
+                                             size_t, cudaStream_t, const msm_tuning_t&);
+template cudaError_t msm_jacobian<g2_params>(g2_jacobian_t*, const g2_affine_t*, const fr_t*, size_t, size_t, void*,
+                                             size_t, cudaStream_t, const msm_tuning_t&);
 
 }  // namespace starzk::gpu

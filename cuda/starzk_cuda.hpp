@@ -5,12 +5,15 @@
 // the matching *_scratch_bytes / *_bytes query (CUB habit). Launchers only
 // enqueue work on the given stream: no allocation, no device-wide call
 // (cudaDeviceSynchronize, cudaMemPoolTrimTo), and no host synchronisation but
-// one: the MSMs wait for their stream once (msm_g1 says why). They
+// one: the MSMs wait for their stream once (msm says why). They
 // return cudaError_t and never throw, so a StarPU CUDA codelet can call them
 // directly with starpu_cuda_get_local_stream(). Data use the host layouts of
 // src/ff and src/ec byte for byte (fr_t 32 B, fp_t 48 B, g1_affine_t 96 B
 // with O = (0,0), g1_xyzz_t 192 B), so host arrays go to the device with a
-// plain cudaMemcpy. Launch shapes are data: the *_tuning_t structs.
+// plain cudaMemcpy. Launch shapes are data: the *_tuning_t structs. The
+// MSM and fixed-base launchers are function templates over the curve
+// (P = g1_params or g2_params), defined and explicitly instantiated for
+// both curves in their .cu files, so this header stays plain C++.
 //
 // Host-pointer conveniences for tests and benchmarks: cuda/starzk_cuda_host.hpp.
 #pragma once
@@ -151,54 +154,55 @@ struct msm_tuning_t {
   // stream at its end (a benchmark's tool; leave null in production).
   msm_profile_t* profile = nullptr;
 };
-// Sum_i s_i·P_i over G1. P_i affine (O = (0,0)), s_i Montgomery fr_t.
+// The MSM launchers below are function templates over the curve: P is
+// g1_params or g2_params (src/ec/curve.hpp), and the points are the host
+// types of that curve, affine_t<P> (O = (0,0); G1 96 bytes, G2 192 on
+// E'(Fp2)), xyzz_t<P> (192 / 384 bytes) and jacobian_t<P>. Each is defined
+// in its .cu file and instantiated there for G1 and G2 only. Where a point
+// argument names the curve, P is deduced (gpu::msm(d_result, d_bases, ...));
+// the scratch queries name it (gpu::msm_scratch_bytes<g2_params>(n)). Both
+// curves run the same kernels (templates over the curve, msm_curve.cuh);
+// the window comes from the same cost model with each curve's bucket weight.
+//
+// Sum_i s_i·P_i. P_i affine, s_i Montgomery fr_t.
 // d_skip: optional bitmap (bit i of word i/32); where set, term i is left out
-// (the prep_msm split: those scalars are 1 and go to batch_add_g1).
+// (the prep_msm split: those scalars are 1 and go to batch_add).
 // Result: one XYZZ point written to d_result (device memory).
 // The call waits once for `stream`: the number of terms with a non-zero
 // scalar and a clear skip bit sizes the sorts (msm.cu, step 0), so the work
 // queued on the stream before it has finished when it returns.
 // Scratch: from 2^23 digits per window group on (n >~ 2^19) it includes the
-// batch-affine arrays, ~14.8 GiB at n = 2^27 (~12.8 with one window per
-// group; what only one phase of a group uses shares bytes, msm_plan.cuh).
+// batch-affine arrays, ~14.8 GiB for G1 at n = 2^27 (~12.8 with one window
+// per group; what only one phase of a group uses shares bytes, msm_plan.cuh).
 // Batch-affine levels read the bases as 16-byte vectors; bases not 16-byte
 // aligned run without them.
-size_t msm_g1_scratch_bytes(size_t n, const msm_tuning_t& tune = {});
-cudaError_t msm_g1(g1_xyzz_t* d_result, const g1_affine_t* d_bases, const fr_t* d_scalars, size_t n, void* d_scratch,
-                   size_t scratch_bytes, cudaStream_t stream, const msm_tuning_t& tune = {},
-                   const uint32_t* d_skip = nullptr);
+template <class P>
+size_t msm_scratch_bytes(size_t n, const msm_tuning_t& tune = {});
+template <class P>
+cudaError_t msm(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t* d_scalars, size_t n, void* d_scratch,
+                size_t scratch_bytes, cudaStream_t stream, const msm_tuning_t& tune = {},
+                const uint32_t* d_skip = nullptr);
 
 // Sum of the bases whose bit is set in d_bitmap (bit i of word i/32).
-size_t batch_add_g1_scratch_bytes(size_t n);
-cudaError_t batch_add_g1(g1_xyzz_t* d_result, const g1_affine_t* d_bases, const uint32_t* d_bitmap, size_t n,
-                         void* d_scratch, size_t scratch_bytes, cudaStream_t stream);
+template <class P>
+size_t batch_add_scratch_bytes(size_t n);
+template <class P>
+cudaError_t batch_add(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const uint32_t* d_bitmap, size_t n,
+                      void* d_scratch, size_t scratch_bytes, cudaStream_t stream);
 
 // The prep_msm split on the device: d_ones = sum of bases with bit set in
 // d_ones_bitmap (the scalar-one terms), d_tail = MSM of the other terms.
-// The proof uses d_ones + d_tail. Scratch: msm_g1_split_scratch_bytes(n).
-size_t msm_g1_split_scratch_bytes(size_t n, const msm_tuning_t& tune = {});
-cudaError_t msm_g1_split(g1_xyzz_t* d_ones, g1_xyzz_t* d_tail, const g1_affine_t* d_bases, const fr_t* d_scalars,
-                         const uint32_t* d_ones_bitmap, size_t n, void* d_scratch, size_t scratch_bytes,
-                         cudaStream_t stream, const msm_tuning_t& tune = {});
+// The proof uses d_ones + d_tail. Scratch: msm_split_scratch_bytes<P>(n).
+template <class P>
+size_t msm_split_scratch_bytes(size_t n, const msm_tuning_t& tune = {});
+template <class P>
+cudaError_t msm_split(xyzz_t<P>* d_ones, xyzz_t<P>* d_tail, const affine_t<P>* d_bases, const fr_t* d_scalars,
+                      const uint32_t* d_ones_bitmap, size_t n, void* d_scratch, size_t scratch_bytes,
+                      cudaStream_t stream, const msm_tuning_t& tune = {});
 
 // XYZZ -> Jacobian (X·ZZ^2, Y·ZZZ^2, ZZZ), 2M + 2S, on the device.
-cudaError_t g1_xyzz_to_jacobian(g1_jacobian_t* d_out, const g1_xyzz_t* d_in, size_t n, cudaStream_t stream);
-
-// The same four over G2 (b_g2_msm): P_i affine on E'(Fp2), 192 bytes, O = (0,0);
-// XYZZ result 384 bytes. Same kernels as G1 (templates over the curve);
-// the window comes from the same cost model with G2's bucket weight.
-size_t msm_g2_scratch_bytes(size_t n, const msm_tuning_t& tune = {});
-cudaError_t msm_g2(g2_xyzz_t* d_result, const g2_affine_t* d_bases, const fr_t* d_scalars, size_t n, void* d_scratch,
-                   size_t scratch_bytes, cudaStream_t stream, const msm_tuning_t& tune = {},
-                   const uint32_t* d_skip = nullptr);
-size_t batch_add_g2_scratch_bytes(size_t n);
-cudaError_t batch_add_g2(g2_xyzz_t* d_result, const g2_affine_t* d_bases, const uint32_t* d_bitmap, size_t n,
-                         void* d_scratch, size_t scratch_bytes, cudaStream_t stream);
-size_t msm_g2_split_scratch_bytes(size_t n, const msm_tuning_t& tune = {});
-cudaError_t msm_g2_split(g2_xyzz_t* d_ones, g2_xyzz_t* d_tail, const g2_affine_t* d_bases, const fr_t* d_scalars,
-                         const uint32_t* d_ones_bitmap, size_t n, void* d_scratch, size_t scratch_bytes,
-                         cudaStream_t stream, const msm_tuning_t& tune = {});
-cudaError_t g2_xyzz_to_jacobian(g2_jacobian_t* d_out, const g2_xyzz_t* d_in, size_t n, cudaStream_t stream);
+template <class P>
+cudaError_t xyzz_to_jacobian(jacobian_t<P>* d_out, const xyzz_t<P>* d_in, size_t n, cudaStream_t stream);
 
 // The prep_msm bitmap on the device: bit i (word i/32, bit i%32) is set iff
 // i >= split_from and d_scalars[i] is one (Montgomery form, as fr_t::one()).
@@ -206,27 +210,25 @@ cudaError_t g2_xyzz_to_jacobian(g2_jacobian_t* d_out, const g2_xyzz_t* d_in, siz
 cudaError_t ones_bitmap(uint32_t* d_bitmap, const fr_t* d_scalars, size_t n, size_t split_from, cudaStream_t stream);
 
 // One-call MSMs for the codelets: Sum_i s_i·P_i written to d_out as ONE
-// Jacobian point in the host layout (g1_jacobian_t / g2_jacobian_t of
-// src/ec/jacobian.hpp, O = (1 : 1 : 0)), in device memory. n = 0 gives O
-// (scratch may then be null). Enqueued on `stream`, no allocation; waits
-// for `stream` as msm_g1 does, once per piece.
+// Jacobian point in the host layout (jacobian_t<P> of src/ec/jacobian.hpp,
+// O = (1 : 1 : 0)), in device memory. n = 0 gives O (scratch may then be
+// null). Enqueued on `stream`, no allocation; waits for `stream` as msm
+// does, once per piece.
 //   split_from = msm_no_split: plain Pippenger over all n terms.
 //   otherwise the prep_msm split (src/msm/prep_msm.hpp, forced_tail =
 //   split_from): terms i >= split_from whose scalar is one are summed by
 //   batch addition and left out of the Pippenger tail; terms i < split_from
 //   always go to the tail (the constant wire and the public inputs). A
 //   split_from >= n puts every term in the tail.
-// Scratch: msm_g*_jacobian_scratch_bytes(n, split) with
+// Scratch: msm_jacobian_scratch_bytes<P>(n, split) with
 // split = (split_from != msm_no_split).
 inline constexpr size_t msm_no_split = SIZE_MAX;
-size_t msm_g1_jacobian_scratch_bytes(size_t n, bool split, const msm_tuning_t& tune = {});
-cudaError_t msm_g1_jacobian(g1_jacobian_t* d_out, const g1_affine_t* d_bases, const fr_t* d_scalars, size_t n,
-                            size_t split_from, void* d_scratch, size_t scratch_bytes, cudaStream_t stream,
-                            const msm_tuning_t& tune = {});
-size_t msm_g2_jacobian_scratch_bytes(size_t n, bool split, const msm_tuning_t& tune = {});
-cudaError_t msm_g2_jacobian(g2_jacobian_t* d_out, const g2_affine_t* d_bases, const fr_t* d_scalars, size_t n,
-                            size_t split_from, void* d_scratch, size_t scratch_bytes, cudaStream_t stream,
-                            const msm_tuning_t& tune = {});
+template <class P>
+size_t msm_jacobian_scratch_bytes(size_t n, bool split, const msm_tuning_t& tune = {});
+template <class P>
+cudaError_t msm_jacobian(jacobian_t<P>* d_out, const affine_t<P>* d_bases, const fr_t* d_scalars, size_t n,
+                         size_t split_from, void* d_scratch, size_t scratch_bytes, cudaStream_t stream,
+                         const msm_tuning_t& tune = {});
 
 // The one-call MSMs in pieces, for scratch bounded by the caller (the
 // codelets size it from the device's free memory): terms
@@ -240,21 +242,19 @@ cudaError_t msm_g2_jacobian(g2_jacobian_t* d_out, const g2_affine_t* d_bases, co
 // on `stream` (events order each copy after the MSM that last read its
 // buffer, and each MSM after its copy; the stream and events live for the
 // call). Otherwise `bases` is device memory. Scratch:
-// msm_g*_pieces_scratch_bytes(n, split, pieces); it covers the longest
+// msm_pieces_scratch_bytes<P>(n, split, pieces); it covers the longest
 // piece and the last one, and the two staging buffers. The one-call form
 // above is pieces = {} (one piece of n, device bases).
 struct msm_pieces_t {
   size_t piece = 0;            // terms per piece; 0 or more than n: one piece
   bool bases_on_host = false;  // bases in host memory, copied piece by piece
 };
-size_t msm_g1_pieces_scratch_bytes(size_t n, bool split, const msm_pieces_t& pieces, const msm_tuning_t& tune = {});
-cudaError_t msm_g1_pieces(g1_jacobian_t* d_out, const g1_affine_t* bases, const fr_t* d_scalars, size_t n,
-                          size_t split_from, const msm_pieces_t& pieces, void* d_scratch, size_t scratch_bytes,
-                          cudaStream_t stream, const msm_tuning_t& tune = {});
-size_t msm_g2_pieces_scratch_bytes(size_t n, bool split, const msm_pieces_t& pieces, const msm_tuning_t& tune = {});
-cudaError_t msm_g2_pieces(g2_jacobian_t* d_out, const g2_affine_t* bases, const fr_t* d_scalars, size_t n,
-                          size_t split_from, const msm_pieces_t& pieces, void* d_scratch, size_t scratch_bytes,
-                          cudaStream_t stream, const msm_tuning_t& tune = {});
+template <class P>
+size_t msm_pieces_scratch_bytes(size_t n, bool split, const msm_pieces_t& pieces, const msm_tuning_t& tune = {});
+template <class P>
+cudaError_t msm_pieces(jacobian_t<P>* d_out, const affine_t<P>* bases, const fr_t* d_scalars, size_t n,
+                       size_t split_from, const msm_pieces_t& pieces, void* d_scratch, size_t scratch_bytes,
+                       cudaStream_t stream, const msm_tuning_t& tune = {});
 
 // ------------------------------------------------------------------ SpMV --
 // The witness map (docs/prover.md step 1) on the device; cuda/spmv.cu.
@@ -308,23 +308,22 @@ cudaError_t qap_rows_snarkjs(fr_t* d_a, fr_t* d_b, fr_t* d_c, size_t n, const cs
 // ------------------------------------------------------------ fixed-base --
 // out[i] = k[i]·G for one fixed base G of G1 or G2 (the development setup's
 // queries, src/groth16/setup.hpp), as XYZZ points in the host layout
-// (g1_xyzz_t / g2_xyzz_t; O has ZZ = 0); the caller converts to affine
+// (xyzz_t<P>, P = g1_params or g2_params as for the MSM; O has ZZ = 0),
+// templates instantiated for both curves; the caller converts to affine
 // (src/keys/gpu_setup.cpp: on the host, batched). 8-bit comb (cuda/fixed_base.cu): a
 // table of 32 x 256 affine multiples of G in caller memory (layout of
 // ec/comb_table.hpp: upload comb_table(G), or build it on the device with
-// *_table_init), then at most 31 mixed additions per point. Scalars:
+// fixed_base_table_init), then at most 31 mixed additions per point. Scalars:
 // Montgomery fr_t, any 256-bit value (read mod r). No scratch.
 struct fixed_base_tuning_t {
   unsigned block = 128;  // threads per block, a multiple of 32, at most 256
 };
-size_t fixed_base_g1_table_bytes();
-cudaError_t fixed_base_g1_table_init(void* d_table, const g1_affine_t& g, cudaStream_t stream);
-cudaError_t fixed_base_g1(g1_xyzz_t* d_out, const fr_t* d_k, size_t n, const void* d_table, cudaStream_t stream,
-                          const fixed_base_tuning_t& tune = {});
-
-size_t fixed_base_g2_table_bytes();
-cudaError_t fixed_base_g2_table_init(void* d_table, const g2_affine_t& g, cudaStream_t stream);
-cudaError_t fixed_base_g2(g2_xyzz_t* d_out, const fr_t* d_k, size_t n, const void* d_table, cudaStream_t stream,
-                          const fixed_base_tuning_t& tune = {});
+template <class P>
+size_t fixed_base_table_bytes();
+template <class P>
+cudaError_t fixed_base_table_init(void* d_table, const affine_t<P>& g, cudaStream_t stream);
+template <class P>
+cudaError_t fixed_base(xyzz_t<P>* d_out, const fr_t* d_k, size_t n, const void* d_table, cudaStream_t stream,
+                       const fixed_base_tuning_t& tune = {});
 
 }  // namespace starzk::gpu

@@ -74,46 +74,41 @@ std::vector<fr_t> ntt_h_host(std::span<const fr_t> a, std::span<const fr_t> b, s
 std::vector<fr_t> ntt_h_passes_host(std::span<const fr_t> a, std::span<const fr_t> b, std::span<const fr_t> c,
                                     root_convention_t conv, ntt_tables_t tables, size_t chunk);
 
-g1_xyzz_t msm_g1_host(std::span<const g1_affine_t> bases, std::span<const fr_t> scalars, const msm_tuning_t& tune = {});
+// The MSM conveniences are templates over the curve as the launchers are
+// (P = g1_params or g2_params, named at the call: msm_host<g2_params>(b, s)),
+// instantiated for both in host_api.cpp.
+template <class P>
+xyzz_t<P> msm_host(std::span<const affine_t<P>> bases, std::span<const fr_t> scalars, const msm_tuning_t& tune = {});
 // bitmap: bit i of word i/32 selects bases[i]; size >= ceil(n/32).
-g1_xyzz_t batch_add_g1_host(std::span<const g1_affine_t> bases, std::span<const uint32_t> bitmap);
+template <class P>
+xyzz_t<P> batch_add_host(std::span<const affine_t<P>> bases, std::span<const uint32_t> bitmap);
 // {ones, tail} of the prep_msm split.
-std::pair<g1_xyzz_t, g1_xyzz_t> msm_g1_split_host(std::span<const g1_affine_t> bases, std::span<const fr_t> scalars,
-                                                  std::span<const uint32_t> ones_bitmap, const msm_tuning_t& tune = {});
-g1_jacobian_t g1_xyzz_to_jacobian_host(const g1_xyzz_t& p);
+template <class P>
+std::pair<xyzz_t<P>, xyzz_t<P>> msm_split_host(std::span<const affine_t<P>> bases, std::span<const fr_t> scalars,
+                                               std::span<const uint32_t> ones_bitmap, const msm_tuning_t& tune = {});
+template <class P>
+jacobian_t<P> xyzz_to_jacobian_host(const xyzz_t<P>& p);
 
-// The same over G2.
-g2_xyzz_t msm_g2_host(std::span<const g2_affine_t> bases, std::span<const fr_t> scalars, const msm_tuning_t& tune = {});
-g2_xyzz_t batch_add_g2_host(std::span<const g2_affine_t> bases, std::span<const uint32_t> bitmap);
-std::pair<g2_xyzz_t, g2_xyzz_t> msm_g2_split_host(std::span<const g2_affine_t> bases, std::span<const fr_t> scalars,
-                                                  std::span<const uint32_t> ones_bitmap, const msm_tuning_t& tune = {});
-g2_jacobian_t g2_xyzz_to_jacobian_host(const g2_xyzz_t& p);
-
-// The one-call Jacobian MSMs (msm_g1_jacobian / msm_g2_jacobian), with
-// exactly the scratch their query asks for; split_from as there.
-g1_jacobian_t msm_g1_jacobian_host(std::span<const g1_affine_t> bases, std::span<const fr_t> scalars,
-                                   size_t split_from = msm_no_split, const msm_tuning_t& tune = {});
-g2_jacobian_t msm_g2_jacobian_host(std::span<const g2_affine_t> bases, std::span<const fr_t> scalars,
-                                   size_t split_from = msm_no_split, const msm_tuning_t& tune = {});
-// The MSMs in pieces (msm_g*_pieces) with exactly the scratch their query
-// asks for; with pieces.bases_on_host the host bases are page-locked for
-// the call and copied piece by piece.
-g1_jacobian_t msm_g1_pieces_host(std::span<const g1_affine_t> bases, std::span<const fr_t> scalars, size_t split_from,
-                                 const msm_pieces_t& pieces, const msm_tuning_t& tune = {});
-g2_jacobian_t msm_g2_pieces_host(std::span<const g2_affine_t> bases, std::span<const fr_t> scalars, size_t split_from,
-                                 const msm_pieces_t& pieces, const msm_tuning_t& tune = {});
+// The one-call Jacobian MSM (msm_jacobian), with exactly the scratch its
+// query asks for; split_from as there.
+template <class P>
+jacobian_t<P> msm_jacobian_host(std::span<const affine_t<P>> bases, std::span<const fr_t> scalars,
+                                size_t split_from = msm_no_split, const msm_tuning_t& tune = {});
+// The MSM in pieces (msm_pieces) with exactly the scratch its query asks
+// for; with pieces.bases_on_host the host bases are page-locked for the
+// call and copied piece by piece.
+template <class P>
+jacobian_t<P> msm_pieces_host(std::span<const affine_t<P>> bases, std::span<const fr_t> scalars, size_t split_from,
+                              const msm_pieces_t& pieces, const msm_tuning_t& tune = {});
 // Several MSMs in pieces over the same bases, scalars[c] with pieces[c],
 // enqueued back to back on one stream into one scratch with no host wait
 // between them (as a CUDA worker runs consecutive MSM tasks); results in
 // order.
-std::vector<g1_jacobian_t> msm_g1_pieces_sequence_host(std::span<const g1_affine_t> bases,
-                                                       std::span<const std::vector<fr_t>> scalars, size_t split_from,
-                                                       std::span<const msm_pieces_t> pieces,
-                                                       const msm_tuning_t& tune = {});
-std::vector<g2_jacobian_t> msm_g2_pieces_sequence_host(std::span<const g2_affine_t> bases,
-                                                       std::span<const std::vector<fr_t>> scalars, size_t split_from,
-                                                       std::span<const msm_pieces_t> pieces,
-                                                       const msm_tuning_t& tune = {});
+template <class P>
+std::vector<jacobian_t<P>> msm_pieces_sequence_host(std::span<const affine_t<P>> bases,
+                                                    std::span<const std::vector<fr_t>> scalars, size_t split_from,
+                                                    std::span<const msm_pieces_t> pieces,
+                                                    const msm_tuning_t& tune = {});
 // The device ones bitmap, (n+31)/32 words.
 std::vector<uint32_t> ones_bitmap_host(std::span<const fr_t> scalars, size_t split_from);
 

@@ -4,19 +4,19 @@
 //
 // G1: n = 2^20, 2^22, 2^24, 2^26, 2^27 (or the log sizes given as
 // arguments). The bases are distinct like a real SRS: k_i·G for random k_i
-// (fixed_base_g1 on the device, to affine on all cores), min(n, 2^24) of
+// (fixed_base<g1_params> on the device, to affine on all cores), min(n, 2^24) of
 // them, tiled beyond (2^24 points are 1.5 GiB, far beyond the L2 cache).
 // msm_g1_random_tiled64k: the random row over 2^16 distinct points tiled,
 // the bases of the sessions before the seventh, which fit in the 50 MiB L2
 // and make the gathers of the first level cache hits. Boolean-heavy scalars run through the plain MSM, the prep_msm
 // split (batch add of the ones + tail MSM, bitmap given) and the codelets'
-// one-call form msm_g1_jacobian with split_from = 0 (bitmap built on the
+// one-call form msm_jacobian<g1_params> with split_from = 0 (bitmap built on the
 // device, Jacobian result); msm_g1_bool_xyzz / msm_g2_bool_xyzz: the plain
 // MSM without batch-affine levels. A row msm_g1_scratch_GiB per size gives the
 // scratch of the split (last column, GiB), so the memory cap of the window
 // groups shows.
 // G2 (b_g2_msm): n = 2^16, 2^20, 2^22, 2^24 (STARZK_MSM_G2_LOGS), random and
-// boolean-heavy through msm_g2, boolean-heavy also through msm_g2_jacobian
+// boolean-heavy through msm<g2_params>, boolean-heavy also through msm_jacobian
 // with the split; msm_g2_scratch_GiB likewise; rows ..._xyzz: the random
 // MSM and the split again without batch-affine levels.
 // After each random and boolean-heavy row, rows <row>_phase_<phase>: one
@@ -29,7 +29,7 @@
 // STARZK_MSM_AFFINE_LEVELS="1 3 9": the random row with that many levels
 // (rows msm_g1_random_L<k>, with their affine and XYZZ phases).
 // STARZK_MSM_PIECES="1 8 19": the random row again cut into that many
-// pieces (msm_g1_pieces, the form of a streamed query), rows
+// pieces (msm_pieces<g1_params>, the form of a streamed query), rows
 // msm_g1_random_pieces<k>_device (bases resident: what cutting into pieces
 // costs) and msm_g1_random_pieces<k>_host (bases in page-locked host
 // memory, copied piece by piece under the MSM: what streaming adds); the
@@ -98,10 +98,10 @@ device_buffer_t distinct_points(const jacobian_t<P>& q, const affine_t<P>& r, si
 // d_bases[0..n) <- k_i·G for random k_i, min(n, 2^24) distinct points tiled.
 void distinct_g1_bases(g1_affine_t* d_bases, size_t n, cudaStream_t s) {
   const size_t m = std::min(n, size_t(1) << 24);
-  device_buffer_t table(fixed_base_g1_table_bytes()), d_k(m * sizeof(fr_t)), d_xyzz(m * sizeof(g1_xyzz_t));
-  check_cuda(fixed_base_g1_table_init(table.get(), g1_affine_t::generator(), s), "table_init");
+  device_buffer_t table(fixed_base_table_bytes<g1_params>()), d_k(m * sizeof(fr_t)), d_xyzz(m * sizeof(g1_xyzz_t));
+  check_cuda(fixed_base_table_init<g1_params>(table.get(), g1_affine_t::generator(), s), "table_init");
   fill_scalars(d_k.as<fr_t>(), m, 0, 777, s);
-  check_cuda(fixed_base_g1(d_xyzz.as<g1_xyzz_t>(), d_k.as<fr_t>(), m, table.get(), s), "fixed_base_g1");
+  check_cuda(fixed_base<g1_params>(d_xyzz.as<g1_xyzz_t>(), d_k.as<fr_t>(), m, table.get(), s), "fixed_base<g1_params>");
   std::vector<g1_xyzz_t> xyzz(m);
   std::vector<g1_affine_t> aff(m);
   check_cuda(cudaMemcpyAsync(xyzz.data(), d_xyzz.get(), m * sizeof(g1_xyzz_t), cudaMemcpyDeviceToHost, s), "copy");
@@ -186,12 +186,12 @@ void pieces_rows(size_t n, int reps, const g1_affine_t* d_bases, const fr_t* d_s
   for (unsigned k : pieces) {
     for (bool on_host : {false, true}) {
       const msm_pieces_t pc{(n + k - 1) / std::max(k, 1u), on_host};
-      device_buffer_t scr(msm_g1_pieces_scratch_bytes(n, false, pc));
+      device_buffer_t scr(msm_pieces_scratch_bytes<g1_params>(n, false, pc));
       const auto* bases = on_host ? static_cast<const g1_affine_t*>(host.p) : d_bases;
       const double ms = time_ms(s, reps, [&] {
-        check_cuda(
-            msm_g1_pieces(d_jac.as<g1_jacobian_t>(), bases, d_scalars, n, msm_no_split, pc, scr.get(), scr.size(), s),
-            "msm_g1_pieces");
+        check_cuda(msm_pieces<g1_params>(d_jac.as<g1_jacobian_t>(), bases, d_scalars, n, msm_no_split, pc, scr.get(),
+                                         scr.size(), s),
+                   "msm_pieces<g1_params>");
       });
       row("msm_g1_random_pieces" + std::to_string(k) + (on_host ? "_host" : "_device"), double(n), ms,
           double(scr.size()) / double(size_t(1) << 30));
@@ -220,15 +220,16 @@ void bench_g1(const std::vector<unsigned>& logs, const ceilings_t& ceil, cudaStr
     device_buffer_t d_bases(n * sizeof(g1_affine_t)), d_scalars(n * sizeof(fr_t)), d_bitmap(((n + 31) / 32) * 4),
         d_res(2 * sizeof(g1_xyzz_t)), d_jac(sizeof(g1_jacobian_t));
     distinct_g1_bases(d_bases.as<g1_affine_t>(), n, s);
-    const size_t split_scratch = msm_g1_split_scratch_bytes(n);
-    const size_t scratch = std::max(split_scratch, msm_g1_jacobian_scratch_bytes(n, true));
+    const size_t split_scratch = msm_split_scratch_bytes<g1_params>(n);
+    const size_t scratch = std::max(split_scratch, msm_jacobian_scratch_bytes<g1_params>(n, true));
     device_buffer_t d_scratch(scratch);
     row("msm_g1_scratch_GiB", double(n), 0.0, double(split_scratch) / double(size_t(1) << 30));
     const double floor_ms = 16.0 * double(n) * 10.0 / ceil.fp_mul_per_s * 1e3;
     const int reps = L >= 26 ? 2 : 3;
     auto run = [&](const msm_tuning_t& t, void* scr, size_t bytes) {
-      check_cuda(msm_g1(d_res.as<g1_xyzz_t>(), d_bases.as<g1_affine_t>(), d_scalars.as<fr_t>(), n, scr, bytes, s, t),
-                 "msm_g1");
+      check_cuda(
+          msm<g1_params>(d_res.as<g1_xyzz_t>(), d_bases.as<g1_affine_t>(), d_scalars.as<fr_t>(), n, scr, bytes, s, t),
+          "msm<g1_params>");
     };
     for (int kind : {0, 1}) {
       fill_scalars(d_scalars.as<fr_t>(), n, kind, 1234 + L, s);
@@ -243,7 +244,7 @@ void bench_g1(const std::vector<unsigned>& logs, const ceilings_t& ceil, cudaStr
         narrow.group_windows = 1;
         if (kind == 0)
           row("msm_g1_scratch_narrow_GiB", double(n), 0.0,
-              double(msm_g1_scratch_bytes(n, narrow)) / double(size_t(1) << 30));
+              double(msm_scratch_bytes<g1_params>(n, narrow)) / double(size_t(1) << 30));
         const double msn = time_ms(s, reps, [&] { run(narrow, d_scratch.get(), scratch); });
         row(kind == 0 ? "msm_g1_random_narrow" : "msm_g1_bool_narrow", double(n), msn, msn / ms);
       }
@@ -257,16 +258,16 @@ void bench_g1(const std::vector<unsigned>& logs, const ceilings_t& ceil, cudaStr
           device_buffer_t d_tiled(n * sizeof(g1_affine_t));
           tile_points(d_tiled.as<g1_affine_t>(), n, d_distinct.as<g1_affine_t>(), std::min(m, n), s);
           const double ms1 = time_ms(s, reps, [&] {
-            check_cuda(msm_g1(d_res.as<g1_xyzz_t>(), d_tiled.as<g1_affine_t>(), d_scalars.as<fr_t>(), n,
-                              d_scratch.get(), scratch, s),
-                       "msm_g1");
+            check_cuda(msm<g1_params>(d_res.as<g1_xyzz_t>(), d_tiled.as<g1_affine_t>(), d_scalars.as<fr_t>(), n,
+                                      d_scratch.get(), scratch, s),
+                       "msm<g1_params>");
           });
           row("msm_g1_random_tiled64k", double(n), ms1, ms1 / floor_ms);
         }
         for (unsigned L : env_list("STARZK_MSM_AFFINE_LEVELS", {})) {
           msm_tuning_t t;
           t.affine_levels = int(L);
-          device_buffer_t scr(msm_g1_scratch_bytes(n, t));
+          device_buffer_t scr(msm_scratch_bytes<g1_params>(n, t));
           const double ms = time_ms(s, reps, [&] { run(t, scr.get(), scr.size()); });
           const std::string name = "msm_g1_random_L" + std::to_string(L);
           row(name, double(n), ms, ms / floor_ms);
@@ -277,7 +278,7 @@ void bench_g1(const std::vector<unsigned>& logs, const ceilings_t& ceil, cudaStr
           row(name + "_phase_accumulate", double(n), prof.accumulate + prof.fold,
               (prof.accumulate + prof.fold) / prof.total());
         }
-        window_sweep("STARZK_MSM_WINDOWS", "msm_g1", n, reps, floor_ms, s, msm_g1_scratch_bytes, run);
+        window_sweep("STARZK_MSM_WINDOWS", "msm_g1", n, reps, floor_ms, s, msm_scratch_bytes<g1_params>, run);
         pieces_rows(n, reps, d_bases.as<g1_affine_t>(), d_scalars.as<fr_t>(), s);
         continue;
       }
@@ -291,15 +292,15 @@ void bench_g1(const std::vector<unsigned>& logs, const ceilings_t& ceil, cudaStr
       }
       bench::ones_bitmap(d_bitmap.as<uint32_t>(), d_scalars.as<fr_t>(), n, s);
       const double ms2 = time_ms(s, reps, [&] {
-        check_cuda(msm_g1_split(d_res.as<g1_xyzz_t>(), d_res.as<g1_xyzz_t>() + 1, d_bases.as<g1_affine_t>(),
-                                d_scalars.as<fr_t>(), d_bitmap.as<uint32_t>(), n, d_scratch.get(), scratch, s),
-                   "msm_g1_split");
+        check_cuda(msm_split<g1_params>(d_res.as<g1_xyzz_t>(), d_res.as<g1_xyzz_t>() + 1, d_bases.as<g1_affine_t>(),
+                                        d_scalars.as<fr_t>(), d_bitmap.as<uint32_t>(), n, d_scratch.get(), scratch, s),
+                   "msm_split<g1_params>");
       });
       row("msm_g1_split_bool", double(n), ms2, ms2 / floor_ms);
       const double ms3 = time_ms(s, reps, [&] {
-        check_cuda(msm_g1_jacobian(d_jac.as<g1_jacobian_t>(), d_bases.as<g1_affine_t>(), d_scalars.as<fr_t>(), n, 0,
-                                   d_scratch.get(), scratch, s),
-                   "msm_g1_jacobian");
+        check_cuda(msm_jacobian<g1_params>(d_jac.as<g1_jacobian_t>(), d_bases.as<g1_affine_t>(), d_scalars.as<fr_t>(),
+                                           n, 0, d_scratch.get(), scratch, s),
+                   "msm_jacobian<g1_params>");
       });
       row("msm_g1_jacobian_split_bool", double(n), ms3, ms3 / floor_ms);
     }
@@ -320,14 +321,15 @@ void bench_g2(const std::vector<unsigned>& logs, const ceilings_t& ceil, cudaStr
                                cudaMemcpyDeviceToDevice, s),
                "copy");
     tile_by_doubling(d_bases.get(), sizeof(g2_affine_t), n, std::min(m, n), s);
-    const size_t scratch = msm_g2_jacobian_scratch_bytes(n, true);
+    const size_t scratch = msm_jacobian_scratch_bytes<g2_params>(n, true);
     device_buffer_t d_scratch(scratch);
     row("msm_g2_scratch_GiB", double(n), 0.0, double(scratch) / double(size_t(1) << 30));
     const double floor_ms = 16.0 * double(n) * 28.0 / ceil.fp_mul_per_s * 1e3;
     const int reps = L >= 24 ? 2 : 3;
     auto run = [&](const msm_tuning_t& t, void* scr, size_t bytes) {
-      check_cuda(msm_g2(d_res.as<g2_xyzz_t>(), d_bases.as<g2_affine_t>(), d_scalars.as<fr_t>(), n, scr, bytes, s, t),
-                 "msm_g2");
+      check_cuda(
+          msm<g2_params>(d_res.as<g2_xyzz_t>(), d_bases.as<g2_affine_t>(), d_scalars.as<fr_t>(), n, scr, bytes, s, t),
+          "msm<g2_params>");
     };
     for (int kind : {0, 1}) {
       fill_scalars(d_scalars.as<fr_t>(), n, kind, 4321 + L, s);
@@ -339,7 +341,7 @@ void bench_g2(const std::vector<unsigned>& logs, const ceilings_t& ceil, cudaStr
         xyzz.affine_levels = 0;
         const double ms0 = time_ms(s, reps, [&] { run(xyzz, d_scratch.get(), scratch); });
         row("msm_g2_random_xyzz", double(n), ms0, ms0 / floor_ms);
-        window_sweep("STARZK_MSM_G2_WINDOWS", "msm_g2", n, reps, floor_ms, s, msm_g2_scratch_bytes, run);
+        window_sweep("STARZK_MSM_G2_WINDOWS", "msm_g2", n, reps, floor_ms, s, msm_scratch_bytes<g2_params>, run);
         continue;
       }
       {
@@ -349,18 +351,18 @@ void bench_g2(const std::vector<unsigned>& logs, const ceilings_t& ceil, cudaStr
         row("msm_g2_bool_xyzz", double(n), ms0, ms0 / floor_ms);
       }
       const double ms2 = time_ms(s, reps, [&] {
-        check_cuda(msm_g2_jacobian(d_jac.as<g2_jacobian_t>(), d_bases.as<g2_affine_t>(), d_scalars.as<fr_t>(), n, 0,
-                                   d_scratch.get(), scratch, s),
-                   "msm_g2_jacobian");
+        check_cuda(msm_jacobian<g2_params>(d_jac.as<g2_jacobian_t>(), d_bases.as<g2_affine_t>(), d_scalars.as<fr_t>(),
+                                           n, 0, d_scratch.get(), scratch, s),
+                   "msm_jacobian<g2_params>");
       });
       row("msm_g2_jacobian_split_bool", double(n), ms2, ms2 / floor_ms);
       // The same without batch-affine levels (XYZZ only), for the ratio.
       msm_tuning_t xyzz;
       xyzz.affine_levels = 0;
       const double ms3 = time_ms(s, reps, [&] {
-        check_cuda(msm_g2_jacobian(d_jac.as<g2_jacobian_t>(), d_bases.as<g2_affine_t>(), d_scalars.as<fr_t>(), n, 0,
-                                   d_scratch.get(), scratch, s, xyzz),
-                   "msm_g2_jacobian");
+        check_cuda(msm_jacobian<g2_params>(d_jac.as<g2_jacobian_t>(), d_bases.as<g2_affine_t>(), d_scalars.as<fr_t>(),
+                                           n, 0, d_scratch.get(), scratch, s, xyzz),
+                   "msm_jacobian<g2_params>");
       });
       row("msm_g2_jacobian_split_bool_xyzz", double(n), ms3, ms3 / floor_ms);
     }

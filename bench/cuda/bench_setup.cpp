@@ -1,6 +1,7 @@
 // Fixed-base products of the development setup on the GPU (cuda/fixed_base.cu):
-// fixed_base_g1 and fixed_base_g2 at n = 2^20, 2^22, 2^24 (or the log sizes
-// given as arguments), random scalars, table resident, output to device
+// fixed_base<g1_params> and fixed_base<g2_params> (rows fixed_base_g1 and
+// fixed_base_g2) at n = 2^20, 2^22, 2^24 (or the log sizes given as
+// arguments), random scalars, table resident, output to device
 // memory (no host transfer: the setup pipeline overlaps those, see
 // src/keys/gpu_setup.cpp). Prints CSV rows name,n,ms,ratio_to_floor.
 // Floor: the products of the mixed additions alone, at the Fp product rate
@@ -18,20 +19,19 @@ using namespace starzk::gpu::bench;
 
 namespace {
 
-template <class Aff, class Xyzz>
+template <class P>
 void bench_group(const char* name, double products_per_point, const ceilings_t& ceil, const std::vector<unsigned>& logs,
-                 size_t (*table_bytes)(), cudaError_t (*init)(void*, const Aff&, cudaStream_t),
-                 cudaError_t (*mul)(Xyzz*, const fr_t*, size_t, const void*, cudaStream_t, const fixed_base_tuning_t&),
                  cudaStream_t s) {
-  device_buffer_t table(table_bytes());
-  check_cuda(init(table.get(), Aff::generator(), s), "table_init");
+  using Xyzz = xyzz_t<P>;
+  device_buffer_t table(fixed_base_table_bytes<P>());
+  check_cuda(fixed_base_table_init<P>(table.get(), affine_t<P>::generator(), s), "table_init");
   for (unsigned L : logs) {
     const size_t n = size_t(1) << L;
     device_buffer_t d_k(n * sizeof(fr_t)), d_out(n * sizeof(Xyzz));
     fill_scalars(d_k.as<fr_t>(), n, 0, 1234 + L, s);
     const int reps = L >= 24 ? 2 : 3;
     const double ms =
-        time_ms(s, reps, [&] { check_cuda(mul(d_out.as<Xyzz>(), d_k.as<fr_t>(), n, table.get(), s, {}), name); });
+        time_ms(s, reps, [&] { check_cuda(fixed_base<P>(d_out.as<Xyzz>(), d_k.as<fr_t>(), n, table.get(), s), name); });
     const double floor_ms = double(n) * products_per_point / ceil.fp_mul_per_s * 1e3;
     row(name, double(n), ms, ms / floor_ms);
   }
@@ -44,10 +44,8 @@ int main(int argc, char** argv) {
     const std::vector<unsigned> logs = log_sizes(argc, argv, {20, 22, 24});
     stream_t s;
     const ceilings_t ceil = measure_ceilings(s.get(), true);
-    bench_group<g1_affine_t, g1_xyzz_t>("fixed_base_g1", 310.0, ceil, logs, fixed_base_g1_table_bytes,
-                                        fixed_base_g1_table_init, fixed_base_g1, s.get());
-    bench_group<g2_affine_t, g2_xyzz_t>("fixed_base_g2", 868.0, ceil, logs, fixed_base_g2_table_bytes,
-                                        fixed_base_g2_table_init, fixed_base_g2, s.get());
+    bench_group<g1_params>("fixed_base_g1", 310.0, ceil, logs, s.get());
+    bench_group<g2_params>("fixed_base_g2", 868.0, ceil, logs, s.get());
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_cuda_setup: %s\n", e.what());

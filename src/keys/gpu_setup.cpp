@@ -77,13 +77,6 @@ struct query_t {
   point_sink_fn<Aff> sink;  // empty where not given
 };
 
-// The device API of one group (G1 or G2): P is g1_params or g2_params.
-template <class P>
-struct group_ops_t {
-  size_t (*table_bytes)();
-  cudaError_t (*mul)(xyzz_t<P>*, const fr_t*, size_t, const void*, cudaStream_t, const gpu::fixed_base_tuning_t&);
-};
-
 // XYZZ points (device output) -> affine, on all cores: one batched
 // inversion per chunk (xyzz_t::batch_to_affine).
 template <class P>
@@ -136,19 +129,19 @@ struct slot_t {
 
 // out = k·G for every query, through the two-slot pipeline (file comment).
 template <class P>
-void run_group(const group_ops_t<P>& ops, const affine_t<P>& g, const std::vector<query_t<affine_t<P> > >& queries,
-               size_t chunk, unsigned threads) {
+void run_group(const affine_t<P>& g, const std::vector<query_t<affine_t<P> > >& queries, size_t chunk,
+               unsigned threads) {
   size_t cap = 0;
   for (const auto& q : queries) cap = std::max(cap, std::min(q.n, chunk));
   if (cap == 0) return;
   slot_t<P> slots[2] = {slot_t<P>(cap), slot_t<P>(cap)};
   // The comb table is built on the host (ec/comb_table.hpp, the CPU path's
   // own table) and uploaded: 8192 points, a few milliseconds.
-  gpu::device_buffer_t d_table(ops.table_bytes());
+  const size_t table_bytes = gpu::fixed_base_table_bytes<P>();
+  gpu::device_buffer_t d_table(table_bytes);
   const std::vector<affine_t<P> > table = comb_table(g);
-  if (table.size() * sizeof(affine_t<P>) != ops.table_bytes()) throw std::logic_error("fixed-base table sizes differ");
-  check(cudaMemcpy(d_table.get(), table.data(), ops.table_bytes(), cudaMemcpyHostToDevice),
-        "cudaMemcpy (fixed-base table)");
+  if (table.size() * sizeof(affine_t<P>) != table_bytes) throw std::logic_error("fixed-base table sizes differ");
+  check(cudaMemcpy(d_table.get(), table.data(), table_bytes, cudaMemcpyHostToDevice), "cudaMemcpy (fixed-base table)");
 
   size_t piece = 0;
   for (const auto& q : queries) {
@@ -160,8 +153,9 @@ void run_group(const group_ops_t<P>& ops, const affine_t<P>& g, const std::vecto
       const cudaStream_t st = s.stream.get();
       check(cudaMemcpyAsync(s.d_k.get(), s.h_k.get(), len * sizeof(fr_t), cudaMemcpyHostToDevice, st),
             "cudaMemcpyAsync (scalars to device)");
-      check(ops.mul(s.d_out.template as<xyzz_t<P> >(), s.d_k.template as<fr_t>(), len, d_table.get(), st, {}),
-            "fixed_base kernel launch");
+      check(
+          gpu::fixed_base<P>(s.d_out.template as<xyzz_t<P> >(), s.d_k.template as<fr_t>(), len, d_table.get(), st, {}),
+          "fixed_base kernel launch");
       check(cudaMemcpyAsync(s.h_out.get(), s.d_out.get(), len * sizeof(xyzz_t<P>), cudaMemcpyDeviceToHost, st),
             "cudaMemcpyAsync (points to host)");
       s.pending_out = q.out ? q.out + off : nullptr;
@@ -201,10 +195,8 @@ std::string run_queries(const std::vector<query_t<g1_affine_t> >& g1_queries, co
   check(cudaSetDevice(0), "cudaSetDevice(0)");
   cudaDeviceProp prop{};
   check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
-  const group_ops_t<g1_params> g1{gpu::fixed_base_g1_table_bytes, gpu::fixed_base_g1};
-  const group_ops_t<g2_params> g2{gpu::fixed_base_g2_table_bytes, gpu::fixed_base_g2};
-  run_group<g1_params>(g1, g1_affine_t::generator(), g1_queries, piece, threads);
-  run_group<g2_params>(g2, g2_affine_t::generator(), {b_g2}, piece, threads);
+  run_group<g1_params>(g1_affine_t::generator(), g1_queries, piece, threads);
+  run_group<g2_params>(g2_affine_t::generator(), {b_g2}, piece, threads);
   return std::string("GPU 0: ") + prop.name;
 }
 

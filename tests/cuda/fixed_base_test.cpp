@@ -18,29 +18,21 @@
 namespace starzk::gpu::test {
 namespace {
 
-// The device API of one group, for the typed tests.
-struct g1_ops {
-  using aff = g1_affine_t;
-  using jac = g1_jacobian_t;
-  static size_t table_bytes() { return fixed_base_g1_table_bytes(); }
-  static cudaError_t table_init(void* t, const aff& g, cudaStream_t s) { return fixed_base_g1_table_init(t, g, s); }
-  using xyzz = g1_xyzz_t;
+// The device API of one group (P = g1_params, g2_params), for the typed tests.
+template <class P>
+struct group_ops {
+  using aff = affine_t<P>;
+  using jac = jacobian_t<P>;
+  using xyzz = xyzz_t<P>;
+  static size_t table_bytes() { return fixed_base_table_bytes<P>(); }
+  static cudaError_t table_init(void* t, const aff& g, cudaStream_t s) { return fixed_base_table_init<P>(t, g, s); }
   static cudaError_t mul(xyzz* o, const fr_t* k, size_t n, const void* t, cudaStream_t s,
                          const fixed_base_tuning_t& tune) {
-    return fixed_base_g1(o, k, n, t, s, tune);
+    return fixed_base<P>(o, k, n, t, s, tune);
   }
 };
-struct g2_ops {
-  using aff = g2_affine_t;
-  using jac = g2_jacobian_t;
-  static size_t table_bytes() { return fixed_base_g2_table_bytes(); }
-  static cudaError_t table_init(void* t, const aff& g, cudaStream_t s) { return fixed_base_g2_table_init(t, g, s); }
-  using xyzz = g2_xyzz_t;
-  static cudaError_t mul(xyzz* o, const fr_t* k, size_t n, const void* t, cudaStream_t s,
-                         const fixed_base_tuning_t& tune) {
-    return fixed_base_g2(o, k, n, t, s, tune);
-  }
-};
+using g1_ops = group_ops<g1_params>;
+using g2_ops = group_ops<g2_params>;
 
 // Table from g, scalars up, products down.
 template <class Ops>

@@ -1,7 +1,8 @@
-// Helpers of the device MSM tests written once over the curve (G1, G2):
-// the host entry points of a curve (cuda/starzk_cuda_host.hpp), random
-// points of order r, bases with repeats and O, scalar mixes (zeros, ones,
-// r - 1, boolean-heavy), and comparison as group elements.
+// Helpers of the device MSM tests written once over the curve (G1, G2),
+// beside the host entry points (templates over the curve,
+// cuda/starzk_cuda_host.hpp): random points of order r, bases with repeats
+// and O, scalar mixes (zeros, ones, r - 1, boolean-heavy), and comparison
+// as group elements.
 #pragma once
 
 #include <algorithm>
@@ -11,28 +12,6 @@
 #include "gpu_test_util.hpp"
 
 namespace starzk::gpu::test {
-
-// Host entry points of one curve (cuda/starzk_cuda_host.hpp).
-template <class P>
-struct host_api_t;
-template <>
-struct host_api_t<g1_params> {
-  static constexpr auto* msm = &msm_g1_host;
-  static constexpr auto* batch_add = &batch_add_g1_host;
-  static constexpr auto* split = &msm_g1_split_host;
-  static constexpr auto* jacobian = &msm_g1_jacobian_host;
-  static constexpr auto* pieces = &msm_g1_pieces_host;
-  static constexpr auto* pieces_sequence = &msm_g1_pieces_sequence_host;
-};
-template <>
-struct host_api_t<g2_params> {
-  static constexpr auto* msm = &msm_g2_host;
-  static constexpr auto* batch_add = &batch_add_g2_host;
-  static constexpr auto* split = &msm_g2_split_host;
-  static constexpr auto* jacobian = &msm_g2_jacobian_host;
-  static constexpr auto* pieces = &msm_g2_pieces_host;
-  static constexpr auto* pieces_sequence = &msm_g2_pieces_sequence_host;
-};
 
 // A random point of order r: x random until x^3 + b is a square, then the
 // cofactor cleared (G1 h1, G2 h2: src/ec/curve.hpp).

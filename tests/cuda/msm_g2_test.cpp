@@ -15,7 +15,6 @@
 // case draws fresh points and scalars from a seeded generator.
 #include <algorithm>
 #include <cstring>
-#include <type_traits>
 #include <vector>
 
 #include "gpu_test_util.hpp"
@@ -37,7 +36,7 @@ void check_msm(std::mt19937_64& rng, size_t n, mix_t m, const msm_tuning_t& tune
                size_t inf_every = 0) {
   const auto bases = make_bases<P>(rng, n, distinct, inf_every);
   const auto s = make_scalars(rng, n, m);
-  const xyzz_t<P> got = host_api_t<P>::msm(bases, s, tune);
+  const xyzz_t<P> got = msm_host<P>(bases, s, tune);
   const jacobian_t<P> want = msm_pippenger<P>(std::span<const affine_t<P>>(bases), s);
   EXPECT_TRUE(same<P>(got, want)) << P::name << " n=" << n << " mix=" << m.zero_pct << "/" << m.one_pct << "/"
                                   << m.minus_one_pct << " c=" << tune.window_bits << " chunk=" << tune.chunk
@@ -110,13 +109,7 @@ TYPED_TEST(CudaMsmCurve, OneWindowPerGroup) {
   t.group_windows = 5;  // groups of five windows, the last one shorter
   check_msm<P>(rng, 3000, boolean_heavy, t, 700);
   const size_t n = size_t(1) << 20;
-  const auto bytes = [&](const msm_tuning_t& u) {
-    if constexpr (std::is_same_v<P, g1_params>)
-      return msm_g1_scratch_bytes(n, u);
-    else
-      return msm_g2_scratch_bytes(n, u);
-  };
-  EXPECT_LT(bytes(narrow), bytes({}));
+  EXPECT_LT(msm_scratch_bytes<P>(n, narrow), msm_scratch_bytes<P>(n));
 }
 
 TYPED_TEST(CudaMsmCurve, BatchAffineLevels) {
@@ -152,7 +145,7 @@ TYPED_TEST(CudaMsmCurve, BatchAffineLevels) {
   for (int levels : {3, 8}) {
     msm_tuning_t u{6, 32, 128};
     u.affine_levels = levels;
-    EXPECT_TRUE(same<P>(host_api_t<P>::msm(bases, sc, u), want)) << P::name << " levels=" << levels;
+    EXPECT_TRUE(same<P>(msm_host<P>(bases, sc, u), want)) << P::name << " levels=" << levels;
   }
 }
 
@@ -170,9 +163,9 @@ TYPED_TEST(CudaMsmCurve, BatchAddAndSplit) {
     for (size_t i = 0; i < n; ++i)
       if ((bitmap[i / 32] >> (i % 32)) & 1) tail_s[i] = fr_t::zero();
     const std::span<const affine_t<P>> b(bases);
-    const jacobian_t<P> ones = batch_add<P>(b, prep.ones), tail = msm_pippenger<P>(b, tail_s);
-    EXPECT_TRUE(same<P>(host_api_t<P>::batch_add(bases, bitmap), ones)) << "batch add n=" << n;
-    const auto [d_ones, d_tail] = host_api_t<P>::split(bases, s, bitmap, {});
+    const jacobian_t<P> ones = starzk::batch_add<P>(b, prep.ones), tail = msm_pippenger<P>(b, tail_s);
+    EXPECT_TRUE(same<P>(batch_add_host<P>(bases, bitmap), ones)) << "batch add n=" << n;
+    const auto [d_ones, d_tail] = msm_split_host<P>(bases, s, bitmap, {});
     EXPECT_TRUE(same<P>(d_ones, ones)) << "split ones n=" << n;
     EXPECT_TRUE(same<P>(d_tail, tail)) << "split tail n=" << n;
   }
@@ -188,9 +181,9 @@ TYPED_TEST(CudaMsmCurve, JacobianOneCall) {
     for (mix_t m : {random_mix, boolean_heavy, all_one, all_zero}) {
       const auto s = make_scalars(rng, n, m);
       const jacobian_t<P> want = msm_pippenger<P>(b, s);
-      EXPECT_TRUE(same<P>(host_api_t<P>::jacobian(bases, s, msm_no_split, {}), want)) << "no split n=" << n;
+      EXPECT_TRUE(same<P>(msm_jacobian_host<P>(bases, s, msm_no_split, {}), want)) << "no split n=" << n;
       for (size_t from : {size_t(0), std::min<size_t>(n, 5), n, n + 3}) {
-        const jacobian_t<P> got = host_api_t<P>::jacobian(bases, s, from, {});
+        const jacobian_t<P> got = msm_jacobian_host<P>(bases, s, from, {});
         if (from <= n) {
           const jacobian_t<P> host = split_msm<P>(b, prep_msm(s, from));
           EXPECT_TRUE(host == want) << "host split_msm disagrees with msm_pippenger";
@@ -210,15 +203,15 @@ TYPED_TEST(CudaMsmCurve, JacobianInfinityEncoding) {
   // n = 0 and all-zero scalars give O as the host encodes it, (1 : 1 : 0).
   const jacobian_t<P> inf = jacobian_t<P>::infinity();
   for (size_t from : {msm_no_split, size_t(0)}) {
-    const jacobian_t<P> empty = host_api_t<P>::jacobian({}, {}, from, {});
+    const jacobian_t<P> empty = msm_jacobian_host<P>({}, {}, from, {});
     EXPECT_TRUE(empty.x == inf.x && empty.y == inf.y && empty.z == inf.z);
-    const jacobian_t<P> zero = host_api_t<P>::jacobian(bases, std::vector<fr_t>(7, fr_t::zero()), from, {});
+    const jacobian_t<P> zero = msm_jacobian_host<P>(bases, std::vector<fr_t>(7, fr_t::zero()), from, {});
     EXPECT_TRUE(zero.x == inf.x && zero.y == inf.y && zero.z == inf.z);
   }
   // P + (-P) through the split with split_from = 1: the tail holds P (index 0
   // is forced there), the ones -P; their sum, added on the device, is O.
   const std::vector<affine_t<P>> opposite = {bases[1], -bases[1]};
-  const jacobian_t<P> cancel = host_api_t<P>::jacobian(opposite, std::vector<fr_t>{fr_t::one(), fr_t::one()}, 1, {});
+  const jacobian_t<P> cancel = msm_jacobian_host<P>(opposite, std::vector<fr_t>{fr_t::one(), fr_t::one()}, 1, {});
   EXPECT_TRUE(cancel.is_infinity());
 }
 
@@ -257,18 +250,18 @@ TEST(CudaMsmG2, RejectsBadArguments) {
   SZK_REQUIRE_GPU();
   std::vector<g2_affine_t> b(3);
   std::vector<fr_t> s(2), s3(3);
-  EXPECT_THROW(msm_g2_host(b, s), std::runtime_error);
-  EXPECT_THROW(msm_g2_jacobian_host(b, s), std::runtime_error);
-  EXPECT_THROW(msm_g2_host(b, s3, msm_tuning_t{21, 32, 128}), std::runtime_error);
-  EXPECT_EQ(msm_g2(nullptr, nullptr, nullptr, 5, nullptr, 0, nullptr), cudaErrorInvalidValue);
-  EXPECT_EQ(msm_g2_jacobian(nullptr, nullptr, nullptr, 0, 0, nullptr, 0, nullptr), cudaErrorInvalidValue);
+  EXPECT_THROW(msm_host<g2_params>(b, s), std::runtime_error);
+  EXPECT_THROW(msm_jacobian_host<g2_params>(b, s), std::runtime_error);
+  EXPECT_THROW(msm_host<g2_params>(b, s3, msm_tuning_t{21, 32, 128}), std::runtime_error);
+  EXPECT_EQ(msm<g2_params>(nullptr, nullptr, nullptr, 5, nullptr, 0, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(msm_jacobian<g2_params>(nullptr, nullptr, nullptr, 0, 0, nullptr, 0, nullptr), cudaErrorInvalidValue);
   EXPECT_EQ(ones_bitmap(nullptr, nullptr, 5, 0, nullptr), cudaErrorInvalidValue);
   // Scratch one byte short of the query.
-  const size_t need = msm_g1_jacobian_scratch_bytes(3, true);
+  const size_t need = msm_jacobian_scratch_bytes<g1_params>(3, true);
   device_buffer_t out(sizeof(g1_jacobian_t)), db(3 * sizeof(g1_affine_t)), ds(3 * sizeof(fr_t)), scr(need);
-  EXPECT_EQ(
-      msm_g1_jacobian(out.as<g1_jacobian_t>(), db.as<g1_affine_t>(), ds.as<fr_t>(), 3, 0, scr.get(), need - 1, nullptr),
-      cudaErrorInvalidValue);
+  EXPECT_EQ(msm_jacobian<g1_params>(out.as<g1_jacobian_t>(), db.as<g1_affine_t>(), ds.as<fr_t>(), 3, 0, scr.get(),
+                                    need - 1, nullptr),
+            cudaErrorInvalidValue);
 }
 
 }  // namespace

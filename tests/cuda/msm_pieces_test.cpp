@@ -1,4 +1,4 @@
-// The device MSMs in pieces (msm_g1_pieces / msm_g2_pieces,
+// The device MSMs in pieces (msm_pieces<P>,
 // cuda/msm_jacobian.cu), typed over G1 and G2:
 //   - against the host MSM (msm_pippenger) at edge sizes 1, 2, 33, 1000,
 //     4097, pieces of 1, 2, 31, 32, 33, n - 1, n, n + 5 terms and of
@@ -18,7 +18,6 @@
 #include <set>
 #include <vector>
 
-#include "cuda/msm_launchers.hpp"
 #include "msm/msm_pieces.hpp"
 #include "msm/pippenger.hpp"
 #include "msm_curve_test_util.hpp"
@@ -48,7 +47,7 @@ TYPED_TEST(CudaMsmPieces, EqualTheHostMsmAtEdgeSizes) {
         if (from != msm_no_split && from >= 1 && from <= n) pieces.insert(from);
         for (size_t piece : pieces)
           for (bool on_host : {false, true}) {
-            const jacobian_t<P> got = host_api_t<P>::pieces(bases, s, from, msm_pieces_t{piece, on_host}, {});
+            const jacobian_t<P> got = msm_pieces_host<P>(bases, s, from, msm_pieces_t{piece, on_host}, {});
             EXPECT_TRUE(same<P>(got, want)) << P::name << " n=" << n << " piece=" << piece << " split_from=" << from
                                             << " on_host=" << on_host << " mix=" << m.zero_pct << "/" << m.one_pct;
           }
@@ -64,22 +63,22 @@ TYPED_TEST(CudaMsmPieces, LargeDensePiecesEqualTheWhole) {
   const size_t n = size_t(1) << 20;
   const auto bases = make_bases<P>(rng, n, 4096);
   const auto s = make_scalars(rng, n, random_mix);
-  const jacobian_t<P> whole = host_api_t<P>::jacobian(bases, s, msm_no_split, {});
+  const jacobian_t<P> whole = msm_jacobian_host<P>(bases, s, msm_no_split, {});
   msm_tuning_t lean;
   lean.affine_levels = 0;
   for (size_t piece : {(n >> 1) + 3, (n >> 2) + 1})
     for (bool on_host : {false, true})
       for (const msm_tuning_t& t : {msm_tuning_t{}, lean}) {
-        const jacobian_t<P> got = host_api_t<P>::pieces(bases, s, msm_no_split, msm_pieces_t{piece, on_host}, t);
+        const jacobian_t<P> got = msm_pieces_host<P>(bases, s, msm_no_split, msm_pieces_t{piece, on_host}, t);
         EXPECT_TRUE(same<P>(got, whole)) << P::name << " piece=" << piece << " on_host=" << on_host
                                          << " levels=" << t.affine_levels;
       }
   // Split, boolean-heavy, with the boundary between pieces at split_from.
   const auto w = make_scalars(rng, n, boolean_heavy);
   const size_t from = (n >> 2) + 1;
-  const jacobian_t<P> split_whole = host_api_t<P>::jacobian(bases, w, from, {});
-  EXPECT_TRUE(same<P>(host_api_t<P>::pieces(bases, w, from, msm_pieces_t{from, true}, {}), split_whole));
-  EXPECT_TRUE(same<P>(split_whole, host_api_t<P>::jacobian(bases, w, msm_no_split, {})));
+  const jacobian_t<P> split_whole = msm_jacobian_host<P>(bases, w, from, {});
+  EXPECT_TRUE(same<P>(msm_pieces_host<P>(bases, w, from, msm_pieces_t{from, true}, {}), split_whole));
+  EXPECT_TRUE(same<P>(split_whole, msm_jacobian_host<P>(bases, w, msm_no_split, {})));
 }
 
 // Consecutive calls on one stream and one scratch, no host wait between
@@ -96,7 +95,7 @@ TYPED_TEST(CudaMsmPieces, BackToBackCallsShareTheScratch) {
   const std::vector<msm_pieces_t> forms = {{0, false}, {n / 4 + 1, true}, {0, false}, {n / 3, true}, {n / 3, true}};
   std::vector<std::vector<fr_t>> s;
   for (size_t c = 0; c < forms.size(); ++c) s.push_back(make_scalars(rng, n, c % 2 ? boolean_heavy : random_mix));
-  const auto got = host_api_t<P>::pieces_sequence(bases, s, msm_no_split, forms, {});
+  const auto got = msm_pieces_sequence_host<P>(bases, s, msm_no_split, forms, {});
   ASSERT_EQ(got.size(), forms.size());
   for (size_t c = 0; c < forms.size(); ++c)
     EXPECT_TRUE(same<P>(got[c], msm_pippenger<P>(b, s[c])))
@@ -105,45 +104,43 @@ TYPED_TEST(CudaMsmPieces, BackToBackCallsShareTheScratch) {
 
 TYPED_TEST(CudaMsmPieces, ScratchQuery) {
   using P = TypeParam;
-  using L = msm_launchers_t<P>;
   SZK_REQUIRE_GPU();
   const size_t n = size_t(1) << 22;
   for (bool split : {false, true}) {
-    const size_t whole = L::jacobian_scratch_bytes(n, split, {});
-    EXPECT_EQ(L::pieces_scratch_bytes(n, split, msm_pieces_t{}, {}), whole);
-    EXPECT_LT(L::pieces_scratch_bytes(n, split, msm_pieces_t{n / 4}, {}), whole);
-    EXPECT_LT(L::pieces_scratch_bytes(n, split, msm_pieces_t{n / 16}, {}),
-              L::pieces_scratch_bytes(n, split, msm_pieces_t{n / 4}, {}));
+    const size_t whole = msm_jacobian_scratch_bytes<P>(n, split, {});
+    EXPECT_EQ(msm_pieces_scratch_bytes<P>(n, split, msm_pieces_t{}, {}), whole);
+    EXPECT_LT(msm_pieces_scratch_bytes<P>(n, split, msm_pieces_t{n / 4}, {}), whole);
+    EXPECT_LT(msm_pieces_scratch_bytes<P>(n, split, msm_pieces_t{n / 16}, {}),
+              msm_pieces_scratch_bytes<P>(n, split, msm_pieces_t{n / 4}, {}));
     for (size_t piece : {n / 4, n / 3, n}) {
       const size_t count = (n + piece - 1) / piece;
       const size_t one = (piece * sizeof(affine_t<P>) + 255) / 256 * 256;  // sub-buffers start 256-aligned
       const size_t staging = (count > 1 ? 2 : 1) * one;
-      EXPECT_EQ(L::pieces_scratch_bytes(n, split, msm_pieces_t{piece, true}, {}),
-                L::pieces_scratch_bytes(n, split, msm_pieces_t{piece, false}, {}) + staging)
+      EXPECT_EQ(msm_pieces_scratch_bytes<P>(n, split, msm_pieces_t{piece, true}, {}),
+                msm_pieces_scratch_bytes<P>(n, split, msm_pieces_t{piece, false}, {}) + staging)
           << "piece " << piece;
     }
   }
-  EXPECT_EQ(L::pieces_scratch_bytes(0, true, msm_pieces_t{5, true}, {}), 0u);
+  EXPECT_EQ(msm_pieces_scratch_bytes<P>(0, true, msm_pieces_t{5, true}, {}), 0u);
 }
 
 TYPED_TEST(CudaMsmPieces, RejectsBadArguments) {
   using P = TypeParam;
-  using L = msm_launchers_t<P>;
   SZK_REQUIRE_GPU();
   const size_t n = 100;
   const msm_pieces_t pc{30, false};
-  const size_t need = L::pieces_scratch_bytes(n, true, pc, {});
+  const size_t need = msm_pieces_scratch_bytes<P>(n, true, pc, {});
   device_buffer_t out(sizeof(jacobian_t<P>)), db(n * sizeof(affine_t<P>)), ds(n * sizeof(fr_t)), scr(need);
   stream_t st;
-  EXPECT_EQ(L::pieces(out.as<jacobian_t<P>>(), db.as<affine_t<P>>(), ds.as<fr_t>(), n, 0, pc, scr.get(), need - 1,
-                      st.get(), {}),
+  EXPECT_EQ(msm_pieces<P>(out.as<jacobian_t<P>>(), db.as<affine_t<P>>(), ds.as<fr_t>(), n, 0, pc, scr.get(), need - 1,
+                          st.get(), {}),
             cudaErrorInvalidValue);
-  EXPECT_EQ(L::pieces(out.as<jacobian_t<P>>(), nullptr, ds.as<fr_t>(), n, 0, pc, scr.get(), need, st.get(), {}),
+  EXPECT_EQ(msm_pieces<P>(out.as<jacobian_t<P>>(), nullptr, ds.as<fr_t>(), n, 0, pc, scr.get(), need, st.get(), {}),
             cudaErrorInvalidValue);
-  EXPECT_EQ(L::pieces(nullptr, db.as<affine_t<P>>(), ds.as<fr_t>(), n, 0, pc, scr.get(), need, st.get(), {}),
+  EXPECT_EQ(msm_pieces<P>(nullptr, db.as<affine_t<P>>(), ds.as<fr_t>(), n, 0, pc, scr.get(), need, st.get(), {}),
             cudaErrorInvalidValue);
   // n = 0 gives O without scratch.
-  const jacobian_t<P> empty = host_api_t<P>::pieces({}, {}, 0, msm_pieces_t{7, true}, {});
+  const jacobian_t<P> empty = msm_pieces_host<P>({}, {}, 0, msm_pieces_t{7, true}, {});
   EXPECT_TRUE(empty.is_infinity());
 }
 

@@ -48,7 +48,7 @@ std::vector<fr_t> make_scalars(std::mt19937_64& rng, size_t n, dist_t d) {
 void check_msm(std::mt19937_64& rng, size_t n, dist_t d, const msm_tuning_t& tune = {}, size_t inf_every = 0) {
   const g1_progression_t pts(n, rng, inf_every);
   const std::vector<fr_t> s = make_scalars(rng, n, d);
-  const g1_xyzz_t got = msm_g1_host(pts.points, s, tune);
+  const g1_xyzz_t got = msm_host<g1_params>(pts.points, s, tune);
   EXPECT_TRUE(same_point(got, pts.expected(s)))
       << "n=" << n << " dist=" << int(d) << " c=" << tune.window_bits << " chunk=" << tune.chunk;
   if (n <= 64) {
@@ -156,7 +156,7 @@ TEST(CudaMsm, BatchAffineEqualAndOppositePoints) {
     }
     msm_tuning_t t{6, 32, 128};
     t.affine_levels = levels;
-    EXPECT_TRUE(same_point(msm_g1_host(bases, s, t), pts.expected(folded))) << "levels=" << levels;
+    EXPECT_TRUE(same_point(msm_host<g1_params>(bases, s, t), pts.expected(folded))) << "levels=" << levels;
   }
 }
 
@@ -184,9 +184,9 @@ TEST(CudaMsm, BatchAddAndSplit) {
       others[i] = !ones[i];
       if (ones[i]) bitmap[i / 32] |= 1u << (i % 32);
     }
-    const g1_xyzz_t sum = batch_add_g1_host(pts.points, bitmap);
+    const g1_xyzz_t sum = batch_add_host<g1_params>(pts.points, bitmap);
     EXPECT_TRUE(same_point(sum, pts.expected(std::vector<fr_t>(n, fr_t::one()), &ones))) << "batch add n=" << n;
-    const auto [d_ones, d_tail] = msm_g1_split_host(pts.points, s, bitmap);
+    const auto [d_ones, d_tail] = msm_split_host<g1_params>(pts.points, s, bitmap);
     EXPECT_TRUE(same_point(d_ones, pts.expected(s, &ones))) << "split ones n=" << n;
     EXPECT_TRUE(same_point(d_tail, pts.expected(s, &others))) << "split tail n=" << n;
     EXPECT_TRUE(same_point(d_ones + d_tail, pts.expected(s))) << "split sum n=" << n;
@@ -204,8 +204,8 @@ TEST(CudaMsm, ProfileTimesThePhasesAndChangesNothing) {
   msm_profile_t prof;
   msm_tuning_t tune{4, 8, 128};
   tune.profile = &prof;
-  const g1_xyzz_t a = msm_g1_host(pts.points, s, tune);
-  const g1_xyzz_t b = msm_g1_host(pts.points, s, tune);
+  const g1_xyzz_t a = msm_host<g1_params>(pts.points, s, tune);
+  const g1_xyzz_t b = msm_host<g1_params>(pts.points, s, tune);
   EXPECT_TRUE(same_point(a, pts.expected(s)));
   EXPECT_TRUE(same_point(b, pts.expected(s)));
   EXPECT_EQ(prof.calls, 2u);
@@ -214,13 +214,13 @@ TEST(CudaMsm, ProfileTimesThePhasesAndChangesNothing) {
   EXPECT_GT(prof.accumulate, 0.0);
   EXPECT_GT(prof.horner, 0.0);
   // All scalars zero: no live term, the call returns O and still counts.
-  const g1_xyzz_t o = msm_g1_host(pts.points, std::vector<fr_t>(n, fr_t::zero()), tune);
+  const g1_xyzz_t o = msm_host<g1_params>(pts.points, std::vector<fr_t>(n, fr_t::zero()), tune);
   EXPECT_TRUE(o.is_infinity());
   EXPECT_EQ(prof.calls, 3u);
   // Batch-affine levels are booked apart (none ran above).
   EXPECT_EQ(prof.affine, 0.0);
   tune.affine_levels = 4;
-  EXPECT_TRUE(same_point(msm_g1_host(pts.points, s, tune), pts.expected(s)));
+  EXPECT_TRUE(same_point(msm_host<g1_params>(pts.points, s, tune), pts.expected(s)));
   EXPECT_GT(prof.affine, 0.0);
   EXPECT_EQ(prof.calls, 4u);
   // ... in four parts that add up to it.
@@ -237,21 +237,21 @@ TEST(CudaMsm, JacobianConversion) {
   auto rng = seeded_rng();
   const g1_jacobian_t p = random_g1(rng).dbl();
   const g1_xyzz_t x = g1_xyzz_t::from_jacobian(p);
-  EXPECT_EQ(g1_xyzz_to_jacobian_host(x), p);
-  EXPECT_TRUE(g1_xyzz_to_jacobian_host(g1_xyzz_t::infinity()).is_infinity());
+  EXPECT_EQ(xyzz_to_jacobian_host<g1_params>(x), p);
+  EXPECT_TRUE(xyzz_to_jacobian_host<g1_params>(g1_xyzz_t::infinity()).is_infinity());
 }
 
 TEST(CudaMsm, RejectsBadArguments) {
   SZK_REQUIRE_GPU();
   std::vector<g1_affine_t> b(3);
   std::vector<fr_t> s(2);
-  EXPECT_THROW(msm_g1_host(b, s), std::runtime_error);
-  EXPECT_EQ(msm_g1(nullptr, nullptr, nullptr, 5, nullptr, 0, nullptr), cudaErrorInvalidValue);
+  EXPECT_THROW(msm_host<g1_params>(b, s), std::runtime_error);
+  EXPECT_EQ(msm<g1_params>(nullptr, nullptr, nullptr, 5, nullptr, 0, nullptr), cudaErrorInvalidValue);
   const std::vector<fr_t> s3(3);
-  EXPECT_THROW(msm_g1_host(b, s3, msm_tuning_t{21, 32, 128}), std::runtime_error);
+  EXPECT_THROW(msm_host<g1_params>(b, s3, msm_tuning_t{21, 32, 128}), std::runtime_error);
   msm_tuning_t bad_levels{};
   bad_levels.affine_levels = 33;
-  EXPECT_THROW(msm_g1_host(b, s3, bad_levels), std::runtime_error);
+  EXPECT_THROW(msm_host<g1_params>(b, s3, bad_levels), std::runtime_error);
 }
 
 }  // namespace
