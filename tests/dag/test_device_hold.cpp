@@ -36,6 +36,13 @@ bool wait_held(const dag::device_hold_t& hold, size_t held) {
   return hold.held() == held;
 }
 
+// A vector handle on v, home in main memory.
+starpu_data_handle_t register_words(std::vector<uint64_t>& v) {
+  starpu_data_handle_t h;
+  starpu_vector_data_register(&h, STARPU_MAIN_RAM, uintptr_t(v.data()), uint32_t(v.size()), sizeof(uint64_t));
+  return h;
+}
+
 class device_hold : public ::testing::Test {
  protected:
   device_hold() : session_(test::cpu_session("eager", 2)) {}
@@ -44,8 +51,7 @@ class device_hold : public ::testing::Test {
 
 TEST_F(device_hold, holds_a_valid_copy_once_readers_run_and_release_lets_it_go) {
   std::vector<uint64_t> v(1000, 7);
-  starpu_data_handle_t h;
-  starpu_vector_data_register(&h, STARPU_MAIN_RAM, uintptr_t(v.data()), uint32_t(v.size()), sizeof(uint64_t));
+  const starpu_data_handle_t h = register_words(v);
   {
     dag::device_hold_t hold;
     EXPECT_TRUE(hold.hold_if_valid(h, STARPU_MAIN_RAM));
@@ -66,8 +72,7 @@ TEST_F(device_hold, holds_a_valid_copy_once_readers_run_and_release_lets_it_go) 
 
 TEST_F(device_hold, a_writer_waits_until_the_hold_is_given_back) {
   std::vector<uint64_t> v(1000, 7);
-  starpu_data_handle_t h;
-  starpu_vector_data_register(&h, STARPU_MAIN_RAM, uintptr_t(v.data()), uint32_t(v.size()), sizeof(uint64_t));
+  const starpu_data_handle_t h = register_words(v);
   dag::device_hold_t hold;
   ASSERT_TRUE(hold.hold_if_valid(h, STARPU_MAIN_RAM));
   ASSERT_TRUE(wait_held(hold, 1));
