@@ -34,13 +34,20 @@ fi
 renames=()
 for r in ${STARZK_PTX_RENAMES:-}; do renames+=(-e "s/${r%%=*}/${r#*=}/g"); done
 
+# nvcc's per-file internal namespaces (_INTERNAL_<hash>_..., _GLOBAL__N_
+# _<hash>_..._cu_<hash>[_<n>]) become _INTERNAL_X / _GLOBAL__N__X, each
+# taken by the length that prefixes it in the mangled name, so that neither
+# the hashes, nor a suffix nvcc adds, nor the length itself makes a
+# difference; repeated until nothing changes (such a name may hold another).
+internal_names='my $p; do { $p = $_; s/(\d+)(_(INTERNAL|GLOBAL__N_)_[0-9a-f]{8}_\w*)(?(?{ length($2) >= $1 })|(*FAIL))/"_$3_X" . substr($2, $1)/ge } while ($_ ne $p);'
+
 # PTX of one source, then the lines that carry code.
 normalise() {  # tree file.cu side
   local tree=$1 f=$2 side=$3 stem=${2%.cu}
   "$nvcc" -I"$tree" -I"$tree/src" --expt-relaxed-constexpr -O3 -DNDEBUG -arch=sm_90 -diag-suppress=1675 \
     -std=c++20 -x cu -ptx "$tree/cuda/$f" -o "$out/$stem.$side.ptx"
   grep -v -E '^\s*\.loc|^\s*\.file|^\s*//|^\s*$|^\s*\.b8 [0-9]' "$out/$stem.$side.ptx" |
-    sed -E 's/_(INTERNAL|GLOBAL__N_)_[0-9a-f]{8}_[0-9]+_[A-Za-z0-9_]+_cu_[0-9a-f]{8}(_[0-9]+)?/_\1_X/g' |
+    perl -pe "$internal_names" |
     { if [ "$side" = base ] && [ ${#renames[@]} -gt 0 ]; then sed "${renames[@]}"; else cat; fi; } \
       >"$out/$stem.$side.code"
 }
