@@ -47,4 +47,11 @@ std::vector<std::string> list_dir(const fs::path& dir) {
   return names;
 }
 
+size_t validation_records(const fs::path& dir) {
+  size_t n = 0;
+  if (fs::exists(dir))
+    for (const auto& e : fs::directory_iterator(dir)) n += e.path().extension() == ".rec";
+  return n;
+}
+
 }  // namespace starzk::test

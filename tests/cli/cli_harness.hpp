@@ -28,5 +28,8 @@ section_span find_section(const std::vector<uint8_t>& file, uint32_t id);
 
 // The files in a folder, by name (to check nothing was left behind).
 std::vector<std::string> list_dir(const fs::path& dir);
+// Validation records (*.rec) in a records folder (0 when it does not exist);
+// digest memos live in a folder beside them and do not count.
+size_t validation_records(const fs::path& dir);
 
 }  // namespace starzk::test

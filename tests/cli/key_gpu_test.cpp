@@ -28,7 +28,7 @@ class KeyOnGpu : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
   fs::path zkey() const { return dir_ / "circuit.zkey"; }
   fs::path proof() const { return dir_ / "proof.json"; }
-  size_t records() const { return fs::exists(dir_ / "records") ? list_dir(dir_ / "records").size() : 0; }
+  size_t records() const { return validation_records(dir_ / "records"); }
   run_result prove() const {
     return run_binary(STARZK_BIN,
                       "prove --gpu on --zkey " + zkey().string() + " --wtns " + (fixture / "witness.wtns").string() +

@@ -57,12 +57,7 @@ class KeyRecord : public ::testing::Test {
     return key.extension() == ".params" ? cli::load_key("", key.string(), cs, o)
                                         : cli::load_key(key.string(), "", cs, o);
   }
-  size_t records() const {  // validation records (digest memos live in a folder beside them)
-    size_t n = 0;
-    if (fs::exists(dir_ / "records"))
-      for (const auto& e : fs::directory_iterator(dir_ / "records")) n += e.path().extension() == ".rec";
-    return n;
-  }
+  size_t records() const { return validation_records(dir_ / "records"); }
 
   fs::path dir_;
   record_store_t store_;
