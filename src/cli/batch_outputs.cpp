@@ -1,12 +1,12 @@
 // What a manifest batch writes, and what an earlier run left (batch_outputs.hpp).
 #include "cli/batch_outputs.hpp"
 
-#include <sys/stat.h>
-
+#include <optional>
 #include <string>
 
 #include "io/batch_journal.hpp"
 #include "io/checksum.hpp"
+#include "io/digest_memo.hpp"
 #include "io/io_error.hpp"
 #include "io/output_set.hpp"
 #include "io/proof_files.hpp"
@@ -23,15 +23,17 @@ namespace fs = std::filesystem;
 // its modification time, so a journal entry made from other content is
 // stale.
 uint64_t identity_of(std::initializer_list<const fs::path*> files) {
+  constexpr int64_t ns = 1'000'000'000;
   std::vector<uint64_t> words;
   for (const fs::path* p : files) {
-    struct stat st {};
-    if (p->empty() || ::stat(p->c_str(), &st) != 0) {
+    const std::optional<file_stamp_t> st = p->empty() ? std::nullopt : file_stamp(*p);
+    if (!st) {
       words.insert(words.end(), {0, 0, 0, 0, 0});
       continue;
     }
-    words.insert(words.end(), {uint64_t(st.st_dev), uint64_t(st.st_ino), uint64_t(st.st_size),
-                               uint64_t(st.st_mtim.tv_sec), uint64_t(st.st_mtim.tv_nsec)});
+    // The modification time as seconds and nanoseconds (0 <= ns < 10^9).
+    const int64_t sec = st->mtime_ns / ns - (st->mtime_ns % ns < 0);
+    words.insert(words.end(), {st->device, st->inode, st->size, uint64_t(sec), uint64_t(st->mtime_ns - sec * ns)});
   }
   return xxh64(words.data(), words.size() * sizeof(uint64_t));
 }
