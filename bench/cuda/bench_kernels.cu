@@ -23,11 +23,12 @@ __global__ void __launch_bounds__(256) fill_kernel(uint64_t* out, size_t n, int 
   if (i >= n) return;
   uint64_t st = seed ^ (i * 0xd1b54a32d192ed03ull);
   uint64_t v[4] = {splitmix(st), splitmix(st), splitmix(st), splitmix(st) & 0x3fffffffffffffffull};
-  if (kind == 1) {
-    const uint64_t u = splitmix(st) % 100;
-    if (u < 45)
+  if (kind == 1 || kind == 2) {
+    // Per mille: zero below z, one below o, random above.
+    const uint64_t u = splitmix(st) % 1000, z = kind == 1 ? 450 : 493, o = kind == 1 ? 900 : 986;
+    if (u < z)
       v[0] = v[1] = v[2] = v[3] = 0;
-    else if (u < 90)
+    else if (u < o)
       for (int k = 0; k < 4; ++k) v[k] = one_limbs[k];
   }
   for (int k = 0; k < 4; ++k) out[4 * i + k] = v[k];

@@ -34,6 +34,8 @@
 // costs) and msm_g1_random_pieces<k>_host (bases in page-locked host
 // memory, copied piece by piece under the MSM: what streaming adds); the
 // last column is the scratch the call was given, GiB.
+// msm_g1_witness / msm_g2_witness (and _xyzz, with phase rows): scalars of
+// a generated witness's mix (49.3% zero, 49.3% one, 1.4% random).
 // STARZK_MSM_WINDOWS / STARZK_MSM_G2_WINDOWS="16 18": random scalars again
 // with those fixed window bits (rows msm_g*_random_c<bits>), to check the
 // window cost model.
@@ -146,9 +148,8 @@ void window_sweep(const char* env, const std::string& prefix, size_t n, int reps
 // One more call with msm_tuning_t::profile set: rows <name>_phase_<phase>
 // (ms; last column: the phase's share of the call).
 template <class Run>
-void phase_rows(const std::string& name, size_t n, void* scr, size_t bytes, Run run) {
+void phase_rows(const std::string& name, size_t n, void* scr, size_t bytes, Run run, msm_tuning_t t = {}) {
   msm_profile_t prof;
-  msm_tuning_t t;
   t.profile = &prof;
   run(t, scr, bytes);
   const double total = prof.total();
@@ -164,6 +165,23 @@ void phase_rows(const std::string& name, size_t n, void* scr, size_t bytes, Run 
                                                    {"window_sums", prof.window_sums},
                                                    {"horner", prof.horner}};
   for (const auto& [what, ms] : phases) row(name + "_phase_" + what, double(n), ms, ms / total);
+}
+
+// Scalars of a generated witness's mix (fill_scalars kind 2) in place:
+// rows <prefix>_witness (default form) and <prefix>_witness_xyzz (the lean
+// form, no batch-affine levels, which the sector's witness MSMs take), with
+// the lean form's phases.
+template <class Run>
+void witness_rows(const std::string& prefix, size_t n, int reps, double floor_ms, fr_t* d_scalars, uint64_t seed,
+                  void* scr, size_t bytes, cudaStream_t s, Run run) {
+  fill_scalars(d_scalars, n, 2, seed, s);
+  const double ms = time_ms(s, reps, [&] { run({}, scr, bytes); });
+  row(prefix + "_witness", double(n), ms, ms / floor_ms);
+  msm_tuning_t lean;
+  lean.affine_levels = 0;
+  const double ms0 = time_ms(s, reps, [&] { run(lean, scr, bytes); });
+  row(prefix + "_witness_xyzz", double(n), ms0, ms0 / floor_ms);
+  phase_rows(prefix + "_witness_xyzz", n, scr, bytes, run, lean);
 }
 
 // Page-locked host memory (cudaHostAlloc / cudaFreeHost).
@@ -304,6 +322,7 @@ void bench_g1(const std::vector<unsigned>& logs, const ceilings_t& ceil, cudaStr
       });
       row("msm_g1_jacobian_split_bool", double(n), ms3, ms3 / floor_ms);
     }
+    witness_rows("msm_g1", n, reps, floor_ms, d_scalars.as<fr_t>(), 5678 + L, d_scratch.get(), scratch, s, run);
   }
 }
 
@@ -366,6 +385,7 @@ void bench_g2(const std::vector<unsigned>& logs, const ceilings_t& ceil, cudaStr
       });
       row("msm_g2_jacobian_split_bool_xyzz", double(n), ms3, ms3 / floor_ms);
     }
+    witness_rows("msm_g2", n, reps, floor_ms, d_scalars.as<fr_t>(), 8765 + L, d_scratch.get(), scratch, s, run);
   }
 }
 

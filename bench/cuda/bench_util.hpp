@@ -60,7 +60,9 @@ struct ceilings_t {
 };
 
 // Fills d_scalars with n Fr elements: kind 0 random (< 2^254, already a valid
-// Montgomery word), kind 1 boolean-heavy (45% zero, 45% one, 10% random).
+// Montgomery word), kind 1 boolean-heavy (45% zero, 45% one, 10% random),
+// kind 2 a generated witness's mix (49.3% zero, 49.3% one, 1.4% random: the
+// aux values of a `starzk gen` circuit at 2^27).
 void fill_scalars(fr_t* d_scalars, size_t n, int kind, uint64_t seed, cudaStream_t s);
 // d_dst[i] = d_src[i mod m] for i < n (bases of a big MSM from m distinct points).
 void tile_points(g1_affine_t* d_dst, size_t n, const g1_affine_t* d_src, size_t m, cudaStream_t s);
