@@ -263,12 +263,38 @@ struct alignas(8) dev_mont_t {
   }
   SZK_D dev_mont_t sqr() const { return *this * *this; }
 
-  // Montgomery form -> canonical integer (a·R·1·R^-1) and back (a·R^2·R^-1).
+  // Montgomery form -> canonical integer: a·R·R^-1, the reduction half of
+  // a product alone (N rows of m·q, no rows of a·b: 2N^2 multiply-adds
+  // instead of 4N^2). Word by word, t <- (t + q·m) / 2^32 with
+  // q = t_0·M0 mod 2^32, which makes the low word zero; after N words
+  // t = (a + Q·m) / R < m + 1, and t = m only for a = m, which reduce_once
+  // maps to 0 as the product did. A 64-bit sum q·m_j + t_j + carry stays
+  // below 2^64.
   SZK_D dev_mont_t from_mont() const {
-    dev_mont_t one_plain = zero();
-    one_plain.l[0] = 1;
-    return *this * one_plain;
+    const uint32_t* m = P::mod();
+    uint32_t t[N + 1];
+#pragma unroll
+    for (int j = 0; j < N; ++j) t[j] = l[j];
+    t[N] = 0;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      const uint32_t q = t[0] * P::m0;
+      uint64_t acc = uint64_t(q) * m[0] + t[0];
+#pragma unroll
+      for (int j = 1; j < N; ++j) {
+        acc = uint64_t(q) * m[j] + t[j] + (acc >> 32);
+        t[j - 1] = uint32_t(acc);
+      }
+      acc = uint64_t(t[N]) + (acc >> 32);
+      t[N - 1] = uint32_t(acc);
+      t[N] = uint32_t(acc >> 32);
+    }
+    dev_mont_t r;
+#pragma unroll
+    for (int j = 0; j < N; ++j) r.l[j] = t[j];
+    return r.reduce_once();
   }
+  // Canonical integer -> Montgomery form (a·R^2·R^-1).
   SZK_D dev_mont_t to_mont() const { return *this * load_const(P::r2()); }
 
   // a^e for e given as N 32-bit limbs, left to right (one S per bit, one M per set bit).
