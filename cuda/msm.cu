@@ -8,12 +8,14 @@
 //
 //  0. live terms: the indices of the m terms whose scalar is not zero and
 //     whose skip bit is clear, in order (cub::DeviceSelect). m comes back to
-//     the host (the one wait of the call: the sort sizes depend on it), and
+//     the host (the call's wait: the sort sizes depend on it), and
 //     steps 1-2 run on m terms, not n. A boolean-heavy witness has few:
 //     after the prep_msm split (ones skipped) about a tenth. The same pass
 //     counts each window's non-zero digits (step 1's digits, one ballot per
 //     window and warp), and they come back with m: they size the sorts, the
-//     window groups and the batch-affine levels.
+//     window groups and the batch-affine levels. With the window left to
+//     the model, the pass also counts the live scalars by bit length, and
+//     a window better suited to them replaces the model's (0b below).
 //  1. digits: each live scalar leaves Montgomery form (one Fr product) and is
 //     cut into W = ceil(256/c) signed c-bit digits d in [-2^(c-1), 2^(c-1)]
 //     (d > 2^(c-1) becomes d - 2^c with a carry into the next window; the top
@@ -59,7 +61,12 @@
 // Steps 0-2's kernels live in msm_digits.cuh. The level-1 accumulation, the
 // hot loop, lives in msm_accumulate.cu (for G1 with the Fp product inlined).
 // The window c minimises W·(n + w·2^c) madd-equivalents, w = the curve's
-// bucket_weight (G1 10, G2 8: msm_curve.cuh). A G2 MSM needs twice the
+// bucket_weight (G1 10, G2 8: msm_curve.cuh), unless the tuning fixes it.
+// That model counts n additions in every window; after step 0 the live
+// scalars' bit lengths give each window's additions, and where few scalars
+// are long (a witness, mostly zeros and ones) a narrower window with far
+// fewer buckets is taken if its plan fits the scratch (0b;
+// plan_t::data_window in msm_plan.cuh). A G2 MSM needs twice the
 // bytes per bucket partial (384 B); the key/value arrays do not change.
 // The result is an XYZZ point written to device memory.
 #include "cuda/msm_digits.cuh"
@@ -153,20 +160,24 @@ cudaError_t msm(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t* d_s
   if (tune.window_bits > 20 || (tune.window_bits != 0 && tune.window_bits < 2)) return cudaErrorInvalidValue;
   if (tune.block == 0 || tune.block > 128) return cudaErrorInvalidValue;
   if (tune.affine_levels < -1 || tune.affine_levels > 32) return cudaErrorInvalidValue;
-  const plan_t p = plan_t::make(n, tune, C::bucket_weight, C::batch_affine);
+  plan_t p = plan_t::make(n, tune, C::bucket_weight, C::batch_affine);
   carve_t cv{static_cast<char*>(d_scratch)};
-  const buffers_t<X> b = buffers_t<X>::carve(cv, p);
+  buffers_t<X> b = buffers_t<X>::carve(cv, p);
   if (cv.used > scratch_bytes) return cudaErrorInvalidValue;
   const auto* bases = reinterpret_cast<const typename C::affine_type*>(d_bases);
   const auto* scalars = reinterpret_cast<const dev_fr_t*>(d_scalars);
   phase_timer_t timer(tune.profile, s);
   SZK_TRY(timer.start());
 
-  // 0: live terms, m of them, and the non-zero digits per window (the
-  // call's one wait).
+  // 0: live terms, m of them, the non-zero digits per window and, where
+  // the window is the model's, the live scalars' bit lengths (the call's
+  // one wait).
   uint32_t* nonzero = b.live_count + 1;
+  const bool choose = tune.window_bits == 0;
   SZK_TRY(cudaMemsetAsync(nonzero, 0, p.W * sizeof(uint32_t), s));
-  live_kernel<<<grid_for(n, 256), 256, 0, s>>>(scalars, d_skip, n, p.c, p.W, b.live, nonzero);
+  if (choose) SZK_TRY(cudaMemsetAsync(b.lengths, 0, scalar_bits * sizeof(uint32_t), s));
+  live_kernel<<<grid_for(n, 256), 256, 0, s>>>(scalars, d_skip, n, p.c, p.W, b.live, nonzero,
+                                               choose ? b.lengths : nullptr);
   SZK_CHECK_LAUNCH();
   {
     size_t temp = p.select_temp;
@@ -174,7 +185,9 @@ cudaError_t msm(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t* d_s
                                        b.live_count, int(n), s));
   }
   uint32_t counts[1 + max_windows] = {};  // m, then the non-zero digits per window
+  uint32_t lengths[scalar_bits] = {};
   SZK_TRY(cudaMemcpyAsync(counts, b.live_count, (1 + p.W) * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
+  if (choose) SZK_TRY(cudaMemcpyAsync(lengths, b.lengths, sizeof lengths, cudaMemcpyDeviceToHost, s));
   SZK_TRY(cudaStreamSynchronize(s));
   const size_t m = counts[0];
   if (m == 0) {
@@ -182,6 +195,32 @@ cudaError_t msm(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t* d_s
     SZK_CHECK_LAUNCH();
     return timer.finish();
   }
+  // 0b: the window from the scalars' lengths (plan_t::data_window), the
+  // cheapest whose plan fits the scratch; that plan finds step 0's live
+  // indices in place, and its windows' digits are counted again (a second
+  // wait).
+  for (uint32_t tried = 0; choose;) {
+    const unsigned c = p.data_window(lengths, m, tune, C::bucket_weight, C::group_weight, tried);
+    if (c == p.c) break;
+    msm_tuning_t narrower = tune;
+    narrower.window_bits = c;
+    const plan_t q = plan_t::make(n, narrower, C::bucket_weight, C::batch_affine);
+    carve_t cq{static_cast<char*>(d_scratch)};
+    const buffers_t<X> bq = buffers_t<X>::carve(cq, q);
+    if (cq.used > scratch_bytes || bq.live_idx != b.live_idx || bq.live_count != b.live_count) {
+      tried |= uint32_t(1) << c;
+      continue;
+    }
+    p = q;
+    b = bq;
+    SZK_TRY(cudaMemsetAsync(nonzero, 0, p.W * sizeof(uint32_t), s));
+    count_kernel<<<grid_for(m, 256), 256, 0, s>>>(scalars, b.live_idx, m, p.c, p.W, nonzero);
+    SZK_CHECK_LAUNCH();
+    SZK_TRY(cudaMemcpyAsync(counts + 1, nonzero, p.W * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
+    SZK_TRY(cudaStreamSynchronize(s));
+    break;
+  }
+  if (tune.profile) tune.profile->window_bits = p.c;
 
   for (unsigned w0 = 0, gw = 0; w0 < p.W; w0 += gw) {
     // Windows in this group: up to Wg, and with batch-affine levels no more

@@ -37,6 +37,10 @@ struct g1_curve_t {
   // Window cost model, msm.cu: W·(n + bucket_weight·2^c) madd-equivalents.
   // 10 is the H200 fit of the G1 timings (msm.cu, docs/benchmarks.md).
   static constexpr double bucket_weight = 10.0;
+  // A group's pass over each live scalar (gather, leaving Montgomery form,
+  // its digits; msm_plan.cuh data_window), in madd-equivalents: an Fr
+  // product is ~1/25 of a madd's ten Fp products, and the bytes as much.
+  static constexpr double group_weight = 0.1;
   static constexpr bool prefetch = true;  // msm_accumulate.cu
   // Buckets are first halved by batch-affine levels (msm_affine.cu).
   static constexpr bool batch_affine = true;
@@ -60,6 +64,8 @@ struct g2_curve_t {
   // the H200 sweep in docs/benchmarks.md found fastest; bench_cuda_msm sweeps
   // the G2 window (STARZK_MSM_G2_WINDOWS) to check it again.
   static constexpr double bucket_weight = 8.0;
+  // G1's, over a G2 madd's 2.8 times the products.
+  static constexpr double group_weight = 0.04;
   static constexpr bool prefetch = false;
   // Batch-affine levels as G1 (msm_affine.cu, with Fp2 inversions).
   static constexpr bool batch_affine = true;

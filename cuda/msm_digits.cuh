@@ -1,5 +1,5 @@
-// Steps 0-2 of the MSM (msm.cu's file comment): the live terms and each
-// window's non-zero digit count, the signed digits of a window group (only
+// Steps 0-2 of the MSM (msm.cu's file comment): the live terms, their bit
+// lengths and each window's non-zero digit count, the signed digits of a window group (only
 // the non-zero ones in a window where at least an eighth are zero), and
 // the run bounds of the sorted keys. The curve does not enter here.
 // Included by msm.cu only.
@@ -36,11 +36,33 @@ SZK_D uint32_t signed_digit(const dev_fr_t& s, unsigned w, unsigned c, uint32_t&
 SZK_HD bool compact_window(size_t nz, size_t m) { return nz < m - m / 8; }
 
 // ---- 0. live terms ----
-// Also the number of non-zero digits of each window over the live terms.
+// Bit length of a canonical scalar (0 for zero).
+SZK_D unsigned bit_length(const dev_fr_t& s) {
+#pragma unroll
+  for (int i = 7; i >= 0; --i)
+    if (s.l[i]) return 32 * unsigned(i) + 32 - __clz(s.l[i]);
+  return 0;
+}
+
+// Adds each window's non-zero digits of the warp's scalars s (zero where a
+// lane has no term) to counts[0..W), one ballot per window and warp.
+SZK_D void count_window_digits(const dev_fr_t& s, unsigned c, unsigned W, uint32_t* counts) {
+  uint32_t carry = 0, sign;
+  for (unsigned w = 0; w < W; ++w) {
+    const unsigned k = __popc(__ballot_sync(0xffffffffu, signed_digit(s, w, c, carry, &sign) != 0));
+    if ((threadIdx.x & 31) == 0 && k) atomicAdd(&counts[w], k);
+  }
+}
+
+// Flags the live terms, counts each window's non-zero digits over them and,
+// where lengths is given, the live scalars per bit length (scalar_bits
+// bins, for plan_t::data_window).
 __global__ void __launch_bounds__(256) live_kernel(const dev_fr_t* scalars, const uint32_t* skip, size_t n, unsigned c,
-                                                   unsigned W, uint8_t* live, uint32_t* nonzero) {
+                                                   unsigned W, uint8_t* live, uint32_t* nonzero, uint32_t* lengths) {
   __shared__ uint32_t counts[max_windows];
+  __shared__ uint32_t bins[scalar_bits];
   for (unsigned w = threadIdx.x; w < W; w += blockDim.x) counts[w] = 0;
+  for (unsigned b = threadIdx.x; b < scalar_bits; b += blockDim.x) bins[b] = 0;
   __syncthreads();
   const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   bool is_live = false;
@@ -49,13 +71,32 @@ __global__ void __launch_bounds__(256) live_kernel(const dev_fr_t* scalars, cons
     is_live = !skipped && !scalars[i].is_zero();
     live[i] = is_live;
   }
-  // Every lane runs the windows: one ballot per window and warp.
+  // Every lane runs the windows and the length vote.
   const dev_fr_t s = is_live ? scalars[i].from_mont() : dev_fr_t::zero();
-  uint32_t carry = 0, sign;
-  for (unsigned w = 0; w < W; ++w) {
-    const unsigned k = __popc(__ballot_sync(0xffffffffu, signed_digit(s, w, c, carry, &sign) != 0));
-    if ((threadIdx.x & 31) == 0 && k) atomicAdd(&counts[w], k);
+  count_window_digits(s, c, W, counts);
+  if (lengths) {
+    const unsigned len = bit_length(s);  // 0: no live term
+    const unsigned peers = __match_any_sync(0xffffffffu, len);
+    if (len && (threadIdx.x & 31) == unsigned(__ffs(peers) - 1)) atomicAdd(&bins[len], __popc(peers));
   }
+  __syncthreads();
+  for (unsigned w = threadIdx.x; w < W; w += blockDim.x)
+    if (counts[w]) atomicAdd(&nonzero[w], counts[w]);
+  if (lengths)
+    for (unsigned b = threadIdx.x; b < scalar_bits; b += blockDim.x)
+      if (bins[b]) atomicAdd(&lengths[b], bins[b]);
+}
+
+// The non-zero digits per window again, over the m live terms idx[0..m),
+// for a window chosen after step 0 (plan_t::data_window).
+__global__ void __launch_bounds__(256)
+    count_kernel(const dev_fr_t* scalars, const uint32_t* idx, size_t m, unsigned c, unsigned W, uint32_t* nonzero) {
+  __shared__ uint32_t counts[max_windows];
+  for (unsigned w = threadIdx.x; w < W; w += blockDim.x) counts[w] = 0;
+  __syncthreads();
+  const size_t k = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  const dev_fr_t s = k < m ? scalars[idx[k]].from_mont() : dev_fr_t::zero();
+  count_window_digits(s, c, W, counts);
   __syncthreads();
   for (unsigned w = threadIdx.x; w < W; w += blockDim.x)
     if (counts[w]) atomicAdd(&nonzero[w], counts[w]);

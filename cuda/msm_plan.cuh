@@ -34,6 +34,12 @@ constexpr size_t group_entries_affine = size_t(1) << 27;
 // affine_min_entries digits per group.
 constexpr size_t affine_min_outputs = size_t(3) << 20;
 constexpr size_t affine_min_entries = size_t(1) << 23;
+// Bit lengths a canonical scalar can have (0..255: r < 2^255).
+constexpr unsigned scalar_bits = 256;
+// The window taken from the scalars (plan_t::data_window) replaces the
+// planned one only where its cost is below this share of the planned one's:
+// the switch costs a second counting pass over the live scalars.
+constexpr double data_window_gain = 0.95;
 
 struct plan_t {
   size_t n;
@@ -49,6 +55,13 @@ struct plan_t {
   size_t sum_cap;                            // window sums: items of a level buffer (msm_window_sums.cuh)
 
   static unsigned window_count(unsigned c) { return (256 + c - 1) / c; }
+  // Windows per digit group: as many as group_entries digits of n terms
+  // take, at most the tuning's group_windows.
+  static unsigned windows_per_group(size_t n, unsigned W, const msm_tuning_t& tune) {
+    unsigned wg = unsigned(std::max<size_t>(1, std::min<size_t>(W, group_entries / n)));
+    if (tune.group_windows > 0) wg = std::min(wg, tune.group_windows);
+    return wg;
+  }
 
   static plan_t make(size_t n, const msm_tuning_t& tune, double bucket_weight, bool batch_affine) {
     plan_t p{};
@@ -72,8 +85,7 @@ struct plan_t {
     p.W = window_count(c);
     p.K = 1u << (c - 1);
     const bool may_affine = batch_affine && tune.affine_levels != 0;
-    p.Wg = unsigned(std::max<size_t>(1, std::min<size_t>(p.W, group_entries / n)));
-    if (tune.group_windows > 0) p.Wg = std::min(p.Wg, tune.group_windows);
+    p.Wg = windows_per_group(n, p.W, tune);
     p.buckets = size_t(p.Wg) * (p.K + 1);
     p.entries = size_t(p.Wg) * n;
     p.affine = may_affine && (tune.affine_levels > 0 || p.entries >= affine_min_entries);
@@ -105,6 +117,43 @@ struct plan_t {
     return p;
   }
 
+  // The window for the scalars at hand, from the bit lengths of the m live
+  // ones (step 0: lengths[b] live scalars of b bits). The cost model above
+  // counts n additions in every window; a boolean-heavy witness has them in
+  // window 0 only (a digit of window w >= 1 is non-zero only where the
+  // scalar is longer than w·c bits, signed carries aside), so with few long
+  // scalars the bucket term dominates and a narrower window wins:
+  //   cost(c) = m + sum_{w=1}^{W-1} longer(w·c) + W·bucket_weight·2^c
+  //             + groups·m·group_weight,
+  // the last term each group's pass over the live scalars (digits, and the
+  // sort of window 0's m digits). Random scalars are longer than every
+  // w·c, which gives the model above, whose c is already the best. Among
+  // c < the planned one and not in `tried` (bit c set: its plan did not
+  // fit), the cheapest if below data_window_gain of the planned one's cost;
+  // else the planned c.
+  unsigned data_window(const uint32_t* lengths, size_t m, const msm_tuning_t& tune, double bucket_weight,
+                       double group_weight, uint32_t tried) const {
+    size_t longer[scalar_bits] = {};  // longer[t]: live scalars of more than t bits
+    for (int t = int(scalar_bits) - 2; t >= 0; --t) longer[t] = longer[t + 1] + lengths[t + 1];
+    auto cost = [&](unsigned t) {
+      const unsigned w_count = window_count(t), wg = windows_per_group(n, w_count, tune);
+      double sum = double(m);
+      for (unsigned w = 1; w < w_count && w * t < scalar_bits; ++w) sum += double(longer[w * t]);
+      sum += double(w_count) * bucket_weight * double(1u << t);
+      sum += double((w_count + wg - 1) / wg) * double(m) * group_weight;
+      return sum;
+    };
+    const double planned = cost(c);
+    unsigned best = c;
+    double best_cost = planned;
+    for (unsigned t = 2; t < c; ++t) {
+      if ((tried >> t) & 1) continue;
+      const double x = cost(t);
+      if (x < best_cost) best = t, best_cost = x;
+    }
+    return best_cost < data_window_gain * planned ? best : c;
+  }
+
   // Batch-affine levels for a group of gw windows holding `nonzero` non-zero
   // digits: the tuning's number, or by default while the level has at least
   // affine_min_outputs sums to make (level l about nonzero / 2^(l+1)) and
@@ -124,7 +173,7 @@ template <class X>
 struct buffers_t {
   uint32_t *keys_in, *vals_in, *keys_out, *vals_out;
   uint8_t* live;
-  uint32_t *live_idx, *live_count, *cursor;
+  uint32_t *live_idx, *live_count, *lengths, *cursor;
   void* sort_temp;
   void* scan_temp;
   void* select_temp;
@@ -145,16 +194,19 @@ struct buffers_t {
   // keys (A's sources) and values (A's and X's identity), the sorted values
   // (A's level 0, or X without levels), the live indices (every group),
   // the digit counts and cursors, the bucket bounds and counts, the affine
-  // point arrays (A, then X).
+  // point arrays (A, then X). Step 0's results come first, at places that
+  // depend on n only, so that a plan made again for another window
+  // (data_window) finds them where the first plan's step 0 left them.
   static buffers_t carve(carve_t& cv, const plan_t& p) {
     using A = decltype(X::x);  // a field element; an affine point is two
     buffers_t b{};
+    b.live_idx = cv.take<uint32_t>(p.n);
+    b.live_count = cv.take<uint32_t>(1 + max_windows);  // m, then non-zero digits per window
+    b.lengths = cv.take<uint32_t>(scalar_bits);         // live scalars per bit length
     b.keys_in = cv.take<uint32_t>(p.entries);
     b.vals_in = cv.take<uint32_t>(p.entries);
     b.vals_out = cv.take<uint32_t>(p.entries);
-    b.live_idx = cv.take<uint32_t>(p.n);
-    b.live_count = cv.take<uint32_t>(1 + max_windows);  // m, then non-zero digits per window
-    b.cursor = cv.take<uint32_t>(max_windows);          // places taken in compacted windows
+    b.cursor = cv.take<uint32_t>(max_windows);  // places taken in compacted windows
     b.scan_temp = cv.take<char>(p.scan_temp);
     b.start = cv.take<uint64_t>(p.buckets);
     b.end = cv.take<uint64_t>(p.buckets);

@@ -135,6 +135,7 @@ struct msm_profile_t {
   double window_sums = 0;      // 4: sum_b b·S_b per window
   double horner = 0;           // 5: the windows combined
   unsigned calls = 0;
+  unsigned window_bits = 0;  // the window c of the last call with live terms (msm.cu: the model's or the scalars')
   double total() const { return digits + sort + affine + accumulate + fold + window_sums + horner; }
 };
 struct msm_tuning_t {

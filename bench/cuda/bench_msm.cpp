@@ -20,7 +20,8 @@
 // with the split; msm_g2_scratch_GiB likewise; rows ..._xyzz: the random
 // MSM and the split again without batch-affine levels.
 // After each random and boolean-heavy row, rows <row>_phase_<phase>: one
-// more call with the phases timed (msm_profile_t; last column = share).
+// more call with the phases timed (msm_profile_t; last column = share), and
+// <row>_window_bits (last column: the window c the call took).
 // msm_g1_random_narrow / msm_g1_bool_narrow: the row again with one window
 // per digit group (msm_tuning_t::group_windows = 1; last column: time over
 // the row's), msm_g1_scratch_narrow_GiB its scratch.
@@ -165,6 +166,7 @@ void phase_rows(const std::string& name, size_t n, void* scr, size_t bytes, Run 
                                                    {"window_sums", prof.window_sums},
                                                    {"horner", prof.horner}};
   for (const auto& [what, ms] : phases) row(name + "_phase_" + what, double(n), ms, ms / total);
+  row(name + "_window_bits", double(n), 0.0, double(prof.window_bits));
 }
 
 // Scalars of a generated witness's mix (fill_scalars kind 2) in place:

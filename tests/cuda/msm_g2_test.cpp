@@ -7,6 +7,8 @@
 //   - the one-call Jacobian MSMs of G1 and G2, split or not, vs split_msm of
 //     the host prep_msm (split_from = 0, a few public inputs, n, past n);
 //   - one window per digit group (group_windows), and groups of five;
+//   - the window taken from the scalars' bit lengths (a witness's mix
+//     narrower than the model's, random scalars and a fixed window not);
 //   - the batch-affine levels forced on both curves (few, many, more than
 //     the runs are long; repeated and opposite bases, so the level pairs
 //     meet doublings and P + (-P); O among the bases);
@@ -110,6 +112,78 @@ TYPED_TEST(CudaMsmCurve, OneWindowPerGroup) {
   check_msm<P>(rng, 3000, boolean_heavy, t, 700);
   const size_t n = size_t(1) << 20;
   EXPECT_LT(msm_scratch_bytes<P>(n, narrow), msm_scratch_bytes<P>(n));
+}
+
+// The window from the scalars (msm.cu, step 0b). Scalars of a generated
+// witness's mix (49.3% zero, 49.3% one, 1.4% random) take a narrower window
+// than the model's when the scratch holds its plan, and at most the
+// model's when the scratch holds only the model's plan; random scalars and
+// a fixed window keep theirs. Every call's point against the host
+// Pippenger.
+enum class window_is_t { model, narrower, at_most_model };
+
+template <class P>
+void check_window_choice(std::mt19937_64& rng, const std::vector<fr_t>& s, size_t scratch, const msm_tuning_t& tune,
+                         unsigned model, window_is_t want) {
+  const size_t n = s.size();
+  const auto bases = make_bases<P>(rng, n, 4096);
+  stream_t st;
+  device_buffer_t db(n * sizeof(affine_t<P>)), ds(n * sizeof(fr_t)), dr(sizeof(xyzz_t<P>)), dscr(scratch);
+  db.upload(bases.data(), db.size());
+  ds.upload(s.data(), ds.size());
+  msm_profile_t prof;
+  msm_tuning_t t = tune;
+  t.profile = &prof;
+  ASSERT_EQ(msm<P>(dr.as<xyzz_t<P>>(), db.as<affine_t<P>>(), ds.as<fr_t>(), n, dscr.get(), scratch, st.get(), t),
+            cudaSuccess);
+  st.sync();
+  xyzz_t<P> got;
+  dr.download(&got, sizeof got);
+  EXPECT_TRUE(same<P>(got, msm_pippenger<P>(std::span<const affine_t<P>>(bases), s))) << P::name << " n=" << n;
+  const unsigned c = prof.window_bits;
+  switch (want) {
+    case window_is_t::model:
+      EXPECT_EQ(c, model) << P::name;
+      break;
+    case window_is_t::narrower:
+      EXPECT_LT(c, model) << P::name;
+      EXPECT_GE(c, 2u) << P::name;
+      break;
+    case window_is_t::at_most_model:
+      EXPECT_LE(c, model) << P::name;
+      EXPECT_GE(c, 2u) << P::name;
+      break;
+  }
+}
+
+TYPED_TEST(CudaMsmCurve, WindowFromTheScalars) {
+  SZK_REQUIRE_GPU();
+  using P = TypeParam;
+  auto rng = seeded_rng();
+  const size_t n = (size_t(1) << 16) + 5;
+  std::vector<fr_t> witness(n), random(n);
+  for (size_t i = 0; i < n; ++i) {
+    const unsigned u = unsigned(rng() % 1000);
+    witness[i] = u < 493 ? fr_t::zero() : u < 986 ? fr_t::one() : fr_t::random(rng);
+    random[i] = fr_t::random(rng);
+  }
+  // The model's window at n: the one a random call takes.
+  msm_profile_t prof;
+  msm_tuning_t probe;
+  probe.profile = &prof;
+  (void)msm_host<P>(make_bases<P>(rng, n, 4096), random, probe);
+  const unsigned model = prof.window_bits;
+  ASSERT_GT(model, 2u);
+  const size_t exact = msm_scratch_bytes<P>(n);
+  msm_tuning_t most_windows;
+  most_windows.window_bits = 2;  // the largest plan
+  const size_t roomy = std::max(exact, msm_scratch_bytes<P>(n, most_windows));
+  check_window_choice<P>(rng, random, roomy, {}, model, window_is_t::model);
+  check_window_choice<P>(rng, witness, roomy, {}, model, window_is_t::narrower);
+  check_window_choice<P>(rng, witness, exact, {}, model, window_is_t::at_most_model);
+  msm_tuning_t fixed;
+  fixed.window_bits = model;
+  check_window_choice<P>(rng, witness, roomy, fixed, model, window_is_t::model);
 }
 
 TYPED_TEST(CudaMsmCurve, BatchAffineLevels) {
