@@ -5,7 +5,8 @@
 // accepts and decompresses to the same bytes:
 //   on_curve                    ec/affine.hpp    affine_t::is_on_curve
 //   sqrt_of (Fp)                ff/mont.hpp      mont_t::sqrt
-//   sqrt_of (Fp2)               ff/fp2.cpp       fp2_t::sqrt
+//   sqrt_of (Fp2)               ff/fp2.cpp       fp2_t::sqrt (one formula:
+//                                                ff/fp2_formulas.hpp)
 //   lexicographically_largest   ff/mont.hpp, ff/fp2.hpp
 //   in_subgroup                 ec/subgroup.cpp  affine_t::is_in_subgroup
 //   decompress                  ec/encoding.cpp  decode_compressed
@@ -60,37 +61,17 @@ SZK_D bool sqrt_of(const dev_fp_t& a, dev_fp_t& out) {
   return true;
 }
 
-// Fp2 = Fp[u]/(u^2 + 1), a = a0 + a1·u, from two Fp exponentiations, as
-// the host computes it (ff/fp2.cpp says why each step holds):
-//   a1 = 0: x = sqrt(a0), else x = sqrt(-a0)·u, else no root;
-//   else:   d = sqrt(a0^2 + a1^2) (none: no root); t = (a0 + d)/2;
-//           e = t^((p-3)/4);
-//           e·e·t = 1: x = e·t + (a1·e/2)·u
-//           else:      x = (a1/2)·e - (e·t)·u
-//   x^2 != a: no root (this also settles a = 0, x = 0).
+// Fp2 = Fp[u]/(u^2 + 1): the host's formula (ff::fp2_sqrt in
+// ff/fp2_formulas.hpp, which derives it) over sqrt_of (Fp) above and
+// t^((p-3)/4). False: no root.
+struct dev_fp_sqrt {
+  SZK_D bool operator()(const dev_fp_t& a, dev_fp_t& r) const { return sqrt_of(a, r); }
+};
+struct dev_fp_pow_p_minus_3_div_4 {
+  SZK_D dev_fp_t operator()(const dev_fp_t& t) const { return t.pow_limbs(d_fp_p_minus_3_div_4); }
+};
 SZK_D bool sqrt_of(const dev_fp2_t& a, dev_fp2_t& out) {
-  dev_fp2_t x;
-  dev_fp_t r;
-  if (a.c1.is_zero()) {
-    if (sqrt_of(a.c0, r))
-      x = {r, dev_fp_t::zero()};
-    else if (sqrt_of(-a.c0, r))
-      x = {dev_fp_t::zero(), r};
-    else
-      return false;
-  } else {
-    if (!sqrt_of(a.c0.sqr() + a.c1.sqr(), r)) return false;  // r = d
-    const dev_fp_t t = (a.c0 + r).halve();
-    const dev_fp_t e = t.pow_limbs(d_fp_p_minus_3_div_4);
-    const dev_fp_t et = e * t;
-    if (e * et == dev_fp_t::one())
-      x = {et, (a.c1 * e).halve()};
-    else
-      x = {a.c1.halve() * e, -et};
-  }
-  if (x.sqr() != a) return false;
-  out = x;
-  return true;
+  return ff::fp2_sqrt(a, out, dev_fp_sqrt{}, dev_fp_pow_p_minus_3_div_4{});
 }
 
 // zcash / IETF sort rule. Fp: the canonical value is above (p-1)/2, i.e.

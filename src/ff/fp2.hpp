@@ -2,13 +2,13 @@
 // of the pairing tower F_p2 -> F_p6 -> F_p12 (draft-irtf-cfrg-pairing-
 // friendly-curves, BLS12-381: u^2 = -1, then v^3 = u + 1, then w^2 = v).
 //
-// An element is c0 + c1·u. Since p ≡ 3 (mod 4), -1 is not a square in F_p and
-// u^2 + 1 is irreducible. The Frobenius a -> a^p is conjugation
-// (u^p = u·(u^2)^((p-1)/2) = u·(-1)^((p-1)/2) = -u, (p-1)/2 odd).
-// Hot operations are inline here; sqrt and the string helpers are in fp2.cpp.
-// The formulas are written once over the base field type F: fp2_t is
-// fp2_over<fp_t>, and the 8-lane G2 subgroup check (ec/subgroup_x8.cpp)
-// instantiates them over eight F_p elements per register.
+// An element is c0 + c1·u. The formulas (Karatsuba product, complex
+// squaring, inversion through the norm, the square root, and why each
+// holds) are written once for host and device in ff/fp2_formulas.hpp; this
+// type names them as members and operators. Hot operations are inline here;
+// sqrt and the string helpers are in fp2.cpp. fp2_t is fp2_over<fp_t>, and
+// the 8-lane G2 subgroup check (ec/subgroup_x8.cpp) instantiates the same
+// formulas over eight F_p elements per register.
 #pragma once
 
 #include <random>
@@ -16,6 +16,7 @@
 #include <string>
 
 #include "ff/fp.hpp"
+#include "ff/fp2_formulas.hpp"
 
 namespace starzk {
 
@@ -30,57 +31,39 @@ struct fp2_over {
 
   friend bool operator==(const fp2_over& a, const fp2_over& b) { return a.c0 == b.c0 && a.c1 == b.c1; }
   friend bool operator!=(const fp2_over& a, const fp2_over& b) { return !(a == b); }
-  friend fp2_over operator+(const fp2_over& a, const fp2_over& b) { return {a.c0 + b.c0, a.c1 + b.c1}; }
-  friend fp2_over operator-(const fp2_over& a, const fp2_over& b) { return {a.c0 - b.c0, a.c1 - b.c1}; }
-  fp2_over operator-() const { return {-c0, -c1}; }
+  friend fp2_over operator+(const fp2_over& a, const fp2_over& b) { return ff::fp2_add(a, b); }
+  friend fp2_over operator-(const fp2_over& a, const fp2_over& b) { return ff::fp2_sub(a, b); }
+  fp2_over operator-() const { return ff::fp2_neg(*this); }
 
-  // Karatsuba (3M + 5A): with t0 = a0 b0, t1 = a1 b1,
-  //   c0 = t0 - t1                       (u^2 = -1)
-  //   c1 = (a0 + a1)(b0 + b1) - t0 - t1
-  friend fp2_over operator*(const fp2_over& a, const fp2_over& b) {
-    const F t0 = a.c0 * b.c0;
-    const F t1 = a.c1 * b.c1;
-    const F s = (a.c0 + a.c1) * (b.c0 + b.c1);
-    return {t0 - t1, s - t0 - t1};
-  }
+  // Karatsuba, 3M + 5A.
+  friend fp2_over operator*(const fp2_over& a, const fp2_over& b) { return ff::fp2_mul(a, b); }
   fp2_over& operator+=(const fp2_over& b) { return *this = *this + b; }
   fp2_over& operator-=(const fp2_over& b) { return *this = *this - b; }
   fp2_over& operator*=(const fp2_over& b) { return *this = *this * b; }
 
-  fp2_over dbl() const { return {c0.dbl(), c1.dbl()}; }
-  // Complex squaring (2M): (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u.
-  fp2_over sqr() const { return {(c0 + c1) * (c0 - c1), (c0 * c1).dbl()}; }
-  fp2_over conjugate() const { return {c0, -c1}; }
-  fp2_over mul_by_fp(const F& s) const { return {c0 * s, c1 * s}; }
-  // × ξ = (1 + u): (a0 + a1 u)(1 + u) = (a0 - a1) + (a0 + a1) u. 2A, no M.
-  fp2_over mul_by_nonresidue() const { return {c0 - c1, c0 + c1}; }
+  fp2_over dbl() const { return ff::fp2_dbl(*this); }
+  // Complex squaring, 2M + 3A.
+  fp2_over sqr() const { return ff::fp2_sqr(*this); }
+  // The Frobenius a -> a^p.
+  fp2_over conjugate() const { return ff::fp2_conjugate(*this); }
+  fp2_over mul_by_fp(const F& s) const { return ff::fp2_mul_by_fp(*this, s); }
+  // × ξ = (1 + u), 2A.
+  fp2_over mul_by_nonresidue() const { return ff::fp2_mul_by_nonresidue(*this); }
   // a^(p^k): conjugate when k is odd.
   fp2_over frobenius_map(unsigned power) const { return (power & 1) ? conjugate() : *this; }
 
-  // 1/(a0 + a1 u) = (a0 - a1 u)/(a0^2 + a1^2): one F_p inversion, 2S + 2M.
-  // The inverse of zero is zero.
-  fp2_over inverse() const {
-    const F n = (c0.sqr() + c1.sqr()).inverse();
-    return {c0 * n, -(c1 * n)};
-  }
+  // One F_p inversion, 2S + 2M; the inverse of zero is zero.
+  fp2_over inverse() const { return ff::fp2_inverse(*this); }
   // Norm a · a^p = a0^2 + a1^2 in F_p.
-  F norm() const { return c0.sqr() + c1.sqr(); }
+  F norm() const { return ff::fp2_norm(*this); }
 
-  fp2_over pow(std::span<const uint64_t> e) const {
-    fp2_over r = one();
-    for (size_t i = e.size(); i-- > 0;) {
-      for (int b = 63; b >= 0; --b) {
-        r = r.sqr();
-        if ((e[i] >> b) & 1) r *= *this;
-      }
-    }
-    return r;
-  }
+  // e as 64-bit words, least significant first.
+  fp2_over pow(std::span<const uint64_t> e) const { return ff::fp2_pow(*this, e.data(), e.size()); }
   fp2_over pow(uint64_t e) const { return pow(std::span<const uint64_t>(&e, 1)); }
 
   // Square root from two F_p square roots (the norm's, then x0's; p ≡ 3
   // mod 4, u^2 = -1); false when a is not a square in F_p2. Defined in
-  // fp2.cpp, which derives it.
+  // fp2.cpp over ff::fp2_sqrt, which derives it.
   bool sqrt(fp2_over& out) const;
   // zcash rule: compare c1; if c1 == 0 compare c0.
   bool lexicographically_largest() const {
