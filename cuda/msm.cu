@@ -200,7 +200,7 @@ cudaError_t msm(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t* d_s
   // indices in place, and its windows' digits are counted again (a second
   // wait).
   for (uint32_t tried = 0; choose;) {
-    const unsigned c = p.data_window(lengths, m, tune, C::bucket_weight, C::group_weight, tried);
+    const unsigned c = p.data_window(lengths, m, tune, C::sparse_bucket_weight, C::group_weight, tried);
     if (c == p.c) break;
     msm_tuning_t narrower = tune;
     narrower.window_bits = c;

@@ -37,9 +37,13 @@ struct g1_curve_t {
   // Window cost model, msm.cu: W·(n + bucket_weight·2^c) madd-equivalents.
   // 10 is the H200 fit of the G1 timings (msm.cu, docs/benchmarks.md).
   static constexpr double bucket_weight = 10.0;
-  // A group's pass over each live scalar (gather, leaving Montgomery form,
-  // its digits; msm_plan.cuh data_window), in madd-equivalents: an Fr
-  // product is ~1/25 of a madd's ten Fp products, and the bytes as much.
+  // The window from the scalars (msm_plan.cuh data_window): a bucket of a
+  // window with few non-zero digits costs less than the model above
+  // counts (6 per 2^c: the H200 timings of the witness-mix MSM at 2^27,
+  // c = 20 against 16, docs/benchmarks.md), and a group's pass over each
+  // live scalar (gather, leaving Montgomery form, its digits) about a tenth
+  // of a madd.
+  static constexpr double sparse_bucket_weight = 6.0;
   static constexpr double group_weight = 0.1;
   static constexpr bool prefetch = true;  // msm_accumulate.cu
   // Buckets are first halved by batch-affine levels (msm_affine.cu).
@@ -64,7 +68,9 @@ struct g2_curve_t {
   // the H200 sweep in docs/benchmarks.md found fastest; bench_cuda_msm sweeps
   // the G2 window (STARZK_MSM_G2_WINDOWS) to check it again.
   static constexpr double bucket_weight = 8.0;
-  // G1's, over a G2 madd's 2.8 times the products.
+  // As G1's (the same fit: 5 per 2^c); the group pass over a G2 madd's 2.8
+  // times the products.
+  static constexpr double sparse_bucket_weight = 5.0;
   static constexpr double group_weight = 0.04;
   static constexpr bool prefetch = false;
   // Batch-affine levels as G1 (msm_affine.cu, with Fp2 inversions).

@@ -38,8 +38,11 @@ constexpr size_t affine_min_entries = size_t(1) << 23;
 constexpr unsigned scalar_bits = 256;
 // The window taken from the scalars (plan_t::data_window) replaces the
 // planned one only where its cost is below this share of the planned one's:
-// the switch costs a second counting pass over the live scalars.
-constexpr double data_window_gain = 0.95;
+// the switch costs a second counting pass over the live scalars, and the
+// batch-affine levels, which the estimate leaves out, gain less from a
+// narrower window than the XYZZ additions do (docs/benchmarks.md, "The
+// MSM window from the scalars").
+constexpr double data_window_gain = 0.9;
 
 struct plan_t {
   size_t n;
@@ -123,23 +126,25 @@ struct plan_t {
   // window 0 only (a digit of window w >= 1 is non-zero only where the
   // scalar is longer than w·c bits, signed carries aside), so with few long
   // scalars the bucket term dominates and a narrower window wins:
-  //   cost(c) = m + sum_{w=1}^{W-1} longer(w·c) + W·bucket_weight·2^c
+  //   cost(c) = m + sum_{w=1}^{W-1} longer(w·c) + W·weight·2^c
   //             + groups·m·group_weight,
   // the last term each group's pass over the live scalars (digits, and the
   // sort of window 0's m digits). Random scalars are longer than every
-  // w·c, which gives the model above, whose c is already the best. Among
+  // w·c: their cost falls with c as in the model above (a lighter bucket
+  // only favours wider windows), so they keep the planned c. Among
   // c < the planned one and not in `tried` (bit c set: its plan did not
   // fit), the cheapest if below data_window_gain of the planned one's cost;
   // else the planned c.
-  unsigned data_window(const uint32_t* lengths, size_t m, const msm_tuning_t& tune, double bucket_weight,
-                       double group_weight, uint32_t tried) const {
+  // weight: the curve's sparse_bucket_weight (msm_curve.cuh).
+  unsigned data_window(const uint32_t* lengths, size_t m, const msm_tuning_t& tune, double weight, double group_weight,
+                       uint32_t tried) const {
     size_t longer[scalar_bits] = {};  // longer[t]: live scalars of more than t bits
     for (int t = int(scalar_bits) - 2; t >= 0; --t) longer[t] = longer[t + 1] + lengths[t + 1];
     auto cost = [&](unsigned t) {
       const unsigned w_count = window_count(t), wg = windows_per_group(n, w_count, tune);
       double sum = double(m);
       for (unsigned w = 1; w < w_count && w * t < scalar_bits; ++w) sum += double(longer[w * t]);
-      sum += double(w_count) * bucket_weight * double(1u << t);
+      sum += double(w_count) * weight * double(1u << t);
       sum += double((w_count + wg - 1) / wg) * double(m) * group_weight;
       return sum;
     };
