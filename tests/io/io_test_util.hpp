@@ -50,13 +50,17 @@ inline std::string read_text(const fs::path& p) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// A fresh scratch folder per test, removed afterwards.
+// A fresh scratch folder per test, removed afterwards. A parameterised
+// test's names hold '/' (prefix/suite, name/param), which would nest the
+// folder under parents that the removal leaves behind: one level, '/' as '_'.
 class scratch_t {
  public:
   scratch_t() {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("starzk-io-" + std::to_string(::getpid()) + "-" + info->test_suite_name() + "-" + info->name());
+    std::string name = "starzk-io-" + std::to_string(::getpid()) + "-" + info->test_suite_name() + "-" + info->name();
+    for (char& ch : name)
+      if (ch == '/') ch = '_';
+    dir_ = fs::temp_directory_path() / name;
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
