@@ -267,8 +267,8 @@ struct alignas(8) dev_mont_t {
   // a product alone (N rows of m·q, no rows of a·b: 2N^2 multiply-adds
   // instead of 4N^2). Word by word, t <- (t + q·m) / 2^32 with
   // q = t_0·M0 mod 2^32, which makes the low word zero; after N words
-  // t = (a + Q·m) / R < m + 1, and t = m only for a = m, which reduce_once
-  // maps to 0 as the product did. A 64-bit sum q·m_j + t_j + carry stays
+  // t = (a + Q·m) / R < m + 1, and t = m only for a non-zero multiple of
+  // m, which reduce_once maps to 0 as the product did. A 64-bit sum q·m_j + t_j + carry stays
   // below 2^64.
   SZK_D dev_mont_t from_mont() const {
     const uint32_t* m = P::mod();

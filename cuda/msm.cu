@@ -171,7 +171,7 @@ cudaError_t msm(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t* d_s
 
   // 0: live terms, m of them, the non-zero digits per window and, where
   // the window is the model's, the live scalars' bit lengths (the call's
-  // one wait).
+  // first wait).
   uint32_t* nonzero = b.live_count + 1;
   const bool choose = tune.window_bits == 0;
   SZK_TRY(cudaMemsetAsync(nonzero, 0, p.W * sizeof(uint32_t), s));

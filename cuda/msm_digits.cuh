@@ -1,7 +1,8 @@
 // Steps 0-2 of the MSM (msm.cu's file comment): the live terms, their bit
-// lengths and each window's non-zero digit count, the signed digits of a window group (only
-// the non-zero ones in a window where at least an eighth are zero), and
-// the run bounds of the sorted keys. The curve does not enter here.
+// lengths and each window's non-zero digit count, the signed digits of a
+// window group (only the non-zero ones in a window where at least an eighth
+// are zero), and the run bounds of the sorted keys. The curve does not
+// enter here.
 // Included by msm.cu only.
 #pragma once
 
