@@ -21,6 +21,10 @@
 #                 tracing (--with-fxt, Debian's libfxt-dev), into
 #                 $STARZK_DEPS/starpu-1.3.10-fxt; the default StarPU and
 #                 .starzk-env stay as they are (docs/install.md, "FxT traces")
+#   STARZK_STARPU_SIMGRID=1 also build a StarPU that simulates its machine
+#                 (--enable-simgrid, Debian's libsimgrid-dev, no MPI) into
+#                 $STARZK_DEPS/starpu-1.3.10-simgrid (docs/install.md,
+#                 "Simulated machines")
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -135,6 +139,23 @@ if [ "${STARZK_STARPU_FXT:-0}" = 1 ]; then
   fi
   build_starpu "$starpu_prefix-fxt" "$variant fxt=1" starpu-fxt --with-fxt
   say "FxT StarPU: build starzk against it with STARPU_PREFIX=$starpu_prefix-fxt STARZK_BUILD_DIR=build-fxt scripts/build.sh"
+fi
+
+# The optional SimGrid twin (STARZK_STARPU_SIMGRID=1): the same StarPU
+# sources, configured to simulate the machine that a platform file and
+# calibrated performance models describe (tasks take their models' times,
+# transfers the bus's) instead of running on this one. StarPU-MPI under
+# SimGrid needs SMPI and static libraries, so this one has no MPI.
+if [ "${STARZK_STARPU_SIMGRID:-0}" = 1 ]; then
+  if ! dpkg-query -W -f='${Status}' libsimgrid-dev 2>/dev/null | grep -q "install ok installed"; then
+    say "installing Debian package: libsimgrid-dev"
+    export DEBIAN_FRONTEND=noninteractive
+    as_root apt-get update -qq || die "apt-get update failed"
+    as_root apt-get install -y -qq --no-install-recommends libsimgrid-dev >/dev/null \
+      || die "apt-get install libsimgrid-dev failed"
+  fi
+  build_starpu "$starpu_prefix-simgrid" "$variant simgrid=1" starpu-simgrid --enable-simgrid --disable-mpi
+  say "SimGrid StarPU in $starpu_prefix-simgrid (docs/install.md, \"Simulated machines\")"
 fi
 
 # ---- 3. npm test oracles ----------------------------------------------------
