@@ -71,6 +71,8 @@ codelets_t& codelets(bool cuda) {
 
 }  // namespace
 
+starpu_codelet* chain_codelet(int reads, bool cuda) { return &codelets(cuda).cl[STARZK_RC_GPU_CHAIN][reads]; }
+
 std::vector<task_spec_t> make_random_dag(std::uint64_t seed, const dag_shape_t& s) {
   std::mt19937_64 rng(seed);
   auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };

@@ -15,6 +15,8 @@
 // their buffers.
 #pragma once
 
+#include <starpu.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -63,5 +65,9 @@ std::vector<task_spec_t> make_parallel_chains_dag();
 // that only sleeps: no kernel, so it builds without nvcc; StarPU still
 // moves the buffers to the device).
 void run_dag(const std::vector<task_spec_t>& dag, runtime::trace_recorder& recorder, bool gpu_chain_on_cuda = false);
+
+// run_dag's GPU_CHAIN codelet with `reads` input buffers (and, with `cuda`,
+// its CUDA implementation), for asking StarPU which workers can run it.
+starpu_codelet* chain_codelet(int reads, bool cuda);
 
 }  // namespace starzk::test
