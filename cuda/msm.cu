@@ -221,6 +221,7 @@ cudaError_t msm(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t* d_s
     break;
   }
   if (tune.profile) tune.profile->window_bits = p.c;
+  SZK_TRY(timer.mark(phase_timer_t::live));
 
   for (unsigned w0 = 0, gw = 0; w0 < p.W; w0 += gw) {
     // Windows in this group: up to Wg, and with batch-affine levels no more
@@ -309,7 +310,7 @@ cudaError_t msm(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t* d_s
     // Fp products in line, as the level-1 loop and Horner; same bytes).
     using XA = typename C::acc_xyzz_type;
     SZK_TRY(launch_window_sums<XA>(reinterpret_cast<const XA*>(parts), off, p.K, gw, reinterpret_cast<XA*>(b.sums),
-                                   p.sum_cap, reinterpret_cast<XA*>(b.windows + w0), s));
+                                   p.sum_cap, reinterpret_cast<XA*>(b.windows + w0), timer, s));
     SZK_TRY(timer.mark(phase_timer_t::window_sums));
   }
   // 5: Horner over all windows: a chain of ~c·W doublings, so latency, not

@@ -15,8 +15,10 @@ namespace starzk::gpu::msm_detail {
 
 class phase_timer_t {
  public:
-  // The four affine_* phases are the parts of msm_profile_t::affine.
+  // The four affine_* phases are the parts of msm_profile_t::affine, the
+  // two window_sums* ones those of window_sums.
   enum phase_t {
+    live,
     digits,
     sort,
     affine_sources,
@@ -25,6 +27,7 @@ class phase_timer_t {
     affine_backward,
     accumulate,
     fold,
+    window_sums_first,
     window_sums,
     horner
   };
@@ -41,13 +44,16 @@ class phase_timer_t {
     if (!profile_ || events_.empty()) return cudaSuccess;
     SZK_TRY(cudaEventSynchronize(events_.back()));
     msm_profile_t& f = *profile_;
-    double* field[] = {&f.digits,          &f.sort,       &f.affine_sources, &f.affine_forward, &f.affine_tree,
-                       &f.affine_backward, &f.accumulate, &f.fold,           &f.window_sums,    &f.horner};
+    double* field[] = {&f.live,        &f.digits,          &f.sort,       &f.affine_sources, &f.affine_forward,
+                       &f.affine_tree, &f.affine_backward, &f.accumulate, &f.fold,           &f.window_sums_first,
+                       &f.window_sums, &f.horner};
+    static_assert(sizeof field / sizeof field[0] == horner + 1, "one field per phase");
     for (size_t k = 1; k < events_.size(); ++k) {
       float ms = 0;
       SZK_TRY(cudaEventElapsedTime(&ms, events_[k - 1], events_[k]));
       *field[phases_[k]] += ms;
       if (phases_[k] >= affine_sources && phases_[k] <= affine_backward) f.affine += ms;
+      if (phases_[k] == window_sums_first) f.window_sums += ms;
     }
     ++f.calls;
     return cudaSuccess;

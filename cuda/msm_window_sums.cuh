@@ -33,6 +33,7 @@
 #include <utility>
 
 #include "cuda/msm_common.cuh"
+#include "cuda/msm_timer.cuh"
 
 namespace starzk::gpu::msm_detail {
 
@@ -124,10 +125,11 @@ inline size_t window_sum_capacity(unsigned K, unsigned windows) {
 inline size_t window_sum_points(size_t cap) { return 2 * cap + 2 * std::max<size_t>(1, cap / window_sum_span); }
 
 // The window sums of `windows` windows of K buckets each into sums[0..windows),
-// with scratch of window_sum_points(cap) points, cap >= window_sum_items(K, windows).
+// with scratch of window_sum_points(cap) points, cap >= window_sum_items(K, windows);
+// the timer marks the end of level 0.
 template <class X>
 cudaError_t launch_window_sums(const X* parts, const uint32_t* off, unsigned K, unsigned windows, X* scratch,
-                               size_t cap, X* sums, cudaStream_t s) {
+                               size_t cap, X* sums, phase_timer_t& timer, cudaStream_t s) {
   if (window_sum_items(K, windows) > cap) return cudaErrorInvalidValue;
   const unsigned L0 = window_sum_first_span(K, windows);
   const size_t cap1 = std::max<size_t>(1, cap / window_sum_span);
@@ -135,6 +137,7 @@ cudaError_t launch_window_sums(const X* parts, const uint32_t* off, unsigned K, 
   window_sum_level0_kernel<X><<<grid_for(size_t(windows) * m, 128), 128, 0, s>>>(
       parts, off, K, L0, unsigned(std::countr_zero(L0)), windows, scratch, scratch + cap, sums);
   SZK_CHECK_LAUNCH();
+  SZK_TRY(timer.mark(phase_timer_t::window_sums_first));
   // Each level above leaves at most a quarter of the level-0 items, so the
   // smaller buffer takes every odd level and the larger every even one.
   X* in = scratch;

@@ -122,21 +122,23 @@ cudaError_t ntt_h_passes(fr_t* h_a, fr_t* h_b, const fr_t* h_c, unsigned log_n, 
 // Where an MSM spends its time, in milliseconds (msm_tuning_t::profile):
 // each call adds its phases (msm.cu steps 0-5) to the fields.
 struct msm_profile_t {
-  double digits = 0;           // 0-1: live terms (and the call's one wait), signed digits
-  double sort = 0;             // 2: radix sort per window, run bounds, chunk offsets
-  double affine = 0;           // 3a: batch-affine levels, each bucket's run halved;
-                               // the sum of its four parts:
-  double affine_sources = 0;   //   per level: sums per bucket, their offsets, sources
-  double affine_forward = 0;   //   running products of the denominators
-  double affine_tree = 0;      //   their totals inverted
-  double affine_backward = 0;  //   the inverses, the sums
-  double accumulate = 0;       // 3: level 1, the points into bucket partials
-  double fold = 0;             // 3: later levels, partials folded to one per bucket
-  double window_sums = 0;      // 4: sum_b b·S_b per window
-  double horner = 0;           // 5: the windows combined
+  double live = 0;               // 0: live terms, digit counts, the window (the call's waits)
+  double digits = 0;             // 1: signed digits
+  double sort = 0;               // 2: radix sort per window, run bounds, chunk offsets
+  double affine = 0;             // 3a: batch-affine levels, each bucket's run halved;
+                                 // the sum of its four parts:
+  double affine_sources = 0;     //   per level: sums per bucket, their offsets, sources
+  double affine_forward = 0;     //   running products of the denominators
+  double affine_tree = 0;        //   their totals inverted
+  double affine_backward = 0;    //   the inverses, the sums
+  double accumulate = 0;         // 3: level 1, the points into bucket partials
+  double fold = 0;               // 3: later levels, partials folded to one per bucket
+  double window_sums = 0;        // 4: sum_b b·S_b per window, of which
+  double window_sums_first = 0;  //   level 0: the runs over the buckets themselves
+  double horner = 0;             // 5: the windows combined
   unsigned calls = 0;
   unsigned window_bits = 0;  // the window c of the last call with live terms (msm.cu: the model's or the scalars')
-  double total() const { return digits + sort + affine + accumulate + fold + window_sums + horner; }
+  double total() const { return live + digits + sort + affine + accumulate + fold + window_sums + horner; }
 };
 struct msm_tuning_t {
   unsigned window_bits = 0;  // 0: chosen from n (cost model in msm.cu)

@@ -154,7 +154,8 @@ void phase_rows(const std::string& name, size_t n, void* scr, size_t bytes, Run 
   t.profile = &prof;
   run(t, scr, bytes);
   const double total = prof.total();
-  const std::pair<const char*, double> phases[] = {{"digits", prof.digits},
+  const std::pair<const char*, double> phases[] = {{"live", prof.live},
+                                                   {"digits", prof.digits},
                                                    {"sort", prof.sort},
                                                    {"affine", prof.affine},
                                                    {"affine_sources", prof.affine_sources},
@@ -164,6 +165,7 @@ void phase_rows(const std::string& name, size_t n, void* scr, size_t bytes, Run 
                                                    {"accumulate", prof.accumulate},
                                                    {"fold", prof.fold},
                                                    {"window_sums", prof.window_sums},
+                                                   {"window_sums_first", prof.window_sums_first},
                                                    {"horner", prof.horner}};
   for (const auto& [what, ms] : phases) row(name + "_phase_" + what, double(n), ms, ms / total);
   row(name + "_window_bits", double(n), 0.0, double(prof.window_bits));

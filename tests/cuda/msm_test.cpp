@@ -209,10 +209,14 @@ TEST(CudaMsm, ProfileTimesThePhasesAndChangesNothing) {
   EXPECT_TRUE(same_point(a, pts.expected(s)));
   EXPECT_TRUE(same_point(b, pts.expected(s)));
   EXPECT_EQ(prof.calls, 2u);
-  for (double ms : {prof.digits, prof.sort, prof.affine, prof.accumulate, prof.fold, prof.window_sums, prof.horner})
+  for (double ms :
+       {prof.live, prof.digits, prof.sort, prof.affine, prof.accumulate, prof.fold, prof.window_sums, prof.horner})
     EXPECT_GE(ms, 0.0);
   EXPECT_GT(prof.accumulate, 0.0);
   EXPECT_GT(prof.horner, 0.0);
+  EXPECT_GT(prof.live, 0.0);
+  EXPECT_GE(prof.window_sums, prof.window_sums_first);  // level 0 is part of the window sums
+  EXPECT_GT(prof.window_sums_first, 0.0);
   // All scalars zero: no live term, the call returns O and still counts.
   const g1_xyzz_t o = msm_host<g1_params>(pts.points, std::vector<fr_t>(n, fr_t::zero()), tune);
   EXPECT_TRUE(o.is_infinity());
