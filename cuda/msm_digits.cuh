@@ -55,6 +55,13 @@ SZK_D void count_window_digits(const dev_fr_t& s, unsigned c, unsigned W, uint32
   }
 }
 
+// Adds a block's per-window counts (shared) to the grid's, one atomic per
+// window with a digit; every thread of the block calls it after a barrier.
+SZK_D void flush_window_counts(const uint32_t* counts, unsigned W, uint32_t* nonzero) {
+  for (unsigned w = threadIdx.x; w < W; w += blockDim.x)
+    if (counts[w]) atomicAdd(&nonzero[w], counts[w]);
+}
+
 // Flags the live terms, counts each window's non-zero digits over them and,
 // where lengths is given, the live scalars per bit length (scalar_bits
 // bins, for plan_t::data_window).
@@ -81,8 +88,7 @@ __global__ void __launch_bounds__(256) live_kernel(const dev_fr_t* scalars, cons
     if (len && (threadIdx.x & 31) == unsigned(__ffs(peers) - 1)) atomicAdd(&bins[len], __popc(peers));
   }
   __syncthreads();
-  for (unsigned w = threadIdx.x; w < W; w += blockDim.x)
-    if (counts[w]) atomicAdd(&nonzero[w], counts[w]);
+  flush_window_counts(counts, W, nonzero);
   if (lengths)
     for (unsigned b = threadIdx.x; b < scalar_bits; b += blockDim.x)
       if (bins[b]) atomicAdd(&lengths[b], bins[b]);
@@ -99,8 +105,7 @@ __global__ void __launch_bounds__(256)
   const dev_fr_t s = k < m ? scalars[idx[k]].from_mont() : dev_fr_t::zero();
   count_window_digits(s, c, W, counts);
   __syncthreads();
-  for (unsigned w = threadIdx.x; w < W; w += blockDim.x)
-    if (counts[w]) atomicAdd(&nonzero[w], counts[w]);
+  flush_window_counts(counts, W, nonzero);
 }
 
 // ---- 1. digits ----
