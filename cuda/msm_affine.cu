@@ -21,14 +21,11 @@
 //
 // Inversions, three passes per level. Thread t of block b owns the
 // `pair_chunk` outputs b·128·pair_chunk + i·128 + t, so a warp's accesses
-// are to neighbouring outputs; they form `pair_ilp` chains of chain_len
-// consecutive i (chain h: i in [h·chain_len, (h+1)·chain_len)), each with
-// its own running product, so that a G1 thread has two independent
-// products in flight instead of one dependent chain.
-//  forward  from the x coordinates alone (loaded one step ahead), the
-//           running products of each chain's dens into a dense array pre
+// are to neighbouring outputs.
+//  forward  from the x coordinates alone (loaded one output ahead), the
+//           running products of the thread's dens into a dense array pre
 //           (one field element per output, 48 bytes for G1: a warp writes 1.5 KiB in
-//           one piece), and each chain's total into tot (one element per chain);
+//           one piece), and the total into tot[t];
 //  tree     tot is inverted in place by the same trick, recursively
 //           (batch_inverse.cuh: 8 per thread, leaves inverted by one thread
 //           each with binary Euclid, field.cuh). Its latency
@@ -42,18 +39,16 @@
 //           (the higher priority lets the tree's few blocks start as soon as
 //           SM slots free up instead of after every pending block of the
 //           big kernel);
-//  backward thread t walks each of its chains from its last output: with
-//           acc = the inverse of the running product up to output j,
-//           den_j^-1 = acc · prefix_{j-1} and acc · den_j is the next acc; the
-//           points are read again and the sums written to the output array.
+//  backward thread t walks its outputs from the last: with acc = the inverse
+//           of the running product up to output j, den_j^-1 = acc · prefix_{j-1}
+//           and acc · den_j is the next acc; the points are read again and
+//           the sums written to the output array.
 // Per output: 1 product forward, 5 backward (2 for the inverse, lambda,
-// lambda^2, y3), plus 3/chain_len for the tree. On the H200 at n = 2^24
+// lambda^2, y3), plus 3/pair_chunk for the tree. On the H200 at n = 2^24
 // (docs/benchmarks.md) the backward pass runs near the rate of the XYZZ
 // loop (2.4e10 products/s) and the forward pass, which moves ~180 bytes per
 // product, at about half its product rate.
 #include <cub/device/device_scan.cuh>
-
-#include <type_traits>
 
 #include "cuda/batch_inverse.cuh"
 #include "cuda/msm_common.cuh"
@@ -62,15 +57,7 @@
 namespace starzk::gpu {
 namespace {
 
-constexpr unsigned chain_len = 32;  // outputs per running product of the pair passes
-// Chains per thread: two for G1, whose Fp products are in line, so the
-// two products of a step overlap; one for G2, whose Fp2 products are calls
-// and whose second chain only spilled registers.
-template <class F>
-constexpr unsigned pair_ilp = std::is_same_v<F, dev_fp2_t> ? 1 : 2;
-constexpr unsigned max_pair_ilp = 2;
-template <class F>
-constexpr unsigned pair_chunk = pair_ilp<F>* chain_len;  // outputs per thread
+constexpr unsigned pair_chunk = 32;  // outputs per thread of the pair passes
 
 enum pair_kind_t : int { copy_p, copy_q, infinity_out, lambda_out };
 
@@ -231,64 +218,38 @@ SZK_D F finish_den(const Src& src, const den_in_t<F>& d) {
 
 // Thread t of block b owns outputs j = b·128·pair_chunk + i·128 + t,
 // i = 0..pair_chunk-1, so a warp reads consecutive sources and, after
-// level 0, consecutive points; chain h of the thread is i = h·chain_len + k,
-// k = 0..chain_len-1, and its total is tot[pair_chain(b0, h)].
+// level 0, consecutive points.
 constexpr unsigned pair_block = 128;
 // (b0: the first block of the half being launched.)
-template <class F>
 SZK_D uint64_t pair_output(unsigned b0, unsigned i) {
-  return uint64_t(b0 + blockIdx.x) * pair_block * pair_chunk<F> + uint64_t(i) * pair_block + threadIdx.x;
-}
-template <class F>
-SZK_D uint64_t pair_chain(unsigned b0, unsigned h) {
-  return (uint64_t(b0 + blockIdx.x) * pair_block + threadIdx.x) * pair_ilp<F> + h;
-}
-// Outputs of chain h that exist (the level's last block may be short: the
-// outputs that exist are a prefix of i).
-template <class F>
-SZK_D unsigned chain_count(unsigned b0, unsigned h, uint64_t total) {
-  unsigned count = 0;
-  while (count < chain_len && pair_output<F>(b0, h * chain_len + count) < total) ++count;
-  return count;
+  return uint64_t(b0 + blockIdx.x) * pair_block * pair_chunk + uint64_t(i) * pair_block + threadIdx.x;
 }
 
-// Each step loads the next step's sources and x coordinates, finishes this
-// step's dens, then makes the chains' products one after the other in
-// straight-line code, so that a G1 thread's two products overlap: this
-// pass is bound by the latency of dependent products, not by its gathers
-// (distinct bases and bases that fit in L2 time the same, docs/benchmarks.md).
+// The next output's source and x coordinates are loaded before this one's
+// product. On the H200 (docs/benchmarks.md) that was no faster than loading
+// them in turn, nor were 5 blocks per SM (96 registers, with or without the
+// look-ahead: 20.7 and 20.9 against 20.4 ms at 2^24); it is the form the
+// tests and the figures ran. Distinct bases (1.5 GiB) and bases that fit in
+// L2 time the same, so the gathers of level 0 are not what bounds it.
 template <class A, class F, class Src>
 __global__ void __launch_bounds__(pair_block) pair_forward_kernel(Src src, const uint32_t* srcs, const uint32_t* off,
                                                                   size_t buckets, unsigned b0, F* pre, F* tot) {
   const uint64_t total = off[buckets];
-  unsigned count[pair_ilp<F>];
-  F acc[pair_ilp<F>];
-  den_in_t<F> cur[pair_ilp<F>];
-#pragma unroll
-  for (unsigned h = 0; h < pair_ilp<F>; ++h) {
-    count[h] = chain_count<F>(b0, h, total);
-    acc[h] = F::one();
-    if (count[h] > 0) cur[h] = load_den_in<F>(src, srcs[pair_output<F>(b0, h * chain_len)]);
-  }
-  for (unsigned k = 0; k < count[0]; ++k) {  // chain 0 is never the shorter
-    den_in_t<F> next[pair_ilp<F>];
-    F den[pair_ilp<F>];
-#pragma unroll
-    for (unsigned h = 0; h < pair_ilp<F>; ++h) {
-      next[h] = cur[h];
-      if (k + 1 < count[h]) next[h] = load_den_in<F>(src, srcs[pair_output<F>(b0, h * chain_len + k + 1)]);
-      den[h] = k < count[h] ? finish_den<A, F>(src, cur[h]) : F::one();
-    }
-#pragma unroll
-    for (unsigned h = 0; h < pair_ilp<F>; ++h) acc[h] = k == 0 ? den[h] : acc[h] * den[h];
-#pragma unroll
-    for (unsigned h = 0; h < pair_ilp<F>; ++h) {
-      if (k < count[h]) store_vec(pre[pair_output<F>(b0, h * chain_len + k)], acc[h]);
-      cur[h] = next[h];
+  unsigned count = 0;
+  while (count < pair_chunk && pair_output(b0, count) < total) ++count;
+  F acc = F::one();
+  if (count > 0) {
+    den_in_t<F> cur = load_den_in<F>(src, srcs[pair_output(b0, 0)]);
+    for (unsigned i = 0; i < count; ++i) {
+      den_in_t<F> next = cur;
+      if (i + 1 < count) next = load_den_in<F>(src, srcs[pair_output(b0, i + 1)]);
+      const F den = finish_den<A, F>(src, cur);
+      acc = i == 0 ? den : acc * den;
+      store_vec(pre[pair_output(b0, i)], acc);
+      cur = next;
     }
   }
-#pragma unroll
-  for (unsigned h = 0; h < pair_ilp<F>; ++h) tot[pair_chain<F>(b0, h)] = acc[h];
+  tot[(b0 + blockIdx.x) * size_t(pair_block) + threadIdx.x] = acc;
 }
 
 template <class A, class F, class Src>
@@ -296,33 +257,33 @@ __global__ void __launch_bounds__(pair_block, 4)
     pair_backward_kernel(Src src, const uint32_t* srcs, const uint32_t* off, size_t buckets, unsigned b0, const F* pre,
                          A* out, const F* tot) {
   const uint64_t total = off[buckets];
-#pragma unroll 1
-  for (unsigned h = 0; h < pair_ilp<F>; ++h) {
-    F acc = tot[pair_chain<F>(b0, h)];  // (product of the chain's dens)^-1
-    for (unsigned k = chain_count<F>(b0, h, total); k-- > 0;) {
-      const uint64_t j = pair_output<F>(b0, h * chain_len + k);
-      const pair_t<A, F> pr = load_pair<A, F>(src, srcs[j]);
-      F inv = acc;
-      if (k > 0) {
-        inv = acc * load_vec(pre[j - pair_block]);
-        acc = acc * pr.den;
-      }
-      A r;
-      if (pr.kind == copy_p) {
-        r = pr.p;
-      } else if (pr.kind == copy_q) {
-        r = pr.q;
-      } else if (pr.kind == infinity_out) {
-        r.x = F::zero();
-        r.y = F::zero();
-      } else {
-        const F lambda = pr.num * inv;
-        r.x = lambda.sqr() - pr.p.x - pr.q.x;
-        r.y = lambda * (pr.p.x - r.x) - pr.p.y;
-      }
-      store_vec(out[j].x, r.x);
-      store_vec(out[j].y, r.y);
+  if (pair_output(b0, 0) >= total) return;
+  F acc = tot[(b0 + blockIdx.x) * size_t(pair_block) + threadIdx.x];  // (product of the dens)^-1
+  unsigned i = pair_chunk;
+  while (pair_output(b0, i - 1) >= total) --i;
+  for (; i-- > 0;) {
+    const uint64_t j = pair_output(b0, i);
+    const pair_t<A, F> pr = load_pair<A, F>(src, srcs[j]);
+    F inv = acc;
+    if (i > 0) {
+      inv = acc * load_vec(pre[j - pair_block]);
+      acc = acc * pr.den;
     }
+    A r;
+    if (pr.kind == copy_p) {
+      r = pr.p;
+    } else if (pr.kind == copy_q) {
+      r = pr.q;
+    } else if (pr.kind == infinity_out) {
+      r.x = F::zero();
+      r.y = F::zero();
+    } else {
+      const F lambda = pr.num * inv;
+      r.x = lambda.sqr() - pr.p.x - pr.q.x;
+      r.y = lambda * (pr.p.x - r.x) - pr.p.y;
+    }
+    store_vec(out[j].x, r.x);
+    store_vec(out[j].y, r.y);
   }
 }
 
@@ -359,11 +320,9 @@ struct side_t {
   }
 };
 
-// Tree scratch of one half of a level of `chains` chains (a half holds at
-// most chains / 2 + one block's of them).
-size_t half_work_elems(size_t chains) {
-  return batch_inverse::inv_work_elems(chains / 2 + size_t(pair_block) * max_pair_ilp);
-}
+// Tree scratch of one half of a level of `threads` threads (a half holds at
+// most threads / 2 + pair_block of them).
+size_t half_work_elems(size_t threads) { return batch_inverse::inv_work_elems(threads / 2 + pair_block); }
 
 template <class A, class F, class Src>
 cudaError_t run_level(const affine_levels_t& a, const Src& src, size_t bound, F* pre, A* out, side_t& side,
@@ -376,21 +335,20 @@ cudaError_t run_level(const affine_levels_t& a, const Src& src, size_t bound, F*
   SZK_CHECK_LAUNCH();
   using timer_t = msm_detail::phase_timer_t;
   SZK_TRY(a.timer->mark(timer_t::affine_sources));
-  const size_t per_block = size_t(pair_block) * pair_chunk<F>;
-  const unsigned blocks = unsigned((bound + per_block - 1) / per_block);
-  const size_t chains = size_t(blocks) * pair_block * pair_ilp<F>;  // at most affine_pair_chains(bound)
+  const size_t threads = affine_pair_threads(bound);
+  const unsigned blocks = unsigned(threads / pair_block);
   auto* tot = static_cast<F*>(a.tot);
   // Halves: blocks [0, h) and [h, blocks), each an independent batch.
   const unsigned b0[2] = {0, blocks / 2}, nb[2] = {blocks / 2, blocks - blocks / 2};
-  F* work[2] = {static_cast<F*>(a.work), static_cast<F*>(a.work) + half_work_elems(chains)};
+  F* work[2] = {static_cast<F*>(a.work), static_cast<F*>(a.work) + half_work_elems(threads)};
   for (int h = 0; h < 2; ++h) {
     if (nb[h] == 0) continue;
     pair_forward_kernel<A, F, Src><<<nb[h], pair_block, 0, s>>>(src, a.src, a.off, a.buckets, b0[h], pre, tot);
     SZK_CHECK_LAUNCH();
     SZK_TRY(cudaEventRecord(side.fwd[h], s));
     SZK_TRY(cudaStreamWaitEvent(side.stream, side.fwd[h], 0));
-    F* half_tot = tot + size_t(b0[h]) * pair_block * pair_ilp<F>;
-    SZK_TRY(batch_inverse::invert_array(half_tot, size_t(nb[h]) * pair_block * pair_ilp<F>, work[h], side.stream));
+    F* half_tot = tot + size_t(b0[h]) * pair_block;
+    SZK_TRY(batch_inverse::invert_array(half_tot, size_t(nb[h]) * pair_block, work[h], side.stream));
     SZK_TRY(cudaEventRecord(side.tree[h], side.stream));
   }
   SZK_TRY(a.timer->mark(timer_t::affine_forward));
@@ -414,14 +372,11 @@ size_t affine_level_bound(size_t in, size_t buckets) {
   return out < in ? out : in;
 }
 
-size_t affine_work_elems(size_t chains) { return 2 * half_work_elems(chains); }
+size_t affine_work_elems(size_t threads) { return 2 * half_work_elems(threads); }
 
-// The chains of either curve's layout, at most: blocks of max_pair_ilp
-// chains per thread cover twice as many outputs, and rounding up to them
-// never gives fewer chains than one chain per thread does.
-size_t affine_pair_chains(size_t bound) {
-  const size_t per_block = size_t(pair_block) * max_pair_ilp * chain_len;
-  return (bound + per_block - 1) / per_block * pair_block * max_pair_ilp;
+size_t affine_pair_threads(size_t bound) {
+  const size_t per_block = size_t(pair_block) * pair_chunk;
+  return (bound + per_block - 1) / per_block * pair_block;
 }
 
 template <class C>

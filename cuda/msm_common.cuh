@@ -85,7 +85,7 @@ cudaError_t launch_accumulate_points(const typename C::affine_type* bases, const
 // Sizes: pts_a affine_level_bound(entries, buckets) points, pts_b the bound
 // of that, pre as many field elements as pts_b points (the running products
 // of the levels after the first; the first keeps them in pts_b), tot
-// affine_pair_chains(|pts_a|) field elements, work affine_work_elems(that
+// affine_pair_threads(|pts_a|) field elements, work affine_work_elems(that
 // many) (the trees of a level's two halves); counts/off buckets + 1 words,
 // scan_temp the ExclusiveSum temporary of buckets + 1 words.
 struct affine_levels_t {
@@ -108,8 +108,8 @@ struct affine_levels_t {
 cudaError_t launch_count_chunks(const uint64_t* start, const uint64_t* end, size_t buckets, unsigned K, unsigned chunk,
                                 uint32_t* counts, cudaStream_t s);
 size_t affine_level_bound(size_t in, size_t buckets);  // points out of a level of `in` points
-size_t affine_pair_chains(size_t bound);               // running products of a level of `bound` outputs
-size_t affine_work_elems(size_t chains);               // tree scratch of a level of that many
+size_t affine_pair_threads(size_t bound);              // threads of a level of `bound` outputs
+size_t affine_work_elems(size_t threads);              // tree scratch of a level of that many
 template <class C>
 cudaError_t run_affine_levels(const affine_levels_t& a, cudaStream_t s);
 

@@ -96,7 +96,7 @@ struct plan_t {
       p.aff_entries = std::min(p.entries, std::max(group_entries_affine, n));
       p.aff_a = affine_level_bound(p.aff_entries, p.buckets);
       p.aff_b = affine_level_bound(p.aff_a, p.buckets);
-      p.aff_tot = affine_pair_chains(p.aff_a);
+      p.aff_tot = affine_pair_threads(p.aff_a);
       p.aff_work = affine_work_elems(p.aff_tot);
     }
     p.sum_cap = window_sum_capacity(p.K, p.Wg);
