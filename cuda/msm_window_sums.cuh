@@ -19,7 +19,11 @@
 // latency of a dependent chain of point additions) and 3 per item above,
 // where L = 4; no scalar multiplication, and no level has fewer threads than
 // it has windows times its items, so no chain is longer than 2·L0 + log2(L0)
-// point operations.
+// point operations. The levels above 0 have few items (a window's 2^15 to
+// 2^19 buckets leave 2^13 to 2^16 after level 0, and each level a quarter),
+// so their chains' latency, not the multiplier, sets their time: each item
+// runs in four lanes that make a step's independent products at once
+// (point.cuh, add_lanes4 / dbl_lanes4).
 //   msm.cu runs these kernels over the curve's accumulation types (G1 with
 // its Fp products in line, dev_fp_fast_t). Over dev_fp_t, whose product is
 // an out-of-line call that writes its result through a reference, the G1
@@ -60,6 +64,12 @@ SZK_D X times_pow2(X p, unsigned log2l) {
     if (!p.is_infinity()) p = p.dbl();
   return p;
 }
+template <class X>
+SZK_D X times_pow2_lanes4(X p, unsigned log2l, unsigned lane) {
+  for (unsigned d = 0; d < log2l; ++d)
+    if (!p.is_infinity()) p = dbl_lanes4(p, lane);
+  return p;
+}
 
 // Level 0: thread (w, k) runs over buckets kL+1..kL+L of window w (bucket b
 // of window w is group bucket w·(K+1) + b; a bucket holds one partial or is
@@ -87,28 +97,34 @@ __global__ void __launch_bounds__(128)
   r_out[t] = times_pow2(run, log2l);
 }
 
-// A level above 0: m items per window in, m / L out (L divides m).
+// A level above 0: m items per window in, m / L out (L divides m). Output
+// item t runs in the four lanes 4t..4t+3 (a group never straddles the
+// bound: blocks are whole groups); lane 0 writes it.
 template <class X>
 __global__ void __launch_bounds__(128)
     window_sum_level_kernel(const X* a_in, const X* r_in, unsigned m, unsigned L, unsigned log2l, unsigned windows,
                             X* a_out, X* r_out, X* sums) {
   const unsigned items = m / L;
-  const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (t >= size_t(windows) * items) return;
+  const size_t g = blockIdx.x * size_t(blockDim.x) + threadIdx.x, t = g / 4;
+  const unsigned lane = unsigned(g % 4);
+  if (t >= size_t(windows) * items) return;  // the whole group of four
   const unsigned w = unsigned(t / items), k = unsigned(t % items);
   const size_t base = size_t(w) * m + size_t(k) * L;
   X run = X::infinity(), acc = X::infinity();
   for (unsigned i = L - 1; i >= 1; --i) {
-    run = run.add(r_in[base + i]);
-    acc = acc.add(run).add(a_in[base + i]);
+    run = add_lanes4(run, r_in[base + i], lane);
+    acc = add_lanes4(add_lanes4(acc, run, lane), a_in[base + i], lane);
   }
-  acc = acc.add(a_in[base]);
-  if (items == 1) {
-    sums[w] = acc;
+  acc = add_lanes4(acc, a_in[base], lane);
+  if (items == 1) {  // the same for every lane
+    if (lane == 0) sums[w] = acc;
     return;
   }
-  a_out[t] = acc;
-  r_out[t] = times_pow2(run.add(r_in[base]), log2l);
+  const X r = times_pow2_lanes4(add_lanes4(run, r_in[base], lane), log2l, lane);
+  if (lane == 0) {
+    a_out[t] = acc;
+    r_out[t] = r;
+  }
 }
 
 // Points of one level buffer for any group of at most `windows` windows
@@ -146,7 +162,7 @@ cudaError_t launch_window_sums(const X* parts, const uint32_t* off, unsigned K, 
   size_t out_cap = cap1;
   while (m > 1) {
     const unsigned L = m < window_sum_span ? m : window_sum_span;
-    window_sum_level_kernel<X><<<grid_for(size_t(windows) * (m / L), 128), 128, 0, s>>>(
+    window_sum_level_kernel<X><<<grid_for(4 * size_t(windows) * (m / L), 128), 128, 0, s>>>(
         in, in + in_cap, m, L, unsigned(std::countr_zero(L)), windows, out, out + out_cap, sums);
     SZK_CHECK_LAUNCH();
     m /= L;

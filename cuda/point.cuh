@@ -59,15 +59,18 @@ struct dev_xyzz_t {
 // all four, so no divergence), and the results are exchanged with
 // shuffles. dbl waits for 3 products instead of 9, add for 4 instead of
 // 14. Montgomery products are fully reduced, so the result is bit for bit
-// that of dbl() / add(); all four lanes return it. Lanes 0-3 must all call.
+// that of dbl() / add(); all four lanes return it. The four lanes are an
+// aligned group of a warp (lanes 4g..4g+3, `lane` = 0-3 within it); a warp
+// may run several groups, and all four lanes of a group must call.
 template <class F>
 SZK_D F lanes4_from(const F& v, int src) {
   static_assert(sizeof(F) % 4 == 0);
   F r;
   const auto* a = reinterpret_cast<const uint32_t*>(&v);
   auto* b = reinterpret_cast<uint32_t*>(&r);
+  const unsigned group = 0xfu << (threadIdx.x & 28u);  // this lane's group of four
 #pragma unroll
-  for (unsigned i = 0; i < sizeof(F) / 4; ++i) b[i] = __shfl_sync(0xfu, a[i], src);
+  for (unsigned i = 0; i < sizeof(F) / 4; ++i) b[i] = __shfl_sync(group, a[i], src, 4);
   return r;
 }
 
