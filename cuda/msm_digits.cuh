@@ -55,11 +55,12 @@ SZK_D void count_window_digits(const dev_fr_t& s, unsigned c, unsigned W, uint32
   }
 }
 
-// Adds a block's per-window counts (shared) to the grid's, one atomic per
-// window with a digit; every thread of the block calls it after a barrier.
-SZK_D void flush_window_counts(const uint32_t* counts, unsigned W, uint32_t* nonzero) {
-  for (unsigned w = threadIdx.x; w < W; w += blockDim.x)
-    if (counts[w]) atomicAdd(&nonzero[w], counts[w]);
+// Adds a block's k counters (shared: per window, per bit length) to the
+// grid's, one atomic per non-zero counter; every thread of the block calls
+// it after a barrier.
+SZK_D void flush_counts(const uint32_t* block_counts, unsigned k, uint32_t* grid_counts) {
+  for (unsigned j = threadIdx.x; j < k; j += blockDim.x)
+    if (block_counts[j]) atomicAdd(&grid_counts[j], block_counts[j]);
 }
 
 // Flags the live terms, counts each window's non-zero digits over them and,
@@ -88,10 +89,8 @@ __global__ void __launch_bounds__(256) live_kernel(const dev_fr_t* scalars, cons
     if (len && (threadIdx.x & 31) == unsigned(__ffs(peers) - 1)) atomicAdd(&bins[len], __popc(peers));
   }
   __syncthreads();
-  flush_window_counts(counts, W, nonzero);
-  if (lengths)
-    for (unsigned b = threadIdx.x; b < scalar_bits; b += blockDim.x)
-      if (bins[b]) atomicAdd(&lengths[b], bins[b]);
+  flush_counts(counts, W, nonzero);
+  if (lengths) flush_counts(bins, scalar_bits, lengths);
 }
 
 // The non-zero digits per window again, over the m live terms idx[0..m),
@@ -105,7 +104,7 @@ __global__ void __launch_bounds__(256)
   const dev_fr_t s = k < m ? scalars[idx[k]].from_mont() : dev_fr_t::zero();
   count_window_digits(s, c, W, counts);
   __syncthreads();
-  flush_window_counts(counts, W, nonzero);
+  flush_counts(counts, W, nonzero);
 }
 
 // ---- 1. digits ----
