@@ -409,11 +409,11 @@ TEST(components_api, a_gated_context_reports_its_gates_rules) {
 // and narrows its tasks to that GPU's workers, so every GPU_CHAIN task (CPU
 // and CUDA implementations) runs on a CUDA worker, one chain at a time per
 // device, while mct places the rest. DISABLED until it passes: on the H200
-// the invariants held and some chain tasks ran on the CUDA worker, but 19
-// ran on CPU workers (domain 0), although the report showed the CUDA
-// worker in every component's context and able to run the chain codelet
-// (docs/policies.md, "The component route"). The failure lists those
-// tasks.
+// the invariants held (one chain at a time), but part of the chain tasks
+// ran on CPU workers (domain 0), although the report showed the CUDA worker
+// in every component's context and able to run the chain codelet
+// (docs/policies.md, "The component route", has the counts). The failure
+// lists those tasks.
 TEST(components_gpu, DISABLED_chains_run_on_the_gpu_one_at_a_time) {
   setenv("STARZK_MEM_HEAVY_MAX", "2", 1);
   runtime::session_options_t o = session_for("starzk-modular-heft", 4);
