@@ -8,10 +8,18 @@
 //
 // Above a decision component the gate cannot know where the decision will
 // send a task, so it decides the domain itself and narrows the task to that
-// domain's workers through starpu_task::workerids (StarPU's own "run on
-// one of these workers"; every component and worker test honours it),
-// then puts the task's own list back when it ends. The decision component
-// still chooses among the domain's workers, and decides everything else.
+// domain's workers, then puts the task's own fields back when it ends. The
+// decision component still chooses among the domain's workers, and decides
+// everything else. Two fields narrow it:
+//   starpu_task::workerids  StarPU's own "run on one of these workers";
+//   starpu_task::where      the domain's kind of worker (CUDA or CPU).
+// Both are needed: StarPU 1.3's components ask "can this worker run it"
+// as starpu_worker_can_execute_task(...) ||
+// starpu_combined_worker_can_execute_task(...), and the second test, for a
+// plain worker, reads `where` but not `workerids`. With workerids alone a
+// chain task could reach any worker of any kind; with `where` as well it
+// stays on the domain's kind, and on its own GPU wherever StarPU honours
+// workerids (docs/policies.md, "The component route").
 // As in the engine's auto mode, a chain's tasks go to the GPUs when a CUDA
 // worker below can run them, else to the CPU workers.
 
@@ -40,7 +48,21 @@ struct worker_t {
   int id;
   unsigned domain;
   bool cuda;
+  std::int32_t where;  // the starpu_task::where bit of its kind (every bit for a kind not named here)
 };
+
+std::int32_t where_bit(starpu_worker_archtype type) {
+  switch (type) {
+    case STARPU_CPU_WORKER:
+      return static_cast<std::int32_t>(STARPU_CPU);
+    case STARPU_CUDA_WORKER:
+      return static_cast<std::int32_t>(STARPU_CUDA);
+    case STARPU_OPENCL_WORKER:
+      return static_cast<std::int32_t>(STARPU_OPENCL);
+    default:
+      return ~std::int32_t{0};
+  }
+}
 
 class gpu_lock_rule_t final : public gate_rule_t {
  public:
@@ -75,23 +97,30 @@ class gpu_lock_rule_t final : public gate_rule_t {
 
   void placed(starpu_task* task, unsigned domain, starpu_sched_component* target) override {
     // Narrow the task to the workers of its domain, unless every worker
-    // below that can run it is there already.
+    // below that can run it is there already: their ids, and the kinds of
+    // worker among them (a domain's workers share one memory node, so one
+    // kind in practice).
     std::vector<std::uint32_t> mask((STARPU_NMAXWORKERS + k_bits - 1) / k_bits, 0);
+    std::int32_t kinds = 0;
     bool narrower = false;
     for (const worker_t& w : able_workers(task, target)) {
-      if (w.domain == domain)
+      if (w.domain == domain) {
         mask[w.id / k_bits] |= std::uint32_t{1} << (w.id % k_bits);
-      else
+        kinds |= w.where;
+      } else {
         narrower = true;
+      }
     }
     if (!narrower) return;
     std::lock_guard<std::mutex> lk(mu_);
     saved_t& s = saved_[task];
     s.workerids = task->workerids;
     s.workerids_len = task->workerids_len;
+    s.where = task->where;
     s.mask = std::move(mask);
     task->workerids = s.mask.data();
     task->workerids_len = static_cast<unsigned>(s.mask.size());
+    task->where = task->where & kinds;  // never empty: the domain's workers can run the task
   }
 
   void unplaced(starpu_task* task) override {
@@ -100,6 +129,7 @@ class gpu_lock_rule_t final : public gate_rule_t {
     if (it == saved_.end()) return;
     task->workerids = it->second.workerids;
     task->workerids_len = it->second.workerids_len;
+    task->where = it->second.where;
     saved_.erase(it);
   }
 
@@ -118,6 +148,7 @@ class gpu_lock_rule_t final : public gate_rule_t {
   struct saved_t {
     std::uint32_t* workerids = nullptr;  // the task's own list, put back at its end
     unsigned workerids_len = 0;
+    std::int32_t where = 0;           // the task's own kinds of worker
     std::vector<std::uint32_t> mask;  // the list the gate set
   };
 
@@ -127,8 +158,9 @@ class gpu_lock_rule_t final : public gate_rule_t {
     for (int w = starpu_bitmap_first(target->workers_in_ctx); w != -1;
          w = starpu_bitmap_next(target->workers_in_ctx, w)) {
       if (w >= static_cast<int>(starpu_worker_get_count()) || !gate_can_run(w, task)) continue;
-      out.push_back({w, starpu_worker_get_memory_node(static_cast<unsigned>(w)),
-                     starpu_worker_get_type(w) == STARPU_CUDA_WORKER});
+      const starpu_worker_archtype type = starpu_worker_get_type(w);
+      out.push_back(
+          {w, starpu_worker_get_memory_node(static_cast<unsigned>(w)), type == STARPU_CUDA_WORKER, where_bit(type)});
     }
     return out;
   }

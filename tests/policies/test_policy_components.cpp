@@ -408,13 +408,12 @@ TEST(components_api, a_gated_context_reports_its_gates_rules) {
 // On a machine with CUDA workers: the lock gate gives each chain one GPU
 // and narrows its tasks to that GPU's workers, so every GPU_CHAIN task (CPU
 // and CUDA implementations) runs on a CUDA worker, one chain at a time per
-// device, while mct places the rest. DISABLED until it passes: on the H200
-// the invariants held (one chain at a time), but part of the chain tasks
-// ran on CPU workers (domain 0), although the report showed the CUDA worker
-// in every component's context and able to run the chain codelet
-// (docs/policies.md, "The component route", has the counts). The failure
-// lists those tasks.
-TEST(components_gpu, DISABLED_chains_run_on_the_gpu_one_at_a_time) {
+// device, while mct places the rest. Narrowing by starpu_task::workerids
+// alone let part of the chain tasks reach CPU workers, since one of
+// StarPU's two "can this worker run it" tests ignores that list; the gate
+// narrows `where` as well (component_gpu_lock.cpp). The failure lists the
+// tasks that ran off the GPU.
+TEST(components_gpu, chains_run_on_the_gpu_one_at_a_time) {
   setenv("STARZK_MEM_HEAVY_MAX", "2", 1);
   runtime::session_options_t o = session_for("starzk-modular-heft", 4);
   o.ncuda = -1;
