@@ -13,9 +13,14 @@
 //     after the prep_msm split (ones skipped) about a tenth. The same pass
 //     counts each window's non-zero digits (step 1's digits, one ballot per
 //     window and warp), and they come back with m: they size the sorts, the
-//     window groups and the batch-affine levels. With the window left to
-//     the model, the pass also counts the live scalars by bit length, and
-//     a window better suited to them replaces the model's (0b below).
+//     window groups and the batch-affine levels. The pass also counts the
+//     live scalars by bit length; with the window left to the model, a
+//     window better suited to them replaces the model's (0b below). Each
+//     live term is flagged short (fewer than c bits: no digit above
+//     window 0) or long, and where the long ones are few (at most n/16, a
+//     witness's ~1.4%) and some window above 0 is sparse, their indices are
+//     listed apart (0c), so that step 1 cuts those windows from the long
+//     scalars only instead of from every live term in every group.
 //  1. digits: each live scalar leaves Montgomery form (one Fr product) and is
 //     cut into W = ceil(256/c) signed c-bit digits d in [-2^(c-1), 2^(c-1)]
 //     (d > 2^(c-1) becomes d - 2^c with a carry into the next window; the top
@@ -175,9 +180,8 @@ cudaError_t msm(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t* d_s
   uint32_t* nonzero = b.live_count + 1;
   const bool choose = tune.window_bits == 0;
   SZK_TRY(cudaMemsetAsync(nonzero, 0, p.W * sizeof(uint32_t), s));
-  if (choose) SZK_TRY(cudaMemsetAsync(b.lengths, 0, scalar_bits * sizeof(uint32_t), s));
-  live_kernel<<<grid_for(n, 256), 256, 0, s>>>(scalars, d_skip, n, p.c, p.W, b.live, nonzero,
-                                               choose ? b.lengths : nullptr);
+  SZK_TRY(cudaMemsetAsync(b.lengths, 0, scalar_bits * sizeof(uint32_t), s));
+  live_kernel<<<grid_for(n, 256), 256, 0, s>>>(scalars, d_skip, n, p.c, p.W, b.live, nonzero, b.lengths);
   SZK_CHECK_LAUNCH();
   {
     size_t temp = p.select_temp;
@@ -187,7 +191,7 @@ cudaError_t msm(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t* d_s
   uint32_t counts[1 + max_windows] = {};  // m, then the non-zero digits per window
   uint32_t lengths[scalar_bits] = {};
   SZK_TRY(cudaMemcpyAsync(counts, b.live_count, (1 + p.W) * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
-  if (choose) SZK_TRY(cudaMemcpyAsync(lengths, b.lengths, sizeof lengths, cudaMemcpyDeviceToHost, s));
+  SZK_TRY(cudaMemcpyAsync(lengths, b.lengths, sizeof lengths, cudaMemcpyDeviceToHost, s));
   SZK_TRY(cudaStreamSynchronize(s));
   const size_t m = counts[0];
   if (m == 0) {
@@ -214,13 +218,29 @@ cudaError_t msm(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t* d_s
     p = q;
     b = bq;
     SZK_TRY(cudaMemsetAsync(nonzero, 0, p.W * sizeof(uint32_t), s));
-    count_kernel<<<grid_for(m, 256), 256, 0, s>>>(scalars, b.live_idx, m, p.c, p.W, nonzero);
+    count_kernel<<<grid_for(m, 256), 256, 0, s>>>(scalars, b.live_idx, m, p.c, p.W, b.live, nonzero);
     SZK_CHECK_LAUNCH();
     SZK_TRY(cudaMemcpyAsync(counts + 1, nonzero, p.W * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
     SZK_TRY(cudaStreamSynchronize(s));
     break;
   }
-  if (tune.profile) tune.profile->window_bits = p.c;
+  // 0c: the long live scalars (live_flag) listed apart, when the list has
+  // room and some window above 0 is compacted: those windows' digits are
+  // then cut from the long scalars only (step 1).
+  size_t m_long = 0;
+  for (unsigned t = p.c; t < scalar_bits; ++t) m_long += lengths[t];
+  bool sparse_above = false;
+  for (unsigned w = 1; w < p.W; ++w) sparse_above = sparse_above || compact_window(counts[1 + w], m);
+  const bool long_apart = sparse_above && m_long <= p.long_cap;
+  if (long_apart && m_long > 0) {
+    size_t temp = p.select_temp;
+    SZK_TRY(
+        cub::DeviceSelect::If(b.select_temp, temp, b.live_idx, b.long_idx, b.long_count, int(m), is_long_t{b.live}, s));
+  }
+  if (tune.profile) {
+    tune.profile->window_bits = p.c;
+    tune.profile->long_terms = long_apart ? unsigned(m_long) : 0;
+  }
   SZK_TRY(timer.mark(phase_timer_t::live));
 
   for (unsigned w0 = 0, gw = 0; w0 < p.W; w0 += gw) {
@@ -236,18 +256,29 @@ cudaError_t msm(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t* d_s
       ++gw;
     }
     const size_t entries = size_t(gw) * m, buckets = size_t(gw) * (p.K + 1);
-    // 1-2: digits, sort per window, run boundaries.
+    // 1-2: digits, sort per window, run boundaries. With the long list,
+    // the group's last windows from wl on (wl >= 1, every one compacted)
+    // are cut from the long scalars, the windows before wl from all live
+    // ones.
+    unsigned wl = w0 + gw;
+    while (long_apart && wl > w0 && wl > 1 && compact_window(counts[wl], m)) --wl;
     bool compact = false;
-    for (unsigned w = w0; w < w0 + gw; ++w) compact = compact || compact_window(counts[1 + w], m);
-    if (compact) {
-      SZK_TRY(cudaMemsetAsync(b.cursor, 0, gw * sizeof(uint32_t), s));
-      digits_kernel<true><<<grid_for(m, 256), 256, 0, s>>>(scalars, b.live_idx, m, p.c, w0, w0 + gw, nonzero, b.cursor,
-                                                           b.keys_in, b.vals_in);
-    } else {
-      digits_kernel<false><<<grid_for(m, 256), 256, 0, s>>>(scalars, b.live_idx, m, p.c, w0, w0 + gw, nonzero, b.cursor,
-                                                            b.keys_in, b.vals_in);
+    for (unsigned w = w0; w < wl; ++w) compact = compact || compact_window(counts[1 + w], m);
+    if (compact || wl < w0 + gw) SZK_TRY(cudaMemsetAsync(b.cursor, 0, gw * sizeof(uint32_t), s));
+    if (wl > w0) {
+      if (compact)
+        digits_kernel<true><<<grid_for(m, 256), 256, 0, s>>>(scalars, b.live_idx, m, m, p.c, w0, w0, wl, nonzero,
+                                                             b.cursor, b.keys_in, b.vals_in);
+      else
+        digits_kernel<false><<<grid_for(m, 256), 256, 0, s>>>(scalars, b.live_idx, m, m, p.c, w0, w0, wl, nonzero,
+                                                              b.cursor, b.keys_in, b.vals_in);
+      SZK_CHECK_LAUNCH();
     }
-    SZK_CHECK_LAUNCH();
+    if (wl < w0 + gw && m_long > 0) {
+      digits_kernel<true><<<grid_for(m_long, 256), 256, 0, s>>>(scalars, b.long_idx, m_long, m, p.c, w0, wl, w0 + gw,
+                                                                nonzero, b.cursor, b.keys_in, b.vals_in);
+      SZK_CHECK_LAUNCH();
+    }
     SZK_TRY(timer.mark(phase_timer_t::digits));
     for (unsigned w = 0; w < gw; ++w) {
       size_t temp = p.sort_temp;

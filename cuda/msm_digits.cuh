@@ -63,9 +63,10 @@ SZK_D void flush_counts(const uint32_t* block_counts, unsigned k, uint32_t* grid
     if (block_counts[j]) atomicAdd(&grid_counts[j], block_counts[j]);
 }
 
-// Flags the live terms, counts each window's non-zero digits over them and,
-// where lengths is given, the live scalars per bit length (scalar_bits
-// bins, for plan_t::data_window).
+// Flags the live terms (live_flag: short or long for the window c, 0 for
+// dead ones), counts each window's non-zero digits over them and the live
+// scalars per bit length (scalar_bits bins: the long ones' count, and
+// plan_t::data_window).
 __global__ void __launch_bounds__(256) live_kernel(const dev_fr_t* scalars, const uint32_t* skip, size_t n, unsigned c,
                                                    unsigned W, uint8_t* live, uint32_t* nonzero, uint32_t* lengths) {
   __shared__ uint32_t counts[max_windows];
@@ -78,63 +79,66 @@ __global__ void __launch_bounds__(256) live_kernel(const dev_fr_t* scalars, cons
   if (i < n) {
     const bool skipped = skip && ((skip[i >> 5] >> (i & 31)) & 1);
     is_live = !skipped && !scalars[i].is_zero();
-    live[i] = is_live;
   }
   // Every lane runs the windows and the length vote.
   const dev_fr_t s = is_live ? scalars[i].from_mont() : dev_fr_t::zero();
+  const unsigned len = bit_length(s);  // 0: no live term
+  if (i < n) live[i] = is_live ? live_flag(len, c) : 0;
   count_window_digits(s, c, W, counts);
-  if (lengths) {
-    const unsigned len = bit_length(s);  // 0: no live term
-    const unsigned peers = __match_any_sync(0xffffffffu, len);
-    if (len && (threadIdx.x & 31) == unsigned(__ffs(peers) - 1)) atomicAdd(&bins[len], __popc(peers));
-  }
+  const unsigned peers = __match_any_sync(0xffffffffu, len);
+  if (len && (threadIdx.x & 31) == unsigned(__ffs(peers) - 1)) atomicAdd(&bins[len], __popc(peers));
   __syncthreads();
   flush_counts(counts, W, nonzero);
-  if (lengths) flush_counts(bins, scalar_bits, lengths);
+  flush_counts(bins, scalar_bits, lengths);
 }
 
 // The non-zero digits per window again, over the m live terms idx[0..m),
-// for a window chosen after step 0 (plan_t::data_window).
-__global__ void __launch_bounds__(256)
-    count_kernel(const dev_fr_t* scalars, const uint32_t* idx, size_t m, unsigned c, unsigned W, uint32_t* nonzero) {
+// for a window chosen after step 0 (plan_t::data_window), and the live
+// terms' flags for that window.
+__global__ void __launch_bounds__(256) count_kernel(const dev_fr_t* scalars, const uint32_t* idx, size_t m, unsigned c,
+                                                    unsigned W, uint8_t* live, uint32_t* nonzero) {
   __shared__ uint32_t counts[max_windows];
   for (unsigned w = threadIdx.x; w < W; w += blockDim.x) counts[w] = 0;
   __syncthreads();
   const size_t k = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   const dev_fr_t s = k < m ? scalars[idx[k]].from_mont() : dev_fr_t::zero();
+  if (k < m) live[idx[k]] = live_flag(bit_length(s), c);
   count_window_digits(s, c, W, counts);
   __syncthreads();
   flush_counts(counts, W, nonzero);
 }
 
 // ---- 1. digits ----
-// Live term k (point idx[k]); window w of the group [w0, w1) is stored from
-// (w - w0)·m on: at k, or, in a compacted window (compact_window over
-// nonzero[w]), its non-zero digits only, at places taken from cursor[w - w0]
-// (zero before the launch) one block at a time. Order within a window is
-// free: the sort orders by key, and a bucket's sum does not depend on the
-// order of its points. Compact = false (no window of the group compacted,
-// as with random scalars) is the plain loop: no test, barrier or shared
-// array.
+// Term k of idx[0..count) (a point index); the windows [wa, wb) of the
+// group that starts at window wg are written, window w from (w - wg)·m on:
+// at k, or, in a compacted window (compact_window over nonzero[w]), its
+// non-zero digits only, at places taken from cursor[w - wg] (zero before
+// the group's launches) one block at a time. idx is the live list (count =
+// m), or, for windows wa >= 1 that are all compacted, the long list
+// (step 0c): a short scalar has no non-zero digit there. Order within a
+// window is free: the sort orders by key, and a bucket's sum does not
+// depend on the order of its points. Compact = false (no window written
+// compacted, as with random scalars) is the plain loop: no test, barrier
+// or shared array.
 template <bool Compact>
 __global__ void __launch_bounds__(256)
-    digits_kernel(const dev_fr_t* scalars, const uint32_t* idx, size_t m, unsigned c, unsigned w0, unsigned w1,
-                  const uint32_t* nonzero, uint32_t* cursor, uint32_t* keys, uint32_t* vals) {
+    digits_kernel(const dev_fr_t* scalars, const uint32_t* idx, size_t count, size_t m, unsigned c, unsigned wg,
+                  unsigned wa, unsigned wb, const uint32_t* nonzero, uint32_t* cursor, uint32_t* keys, uint32_t* vals) {
   constexpr unsigned warps = 256 / 32;
   __shared__ uint32_t warp_base[warps + 1];  // the block's base last
   const size_t k = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  const bool in = k < m;  // with Compact every thread stays for the block's barriers
+  const bool in = k < count;  // with Compact every thread stays for the block's barriers
   if (!Compact && !in) return;
   const uint32_t i = in ? idx[k] : 0;
   const dev_fr_t s = in ? scalars[i].from_mont() : dev_fr_t::zero();
   const unsigned lane = threadIdx.x & 31, warp = threadIdx.x / 32;
   uint32_t carry = 0;
-  for (unsigned w = 0; w < w1; ++w) {
+  for (unsigned w = 0; w < wb; ++w) {
     uint32_t sign;
     const uint32_t key = signed_digit(s, w, c, carry, &sign);
-    if (w < w0) continue;
-    uint32_t* kw = keys + (w - w0) * m;
-    uint32_t* vw = vals + (w - w0) * m;
+    if (w < wa) continue;
+    uint32_t* kw = keys + (w - wg) * m;
+    uint32_t* vw = vals + (w - wg) * m;
     if (!Compact || !compact_window(nonzero[w], m)) {  // the same for the whole grid
       if (in) {
         kw[k] = key;
@@ -152,7 +156,7 @@ __global__ void __launch_bounds__(256)
         warp_base[j] = sum;
         sum += v;
       }
-      warp_base[warps] = sum ? atomicAdd(&cursor[w - w0], sum) : 0;
+      warp_base[warps] = sum ? atomicAdd(&cursor[w - wg], sum) : 0;
     }
     __syncthreads();
     if (key != 0) {

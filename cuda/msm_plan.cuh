@@ -43,6 +43,23 @@ constexpr unsigned scalar_bits = 256;
 // narrower window than the XYZZ additions do (docs/benchmarks.md, "The
 // MSM window from the scalars").
 constexpr double data_window_gain = 0.9;
+// Step 0's flag per term: dead (zero scalar or skipped), short (fewer than
+// c bits, so every digit above window 0 is zero, with no carry into
+// window 1) or long (c bits or more). Both host and device call a scalar of
+// len bits long by long_flag, so the host counts the long ones from the
+// bit-length census.
+constexpr uint8_t live_short = 1, live_long = 2;
+SZK_HD uint8_t live_flag(unsigned len, unsigned c) { return len >= c ? live_long : live_short; }
+// The long live scalars are listed apart (step 0c) when at most
+// n / long_list_share of them: a witness has about n / 70, random scalars
+// are all long and keep one pass.
+constexpr size_t long_list_share = 16;
+// The select predicate of step 0c: the point indices of the live list whose
+// flag is long.
+struct is_long_t {
+  const uint8_t* live;
+  SZK_D bool operator()(uint32_t i) const { return live[i] == live_long; }
+};
 
 struct plan_t {
   size_t n;
@@ -52,6 +69,7 @@ struct plan_t {
   size_t entries;                            // Wg·n
   size_t bound[32];                          // upper bound of the partial count per level
   size_t sort_temp, scan_temp, select_temp;  // CUB temporary storage
+  size_t long_cap;                           // the long list's room (step 0c)
   bool affine;                               // scratch for batch-affine levels
   size_t aff_entries;                        // non-zero digits per group they can take
   size_t aff_a, aff_b, aff_tot, aff_work;    // their sizes (points, field elements)
@@ -117,6 +135,11 @@ struct plan_t {
     p.select_temp = 0;
     cub::DeviceSelect::Flagged(nullptr, p.select_temp, thrust::counting_iterator<uint32_t>(0), (const uint8_t*)nullptr,
                                (uint32_t*)nullptr, (uint32_t*)nullptr, int(n));
+    size_t long_temp = 0;
+    cub::DeviceSelect::If(nullptr, long_temp, (const uint32_t*)nullptr, (uint32_t*)nullptr, (uint32_t*)nullptr, int(n),
+                          is_long_t{nullptr});
+    p.select_temp = std::max(p.select_temp, long_temp);
+    p.long_cap = n / long_list_share;
     return p;
   }
 
@@ -179,6 +202,7 @@ struct buffers_t {
   uint32_t *keys_in, *vals_in, *keys_out, *vals_out;
   uint8_t* live;
   uint32_t *live_idx, *live_count, *lengths, *cursor;
+  uint32_t *long_idx, *long_count;  // step 0c: the long live scalars' point indices
   void* sort_temp;
   void* scan_temp;
   void* select_temp;
@@ -197,7 +221,7 @@ struct buffers_t {
   // partials and the window-sum levels), so the scratch holds the largest
   // of the three instead of their sum. The rest crosses phases: the unsorted
   // keys (A's sources) and values (A's and X's identity), the sorted values
-  // (A's level 0, or X without levels), the live indices (every group),
+  // (A's level 0, or X without levels), the live and long indices (every group),
   // the digit counts and cursors, the bucket bounds and counts, the affine
   // point arrays (A, then X). Step 0's results come first, at places that
   // depend on n only, so that a plan made again for another window
@@ -208,6 +232,8 @@ struct buffers_t {
     b.live_idx = cv.take<uint32_t>(p.n);
     b.live_count = cv.take<uint32_t>(1 + max_windows);  // m, then non-zero digits per window
     b.lengths = cv.take<uint32_t>(scalar_bits);         // live scalars per bit length
+    b.long_idx = cv.take<uint32_t>(p.long_cap);
+    b.long_count = cv.take<uint32_t>(1);
     b.keys_in = cv.take<uint32_t>(p.entries);
     b.vals_in = cv.take<uint32_t>(p.entries);
     b.vals_out = cv.take<uint32_t>(p.entries);

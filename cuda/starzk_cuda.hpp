@@ -138,6 +138,7 @@ struct msm_profile_t {
   double horner = 0;             // 5: the windows combined
   unsigned calls = 0;
   unsigned window_bits = 0;  // the window c of the last call with live terms (msm.cu: the model's or the scalars')
+  unsigned long_terms = 0;   // the long scalars of that call listed apart (msm.cu step 0c; 0: none listed)
   double total() const { return live + digits + sort + affine + accumulate + fold + window_sums + horner; }
 };
 struct msm_tuning_t {

@@ -9,6 +9,8 @@
 //   - one window per digit group (group_windows), and groups of five;
 //   - the window taken from the scalars' bit lengths (a witness's mix
 //     narrower than the model's, random scalars and a fixed window not);
+//   - the long scalars listed apart for the windows above 0 (at the list's
+//     room and past it, none, boundary values, groups, levels);
 //   - the batch-affine levels forced on both curves (few, many, more than
 //     the runs are long; repeated and opposite bases, so the level pairs
 //     meet doublings and P + (-P); O among the bases);
@@ -184,6 +186,87 @@ TYPED_TEST(CudaMsmCurve, WindowFromTheScalars) {
   msm_tuning_t fixed;
   fixed.window_bits = model;
   check_window_choice<P>(rng, witness, roomy, fixed, model, window_is_t::model);
+}
+
+// The long scalars listed apart (msm.cu step 0c): a live scalar of c bits
+// or more is long, and where at most n/16 are and a window above 0 is
+// sparse, those windows' digits are cut from the long ones only. Exactly
+// n/16 long scalars are listed and n/16 + 1 are not (the profile's
+// long_terms says which), none at all leaves the upper windows empty; the
+// long values include 2^(c-1) (long, yet no digit above window 0),
+// 2^(c-1) + 1 (a carry into window 1), 2^c - 1, 2^c and r - 1, the short
+// ones 0, 1 and values up to 2^(c-1) - 1. One window per group, groups of
+// three, batch-affine levels, and the model's window on a witness's mix
+// (its flags rewritten for a narrower window, 0b). Every call's point
+// against the host Pippenger.
+template <class P>
+void check_long_apart(std::mt19937_64& rng, const std::vector<fr_t>& s, const msm_tuning_t& tune,
+                      unsigned want_listed) {
+  const size_t n = s.size();
+  const auto bases = make_bases<P>(rng, n, 4096);
+  msm_profile_t prof;
+  msm_tuning_t t = tune;
+  t.profile = &prof;
+  const xyzz_t<P> got = msm_host<P>(bases, s, t);
+  EXPECT_TRUE(same<P>(got, msm_pippenger<P>(std::span<const affine_t<P>>(bases), s)))
+      << P::name << " n=" << n << " c=" << prof.window_bits << " group_windows=" << tune.group_windows;
+  EXPECT_EQ(prof.long_terms, want_listed) << P::name << " c=" << prof.window_bits;
+}
+
+// n scalars of c-bit windows: n_long long ones at distinct places, the
+// rest short (half 0, half 1, a tenth other values below 2^(c-1)).
+inline std::vector<fr_t> long_and_short(std::mt19937_64& rng, size_t n, size_t n_long, unsigned c) {
+  std::vector<fr_t> s(n);
+  const uint64_t half = uint64_t(1) << (c - 1);
+  for (auto& x : s) {
+    const unsigned u = unsigned(rng() % 20);
+    x = u < 9 ? fr_t::zero() : u < 18 ? fr_t::one() : fr_t::from_u64(2 + rng() % (half - 2));
+  }
+  std::vector<size_t> at(n);
+  for (size_t i = 0; i < n; ++i) at[i] = i;
+  std::shuffle(at.begin(), at.end(), rng);
+  const fr_t longs[] = {fr_t::from_u64(half), fr_t::from_u64(half + 1), fr_t::from_u64(2 * half - 1),
+                        fr_t::from_u64(2 * half), -fr_t::one()};
+  for (size_t k = 0; k < n_long; ++k) s[at[k]] = k % 6 < 5 ? longs[k % 6] : fr_t::random(rng);
+  return s;
+}
+
+TYPED_TEST(CudaMsmCurve, LongScalarsListedApart) {
+  SZK_REQUIRE_GPU();
+  using P = TypeParam;
+  auto rng = seeded_rng();
+  const size_t n = (size_t(1) << 14) + 3, cap = n / 16;
+  const unsigned c = 10;
+  msm_tuning_t t{c, 32, 128};
+  check_long_apart<P>(rng, long_and_short(rng, n, cap, c), t, unsigned(cap));
+  check_long_apart<P>(rng, long_and_short(rng, n, cap + 1, c), t, 0);
+  check_long_apart<P>(rng, long_and_short(rng, n, 0, c), t, 0);
+  for (unsigned group : {1u, 3u}) {
+    msm_tuning_t g = t;
+    g.group_windows = group;
+    check_long_apart<P>(rng, long_and_short(rng, n, 700, c), g, 700);
+  }
+  msm_tuning_t levels = t;
+  levels.affine_levels = 2;
+  check_long_apart<P>(rng, long_and_short(rng, n, 700, c), levels, 700);
+  // The model's window on a witness's mix: the long ones are those of at
+  // least the window the call took.
+  std::vector<fr_t> witness(n);
+  for (auto& x : witness) {
+    const unsigned u = unsigned(rng() % 1000);
+    x = u < 493 ? fr_t::zero() : u < 986 ? fr_t::one() : fr_t::random(rng);
+  }
+  const auto bases = make_bases<P>(rng, n, 4096);
+  msm_profile_t prof;
+  msm_tuning_t model;
+  model.profile = &prof;
+  EXPECT_TRUE(
+      same<P>(msm_host<P>(bases, witness, model), msm_pippenger<P>(std::span<const affine_t<P>>(bases), witness)))
+      << P::name;
+  unsigned longer = 0;
+  for (const fr_t& x : witness) longer += limbs::bit_length(x.to_canonical()) >= prof.window_bits;
+  EXPECT_GT(longer, 0u);
+  EXPECT_EQ(prof.long_terms, longer) << P::name << " c=" << prof.window_bits;
 }
 
 TYPED_TEST(CudaMsmCurve, BatchAffineLevels) {
