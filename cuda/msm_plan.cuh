@@ -45,9 +45,9 @@ constexpr unsigned scalar_bits = 256;
 constexpr double data_window_gain = 0.9;
 // Step 0's flag per term: dead (zero scalar or skipped), short (fewer than
 // c bits, so every digit above window 0 is zero, with no carry into
-// window 1) or long (c bits or more). Both host and device call a scalar of
-// len bits long by long_flag, so the host counts the long ones from the
-// bit-length census.
+// window 1) or long (c bits or more). Host and device both classify a
+// scalar of len bits by live_flag, so the host counts the long ones from
+// the bit-length census.
 constexpr uint8_t live_short = 1, live_long = 2;
 SZK_HD uint8_t live_flag(unsigned len, unsigned c) { return len >= c ? live_long : live_short; }
 // The long live scalars are listed apart (step 0c) when at most
