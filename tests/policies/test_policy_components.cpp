@@ -10,7 +10,8 @@
 // eager tree without the lock gate interleaves chains, with its memory
 // gate switched off (STARZK_MEM_INTERLOCK=0) breaks the cap, and without a
 // free gate overlaps DEALLOC tasks. A chain without is_last is reported
-// and released by the lock gate, not hung. Last, the C API: the rules a
+// and released by the lock gate, not hung. StarPU's placement tests
+// honour a task's `where`, which the lock gate narrows. Last, the C API: the rules a
 // gated context reports, and the refusals of
 // starzk_component_gates_above_root.
 
@@ -18,9 +19,11 @@
 
 #include <starpu.h>
 #include <starpu_sched_component.h>
+#include <starpu_scheduler.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -403,6 +406,42 @@ TEST(components_api, a_gated_context_reports_its_gates_rules) {
   runtime::starpu_session plain(session_for("modular-heft", 2));
   starzk_policy_config cfg{};
   EXPECT_EQ(starzk_policy_get_config(0, &cfg), -1);
+}
+
+// What the GPU lock gate's placement relies on in StarPU 1.3
+// (policies/component_gpu_lock.cpp): StarPU's components ask "can this
+// worker run the task" as starpu_worker_can_execute_task(...) ||
+// starpu_combined_worker_can_execute_task(...). Both refuse a worker whose
+// kind the task's `where` leaves out, so narrowing `where` holds; the
+// worker list (workerids) is honoured by the first only, so narrowing it
+// alone does not. Should a StarPU honour the list in both, the second
+// expectation fails and the gate's comment is due for a change.
+TEST(components_starpu, where_narrows_both_placement_tests) {
+  runtime::starpu_session session(test::cpu_session("modular-heft", 2));
+  int workers[2];
+  ASSERT_EQ(starpu_worker_get_ids_by_type(STARPU_CPU_WORKER, workers, 2), 2);
+  starpu_codelet cl;
+  starpu_codelet_init(&cl);
+  cl.cpu_funcs[0] = +[](void*[], void*) {};
+  cl.nbuffers = 0;
+  starpu_task probe;  // never submitted
+  starpu_task_init(&probe);
+  probe.cl = &cl;
+  const auto w0 = unsigned(workers[0]);
+  probe.where = static_cast<std::int32_t>(STARPU_CPU);
+  EXPECT_NE(starpu_worker_can_execute_task(w0, &probe, 0), 0);
+  EXPECT_NE(starpu_combined_worker_can_execute_task(w0, &probe, 0), 0);
+  probe.where = static_cast<std::int32_t>(STARPU_CUDA);
+  EXPECT_EQ(starpu_worker_can_execute_task(w0, &probe, 0), 0);
+  EXPECT_EQ(starpu_combined_worker_can_execute_task(w0, &probe, 0), 0);
+  probe.where = static_cast<std::int32_t>(STARPU_CPU);
+  std::uint32_t only_second = std::uint32_t{1} << workers[1];
+  probe.workerids = &only_second;
+  probe.workerids_len = 1;
+  EXPECT_EQ(starpu_worker_can_execute_task(w0, &probe, 0), 0);
+  EXPECT_NE(starpu_combined_worker_can_execute_task(w0, &probe, 0), 0)
+      << "this StarPU honours workerids in both tests: the gate could narrow by the list alone";
+  starpu_task_clean(&probe);
 }
 
 // On a machine with CUDA workers: the lock gate gives each chain one GPU
