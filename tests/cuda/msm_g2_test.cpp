@@ -214,7 +214,7 @@ void check_long_apart(std::mt19937_64& rng, const std::vector<fr_t>& s, const ms
 }
 
 // n scalars of c-bit windows: n_long long ones at distinct places, the
-// rest short (half 0, half 1, a tenth other values below 2^(c-1)).
+// rest short (45% 0, 45% 1, 10% other values in [2, 2^(c-1))).
 inline std::vector<fr_t> long_and_short(std::mt19937_64& rng, size_t n, size_t n_long, unsigned c) {
   std::vector<fr_t> s(n);
   const uint64_t half = uint64_t(1) << (c - 1);

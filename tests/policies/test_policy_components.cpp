@@ -11,8 +11,8 @@
 // gate switched off (STARZK_MEM_INTERLOCK=0) breaks the cap, and without a
 // free gate overlaps DEALLOC tasks. A chain without is_last is reported
 // and released by the lock gate, not hung. StarPU's placement tests
-// honour a task's `where`, which the lock gate narrows. Last, the C API: the rules a
-// gated context reports, and the refusals of
+// honour a task's `where`, which the lock gate narrows. Last, the C API:
+// the rules a gated context reports, and the refusals of
 // starzk_component_gates_above_root.
 
 #include <gtest/gtest.h>
