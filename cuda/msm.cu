@@ -52,7 +52,9 @@
 //     running sums (msm_window_sums.cuh): level 0 runs the running-sum
 //     trick over L0 buckets per thread, each level above folds 4 items
 //     into one, ~2 additions per bucket in all and no chain longer than
-//     ~2·L0 point operations.
+//     ~2·L0 point operations. The levels above 0, short chains over few
+//     items (latency), run on a second stream beside the next group's
+//     steps 1-3; their buffers are kept apart from every phase's arrays.
 //  5. windows: Horner, G = sum_w 2^(c w) G_w: c doublings (dbl-2008-s-1) per
 //     window, in four lanes that share each step's products (point.cuh).
 // Steps 1-4 run for a group of windows at a time (at most 2^28 entries, so
@@ -243,6 +245,9 @@ cudaError_t msm(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t* d_s
   }
   SZK_TRY(timer.mark(phase_timer_t::live));
 
+  // Step 4's levels above 0 of a group run beside the next group's steps
+  // 1-3 (msm_window_sums.cuh).
+  window_sums_side_t side;
   for (unsigned w0 = 0, gw = 0; w0 < p.W; w0 += gw) {
     // Windows in this group: up to Wg, and with batch-affine levels no more
     // non-zero digits than their arrays take (a boolean-heavy witness has
@@ -341,7 +346,7 @@ cudaError_t msm(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t* d_s
     // Fp products in line, as the level-1 loop and Horner; same bytes).
     using XA = typename C::acc_xyzz_type;
     SZK_TRY(launch_window_sums<XA>(reinterpret_cast<const XA*>(parts), off, p.K, gw, reinterpret_cast<XA*>(b.sums),
-                                   p.sum_cap, reinterpret_cast<XA*>(b.windows + w0), timer, s));
+                                   p.sum_cap, reinterpret_cast<XA*>(b.windows + w0), timer, s, &side, w0 + gw < p.W));
     SZK_TRY(timer.mark(phase_timer_t::window_sums));
   }
   // 5: Horner over all windows: a chain of ~c·W doublings, so latency, not
@@ -350,6 +355,7 @@ cudaError_t msm(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t* d_s
   // in-line Fp products (G1) had earlier taken it from 2.64 to 2.27 ms at
   // c = 16 on the H200.
   using XF = typename C::acc_xyzz_type;  // same bytes as X
+  SZK_TRY(side.join(s));
   horner_kernel<<<1, 32, 0, s>>>(reinterpret_cast<const XF*>(b.windows), p.W, p.c, reinterpret_cast<XF*>(result));
   SZK_CHECK_LAUNCH();
   SZK_TRY(timer.mark(phase_timer_t::horner));

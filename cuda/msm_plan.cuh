@@ -211,19 +211,21 @@ struct buffers_t {
   X *part_a, *part_b, *sums, *windows;
   void *pts_a, *pts_b, *pre, *tot, *work;  // batch-affine levels (plan_t::affine)
 
-  // The arrays live in three phases that never overlap in time, every
-  // launch being on one stream (the affine trees' side stream is joined
-  // before the levels return): S, step 0 and each group's digits, sort and
-  // run bounds; A, the batch-affine levels; X, the XYZZ accumulation, its
-  // folding and the window sums. What only one phase reads or writes shares
-  // one region (S: the live flags, the select and sort temporaries, the
-  // sorted keys; A: the running products and inversion trees; X: the
-  // partials and the window-sum levels), so the scratch holds the largest
-  // of the three instead of their sum. The rest crosses phases: the unsorted
-  // keys (A's sources) and values (A's and X's identity), the sorted values
-  // (A's level 0, or X without levels), the live and long indices (every group),
+  // The arrays live in three phases that never overlap in time on the
+  // call's stream (the affine trees' side stream is joined before the
+  // levels return): S, step 0 and each group's digits, sort and run
+  // bounds; A, the batch-affine levels; X, the XYZZ accumulation, its
+  // folding and the window sums' level 0. What only one phase reads or
+  // writes shares one region (S: the live flags, the select and sort
+  // temporaries, the sorted keys; A: the running products and inversion
+  // trees; X: the partials), so the scratch holds the largest of the three
+  // instead of their sum. The rest crosses phases: the unsorted keys (A's
+  // sources) and values (A's and X's identity), the sorted values (A's
+  // level 0, or X without levels), the live and long indices (every group),
   // the digit counts and cursors, the bucket bounds and counts, the affine
-  // point arrays (A, then X). Step 0's results come first, at places that
+  // point arrays (A, then X), and the window-sum levels (their levels above
+  // 0 run on a second stream beside the next group's S, A and X phases,
+  // msm_window_sums.cuh). Step 0's results come first, at places that
   // depend on n only, so that a plan made again for another window
   // (data_window) finds them where the first plan's step 0 left them.
   static buffers_t carve(carve_t& cv, const plan_t& p) {
@@ -245,6 +247,7 @@ struct buffers_t {
     b.off_a = cv.take<uint32_t>(p.buckets + 1);
     b.off_b = cv.take<uint32_t>(p.buckets + 1);
     b.windows = cv.take<X>(p.W);
+    b.sums = cv.take<X>(window_sum_points(p.sum_cap));  // read by a group's levels above 0 beside the next group
     if (p.affine) {
       b.pts_a = cv.take<A>(2 * p.aff_a);
       b.pts_b = cv.take<A>(2 * p.aff_b);
@@ -263,7 +266,6 @@ struct buffers_t {
     for (unsigned l = 0; l < p.levels; ++l) (l % 2 == 0 ? ma : mb) = std::max(l % 2 == 0 ? ma : mb, p.bound[l]);
     b.part_a = cv.take<X>(ma);
     b.part_b = cv.take<X>(mb == 0 ? 1 : mb);
-    b.sums = cv.take<X>(window_sum_points(p.sum_cap));
     top = std::max(top, cv.used);
     // A
     if (p.affine) {

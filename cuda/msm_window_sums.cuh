@@ -140,20 +140,77 @@ inline size_t window_sum_capacity(unsigned K, unsigned windows) {
 // ping-pong with).
 inline size_t window_sum_points(size_t cap) { return 2 * cap + 2 * std::max<size_t>(1, cap / window_sum_span); }
 
+// The second stream of the levels above 0. Those levels are chains of point
+// operations over few items, so their time is latency, a few ms per MSM
+// paid once per window group; on this stream (created with the highest
+// priority, so that its few blocks take SM slots as soon as any free up)
+// they run beside the next group's digits, sort and accumulation. The level
+// buffers are the group's (the caller keeps them apart from every other
+// phase's arrays), so the next group's level 0, which writes them, waits
+// for them first (join).
+class window_sums_side_t {
+ public:
+  window_sums_side_t() = default;
+  window_sums_side_t(const window_sums_side_t&) = delete;
+  window_sums_side_t& operator=(const window_sums_side_t&) = delete;
+  ~window_sums_side_t() {
+    for (cudaEvent_t e : {first_, done_})
+      if (e) cudaEventDestroy(e);
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+  // Hands the levels above the level 0 just launched on s to the side
+  // stream (created on first use); returns the stream they go on.
+  cudaError_t fork(cudaStream_t s, cudaStream_t& upper) {
+    if (!stream_) {
+      int least = 0, greatest = 0;
+      SZK_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+      SZK_TRY(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, greatest));
+      SZK_TRY(cudaEventCreateWithFlags(&first_, cudaEventDisableTiming));
+      SZK_TRY(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
+    }
+    SZK_TRY(cudaEventRecord(first_, s));
+    SZK_TRY(cudaStreamWaitEvent(stream_, first_, 0));
+    upper = stream_;
+    return cudaSuccess;
+  }
+  cudaError_t forked_done() {
+    pending_ = true;
+    return cudaEventRecord(done_, stream_);
+  }
+  // Stream s waits for the side's last levels (if any are pending).
+  cudaError_t join(cudaStream_t s) {
+    if (!pending_) return cudaSuccess;
+    pending_ = false;
+    return cudaStreamWaitEvent(s, done_, 0);
+  }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t first_ = nullptr, done_ = nullptr;
+  bool pending_ = false;
+};
+
 // The window sums of `windows` windows of K buckets each into sums[0..windows),
 // with scratch of window_sum_points(cap) points, cap >= window_sum_items(K, windows);
-// the timer marks the end of level 0.
+// the timer marks the end of level 0. With a side, level 0 first waits for
+// the side's pending levels (they read the same scratch), and with `fork`
+// (another group follows) the levels above 0 go on the side stream; the
+// caller joins it before it reads sums.
 template <class X>
 cudaError_t launch_window_sums(const X* parts, const uint32_t* off, unsigned K, unsigned windows, X* scratch,
-                               size_t cap, X* sums, phase_timer_t& timer, cudaStream_t s) {
+                               size_t cap, X* sums, phase_timer_t& timer, cudaStream_t s,
+                               window_sums_side_t* side = nullptr, bool fork = false) {
   if (window_sum_items(K, windows) > cap) return cudaErrorInvalidValue;
   const unsigned L0 = window_sum_first_span(K, windows);
   const size_t cap1 = std::max<size_t>(1, cap / window_sum_span);
   unsigned m = K / L0;  // items per window after the level
+  if (side) SZK_TRY(side->join(s));
   window_sum_level0_kernel<X><<<grid_for(size_t(windows) * m, 128), 128, 0, s>>>(
       parts, off, K, L0, unsigned(std::countr_zero(L0)), windows, scratch, scratch + cap, sums);
   SZK_CHECK_LAUNCH();
   SZK_TRY(timer.mark(phase_timer_t::window_sums_first));
+  cudaStream_t u = s;
+  if (side && fork && m > 1) SZK_TRY(side->fork(s, u));
   // Each level above leaves at most a quarter of the level-0 items, so the
   // smaller buffer takes every odd level and the larger every even one.
   X* in = scratch;
@@ -162,13 +219,14 @@ cudaError_t launch_window_sums(const X* parts, const uint32_t* off, unsigned K, 
   size_t out_cap = cap1;
   while (m > 1) {
     const unsigned L = m < window_sum_span ? m : window_sum_span;
-    window_sum_level_kernel<X><<<grid_for(4 * size_t(windows) * (m / L), 128), 128, 0, s>>>(
+    window_sum_level_kernel<X><<<grid_for(4 * size_t(windows) * (m / L), 128), 128, 0, u>>>(
         in, in + in_cap, m, L, unsigned(std::countr_zero(L)), windows, out, out + out_cap, sums);
     SZK_CHECK_LAUNCH();
     m /= L;
     std::swap(in, out);
     std::swap(in_cap, out_cap);
   }
+  if (u != s) SZK_TRY(side->forked_done());
   return cudaSuccess;
 }
 

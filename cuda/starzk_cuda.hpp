@@ -133,7 +133,8 @@ struct msm_profile_t {
   double affine_backward = 0;    //   the inverses, the sums
   double accumulate = 0;         // 3: level 1, the points into bucket partials
   double fold = 0;               // 3: later levels, partials folded to one per bucket
-  double window_sums = 0;        // 4: sum_b b·S_b per window, of which
+  double window_sums = 0;        // 4: sum_b b·S_b per window (the levels above 0 of a group
+                                 //   that another follows run beside it, uncounted), of which
   double window_sums_first = 0;  //   level 0: the runs over the buckets themselves
   double horner = 0;             // 5: the windows combined
   unsigned calls = 0;
