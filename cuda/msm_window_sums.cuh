@@ -23,7 +23,9 @@
 // 2^19 buckets leave 2^13 to 2^16 after level 0, and each level a quarter),
 // so their chains' latency, not the multiplier, sets their time: each item
 // runs in four lanes that make a step's independent products at once
-// (point.cuh, add_lanes4 / dbl_lanes4).
+// (point.cuh, add_lanes4 / dbl_lanes4), and where another window group
+// follows they run on a second stream beside its steps 1-3
+// (window_sums_side_t below).
 //   msm.cu runs these kernels over the curve's accumulation types (G1 with
 // its Fp products in line, dev_fp_fast_t). Over dev_fp_t, whose product is
 // an out-of-line call that writes its result through a reference, the G1
