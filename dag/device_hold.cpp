@@ -2,6 +2,9 @@
 // (see device_hold.hpp).
 #include "dag/device_hold.hpp"
 
+#include <chrono>
+#include <utility>
+
 namespace starzk::dag {
 
 device_hold_t::~device_hold_t() {
@@ -54,11 +57,47 @@ void device_hold_t::on_acquired(void* arg) {
   self->called_back_.notify_all();
 }
 
+void device_hold_t::hold_as_they_arrive(std::vector<starpu_data_handle_t> handles, std::vector<unsigned> nodes) {
+  if (handles.empty() || nodes.empty()) return;
+  std::lock_guard<std::mutex> lk(mu_);
+  if (closing_ || watcher_.joinable()) return;
+  watcher_ = std::thread(&device_hold_t::watch, this, std::move(handles), std::move(nodes));
+}
+
+// The watcher: every few milliseconds, a hold on each (handle, node) whose
+// copy has landed and that nobody holds yet. A copy of the largest array
+// takes seconds, so the poll costs nothing next to it, and a hold comes at
+// most one period after the copy.
+void device_hold_t::watch(std::vector<starpu_data_handle_t> handles, std::vector<unsigned> nodes) {
+  std::vector<std::pair<starpu_data_handle_t, unsigned>> waiting;
+  for (unsigned node : nodes)
+    for (starpu_data_handle_t h : handles)
+      if (h) waiting.push_back({h, node});
+  auto entered = [&](starpu_data_handle_t h, unsigned node) {
+    std::lock_guard<std::mutex> lk(mu_);
+    for (const auto& x : entries_)
+      if (x->handle == h && x->node == node) return true;
+    return false;
+  };
+  for (;;) {
+    std::erase_if(waiting,
+                  [&](const auto& w) { return hold_if_valid(w.first, w.second) || entered(w.first, w.second); });
+    std::unique_lock<std::mutex> lk(mu_);
+    if (waiting.empty() || stop_watch_.wait_for(lk, std::chrono::milliseconds(5), [&] { return closing_; })) return;
+  }
+}
+
 void device_hold_t::release_all() noexcept {
   std::vector<entry_t*> now;
   {
     std::lock_guard<std::mutex> lk(mu_);
     closing_ = true;
+  }
+  stop_watch_.notify_all();
+  // No hold is taken once closing_ is set; the watcher returns at once.
+  if (watcher_.joinable()) watcher_.join();
+  {
+    std::lock_guard<std::mutex> lk(mu_);
     for (const auto& e : entries_)
       if (e->acquired && !e->released) {
         e->released = true;

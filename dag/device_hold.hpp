@@ -13,12 +13,16 @@
 //
 // hold_if_valid() takes a hold only where StarPU already has a valid copy,
 // so a hold never starts a copy of its own (the key's copies stay
-// prefetches, which tasks' fetches overtake). release_all() gives every
-// hold back; one whose acquisition has not called back yet is given back
-// from its callback. Handles must not be unregistered while held: release
-// first. Destroy the object only after release_all() and after the held
-// handles are unregistered (unregistering waits for the callbacks), or
-// once every hold has called back. Thread-safe.
+// prefetches, which tasks' fetches overtake). hold_as_they_arrive() takes
+// the holds of a set of handles from a watcher thread as their copies
+// land, so that a prefetched array is held before the first allocation
+// that finds the device full can reclaim it. release_all() stops the
+// watcher and gives every hold back; one whose acquisition has not called
+// back yet is given back from its callback. Handles must not be
+// unregistered while held: release first. Destroy the object only after
+// release_all() and after the held handles are unregistered
+// (unregistering waits for the callbacks), or once every hold has called
+// back. Thread-safe.
 #pragma once
 
 #include <starpu.h>
@@ -27,6 +31,7 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 namespace starzk::dag {
@@ -44,6 +49,10 @@ class device_hold_t {
   // and the answer is false (a hold only spares copies, never changes an
   // answer).
   bool hold_if_valid(starpu_data_handle_t h, unsigned node);
+  // Holds each of `handles` on each of `nodes` as soon as a valid copy is
+  // there, looking every few milliseconds from a thread of its own until
+  // all are held or release_all() is called. One watcher per object.
+  void hold_as_they_arrive(std::vector<starpu_data_handle_t> handles, std::vector<unsigned> nodes);
   // Gives every hold back (those not acquired yet, when they are); no
   // further holds are taken.
   void release_all() noexcept;
@@ -59,12 +68,15 @@ class device_hold_t {
     bool released = false;
   };
   static void on_acquired(void* arg);
+  void watch(std::vector<starpu_data_handle_t> handles, std::vector<unsigned> nodes);
 
   mutable std::mutex mu_;
   std::condition_variable called_back_;
   bool closing_ = false;
   size_t pending_ = 0;  // acquisitions whose callback has not run
   std::vector<std::unique_ptr<entry_t>> entries_;
+  std::condition_variable stop_watch_;  // closing_ set
+  std::thread watcher_;
 };
 
 }  // namespace starzk::dag

@@ -104,6 +104,9 @@ key_bundle_t::key_bundle_t(std::shared_ptr<const proving_key_t> pk, std::shared_
   }
   pin_for_devices();
   prefetch_to_devices();
+  // Each resident array is held as soon as its copy lands, before any
+  // partition's allocation can find the device full and reclaim it.
+  hold_.hold_as_they_arrive(resident_on_devices(), cuda_nodes());
 }
 
 // What the plan keeps on each GPU, in the order the first chain reads it
@@ -136,7 +139,7 @@ std::vector<unsigned> key_bundle_t::cuda_nodes() {
 // witness maps and H phases run instead of inside the first chain's MSMs
 // (at 2^27, 60 GiB of queries; a task's own fetch still goes first:
 // StarPU serves prefetch requests after fetches). The plan counts all of
-// it; hold_on_devices() then keeps StarPU's reclaim off it.
+// it; the holds then keep StarPU's reclaim off it.
 void key_bundle_t::prefetch_to_devices() {
   const std::vector<starpu_data_handle_t> order = resident_on_devices();
   for (unsigned node : cuda_nodes())

@@ -16,8 +16,8 @@
 //   device domain        the NTT tables the CUDA ntt_h reads (n·32 bytes,
 //                        built only when StarPU has CUDA workers).
 // With CUDA workers the arrays the device memory plan keeps on the GPUs are
-// prefetched there once registered and, once arrived, held there
-// (hold_on_devices, dag/device_hold.hpp), so that StarPU's reclaim never
+// prefetched there once registered and held there as each copy lands
+// (dag/device_hold.hpp), so that StarPU's reclaim never
 // evicts them; the streamed queries' host arrays are pinned for fast copies. Which
 // queries are handles at all is the device memory plan's choice, made here
 // from the GPUs' memory (dag/key_residency.hpp): a query the plan streams
@@ -86,7 +86,9 @@ class key_bundle_t {
   // The device NTT domain (ntt_h's buffer 3).
   starpu_data_handle_t device_domain() const { return domain_h_; }
   // Holds on each GPU the resident arrays of the plan that have arrived
-  // there (the batch calls it as partitions finish); logically const: it
+  // there and are not held yet (the watcher started at registration does
+  // the same as copies land; the batch calls it as partitions finish, for
+  // what a task's own fetch brought); logically const: it
   // changes where copies stay, never what the key is.
   void hold_on_devices() const;
   // What the plan keeps on each GPU (empty without a plan), and how many

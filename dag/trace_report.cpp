@@ -85,10 +85,16 @@ trace_summary_t summarize_trace(const runtime::trace_t& trace) {
   s.jobs = jobs.size();
   s.partitions = parts.size();
   s.proofs_per_s = s.span_s > 0 ? double(s.proofs) / s.span_s : 0;
+  std::vector<double> ends;
   for (auto& [key, range] : parts) {
     const double lat = (range.second - range.first) * 1e-6;
     s.latency_mean_s += lat / double(parts.size());
     s.latency_max_s = std::max(s.latency_max_s, lat);
+    ends.push_back(range.second);
+  }
+  if (ends.size() >= 2) {
+    const auto [first, last] = std::minmax_element(ends.begin(), ends.end());
+    s.interval_s = (*last - *first) * 1e-6 / double(ends.size() - 1);
   }
   for (const std::string& name : dag_phases())
     if (auto it = phases.find(name); it != phases.end()) {
@@ -112,7 +118,7 @@ void print_trace_summary(const trace_summary_t& s, std::ostream& out) {
   o << "run      policy " << (s.policy.empty() ? "?" : s.policy) << "  tasks " << s.tasks << "  jobs " << s.jobs
     << "  partitions " << s.partitions << "  proofs " << s.proofs << std::setprecision(3) << "  span_s " << s.span_s
     << "  proofs_per_s " << s.proofs_per_s << "  latency_mean_s " << s.latency_mean_s << "  latency_max_s "
-    << s.latency_max_s << "  abc_moved " << s.abc_moved << "\n";
+    << s.latency_max_s << "  interval_s " << s.interval_s << "  abc_moved " << s.abc_moved << "\n";
   o << "#        " << std::left << std::setw(10) << "phase" << std::right << std::setw(7) << "tasks" << std::setw(11)
     << "total_s" << std::setw(11) << "mean_ms" << std::setw(11) << "max_ms" << std::setw(8) << "share"
     << "\n";
@@ -160,6 +166,7 @@ void print_trace_summary_json(const trace_summary_t& s, std::ostream& out) {
                       {"proofs_per_s", s.proofs_per_s},
                       {"latency_mean_s", s.latency_mean_s},
                       {"latency_max_s", s.latency_max_s},
+                      {"interval_s", s.interval_s},
                       {"abc_moved", s.abc_moved}};
   j["phases"] = nlohmann::json::array();
   for (const phase_stat_t& p : s.phases)

@@ -1,7 +1,8 @@
 // device_hold_t on CPU workers (dag/device_hold.hpp): a hold is an R
 // acquisition on a memory node, taken only where a valid copy is; readers
 // run beside it, a writer waits for it, and release_all() gives it back so
-// that the handle can be unregistered. The GPU side (a held replica
+// that the handle can be unregistered; the watcher holds copies as they
+// land and stops at release_all(). The GPU side (a held replica
 // surviving StarPU's reclaim) is tests/gpu/device_hold_gpu_test.cpp.
 #include <gtest/gtest.h>
 
@@ -95,6 +96,39 @@ TEST_F(device_hold, no_hold_without_a_valid_copy) {
   EXPECT_FALSE(hold.hold_if_valid(nullptr, STARPU_MAIN_RAM));
   EXPECT_EQ(hold.held(), 0u);
   starpu_data_unregister(h);
+}
+
+TEST_F(device_hold, the_watcher_holds_each_copy_once_it_lands) {
+  std::vector<uint64_t> v(1000, 7);
+  const starpu_data_handle_t there = register_words(v);  // valid in main memory now
+  starpu_data_handle_t later;                            // valid once a task has written it
+  starpu_vector_data_register(&later, -1, 0, 1000, sizeof(uint64_t));
+  dag::device_hold_t hold;
+  hold.hold_as_they_arrive({there, later}, {STARPU_MAIN_RAM});
+  ASSERT_TRUE(wait_held(hold, 1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(hold.held(), 1u) << "a handle without a valid copy was held";
+  starpu_codelet cl = touch_codelet(STARPU_W);
+  ASSERT_EQ(starpu_task_insert(&cl, STARPU_W, later, 0), 0);
+  starpu_task_wait_for_all();
+  EXPECT_TRUE(wait_held(hold, 2)) << "the watcher did not hold the copy the task made";
+  hold.release_all();
+  EXPECT_EQ(hold.held(), 0u);
+  starpu_data_unregister(there);
+  starpu_data_unregister(later);
+}
+
+TEST_F(device_hold, release_all_stops_a_watcher_still_waiting) {
+  starpu_data_handle_t never;  // no task ever writes it: no valid copy
+  starpu_vector_data_register(&never, -1, 0, 1000, sizeof(uint64_t));
+  dag::device_hold_t hold;
+  hold.hold_as_they_arrive({never}, {STARPU_MAIN_RAM});
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const auto t0 = std::chrono::steady_clock::now();
+  hold.release_all();  // returns: the watcher is joined
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1));
+  EXPECT_EQ(hold.held(), 0u);
+  starpu_data_unregister(never);
 }
 
 }  // namespace

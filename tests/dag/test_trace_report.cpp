@@ -47,6 +47,7 @@ TEST(trace_report, arithmetic_on_a_hand_made_trace) {
   EXPECT_DOUBLE_EQ(s.proofs_per_s, 2.0);
   EXPECT_DOUBLE_EQ(s.latency_max_s, 1.0);
   EXPECT_DOUBLE_EQ(s.latency_mean_s, 0.9);
+  EXPECT_NEAR(s.interval_s, 0.2, 1e-12);  // ends at 0.8 and 1.0
   ASSERT_EQ(s.phases.size(), 2u);
   EXPECT_EQ(s.phases[0].phase, "spmv");  // DAG order
   EXPECT_NEAR(s.phases[0].total_s, 0.6, 1e-12);
@@ -57,6 +58,21 @@ TEST(trace_report, arithmetic_on_a_hand_made_trace) {
   EXPECT_NEAR(s.workers[1].busy_fraction, 0.7, 1e-12);
   EXPECT_EQ(s.policy, "eager");
   EXPECT_EQ(s.abc_moved, 0u);  // no ntt_h in this trace
+}
+
+// The interval: three partitions end at 1.0, 1.5 and 2.2 s, whatever
+// order their tasks come in and however late the first one started.
+TEST(trace_report, interval_is_the_mean_gap_between_partition_ends) {
+  runtime::trace_t t;
+  t.events = {ev("assemble", 0, 1900000, 2200000, 1, 2), ev("spmv", 0, 0, 300000, 1, 0),
+              ev("assemble", 1, 900000, 1000000, 1, 0), ev("assemble", 1, 1400000, 1500000, 1, 1)};
+  const dag::trace_summary_t s = dag::summarize_trace(t);
+  EXPECT_EQ(s.partitions, 3u);
+  EXPECT_NEAR(s.interval_s, 0.6, 1e-12);
+  t.events.resize(2);  // one partition ends at 2.2, the other's only task at 0.3
+  EXPECT_NEAR(dag::summarize_trace(t).interval_s, 1.9, 1e-12);
+  t.events.resize(1);
+  EXPECT_EQ(dag::summarize_trace(t).interval_s, 0.0);
 }
 
 // a, b, c moved: a partition whose ntt_h ran on another memory node than its
