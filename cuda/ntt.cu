@@ -6,8 +6,11 @@
 // fixed (2^k "rows") for G = 2^g consecutive values of the bits below b0 (so
 // each row is G contiguous elements, coalesced), runs the k stages on that
 // 2^k·G tile, and writes it back. E = 2^k·G <= 2^11 elements (64 KiB of
-// dynamic shared memory); n = 2^24 takes 3 passes (DIF 7 + 6 + 11 bits,
-// DIT 11 + 7 + 6).
+// dynamic shared memory). One pass takes 11 bits with G = 1; the bits above
+// go to as few passes as rows of G >= 8 (256 contiguous bytes) allow, split
+// evenly, with G = 16 where a pass's bits leave room: n = 2^24 takes 3
+// passes (DIF 7 + 6 + 11 bits, DIT 11 + 7 + 6), n = 2^27 also 3 (8 + 8 + 11,
+// G = 8), where rows of 16 would take 4 (7 + 7 + 2 + 11).
 //   DIF (Gentleman-Sande), natural -> bit-reversed, stages h = n/2 .. 1:
 //     (x, y) at (i, i + h) -> (x + y, (x - y)·w_{2h}^(i mod h))
 //   DIT (Cooley-Tukey), bit-reversed -> natural, stages h = 1 .. n/2:
@@ -30,7 +33,8 @@ namespace starzk::gpu {
 namespace {
 
 constexpr unsigned max_tile_log = 11;  // E <= 2^11 elements = 64 KiB of shared memory
-constexpr unsigned row_log = 4;        // G = 16 consecutive elements per row (512 B)
+constexpr unsigned row_log = 4;        // G = 16 consecutive elements per row (512 B) where a pass leaves room
+constexpr unsigned min_row_log = 3;    // G >= 8 (256 B): rows stay whole DRAM bursts
 constexpr unsigned pass_threads = 256;
 
 struct tw_tables_t {
@@ -256,25 +260,26 @@ cudaError_t run_passes(dev_fr_t* data, const domain_view_t& dom, bool dif, bool 
   const unsigned L = dom.t.log_n;
   const tw_tables_t tw = dom.tables(inverse);
   const size_t n = size_t(1) << L;
-  const unsigned wide_k = max_tile_log - row_log;  // stages of a pass with G = 16 rows
+  // The bits above the first tile's: as few wide passes as rows of 2^3
+  // allow (each pass's k + log_g <= 11), their bits split evenly, in
+  // ascending order of b0 (DIT's order; DIF runs them backwards).
+  const unsigned tile = std::min(L, max_tile_log), rest = L - tile;
+  const unsigned widest = max_tile_log - min_row_log;
+  const unsigned wide = (rest + widest - 1) / widest;
+  unsigned wide_k[8] = {}, np = 0;
+  for (unsigned i = 0; i < wide; ++i) wide_k[i] = rest / wide + (i < rest % wide ? 1 : 0);
   // Passes as (b0, k, log_g), in execution order.
-  unsigned plan[8][3], np = 0;
+  unsigned plan[8][3];
+  auto add = [&](unsigned b0, unsigned k) {
+    plan[np][0] = b0, plan[np][1] = k, plan[np][2] = b0 == 0 ? 0 : std::min(row_log, max_tile_log - k), ++np;
+  };
   if (dif) {
     unsigned top = L;
-    while (top > max_tile_log) {
-      const unsigned k = std::min(wide_k, top - max_tile_log);
-      plan[np][0] = top - k, plan[np][1] = k, plan[np][2] = row_log, ++np;
-      top -= k;
-    }
-    plan[np][0] = 0, plan[np][1] = top, plan[np][2] = 0, ++np;
+    for (unsigned i = wide; i-- > 0; top -= wide_k[i]) add(top - wide_k[i], wide_k[i]);
+    add(0, tile);
   } else {
-    unsigned b0 = std::min(L, max_tile_log);
-    plan[np][0] = 0, plan[np][1] = b0, plan[np][2] = 0, ++np;
-    while (b0 < L) {
-      const unsigned k = std::min(wide_k, L - b0);
-      plan[np][0] = b0, plan[np][1] = k, plan[np][2] = row_log, ++np;
-      b0 += k;
-    }
+    add(0, tile);
+    for (unsigned i = 0, b0 = tile; i < wide; b0 += wide_k[i++]) add(b0, wide_k[i]);
   }
   for (unsigned i = 0; i < np; ++i) {
     pass_args_t a{plan[i][0], plan[i][1], plan[i][2], i == 0 ? pre : scale_t{}, i + 1 == np ? post : scale_t{}};

@@ -1,9 +1,10 @@
 // Device NTT and Groth16 H phase against a plain host reference: an iterative
 // radix-2 transform over fr_t written here (bit-reversal permutation, then
 // Cooley-Tukey butterflies), used straight from the definition
-// X_i = sum_j x_j w^(ij). Sizes 2^1, 2^2, 2^10, 2^11, 2^16 and 2^20; both
-// orders, both directions, cosets, both root conventions. The H phase is also
-// checked against its meaning: A(z)B(z) - C(z) = h(z)(z^n - 1) at a random z.
+// X_i = sum_j x_j w^(ij). Sizes 2^1, 2^2, 2^10, 2^11, 2^16, 2^17, 2^19 and
+// 2^20; both orders, both directions, cosets, both root conventions. The H
+// phase is also checked against its meaning: A(z)B(z) - C(z) = h(z)(z^n - 1)
+// at a random z.
 #include <algorithm>
 #include <vector>
 
@@ -98,11 +99,17 @@ TEST(CudaNtt, MatchesReferenceAllVariants) {
             check_case(rng, L, dir, order, coset, conv);
 }
 
+// Above 2^11 the passes change shape (cuda/ntt.cu): 2^19 runs one pass of
+// 8 bits with rows of 8 elements (as 2^26 and 2^27 do), 2^20 two of 5 and
+// 4 bits with rows of 16; each in both directions and both pass orders.
 TEST(CudaNtt, BigSizes) {
   SZK_REQUIRE_GPU();
   auto rng = seeded_rng();
-  check_case(rng, 20, ntt_dir_t::forward, ntt_order_t::natural_to_reversed, ntt_coset_t::none,
-             root_convention_t::bellman);
+  for (unsigned L : {19u, 20u})
+    for (auto dir : {ntt_dir_t::forward, ntt_dir_t::inverse})
+      for (auto order : {ntt_order_t::natural_to_reversed, ntt_order_t::reversed_to_natural})
+        check_case(rng, L, dir, order, L == 19 ? ntt_coset_t::coset : ntt_coset_t::none,
+                   L == 19 ? root_convention_t::snarkjs : root_convention_t::bellman);
   check_case(rng, 17, ntt_dir_t::inverse, ntt_order_t::reversed_to_natural, ntt_coset_t::coset,
              root_convention_t::snarkjs);
   // 2^22 round trip: NTT (nat -> rev) then iNTT (rev -> nat) is the identity.
