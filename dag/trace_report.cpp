@@ -92,9 +92,16 @@ trace_summary_t summarize_trace(const runtime::trace_t& trace) {
     s.latency_max_s = std::max(s.latency_max_s, lat);
     ends.push_back(range.second);
   }
+  // The median gap between consecutive ends: the first chains' waits and
+  // a partition that ends out of order (its last task run early or late)
+  // move a few gaps, not the median.
   if (ends.size() >= 2) {
-    const auto [first, last] = std::minmax_element(ends.begin(), ends.end());
-    s.interval_s = (*last - *first) * 1e-6 / double(ends.size() - 1);
+    std::sort(ends.begin(), ends.end());
+    std::vector<double> gaps;
+    for (size_t i = 1; i < ends.size(); ++i) gaps.push_back((ends[i] - ends[i - 1]) * 1e-6);
+    std::sort(gaps.begin(), gaps.end());
+    const size_t m = gaps.size() / 2;
+    s.interval_s = gaps.size() % 2 ? gaps[m] : (gaps[m - 1] + gaps[m]) / 2;
   }
   for (const std::string& name : dag_phases())
     if (auto it = phases.find(name); it != phases.end()) {

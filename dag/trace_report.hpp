@@ -7,10 +7,10 @@
 // the task count and total / mean / max time; per worker the tasks run,
 // the busy time and the busy fraction (busy / span); per partition (job,
 // chain) the latency from its first task's start to its last task's end,
-// and the mean interval between partitions' ends after the first one's
-// (the sustained cost of a partition once the pipeline is full: what the
-// first chain waits for, e.g. the key's first copies, stays out of it);
-// and how many partitions moved a, b, c between memory nodes (their ntt_h ran
+// and the median interval between consecutive partitions' ends (the
+// sustained cost of a partition once the pipeline is full: what the first
+// chains wait for, e.g. the key's first copies, stays out of it); and how
+// many partitions moved a, b, c between memory nodes (their ntt_h ran
 // on another node than their spmv: a device-to-device or PCIe copy of 3n
 // scalars that chain locality, docs/policies.md, is there to avoid).
 //
@@ -52,7 +52,7 @@ struct trace_summary_t {
   size_t tasks = 0, jobs = 0, partitions = 0, proofs = 0;
   double proofs_per_s = 0;
   double latency_mean_s = 0, latency_max_s = 0;  // per partition
-  double interval_s = 0;                         // mean gap between partitions' ends (0 with fewer than 2)
+  double interval_s = 0;                         // median gap between partitions' ends (0 with fewer than 2)
   size_t abc_moved = 0;                          // partitions with spmv and ntt_h on different memory nodes
   std::vector<phase_stat_t> phases;              // DAG order, then any others
   std::vector<worker_stat_t> workers;            // by worker id
