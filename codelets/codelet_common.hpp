@@ -55,7 +55,7 @@ inline void expect_home(void* vector_buffer, const void* home, const char* what)
     throw std::runtime_error(std::string("buffer '") + what + "' is not its main-RAM home (STARPU_USE_NUMA?)");
 }
 
-// The F_r vector a buffer holds (a, b, c: StarPU's own memory, no home).
+// The F_r vector a buffer holds (a, b, c: StarPU's own memory or pool buffers).
 inline std::span<fr_t> fr_span(void* vector_buffer) {
   if (STARPU_VECTOR_GET_ELEMSIZE(vector_buffer) != sizeof(fr_t))
     throw std::runtime_error("buffer is not a vector of F_r elements");

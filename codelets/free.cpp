@@ -3,16 +3,20 @@
 // tails) as soon as the last task reading them is done. Releasing tens of
 // GiB means munmap and TLB-shootdown storms that stall every core (cuzk
 // phase 11), so it is STARZK_RC_DEALLOC and our policies run one at a time.
-// The QAP rows a, b, c are StarPU's own memory: the DAG hands them back to
-// StarPU (starpu_data_invalidate_submit) after their last reader instead.
-// A witness in a reused page-locked buffer (partition_state_t::recycle_w,
-// dag/witness_pool.hpp) goes back to its pool rather than being freed.
+// The QAP rows a, b, c, where StarPU allocates them on a GPU, are its own
+// memory: the DAG hands them back (starpu_data_invalidate_submit) after
+// their last reader. Where they live in host memory they have home buffers
+// (partition_state_t::rows) that this task releases with the witness. A
+// witness or rows in reused page-locked buffers (partition_state_t::recycle,
+// dag/witness_pool.hpp) go back to their pool rather than being freed.
 //
-// Buffers: 0 w, 1 prep, both STARPU_W: a write-only access waits for every
-// earlier reader (sequential consistency) and makes StarPU fetch nothing.
-// The body runs even when the partition failed (the memory must go either
-// way) and never throws. After it, the handles point at released memory:
-// the DAG unregisters them without coherency.
+// Buffers: 0 w, 1 prep, then a, b, c where they have home buffers, all
+// STARPU_W: a write-only access waits for every earlier access (sequential
+// consistency: the rows' invalidation after their last reader included)
+// and makes StarPU fetch nothing. The body runs even when the partition
+// failed (the memory must go either way) and never throws. After it, the
+// handles point at released memory: the DAG unregisters them without
+// coherency.
 #include <starpu.h>
 
 #include "codelets/codelet_common.hpp"
@@ -35,11 +39,13 @@ uint64_t free_size(const starpu_task* task) {
 
 void free_cpu(void* /*buffers*/[], void* arg) noexcept {
   auto& p = *static_cast<partition_state_t*>(arg);
-  if (p.recycle_w) {  // a reused buffer goes back to its pool
-    p.recycle_w(std::move(p.w));
-    p.w.clear();
-  } else {
-    release(p.w);
+  for (std::vector<fr_t>* v : {&p.w, &p.rows[0], &p.rows[1], &p.rows[2]}) {
+    if (p.recycle && !v->empty()) {  // a reused buffer goes back to its pool
+      p.recycle(std::move(*v));
+      v->clear();
+    } else {
+      release(*v);
+    }
   }
   for (prep_msm_t* q : {&p.prep.w, &p.prep.aux}) {
     release(q->ones);
@@ -59,8 +65,7 @@ starpu_codelet* free_codelet() {
     detail::init_size_model<&free_size>(free_model, "starzk_free");
     c.cpu_funcs[0] = free_cpu;
     c.cpu_funcs_name[0] = "free_cpu";
-    c.nbuffers = 2;
-    for (int i = 0; i < 2; ++i) c.modes[i] = STARPU_W;
+    c.nbuffers = STARPU_VARIABLE_NBUFFERS;  // 2, or 5 with the rows (modes from the task)
     c.model = &free_model;
     c.name = "free";
     c.color = detail::color_free;

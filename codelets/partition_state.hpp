@@ -109,9 +109,14 @@ struct partition_state_t {
   std::optional<blinding_t> fixed_rs;  // TEST ONLY: fixed r, s (byte identity)
 
   std::vector<fr_t> w;  // the witness, n_vars values (w[0] = 1)
-  // Set when w is a reused buffer (dag/witness_pool.hpp, page-locked with
-  // CUDA workers): the free task hands w to it instead of freeing it.
-  std::function<void(std::vector<fr_t>&&)> recycle_w;
+  // The home buffers of the rows a, b, c where the DAG keeps them in host
+  // memory (dag/partition_dag.cpp); empty where StarPU allocates them on a
+  // GPU.
+  std::vector<fr_t> rows[3];
+  // Set when w and the rows are reused buffers (dag/witness_pool.hpp,
+  // page-locked with CUDA workers): the free task hands them to it instead
+  // of freeing them.
+  std::function<void(std::vector<fr_t>&&)> recycle;
   std::vector<fr_t> publics;  // w[1..n_public], kept for verification and output
   // The split of the witness scalars for the CPU MSM bodies. Filled by the
   // prep_msm task where the DAG has one, else by the first CPU body that

@@ -53,7 +53,9 @@ unsigned default_loaders() {
 }
 
 batch_t::batch_t(const batch_options_t& options)
-    : options_(options), budget_(options.mem_budget), pool_(pin_witnesses(), size_t(options.loaders) + 2) {
+    // Four buffers per partition: the witness, and the rows a, b, c where
+    // they live in host memory (dag/partition_dag.cpp).
+    : options_(options), budget_(options.mem_budget), pool_(pin_witnesses(), 4 * (size_t(options.loaders) + 2)) {
   if (!starpu_is_initialized()) throw std::runtime_error("batch: StarPU is not running");
   if (starpu_cpu_worker_get_count() == 0)
     throw std::runtime_error("batch: no CPU worker (the codelets have CPU bodies only; set STARPU_NCPU >= 1)");

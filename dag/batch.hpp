@@ -204,7 +204,7 @@ class batch_t {
     std::string label, error;  // error: why it failed before StarPU
     attempt_t attempt;         // once submitted to StarPU: how to run it again
   };
-  witness_pool_t pool_;    // before flights_: outlives every partition
+  witness_pool_t pool_;    // witnesses and host rows; before flights_: outlives every partition
   mutable std::mutex mu_;  // guards flights_, done_, load_queue_, stopping_
   std::condition_variable done_cv_;
   std::map<uint32_t, flight_t> flights_;

@@ -23,11 +23,13 @@ starpu_data_handle_t register_vector(std::vector<fr_t>& v) {
   return h;
 }
 
-// A vector of n F_r elements with no home: StarPU allocates it on the
-// memory node of the first task that writes it.
-starpu_data_handle_t register_rows(uint64_t n) {
+// A vector of n F_r elements, with `home` (n values in host memory) as its
+// home, or with none: StarPU allocates it on the memory node of the first
+// task that writes it.
+starpu_data_handle_t register_rows(uint64_t n, std::vector<fr_t>* home) {
   if (n > UINT32_MAX)
     throw std::runtime_error("domain of " + std::to_string(n) + " rows is too large for a StarPU vector");
+  if (home) return register_vector(*home);
   starpu_data_handle_t h = nullptr;
   starpu_vector_data_register(&h, -1, 0, uint32_t(n), sizeof(fr_t));
   return h;
@@ -120,12 +122,19 @@ partition_t::partition_t(std::shared_ptr<const key_bundle_t> key, std::vector<fr
   // With CUDA workers the witness crosses PCIe (spmv and the MSMs read it
   // on the GPU): its pool page-locked the buffer once for fast asynchronous
   // copies; the free task hands it back.
-  s.recycle_w = [&pool](std::vector<fr_t>&& v) { pool.give_back(std::move(v)); };
+  s.recycle = [&pool](std::vector<fr_t>&& v) { pool.give_back(std::move(v)); };
   w = register_vector(s.w);
-  // a, b, c: StarPU's own (no home): allocated where spmv writes them.
-  a = register_rows(pk.domain_size);
-  b = register_rows(pk.domain_size);
-  c = register_rows(pk.domain_size);
+  // a, b, c: where the memory plan keeps them on a GPU, StarPU's own (no
+  // home: allocated where spmv writes them); in host memory, buffers of the
+  // same pool as their home, so that a partition neither page-locks nor
+  // page-faults 3n fresh values (at 2^27, 12 GiB: seconds of driver calls
+  // with the GPU waiting); the free task hands them back.
+  const bool in_host_memory = !key_->rows_on_device();
+  starpu_data_handle_t* rows[3] = {&a, &b, &c};
+  for (int i = 0; i < 3; ++i) {
+    if (in_host_memory) s.rows[i] = pool.take(pk.domain_size);
+    *rows[i] = register_rows(pk.domain_size, in_host_memory ? &s.rows[i] : nullptr);
+  }
   prep = register_variable(s.prep);
   res[int(msm_query_t::h)] = register_variable(s.msm.h);
   res[int(msm_query_t::l)] = register_variable(s.msm.l);
@@ -149,7 +158,8 @@ partition_t::~partition_t() {
   for (starpu_data_handle_t h : {w, a, b, c, prep}) drop(h, false);
   for (starpu_data_handle_t h : res) drop(h, true);
   for (starpu_data_handle_t h : {res_b2, proof}) drop(h, true);
-  if (!state_.w.empty()) pool_.give_back(std::move(state_.w));  // the free task never ran
+  for (std::vector<fr_t>* v : {&state_.w, &state_.rows[0], &state_.rows[1], &state_.rows[2]})
+    if (!v->empty()) pool_.give_back(std::move(*v));  // the free task never ran
 }
 
 void partition_t::callback_done() noexcept {
@@ -246,8 +256,11 @@ void submit_assemble(partition_t& p, const submit_context_t& ctx) {
 }
 
 void submit_free(partition_t& p, const submit_context_t& ctx) {
-  submit_task(p, ctx, codelets::free_codelet(), &p.state(), {{p.w, STARPU_W}, {p.prep, STARPU_W}}, "free", prio_finish,
-              0.0, false, &on_task_done);
+  std::vector<starpu_data_descr> data = {{p.w, STARPU_W}, {p.prep, STARPU_W}};
+  if (!p.state().rows[0].empty())  // home buffers in host memory: released here too
+    data.insert(data.end(), {{p.a, STARPU_W}, {p.b, STARPU_W}, {p.c, STARPU_W}});
+  submit_task(p, ctx, codelets::free_codelet(), &p.state(), std::move(data), "free", prio_finish, 0.0, false,
+              &on_task_done);
 }
 
 void submit_partition(partition_t& p, const submit_context_t& ctx) {

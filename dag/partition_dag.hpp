@@ -13,9 +13,12 @@
 // consistency on the partition's handles): spmv writes a, b, c; ntt_h
 // reads-writes them; msm_h reads a; the split MSMs read w and prep (which
 // prep_msm writes); each MSM writes its own result handle; assemble reads
-// the five results; free writes w and prep, so it waits for every reader.
-// a, b, c have no home: StarPU allocates them where spmv runs (main RAM or
-// a GPU), so rows made and used on a GPU never take host memory.
+// the five results; free writes w and prep (and a, b, c where they have
+// home buffers), so it waits for every reader. Where the memory plan keeps
+// a, b, c on a GPU they have no home: StarPU allocates them where spmv runs,
+// so rows made and used on a GPU never take host memory. Elsewhere their
+// homes are buffers of the batch's pool (dag/witness_pool.hpp), page-locked
+// once with CUDA workers and reused by the next partition.
 //
 // GPU chain (policies/resource_class.h): ntt_h, msm_h, msm_l, msm_a and
 // msm_b1 are STARZK_RC_GPU_CHAIN tasks of chain `chain_id` (unique per

@@ -1,5 +1,6 @@
 // witness_pool.hpp: page-locked witness buffers, reused from one partition
-// to the next.
+// to the next (and the rows a, b, c where a partition keeps them in host
+// memory: dag/partition_dag.cpp).
 //
 // With CUDA workers the witness w crosses PCIe (spmv and the MSMs read it on
 // the GPU), so it must be page-locked for fast asynchronous copies. Locking
