@@ -87,8 +87,9 @@ class key_bundle_t {
   starpu_data_handle_t device_domain() const { return domain_h_; }
   // Holds on each GPU the resident arrays of the plan that have arrived
   // there and are not held yet (the watcher started at registration does
-  // the same as copies land; the batch calls it as partitions finish, for
-  // what a task's own fetch brought); logically const: it
+  // the same as copies land; the batch also calls it as partitions finish,
+  // so every array a finished partition read is held by then); logically
+  // const: it
   // changes where copies stay, never what the key is.
   void hold_on_devices() const;
   // What the plan keeps on each GPU (empty without a plan), and how many

@@ -113,6 +113,20 @@ partition_t::partition_t(std::shared_ptr<const key_bundle_t> key, std::vector<fr
                              key_->name() + "' expects " + std::to_string(pk.n_vars));
   if (!witness[0].is_one()) throw std::runtime_error(label + ": witness: w[0] must be 1");
   codelets::partition_state_t& s = state_;
+  // a, b, c: where the memory plan keeps them on a GPU, StarPU's own (no
+  // home: allocated where spmv writes them); in host memory, buffers of the
+  // witness pool as their home, so that a partition neither page-locks nor
+  // page-faults 3n fresh values (12 GiB at 2^27); the free task hands them
+  // back. Taken first: nothing else is the partition's yet if one fails.
+  const bool rows_in_host_memory = !key_->rows_on_device();
+  if (rows_in_host_memory) {
+    try {
+      for (std::vector<fr_t>& r : s.rows) r = pool.take(pk.domain_size);
+    } catch (...) {
+      for (std::vector<fr_t>& r : s.rows) pool.give_back(std::move(r));
+      throw;
+    }
+  }
   s.key = key_->view();
   s.label = std::move(label);
   s.threads = threads == 0 ? 1 : threads;
@@ -124,17 +138,8 @@ partition_t::partition_t(std::shared_ptr<const key_bundle_t> key, std::vector<fr
   // copies; the free task hands it back.
   s.recycle = [&pool](std::vector<fr_t>&& v) { pool.give_back(std::move(v)); };
   w = register_vector(s.w);
-  // a, b, c: where the memory plan keeps them on a GPU, StarPU's own (no
-  // home: allocated where spmv writes them); in host memory, buffers of the
-  // same pool as their home, so that a partition neither page-locks nor
-  // page-faults 3n fresh values (at 2^27, 12 GiB: seconds of driver calls
-  // with the GPU waiting); the free task hands them back.
-  const bool in_host_memory = !key_->rows_on_device();
   starpu_data_handle_t* rows[3] = {&a, &b, &c};
-  for (int i = 0; i < 3; ++i) {
-    if (in_host_memory) s.rows[i] = pool.take(pk.domain_size);
-    *rows[i] = register_rows(pk.domain_size, in_host_memory ? &s.rows[i] : nullptr);
-  }
+  for (int i = 0; i < 3; ++i) *rows[i] = register_rows(pk.domain_size, rows_in_host_memory ? &s.rows[i] : nullptr);
   prep = register_variable(s.prep);
   res[int(msm_query_t::h)] = register_variable(s.msm.h);
   res[int(msm_query_t::l)] = register_variable(s.msm.l);
