@@ -15,6 +15,12 @@ device_hold_t::~device_hold_t() {
   called_back_.wait(lk, [&] { return pending_ == 0; });
 }
 
+bool device_hold_t::entered_locked(starpu_data_handle_t h, unsigned node) const {
+  for (const auto& x : entries_)
+    if (x->handle == h && x->node == node) return true;
+  return false;
+}
+
 bool device_hold_t::hold_if_valid(starpu_data_handle_t h, unsigned node) {
   if (h == nullptr) return false;
   int allocated = 0, valid = 0, requested = 0;
@@ -23,9 +29,7 @@ bool device_hold_t::hold_if_valid(starpu_data_handle_t h, unsigned node) {
   entry_t* e = nullptr;
   {
     std::lock_guard<std::mutex> lk(mu_);
-    if (closing_) return false;
-    for (const auto& x : entries_)
-      if (x->handle == h && x->node == node) return false;
+    if (closing_ || entered_locked(h, node)) return false;
     entries_.push_back(std::make_unique<entry_t>(entry_t{this, h, node}));
     e = entries_.back().get();
     ++pending_;
@@ -75,9 +79,7 @@ void device_hold_t::watch(std::vector<starpu_data_handle_t> handles, std::vector
       if (h) waiting.push_back({h, node});
   auto entered = [&](starpu_data_handle_t h, unsigned node) {
     std::lock_guard<std::mutex> lk(mu_);
-    for (const auto& x : entries_)
-      if (x->handle == h && x->node == node) return true;
-    return false;
+    return entered_locked(h, node);
   };
   for (;;) {
     std::erase_if(waiting,

@@ -68,6 +68,8 @@ class device_hold_t {
     bool released = false;
   };
   static void on_acquired(void* arg);
+  // An entry (held, pending or refused) for (h, node) exists; mu_ held.
+  bool entered_locked(starpu_data_handle_t h, unsigned node) const;
   void watch(std::vector<starpu_data_handle_t> handles, std::vector<unsigned> nodes);
 
   mutable std::mutex mu_;
