@@ -15,6 +15,9 @@
 # of one machine, and remade only when missing), STARZK_SECTOR_LIMITS
 # ("0": the device's whole memory; "0 24000" adds a run with
 # STARPU_LIMIT_CUDA_MEM=24000 MiB, the memory of a 24 GB card),
+# STARZK_SECTOR_PLACES ("any": the plan's placement; each further word is
+# a run with `--place WORD` under every limit, e.g. "any spmv_passes=cpu",
+# its files tagged with the word, = and , as -),
 # STARZK_SECTOR_TIMEOUT (seconds each prove may take, none by default: a
 # prove past it gets SIGTERM, which writes its trace so far, and the next
 # limit runs), STARZK_WATCH_S (20 here: a line on what the batch waits for
@@ -58,16 +61,23 @@ fi
 
 [ $want_prove = 1 ] || exit 0
 for limit in ${STARZK_SECTOR_LIMITS:-0}; do
+for place in ${STARZK_SECTOR_PLACES:-any}; do
   tag="sector-k$k-m$limit"
+  place_args=()
+  if [ "$place" != any ]; then
+    tag="$tag-$(echo "$place" | tr '=,' '--')"
+    place_args=(--place "$place")
+  fi
   env=()
   [ "$limit" != 0 ] && env=(STARPU_LIMIT_CUDA_MEM="$limit")
   rm -rf "$dir/proofs" "$dir/proofs.bin"
   nvidia-smi --query-gpu=timestamp,memory.used --format=csv,noheader,nounits -lms 200 > "$out/$tag-vram.csv" 2>/dev/null &
   sampler=$!
   t=$(now)
-  say "prove ($tag): ${env[*]:-whole device}"
+  say "prove ($tag): ${env[*]:-whole device} ${place_args[*]}"
   env "${env[@]}" STARPU_BUS_STATS=1 STARZK_WATCH_S="${STARZK_WATCH_S:-20}" \
-    ${STARZK_SECTOR_TIMEOUT:+timeout -s TERM "$STARZK_SECTOR_TIMEOUT"} "$exe" prove --manifest "$dir/jobs.toml" --trace "$out/$tag.json" >> "$log" 2>&1 || rc=1
+    ${STARZK_SECTOR_TIMEOUT:+timeout -s TERM "$STARZK_SECTOR_TIMEOUT"} "$exe" prove --manifest "$dir/jobs.toml" \
+    "${place_args[@]}" --trace "$out/$tag.json" >> "$log" 2>&1 || rc=1
   say "prove ($tag) took $(since "$t") s"
   kill "$sampler" 2>/dev/null
   wait "$sampler" 2>/dev/null
@@ -89,6 +99,7 @@ for limit in ${STARZK_SECTOR_LIMITS:-0}; do
     say "tampered proofs.bin refused ($tag)"
   fi
   rm -f "$out/$tag-tampered.bin"
+done
 done
 { free -g; df -h "$dir"; } >> "$log" 2>&1
 exit $rc

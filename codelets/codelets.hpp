@@ -5,6 +5,7 @@
 //
 //   codelet    buffers (mode)                                   class
 //   spmv       w (R), a b c (W), circuit/key CSR arrays (R)     memory_heavy
+//   spmv_passes  w (R), a b c (W, main memory); CSR from the key  memory_heavy
 //   ntt_h      a b c (RW): h left in a                          gpu_chain
 //   prep_msm   w (R), prep (W)                                  memory_heavy
 //   msm        query bases (R), h or prep (R), result (W)       gpu_chain
@@ -31,6 +32,10 @@ struct starpu_codelet;
 namespace starzk::codelets {
 
 starpu_codelet* spmv_codelet();
+// The witness map with a, b, c kept in main memory and the matrices read
+// from the key's host arrays (a GPU streams them): the memory plan's choice
+// for a device that cannot hold the CSR arrays beside a, b, c.
+starpu_codelet* spmv_passes_codelet();
 starpu_codelet* ntt_h_codelet();
 // The H phase with a, b, c kept in main memory (a GPU streams them): the
 // memory plan's choice for a device that cannot hold the three at once.
@@ -41,12 +46,12 @@ starpu_codelet* b_g2_msm_codelet();
 starpu_codelet* assemble_codelet();
 starpu_codelet* free_codelet();
 
-// All eight, in DAG order (tests, docs, the trace plot's legend).
+// All nine, in DAG order (tests, docs, the trace plot's legend).
 std::vector<starpu_codelet*> all_codelets();
 
 // Where each codelet may run, for the whole process: "name=cpu|cuda|any,..."
-// (names as above: spmv, ntt_h, ntt_h_passes, prep_msm, msm, b_g2_msm,
-// assemble, free).
+// (names as above: spmv, spmv_passes, ntt_h, ntt_h_passes, prep_msm, msm,
+// b_g2_msm, assemble, free).
 // Applies to tasks submitted afterwards. Throws std::invalid_argument for
 // an unknown codelet or kind, or a body this build lacks. placement()
 // prints the current masks in the same syntax.

@@ -38,8 +38,10 @@ void set_placement(const std::string& spec) {
     for (starpu_codelet* c : all_codelets())
       if (name == c->name) cl = c;
     if (cl == nullptr)
-      throw std::invalid_argument("placement '" + item +
-                                  "': unknown codelet (spmv, ntt_h, prep_msm, msm, b_g2_msm, assemble, free)");
+      throw std::invalid_argument(
+          "placement '" + item +
+          "': unknown codelet (spmv, spmv_passes, ntt_h, ntt_h_passes, prep_msm, msm, b_g2_msm, "
+          "assemble, free)");
     uint32_t mask = 0;
     if (where == "cpu")
       mask = STARPU_CPU;

@@ -42,8 +42,7 @@
 // cache.
 #include <algorithm>
 
-#include "cuda/field.cuh"
-#include "cuda/starzk_cuda.hpp"
+#include "cuda/spmv_launch.cuh"
 
 namespace starzk::gpu {
 namespace {
@@ -52,31 +51,6 @@ constexpr unsigned spmv_block = 256;
 constexpr unsigned full_mask = 0xffffffffu;
 
 static_assert(sizeof(fr_t) == sizeof(dev_fr_t), "host and device Fr layouts differ");
-
-// One output vector of a launch: out[i] = M_i·w for i < n_rows, 0 for
-// n_rows <= i < n_out; out[i] = w[i − in_begin] for in_begin <= i < in_end
-// (bellman's input rows of a: they replace whatever M gives there). With
-// prod_out set, also prod_out[i] = out[i]·prod_with[i] (snarkjs c = a∘b).
-struct spmv_job_t {
-  const uint64_t* row_ptr;
-  const uint32_t* col;
-  const dev_fr_t* val;   // plain form (dict == nullptr)
-  const uint16_t* code;  // coded form: the value is dict[code[k]]
-  const dev_fr_t* dict;
-  uint64_t n_rows;
-  dev_fr_t* out;
-  uint64_t in_begin, in_end;
-  dev_fr_t* prod_out;
-  const dev_fr_t* prod_with;
-};
-
-// Up to three jobs, one per blockIdx.y, all of n_out rows.
-struct spmv_launch_t {
-  spmv_job_t job[3];
-  const dev_fr_t* w;
-  uint64_t n_out;
-  unsigned short_max, warp_max;
-};
 
 // ---- 32-byte loads and stores as two 16-byte vectors (pointers 16-aligned) ----
 SZK_D dev_fr_t from_u4(uint4 a, uint4 b) {
@@ -102,18 +76,20 @@ SZK_D void store(dev_fr_t* p, const dev_fr_t& v) {
 // Term k's value: the 2-byte code streamed and its dictionary entry through
 // the read-only cache, or the 32-byte value streamed. The branch is uniform
 // over the block (one job per blockIdx.y).
-SZK_D dev_fr_t term_value(const spmv_job_t& j, uint64_t k) {
-  if (j.dict) return load_cached(j.dict + __ldcs(j.code + k));
-  return load_streaming(j.val + k);
+SZK_D dev_fr_t term_value(const spmv_job_t& j, uint64_t t) {
+  if (j.dict) return load_cached(j.dict + __ldcs(j.code + t));
+  return load_streaming(j.val + t);
 }
 
-// acc += value(k)·w[col[k]], with the shortcuts of the file comment.
+// acc += value(k)·w[col[k]], with the shortcuts of the file comment; term k
+// lies at k − nnz_base of the job's arrays (a piece of a matrix).
 SZK_D void add_term(dev_fr_t& acc, const spmv_job_t& j, const dev_fr_t* w, uint64_t k, const dev_fr_t& one,
                     const dev_fr_t& minus_one) {
-  const uint32_t c = __ldcs(j.col + k);
+  const uint64_t t = k - j.nnz_base;
+  const uint32_t c = __ldcs(j.col + t);
   const dev_fr_t x = load_cached(w + c);
   if (x.is_zero()) return;
-  const dev_fr_t v = term_value(j, k);
+  const dev_fr_t v = term_value(j, t);
   if (v == one)
     acc += x;
   else if (v == minus_one)
@@ -155,7 +131,8 @@ __global__ void __launch_bounds__(spmv_block) spmv_kernel(const spmv_launch_t p)
   for (uint64_t base = uint64_t(blockIdx.x) * spmv_block; base < p.n_out; base += uint64_t(gridDim.x) * spmv_block) {
     const uint64_t i = base + threadIdx.x;
     const bool live = i < p.n_out;
-    const bool input = live && i >= j.in_begin && i < j.in_end;
+    const uint64_t gi = p.row0 + i;  // the row's index in the whole vector
+    const bool input = live && gi >= j.in_begin && gi < j.in_end;
     uint64_t beg = 0, end = 0;
     if (live && !input && i < j.n_rows) {
       beg = __ldg(j.row_ptr + i);
@@ -167,7 +144,7 @@ __global__ void __launch_bounds__(spmv_block) spmv_kernel(const spmv_launch_t p)
 
     // Tier 1: short rows, empty rows, padding and input rows, one thread each.
     if (len <= p.short_max) {
-      dev_fr_t acc = input ? load_cached(p.w + (i - j.in_begin)) : zero;
+      dev_fr_t acc = input ? load_cached(p.w + (gi - j.in_begin)) : zero;
       for (uint64_t k = beg; k < end; ++k) add_term(acc, j, p.w, k, one, minus_one);
       if (live) emit(j, i, acc);
     } else if (len > p.warp_max) {
@@ -218,12 +195,13 @@ __global__ void __launch_bounds__(spmv_block)
     if (!(a[i] * b[i] == c[i])) atomicMin(first, (unsigned long long)i);
 }
 
+}  // namespace
+
+namespace spmv_detail {
+
 bool aligned16(const void* ptr) { return (reinterpret_cast<uintptr_t>(ptr) & 15) == 0; }
 bool aligned2(const void* ptr) { return (reinterpret_cast<uintptr_t>(ptr) & 1) == 0; }
 
-// A matrix that can write into n_out rows: at most n_out rows, a row_ptr
-// when it has rows, 16-byte aligned values (plain) or dictionary and
-// 2-byte aligned codes (coded).
 bool view_ok(const csr_view_t& m, uint64_t n_out) {
   if (m.n_rows > n_out) return false;
   if (m.n_rows > 0 && m.row_ptr == nullptr) return false;
@@ -266,7 +244,9 @@ spmv_launch_t make_launch(const fr_t* d_w, uint64_t n_out, const spmv_tuning_t& 
   return p;
 }
 
-}  // namespace
+}  // namespace spmv_detail
+
+using namespace spmv_detail;
 
 cudaError_t spmv_fr(fr_t* d_out, size_t n_out, const csr_view_t& m, const fr_t* d_w, cudaStream_t stream,
                     const spmv_tuning_t& tune) {

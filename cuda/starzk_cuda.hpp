@@ -278,6 +278,7 @@ struct csr_view_t {
   uint64_t n_rows;
   const uint16_t* code = nullptr;
   const fr_t* dict = nullptr;
+  uint64_t dict_size = 0;  // dict's entries (witness_map_pieces copies them)
 };
 // Rows of at most short_max terms are summed by one thread, rows of at most
 // warp_max terms by one warp, longer rows by a whole block of 256 threads.
@@ -309,6 +310,31 @@ cudaError_t first_unsatisfied_row(const fr_t* d_a, const fr_t* d_b, const fr_t* 
 // cudaErrorInvalidValue if a matrix has more than n rows.
 cudaError_t qap_rows_snarkjs(fr_t* d_a, fr_t* d_b, fr_t* d_c, size_t n, const csr_view_t& A, const csr_view_t& B,
                              const fr_t* d_w, cudaStream_t stream, const spmv_tuning_t& tune = {});
+// The same witness maps with the matrices and a, b, c in host memory and
+// only w on the device (cuda/spmv_pieces.cu): for a GPU that cannot hold
+// the CSR arrays beside a, b, c. The rows are done piece_rows at a time:
+// each piece's CSR slice is copied in, mapped, checked (bellman) and its
+// a, b, c copied out, two pieces in flight on two streams. m holds host
+// arrays (bellman A, B, C; snarkjs A, B, m[2] unused); out the host a, b,
+// c of n entries each. Host arrays that are page-locked copy by DMA.
+struct witness_map_host_t {
+  root_convention_t conv = root_convention_t::bellman;
+  csr_view_t m[3] = {};
+  uint64_t n = 0;
+  uint64_t n_constraints = 0, n_public = 0;  // bellman
+  fr_t* out[3] = {};
+  uint64_t piece_rows = 0;
+};
+// Device scratch the call needs (0 for arguments it would refuse).
+size_t witness_map_pieces_scratch_bytes(const witness_map_host_t& job);
+// Enqueues the map on `stream` and a second stream of its own, then waits
+// for both: *first_unsatisfied is the lowest constraint row i with
+// a_i·b_i != c_i (bellman), UINT64_MAX when every row holds (and always for
+// snarkjs). cudaErrorInvalidValue for the arguments qap_rows_bellman /
+// qap_rows_snarkjs refuse, row_ptr entries that decrease, or scratch
+// smaller than witness_map_pieces_scratch_bytes(job).
+cudaError_t witness_map_pieces(const witness_map_host_t& job, const fr_t* d_w, void* d_scratch, size_t scratch_bytes,
+                               cudaStream_t stream, uint64_t* first_unsatisfied, const spmv_tuning_t& tune = {});
 
 // ------------------------------------------------------------ fixed-base --
 // out[i] = k[i]·G for one fixed base G of G1 or G2 (the development setup's

@@ -252,7 +252,8 @@ std::string key_bundle_t::describe_memory_plan() const {
 
 // With CUDA workers, page-lock the arrays copied to the GPUs again and
 // again, so that those copies run at full PCIe speed and asynchronously:
-// the streamed queries, whose bases cross PCIe in every partition. An
+// the streamed queries, whose bases cross PCIe in every partition, and the
+// CSR arrays where spmv_passes copies them in every partition. An
 // array copied once per GPU (a resident query, the CSR arrays, the domain)
 // stays pageable by default: page-locking costs about what a pageable copy
 // of the same bytes costs, and at sector scale it is tens of GB (77 GB of
@@ -273,7 +274,10 @@ void key_bundle_t::pin_for_devices() {
       pin(bases.data(), bases.size() * sizeof(g1_affine_t));
     }
   if (all || view_.b_g2_device.streamed) pin(pk_->b_g2.data(), pk_->b_g2.size() * sizeof(g2_affine_t));
-  if (all) pin_once_copied();
+  if (all) pin(device_domain_.data(), device_domain_.size() * sizeof(fr_t));
+  // Where the witness map copies the matrices in every partition
+  // (spmv_passes), they are streamed arrays too.
+  if (all || rows_on_host_with_gpus()) pin_matrices();
   uint64_t bytes = 0;
   for (const auto& pb : pinned_) bytes += pb.second;
   times_.pinned_bytes = bytes;
@@ -286,9 +290,9 @@ void key_bundle_t::pin(const void* p, size_t bytes) {
   if (p && bytes && starpu_memory_pin(const_cast<void*>(p), bytes) == 0) pinned_.push_back({p, bytes});
 }
 
-// The arrays a GPU copies once: the device domain and the CSR arrays.
-void key_bundle_t::pin_once_copied() {
-  pin(device_domain_.data(), device_domain_.size() * sizeof(fr_t));
+// The CSR arrays: copied once to each GPU where spmv keeps them there, in
+// every partition where spmv_passes streams them.
+void key_bundle_t::pin_matrices() {
   for (const sparse_matrix_t* m : spmv_matrices()) {
     pin(m->row_ptr.data(), m->row_ptr.size() * sizeof(uint64_t));
     pin(m->col.data(), m->col.size() * sizeof(uint32_t));

@@ -110,8 +110,10 @@ class key_bundle_t {
   // The memory plan runs the H phase in passes (ntt_h_passes): a, b, c
   // stay in host memory even when a GPU computes it.
   bool h_phase_in_passes() const;
-  // There are GPUs, but the plan cannot hold the witness map there: it
-  // runs on the CPUs and a, b, c are counted in host memory.
+  // There are GPUs, but the plan cannot hold the witness map's buffers
+  // there: a, b, c are counted in host memory, and the witness map is
+  // spmv_passes (on a GPU, the matrices copied from host memory piece by
+  // piece, or on the CPUs where placed there).
   bool rows_on_host_with_gpus() const;
 
  private:
@@ -122,7 +124,7 @@ class key_bundle_t {
   void pin_for_devices();
   void prefetch_to_devices();
   static std::vector<unsigned> cuda_nodes();
-  void pin_once_copied();
+  void pin_matrices();
   void pin(const void* p, size_t bytes);
   void unpin_all() noexcept;
 

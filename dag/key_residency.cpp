@@ -45,8 +45,9 @@ residency_plan_t plan_key_residency(const residency_input_t& in) {
     plan.fixed = device_map;
     plan.optional_fits = true;
   } else {
-    // The witness map on the CPUs: a GPU holds the H phase's a, b, c or
-    // the MSMs' w and h, beside the domain, full if the floor still fits.
+    // The witness map in pieces (spmv_passes: the CSR and a, b, c in host
+    // memory): a GPU holds the H phase's a, b, c or the MSMs' w and h,
+    // beside the domain, full if the floor still fits.
     const uint64_t phase = std::max(in.rows, in.overlap);
     plan.fixed = phase + in.key_fixed;
     auto short_of_floor = [&] { return plan.fixed + in.headroom + in.scratch_floor > in.device; };
@@ -100,7 +101,7 @@ std::string describe(const residency_plan_t& plan, const residency_input_t& in) 
   return "resident " + (res.empty() ? std::string("none") : res) + " (" + gib(plan.resident) + "), streamed " +
          (str.empty() ? std::string("none") : str) + " (" + gib(streamed) + "), MSM scratch up to " +
          gib(plan.scratch_budget) + " of " + gib(in.device) +
-         (plan.optional_fits ? ", run-ahead 1" : ", witness map on the CPUs") +
+         (plan.optional_fits ? ", run-ahead 1" : ", witness map in pieces") +
          (plan.lean_domain ? ", lean NTT domain" : "") + (plan.h_passes ? ", H phase in passes" : "");
 }
 

@@ -28,8 +28,10 @@
 //      run-ahead to 1 (run_ahead() below): every further staged partition
 //      would hold another witness that StarPU finds room for only by
 //      evicting resident queries. If that form does not fit beside the
-//      scratch floor, the witness map runs on the CPUs and a GPU never
-//      holds w, a, b, c at once: its phases are the H phase (a, b, c and
+//      scratch floor, the witness map runs in pieces (codelets/
+//      spmv_passes.cpp: the CSR and a, b, c stay in host memory, a piece of
+//      rows at a time crosses the device) and a GPU never holds w, a, b, c
+//      at once: its phases are the H phase (a, b, c and
 //      the domain) and the MSMs (w and h), so fixed = the larger of the
 //      two + the domain, in the first of these forms that leaves the
 //      scratch floor:

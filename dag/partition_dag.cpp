@@ -56,14 +56,16 @@ void on_task_done(void* arg) noexcept { static_cast<partition_t*>(arg)->callback
 
 // Where the witness map may run, from the key's memory plan: a, b, c are
 // budgeted where the plan puts them (key_bundle_t::partition_bytes), so the
-// task must run there: on a GPU when the plan holds its buffers there
-// beside the NTT domain and the MSM scratch, on the CPUs when GPUs exist but
-// cannot (a CUDA worker would otherwise take it, fail to find room beside
-// its scratch, and have StarPU evict a, b, c of other partitions into host
-// memory nobody counted); anywhere without GPUs. 0: no restriction.
+// task must run where its codelet (witness_map_codelet) keeps them: spmv on
+// a GPU when the plan holds its buffers there beside the NTT domain and the
+// MSM scratch (a CUDA worker of a smaller plan would fail to find room
+// beside its scratch and have StarPU evict a, b, c of other partitions into
+// host memory nobody counted); spmv_passes, whose a, b, c stay in host
+// memory, on a GPU as well where GPUs exist (it moves ~20 GB over PCIe at
+// 2^27 in a fraction of what the CPUs take); anywhere without GPUs. 0: no
+// restriction.
 uint32_t rows_where(const key_bundle_t& key) {
-  if (key.rows_on_device()) return STARPU_CUDA;
-  if (key.rows_on_host_with_gpus()) return STARPU_CPU;
+  if (key.rows_on_device() || key.rows_on_host_with_gpus()) return STARPU_CUDA;
   return 0;
 }
 
@@ -178,16 +180,24 @@ void partition_t::callback_done() noexcept {
 
 // ---- the phases -------------------------------------------------------------
 
+starpu_codelet* witness_map_codelet(const key_bundle_t& key) {
+  return key.rows_on_host_with_gpus() ? codelets::spmv_passes_codelet() : codelets::spmv_codelet();
+}
+
 bool witness_map_heads_chain(const key_bundle_t& key, const submit_context_t& ctx) {
   return ctx.only == 0 && rows_where(key) == STARPU_CUDA &&
-         (codelets::codelet_where(codelets::spmv_codelet()) & STARPU_CUDA) != 0;
+         (codelets::codelet_where(witness_map_codelet(key)) & STARPU_CUDA) != 0;
 }
 
 void submit_witness_map(partition_t& p, const submit_context_t& ctx) {
   std::vector<starpu_data_descr> data = {{p.w, STARPU_R}, {p.a, STARPU_W}, {p.b, STARPU_W}, {p.c, STARPU_W}};
-  for (starpu_data_handle_t m : p.key().matrices()) data.push_back({m, STARPU_R});
+  starpu_codelet* cl = witness_map_codelet(p.key());
+  // spmv reads the matrices as buffers; spmv_passes from the key's host
+  // arrays, as a streamed MSM query.
+  if (cl == codelets::spmv_codelet())
+    for (starpu_data_handle_t m : p.key().matrices()) data.push_back({m, STARPU_R});
   const bool head = witness_map_heads_chain(p.key(), ctx);
-  submit_task(p, ctx, codelets::spmv_codelet(), &p.state(), std::move(data), "spmv",
+  submit_task(p, ctx, cl, &p.state(), std::move(data), cl == codelets::spmv_codelet() ? "spmv" : "spmv_passes",
               head ? prio_chain : prio_memory_phase, codelets::spmv_flops(p.state()), false, nullptr,
               rows_where(p.key()), head ? STARZK_RC_GPU_CHAIN : STARZK_TAG_NO_CLASS);
 }

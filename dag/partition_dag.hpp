@@ -22,11 +22,12 @@
 //
 // GPU chain (policies/resource_class.h): ntt_h, msm_h, msm_l, msm_a and
 // msm_b1 are STARZK_RC_GPU_CHAIN tasks of chain `chain_id` (unique per
-// partition in a process), and so is spmv where the memory plan keeps the
-// witness map on a GPU (witness_map_heads_chain). msm_b1 carries is_last
-// and reads the h, l and a results, so it depends on every other task of
-// the chain, as the lock requires; the chain waits only on work of its own
-// partition (spmv, prep_msm), never on another chain. Every task, chain or
+// partition in a process), and so is the witness map (spmv, or
+// spmv_passes) where it runs on a GPU (witness_map_heads_chain). msm_b1
+// carries is_last and reads the h, l and a results, so it depends on every
+// other task of the chain, as the lock requires; the chain waits only on
+// work of its own partition (the witness map, prep_msm), never on another
+// chain. Every task, chain or
 // not, carries the partition's chain id and its job's sequence number in its tag,
 // so traces name job and partition for each task (the policies apply the
 // lock to GPU_CHAIN tasks only).
@@ -115,17 +116,25 @@ class partition_t {
   codelets::partition_state_t state_;
 };
 
-// Whether spmv heads the partition's GPU chain: when the memory plan keeps
-// a, b, c on a GPU (key_bundle_t::rows_on_device) and spmv has a CUDA body,
-// it is submitted as a GPU_CHAIN task (tag class), so the GPU lock runs it
-// with ntt_h and the MSMs: a, b, c then exist only while their chain holds
-// the device, and a partition staged ahead of its chain holds only its
-// witness there (dag/key_residency.hpp, rule 1). Not on a retry on the CPUs.
+// The witness map's codelet for a key: spmv_passes where the memory plan
+// keeps a, b, c in host memory beside GPUs (key_bundle_t::
+// rows_on_host_with_gpus: the CSR arrays do not fit beside them), spmv
+// otherwise.
+starpu_codelet* witness_map_codelet(const key_bundle_t& key);
+
+// Whether the witness map heads the partition's GPU chain: when the memory
+// plan has GPUs and the witness map's codelet may run on them (not placed
+// on the CPUs), it is submitted as a GPU_CHAIN task (tag class), so the GPU
+// lock runs it with ntt_h and the MSMs. With a, b, c on the device they
+// then exist only while their chain holds it, and a partition staged ahead
+// of its chain holds only its witness there (dag/key_residency.hpp, rule
+// 1); with spmv_passes the GPU maps the rows of the partition it is about
+// to prove. Not on a retry on the CPUs.
 bool witness_map_heads_chain(const key_bundle_t& key, const submit_context_t& ctx);
 
 // The phases. Each builds, tags and submits one task (throws
 // std::runtime_error if StarPU refuses it).
-void submit_witness_map(partition_t& p, const submit_context_t& ctx);  // spmv
+void submit_witness_map(partition_t& p, const submit_context_t& ctx);  // spmv or spmv_passes
 void submit_h_phase(partition_t& p, const submit_context_t& ctx);      // ntt_h
 void submit_prep_msm(partition_t& p, const submit_context_t& ctx);
 void submit_msm_h(partition_t& p, const submit_context_t& ctx);

@@ -212,7 +212,7 @@ TEST(KeyResidency, TheDeviceWitnessMapNeedsAPartitionAndThreeWitnesses) {
   EXPECT_EQ(describe(p, in).find("run-ahead"), std::string::npos) << describe(p, in);
 }
 
-// 24 GB: the witness map on the CPUs, the full domain beside a, b, c, all
+// 24 GB: the witness map in pieces, the full domain beside a, b, c, all
 // queries streamed, the MSMs get what the H phase leaves.
 TEST(KeyResidency, SectorPartitionOn24GB) {
   const residency_input_t in = key27(24000);
@@ -237,7 +237,7 @@ TEST(KeyResidency, SectorPartitionOn18GBTakesTheLeanDomain) {
   EXPECT_EQ(p.scratch_budget, in.device - p.fixed);
   EXPECT_GE(p.scratch_budget, in.scratch_floor);
   const std::string d = describe(p, in);
-  EXPECT_NE(d.find("witness map on the CPUs, lean NTT domain"), std::string::npos) << d;
+  EXPECT_NE(d.find("witness map in pieces, lean NTT domain"), std::string::npos) << d;
   EXPECT_EQ(d.find("passes"), std::string::npos) << d;
 }
 
@@ -258,7 +258,7 @@ TEST(KeyResidency, SectorPartitionOn16GBRunsTheHPhaseInPasses) {
   EXPECT_GT(p.scratch_budget, 4 * GiB + 256 * (uint64_t(1) << 20));  // one vector + two 128 MiB chunks
   EXPECT_LE(in.overlap + in.key_fixed_lean + p.scratch_budget + in.headroom, in.device);
   const std::string d = describe(p, in);
-  EXPECT_NE(d.find("witness map on the CPUs, lean NTT domain, H phase in passes"), std::string::npos) << d;
+  EXPECT_NE(d.find("witness map in pieces, lean NTT domain, H phase in passes"), std::string::npos) << d;
   // Without a lean form the full domain is kept and the scratch gets less
   // than the floor (what the device has after the H phase).
   residency_input_t no_lean = in;

@@ -50,7 +50,7 @@
 namespace starzk {
 namespace {
 
-constexpr const char* any_place = "spmv=any,ntt_h=any,msm=any,b_g2_msm=any";
+constexpr const char* any_place = "spmv=any,spmv_passes=any,ntt_h=any,ntt_h_passes=any,msm=any,b_g2_msm=any";
 
 // Sets an environment variable for one scope.
 class scoped_env_t {
@@ -242,6 +242,13 @@ void prove_and_check_case18(const std::string& place, const std::function<void(c
   EXPECT_EQ(got.count("msm", "cuda"), 4 * int(k.c.witnesses.size()));
   EXPECT_EQ(got.count("b_g2_msm", "cuda"), int(k.c.witnesses.size()));
   if (key->h_phase_in_passes()) EXPECT_EQ(got.count("ntt_h_passes", "cuda"), int(k.c.witnesses.size()));
+  // a, b, c in host memory: the witness map in pieces, on the GPU unless
+  // placed on the CPUs.
+  if (key->rows_on_host_with_gpus()) {
+    const bool on_gpu = (codelets::codelet_where(codelets::spmv_passes_codelet()) & STARPU_CUDA) != 0;
+    EXPECT_EQ(got.count("spmv_passes", on_gpu ? "cuda" : "cpu"), int(k.c.witnesses.size()));
+    EXPECT_EQ(got.count("spmv", "cuda") + got.count("spmv", "cpu"), 0);
+  }
   codelets::set_placement(any_place);
 }
 
@@ -251,7 +258,7 @@ TEST(dag_gpu_memory_limited, batch_at_2_18_under_a_small_device_limit_verifies) 
   // The device bytes that leave the MSMs more than their smallest pieces
   // need (all queries streamed) but less than the whole largest MSM: from
   // the plan's own inputs, taken from a first session without a limit.
-  // The plan, below the scratch floor, runs the witness map on the CPUs
+  // The plan, below the scratch floor, runs the witness map in pieces
   // and the H phase in passes (a, b, c in host memory), and keeps the MSM
   // phase's w and h beside a lean domain, with 1/64 of the device as
   // headroom.
@@ -274,14 +281,19 @@ TEST(dag_gpu_memory_limited, batch_at_2_18_under_a_small_device_limit_verifies) 
                                                 << " B, whole MSM " << m.largest_whole << " B";
   const uint64_t device = (fixed + scratch) * 64 / 63 + mib;
   const scoped_env_t env("STARPU_LIMIT_CUDA_MEM", std::to_string((device + mib - 1) / mib));
-  prove_and_check_case18("spmv=cpu,ntt_h=any,msm=any,b_g2_msm=any", [&](const dag::key_bundle_t& key) {
-    EXPECT_EQ(key.memory_plan().streamed, dag::key_query_all);
-    EXPECT_FALSE(key.memory_plan().optional_fits);
-    EXPECT_TRUE(key.memory_plan().lean_domain);  // the H phase runs with the lean twiddles
-    EXPECT_TRUE(key.h_phase_in_passes());        // and a, b, c never on the device
-    EXPECT_GE(key.view().scratch_max, m.smallest);
-    EXPECT_LT(key.view().scratch_max, m.largest_whole);  // some MSM must run in pieces
-  });
+  // The witness map in pieces on the GPU (the plan's choice), then on the
+  // CPUs (placed there): the same proofs.
+  for (const char* place : {any_place, "spmv_passes=cpu"}) {
+    SCOPED_TRACE(place);
+    prove_and_check_case18(place, [&](const dag::key_bundle_t& key) {
+      EXPECT_EQ(key.memory_plan().streamed, dag::key_query_all);
+      EXPECT_FALSE(key.memory_plan().optional_fits);
+      EXPECT_TRUE(key.memory_plan().lean_domain);  // the H phase runs with the lean twiddles
+      EXPECT_TRUE(key.h_phase_in_passes());        // and a, b, c never on the device
+      EXPECT_GE(key.view().scratch_max, m.smallest);
+      EXPECT_LT(key.view().scratch_max, m.largest_whole);  // some MSM must run in pieces
+    });
+  }
 }
 
 // DISABLED until it has passed on a GPU: its only run, on the H200 beside
@@ -315,8 +327,8 @@ TEST(dag_gpu_memory_limited, DISABLED_the_plan_places_every_witness_map_from_the
   const run_t got = prove_all(key, k.c.witnesses, k.rs);
   ASSERT_EQ(got.proofs.size(), k.c.witnesses.size());
   EXPECT_EQ(encode_proof(got.proofs.at(0)), encode_proof(k.reference));
-  EXPECT_EQ(got.count("spmv", "cuda"), 0);
-  EXPECT_EQ(got.count("spmv", "cpu"), int(k.c.witnesses.size()));
+  EXPECT_EQ(got.count("spmv", "cuda") + got.count("spmv", "cpu"), 0);
+  EXPECT_EQ(got.count("spmv_passes", "cuda"), int(k.c.witnesses.size()));
 }
 
 TEST(dag_gpu_memory_limited, scratch_cap_cuts_the_msms_into_pieces) {
