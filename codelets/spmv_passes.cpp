@@ -102,7 +102,8 @@ void spmv_passes_cuda(void* buffers[], void* arg) noexcept {
     size_t need = 0;
     for (job.piece_rows = largest_piece; job.piece_rows >= smallest_piece; job.piece_rows /= 2) {
       need = gpu::witness_map_pieces_scratch_bytes(job);
-      if (need == 0) throw std::invalid_argument("the key's matrices do not fit its domain");
+      if (need == 0)
+        throw std::invalid_argument("the key's matrices do not fit its domain, or their row offsets decrease");
       scratch = detail::try_worker_scratch(need, p.key.scratch_max >= need ? size_t(p.key.scratch_max) : need);
       if (scratch != nullptr) break;
     }

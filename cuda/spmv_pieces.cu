@@ -171,8 +171,7 @@ cudaError_t witness_map_pieces(const witness_map_host_t& job, const fr_t* d_w, v
                                 cudaMemcpyHostToDevice, st));
         SZK_TRY(cudaMemcpyAsync(at(l.col[set][m]), v.col + t0, terms * sizeof(uint32_t), cudaMemcpyHostToDevice, st));
         const void* values = coded(v) ? static_cast<const void*>(v.code + t0) : static_cast<const void*>(v.val + t0);
-        SZK_TRY(
-            cudaMemcpyAsync(at(l.val[set][m]), values, terms * term_value_bytes(v), cudaMemcpyHostToDevice, st));
+        SZK_TRY(cudaMemcpyAsync(at(l.val[set][m]), values, terms * term_value_bytes(v), cudaMemcpyHostToDevice, st));
       }
       launch_p.job[m] = make_job(dv, static_cast<fr_t*>(at(l.out[set][m])));
       launch_p.job[m].nnz_base = hi > lo ? v.row_ptr[lo] : 0;

@@ -108,7 +108,9 @@ TEST(CudaSpmvPieces, BellmanMatchesHostWitnessMap) {
     mixed.b = all_coded.b;
     for (const r1cs_t* cs : std::initializer_list<const r1cs_t*>{&rc.cs, &all_coded, &mixed})
       for (const uint64_t piece : {uint64_t(1), uint64_t(3), uint64_t(100), nc > 3 ? nc - 2 : uint64_t(1), n, n + 7}) {
-        const std::string what = std::string(cs == &rc.cs ? "plain" : cs == &mixed ? "mixed" : "coded") +
+        const std::string what = std::string(cs == &rc.cs   ? "plain"
+                                             : cs == &mixed ? "mixed"
+                                                            : "coded") +
                                  " constraints=" + std::to_string(nc) + " n=" + std::to_string(n) +
                                  " piece=" + std::to_string(piece);
         const mapped_t got = run(bellman_job(*cs, n), rc.w, piece);
