@@ -44,8 +44,8 @@ bool coded(const csr_view_t& m) { return m.dict != nullptr; }
 size_t term_value_bytes(const csr_view_t& m) { return coded(m) ? sizeof(uint16_t) : sizeof(fr_t); }
 
 // The arguments qap_rows_bellman / qap_rows_snarkjs accept, with host
-// arrays in place of device ones, and row_ptr non-decreasing at the pieces'
-// ends.
+// arrays in place of device ones (col and the values needed only where a
+// matrix has terms), and row_ptr non-decreasing at the pieces' ends.
 shape_t shape_of(const witness_map_host_t& j) {
   shape_t s;
   const bool bellman = j.conv == root_convention_t::bellman;
@@ -55,7 +55,9 @@ shape_t shape_of(const witness_map_host_t& j) {
   for (unsigned m = 0; m < s.mats; ++m) {
     if (!view_ok(j.m[m], j.n) || !out_ok(j.out[m])) return s;
     const csr_view_t& v = j.m[m];
-    if (v.n_rows > 0 && (v.col == nullptr || (coded(v) ? v.code == nullptr : v.val == nullptr))) return s;
+    if (v.n_rows == 0 || v.row_ptr[v.n_rows] == v.row_ptr[0]) continue;  // no terms
+    if (v.row_ptr[v.n_rows] < v.row_ptr[0]) return s;
+    if (v.col == nullptr || (coded(v) ? v.code == nullptr : v.val == nullptr)) return s;
     if (coded(v) && (v.dict_size == 0 || v.dict_size > (uint64_t(1) << 16))) return s;
   }
   if (!out_ok(j.out[2])) return s;
@@ -142,7 +144,7 @@ cudaError_t witness_map_pieces(const witness_map_host_t& job, const fr_t* d_w, v
   auto* base = static_cast<unsigned char*>(d_scratch);
   auto at = [&](size_t offset) { return static_cast<void*>(base + offset); };
   for (unsigned m = 0; m < s.mats; ++m)
-    if (coded(job.m[m]))
+    if (coded(job.m[m]) && job.m[m].dict_size > 0)
       SZK_TRY(cudaMemcpyAsync(at(l.dict[m]), job.m[m].dict, job.m[m].dict_size * sizeof(fr_t), cudaMemcpyHostToDevice,
                               stream));
   side_stream_t side;
@@ -169,9 +171,11 @@ cudaError_t witness_map_pieces(const witness_map_host_t& job, const fr_t* d_w, v
         const uint64_t t0 = v.row_ptr[lo], terms = v.row_ptr[hi] - t0;
         SZK_TRY(cudaMemcpyAsync(at(l.rp[set][m]), v.row_ptr + lo, (hi - lo + 1) * sizeof(uint64_t),
                                 cudaMemcpyHostToDevice, st));
-        SZK_TRY(cudaMemcpyAsync(at(l.col[set][m]), v.col + t0, terms * sizeof(uint32_t), cudaMemcpyHostToDevice, st));
-        const void* values = coded(v) ? static_cast<const void*>(v.code + t0) : static_cast<const void*>(v.val + t0);
-        SZK_TRY(cudaMemcpyAsync(at(l.val[set][m]), values, terms * term_value_bytes(v), cudaMemcpyHostToDevice, st));
+        if (terms > 0) {  // col and the values may be null where a matrix has no terms
+          SZK_TRY(cudaMemcpyAsync(at(l.col[set][m]), v.col + t0, terms * sizeof(uint32_t), cudaMemcpyHostToDevice, st));
+          const void* values = coded(v) ? static_cast<const void*>(v.code + t0) : static_cast<const void*>(v.val + t0);
+          SZK_TRY(cudaMemcpyAsync(at(l.val[set][m]), values, terms * term_value_bytes(v), cudaMemcpyHostToDevice, st));
+        }
       }
       launch_p.job[m] = make_job(dv, static_cast<fr_t*>(at(l.out[set][m])));
       launch_p.job[m].nnz_base = hi > lo ? v.row_ptr[lo] : 0;

@@ -202,7 +202,7 @@ TEST(CudaSpmvPieces, RejectsBadArguments) {
   j = good, j.out[1] = nullptr;
   refused(j, "no b");
   sparse_matrix_t cm = coded(rc.cs.a);
-  if (cm.coded()) {
+  if (cm.coded() && cm.nnz() > 0) {
     j = good, j.m[0] = host_view(cm), j.m[0].dict_size = 0;
     refused(j, "coded without a dictionary size");
   }
@@ -210,6 +210,17 @@ TEST(CudaSpmvPieces, RejectsBadArguments) {
   bad_rp[4] = bad_rp[8] + 1;  // decreases at a piece's end
   j = good, j.m[1].row_ptr = bad_rp.data();
   refused(j, "row_ptr decreasing at a piece end");
+  // Matrices without terms need neither col nor values (empty vectors may
+  // give null pointers), plain or coded.
+  r1cs_t empty = rc.cs;
+  for (sparse_matrix_t* m : {&empty.a, &empty.b, &empty.c}) *m = sparse_matrix_t::empty(m->n_rows, m->n_cols);
+  witness_map_host_t no_terms = bellman_job(empty, 16);
+  no_terms.out[0] = a.data(), no_terms.out[1] = b.data(), no_terms.out[2] = c.data();
+  no_terms.piece_rows = 4;
+  for (csr_view_t& v : no_terms.m) v.col = nullptr, v.val = nullptr;
+  EXPECT_GT(witness_map_pieces_scratch_bytes(no_terms), 0u);
+  no_terms.m[1].dict = b.data();  // coded form, no dictionary needed either
+  EXPECT_GT(witness_map_pieces_scratch_bytes(no_terms), 0u);
   EXPECT_EQ(witness_map_pieces(good, w, scratch, SIZE_MAX, nullptr, nullptr), cudaErrorInvalidValue);
   EXPECT_EQ(witness_map_pieces(good, nullptr, scratch, SIZE_MAX, nullptr, &first), cudaErrorInvalidValue);
   EXPECT_EQ(witness_map_pieces(good, w, nullptr, SIZE_MAX, nullptr, &first), cudaErrorInvalidValue);
