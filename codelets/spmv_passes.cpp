@@ -12,12 +12,12 @@
 // The CUDA body runs gpu::witness_map_pieces: pieces of 2^22 rows (fewer
 // where the worker's scratch allows less), each piece's CSR slice in and
 // its a, b, c out over PCIe, two pieces in flight, and the constraint
-// check of the CPU body on the device. Against the CPU body on the
-// machine's cores it trades ~4 s of sixteen cores for ~0.4 s of the GPU at
-// 2^27 (docs/benchmarks.md). When no scratch can be had the body maps on
-// the host (stderr says so once). The memory plan picks this codelet
-// (dag/partition_dag.cpp, witness_map_codelet); its model is its own, since
-// its time includes the copies.
+// check of the CPU body on the device: a fraction of the time the CPU body
+// takes on all the machine's cores (docs/benchmarks.md, "The witness map
+// in pieces"), for ~20 GB over PCIe at 2^27. When no scratch can be had
+// the body maps on the host (stderr says so once). The memory plan picks
+// this codelet (dag/partition_dag.cpp, witness_map_codelet); its model is
+// its own, since its time includes the copies.
 #include <starpu.h>
 
 #include <atomic>
