@@ -51,11 +51,16 @@ std::string busy_text(const bench_result_t& r) {
   return s;
 }
 
+}  // namespace
+
 double phase_ms_per_proof(const bench_result_t& r, const std::string& phase) {
+  double total_s = 0;
   for (const bench_phase_t& p : r.phases)
-    if (p.phase == phase) return r.proofs ? 1000.0 * p.total_s / double(r.proofs) : 0;
-  return 0;
+    if (p.phase == phase || p.phase == phase + "_passes") total_s += p.total_s;
+  return r.proofs ? 1000.0 * total_s / double(r.proofs) : 0;
 }
+
+namespace {
 
 std::string policy_text(const bench_result_t& r) {
   return r.config.baseline ? r.config.policy + ", 1 at a time" : r.config.policy;

@@ -43,6 +43,11 @@ void compute_ratios(std::vector<bench_result_t>& rows);
 
 // The phases with a CSV column, in DAG order.
 const std::vector<std::string>& bench_phases();
+// A phase's task time per proof in ms (0 without proofs): the tasks of that
+// name and of its form for small GPUs ("spmv" with "spmv_passes", "ntt_h"
+// with "ntt_h_passes"), so a row's columns do not depend on the memory
+// plan.
+double phase_ms_per_proof(const bench_result_t& r, const std::string& phase);
 std::vector<std::string> bench_csv_columns();
 
 void print_bench_table(const std::vector<bench_result_t>& rows, std::ostream& out);

@@ -3,7 +3,8 @@
 // standard deviation and Student's t interval of small samples, rounds
 // that are permutations and repeat with their seed, runs folded into rows
 // (means over the completed runs, a failed run reported), and the digest of
-// a model folder that changes when a file does.
+// a model folder that changes when a file does; a phase's CSV column
+// counting the small-GPU form of its codelet too.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <random>
 
 #include "cli/bench_repeat.hpp"
+#include "cli/bench_report.hpp"
 
 namespace starzk::cli {
 namespace {
@@ -94,6 +96,21 @@ TEST(bench_repeat, the_model_digest_follows_the_files) {
   std::ofstream(d / "codelets" / "45" / "starzk_msm.host") << "samples 2\n";
   EXPECT_NE(tree_digest(d), first);
   fs::remove_all(d);
+}
+
+// The witness map and the H phase have a second form where a, b, c stay in
+// host memory (spmv_passes, ntt_h_passes): their time goes to the same
+// column, and a phase that did not run gives 0.
+TEST(bench_report, phase_columns_count_the_passes_forms) {
+  bench_result_t r;
+  r.proofs = 4;
+  r.phases = {{"spmv_passes", 4, 1.0}, {"ntt_h", 2, 0.4}, {"ntt_h_passes", 2, 0.6}, {"msm_h", 4, 2.0}};
+  EXPECT_DOUBLE_EQ(phase_ms_per_proof(r, "spmv"), 250.0);
+  EXPECT_DOUBLE_EQ(phase_ms_per_proof(r, "ntt_h"), 250.0);
+  EXPECT_DOUBLE_EQ(phase_ms_per_proof(r, "msm_h"), 500.0);
+  EXPECT_DOUBLE_EQ(phase_ms_per_proof(r, "msm_l"), 0.0);
+  r.proofs = 0;
+  EXPECT_DOUBLE_EQ(phase_ms_per_proof(r, "spmv"), 0.0);
 }
 
 }  // namespace
