@@ -89,8 +89,7 @@ class key_bundle_t {
   // there and are not held yet (the watcher started at registration does
   // the same as copies land; the batch also calls it as partitions finish,
   // so every array a finished partition read is held by then); logically
-  // const: it
-  // changes where copies stay, never what the key is.
+  // const: it changes where copies stay, never what the key is.
   void hold_on_devices() const;
   // What the plan keeps on each GPU (empty without a plan), and how many
   // (array, GPU) holds are in place.

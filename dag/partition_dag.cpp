@@ -197,9 +197,9 @@ void submit_witness_map(partition_t& p, const submit_context_t& ctx) {
   if (cl == codelets::spmv_codelet())
     for (starpu_data_handle_t m : p.key().matrices()) data.push_back({m, STARPU_R});
   const bool head = witness_map_heads_chain(p.key(), ctx);
-  submit_task(p, ctx, cl, &p.state(), std::move(data), cl == codelets::spmv_codelet() ? "spmv" : "spmv_passes",
-              head ? prio_chain : prio_memory_phase, codelets::spmv_flops(p.state()), false, nullptr,
-              rows_where(p.key()), head ? STARZK_RC_GPU_CHAIN : STARZK_TAG_NO_CLASS);
+  submit_task(p, ctx, cl, &p.state(), std::move(data), cl->name, head ? prio_chain : prio_memory_phase,
+              codelets::spmv_flops(p.state()), false, nullptr, rows_where(p.key()),
+              head ? STARZK_RC_GPU_CHAIN : STARZK_TAG_NO_CLASS);
 }
 
 void submit_h_phase(partition_t& p, const submit_context_t& ctx) {

@@ -27,10 +27,9 @@
 // carries is_last and reads the h, l and a results, so it depends on every
 // other task of the chain, as the lock requires; the chain waits only on
 // work of its own partition (the witness map, prep_msm), never on another
-// chain. Every task, chain or
-// not, carries the partition's chain id and its job's sequence number in its tag,
-// so traces name job and partition for each task (the policies apply the
-// lock to GPU_CHAIN tasks only).
+// chain. Every task, chain or not, carries the partition's chain id and its
+// job's sequence number in its tag, so traces name job and partition for
+// each task (the policies apply the lock to GPU_CHAIN tasks only).
 #pragma once
 
 #include <starpu.h>

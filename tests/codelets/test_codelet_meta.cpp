@@ -118,9 +118,9 @@ namespace starzk {
 namespace {
 
 // set_placement: the codelets with a CUDA body in a CUDA build are exactly
-// spmv, spmv_passes, ntt_h, ntt_h_passes, msm and b_g2_msm; a placement sets each codelet's `where`
-// mask, "any" gives back every body it has; bad specs name what is wrong
-// and change nothing after the bad item.
+// spmv, spmv_passes, ntt_h, ntt_h_passes, msm and b_g2_msm; a placement
+// sets each codelet's `where` mask, "any" gives back every body it has;
+// bad specs name what is wrong and change nothing after the bad item.
 TEST(codelet_meta, placement_sets_where_masks_and_rejects_bad_specs) {
   const std::set<std::string> gpu_capable = {"spmv", "spmv_passes", "ntt_h", "ntt_h_passes", "msm", "b_g2_msm"};
   bool cuda_build = false;
