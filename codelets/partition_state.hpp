@@ -95,6 +95,15 @@ struct msm_task_arg_t {
   msm_query_t query = msm_query_t::h;
 };
 
+// cl_arg of a free task: what it releases, of which partition. Rows in host
+// memory go as soon as their last reader is done (b, c after the H phase,
+// a after msm_h); the witness and the prep_msm result at the end.
+struct free_task_arg_t {
+  enum what_t : unsigned { witness = 1u << 0, prep = 1u << 1, row_a = 1u << 2, row_b = 1u << 3, row_c = 1u << 4 };
+  partition_state_t* part = nullptr;
+  unsigned what = 0;
+};
+
 struct partition_state_t {
   key_view_t key;
   std::string label;     // names the partition in every message
@@ -129,6 +138,10 @@ struct partition_state_t {
   msm_results_t msm;  // one handle per field
   proof_t proof;
   msm_task_arg_t msm_args[msm_query_count];
+  // The free tasks' arguments: the rows b, c; the row a; the rest.
+  free_task_arg_t free_rows_bc{this, free_task_arg_t::row_b | free_task_arg_t::row_c};
+  free_task_arg_t free_row_a{this, free_task_arg_t::row_a};
+  free_task_arg_t free_rest{this, free_task_arg_t::witness | free_task_arg_t::prep};
 
   partition_state_t();
   partition_state_t(const partition_state_t&) = delete;

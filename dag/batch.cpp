@@ -174,6 +174,43 @@ uint64_t batch_t::reservation(const key_bundle_t& key) const {
   return key.partition_bytes() - (prep_task_ ? 0 : codelets::prep_msm_max_bytes(pk.n_vars, pk.n_public));
 }
 
+uint64_t batch_t::admit(const key_bundle_t& key, uint64_t bytes) {
+  // Rows a, b, c with home buffers in host memory (partition_t) are given
+  // back early by their free tasks: the witness can be loaded before they
+  // fit, while another partition's MSMs run.
+  const uint64_t rows = key.rows_on_device() ? 0 : 3 * sizeof(fr_t) * key.pk().domain_size;
+  {
+    std::unique_lock<std::mutex> lk(mu_);
+    staging_cv_.wait(lk, [&] { return !staging_; });  // partitions are admitted in order
+  }
+  if (rows == 0 || rows >= bytes) {
+    budget_.reserve(bytes);
+    return 0;
+  }
+  if (budget_.try_reserve(bytes)) return 0;
+  budget_.reserve(bytes - rows);
+  std::lock_guard<std::mutex> lk(mu_);
+  staging_ = true;
+  ++staged_;
+  return rows;
+}
+
+void batch_t::admit_rest(uint64_t bytes, uint64_t later) {
+  if (later == 0) return;
+  // Only this partition's witness reserved: admitted then, even above the
+  // cap (a partition larger than the cap runs alone).
+  budget_.reserve(later, bytes - later);
+  end_staging();
+}
+
+void batch_t::end_staging() noexcept {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    staging_ = false;
+  }
+  staging_cv_.notify_all();
+}
+
 void batch_t::launch(attempt_t a) {
   const proving_key_t& pk = a.key->pk();
   const uint64_t prep_bytes = codelets::prep_msm_max_bytes(pk.n_vars, pk.n_public);
@@ -187,15 +224,19 @@ void batch_t::launch(attempt_t a) {
   }
   const bool inject = options_.inject_fault && a.retries == 0 && options_.inject_fault->second == a.index;
 
-  budget_.reserve(bytes);
+  // `later`: bytes of the rows still to reserve once the witness is loaded
+  // (0: all of it is reserved now).
+  const uint64_t later = admit(*a.key, bytes);
   if (loaders_.empty()) {
     std::unique_ptr<partition_t> part;
     try {
       part = prepare(a.key, a.fill, a.label);
     } catch (...) {
-      budget_.release(bytes);
+      budget_.release(bytes - later);
+      if (later) end_staging();
       throw;
     }
+    admit_rest(bytes, later);
     part->state().fixed_rs = a.fixed_rs;
     if (inject) part->state().inject_fault = options_.inject_fault->first;
     start(next_chain_++, std::move(a), bytes, prep_max, std::move(part));  // throws if submission failed
@@ -214,15 +255,20 @@ void batch_t::launch(attempt_t a) {
         return std::string_view(what).find(label) == std::string_view::npos ? label + ": " + what : std::string(what);
       };
       std::unique_ptr<partition_t> part;
+      std::string error;
       try {
         part = prepare(a.key, a.fill, label);
       } catch (const std::exception& e) {
-        fail_early(chain, a.job, a.index, label, bytes, message(e.what()));
-        return;
+        error = message(e.what());
       } catch (...) {
-        fail_early(chain, a.job, a.index, label, bytes, message("unknown error while loading the witness"));
+        error = message("unknown error while loading the witness");
+      }
+      if (!part) {
+        if (later) end_staging();
+        fail_early(chain, a.job, a.index, label, bytes - later, std::move(error));
         return;
       }
+      admit_rest(bytes, later);
       part->state().fixed_rs = a.fixed_rs;
       if (inject) part->state().inject_fault = options_.inject_fault->first;
       const uint32_t job = a.job, index = a.index;
@@ -241,10 +287,13 @@ void batch_t::start(uint32_t chain, attempt_t a, uint64_t bytes, uint64_t prep_m
   part->on_prep = [this, prep_max](partition_t&, uint64_t actual) {
     budget_.release(prep_max > actual ? prep_max - actual : 0);
   };
-  // Everything ran (free included): give back the rest, queue the result.
+  // Rows in host memory released after their last reader: their share.
+  part->on_rows = [this](partition_t&, uint64_t row_bytes) { budget_.release(row_bytes); };
+  // Everything ran (the frees included): give back the rest, queue the result.
   part->on_done = [this, chain, bytes, prep_max](partition_t& p) {
     const uint64_t actual = p.state().prep_bytes;  // with no task prep_max is 0: nothing was returned early
-    budget_.release(bytes - (prep_max > actual ? prep_max - actual : 0));
+    const uint64_t early = (prep_max > actual ? prep_max - actual : 0) + p.rows_released.load();
+    budget_.release(bytes > early ? bytes - early : 0);
     {
       std::lock_guard<std::mutex> lk(mu_);
       done_.push_back(chain);
@@ -274,9 +323,11 @@ void batch_t::start(uint32_t chain, attempt_t a, uint64_t bytes, uint64_t prep_m
       flights_.erase(chain);
       std::erase(done_, chain);
     }
-    // Its reservation, unless on_done already gave it back (release() clamps
-    // at zero if on_prep returned part of it: a rare, harmless over-release).
-    if (dead->pending_callbacks.load() > 0) budget_.release(bytes);
+    // Its reservation, unless on_done already gave it back (less the rows a
+    // free task gave back; release() clamps at zero if on_prep returned part
+    // of it: a rare, harmless over-release).
+    const uint64_t early = dead->rows_released.load();
+    if (dead->pending_callbacks.load() > 0) budget_.release(bytes > early ? bytes - early : 0);
     dead.reset();
     throw;
   }

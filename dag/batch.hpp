@@ -19,6 +19,7 @@
 //   while (auto r = batch.wait_next()) write(*r);
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -126,10 +127,11 @@ class batch_t {
   // batch's witness pool (page-locked once and reused when CUDA workers
   // run: dag/witness_pool.hpp). With loaders == 0, fill() runs on this
   // thread and its errors are thrown here. With loaders, submit() returns
-  // once the budget is reserved; fill() runs on a loader thread (so it must
-  // own what it reads: capture by value), and an error there (from fill()
-  // or from a witness that does not fit the key) comes back as a failed
-  // partition_result_t whose error names `label`.
+  // once the budget is reserved (at least the witness's share, where the
+  // rows are reserved after the load: admit); fill() runs on a loader
+  // thread (so it must own what it reads: capture by value), and an error
+  // there (from fill() or from a witness that does not fit the key) comes
+  // back as a failed partition_result_t whose error names `label`.
   void submit(uint32_t job, uint32_t index, witness_fill_t fill, std::string label,
               std::optional<blinding_t> fixed_rs = std::nullopt);
 
@@ -145,6 +147,8 @@ class batch_t {
   size_t in_flight() const;
   uint64_t submitted() const { return next_chain_; }
   const memory_budget_t& budget() const { return budget_; }
+  // Partitions whose witness was loaded before their rows fit (admit).
+  uint64_t staged() const { return staged_.load(); }
   void set_memory_cap(uint64_t cap) { budget_.set_cap(cap); }
   bool priorities() const { return priorities_; }
   // Under heteroprio: task priorities are its buckets (heteroprio.hpp).
@@ -172,6 +176,13 @@ class batch_t {
   // Reserves the budget and prepares and submits the partition (on a
   // loader thread when there are loaders).
   void launch(attempt_t a);
+  // Reserves `bytes` for a partition of `key`, all of them, or (when they
+  // do not fit now and the rows a, b, c live in host memory) all but the
+  // rows, which it returns: admit_rest reserves them once the witness is
+  // loaded. One partition at a time is so staged; the next waits for it.
+  uint64_t admit(const key_bundle_t& key, uint64_t bytes);
+  void admit_rest(uint64_t bytes, uint64_t later);
+  void end_staging() noexcept;
   // The result of a finished flight; std::nullopt when it was launched
   // again (a device fault, retry_on_cpu).
   std::optional<partition_result_t> collect(uint32_t chain);
@@ -205,13 +216,16 @@ class batch_t {
     attempt_t attempt;         // once submitted to StarPU: how to run it again
   };
   witness_pool_t pool_;    // witnesses and host rows; before flights_: outlives every partition
-  mutable std::mutex mu_;  // guards flights_, done_, load_queue_, stopping_
+  mutable std::mutex mu_;  // guards flights_, done_, load_queue_, stopping_, staging_
   std::condition_variable done_cv_;
   std::map<uint32_t, flight_t> flights_;
   std::deque<uint32_t> done_;
   std::condition_variable load_cv_;
   std::deque<std::function<void()>> load_queue_;
   bool stopping_ = false;
+  bool staging_ = false;  // a partition holds its witness's share, not yet its rows' (admit)
+  std::atomic<uint64_t> staged_{0};
+  std::condition_variable staging_cv_;
   std::vector<std::thread> loaders_;
 };
 

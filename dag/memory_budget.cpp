@@ -25,11 +25,11 @@ void memory_budget_t::set_cap(uint64_t cap) {
   cv_.notify_all();
 }
 
-void memory_budget_t::reserve(uint64_t bytes) {
+void memory_budget_t::reserve(uint64_t bytes, uint64_t held) {
   std::unique_lock<std::mutex> lk(mu_);
-  if (!fits(bytes)) {
+  if (!fits(bytes, held)) {
     ++waits_;
-    cv_.wait(lk, [&] { return fits(bytes); });
+    cv_.wait(lk, [&] { return fits(bytes, held); });
   }
   in_use_ += bytes;
   if (in_use_ > peak_) peak_ = in_use_;

@@ -5,11 +5,15 @@
 // Accounting (dag/batch.cpp): before a partition is submitted it reserves
 // key_bundle_t::partition_bytes() (witness, a, b, c, publics, and the
 // prep_msm result at its largest); when prep_msm has run, the part of the
-// prep reservation its result did not use is given back; when the free
-// task has run, the rest is. So the reserved total is always an upper
-// bound of what the partitions really hold, and it never exceeds the cap,
-// except that a partition larger than the whole cap may run alone (else it
-// could never run). Keys and circuits are resident and outside the budget;
+// prep reservation its result did not use is given back; rows a, b, c in
+// host memory are given back by the free tasks after their last readers
+// (b, c after the H phase, a after msm_h); when the last free task has
+// run, the rest is. Where the whole does not fit, a partition may reserve
+// its witness first, load it while others run, and its rows once they fit
+// (one partition at a time stages so: batch.cpp). So the reserved total is
+// always an upper bound of what the partitions really hold, and it never
+// exceeds the cap, except that a partition larger than the whole cap may
+// run alone (else it could never run). Keys and circuits are resident and outside the budget;
 // the "auto" cap (half of MemAvailable) is taken again, lower, once a key
 // is loaded (in_use + half of what is then available), so a key of tens of
 // GB is not counted twice over.
@@ -34,9 +38,9 @@ class memory_budget_t {
   // the "auto" budget once a key is resident (cmd_batch), never to take
   // back what is reserved.
   void set_cap(uint64_t cap);
-  // Blocks until `bytes` fit under the cap (or nothing is reserved), then
-  // reserves them.
-  void reserve(uint64_t bytes);
+  // Blocks until `bytes` fit under the cap (or nothing but the caller's own
+  // `held` bytes is reserved), then reserves them.
+  void reserve(uint64_t bytes, uint64_t held = 0);
   // Reserves without waiting when the bytes fit; false otherwise.
   bool try_reserve(uint64_t bytes);
   // Gives bytes back (any thread, StarPU callbacks included). Never throws.
@@ -47,7 +51,7 @@ class memory_budget_t {
   uint64_t waits() const;  // reserve() calls that had to wait
 
  private:
-  bool fits(uint64_t bytes) const { return cap_ == 0 || in_use_ == 0 || in_use_ + bytes <= cap_; }
+  bool fits(uint64_t bytes, uint64_t held = 0) const { return cap_ == 0 || in_use_ <= held || in_use_ + bytes <= cap_; }
 
   uint64_t cap_;
   mutable std::mutex mu_;

@@ -54,6 +54,19 @@ void on_prep_done(void* arg) noexcept {
 
 void on_task_done(void* arg) noexcept { static_cast<partition_t*>(arg)->callback_done(); }
 
+// After a free task that released `rows` of the rows a, b, c in host memory.
+template <unsigned rows>
+void on_rows_freed(void* arg) noexcept {
+  auto* p = static_cast<partition_t*>(arg);
+  const uint64_t bytes = uint64_t(rows) * sizeof(fr_t) * p->key().pk().domain_size;
+  p->rows_released.fetch_add(bytes, std::memory_order_acq_rel);
+  try {
+    if (p->on_rows) p->on_rows(*p, bytes);
+  } catch (...) {
+  }
+  p->callback_done();
+}
+
 // Where the witness map may run, from the key's memory plan: a, b, c are
 // budgeted where the plan puts them (key_bundle_t::partition_bytes), so the
 // task must run where its codelet (witness_map_codelet) keeps them: spmv on
@@ -120,8 +133,8 @@ partition_t::partition_t(std::shared_ptr<const key_bundle_t> key, std::vector<fr
   // witness pool as their home, so that a partition neither page-locks nor
   // page-faults 3n fresh values (12 GiB at 2^27); the free task hands them
   // back. Taken first: nothing else is the partition's yet if one fails.
-  const bool rows_in_host_memory = !key_->rows_on_device();
-  if (rows_in_host_memory) {
+  host_rows_ = !key_->rows_on_device();
+  if (host_rows_) {
     try {
       for (std::vector<fr_t>& r : s.rows) r = pool.take(pk.domain_size);
     } catch (...) {
@@ -141,7 +154,8 @@ partition_t::partition_t(std::shared_ptr<const key_bundle_t> key, std::vector<fr
   s.recycle = [&pool](std::vector<fr_t>&& v) { pool.give_back(std::move(v)); };
   w = register_vector(s.w);
   starpu_data_handle_t* rows[3] = {&a, &b, &c};
-  for (int i = 0; i < 3; ++i) *rows[i] = register_rows(pk.domain_size, rows_in_host_memory ? &s.rows[i] : nullptr);
+  for (int i = 0; i < 3; ++i) *rows[i] = register_rows(pk.domain_size, host_rows_ ? &s.rows[i] : nullptr);
+  if (host_rows_) pending_callbacks += 2;  // the rows' free tasks
   prep = register_variable(s.prep);
   res[int(msm_query_t::h)] = register_variable(s.msm.h);
   res[int(msm_query_t::l)] = register_variable(s.msm.l);
@@ -153,7 +167,7 @@ partition_t::partition_t(std::shared_ptr<const key_bundle_t> key, std::vector<fr
 
 partition_t::~partition_t() {
   // Each handle leaves the trace's records before StarPU frees it. The free
-  // task released the big vectors: nothing of w, a, b, c, prep is copied back.
+  // tasks released the big vectors: nothing of w, a, b, c, prep is copied back.
   auto drop = [&](starpu_data_handle_t h, bool coherent) {
     if (!h) return;
     if (trace) trace->forget(h);
@@ -166,7 +180,7 @@ partition_t::~partition_t() {
   for (starpu_data_handle_t h : res) drop(h, true);
   for (starpu_data_handle_t h : {res_b2, proof}) drop(h, true);
   for (std::vector<fr_t>* v : {&state_.w, &state_.rows[0], &state_.rows[1], &state_.rows[2]})
-    if (!v->empty()) pool_.give_back(std::move(*v));  // the free task never ran
+    if (!v->empty()) pool_.give_back(std::move(*v));  // a free task never ran
 }
 
 void partition_t::callback_done() noexcept {
@@ -214,9 +228,13 @@ void submit_h_phase(partition_t& p, const submit_context_t& ctx) {
   submit_task(p, ctx, passes ? codelets::ntt_h_passes_codelet() : codelets::ntt_h_codelet(), &p.state(),
               std::move(data), passes ? "ntt_h_passes" : "ntt_h", prio_chain, codelets::ntt_h_flops(p.state()), false,
               nullptr, p.key().rows_on_device() ? STARPU_CUDA : 0);
-  // b and c are scratch after the H phase: their memory goes back to StarPU.
+  // b and c are scratch after the H phase: their memory goes back to StarPU,
+  // and their home buffers, where they have some, to the pool.
   starpu_data_invalidate_submit(p.b);
   starpu_data_invalidate_submit(p.c);
+  if (p.rows_in_host_memory())
+    submit_task(p, ctx, codelets::free_codelet(), &p.state().free_rows_bc, {{p.b, STARPU_W}, {p.c, STARPU_W}},
+                "free_rows", prio_finish, 0.0, false, &on_rows_freed<2>);
 }
 
 void submit_prep_msm(partition_t& p, const submit_context_t& ctx) {
@@ -248,6 +266,9 @@ void submit_msm(partition_t& p, const submit_context_t& ctx, msm_query_t q, bool
 void submit_msm_h(partition_t& p, const submit_context_t& ctx) {
   submit_msm(p, ctx, msm_query_t::h, false);
   starpu_data_invalidate_submit(p.a);  // h's last reader
+  if (p.rows_in_host_memory())
+    submit_task(p, ctx, codelets::free_codelet(), &p.state().free_row_a, {{p.a, STARPU_W}}, "free_rows", prio_finish,
+                0.0, false, &on_rows_freed<1>);
 }
 void submit_msm_l(partition_t& p, const submit_context_t& ctx) { submit_msm(p, ctx, msm_query_t::l, false); }
 void submit_msm_a(partition_t& p, const submit_context_t& ctx) { submit_msm(p, ctx, msm_query_t::a, false); }
@@ -271,11 +292,8 @@ void submit_assemble(partition_t& p, const submit_context_t& ctx) {
 }
 
 void submit_free(partition_t& p, const submit_context_t& ctx) {
-  std::vector<starpu_data_descr> data = {{p.w, STARPU_W}, {p.prep, STARPU_W}};
-  if (!p.state().rows[0].empty())  // home buffers in host memory: released here too
-    data.insert(data.end(), {{p.a, STARPU_W}, {p.b, STARPU_W}, {p.c, STARPU_W}});
-  submit_task(p, ctx, codelets::free_codelet(), &p.state(), std::move(data), "free", prio_finish, 0.0, false,
-              &on_task_done);
+  submit_task(p, ctx, codelets::free_codelet(), &p.state().free_rest, {{p.w, STARPU_W}, {p.prep, STARPU_W}}, "free",
+              prio_finish, 0.0, false, &on_task_done);
 }
 
 void submit_partition(partition_t& p, const submit_context_t& ctx) {
@@ -289,7 +307,7 @@ void submit_partition(partition_t& p, const submit_context_t& ctx) {
   submit_b_g2_msm(p, ctx);                     // Σ w·B2 (G2, beside the chain)
   submit_msm_b1(p, ctx);                       // Σ w·B1 (the chain ends)
   submit_assemble(p, ctx);                     // A, B, C with r, s; verify
-  submit_free(p, ctx);                         // release w, prep (a, b, c went back to StarPU)
+  submit_free(p, ctx);                         // release w, prep (a, b, c went earlier)
 }
 
 }  // namespace starzk::dag

@@ -7,14 +7,16 @@
 //                      └───► b_g2_msm ─────────────────────────────┤
 //                                                   assemble ─► proof
 //   free(w, prep) after the last reader of each; b, c (after ntt_h) and a
-//   (after msm_h) go back to StarPU (starpu_data_invalidate_submit)
+//   (after msm_h) go back to StarPU (starpu_data_invalidate_submit), and
+//   where they have home buffers in host memory a free task each releases
+//   those (free(b, c), free(a)), so the budget can admit the next witness
 //
 // Every dependency comes from data access modes (StarPU's sequential
 // consistency on the partition's handles): spmv writes a, b, c; ntt_h
 // reads-writes them; msm_h reads a; the split MSMs read w and prep (which
 // prep_msm writes); each MSM writes its own result handle; assemble reads
-// the five results; free writes w and prep (and a, b, c where they have
-// home buffers), so it waits for every reader. Where the memory plan keeps
+// the five results; each free task writes what it releases, so it waits
+// for every reader. Where the memory plan keeps
 // a, b, c on a GPU they have no home: StarPU allocates them where spmv runs,
 // so rows made and used on a GPU never take host memory. Elsewhere their
 // homes are buffers of the batch's pool (dag/witness_pool.hpp), page-locked
@@ -91,8 +93,11 @@ class partition_t {
 
   // Called from StarPU callbacks (any thread; must not throw):
   //   on_prep: after prep_msm, with the bytes its result holds;
-  //   on_done: once, after the last of prep_msm, assemble and free.
+  //   on_rows: after a free task that released rows a, b, c in host
+  //     memory, with their bytes;
+  //   on_done: once, after the last of prep_msm, assemble and the frees.
   std::function<void(partition_t&, uint64_t prep_bytes)> on_prep;
+  std::function<void(partition_t&, uint64_t row_bytes)> on_rows;
   std::function<void(partition_t&)> on_done;
   // The recorder its tasks were attached to, if any: told to forget the
   // handles before they are unregistered (runtime::trace_recorder::forget).
@@ -103,15 +108,22 @@ class partition_t {
   starpu_data_handle_t res[codelets::msm_query_count] = {};  // h, l, a, b_g1 results
   starpu_data_handle_t res_b2 = nullptr, proof = nullptr;
 
-  // Internal: a callback finished (counts down to on_done). Three: those of
-  // prep_msm, assemble and free; submit_partition takes prep_msm's off when
-  // the DAG has no such task.
+  // Whether a, b, c have home buffers in host memory (the memory plan keeps
+  // them off the GPUs), which free tasks of their own release early.
+  bool rows_in_host_memory() const { return host_rows_; }
+
+  // Internal: a callback finished (counts down to on_done). Those of
+  // prep_msm, assemble and free, and of the rows' two free tasks where the
+  // rows are in host memory; submit_partition takes prep_msm's off when the
+  // DAG has no such task.
   void callback_done() noexcept;
   std::atomic<int> pending_callbacks{3};
+  std::atomic<uint64_t> rows_released{0};  // bytes the rows' free tasks gave back so far
 
  private:
   std::shared_ptr<const key_bundle_t> key_;
   witness_pool_t& pool_;
+  bool host_rows_ = false;
   codelets::partition_state_t state_;
 };
 

@@ -33,9 +33,11 @@ struct trace_hook_t {
   void* callback_arg;
   bool free_arg;
   std::vector<std::uint64_t> after;  // attach()'s dependencies
+  std::vector<unsigned> missing;     // on_pop's finding
 };
 
 struct trace_hook_access {
+  static void on_pop(void* arg) noexcept;
   static void on_done(void* arg) noexcept;
   static double epoch(const trace_recorder& r) { return r.epoch_us_; }
 };
@@ -71,6 +73,37 @@ const char* kind_name(int worker) {
 
 }  // namespace
 
+// When the task's worker takes it (StarPU's pop prologue, on the worker's
+// thread): the buffers it reads that have no valid copy yet on the node it
+// needs each on (its codelet's specific node, else the worker's), a copy
+// under way included (starpu_data_query_status: StarPU's unlocked hint,
+// good for a diagnosis).
+void trace_hook_access::on_pop(void* arg) noexcept {
+  auto* h = static_cast<trace_hook_t*>(arg);
+  starpu_task* task = h->task;
+  const int worker = starpu_worker_get_id();
+  if (worker < 0 || !task->cl) return;
+  const unsigned local = starpu_worker_get_memory_node(unsigned(worker));
+  try {
+    for (unsigned i = 0; i < STARPU_TASK_GET_NBUFFERS(task); ++i) {
+      starpu_data_handle_t d = STARPU_TASK_GET_HANDLE(task, i);
+      if (!d || !(STARPU_TASK_GET_MODE(task, i) & STARPU_R)) continue;  // written only: nothing to copy
+      unsigned node = local;
+      if (task->cl->specific_nodes && i < STARPU_NMAXBUFS) {
+        const int n = STARPU_CODELET_GET_NODE(task->cl, i);
+        if (n == STARPU_SPECIFIC_NODE_CPU)
+          node = STARPU_MAIN_RAM;
+        else if (n >= 0)
+          node = unsigned(n);
+      }
+      int valid = 1;
+      starpu_data_query_status(d, int(node), nullptr, &valid, nullptr);
+      if (!valid) h->missing.push_back(i);
+    }
+  } catch (...) {
+  }
+}
+
 void trace_hook_access::on_done(void* arg) noexcept {
   auto* h = static_cast<trace_hook_t*>(arg);
   starpu_task* task = h->task;
@@ -105,6 +138,7 @@ void trace_hook_access::on_done(void* arg) noexcept {
       e.fetched_us = at(p->acquire_data_end_time);
     }
     e.after = std::move(h->after);
+    e.missing = std::move(h->missing);
     if (e.worker >= 0) {
       e.worker_kind = kind_name(e.worker);
       e.domain = starpu_worker_get_memory_node(static_cast<unsigned>(e.worker));
@@ -183,6 +217,11 @@ void trace_recorder::attach(starpu_task* task) {
   task->callback_func = &trace_hook_access::on_done;
   task->callback_arg = h;
   task->callback_arg_free = 0;
+  if (!task->prologue_callback_pop_func) {  // a program's own prologue is left alone
+    task->prologue_callback_pop_func = &trace_hook_access::on_pop;
+    task->prologue_callback_pop_arg = h;
+    task->prologue_callback_pop_arg_free = 0;
+  }
 }
 
 void trace_recorder::submit(starpu_task* task) {
@@ -247,6 +286,7 @@ void write_trace_json(const trace_t& trace, std::ostream& out) {
                  {"ready_us", e.ready_us},
                  {"popped_us", e.popped_us},
                  {"fetched_us", e.fetched_us},
+                 {"missing", e.missing},
                  {"after", e.after}};
     if (!e.model.empty()) {
       args["model"] = e.model;
@@ -360,6 +400,15 @@ trace_t read_trace_json(std::istream& in) {
     if (auto it = args.find("ready_us"); it != args.end() && it->is_number()) e.ready_us = it->get<double>();
     if (auto it = args.find("popped_us"); it != args.end() && it->is_number()) e.popped_us = it->get<double>();
     if (auto it = args.find("fetched_us"); it != args.end() && it->is_number()) e.fetched_us = it->get<double>();
+    if (auto it = args.find("missing"); it != args.end()) {
+      if (!it->is_array())
+        throw std::runtime_error("trace: event " + std::to_string(index) + ": 'missing' is no array");
+      for (const json& i : *it) {
+        if (!i.is_number_unsigned() || i.get<std::uint64_t>() >= STARPU_NMAXBUFS * 64)
+          throw std::runtime_error("trace: event " + std::to_string(index) + ": 'missing' holds a bad buffer index");
+        e.missing.push_back(i.get<unsigned>());
+      }
+    }
     if (auto it = args.find("after"); it != args.end()) {
       if (!it->is_array()) throw std::runtime_error("trace: event " + std::to_string(index) + ": 'after' is no array");
       for (const json& id : *it) {

@@ -62,6 +62,11 @@ struct trace_event_t {
   // idle time a transfer or a device allocation explains. -1 in older
   // traces.
   double popped_us = -1, fetched_us = -1;
+  // The buffers it reads (their indices in the task) that had no valid copy
+  // on the node it reads them on when its worker took it (a prefetch under
+  // way included): what the fetch between popped and start waited for.
+  // Empty in older traces.
+  std::vector<unsigned> missing;
   // The recorded tasks it waited for through its data: the last writer of
   // each buffer it accesses, and for a buffer it writes, the readers since
   // (StarPU's implicit dependencies, in submission order).

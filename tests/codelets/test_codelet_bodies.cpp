@@ -85,7 +85,7 @@ struct bench_t {
   void assemble() {
     run_body(codelets::assemble_codelet(), {dummy(), dummy(), dummy(), dummy(), dummy(), dummy()}, p.get());
   }
-  void free() { run_body(codelets::free_codelet(), {vec(p->w), dummy()}, p.get()); }
+  void free() { run_body(codelets::free_codelet(), {vec(p->w), dummy()}, &p->free_rest); }
   void all() {
     spmv();
     prep();
@@ -246,6 +246,44 @@ TEST_P(codelet_bodies_light, unsatisfied_witness_fails_its_partition_and_names_i
       << b.p->error();
   b.free();
   EXPECT_TRUE(b.p->w.empty());
+}
+
+// Rows in host memory go by two free tasks before the last one: each task
+// releases what its argument names (into the pool when there is one) and
+// nothing else.
+TEST(codelet_free, each_task_releases_what_it_names) {
+  const test::prove_case_t& c = test::prove_case("mimc");
+  bench_t b(c, c.witnesses.front());
+  partition_state_t& p = *b.p;
+  for (std::vector<fr_t>& r : p.rows) r.assign(c.pk->domain_size, fr_t::one());
+  std::vector<const fr_t*> pooled;
+  p.recycle = [&](std::vector<fr_t>&& v) {
+    pooled.push_back(v.data());
+    std::vector<fr_t>().swap(v);
+  };
+  const fr_t* row_data[3] = {p.rows[0].data(), p.rows[1].data(), p.rows[2].data()};
+  const fr_t* w_data = p.w.data();
+  b.prep();
+  ASSERT_FALSE(p.prep.w.ones.empty());
+
+  run_body(codelets::free_codelet(), {vec(p.rows[1]), vec(p.rows[2])}, &p.free_rows_bc);
+  EXPECT_FALSE(p.rows[0].empty());
+  EXPECT_TRUE(p.rows[1].empty() && p.rows[2].empty());
+  EXPECT_FALSE(p.w.empty());
+  EXPECT_FALSE(p.prep.w.ones.empty());
+  EXPECT_EQ(pooled, (std::vector<const fr_t*>{row_data[1], row_data[2]}));
+
+  run_body(codelets::free_codelet(), {vec(p.rows[0])}, &p.free_row_a);
+  EXPECT_TRUE(p.rows[0].empty());
+  EXPECT_FALSE(p.w.empty());
+  ASSERT_EQ(pooled.size(), 3u);
+  EXPECT_EQ(pooled[2], row_data[0]);
+
+  b.free();
+  EXPECT_TRUE(p.w.empty());
+  EXPECT_TRUE(p.prep.w.ones.empty() && p.prep.aux.tail_scalars.empty());
+  ASSERT_EQ(pooled.size(), 4u);
+  EXPECT_EQ(pooled[3], w_data);
 }
 
 std::string case_name(const ::testing::TestParamInfo<std::string>& info) {

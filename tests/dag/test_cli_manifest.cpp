@@ -133,7 +133,7 @@ TEST_F(cli_manifest, gen_prove_verify_trace) {
   EXPECT_EQ(s["partitions"], 7);
   EXPECT_EQ(s["jobs"], 3);
   EXPECT_EQ(s["policy"], "starzk");
-  EXPECT_EQ(s["phases"].size(), 10u);
+  EXPECT_EQ(s["phases"].size(), 11u);  // ten phases and free_rows (rows in host memory)
   run_t st = run("trace summary " + trace.string());
   ASSERT_EQ(st.rc, 0) << st.out;
   EXPECT_NE(st.out.find("phase    spmv"), std::string::npos) << st.out;

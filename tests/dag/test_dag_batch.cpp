@@ -86,7 +86,7 @@ TEST_P(dag_batch, eight_jobs_of_four_partitions_all_verify) {
   }
   EXPECT_EQ(done, k_jobs * k_parts);
   const runtime::trace_t trace = recorder.snapshot();
-  EXPECT_EQ(trace.events.size(), size_t(k_jobs * k_parts * 10));  // 10 tasks per partition
+  EXPECT_EQ(trace.events.size(), size_t(k_jobs * k_parts * 12));  // 12 tasks per partition (two free_rows)
   runtime::invariant_options_t inv;
   const bool ours = policy.rfind("starzk", 0) == 0;
   inv.mem_heavy_max = ours ? 2 : -1;
@@ -152,7 +152,7 @@ TEST(dag_batch_prep, without_a_prep_task_the_cpu_bodies_split_on_demand) {
   }
   EXPECT_EQ(done, 2 * k_parts);
   const runtime::trace_t trace = recorder.snapshot();
-  EXPECT_EQ(trace.events.size(), size_t(2 * k_parts * 9));  // 9 tasks per partition
+  EXPECT_EQ(trace.events.size(), size_t(2 * k_parts * 11));  // 11 tasks per partition (two free_rows)
   for (const runtime::trace_event_t& e : trace.events) EXPECT_NE(e.name, "prep_msm");
 }
 

@@ -108,7 +108,7 @@ TEST(dag_loaders, background_loading_gives_the_reference_proofs) {
   EXPECT_EQ(seen_failed, (std::set<int>{4, 7}));
   EXPECT_GE(most_loading.load(), 2) << "the loaders never read two witnesses at once";
   const runtime::trace_t trace = recorder.snapshot();
-  EXPECT_EQ(trace.events.size(), size_t((k_parts - 2) * 10));  // 10 tasks per proved partition
+  EXPECT_EQ(trace.events.size(), size_t((k_parts - 2) * 12));  // 12 tasks per proved partition (two free_rows)
   runtime::invariant_options_t inv;
   inv.mem_heavy_max = 2;
   inv.serial_free = true;

@@ -82,6 +82,29 @@ TEST(memory_budget, reserve_blocks_until_release) {
   EXPECT_FALSE(small.try_reserve(1));
 }
 
+// A caller that holds part of its reservation asks for the rest: it gets
+// it when it fits, or when nothing but its own part is reserved.
+TEST(memory_budget, the_rest_of_a_reservation_is_admitted_alone) {
+  dag::memory_budget_t b(100);
+  b.reserve(30);  // another partition
+  b.reserve(40);  // this one's witness share
+  std::atomic<bool> got{false};
+  std::thread t([&] {
+    b.reserve(90, 40);  // its rows: over the cap beside its own 40
+    got = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(got.load());
+  b.release(30);  // only its own share is left
+  t.join();
+  EXPECT_TRUE(got.load());
+  EXPECT_EQ(b.in_use(), 130u);
+  b.release(130);
+  b.reserve(20);
+  b.reserve(60, 10);  // fits: admitted whatever it holds
+  EXPECT_EQ(b.in_use(), 80u);
+}
+
 // What a partition reserves: the key's partition bytes with a prep_msm
 // task; without one (the MSM bodies split w themselves) its result is
 // left out. The log line of `prove --manifest` prints this figure.
@@ -136,8 +159,11 @@ TEST(memory_budget, batch_over_the_cap_throttles_and_completes) {
   // first task's start to its prep_msm's end, then its reservation less the
   // prep bytes its tails left unused, until its free ends. The sum over
   // partitions must stay under the cap at every instant.
+  // The rows a, b, c (in host memory without GPUs) go earlier, at the end
+  // of their free_rows tasks, whose buffers are the rows they release.
   struct life_t {
     double first = 1e300, prep_end = 0, last = 0;
+    std::vector<std::pair<double, uint64_t>> rows_freed;
   };
   std::map<uint32_t, life_t> life;
   for (const runtime::trace_event_t& e : recorder.snapshot().events) {
@@ -145,6 +171,7 @@ TEST(memory_budget, batch_over_the_cap_throttles_and_completes) {
     l.first = std::min(l.first, e.start_us);
     l.last = std::max(l.last, e.end_us);
     if (e.name == "prep_msm") l.prep_end = e.end_us;
+    if (e.name == "free_rows") l.rows_freed.push_back({e.end_us, e.bytes});
   }
   ASSERT_EQ(life.size(), size_t(k_parts));
   const proving_key_t& pk = *c.pk;
@@ -155,9 +182,16 @@ TEST(memory_budget, batch_over_the_cap_throttles_and_completes) {
     const uint64_t used = codelets::prep_msm_bytes(prep_msm(w, pk.n_public + 1, 1)) +
                           codelets::prep_msm_bytes(prep_msm(std::span<const fr_t>(w).subspan(pk.n_public + 1), 0, 1));
     ASSERT_GT(l.prep_end, 0.0);
+    ASSERT_EQ(l.rows_freed.size(), 2u);
+    uint64_t rows = 0;
     steps.push_back({l.first, int64_t(per)});
     steps.push_back({l.prep_end, -int64_t(prep_max - used)});
-    steps.push_back({l.last, -int64_t(per - (prep_max - used))});
+    for (auto [t, bytes] : l.rows_freed) {
+      steps.push_back({t, -int64_t(bytes)});
+      rows += bytes;
+    }
+    EXPECT_EQ(rows, 3 * sizeof(fr_t) * pk.domain_size);
+    steps.push_back({l.last, -int64_t(per - (prep_max - used) - rows)});
   }
   std::sort(steps.begin(), steps.end());  // at equal times, releases (negative) first
   int64_t held = 0, most = 0;
@@ -168,6 +202,48 @@ TEST(memory_budget, batch_over_the_cap_throttles_and_completes) {
   EXPECT_EQ(held, 0);
   EXPECT_LE(uint64_t(most), cap);
   EXPECT_GT(uint64_t(most), per);  // more than one partition was in flight
+}
+
+// Under a cap of one partition and one witness share (2·per − rows), the
+// next partition reserves its witness share and loads it while the one
+// before holds its rows, and its rows once those are freed; the cap holds.
+// Under a cap below one partition they run one at a time, loaders or not.
+TEST(memory_budget, a_witness_is_loaded_while_the_partition_before_holds_its_rows) {
+  const test::prove_case_t& c = test::prove_case("gen-bellman");
+  runtime::starpu_session session(test::cpu_session("starzk", 2));
+  auto key = test::bundle(c);
+  const uint64_t rows = 3 * sizeof(fr_t) * c.pk->domain_size;
+  for (unsigned loaders : {0u, 2u}) {
+    const uint64_t per = dag::batch_t().reservation(*key);
+    ASSERT_GT(per, rows);
+    for (const uint64_t cap : {2 * per - rows, per / 2}) {
+      SCOPED_TRACE("loaders " + std::to_string(loaders) + ", cap " + std::to_string(cap));
+      uint64_t staged = 0, peak = 0;
+      int ok = 0;
+      {
+        dag::batch_t batch(dag::batch_options_t{.mem_budget = cap, .loaders = loaders});
+        ASSERT_EQ(batch.reservation(*key), per);
+        const uint32_t job = batch.open_job(key, "staged");
+        for (int p = 0; p < 6; ++p) batch.submit(job, p, c.witnesses[p % 4], "staged/" + std::to_string(p));
+        batch.close_job(job);
+        while (auto r = batch.wait_next()) {
+          ASSERT_TRUE(r->ok) << r->error;
+          EXPECT_TRUE(verify(c.pk->vk, r->publics, r->proof));
+          ++ok;
+        }
+        staged = batch.staged();
+        peak = batch.budget().peak();
+        EXPECT_EQ(batch.budget().in_use(), 0u);
+      }
+      EXPECT_EQ(ok, 6);
+      if (cap < per) {
+        EXPECT_EQ(peak, per);  // alone, each over the cap
+        continue;
+      }
+      EXPECT_LE(peak, cap);
+      EXPECT_GE(staged, 1u) << "no partition loaded its witness before its rows fit";
+    }
+  }
 }
 
 }  // namespace

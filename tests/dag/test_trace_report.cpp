@@ -164,14 +164,14 @@ TEST(trace_report, summary_and_plot_of_a_recorded_batch) {
   EXPECT_EQ(s.proofs, 4u);
   EXPECT_EQ(s.partitions, 4u);
   EXPECT_EQ(s.jobs, 2u);
-  EXPECT_EQ(s.tasks, 40u);
+  EXPECT_EQ(s.tasks, 48u);
   EXPECT_EQ(s.policy, "starzk");
-  ASSERT_EQ(s.phases.size(), 10u);
-  const char* order[] = {"spmv",  "prep_msm", "ntt_h",    "msm_h",    "msm_l",
-                         "msm_a", "msm_b1",   "b_g2_msm", "assemble", "free"};
-  for (size_t i = 0; i < 10; ++i) {
+  ASSERT_EQ(s.phases.size(), 11u);
+  const char* order[] = {"spmv",   "prep_msm", "ntt_h",    "msm_h",     "msm_l", "msm_a",
+                         "msm_b1", "b_g2_msm", "assemble", "free_rows", "free"};
+  for (size_t i = 0; i < 11; ++i) {
     EXPECT_EQ(s.phases[i].phase, order[i]);
-    EXPECT_EQ(s.phases[i].tasks, 4u);
+    EXPECT_EQ(s.phases[i].tasks, std::string(order[i]) == "free_rows" ? 8u : 4u);
   }
   ASSERT_EQ(s.workers.size(), 2u);
   for (const dag::worker_stat_t& w : s.workers) {
@@ -182,7 +182,7 @@ TEST(trace_report, summary_and_plot_of_a_recorded_batch) {
   dag::print_trace_summary_json(s, js);
   const nlohmann::json j = nlohmann::json::parse(js.str());
   EXPECT_EQ(j["proofs"], 4);
-  EXPECT_EQ(j["phases"].size(), 10u);
+  EXPECT_EQ(j["phases"].size(), 11u);
   EXPECT_EQ(j["workers"].size(), 2u);
   std::stringstream text;
   dag::print_trace_summary(s, text);
@@ -191,7 +191,7 @@ TEST(trace_report, summary_and_plot_of_a_recorded_batch) {
     phase_lines += line.rfind("phase ", 0) == 0;
     worker_lines += line.rfind("worker ", 0) == 0;
   }
-  EXPECT_EQ(phase_lines, 10);
+  EXPECT_EQ(phase_lines, 11);
   EXPECT_EQ(worker_lines, 2);
 
   // Dependencies and times recorded: every task submitted before it was
@@ -238,7 +238,7 @@ TEST(trace_report, summary_and_plot_of_a_recorded_batch) {
     if (in_data) ++bars;
     if (line == "$tasks << EOD") in_data = true;
   }
-  EXPECT_EQ(bars, 40u);
+  EXPECT_EQ(bars, 48u);
   size_t legend = 0;
   for (size_t pos = gp.find("keyentry"); pos != std::string::npos; pos = gp.find("keyentry", pos + 1)) ++legend;
   EXPECT_EQ(legend, codelets::all_codelets().size());  // one entry per codelet

@@ -166,6 +166,7 @@ TEST(trace, records_every_field_and_keeps_user_callbacks) {
     EXPECT_GT(e.end_us, e.start_us);
     EXPECT_GE(e.end_us - e.start_us, 900.0);  // the body sleeps 1 ms
     EXPECT_GE(e.start_us, prev_end);          // RW on one handle: in sequence
+    EXPECT_TRUE(e.missing.empty()) << "the only memory node holds the data";
     prev_end = e.end_us;
   }
   EXPECT_EQ(t.events[0].name, "first");
@@ -174,6 +175,7 @@ TEST(trace, records_every_field_and_keeps_user_callbacks) {
 
   // JSON round trip keeps every field.
   t.meta["policy"] = "starzk";
+  t.events[1].missing = {0, 2};
   std::stringstream ss;
   write_trace_json(t, ss);
   trace_t back = read_trace_json(ss);
@@ -197,6 +199,7 @@ TEST(trace, records_every_field_and_keeps_user_callbacks) {
     EXPECT_EQ(a.job, b.job);
     EXPECT_EQ(a.bytes, b.bytes);
     EXPECT_EQ(a.priority, b.priority);
+    EXPECT_EQ(a.missing, b.missing);
   }
 }
 
@@ -276,6 +279,15 @@ TEST(trace_json, malformed_files_name_the_problem) {
   std::string m = err(R"({"traceEvents":[{"ph":"X","name":"a","args":{"id":0}}],"starzk":{"submitted":[]}})");
   EXPECT_NE(m.find("event #1"), std::string::npos) << m;
   EXPECT_NE(m.find("starpu_job"), std::string::npos) << m;
+  const std::string event =
+      R"({"ph":"X","name":"a","args":{"id":0,"starpu_job":0,"codelet":"a","class":"light","worker":0,"worker_kind":"cpu",)"
+      R"("domain":0,"has_chain":false,"chain":0,"last":false,"job":0,"bytes":0,"priority":0,"start_us":1.0,"end_us":2.0)";
+  const std::string tail = R"(}}],"starzk":{"submitted":[0]}})";
+  EXPECT_EQ(err(R"({"traceEvents":[)" + event + tail), "");
+  m = err(R"({"traceEvents":[)" + event + R"(,"missing":[-1])" + tail);
+  EXPECT_NE(m.find("'missing' holds a bad buffer index"), std::string::npos) << m;
+  m = err(R"({"traceEvents":[)" + event + R"(,"missing":3)" + tail);
+  EXPECT_NE(m.find("'missing' is no array"), std::string::npos) << m;
   // Non-"X" events (metadata) are skipped, not errors.
   EXPECT_EQ(err(R"({"traceEvents":[{"ph":"M","name":"process_name"}],"starzk":{"submitted":[1]}})"), "");
   EXPECT_NE(what_of([] { load_trace("/nonexistent/trace.json"); }).find("/nonexistent/trace.json"), std::string::npos);
