@@ -140,7 +140,7 @@ void batch_t::submit(uint32_t job, uint32_t index, std::vector<fr_t> witness, st
 
 std::unique_ptr<partition_t> batch_t::prepare(const std::shared_ptr<const key_bundle_t>& key,
                                               const witness_fill_t& fill, const std::string& label) {
-  std::vector<fr_t> w = pool_.take(key->pk().n_vars);
+  std::vector<fr_t> w = pool_.take(key->pk().n_vars, key->pool_values());
   try {
     fill(std::span<fr_t>(w));
     auto part =
@@ -178,7 +178,7 @@ uint64_t batch_t::admit(const key_bundle_t& key, uint64_t bytes) {
   // Rows a, b, c with home buffers in host memory (partition_t) are given
   // back early by their free tasks: the witness can be loaded before they
   // fit, while another partition's MSMs run.
-  const uint64_t rows = key.rows_on_device() ? 0 : 3 * sizeof(fr_t) * key.pk().domain_size;
+  const uint64_t rows = key.host_row_bytes();
   {
     std::unique_lock<std::mutex> lk(mu_);
     staging_cv_.wait(lk, [&] { return !staging_; });  // partitions are admitted in order

@@ -347,14 +347,19 @@ bool key_bundle_t::h_phase_in_passes() const { return memory_input_.device > 0 &
 
 bool key_bundle_t::rows_on_host_with_gpus() const { return memory_input_.device > 0 && !memory_plan_.optional_fits; }
 
+uint64_t key_bundle_t::pool_values() const {
+  return rows_on_device() ? pk_->n_vars : std::max<uint64_t>(pk_->n_vars, pk_->domain_size);
+}
+
+uint64_t key_bundle_t::host_row_bytes() const { return rows_on_device() ? 0 : 3 * sizeof(fr_t) * pool_values(); }
+
 uint64_t key_bundle_t::partition_bytes() const {
-  const uint64_t n = pk_->domain_size, n_vars = pk_->n_vars;
-  // a, b, c have no home: they are allocated where spmv runs. With a GPU
-  // that can hold the witness map's buffers they live on the device (the
-  // witness map and the H phase are then submitted for CUDA workers only,
-  // dag/partition_dag.cpp) and take no host memory.
-  const uint64_t rows = rows_on_device() ? 0 : 3 * n;
-  return sizeof(fr_t) * (n_vars + rows + pk_->n_public) + codelets::prep_msm_max_bytes(n_vars, pk_->n_public);
+  // a, b, c: with a GPU that can hold the witness map's buffers they live
+  // on the device (the witness map and the H phase are then submitted for
+  // CUDA workers only, dag/partition_dag.cpp) and take no host memory;
+  // elsewhere in pool buffers (host_row_bytes).
+  return sizeof(fr_t) * (pool_values() + pk_->n_public) + host_row_bytes() +
+         codelets::prep_msm_max_bytes(pk_->n_vars, pk_->n_public);
 }
 
 }  // namespace starzk::dag

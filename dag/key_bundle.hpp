@@ -101,6 +101,16 @@ class key_bundle_t {
   // the prep_msm bitmaps and tails (at their largest). What the memory
   // budget reserves per partition.
   uint64_t partition_bytes() const;
+  // The values each host buffer of a partition holds room for: the witness,
+  // and the rows a, b, c where they live in host memory, all of one size
+  // (the larger of the witness and the domain), so that any buffer one
+  // partition gives back to the pool serves the next in any of the four
+  // roles and no partition waits for a fresh buffer to be allocated and
+  // page-locked (dag/witness_pool.hpp).
+  uint64_t pool_values() const;
+  // Host bytes of the rows a, b, c where they live in host memory (their
+  // free tasks give them back early: dag/batch.cpp); 0 where they do not.
+  uint64_t host_row_bytes() const;
   // The memory plan holds the witness map's buffers (w, a, b, c and the
   // CSR arrays) on a GPU beside the NTT domain and the MSM scratch floor:
   // a, b, c are then kept on the devices, never in host memory

@@ -58,7 +58,7 @@ void on_task_done(void* arg) noexcept { static_cast<partition_t*>(arg)->callback
 template <unsigned rows>
 void on_rows_freed(void* arg) noexcept {
   auto* p = static_cast<partition_t*>(arg);
-  const uint64_t bytes = uint64_t(rows) * sizeof(fr_t) * p->key().pk().domain_size;
+  const uint64_t bytes = p->key().host_row_bytes() / 3 * rows;  // as partition_bytes counts them
   p->rows_released.fetch_add(bytes, std::memory_order_acq_rel);
   try {
     if (p->on_rows) p->on_rows(*p, bytes);
@@ -136,7 +136,7 @@ partition_t::partition_t(std::shared_ptr<const key_bundle_t> key, std::vector<fr
   host_rows_ = !key_->rows_on_device();
   if (host_rows_) {
     try {
-      for (std::vector<fr_t>& r : s.rows) r = pool.take(pk.domain_size);
+      for (std::vector<fr_t>& r : s.rows) r = pool.take(pk.domain_size, key_->pool_values());
     } catch (...) {
       for (std::vector<fr_t>& r : s.rows) pool.give_back(std::move(r));
       throw;

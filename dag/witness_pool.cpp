@@ -14,13 +14,14 @@ witness_pool_t::~witness_pool_t() {
   for (std::vector<fr_t>& v : idle_) release(v);
 }
 
-std::vector<fr_t> witness_pool_t::take(size_t n) {
+std::vector<fr_t> witness_pool_t::take(size_t n, size_t capacity) {
+  capacity = std::max(n, capacity);
   {
     std::lock_guard<std::mutex> lk(mu_);
-    // The smallest idle buffer that holds n values.
+    // The smallest idle buffer that holds `capacity` values.
     auto best = idle_.end();
     for (auto it = idle_.begin(); it != idle_.end(); ++it)
-      if (it->capacity() >= n && (best == idle_.end() || it->capacity() < best->capacity())) best = it;
+      if (it->capacity() >= capacity && (best == idle_.end() || it->capacity() < best->capacity())) best = it;
     if (best != idle_.end()) {
       std::vector<fr_t> v = std::move(*best);
       idle_.erase(best);
@@ -29,7 +30,9 @@ std::vector<fr_t> witness_pool_t::take(size_t n) {
     }
     ++created_;
   }
-  std::vector<fr_t> v(n);
+  std::vector<fr_t> v;
+  v.reserve(capacity);
+  v.resize(n);
   // Failing to lock only costs speed (the copies go through StarPU's
   // staging): such a buffer is then reused unlocked.
   if (pin_ && n > 0 && starpu_memory_pin(v.data(), v.capacity() * sizeof(fr_t)) == 0) {

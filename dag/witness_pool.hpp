@@ -35,8 +35,10 @@ class witness_pool_t {
   witness_pool_t(const witness_pool_t&) = delete;
   witness_pool_t& operator=(const witness_pool_t&) = delete;
 
-  // A buffer of exactly n values (contents unspecified).
-  std::vector<fr_t> take(size_t n);
+  // A buffer of exactly n values (contents unspecified) with room for at
+  // least `capacity` (at least n): the smallest idle one that has it, else
+  // a new one of that capacity.
+  std::vector<fr_t> take(size_t n, size_t capacity = 0);
   // Back to the pool (or unlocked and freed when max_idle wait already).
   // Never throws; a vector the pool did not hand out is just freed.
   void give_back(std::vector<fr_t>&& v) noexcept;

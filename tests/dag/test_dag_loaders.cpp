@@ -172,6 +172,28 @@ TEST(witness_pool, reuses_buffers_and_caps_the_idle_ones) {
   EXPECT_EQ(pool.idle(), 2u);
 }
 
+// A buffer taken with room for more than its values: a later take that
+// needs that room reuses it, and one of fewer values does not take a
+// buffer whose capacity a larger request named.
+TEST(witness_pool, a_capacity_makes_buffers_serve_either_size) {
+  dag::witness_pool_t pool(/*pin=*/false, /*max_idle=*/4);
+  std::vector<fr_t> w = pool.take(90, 100), row = pool.take(100, 100);
+  EXPECT_EQ(w.size(), 90u);
+  EXPECT_GE(w.capacity(), 100u);
+  const fr_t* w_data = w.data();
+  pool.give_back(std::move(w));
+  std::vector<fr_t> row2 = pool.take(100, 100);  // the witness's buffer has the room
+  EXPECT_EQ(row2.data(), w_data);
+  EXPECT_EQ(row2.size(), 100u);
+  EXPECT_EQ(pool.created(), 2u);
+  std::vector<fr_t> small = pool.take(10);  // nothing idle: a new one, of 10
+  EXPECT_EQ(pool.created(), 3u);
+  pool.give_back(std::move(small));
+  std::vector<fr_t> more = pool.take(10, 100);  // the idle 10-value buffer lacks the room
+  EXPECT_EQ(pool.created(), 4u);
+  EXPECT_GE(more.capacity(), 100u);
+}
+
 // Memory-heavy bodies fork the cores behind one interlock slot: the CPU
 // workers over the starzk policy's cap; an explicit count wins; other
 // policies keep threads_per_task.
