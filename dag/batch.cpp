@@ -139,10 +139,12 @@ void batch_t::submit(uint32_t job, uint32_t index, std::vector<fr_t> witness, st
 }
 
 std::unique_ptr<partition_t> batch_t::prepare(const std::shared_ptr<const key_bundle_t>& key,
-                                              const witness_fill_t& fill, const std::string& label) {
+                                              const witness_fill_t& fill, const std::string& label,
+                                              const std::function<void()>& before_rows) {
   std::vector<fr_t> w = pool_.take(key->pk().n_vars, key->pool_values());
   try {
     fill(std::span<fr_t>(w));
+    before_rows();  // the rows' share of the budget, before the partition takes their buffers
     auto part =
         std::make_unique<partition_t>(key, std::move(w), label, options_.threads_per_task, options_.verify, pool_);
     part->state().mem_threads = mem_threads_;
@@ -229,14 +231,17 @@ void batch_t::launch(attempt_t a) {
   const uint64_t later = admit(*a.key, bytes);
   if (loaders_.empty()) {
     std::unique_ptr<partition_t> part;
+    bool whole = later == 0;  // the whole reservation is held
     try {
-      part = prepare(a.key, a.fill, a.label);
+      part = prepare(a.key, a.fill, a.label, [&] {
+        admit_rest(bytes, later);
+        whole = true;
+      });
     } catch (...) {
-      budget_.release(bytes - later);
-      if (later) end_staging();
+      budget_.release(whole ? bytes : bytes - later);
+      if (!whole) end_staging();
       throw;
     }
-    admit_rest(bytes, later);
     part->state().fixed_rs = a.fixed_rs;
     if (inject) part->state().inject_fault = options_.inject_fault->first;
     start(next_chain_++, std::move(a), bytes, prep_max, std::move(part));  // throws if submission failed
@@ -256,19 +261,22 @@ void batch_t::launch(attempt_t a) {
       };
       std::unique_ptr<partition_t> part;
       std::string error;
+      bool whole = later == 0;  // the whole reservation is held
       try {
-        part = prepare(a.key, a.fill, label);
+        part = prepare(a.key, a.fill, label, [&] {
+          admit_rest(bytes, later);
+          whole = true;
+        });
       } catch (const std::exception& e) {
         error = message(e.what());
       } catch (...) {
         error = message("unknown error while loading the witness");
       }
       if (!part) {
-        if (later) end_staging();
-        fail_early(chain, a.job, a.index, label, bytes - later, std::move(error));
+        if (!whole) end_staging();
+        fail_early(chain, a.job, a.index, label, whole ? bytes : bytes - later, std::move(error));
         return;
       }
-      admit_rest(bytes, later);
       part->state().fixed_rs = a.fixed_rs;
       if (inject) part->state().inject_fault = options_.inject_fault->first;
       const uint32_t job = a.job, index = a.index;

@@ -187,9 +187,11 @@ class batch_t {
   // again (a device fault, retry_on_cpu).
   std::optional<partition_result_t> collect(uint32_t chain);
   // A pool buffer filled by fill(), made into a partition (the buffer goes
-  // back to the pool if either throws).
+  // back to the pool if either throws). before_rows() runs between the two:
+  // the partition takes its rows' pool buffers only once the budget holds
+  // them (admit_rest).
   std::unique_ptr<partition_t> prepare(const std::shared_ptr<const key_bundle_t>& key, const witness_fill_t& fill,
-                                       const std::string& label);
+                                       const std::string& label, const std::function<void()>& before_rows);
   // Wires the budget callbacks, records the flight and submits the DAG.
   void start(uint32_t chain, attempt_t a, uint64_t bytes, uint64_t prep_max, std::unique_ptr<partition_t> part);
   // A partition that never reached StarPU: its reservation goes back and a
