@@ -13,10 +13,10 @@
 // (one partition at a time stages so: batch.cpp). So the reserved total is
 // always an upper bound of what the partitions really hold, and it never
 // exceeds the cap, except that a partition larger than the whole cap may
-// run alone (else it could never run). Keys and circuits are resident and outside the budget;
-// the "auto" cap (half of MemAvailable) is taken again, lower, once a key
-// is loaded (in_use + half of what is then available), so a key of tens of
-// GB is not counted twice over.
+// run alone (else it could never run). Keys and circuits are resident and
+// outside the budget; the "auto" cap (half of MemAvailable) is taken again,
+// lower, once a key is loaded (in_use + half of what is then available),
+// so a key of tens of GB is not counted twice over.
 //
 // The default cap is a fraction of MemAvailable from /proc/meminfo.
 #pragma once

@@ -131,8 +131,9 @@ partition_t::partition_t(std::shared_ptr<const key_bundle_t> key, std::vector<fr
   // a, b, c: where the memory plan keeps them on a GPU, StarPU's own (no
   // home: allocated where spmv writes them); in host memory, buffers of the
   // witness pool as their home, so that a partition neither page-locks nor
-  // page-faults 3n fresh values (12 GiB at 2^27); the free task hands them
-  // back. Taken first: nothing else is the partition's yet if one fails.
+  // page-faults 3n fresh values (12 GiB at 2^27); their free tasks hand
+  // them back. Taken first: nothing else is the partition's yet if one
+  // fails.
   host_rows_ = !key_->rows_on_device();
   if (host_rows_) {
     try {
