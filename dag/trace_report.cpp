@@ -104,6 +104,20 @@ trace_summary_t summarize_trace(const runtime::trace_t& trace) {
     const size_t m = gaps.size() / 2;
     s.interval_s = gaps.size() % 2 ? gaps[m] : (gaps[m - 1] + gaps[m]) / 2;
   }
+  // Per worker in start order: the idle time before each task while it was
+  // fetching (after both its pop and the worker's previous task).
+  std::map<int, std::vector<const runtime::trace_event_t*>> by_worker;
+  for (const runtime::trace_event_t& e : trace.events) by_worker[e.worker].push_back(&e);
+  for (auto& [worker, list] : by_worker) {
+    std::sort(list.begin(), list.end(), [](auto* x, auto* y) { return x->start_us < y->start_us; });
+    double prev_end = -1;
+    for (const runtime::trace_event_t* e : list) {
+      phase_stat_t& p = phases[phase_of(*e)];
+      if (!e->missing.empty()) ++p.missing;
+      if (e->popped_us >= 0) p.fetch_wait_s += std::max(0.0, e->start_us - std::max(e->popped_us, prev_end)) * 1e-6;
+      prev_end = std::max(prev_end, e->end_us);
+    }
+  }
   for (const std::string& name : dag_phases())
     if (auto it = phases.find(name); it != phases.end()) {
       s.phases.push_back(it->second);
@@ -128,14 +142,16 @@ void print_trace_summary(const trace_summary_t& s, std::ostream& out) {
     << "  proofs_per_s " << s.proofs_per_s << "  latency_mean_s " << s.latency_mean_s << "  latency_max_s "
     << s.latency_max_s << "  interval_s " << s.interval_s << "  abc_moved " << s.abc_moved << "\n";
   o << "#        " << std::left << std::setw(10) << "phase" << std::right << std::setw(7) << "tasks" << std::setw(11)
-    << "total_s" << std::setw(11) << "mean_ms" << std::setw(11) << "max_ms" << std::setw(8) << "share"
+    << "total_s" << std::setw(11) << "mean_ms" << std::setw(11) << "max_ms" << std::setw(8) << "share" << std::setw(13)
+    << "fetch_wait_s" << std::setw(8) << "missing"
     << "\n";
   double busy = 0;
   for (const phase_stat_t& p : s.phases) busy += p.total_s;
   for (const phase_stat_t& p : s.phases)
     o << "phase    " << std::left << std::setw(10) << p.phase << std::right << std::setw(7) << p.tasks
       << std::setprecision(3) << std::setw(11) << p.total_s << std::setw(11) << p.mean_ms << std::setw(11) << p.max_ms
-      << std::setprecision(1) << std::setw(7) << (busy > 0 ? 100 * p.total_s / busy : 0) << "%\n";
+      << std::setprecision(1) << std::setw(7) << (busy > 0 ? 100 * p.total_s / busy : 0) << "%" << std::setprecision(3)
+      << std::setw(13) << p.fetch_wait_s << std::setw(8) << p.missing << "\n";
   o << "#        " << std::left << std::setw(10) << "worker" << std::right << std::setw(7) << "tasks" << std::setw(11)
     << "busy_s" << std::setw(11) << "busy%"
     << "  kind\n";
@@ -178,8 +194,13 @@ void print_trace_summary_json(const trace_summary_t& s, std::ostream& out) {
                       {"abc_moved", s.abc_moved}};
   j["phases"] = nlohmann::json::array();
   for (const phase_stat_t& p : s.phases)
-    j["phases"].push_back(
-        {{"phase", p.phase}, {"tasks", p.tasks}, {"total_s", p.total_s}, {"mean_ms", p.mean_ms}, {"max_ms", p.max_ms}});
+    j["phases"].push_back({{"phase", p.phase},
+                           {"tasks", p.tasks},
+                           {"total_s", p.total_s},
+                           {"mean_ms", p.mean_ms},
+                           {"max_ms", p.max_ms},
+                           {"fetch_wait_s", p.fetch_wait_s},
+                           {"missing", p.missing}});
   j["workers"] = nlohmann::json::array();
   for (const worker_stat_t& w : s.workers)
     j["workers"].push_back({{"worker", w.worker},

@@ -4,7 +4,8 @@
 // Summary: the run's span (first task start to last task end), proofs (one
 // per assemble task) and proofs per second; per phase (task name: spmv,
 // prep_msm, ntt_h, msm_h, msm_l, msm_a, msm_b1, b_g2_msm, assemble, free)
-// the task count and total / mean / max time; per worker the tasks run,
+// the task count, total / mean / max time, the time its worker sat idle
+// fetching its data and how many found a buffer missing; per worker the tasks run,
 // the busy time and the busy fraction (busy / span); per partition (job,
 // chain) the latency from its first task's start to its last task's end,
 // and the median interval between consecutive partitions' ends (the
@@ -37,6 +38,12 @@ struct phase_stat_t {
   std::string phase;
   size_t tasks = 0;
   double total_s = 0, mean_ms = 0, max_ms = 0;
+  // Its worker idle before the task's start while fetching its data (from
+  // when the worker took it, or finished the task before, whichever is
+  // later), and the tasks that found a buffer they read off their node when
+  // taken (the trace's `missing`): where a phase's data copies cost time.
+  double fetch_wait_s = 0;
+  size_t missing = 0;
 };
 
 struct worker_stat_t {

@@ -79,6 +79,42 @@ TEST(trace_report, interval_is_the_median_gap_between_partition_ends) {
   EXPECT_EQ(dag::summarize_trace(t).interval_s, 0.0);
 }
 
+// Fetch waits per phase: on worker 0, ntt_h taken at 5 starts at 10 (5 us
+// idle fetching); msm_h taken at 12, while ntt_h runs until 20, starts at
+// 25 (5 us idle, not 13) having found buffer 0 missing; a second msm_h
+// taken at 31 starts at once; on worker 1 a task without a pop time waits
+// nothing.
+TEST(trace_report, fetch_waits_count_only_the_idle_time_before_a_task) {
+  runtime::trace_t t;
+  auto add = [&](const char* name, int worker, double popped, double s, double e, std::vector<unsigned> missing) {
+    runtime::trace_event_t x = ev(name, worker, s, e, 0, 0);
+    x.popped_us = popped;
+    x.missing = std::move(missing);
+    t.events.push_back(x);
+  };
+  add("msm_h", 0, 31, 31, 40, {});
+  add("ntt_h", 0, 5, 10, 20, {});
+  add("msm_h", 0, 12, 25, 30, {0});
+  add("spmv", 1, -1, 50, 60, {1, 2});
+  const dag::trace_summary_t s = dag::summarize_trace(t);
+  std::map<std::string, dag::phase_stat_t> by;
+  for (const dag::phase_stat_t& p : s.phases) by[p.phase] = p;
+  EXPECT_NEAR(by["ntt_h"].fetch_wait_s, 5e-6, 1e-12);
+  EXPECT_NEAR(by["msm_h"].fetch_wait_s, 5e-6, 1e-12);
+  EXPECT_EQ(by["spmv"].fetch_wait_s, 0.0);
+  EXPECT_EQ(by["ntt_h"].missing, 0u);
+  EXPECT_EQ(by["msm_h"].missing, 1u);
+  EXPECT_EQ(by["spmv"].missing, 1u);
+  std::stringstream js;
+  dag::print_trace_summary_json(s, js);
+  const nlohmann::json j = nlohmann::json::parse(js.str());
+  EXPECT_EQ(j["phases"][0]["phase"], "spmv");
+  EXPECT_EQ(j["phases"][0]["missing"], 1);
+  std::stringstream text;
+  dag::print_trace_summary(s, text);
+  EXPECT_NE(text.str().find("fetch_wait_s"), std::string::npos) << text.str();
+}
+
 // a, b, c moved: a partition whose ntt_h ran on another memory node than its
 // spmv counts; one whose ntt_h ran where its spmv did does not.
 // Three tasks: a (worker 0, 0-10 us), b after a (worker 1, ready at 10,
