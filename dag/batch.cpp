@@ -139,12 +139,17 @@ void batch_t::submit(uint32_t job, uint32_t index, std::vector<fr_t> witness, st
 }
 
 std::unique_ptr<partition_t> batch_t::prepare(const std::shared_ptr<const key_bundle_t>& key,
-                                              const witness_fill_t& fill, const std::string& label,
-                                              const std::function<void()>& before_rows) {
-  std::vector<fr_t> w = pool_.take(key->pk().n_vars, key->pool_values());
+                                              const witness_fill_t& fill, const std::string& label, uint64_t bytes,
+                                              uint64_t later) {
+  bool whole = later == 0;  // the whole reservation is held
+  std::vector<fr_t> w;
   try {
+    w = pool_.take(key->pk().n_vars, key->pool_values());
     fill(std::span<fr_t>(w));
-    before_rows();  // the rows' share of the budget, before the partition takes their buffers
+    if (!whole) {  // the rows' share, before the partition takes their buffers
+      admit_rest(bytes, later);
+      whole = true;
+    }
     auto part =
         std::make_unique<partition_t>(key, std::move(w), label, options_.threads_per_task, options_.verify, pool_);
     part->state().mem_threads = mem_threads_;
@@ -152,6 +157,8 @@ std::unique_ptr<partition_t> batch_t::prepare(const std::shared_ptr<const key_bu
     return part;
   } catch (...) {
     pool_.give_back(std::move(w));  // still ours unless the partition took it
+    budget_.release(whole ? bytes : bytes - later);
+    if (!whole) end_staging();
     throw;
   }
 }
@@ -230,18 +237,7 @@ void batch_t::launch(attempt_t a) {
   // (0: all of it is reserved now).
   const uint64_t later = admit(*a.key, bytes);
   if (loaders_.empty()) {
-    std::unique_ptr<partition_t> part;
-    bool whole = later == 0;  // the whole reservation is held
-    try {
-      part = prepare(a.key, a.fill, a.label, [&] {
-        admit_rest(bytes, later);
-        whole = true;
-      });
-    } catch (...) {
-      budget_.release(whole ? bytes : bytes - later);
-      if (!whole) end_staging();
-      throw;
-    }
+    std::unique_ptr<partition_t> part = prepare(a.key, a.fill, a.label, bytes, later);
     part->state().fixed_rs = a.fixed_rs;
     if (inject) part->state().inject_fault = options_.inject_fault->first;
     start(next_chain_++, std::move(a), bytes, prep_max, std::move(part));  // throws if submission failed
@@ -260,21 +256,13 @@ void batch_t::launch(attempt_t a) {
         return std::string_view(what).find(label) == std::string_view::npos ? label + ": " + what : std::string(what);
       };
       std::unique_ptr<partition_t> part;
-      std::string error;
-      bool whole = later == 0;  // the whole reservation is held
-      try {
-        part = prepare(a.key, a.fill, label, [&] {
-          admit_rest(bytes, later);
-          whole = true;
-        });
+      try {  // prepare() gives the reservation back if it throws
+        part = prepare(a.key, a.fill, label, bytes, later);
       } catch (const std::exception& e) {
-        error = message(e.what());
+        fail_early(chain, a.job, a.index, label, message(e.what()));
+        return;
       } catch (...) {
-        error = message("unknown error while loading the witness");
-      }
-      if (!part) {
-        if (!whole) end_staging();
-        fail_early(chain, a.job, a.index, label, whole ? bytes : bytes - later, std::move(error));
+        fail_early(chain, a.job, a.index, label, message("unknown error while loading the witness"));
         return;
       }
       part->state().fixed_rs = a.fixed_rs;
@@ -283,7 +271,7 @@ void batch_t::launch(attempt_t a) {
       try {
         start(chain, std::move(a), bytes, prep_max, std::move(part));
       } catch (const std::exception& e) {  // start() gave the reservation back
-        fail_early(chain, job, index, label, 0, message(e.what()));
+        fail_early(chain, job, index, label, message(e.what()));
       }
     });
   }
@@ -341,9 +329,7 @@ void batch_t::start(uint32_t chain, attempt_t a, uint64_t bytes, uint64_t prep_m
   }
 }
 
-void batch_t::fail_early(uint32_t chain, uint32_t job, uint32_t index, const std::string& label, uint64_t bytes,
-                         std::string error) {
-  if (bytes) budget_.release(bytes);
+void batch_t::fail_early(uint32_t chain, uint32_t job, uint32_t index, const std::string& label, std::string error) {
   {
     std::lock_guard<std::mutex> lk(mu_);
     flight_t& f = flights_[chain];

@@ -186,18 +186,19 @@ class batch_t {
   // The result of a finished flight; std::nullopt when it was launched
   // again (a device fault, retry_on_cpu).
   std::optional<partition_result_t> collect(uint32_t chain);
-  // A pool buffer filled by fill(), made into a partition (the buffer goes
-  // back to the pool if either throws). before_rows() runs between the two:
-  // the partition takes its rows' pool buffers only once the budget holds
-  // them (admit_rest).
+  // A pool buffer filled by fill(), made into a partition whose
+  // reservation of `bytes` is held but for the `later` bytes admit() left
+  // (admit_rest takes them between the two, so the partition takes its
+  // rows' pool buffers only once the budget holds them). If anything
+  // throws, the buffer goes back to the pool and the reservation to the
+  // budget.
   std::unique_ptr<partition_t> prepare(const std::shared_ptr<const key_bundle_t>& key, const witness_fill_t& fill,
-                                       const std::string& label, const std::function<void()>& before_rows);
+                                       const std::string& label, uint64_t bytes, uint64_t later);
   // Wires the budget callbacks, records the flight and submits the DAG.
   void start(uint32_t chain, attempt_t a, uint64_t bytes, uint64_t prep_max, std::unique_ptr<partition_t> part);
-  // A partition that never reached StarPU: its reservation goes back and a
-  // failed result is queued.
-  void fail_early(uint32_t chain, uint32_t job, uint32_t index, const std::string& label, uint64_t bytes,
-                  std::string error);
+  // A partition that never reached StarPU (its reservation already given
+  // back by prepare() or start()): a failed result is queued.
+  void fail_early(uint32_t chain, uint32_t job, uint32_t index, const std::string& label, std::string error);
   void loader_main();
 
   batch_options_t options_;

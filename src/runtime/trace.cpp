@@ -89,7 +89,7 @@ void trace_hook_access::on_pop(void* arg) noexcept {
       starpu_data_handle_t d = STARPU_TASK_GET_HANDLE(task, i);
       if (!d || !(STARPU_TASK_GET_MODE(task, i) & STARPU_R)) continue;  // written only: nothing to copy
       unsigned node = local;
-      if (task->cl->specific_nodes && i < STARPU_NMAXBUFS) {
+      if (task->cl->specific_nodes && (task->cl->dyn_nodes || i < STARPU_NMAXBUFS)) {
         const int n = STARPU_CODELET_GET_NODE(task->cl, i);
         if (n == STARPU_SPECIFIC_NODE_CPU)
           node = STARPU_MAIN_RAM;
