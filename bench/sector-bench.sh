@@ -17,7 +17,10 @@
 # STARPU_LIMIT_CUDA_MEM=24000 MiB, the memory of a 24 GB card),
 # STARZK_SECTOR_PLACES ("any": the plan's placement; each further word is
 # a run with `--place WORD` under every limit, e.g. "any spmv_passes=cpu",
-# its files tagged with the word, = and , as -),
+# its files tagged with the word, = and , as -), STARZK_SECTOR_ENVS ("-":
+# nothing more; each further word is a run with those variables set, e.g.
+# "- STARZK_ROWS_ON_DEVICE=0", comma-separated for several, tagged as the
+# places are),
 # STARZK_SECTOR_TIMEOUT (seconds each prove may take, none by default: a
 # prove past it gets SIGTERM, which writes its trace so far, and the next
 # limit runs), STARZK_WATCH_S (20 here: a line on what the batch waits for
@@ -62,6 +65,7 @@ fi
 [ $want_prove = 1 ] || exit 0
 for limit in ${STARZK_SECTOR_LIMITS:-0}; do
 for place in ${STARZK_SECTOR_PLACES:-any}; do
+for extra in ${STARZK_SECTOR_ENVS:--}; do
   tag="sector-k$k-m$limit"
   place_args=()
   if [ "$place" != any ]; then
@@ -70,6 +74,11 @@ for place in ${STARZK_SECTOR_PLACES:-any}; do
   fi
   env=()
   [ "$limit" != 0 ] && env=(STARPU_LIMIT_CUDA_MEM="$limit")
+  if [ "$extra" != - ]; then
+    tag="$tag-$(echo "$extra" | tr '=,' '--')"
+    IFS=, read -r -a more <<< "$extra"
+    env+=("${more[@]}")
+  fi
   rm -rf "$dir/proofs" "$dir/proofs.bin"
   nvidia-smi --query-gpu=timestamp,memory.used --format=csv,noheader,nounits -lms 200 > "$out/$tag-vram.csv" 2>/dev/null &
   sampler=$!
@@ -99,6 +108,7 @@ for place in ${STARZK_SECTOR_PLACES:-any}; do
     say "tampered proofs.bin refused ($tag)"
   fi
   rm -f "$out/$tag-tampered.bin"
+done
 done
 done
 { free -g; df -h "$dir"; } >> "$log" 2>&1

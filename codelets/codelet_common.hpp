@@ -87,6 +87,7 @@ device_h_phase_t device_h_phase(const partition_state_t& p, void* domain_buffer)
 // Codelet colors (0xRRGGBB), also used by the trace plot.
 inline constexpr unsigned color_spmv = 0x4e79a7;
 inline constexpr unsigned color_spmv_passes = 0xa0cbe8;
+inline constexpr unsigned color_spmv_dev = 0x6f9fd8;
 inline constexpr unsigned color_ntt_h = 0xf28e2b;
 inline constexpr unsigned color_ntt_h_passes = 0xffbe7d;
 inline constexpr unsigned color_prep_msm = 0x59a14f;

@@ -6,6 +6,7 @@
 //   codelet    buffers (mode)                                   class
 //   spmv       w (R), a b c (W), circuit/key CSR arrays (R)     memory_heavy
 //   spmv_passes  w (R), a b c (W, main memory); CSR from the key  memory_heavy
+//   spmv_dev   w (R), a b c (W, where it runs); CSR from the key   memory_heavy
 //   ntt_h      a b c (RW): h left in a                          gpu_chain
 //   prep_msm   w (R), prep (W)                                  memory_heavy
 //   msm        query bases (R), h or prep (R), result (W)       gpu_chain
@@ -36,6 +37,15 @@ starpu_codelet* spmv_codelet();
 // from the key's host arrays (a GPU streams them): the memory plan's choice
 // for a device that cannot hold the CSR arrays beside a, b, c.
 starpu_codelet* spmv_passes_codelet();
+// The same map with a, b, c written where the task runs (on a GPU: kept
+// there for ntt_h, nothing copied out): the memory plan's choice for a
+// device that holds w, a, b, c but not the CSR arrays beside them. Its
+// tasks are named spmv_passes.
+starpu_codelet* spmv_dev_codelet();
+// Device scratch of spmv_dev's CUDA body in its largest pieces (what the
+// memory plan sets aside for it beside w, a, b, c); 0 without CUDA bodies
+// or for matrices the map refuses.
+uint64_t spmv_dev_scratch_bytes(const key_view_t& key);
 starpu_codelet* ntt_h_codelet();
 // The H phase with a, b, c kept in main memory (a GPU streams them): the
 // memory plan's choice for a device that cannot hold the three at once.
@@ -46,11 +56,11 @@ starpu_codelet* b_g2_msm_codelet();
 starpu_codelet* assemble_codelet();
 starpu_codelet* free_codelet();
 
-// All nine, in DAG order (tests, docs, the trace plot's legend).
+// All ten, in DAG order (tests, docs, the trace plot's legend).
 std::vector<starpu_codelet*> all_codelets();
 
 // Where each codelet may run, for the whole process: "name=cpu|cuda|any,..."
-// (names as above: spmv, spmv_passes, ntt_h, ntt_h_passes, prep_msm, msm,
+// (names as above: spmv, spmv_passes, spmv_dev, ntt_h, ntt_h_passes, prep_msm, msm,
 // b_g2_msm, assemble, free).
 // Applies to tasks submitted afterwards. Throws std::invalid_argument for
 // an unknown codelet or kind, or a body this build lacks. placement()

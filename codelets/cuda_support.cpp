@@ -105,9 +105,15 @@ void release_worker_scratch() {
   starpu_execute_on_each_worker(&release_on_worker, nullptr, STARPU_CUDA);
 }
 
+void release_scratch_on_pop(void*) noexcept {
+  const int w = starpu_worker_get_id();
+  if (w >= 0 && starpu_worker_get_type(w) == STARPU_CUDA_WORKER) free_scratch(g_scratch[w]);
+}
+
 #else
 
 void release_worker_scratch() {}
+void release_scratch_on_pop(void*) noexcept {}
 
 #endif
 

@@ -79,6 +79,16 @@ int buffers_fit_device(unsigned worker, starpu_task* task, unsigned nimpl);
 // task's `where`, e.g. set by --place): a can_execute must not refuse it.
 bool pinned_to_cuda(const starpu_task* task);
 
+// A pop prologue (starpu_task::prologue_callback_pop_func, which StarPU
+// calls on the worker's thread when it takes the task, before it fetches
+// or allocates the task's buffers): on a CUDA worker, its scratch goes
+// back first (after its stream drains), so that buffers StarPU allocates
+// there for the task find the room the memory plan counted for them (the
+// MSMs' scratch of the chain before is what would fill it). The next body
+// that wants scratch takes it again. A no-op elsewhere and without CUDA
+// bodies.
+void release_scratch_on_pop(void* arg) noexcept;
+
 // Frees every CUDA worker's scratch (waits for their streams first). Call
 // from the application thread while StarPU runs, with no task in flight
 // (the key bundle does it when it goes). A no-op without CUDA bodies.

@@ -88,8 +88,8 @@ starpu_codelet* free_codelet() {
 }
 
 std::vector<starpu_codelet*> all_codelets() {
-  return {spmv_codelet(), spmv_passes_codelet(), ntt_h_codelet(),    ntt_h_passes_codelet(), prep_msm_codelet(),
-          msm_codelet(),  b_g2_msm_codelet(),    assemble_codelet(), free_codelet()};
+  return {spmv_codelet(),     spmv_passes_codelet(), spmv_dev_codelet(), ntt_h_codelet(),    ntt_h_passes_codelet(),
+          prep_msm_codelet(), msm_codelet(),         b_g2_msm_codelet(), assemble_codelet(), free_codelet()};
 }
 
 }  // namespace starzk::codelets

@@ -40,7 +40,7 @@ void set_placement(const std::string& spec) {
     if (cl == nullptr)
       throw std::invalid_argument(
           "placement '" + item +
-          "': unknown codelet (spmv, spmv_passes, ntt_h, ntt_h_passes, prep_msm, msm, b_g2_msm, "
+          "': unknown codelet (spmv, spmv_passes, spmv_dev, ntt_h, ntt_h_passes, prep_msm, msm, b_g2_msm, "
           "assemble, free)");
     uint32_t mask = 0;
     if (where == "cpu")

@@ -9,6 +9,17 @@
 // all: like a streamed MSM query, the CUDA body copies them from the key's
 // host arrays (page-locked by the key for this plan, dag/key_bundle.cpp).
 //
+// A second codelet, spmv_dev, is the same map for a GPU that holds w, a,
+// b, c but not the CSR beside them (a 2^27 partition on a 24 GB card: 16
+// GiB of w, a, b, c, 4 GiB of NTT domain): a, b, c are written on the
+// device where the task runs and stay there for ntt_h, so that nothing of
+// them crosses PCIe (24 GiB per 2^27 partition with spmv_passes: out, then
+// back in for the H phase). Its tasks carry the name spmv_passes (the same
+// phase in traces); the memory plan picks it (dag/key_residency.hpp,
+// rows_stay), and the DAG gives the GPU's scratch back when a worker takes
+// one (dag/partition_dag.cpp), so that a, b, c find room beside the
+// chain's data.
+//
 // The CUDA body runs gpu::witness_map_pieces: pieces of 2^22 rows (fewer
 // where the worker's scratch allows less), each piece's CSR slice in and
 // its a, b, c out over PCIe, two pieces in flight, and the constraint
@@ -72,84 +83,132 @@ gpu::csr_view_t host_view(const sparse_matrix_t& m) {
   return v;
 }
 
+// The job over the key's host matrices, without its outputs.
+gpu::witness_map_host_t host_job(const key_view_t& key) {
+  const proving_key_t& pk = *key.pk;
+  gpu::witness_map_host_t job;
+  job.conv = pk.convention;
+  job.n = pk.domain_size;
+  if (pk.convention == root_convention_t::snarkjs) {
+    job.m[0] = host_view(pk.zkey_a);
+    job.m[1] = host_view(pk.zkey_b);
+  } else {
+    const r1cs_t* cs = key.cs;
+    if (cs == nullptr) throw std::invalid_argument("a bellman/Filecoin key needs the circuit");
+    job.m[0] = host_view(cs->a);
+    job.m[1] = host_view(cs->b);
+    job.m[2] = host_view(cs->c);
+    job.n_constraints = cs->n_constraints;
+    job.n_public = cs->n_public;
+  }
+  return job;
+}
+
+// The map on the calling CUDA worker, a, b, c in main memory (spmv_passes)
+// or on the device (spmv_dev).
+void map_on_device(partition_state_t& p, void* buffers[], bool rows_on_device) {
+  const proving_key_t& pk = *p.key.pk;
+  const uint64_t n = pk.domain_size;
+  if (STARPU_VECTOR_GET_NX(buffers[0]) != pk.n_vars) throw std::invalid_argument("witness of the wrong length");
+  gpu::witness_map_host_t job = host_job(p.key);
+  job.out_on_device = rows_on_device;
+  for (int r = 0; r < 3; ++r) {
+    const std::span<fr_t> row = detail::fr_span(buffers[1 + r]);
+    if (row.size() != n) throw std::invalid_argument("a, b, c are not of the domain's size");
+    job.out[r] = row.data();
+  }
+  void* scratch = nullptr;
+  size_t need = 0;
+  for (job.piece_rows = largest_piece; job.piece_rows >= smallest_piece; job.piece_rows /= 2) {
+    need = gpu::witness_map_pieces_scratch_bytes(job);
+    if (need == 0)
+      throw std::invalid_argument("the key's matrices do not fit its domain, or their row offsets decrease");
+    scratch = detail::try_worker_scratch(need, p.key.scratch_max >= need ? size_t(p.key.scratch_max) : need);
+    if (scratch != nullptr) break;
+  }
+  if (scratch == nullptr) {
+    // With a, b, c on the device there is nothing to map into on the host:
+    // a device fault, which runs the partition again on the CPUs.
+    if (rows_on_device)
+      throw std::runtime_error("no device memory for a piece of " + std::to_string(smallest_piece) + " rows");
+    static std::atomic<bool> said{false};
+    if (!said.exchange(true))
+      report_note(p.label + ": spmv_passes: no device memory for a piece of " + std::to_string(smallest_piece) +
+                  " rows; mapped on the host (said once)");
+    map_on_host(p, buffers);
+    return;
+  }
+  const auto* w = reinterpret_cast<const fr_t*>(STARPU_VECTOR_GET_PTR(buffers[0]));
+  uint64_t first = UINT64_MAX;
+  detail::check_cuda(gpu::witness_map_pieces(job, w, scratch, need, detail::worker_stream(), &first),
+                     "gpu::witness_map_pieces");
+  if (first != UINT64_MAX) throw_unsatisfied(first);
+}
+
 void spmv_passes_cuda(void* buffers[], void* arg) noexcept {
   auto& p = *static_cast<partition_state_t*>(arg);
-  guarded(p, "spmv_passes", [&] {
-    const proving_key_t& pk = *p.key.pk;
-    const uint64_t n = pk.domain_size;
-    if (STARPU_VECTOR_GET_NX(buffers[0]) != pk.n_vars) throw std::invalid_argument("witness of the wrong length");
-    gpu::witness_map_host_t job;
-    job.conv = pk.convention;
-    job.n = n;
-    for (int r = 0; r < 3; ++r) {
-      const std::span<fr_t> row = detail::fr_span(buffers[1 + r]);
-      if (row.size() != n) throw std::invalid_argument("a, b, c are not of the domain's size");
-      job.out[r] = row.data();
-    }
-    if (pk.convention == root_convention_t::snarkjs) {
-      job.m[0] = host_view(pk.zkey_a);
-      job.m[1] = host_view(pk.zkey_b);
-    } else {
-      const r1cs_t* cs = p.key.cs;
-      if (cs == nullptr) throw std::invalid_argument("a bellman/Filecoin key needs the circuit");
-      job.m[0] = host_view(cs->a);
-      job.m[1] = host_view(cs->b);
-      job.m[2] = host_view(cs->c);
-      job.n_constraints = cs->n_constraints;
-      job.n_public = cs->n_public;
-    }
-    void* scratch = nullptr;
-    size_t need = 0;
-    for (job.piece_rows = largest_piece; job.piece_rows >= smallest_piece; job.piece_rows /= 2) {
-      need = gpu::witness_map_pieces_scratch_bytes(job);
-      if (need == 0)
-        throw std::invalid_argument("the key's matrices do not fit its domain, or their row offsets decrease");
-      scratch = detail::try_worker_scratch(need, p.key.scratch_max >= need ? size_t(p.key.scratch_max) : need);
-      if (scratch != nullptr) break;
-    }
-    if (scratch == nullptr) {
-      static std::atomic<bool> said{false};
-      if (!said.exchange(true))
-        report_note(p.label + ": spmv_passes: no device memory for a piece of " + std::to_string(smallest_piece) +
-                    " rows; mapped on the host (said once)");
-      map_on_host(p, buffers);
-      return;
-    }
-    const auto* w = reinterpret_cast<const fr_t*>(STARPU_VECTOR_GET_PTR(buffers[0]));
-    uint64_t first = UINT64_MAX;
-    detail::check_cuda(gpu::witness_map_pieces(job, w, scratch, need, detail::worker_stream(), &first),
-                       "gpu::witness_map_pieces");
-    if (first != UINT64_MAX) throw_unsatisfied(first);
-  });
+  guarded(p, "spmv_passes", [&] { map_on_device(p, buffers, false); });
+}
+
+void spmv_dev_cuda(void* buffers[], void* arg) noexcept {
+  auto& p = *static_cast<partition_state_t*>(arg);
+  guarded(p, "spmv_passes", [&] { map_on_device(p, buffers, true); });
 }
 #endif
 
-starpu_perfmodel spmv_passes_model;
+starpu_perfmodel spmv_passes_model, spmv_dev_model;
+
+// The two codelets: a, b, c in main memory (StarPU's specific nodes) or
+// where the task runs.
+starpu_codelet make_codelet(bool rows_on_device) {
+  starpu_codelet c;
+  starpu_codelet_init(&c);
+  detail::init_size_model<&spmv_passes_size>(rows_on_device ? spmv_dev_model : spmv_passes_model,
+                                             rows_on_device ? "starzk_spmv_dev" : "starzk_spmv_passes");
+  c.cpu_funcs[0] = spmv_passes_cpu;
+  c.cpu_funcs_name[0] = "spmv_passes_cpu";
+#if STARZK_CODELETS_CUDA
+  c.cuda_funcs[0] = rows_on_device ? spmv_dev_cuda : spmv_passes_cuda;
+  c.cuda_flags[0] = STARPU_CUDA_ASYNC;
+#endif
+  c.nbuffers = STARPU_VARIABLE_NBUFFERS;  // 4: w (R), a, b, c (W)
+  if (!rows_on_device) {
+    c.specific_nodes = 1;
+    for (int i = 0; i < 4; ++i) c.nodes[i] = i == 0 ? STARPU_SPECIFIC_NODE_LOCAL : STARPU_SPECIFIC_NODE_CPU;
+  }
+  c.model = rows_on_device ? &spmv_dev_model : &spmv_passes_model;
+  c.name = rows_on_device ? "spmv_dev" : "spmv_passes";
+  c.color = rows_on_device ? detail::color_spmv_dev : detail::color_spmv_passes;
+  return c;
+}
 
 }  // namespace
 
 starpu_codelet* spmv_passes_codelet() {
-  static starpu_codelet cl = [] {
-    starpu_codelet c;
-    starpu_codelet_init(&c);
-    detail::init_size_model<&spmv_passes_size>(spmv_passes_model, "starzk_spmv_passes");
-    c.cpu_funcs[0] = spmv_passes_cpu;
-    c.cpu_funcs_name[0] = "spmv_passes_cpu";
-#if STARZK_CODELETS_CUDA
-    c.cuda_funcs[0] = spmv_passes_cuda;
-    c.cuda_flags[0] = STARPU_CUDA_ASYNC;
-#endif
-    c.nbuffers = STARPU_VARIABLE_NBUFFERS;  // 4: w (R), a, b, c (W)
-    c.specific_nodes = 1;
-    for (int i = 0; i < 4; ++i) c.nodes[i] = i == 0 ? STARPU_SPECIFIC_NODE_LOCAL : STARPU_SPECIFIC_NODE_CPU;
-    c.model = &spmv_passes_model;
-    c.name = "spmv_passes";
-    c.color = detail::color_spmv_passes;
-    return c;
-  }();
+  static starpu_codelet cl = make_codelet(false);
   static const bool declared = (starzk_codelet_set_class(&cl, STARZK_RC_MEMORY_HEAVY), true);
   (void)declared;
   return &cl;
+}
+
+starpu_codelet* spmv_dev_codelet() {
+  static starpu_codelet cl = make_codelet(true);
+  static const bool declared = (starzk_codelet_set_class(&cl, STARZK_RC_MEMORY_HEAVY), true);
+  (void)declared;
+  return &cl;
+}
+
+uint64_t spmv_dev_scratch_bytes(const key_view_t& key) {
+#if STARZK_CODELETS_CUDA
+  gpu::witness_map_host_t job = host_job(key);
+  job.out_on_device = true;
+  job.piece_rows = largest_piece;
+  for (fr_t*& out : job.out) out = reinterpret_cast<fr_t*>(uintptr_t(256));  // sizing only: never read
+  return gpu::witness_map_pieces_scratch_bytes(job);
+#else
+  (void)key;
+  return 0;
+#endif
 }
 
 }  // namespace starzk::codelets

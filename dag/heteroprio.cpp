@@ -28,7 +28,8 @@ constexpr hp_class_t k_cpu_walk[] = {hp_class_t::free, hp_class_t::assemble, hp_
 constexpr float k_default_factor[hp_classes] = {1000, 100, 100, 200, 0, 0, 0};
 
 std::optional<hp_class_t> class_of(const starpu_codelet* cl) {
-  if (cl == codelets::spmv_codelet() || cl == codelets::spmv_passes_codelet()) return hp_class_t::spmv;
+  if (cl == codelets::spmv_codelet() || cl == codelets::spmv_passes_codelet() || cl == codelets::spmv_dev_codelet())
+    return hp_class_t::spmv;
   if (cl == codelets::ntt_h_codelet() || cl == codelets::ntt_h_passes_codelet()) return hp_class_t::ntt_h;
   if (cl == codelets::msm_codelet()) return hp_class_t::msm;
   if (cl == codelets::b_g2_msm_codelet()) return hp_class_t::b_g2_msm;

@@ -9,7 +9,8 @@
 // own buckets:
 //
 //   class      codelets               kinds         GPU factor (no models)
-//   spmv       spmv                   CPU, CUDA     1000
+//   spmv       spmv, spmv_passes,     CPU, CUDA     1000
+//              spmv_dev
 //   ntt_h      ntt_h, ntt_h_passes    CPU, CUDA     100
 //   msm        msm (H, L, A, B_g1)    CPU, CUDA     100
 //   b_g2_msm   b_g2_msm               CPU, CUDA     200

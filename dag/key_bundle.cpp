@@ -222,6 +222,7 @@ void key_bundle_t::plan_device_memory() {
   in.witness = sizeof(fr_t) * uint64_t(pk.n_vars);
   in.rows = sizeof(fr_t) * 3 * pk.domain_size;
   in.overlap = sizeof(fr_t) * (uint64_t(pk.n_vars) + pk.domain_size);
+  in.map_scratch = knobs.rows_on_device ? codelets::spmv_dev_scratch_bytes(view_) : 0;
   for (int q = 0; q < key_query_count; ++q) {
     in.query[q] = shape[q].n * (shape[q].g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t));
     const size_t piece = std::min(shape[q].n, codelets::msm_plan_piece);
@@ -342,6 +343,8 @@ key_bundle_t::~key_bundle_t() {
 }
 
 bool key_bundle_t::rows_on_device() const { return memory_input_.device > 0 && memory_plan_.optional_fits; }
+
+bool key_bundle_t::rows_made_on_device() const { return memory_input_.device > 0 && memory_plan_.rows_stay; }
 
 bool key_bundle_t::h_phase_in_passes() const { return memory_input_.device > 0 && memory_plan_.h_passes; }
 

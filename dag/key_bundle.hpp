@@ -116,6 +116,12 @@ class key_bundle_t {
   // a, b, c are then kept on the devices, never in host memory
   // (partition_bytes does not count them), and the witness map runs there.
   bool rows_on_device() const;
+  // The memory plan cannot hold the CSR arrays beside a partition but
+  // holds w, a, b, c: the witness map in pieces writes a, b, c on the GPU,
+  // where the H phase reads them (spmv_dev). Their home buffers stay in
+  // host memory (rows_on_host_with_gpus holds too), untouched unless
+  // StarPU evicts them.
+  bool rows_made_on_device() const;
   // The memory plan runs the H phase in passes (ntt_h_passes): a, b, c
   // stay in host memory even when a GPU computes it.
   bool h_phase_in_passes() const;

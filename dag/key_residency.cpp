@@ -38,12 +38,26 @@ residency_plan_t plan_key_residency(const residency_input_t& in) {
   // 1-2: what the queries may hold.
   residency_plan_t plan;
   const uint64_t device_map = in.key_fixed + in.key_optional + in.partition + 3 * in.witness;
+  // Form r's two phases beyond the domain: the witness map and the H phase
+  // (w, a, b, c, the map's scratch), the MSMs (w, h, the scratch floor).
+  const uint64_t map_phase = in.partition + in.map_scratch, msm_phase = in.overlap + in.scratch_floor;
+  auto rows_stay_beside = [&](uint64_t domain) {
+    return in.map_scratch > 0 && domain > 0 && domain + std::max(map_phase, msm_phase) + in.headroom <= in.device;
+  };
+  uint64_t set_aside = in.scratch_floor;  // rule 2's share kept from the queries
   if (device_map + in.headroom + in.scratch_floor <= in.device) {
     // The witness map on the device: the running chain's partition, the
     // witness staged for the next chain (run-ahead 1), the chain before's
     // and one of slack for StarPU's allocator.
     plan.fixed = device_map;
     plan.optional_fits = true;
+  } else if (rows_stay_beside(in.key_fixed) || rows_stay_beside(in.key_fixed_lean)) {
+    // The witness map in pieces writing a, b, c on the device (spmv_dev),
+    // with the full domain if it fits.
+    plan.rows_stay = true;
+    plan.lean_domain = !rows_stay_beside(in.key_fixed);
+    plan.fixed = in.overlap + (plan.lean_domain ? in.key_fixed_lean : in.key_fixed);
+    set_aside = std::max(minus(map_phase, in.overlap), in.scratch_floor);
   } else {
     // The witness map in pieces (spmv_passes: the CSR and a, b, c in host
     // memory): a GPU holds the H phase's a, b, c or the MSMs' w and h,
@@ -62,7 +76,7 @@ residency_plan_t plan_key_residency(const residency_input_t& in) {
   }
   plan.fixed += in.headroom;
   const uint64_t after_fixed = minus(in.device, plan.fixed);
-  const uint64_t room = minus(after_fixed, in.scratch_floor);
+  const uint64_t room = minus(after_fixed, set_aside);
   uint64_t resident = 0;
   for (uint64_t b : in.query) resident += b;
   if (in.forced) {
@@ -101,7 +115,9 @@ std::string describe(const residency_plan_t& plan, const residency_input_t& in) 
   return "resident " + (res.empty() ? std::string("none") : res) + " (" + gib(plan.resident) + "), streamed " +
          (str.empty() ? std::string("none") : str) + " (" + gib(streamed) + "), MSM scratch up to " +
          gib(plan.scratch_budget) + " of " + gib(in.device) +
-         (plan.optional_fits ? ", run-ahead 1" : ", witness map in pieces") +
+         (plan.optional_fits ? ", run-ahead 1"
+          : plan.rows_stay   ? ", witness map in pieces, a, b, c on the device"
+                             : ", witness map in pieces") +
          (plan.lean_domain ? ", lean NTT domain" : "") + (plan.h_passes ? ", H phase in passes" : "");
 }
 
@@ -132,6 +148,7 @@ gpu_memory_knobs_t gpu_memory_knobs_from_env() {
   if (const auto e = config::get_word("STARZK_GPU_SCRATCH_MAX"))
     k.scratch_max = parse_byte_size(*e, "STARZK_GPU_SCRATCH_MAX=");
   if (const auto e = config::get_word("STARZK_KEY_STREAM")) k.stream = parse_key_stream(*e, "STARZK_KEY_STREAM");
+  k.rows_on_device = config::get_switch("STARZK_ROWS_ON_DEVICE").value_or(true);
   return k;
 }
 

@@ -29,9 +29,19 @@
 //      would hold another witness that StarPU finds room for only by
 //      evicting resident queries. If that form does not fit beside the
 //      scratch floor, the witness map runs in pieces (codelets/
-//      spmv_passes.cpp: the CSR and a, b, c stay in host memory, a piece of
-//      rows at a time crosses the device) and a GPU never holds w, a, b, c
-//      at once: its phases are the H phase (a, b, c and
+//      spmv_passes.cpp: the CSR stays in host memory, a piece of rows at
+//      a time crosses the device), in the first of these forms that fits:
+//        r. a, b, c written on the device and kept there for the H phase
+//           (spmv_dev, rows_stay), where the device holds the larger of
+//           its two phases beside the domain (full, else lean): the
+//           witness map's and H phase's w, a, b, c and the map's scratch,
+//           or the MSMs' w and h and the scratch floor. fixed = the MSMs'
+//           data + the domain, and the queries' room leaves the larger
+//           phase; the MSM bodies may take all the rest, because the
+//           scratch a CUDA worker holds goes back when it takes the next
+//           spmv_dev task (codelets::detail::release_scratch_on_pop);
+//      else a GPU never holds w, a, b, c at once (a, b, c in host memory,
+//      spmv_passes): its phases are the H phase (a, b, c and
 //      the domain) and the MSMs (w and h), so fixed = the larger of the
 //      two + the domain, in the first of these forms that leaves the
 //      scratch floor:
@@ -48,7 +58,8 @@
 //      is added to fixed.
 //   2. room = device - fixed - scratch_floor: the queries' share, after
 //      scratch for MSM pieces of msm_plan_piece terms (lean form, staging
-//      included) is set aside.
+//      included) is set aside (in form r, the larger of that floor and
+//      what the witness map's phase holds beyond the MSMs' data).
 //   3. All queries resident if they fit in room. Otherwise they stream in
 //      the order h, b_g2, l, b_g1, a until the rest fits; then each
 //      streamed query, the last streamed first, comes back if it still
@@ -92,6 +103,7 @@ struct residency_input_t {
   uint64_t rows = 0;            // its a, b, c: the H phase's buffers beside the domain
   uint64_t headroom = 0;        // left to the runtime and the driver
   uint64_t overlap = 0;         // what a partition holds in its MSM phase (w, H evaluations)
+  uint64_t map_scratch = 0;     // the witness map's scratch writing a, b, c on the device (0: no such form)
   uint64_t scratch_floor = 0;   // MSM scratch set aside before the queries
   uint64_t query[key_query_count] = {};
   std::optional<uint32_t> forced;  // the streamed set (bit q: query q); nullopt: the rules
@@ -102,6 +114,7 @@ struct residency_plan_t {
   bool optional_fits = false;   // key_optional counted in fixed: the witness map can run on the device
   bool lean_domain = false;     // key_fixed_lean counted instead of key_fixed
   bool h_passes = false;        // the H phase in passes: a, b, c never on the device
+  bool rows_stay = false;       // the witness map in pieces writes a, b, c on the device (spmv_dev)
   uint32_t streamed = 0;        // bit q: query q streams
   uint64_t resident = 0;        // bytes of the resident queries
   uint64_t scratch_budget = 0;  // device scratch the MSM bodies may take
@@ -123,10 +136,13 @@ std::string describe(const residency_plan_t& plan, const residency_input_t& in);
 //   STARZK_KEY_STREAM        auto (the rules), none, all, or queries
 //                            separated by commas (h,l,a,b_g1,b_g2): those
 //                            stream, the others stay resident
+//   STARZK_ROWS_ON_DEVICE    0/off: no form r (a, b, c in host memory
+//                            wherever the CSR does not fit; comparisons)
 // A bad value throws std::runtime_error naming the variable.
 struct gpu_memory_knobs_t {
   uint64_t scratch_max = UINT64_MAX;
   std::optional<uint32_t> stream;
+  bool rows_on_device = true;
 };
 gpu_memory_knobs_t gpu_memory_knobs_from_env();
 // STARZK_KEY_STREAM's value (nullopt for auto); `what` names it in errors.

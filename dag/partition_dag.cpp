@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "codelets/codelets.hpp"
+#include "codelets/cuda_support.hpp"
 #include "dag/heteroprio.hpp"
 #include "policies/resource_class.h"
 #include "runtime/starpu_session.hpp"
@@ -23,15 +24,44 @@ starpu_data_handle_t register_vector(std::vector<fr_t>& v) {
   return h;
 }
 
-// A vector of n F_r elements, with `home` (n values in host memory) as its
-// home, or with none: StarPU allocates it on the memory node of the first
-// task that writes it.
-starpu_data_handle_t register_rows(uint64_t n, std::vector<fr_t>* home) {
+// StarPU's vector interface with one difference: a device buffer of the
+// handle is freed when the handle is invalidated, not kept in StarPU's
+// cache of freed buffers for the next allocation of that size. That cache
+// counts as used memory (starpu_memory_get_available), so where a, b, c
+// are made on the device (key_bundle_t::rows_made_on_device) b and c,
+// invalidated after the H phase, would leave the chain's MSMs 8 GiB less
+// scratch at 2^27 than the memory plan gives them (docs/benchmarks.md,
+// "a, b, c made on the device").
+starpu_data_interface_ops* uncached_vector_ops() {
+  static starpu_data_interface_ops ops = [] {
+    starpu_data_interface_ops o = starpu_interface_vector_ops;
+    o.dontcache = 1;
+    return o;
+  }();
+  return &ops;
+}
+
+// a, b or c, a vector of n F_r elements: on `home` (n values in host
+// memory), or with no home (StarPU allocates it on the memory node of the
+// first task that writes it); uncached: see uncached_vector_ops.
+starpu_data_handle_t register_rows(uint64_t n, std::vector<fr_t>* home, bool uncached) {
   if (n > UINT32_MAX)
     throw std::runtime_error("domain of " + std::to_string(n) + " rows is too large for a StarPU vector");
-  if (home) return register_vector(*home);
+  if (home && home->size() != n) throw std::logic_error("a row's home buffer is not of the domain's size");
   starpu_data_handle_t h = nullptr;
-  starpu_vector_data_register(&h, -1, 0, uint32_t(n), sizeof(fr_t));
+  const uintptr_t ptr = home ? reinterpret_cast<uintptr_t>(home->data()) : 0;
+  if (!uncached) {
+    starpu_vector_data_register(&h, home ? STARPU_MAIN_RAM : -1, ptr, uint32_t(n), sizeof(fr_t));
+    return h;
+  }
+  starpu_vector_interface v{};
+  v.id = STARPU_VECTOR_INTERFACE_ID;
+  v.ptr = v.dev_handle = ptr;
+  v.offset = 0;
+  v.nx = uint32_t(n);
+  v.elemsize = sizeof(fr_t);
+  v.allocsize = n * sizeof(fr_t);
+  starpu_data_register(&h, home ? STARPU_MAIN_RAM : -1, &v, uncached_vector_ops());
   return h;
 }
 
@@ -89,7 +119,7 @@ uint32_t rows_where(const key_bundle_t& key) {
 void submit_task(partition_t& p, const submit_context_t& ctx, starpu_codelet* cl, void* cl_arg,
                  std::vector<starpu_data_descr> data, const char* name, int priority, double flops,
                  bool chain_last = false, void (*callback)(void*) = nullptr, uint32_t only = 0,
-                 int rc_override = STARZK_TAG_NO_CLASS) {
+                 int rc_override = STARZK_TAG_NO_CLASS, void (*on_pop)(void*) = nullptr) {
   starpu_task* t = starpu_task_build(cl, STARPU_DATA_MODE_ARRAY, data.data(), int(data.size()), STARPU_NAME, name,
                                      STARPU_PRIORITY, ctx.priorities ? priority : 0, STARPU_FLOPS, flops, 0);
   if (t == nullptr) throw std::runtime_error(p.state().label + ": cannot build task " + name);
@@ -107,6 +137,7 @@ void submit_task(partition_t& p, const submit_context_t& ctx, starpu_codelet* cl
     t->callback_func = callback;
     t->callback_arg = &p;
   }
+  t->prologue_callback_pop_func = on_pop;  // a trace keeps it: its pop hook calls it after its own
   if (ctx.trace) ctx.trace->attach(t);
   const int rc = starpu_task_submit(t);
   if (rc != 0) {
@@ -155,7 +186,8 @@ partition_t::partition_t(std::shared_ptr<const key_bundle_t> key, std::vector<fr
   s.recycle = [&pool](std::vector<fr_t>&& v) { pool.give_back(std::move(v)); };
   w = register_vector(s.w);
   starpu_data_handle_t* rows[3] = {&a, &b, &c};
-  for (int i = 0; i < 3; ++i) *rows[i] = register_rows(pk.domain_size, host_rows_ ? &s.rows[i] : nullptr);
+  for (int i = 0; i < 3; ++i)
+    *rows[i] = register_rows(pk.domain_size, host_rows_ ? &s.rows[i] : nullptr, key_->rows_made_on_device());
   if (host_rows_) pending_callbacks += 2;  // the rows' free tasks
   prep = register_variable(s.prep);
   res[int(msm_query_t::h)] = register_variable(s.msm.h);
@@ -196,7 +228,8 @@ void partition_t::callback_done() noexcept {
 // ---- the phases -------------------------------------------------------------
 
 starpu_codelet* witness_map_codelet(const key_bundle_t& key) {
-  return key.rows_on_host_with_gpus() ? codelets::spmv_passes_codelet() : codelets::spmv_codelet();
+  if (!key.rows_on_host_with_gpus()) return codelets::spmv_codelet();
+  return key.rows_made_on_device() ? codelets::spmv_dev_codelet() : codelets::spmv_passes_codelet();
 }
 
 bool witness_map_heads_chain(const key_bundle_t& key, const submit_context_t& ctx) {
@@ -212,9 +245,14 @@ void submit_witness_map(partition_t& p, const submit_context_t& ctx) {
   if (cl == codelets::spmv_codelet())
     for (starpu_data_handle_t m : p.key().matrices()) data.push_back({m, STARPU_R});
   const bool head = witness_map_heads_chain(p.key(), ctx);
-  submit_task(p, ctx, cl, &p.state(), std::move(data), cl->name, head ? prio_chain : prio_memory_phase,
-              codelets::spmv_flops(p.state()), false, nullptr, rows_where(p.key()),
-              head ? STARZK_RC_GPU_CHAIN : STARZK_TAG_NO_CLASS);
+  // spmv_dev: the same phase as spmv_passes, a, b, c allocated on the GPU
+  // that takes it, where the scratch of the chain before must not stand in
+  // their way (codelets/cuda_support.hpp, release_scratch_on_pop).
+  const bool dev = cl == codelets::spmv_dev_codelet();
+  submit_task(p, ctx, cl, &p.state(), std::move(data), dev ? "spmv_passes" : cl->name,
+              head ? prio_chain : prio_memory_phase, codelets::spmv_flops(p.state()), false, nullptr,
+              rows_where(p.key()), head ? STARZK_RC_GPU_CHAIN : STARZK_TAG_NO_CLASS,
+              dev ? &codelets::detail::release_scratch_on_pop : nullptr);
 }
 
 void submit_h_phase(partition_t& p, const submit_context_t& ctx) {
@@ -245,6 +283,15 @@ void submit_prep_msm(partition_t& p, const submit_context_t& ctx) {
 
 namespace {
 
+// With a, b, c made on the device (spmv_dev) the witness MSMs wait for
+// msm_h (they read its result, an ordering edge only): the device holds
+// w, a, b, c from the witness map to the H phase, and an MSM run between
+// them would find no room for its scratch; and b_g2_msm, then, runs
+// before the chain's last task, which reads its result too, so that no
+// MSM scratch of this chain is taken after the next chain's witness map
+// has given it back.
+bool after_msm_h(const partition_t& p) { return p.key().rows_made_on_device(); }
+
 // One G1 query: bases (key; none when the memory plan streams the query:
 // the CUDA body copies it itself, codelets/msm.cpp), scalars (h in a, or
 // prep), result.
@@ -255,9 +302,13 @@ void submit_msm(partition_t& p, const submit_context_t& ctx, msm_query_t q, bool
   data.push_back({q == msm_query_t::h ? p.a : p.w, STARPU_R});
   data.push_back({p.res[qi], STARPU_W});
   if (q != msm_query_t::h) data.push_back({p.prep, STARPU_R});  // the CPU body's split
-  if (last)  // the chain's last task waits for the chain's other results
+  if (last) {  // the chain's last task waits for the chain's other results
     for (msm_query_t other : {msm_query_t::h, msm_query_t::l, msm_query_t::a})
       data.push_back({p.res[int(other)], STARPU_R});
+    if (after_msm_h(p)) data.push_back({p.res_b2, STARPU_R});
+  } else if (q != msm_query_t::h && after_msm_h(p)) {
+    data.push_back({p.res[int(msm_query_t::h)], STARPU_R});
+  }
   submit_task(p, ctx, codelets::msm_codelet(), &p.state().msm_args[qi], std::move(data), codelets::msm_query_name(q),
               prio_chain, codelets::msm_flops(p.state(), q), last);
 }
@@ -279,6 +330,7 @@ void submit_b_g2_msm(partition_t& p, const submit_context_t& ctx) {
   std::vector<starpu_data_descr> data;
   if (!p.key().view().b_g2_device.streamed) data.push_back({p.key().b_g2(), STARPU_R});  // as in submit_msm
   data.insert(data.end(), {{p.w, STARPU_R}, {p.res_b2, STARPU_W}, {p.prep, STARPU_R}});
+  if (after_msm_h(p)) data.push_back({p.res[int(msm_query_t::h)], STARPU_R});
   submit_task(p, ctx, codelets::b_g2_msm_codelet(), &p.state(), std::move(data), "b_g2_msm", prio_memory_phase,
               codelets::b_g2_msm_flops(p.state()));
 }

@@ -34,6 +34,8 @@ struct trace_hook_t {
   bool free_arg;
   std::vector<std::uint64_t> after;  // attach()'s dependencies
   std::vector<unsigned> missing;     // on_pop's finding
+  void (*pop)(void*);                // the program's own pop prologue, called after on_pop's check
+  void* pop_arg;
 };
 
 struct trace_hook_access {
@@ -102,6 +104,7 @@ void trace_hook_access::on_pop(void* arg) noexcept {
     }
   } catch (...) {
   }
+  if (h->pop) h->pop(h->pop_arg);
 }
 
 void trace_hook_access::on_done(void* arg) noexcept {
@@ -188,7 +191,8 @@ trace_recorder::~trace_recorder() {
 
 void trace_recorder::attach(starpu_task* task) {
   if (!task) throw std::runtime_error("trace_recorder::attach: null task");
-  auto* h = new trace_hook_t{this, 0, task, task->callback_func, task->callback_arg, task->callback_arg_free != 0, {}};
+  auto* h = new trace_hook_t{
+      this, 0, task, task->callback_func, task->callback_arg, task->callback_arg_free != 0, {}, {}, nullptr, nullptr};
   {
     std::lock_guard<std::mutex> lk(mu_);
     h->id = next_id_++;
@@ -217,10 +221,14 @@ void trace_recorder::attach(starpu_task* task) {
   task->callback_func = &trace_hook_access::on_done;
   task->callback_arg = h;
   task->callback_arg_free = 0;
-  if (!task->prologue_callback_pop_func) {  // a program's own prologue is left alone
+  // A program's own pop prologue runs from ours, after the check (the
+  // buffers are looked at as the worker found them); one whose argument
+  // StarPU frees is left in place, and its task unexamined.
+  if (!task->prologue_callback_pop_arg_free) {
+    h->pop = task->prologue_callback_pop_func;
+    h->pop_arg = task->prologue_callback_pop_arg;
     task->prologue_callback_pop_func = &trace_hook_access::on_pop;
     task->prologue_callback_pop_arg = h;
-    task->prologue_callback_pop_arg_free = 0;
   }
 }
 

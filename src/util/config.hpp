@@ -43,7 +43,7 @@ struct var_t {
   const char* doc;
 };
 
-inline constexpr std::array<var_t, 28> vars = {{
+inline constexpr std::array<var_t, 29> vars = {{
     // The program (src/, dag/, codelets/).
     {"STARZK_WATCH_S", kind_t::seconds, "60", "",
      "seconds without a finished partition before prove --manifest says what it waits for (0: never)"},
@@ -68,6 +68,9 @@ inline constexpr std::array<var_t, 28> vars = {{
     {"STARZK_KEY_STREAM", kind_t::text, "auto", "",
      "key queries streamed from host memory: auto, none, all, or h,l,a,b_g1,b_g2"},
     {"STARZK_GPU_SCRATCH_MAX", kind_t::text, "none", "", "bytes of device scratch one MSM body may take (512M, 2G)"},
+    {"STARZK_ROWS_ON_DEVICE", kind_t::switch_, "on", "",
+     "where a GPU holds w, a, b, c but not the CSR beside them, the witness map writes a, b, c on the GPU (off: into "
+     "host memory)"},
     {"STARZK_FF_PORTABLE", kind_t::switch_, "off (mulx/ADX where the CPU has it)", "",
      "portable field products instead of mulx/ADX, and no AVX-512 IFMA"},
     {"STARZK_FF_IFMA", kind_t::switch_, "on where the CPU has AVX-512 IFMA", "",

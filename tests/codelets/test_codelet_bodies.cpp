@@ -200,33 +200,36 @@ TEST_P(codelet_bodies_light, witness_map_into_same_for_coded_and_plain_matrices)
   }
 }
 
-// spmv_passes (the witness map of a small GPU's plan, codelets/
-// spmv_passes.cpp) on the CPUs: the same rows as spmv from w, a, b, c
-// alone (no matrix buffers), over stale row values; a bellman witness that
-// breaks a constraint fails its partition there, naming the constraint.
+// spmv_passes and spmv_dev (the witness map of a small GPU's plan,
+// codelets/spmv_passes.cpp) on the CPUs: the same rows as spmv from w, a,
+// b, c alone (no matrix buffers), over stale row values; a bellman witness
+// that breaks a constraint fails its partition there, naming the
+// constraint.
 TEST_P(codelet_bodies_light, spmv_passes_cpu_body_gives_spmv_rows) {
   const test::prove_case_t& c = test::prove_case(GetParam());
   const std::vector<fr_t>& w = c.witnesses.back();
-  bench_t b(c, w);
-  for (std::vector<fr_t>* r : {&b.ra, &b.rb, &b.rc}) r->assign(r->size(), fr_t::one());
-  run_body(codelets::spmv_passes_codelet(), {vec(b.p->w), vec(b.ra), vec(b.rb), vec(b.rc)}, b.p.get());
-  ASSERT_FALSE(b.p->failed()) << b.p->error();
-  const qap_rows_t rows = witness_map(*c.pk, c.cs.get(), w, 1);
-  EXPECT_EQ(b.ra, rows.a);
-  EXPECT_EQ(b.rb, rows.b);
-  EXPECT_EQ(b.rc, rows.c);
-  if (c.pk->convention != root_convention_t::bellman) return;
-  std::vector<fr_t> bad = w;
-  bad.back() += fr_t::one();
-  const std::optional<uint64_t> row = first_unsatisfied_row(*c.cs, bad);
-  ASSERT_TRUE(row.has_value()) << "the last wire is in no constraint";
-  bench_t broken(c, bad);
-  run_body(codelets::spmv_passes_codelet(), {vec(broken.p->w), vec(broken.ra), vec(broken.rb), vec(broken.rc)},
-           broken.p.get());
-  ASSERT_TRUE(broken.p->failed());
-  EXPECT_NE(broken.p->error().find("spmv_passes: "), std::string::npos) << broken.p->error();
-  EXPECT_NE(broken.p->error().find("does not satisfy constraint " + std::to_string(*row) + " "), std::string::npos)
-      << broken.p->error();
+  for (starpu_codelet* cl : {codelets::spmv_passes_codelet(), codelets::spmv_dev_codelet()}) {
+    SCOPED_TRACE(cl->name);
+    bench_t b(c, w);
+    for (std::vector<fr_t>* r : {&b.ra, &b.rb, &b.rc}) r->assign(r->size(), fr_t::one());
+    run_body(cl, {vec(b.p->w), vec(b.ra), vec(b.rb), vec(b.rc)}, b.p.get());
+    ASSERT_FALSE(b.p->failed()) << b.p->error();
+    const qap_rows_t rows = witness_map(*c.pk, c.cs.get(), w, 1);
+    EXPECT_EQ(b.ra, rows.a);
+    EXPECT_EQ(b.rb, rows.b);
+    EXPECT_EQ(b.rc, rows.c);
+    if (c.pk->convention != root_convention_t::bellman) continue;
+    std::vector<fr_t> bad = w;
+    bad.back() += fr_t::one();
+    const std::optional<uint64_t> row = first_unsatisfied_row(*c.cs, bad);
+    ASSERT_TRUE(row.has_value()) << "the last wire is in no constraint";
+    bench_t broken(c, bad);
+    run_body(cl, {vec(broken.p->w), vec(broken.ra), vec(broken.rb), vec(broken.rc)}, broken.p.get());
+    ASSERT_TRUE(broken.p->failed());
+    EXPECT_NE(broken.p->error().find("spmv_passes: "), std::string::npos) << broken.p->error();
+    EXPECT_NE(broken.p->error().find("does not satisfy constraint " + std::to_string(*row) + " "), std::string::npos)
+        << broken.p->error();
+  }
 }
 
 // A bellman key's witness map checks the constraints (the circuit's C is

@@ -19,9 +19,10 @@ namespace {
 
 TEST(codelet_meta, names_colors_bodies_models_and_classes) {
   const std::map<std::string, starzk_resource_class> want = {
-      {"spmv", STARZK_RC_MEMORY_HEAVY},      {"spmv_passes", STARZK_RC_MEMORY_HEAVY}, {"ntt_h", STARZK_RC_GPU_CHAIN},
-      {"ntt_h_passes", STARZK_RC_GPU_CHAIN}, {"prep_msm", STARZK_RC_MEMORY_HEAVY},    {"msm", STARZK_RC_GPU_CHAIN},
-      {"b_g2_msm", STARZK_RC_MEMORY_HEAVY},  {"assemble", STARZK_RC_LIGHT},           {"free", STARZK_RC_DEALLOC}};
+      {"spmv", STARZK_RC_MEMORY_HEAVY}, {"spmv_passes", STARZK_RC_MEMORY_HEAVY}, {"spmv_dev", STARZK_RC_MEMORY_HEAVY},
+      {"ntt_h", STARZK_RC_GPU_CHAIN},   {"ntt_h_passes", STARZK_RC_GPU_CHAIN},   {"prep_msm", STARZK_RC_MEMORY_HEAVY},
+      {"msm", STARZK_RC_GPU_CHAIN},     {"b_g2_msm", STARZK_RC_MEMORY_HEAVY},    {"assemble", STARZK_RC_LIGHT},
+      {"free", STARZK_RC_DEALLOC}};
   std::set<std::string> names, symbols;
   std::set<unsigned> colors;
   const auto all = codelets::all_codelets();
@@ -55,7 +56,7 @@ TEST(codelet_meta, names_colors_bodies_models_and_classes) {
 // terms on the host); the others only enqueue.
 TEST(codelet_meta, cuda_bodies_are_async_unless_they_wait) {
   const std::set<std::string> waits = {"msm", "b_g2_msm"};
-  const std::set<std::string> enqueue_only = {"spmv", "spmv_passes", "ntt_h", "ntt_h_passes"};
+  const std::set<std::string> enqueue_only = {"spmv", "spmv_passes", "spmv_dev", "ntt_h", "ntt_h_passes"};
   int cuda_bodies = 0;
   for (starpu_codelet* cl : codelets::all_codelets()) {
     const std::string name = cl->name;
@@ -86,8 +87,8 @@ TEST(codelet_meta, footprints_follow_the_problem_size) {
     const size_t size = cl->model->size_base(&t, 0);
     return std::make_pair(f, size);
   };
-  for (starpu_codelet* cl : {codelets::spmv_codelet(), codelets::spmv_passes_codelet(), codelets::ntt_h_codelet(),
-                             codelets::prep_msm_codelet(), codelets::b_g2_msm_codelet()}) {
+  for (starpu_codelet* cl : {codelets::spmv_codelet(), codelets::spmv_passes_codelet(), codelets::spmv_dev_codelet(),
+                             codelets::ntt_h_codelet(), codelets::prep_msm_codelet(), codelets::b_g2_msm_codelet()}) {
     EXPECT_EQ(footprint(cl, &ps), footprint(cl, &ps2)) << cl->name;
     EXPECT_NE(footprint(cl, &ps).first, footprint(cl, &pb).first) << cl->name;
     EXPECT_LT(footprint(cl, &ps).second, footprint(cl, &pb).second) << cl->name;
@@ -124,11 +125,12 @@ namespace starzk {
 namespace {
 
 // set_placement: the codelets with a CUDA body in a CUDA build are exactly
-// spmv, spmv_passes, ntt_h, ntt_h_passes, msm and b_g2_msm; a placement
+// spmv, spmv_passes, spmv_dev, ntt_h, ntt_h_passes, msm and b_g2_msm; a placement
 // sets each codelet's `where` mask, "any" gives back every body it has;
 // bad specs name what is wrong and change nothing after the bad item.
 TEST(codelet_meta, placement_sets_where_masks_and_rejects_bad_specs) {
-  const std::set<std::string> gpu_capable = {"spmv", "spmv_passes", "ntt_h", "ntt_h_passes", "msm", "b_g2_msm"};
+  const std::set<std::string> gpu_capable = {"spmv",         "spmv_passes", "spmv_dev", "ntt_h",
+                                             "ntt_h_passes", "msm",         "b_g2_msm"};
   bool cuda_build = false;
   for (starpu_codelet* cl : codelets::all_codelets()) {
     if (cl->cuda_funcs[0]) {

@@ -5,8 +5,9 @@
 // printed; STARZK_SEED replays), plain, coded and mixed, with pieces of 1
 // row up to more than the domain, pieces that cut the input rows of a and
 // the long rows, matrices shorter than the domain, and a Filecoin-shaped
-// circuit (src/gen) that holds, then breaks at a known row. Outputs carry a
-// poisoned guard past their end. Argument checks run without a GPU too.
+// circuit (src/gen) that holds, then breaks at a known row; each case
+// again with the rows mapped into device vectors (out_on_device), which
+// must give the same rows. Outputs carry a poisoned guard past their end. Argument checks run without a GPU too.
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -40,8 +41,44 @@ struct mapped_t {
   uint64_t first = 0;
 };
 
+// The map with the rows on the device (out_on_device): device vectors of
+// n entries plus a poisoned guard, which must stay untouched; the scratch
+// it asks for is smaller than the host form's (no output pieces).
+mapped_t run_into_device(witness_map_host_t job, const std::vector<fr_t>& w, uint64_t piece, size_t host_bytes) {
+  mapped_t r;
+  job.out_on_device = true;
+  job.piece_rows = piece;
+  std::array<device_buffer_t, 3> rows;
+  const size_t row_bytes = (job.n + guard) * sizeof(fr_t);
+  std::vector<uint8_t> poisoned(row_bytes, poison);
+  for (int i = 0; i < 3; ++i) {
+    rows[i] = device_buffer_t(row_bytes);
+    rows[i].upload(poisoned.data(), row_bytes);
+    job.out[i] = rows[i].as<fr_t>();
+  }
+  const size_t bytes = witness_map_pieces_scratch_bytes(job);
+  EXPECT_GT(bytes, 0u);
+  EXPECT_LT(bytes, host_bytes) << "the device form keeps no output pieces";
+  device_buffer_t scratch(bytes), dw(std::max<size_t>(1, w.size()) * sizeof(fr_t));
+  dw.upload(w.data(), w.size() * sizeof(fr_t));
+  stream_t s;
+  EXPECT_EQ(witness_map_pieces(job, dw.as<const fr_t>(), scratch.as<void>(), bytes - 1, s.get(), &r.first),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(witness_map_pieces(job, dw.as<const fr_t>(), scratch.as<void>(), bytes, s.get(), &r.first), cudaSuccess);
+  for (int i = 0; i < 3; ++i) {
+    std::vector<uint8_t> back(row_bytes);
+    rows[i].download(back.data(), row_bytes);
+    if (!std::equal(back.begin() + std::ptrdiff_t(job.n * sizeof(fr_t)), back.end(), poisoned.begin()))
+      ADD_FAILURE() << "write past the end of device row " << i << " (n = " << job.n << ", piece " << piece << ")";
+    r.rows[i].resize(job.n);
+    std::memcpy(static_cast<void*>(r.rows[i].data()), back.data(), job.n * sizeof(fr_t));
+  }
+  return r;
+}
+
 // Runs the map on the device; the rows are host vectors of n entries plus
-// a poisoned guard, which must stay untouched.
+// a poisoned guard, which must stay untouched. The same job with the rows
+// on the device must give the same rows and the same first failing row.
 mapped_t run(witness_map_host_t job, const std::vector<fr_t>& w, uint64_t piece) {
   mapped_t r;
   std::array<std::vector<fr_t>, 3> host;
@@ -69,6 +106,10 @@ mapped_t run(witness_map_host_t job, const std::vector<fr_t>& w, uint64_t piece)
     host[i].resize(job.n);
     r.rows[i] = std::move(host[i]);
   }
+  const mapped_t d = run_into_device(job, w, piece, bytes);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(mismatches(d.rows[i], r.rows[i], "device rows"), 0u) << "row vector " << i << ", piece " << piece;
+  EXPECT_EQ(d.first, r.first) << "piece " << piece;
   return r;
 }
 

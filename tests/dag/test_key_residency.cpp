@@ -268,6 +268,71 @@ TEST(KeyResidency, SectorPartitionOn16GBRunsTheHPhaseInPasses) {
   EXPECT_LT(q.scratch_budget, p.scratch_budget);
 }
 
+// With the witness map able to write a, b, c on the device (map_scratch:
+// its pieces' buffers, ~0.7 GiB at 2^27), a 24 GB card holds w, a, b, c,
+// the full domain and the map's scratch at once: form r. The MSMs' data
+// (w and h) is what fixed counts, so their scratch gets the rest of the
+// device (a CUDA worker gives it back before the next witness map), ~4
+// GiB more than where a, b, c live in host memory; the queries' room
+// leaves the witness map's phase.
+TEST(KeyResidency, SectorPartitionOn24GBMakesTheRowsOnTheDevice) {
+  const uint64_t MiB = uint64_t(1) << 20;
+  residency_input_t in = key27(24000);
+  const residency_plan_t host_rows = plan_key_residency(in);
+  in.map_scratch = 700 * MiB;
+  const residency_plan_t p = plan_key_residency(in);
+  EXPECT_TRUE(p.rows_stay);
+  EXPECT_FALSE(p.optional_fits);
+  EXPECT_FALSE(p.lean_domain);
+  EXPECT_FALSE(p.h_passes);
+  EXPECT_EQ(p.run_ahead(), 0);
+  EXPECT_EQ(p.fixed, in.overlap + in.key_fixed + in.headroom);
+  EXPECT_EQ(p.streamed, key_query_all);
+  EXPECT_EQ(p.scratch_budget, in.device - p.fixed);
+  EXPECT_EQ(p.scratch_budget, host_rows.scratch_budget + in.rows - in.overlap);
+  // Both phases fit beside the domain.
+  EXPECT_LE(in.key_fixed + in.partition + in.map_scratch + in.headroom, in.device);
+  EXPECT_LE(p.fixed + p.scratch_budget, in.device);
+  const std::string d = describe(p, in);
+  EXPECT_NE(d.find("witness map in pieces, a, b, c on the device"), std::string::npos) << d;
+  // A byte short of the witness map's phase with the full domain: the lean
+  // one; a byte short with that too: a, b, c in host memory, as before.
+  in.device = in.key_fixed + in.partition + in.map_scratch + in.headroom - 1;
+  residency_plan_t q = plan_key_residency(in);
+  EXPECT_TRUE(q.rows_stay);
+  EXPECT_TRUE(q.lean_domain);
+  EXPECT_EQ(q.fixed, in.overlap + in.key_fixed_lean + in.headroom);
+  in.device = in.key_fixed_lean + in.partition + in.map_scratch + in.headroom - 1;
+  q = plan_key_residency(in);
+  EXPECT_FALSE(q.rows_stay);
+  EXPECT_EQ(describe(q, in).find("a, b, c on the device"), std::string::npos);
+}
+
+// The same rule takes the larger phase: with a floor above the witness
+// map's phase, the MSMs' data and the floor must fit; and a 16 GB card
+// holds neither (the H phase in passes, as before).
+TEST(KeyResidency, RowsOnTheDeviceNeedBothPhases) {
+  const uint64_t MiB = uint64_t(1) << 20;
+  residency_input_t in = key27(24000);
+  in.map_scratch = 700 * MiB;
+  in.scratch_floor = in.partition + in.map_scratch - in.overlap + 1;  // the MSM phase is now the larger
+  in.device = in.key_fixed + in.overlap + in.scratch_floor + in.headroom;
+  residency_plan_t p = plan_key_residency(in);
+  EXPECT_TRUE(p.rows_stay);
+  EXPECT_FALSE(p.lean_domain);
+  EXPECT_EQ(p.scratch_budget, in.scratch_floor);  // all of it the floor, nothing resident
+  in.device -= 1;
+  EXPECT_TRUE(plan_key_residency(in).lean_domain);
+  in = key27(16000);
+  in.map_scratch = 700 * MiB;
+  p = plan_key_residency(in);
+  EXPECT_FALSE(p.rows_stay);
+  EXPECT_TRUE(p.h_passes);
+  // No such form (map_scratch 0: no CUDA bodies): never.
+  in = key27(24000);
+  EXPECT_FALSE(plan_key_residency(in).rows_stay);
+}
+
 TEST(KeyResidency, ForcedSets) {
   residency_input_t in = key24(300);
   in.forced = key_query_all;
@@ -333,6 +398,12 @@ TEST(KeyResidency, KnobParsing) {
   k = gpu_memory_knobs_from_env();
   EXPECT_EQ(k.scratch_max, UINT64_MAX);
   EXPECT_FALSE(k.stream.has_value());
+  EXPECT_TRUE(k.rows_on_device);
+  setenv("STARZK_ROWS_ON_DEVICE", "0", 1);
+  EXPECT_FALSE(gpu_memory_knobs_from_env().rows_on_device);
+  setenv("STARZK_ROWS_ON_DEVICE", "sometimes", 1);
+  EXPECT_THROW(gpu_memory_knobs_from_env(), std::runtime_error);
+  unsetenv("STARZK_ROWS_ON_DEVICE");
 }
 
 }  // namespace

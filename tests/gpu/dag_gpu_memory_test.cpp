@@ -20,6 +20,11 @@
 //               resident and STARZK_GPU_SCRATCH_MAX a quarter above the
 //               smallest pieces: the MSMs run on the GPU, every proof
 //               verifies, the first equals the CPU reference;
+//   made        a 2^18 batch under a limit that holds w, a, b, c and the
+//               witness map's pieces beside the full domain but not the
+//               CSR: the plan makes a, b, c on the device (spmv_dev), the
+//               H phase reads them there, the witness MSMs wait for msm_h
+//               and the chain's last for b_g2_msm (from the trace);
 //   rows        (disabled until it has passed on a GPU, below) the CSR
 //               arrays do not fit beside a partition and the
 //               scratch floor: the plan keeps a, b, c in host memory and
@@ -39,6 +44,7 @@
 #include "codelets/codelets.hpp"
 #include "codelets/msm_device.hpp"
 #include "dag/batch.hpp"
+#include "dag/partition_dag.hpp"
 #include "dag_test_util.hpp"
 #include "gen/filecoin_shape.hpp"
 #include "groth16/proof_bytes.hpp"
@@ -65,7 +71,9 @@ class scoped_env_t {
 struct run_t {
   std::map<uint32_t, proof_t> proofs;
   std::map<std::string, std::map<std::string, int>> ran;  // codelet -> worker kind -> tasks
-  int gpu_tasks_fetching = 0;  // CUDA tasks that found a buffer they read off the device when taken
+  int gpu_tasks_fetching = 0;                  // CUDA tasks that found a buffer they read off the device when taken
+  std::map<std::string, int> fetching;         // the same per codelet
+  std::vector<runtime::trace_event_t> events;  // the trace
   // Tasks of `codelet` that ran on workers of `kind` ("cpu", "cuda").
   int count(const std::string& codelet, const std::string& kind) const {
     const auto c = ran.find(codelet);
@@ -92,9 +100,12 @@ run_t prove_all(const std::shared_ptr<const dag::key_bundle_t>& key, const std::
       if (r->ok) out.proofs[r->index] = r->proof;
     }
   }
-  for (const auto& e : rec.snapshot().events) {
+  out.events = rec.snapshot().events;
+  for (const auto& e : out.events) {
     ++out.ran[e.codelet][e.worker_kind];
-    out.gpu_tasks_fetching += e.worker_kind == "cuda" && !e.missing.empty();
+    const bool fetching = e.worker_kind == "cuda" && !e.missing.empty();
+    out.gpu_tasks_fetching += fetching;
+    out.fetching[e.codelet] += fetching;
   }
   return out;
 }
@@ -228,6 +239,29 @@ msm_sizes_t msm_sizes(const proving_key_t& pk, bool streamed) {
   return r;
 }
 
+// a, b, c made on the device (spmv_dev): every witness map and H phase on
+// the GPU; the first witness map found its witness missing there (the
+// trace examined it beside the DAG's own pop prologue); per partition the
+// witness MSMs start after msm_h has ended, and msm_b1, the chain's last,
+// after b_g2_msm.
+void check_rows_made_on_device(const run_t& got, int parts) {
+  EXPECT_EQ(got.count("spmv_dev", "cuda"), parts);
+  EXPECT_EQ(got.count("ntt_h", "cuda"), parts);
+  EXPECT_GE(got.fetching.count("spmv_dev") ? got.fetching.at("spmv_dev") : 0, 1);
+  std::map<uint64_t, std::map<std::string, const runtime::trace_event_t*>> chains;
+  for (const auto& e : got.events)
+    if (e.has_chain) chains[e.chain][e.name] = &e;
+  ASSERT_EQ(int(chains.size()), parts);
+  for (const auto& [chain, by] : chains) {
+    for (const char* name : {"spmv_passes", "ntt_h", "msm_h", "msm_l", "msm_a", "b_g2_msm", "msm_b1"})
+      ASSERT_TRUE(by.count(name)) << "chain " << chain << " has no " << name;
+    for (const char* name : {"msm_l", "msm_a", "b_g2_msm"})
+      EXPECT_GE(by.at(name)->start_us, by.at("msm_h")->end_us) << "chain " << chain << ": " << name;
+    EXPECT_GE(by.at("msm_h")->start_us, by.at("ntt_h")->end_us) << "chain " << chain;
+    EXPECT_GE(by.at("msm_b1")->start_us, by.at("b_g2_msm")->end_us) << "chain " << chain;
+  }
+}
+
 // Proves the 2^18 case on a session made now and checks the proofs: all
 // verify, the first equals the reference, every MSM ran on the GPU.
 void prove_and_check_case18(const std::string& place, const std::function<void(const dag::key_bundle_t&)>& check) {
@@ -245,18 +279,22 @@ void prove_and_check_case18(const std::string& place, const std::function<void(c
   EXPECT_EQ(encode_proof(got.proofs.at(0)), encode_proof(k.reference));
   EXPECT_EQ(got.count("msm", "cuda"), 4 * int(k.c.witnesses.size()));
   EXPECT_EQ(got.count("b_g2_msm", "cuda"), int(k.c.witnesses.size()));
-  if (key->h_phase_in_passes()) EXPECT_EQ(got.count("ntt_h_passes", "cuda"), int(k.c.witnesses.size()));
-  // a, b, c in host memory: the witness map in pieces, on the GPU unless
-  // placed on the CPUs.
+  if (key->h_phase_in_passes()) {
+    EXPECT_EQ(got.count("ntt_h_passes", "cuda"), int(k.c.witnesses.size()));
+  }
+  // The CSR in host memory: the witness map in pieces, on the GPU unless
+  // placed on the CPUs (a, b, c in host memory, or made on the device).
   if (key->rows_on_host_with_gpus()) {
-    const bool on_gpu = (codelets::codelet_where(codelets::spmv_passes_codelet()) & STARPU_CUDA) != 0;
-    EXPECT_EQ(got.count("spmv_passes", on_gpu ? "cuda" : "cpu"), int(k.c.witnesses.size()));
+    starpu_codelet* map = dag::witness_map_codelet(*key);
+    const bool on_gpu = (codelets::codelet_where(map) & STARPU_CUDA) != 0;
+    EXPECT_EQ(got.count(map->name, on_gpu ? "cuda" : "cpu"), int(k.c.witnesses.size()));
     EXPECT_EQ(got.count("spmv", "cuda") + got.count("spmv", "cpu"), 0);
     // Witnesses start in host memory: the first chain's first reader on
     // the GPU finds its witness missing there (the trace's diagnosis of
     // fetches; later chains' may have been prefetched).
     EXPECT_GE(got.gpu_tasks_fetching, 1);
   }
+  if (key->rows_made_on_device()) check_rows_made_on_device(got, int(k.c.witnesses.size()));
   codelets::set_placement(any_place);
 }
 
@@ -302,6 +340,36 @@ TEST(dag_gpu_memory_limited, batch_at_2_18_under_a_small_device_limit_verifies) 
       EXPECT_LT(key.view().scratch_max, m.largest_whole);  // some MSM must run in pieces
     });
   }
+}
+
+// A limit that holds w, a, b, c, the full domain and the witness map's
+// pieces, or the MSMs' w and h beside the scratch floor, whichever is
+// larger, with two witnesses to spare, but not the CSR arrays beside
+// them: the plan makes a, b, c on the device (spmv_dev), no query
+// resident, and the MSMs get the rest of the device as scratch.
+TEST(dag_gpu_memory_limited, the_witness_map_writes_the_rows_on_the_device) {
+  if (!setup_gpu_available()) GTEST_SKIP() << "no CUDA device";
+  const case18_t& k = case18();
+  dag::residency_input_t in;
+  {
+    runtime::starpu_session session(gpu_session("starzk"));
+    if (session.cuda_workers() == 0) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
+    in = test::bundle(k.c)->memory_input();
+  }
+  ASSERT_GT(in.map_scratch, 0u);
+  const uint64_t mib = uint64_t(1) << 20;
+  const uint64_t phases = std::max(in.partition + in.map_scratch, in.overlap + in.scratch_floor);
+  const uint64_t device = (in.key_fixed + phases + 2 * in.witness) * 64 / 63 + mib;
+  ASSERT_LT(device, (in.key_fixed + in.key_optional + in.partition + 3 * in.witness + in.scratch_floor) * 64 / 63)
+      << "the CSR would fit";
+  const scoped_env_t env("STARPU_LIMIT_CUDA_MEM", std::to_string((device + mib - 1) / mib));
+  prove_and_check_case18(any_place, [&](const dag::key_bundle_t& key) {
+    EXPECT_TRUE(key.memory_plan().rows_stay);
+    EXPECT_TRUE(key.rows_made_on_device());
+    EXPECT_FALSE(key.memory_plan().lean_domain);
+    EXPECT_FALSE(key.h_phase_in_passes());
+    EXPECT_EQ(dag::witness_map_codelet(key), codelets::spmv_dev_codelet());
+  });
 }
 
 // DISABLED until it has passed on a GPU: its only run, on the H200 beside

@@ -96,6 +96,8 @@ TEST(trace, recorder_needs_profiling) {
 
 std::atomic<int> g_callbacks{0};
 void user_callback(void* arg) { g_callbacks += *static_cast<int*>(arg); }
+std::atomic<int> g_pops{0};
+void user_pop(void* arg) { g_pops += *static_cast<int*>(arg); }
 void work(void* buffers[], void*) {
   std::this_thread::sleep_for(std::chrono::milliseconds(1));
   (void)buffers;
@@ -120,7 +122,7 @@ starpu_data_handle_t register_vector(std::vector<double>& data) {
   return h;
 }
 
-TEST(trace, records_every_field_and_keeps_user_callbacks) {
+TEST(trace, records_every_field_and_keeps_user_callbacks_and_pop_prologues) {
   unsetenv("STARPU_SCHED");
   starpu_session s(opts("starzk"));
   starpu_codelet cl = rw_codelet("prep_msm");
@@ -130,6 +132,7 @@ TEST(trace, records_every_field_and_keeps_user_callbacks) {
 
   trace_recorder rec;
   g_callbacks = 0;
+  g_pops = 0;
   static int one = 1;
   for (int i = 0; i < 6; ++i) {
     starpu_task* t = starpu_task_create();
@@ -140,6 +143,9 @@ TEST(trace, records_every_field_and_keeps_user_callbacks) {
     if (i % 2 == 0) {
       t->callback_func = user_callback;
       t->callback_arg = &one;
+    } else {  // a pop prologue of the program's own: the trace's runs it
+      t->prologue_callback_pop_func = user_pop;
+      t->prologue_callback_pop_arg = &one;
     }
     starzk_task_set_job(t, 3);
     starzk_task_set_chain(t, 11, i == 5);
@@ -148,6 +154,7 @@ TEST(trace, records_every_field_and_keeps_user_callbacks) {
   ASSERT_EQ(starpu_task_wait_for_all(), 0);
   starpu_data_unregister(h);
   EXPECT_EQ(g_callbacks.load(), 3);
+  EXPECT_EQ(g_pops.load(), 3);
   trace_t t = rec.snapshot();
   ASSERT_EQ(t.events.size(), 6u);
   EXPECT_EQ(rec.submitted(), 6u);
