@@ -41,6 +41,21 @@ struct mapped_t {
   uint64_t first = 0;
 };
 
+// Runs the job (its outputs set) with exactly the scratch it asks for,
+// after checking that one byte less is refused; w is uploaded first. The
+// scratch's size.
+size_t map_in_scratch(const witness_map_host_t& job, const std::vector<fr_t>& w, uint64_t& first) {
+  const size_t bytes = witness_map_pieces_scratch_bytes(job);
+  EXPECT_GT(bytes, 0u);
+  device_buffer_t scratch(bytes), dw(std::max<size_t>(1, w.size()) * sizeof(fr_t));
+  dw.upload(w.data(), w.size() * sizeof(fr_t));
+  stream_t s;
+  EXPECT_EQ(witness_map_pieces(job, dw.as<const fr_t>(), scratch.as<void>(), bytes - 1, s.get(), &first),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(witness_map_pieces(job, dw.as<const fr_t>(), scratch.as<void>(), bytes, s.get(), &first), cudaSuccess);
+  return bytes;
+}
+
 // The map with the rows on the device (out_on_device): device vectors of
 // n entries plus a poisoned guard, which must stay untouched; the scratch
 // it asks for is smaller than the host form's (no output pieces).
@@ -56,15 +71,7 @@ mapped_t run_into_device(witness_map_host_t job, const std::vector<fr_t>& w, uin
     rows[i].upload(poisoned.data(), row_bytes);
     job.out[i] = rows[i].as<fr_t>();
   }
-  const size_t bytes = witness_map_pieces_scratch_bytes(job);
-  EXPECT_GT(bytes, 0u);
-  EXPECT_LT(bytes, host_bytes) << "the device form keeps no output pieces";
-  device_buffer_t scratch(bytes), dw(std::max<size_t>(1, w.size()) * sizeof(fr_t));
-  dw.upload(w.data(), w.size() * sizeof(fr_t));
-  stream_t s;
-  EXPECT_EQ(witness_map_pieces(job, dw.as<const fr_t>(), scratch.as<void>(), bytes - 1, s.get(), &r.first),
-            cudaErrorInvalidValue);
-  EXPECT_EQ(witness_map_pieces(job, dw.as<const fr_t>(), scratch.as<void>(), bytes, s.get(), &r.first), cudaSuccess);
+  EXPECT_LT(map_in_scratch(job, w, r.first), host_bytes) << "the device form keeps no output pieces";
   for (int i = 0; i < 3; ++i) {
     std::vector<uint8_t> back(row_bytes);
     rows[i].download(back.data(), row_bytes);
@@ -88,14 +95,7 @@ mapped_t run(witness_map_host_t job, const std::vector<fr_t>& w, uint64_t piece)
     job.out[i] = host[i].data();
   }
   job.piece_rows = piece;
-  const size_t bytes = witness_map_pieces_scratch_bytes(job);
-  EXPECT_GT(bytes, 0u);
-  device_buffer_t scratch(bytes), dw(std::max<size_t>(1, w.size()) * sizeof(fr_t));
-  dw.upload(w.data(), w.size() * sizeof(fr_t));
-  stream_t s;
-  EXPECT_EQ(witness_map_pieces(job, dw.as<const fr_t>(), scratch.as<void>(), bytes - 1, s.get(), &r.first),
-            cudaErrorInvalidValue);
-  EXPECT_EQ(witness_map_pieces(job, dw.as<const fr_t>(), scratch.as<void>(), bytes, s.get(), &r.first), cudaSuccess);
+  const size_t bytes = map_in_scratch(job, w, r.first);
   for (int i = 0; i < 3; ++i) {
     const auto* tail = reinterpret_cast<const uint8_t*>(host[i].data() + job.n);
     for (size_t k = 0; k < guard * sizeof(fr_t); ++k)

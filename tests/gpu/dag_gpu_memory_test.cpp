@@ -39,6 +39,7 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <optional>
 #include <random>
 
 #include "codelets/codelets.hpp"
@@ -342,6 +343,14 @@ TEST(dag_gpu_memory_limited, batch_at_2_18_under_a_small_device_limit_verifies) 
   }
 }
 
+// The 2^18 key's memory-plan inputs, from a session without a limit made
+// for them; nullopt without a CUDA worker.
+std::optional<dag::residency_input_t> case18_plan_input() {
+  runtime::starpu_session session(gpu_session("starzk"));
+  if (session.cuda_workers() == 0) return std::nullopt;
+  return test::bundle(case18().c)->memory_input();
+}
+
 // A limit that holds w, a, b, c, the full domain and the witness map's
 // pieces, or the MSMs' w and h beside the scratch floor, whichever is
 // larger, with two witnesses to spare, but not the CSR arrays beside
@@ -349,13 +358,9 @@ TEST(dag_gpu_memory_limited, batch_at_2_18_under_a_small_device_limit_verifies) 
 // resident, and the MSMs get the rest of the device as scratch.
 TEST(dag_gpu_memory_limited, the_witness_map_writes_the_rows_on_the_device) {
   if (!setup_gpu_available()) GTEST_SKIP() << "no CUDA device";
-  const case18_t& k = case18();
-  dag::residency_input_t in;
-  {
-    runtime::starpu_session session(gpu_session("starzk"));
-    if (session.cuda_workers() == 0) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
-    in = test::bundle(k.c)->memory_input();
-  }
+  const std::optional<dag::residency_input_t> plan = case18_plan_input();
+  if (!plan) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
+  const dag::residency_input_t& in = *plan;
   ASSERT_GT(in.map_scratch, 0u);
   const uint64_t mib = uint64_t(1) << 20;
   const uint64_t phases = std::max(in.partition + in.map_scratch, in.overlap + in.scratch_floor);
@@ -382,12 +387,9 @@ TEST(dag_gpu_memory_limited, the_witness_map_writes_the_rows_on_the_device) {
 TEST(dag_gpu_memory_limited, DISABLED_the_plan_places_every_witness_map_from_the_first) {
   if (!setup_gpu_available()) GTEST_SKIP() << "no CUDA device";
   const case18_t& k = case18();
-  dag::residency_input_t in;
-  {
-    runtime::starpu_session session(gpu_session("starzk"));
-    if (session.cuda_workers() == 0) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
-    in = test::bundle(k.c)->memory_input();
-  }
+  const std::optional<dag::residency_input_t> plan = case18_plan_input();
+  if (!plan) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
+  const dag::residency_input_t& in = *plan;
   ASSERT_GT(in.key_optional, 4u << 20);
   // Room for a partition, the domain, the scratch floor and half the CSR.
   const uint64_t mib = uint64_t(1) << 20;
