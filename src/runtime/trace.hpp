@@ -36,6 +36,17 @@ struct _starpu_data_state;  // starpu_data_handle_t is a pointer to it (starpu_d
 
 namespace starzk::runtime {
 
+// One buffer a task accessed: the data (an id the recorder gives each
+// handle, the same for every task that used it), its size in bytes and
+// the access mode ("R", "W", "RW", "SCRATCH" or "REDUX"): with the order of
+// the tasks, what a replay of the graph needs to move the same data.
+struct trace_buffer_t {
+  std::uint64_t data = 0;
+  std::uint64_t bytes = 0;
+  std::string mode;
+  bool operator==(const trace_buffer_t&) const = default;
+};
+
 struct trace_event_t {
   std::uint64_t id = 0;          // recorder's id (attach order)
   std::uint64_t starpu_job = 0;  // StarPU's job id
@@ -71,6 +82,8 @@ struct trace_event_t {
   // each buffer it accesses, and for a buffer it writes, the readers since
   // (StarPU's implicit dependencies, in submission order).
   std::vector<std::uint64_t> after;
+  // Its buffers in the task's order. Empty in older traces.
+  std::vector<trace_buffer_t> buffers;
   // The codelet's performance model (its symbol; empty without one), the
   // history entry StarPU files the task under (its footprint), and the
   // kinds of worker ("cpu", "cuda") that could have run it: what a model
@@ -118,7 +131,8 @@ class trace_recorder {
 
   mutable std::mutex mu_;
   trace_t trace_;
-  struct access_t {  // per data handle, in submission order
+  struct access_t {          // per data handle, in submission order
+    std::uint64_t data = 0;  // the handle's id in trace_buffer_t
     std::uint64_t writer = 0;
     bool has_writer = false;
     std::vector<std::uint64_t> readers;  // since the writer
@@ -126,6 +140,7 @@ class trace_recorder {
   std::map<const void*, access_t> access_;
   double epoch_us_ = 0;
   std::uint64_t next_id_ = 0;
+  std::uint64_t next_data_ = 0;
 };
 
 // Chrome trace-event JSON.

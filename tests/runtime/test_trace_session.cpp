@@ -174,6 +174,9 @@ TEST(trace, records_every_field_and_keeps_user_callbacks_and_pop_prologues) {
     EXPECT_GE(e.end_us - e.start_us, 900.0);  // the body sleeps 1 ms
     EXPECT_GE(e.start_us, prev_end);          // RW on one handle: in sequence
     EXPECT_TRUE(e.missing.empty()) << "the only memory node holds the data";
+    // The one buffer: the same data in every task, its size, RW.
+    ASSERT_EQ(e.buffers.size(), 1u);
+    EXPECT_EQ(e.buffers[0], (trace_buffer_t{t.events[0].buffers.at(0).data, 4096, "RW"}));
     prev_end = e.end_us;
   }
   EXPECT_EQ(t.events[0].name, "first");
@@ -183,6 +186,7 @@ TEST(trace, records_every_field_and_keeps_user_callbacks_and_pop_prologues) {
   // JSON round trip keeps every field.
   t.meta["policy"] = "starzk";
   t.events[1].missing = {0, 2};
+  t.events[2].buffers.push_back({7, 1u << 20, "R"});
   std::stringstream ss;
   write_trace_json(t, ss);
   trace_t back = read_trace_json(ss);
@@ -207,13 +211,15 @@ TEST(trace, records_every_field_and_keeps_user_callbacks_and_pop_prologues) {
     EXPECT_EQ(a.bytes, b.bytes);
     EXPECT_EQ(a.priority, b.priority);
     EXPECT_EQ(a.missing, b.missing);
+    EXPECT_EQ(a.buffers, b.buffers);
   }
 }
 
 // StarPU reuses a freed handle's memory for the next registration. A handle
 // the recorder was told to forget leaves no accesses behind, so the task on
-// its successor at the same address waits for nothing; without forget() the
-// successor inherits the old writer as a dependency (the control half).
+// its successor at the same address waits for nothing and is other data
+// (its buffer's data id); without forget() the successor inherits the old
+// writer as a dependency (the control half).
 TEST(trace, a_forgotten_handle_leaves_no_edge_to_a_handle_at_its_address) {
   unsetenv("STARPU_SCHED");
   starpu_session s(opts("eager"));
@@ -242,10 +248,14 @@ TEST(trace, a_forgotten_handle_leaves_no_edge_to_a_handle_at_its_address) {
       const trace_t t = rec.snapshot();
       ASSERT_GE(t.events.size(), 2u);
       const trace_event_t &first = t.events[t.events.size() - 2], &second = t.events.back();
-      if (forget)
+      ASSERT_EQ(first.buffers.size(), 1u);
+      ASSERT_EQ(second.buffers.size(), 1u);
+      if (forget) {
         EXPECT_TRUE(second.after.empty()) << "edge to task " << second.after.front();
-      else
+        EXPECT_NE(second.buffers[0].data, first.buffers[0].data) << "a new handle is new data";
+      } else {
         EXPECT_EQ(second.after, std::vector<std::uint64_t>{first.id});
+      }
       ++reused;
       break;
     }
@@ -295,6 +305,15 @@ TEST(trace_json, malformed_files_name_the_problem) {
   EXPECT_NE(m.find("'missing' holds a bad buffer index"), std::string::npos) << m;
   m = err(R"({"traceEvents":[)" + event + R"(,"missing":3)" + tail);
   EXPECT_NE(m.find("'missing' is no array"), std::string::npos) << m;
+  EXPECT_EQ(err(R"({"traceEvents":[)" + event + R"(,"buffers":[[0,8,"RW"],[3,0,"SCRATCH"]])" + tail), "");
+  m = err(R"({"traceEvents":[)" + event + R"(,"buffers":{})" + tail);
+  EXPECT_NE(m.find("'buffers' is no array"), std::string::npos) << m;
+  for (const char* bad : {R"([[0,8]])", R"([[-1,8,"R"]])", R"([[0,"8","R"]])", R"([7])"}) {
+    m = err(R"({"traceEvents":[)" + event + R"(,"buffers":)" + bad + tail);
+    EXPECT_NE(m.find("not [data, bytes, mode]"), std::string::npos) << bad << ": " << m;
+  }
+  m = err(R"({"traceEvents":[)" + event + R"(,"buffers":[[0,8,"RWX"]])" + tail);
+  EXPECT_NE(m.find("unknown mode 'RWX'"), std::string::npos) << m;
   // Non-"X" events (metadata) are skipped, not errors.
   EXPECT_EQ(err(R"({"traceEvents":[{"ph":"M","name":"process_name"}],"starzk":{"submitted":[1]}})"), "");
   EXPECT_NE(what_of([] { load_trace("/nonexistent/trace.json"); }).find("/nonexistent/trace.json"), std::string::npos);
