@@ -101,7 +101,8 @@ starpu_codelet* b_g2_msm_codelet() {
     c.cuda_funcs[0] = b_g2_msm_cuda;  // synchronous (detail::run_device_msm)
 #endif
     c.can_execute = b_g2_msm_can_execute;
-    c.nbuffers = STARPU_VARIABLE_NBUFFERS;  // 4, or 3 with the query streamed
+    c.nbuffers = STARPU_VARIABLE_NBUFFERS;  // 4, or 3 with the query streamed; +1 (msm_h's result) where a, b, c are
+                                            // made on the device
     c.model = &b_g2_msm_model;
     c.name = "b_g2_msm";
     c.color = detail::color_b_g2_msm;

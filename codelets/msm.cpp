@@ -19,7 +19,9 @@
 // from w on the device). The chain's last task (msm_b1) also reads the h,
 // l and a results (3 more R buffers, unused by the body) so that it
 // depends on every other task of the chain, as the GPU lock requires
-// (dag/partition_dag.hpp). cl_arg is an msm_task_arg_t naming the
+// (dag/partition_dag.hpp); where a, b, c are made on the device, msm_l and
+// msm_a read the h result and msm_b1 the B_g2 one too (ordering edges,
+// one more R buffer each, dag/partition_dag.cpp). cl_arg is an msm_task_arg_t naming the
 // partition and the query; the performance model's footprint keys on
 // (query, streamed, number of bases).
 //
@@ -196,7 +198,8 @@ starpu_codelet* msm_codelet() {
 #if STARZK_CODELETS_CUDA
     c.cuda_funcs[0] = msm_cuda;  // synchronous (detail::run_device_msm)
 #endif
-    c.nbuffers = STARPU_VARIABLE_NBUFFERS;  // 3 (msm_h), 4 (split), 7 (msm_b1: the chain's last); one fewer streamed
+    c.nbuffers = STARPU_VARIABLE_NBUFFERS;  // 3 (msm_h), 4 (split), 7 (msm_b1: the chain's last), +1 ordering edge
+                                            // (rows made on the device); -1 streamed
     c.model = &msm_model;
     c.name = "msm";
     c.color = detail::color_msm;
