@@ -48,20 +48,18 @@ starpu_data_handle_t register_rows(uint64_t n, std::vector<fr_t>* home, bool unc
   if (n > UINT32_MAX)
     throw std::runtime_error("domain of " + std::to_string(n) + " rows is too large for a StarPU vector");
   if (home && home->size() != n) throw std::logic_error("a row's home buffer is not of the domain's size");
-  starpu_data_handle_t h = nullptr;
-  const uintptr_t ptr = home ? reinterpret_cast<uintptr_t>(home->data()) : 0;
-  if (!uncached) {
-    starpu_vector_data_register(&h, home ? STARPU_MAIN_RAM : -1, ptr, uint32_t(n), sizeof(fr_t));
-    return h;
-  }
+  // The vector interface as starpu_vector_data_register fills it, with the
+  // ops chosen here.
   starpu_vector_interface v{};
   v.id = STARPU_VECTOR_INTERFACE_ID;
-  v.ptr = v.dev_handle = ptr;
+  v.ptr = v.dev_handle = home ? reinterpret_cast<uintptr_t>(home->data()) : 0;
   v.offset = 0;
   v.nx = uint32_t(n);
   v.elemsize = sizeof(fr_t);
   v.allocsize = n * sizeof(fr_t);
-  starpu_data_register(&h, home ? STARPU_MAIN_RAM : -1, &v, uncached_vector_ops());
+  starpu_data_handle_t h = nullptr;
+  starpu_data_register(&h, home ? STARPU_MAIN_RAM : -1, &v,
+                       uncached ? uncached_vector_ops() : &starpu_interface_vector_ops);
   return h;
 }
 

@@ -9,34 +9,27 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
-#include <nlohmann/json.hpp>
-#include <set>
-#include <sstream>
 #include <stdexcept>
 
 #include "policies/resource_class.h"
-#include "io/atomic_file.hpp"
 #include "policies/starzk_policies.h"
 #include "runtime/starpu_session.hpp"
 
 namespace starzk::runtime {
 
-using json = nlohmann::json;
-
 // What the wrapper needs to record the task and call the program's callback.
 struct trace_hook_t {
-  trace_recorder* recorder;
-  std::uint64_t id;
-  starpu_task* task;
-  void (*callback)(void*);
-  void* callback_arg;
-  bool free_arg;
-  std::vector<std::uint64_t> after;  // attach()'s dependencies
-  std::vector<trace_buffer_t> buffers;
-  std::vector<unsigned> missing;  // on_pop's finding
-  void (*pop)(void*);             // the program's own pop prologue, called after on_pop's check
-  void* pop_arg;
+  trace_recorder* recorder = nullptr;
+  std::uint64_t id = 0;
+  starpu_task* task = nullptr;
+  void (*callback)(void*) = nullptr;
+  void* callback_arg = nullptr;
+  bool free_arg = false;
+  std::vector<std::uint64_t> after;     // attach()'s dependencies
+  std::vector<trace_buffer_t> buffers;  // attach()'s record of the task's buffers
+  std::vector<unsigned> missing;        // on_pop's finding
+  void (*pop)(void*) = nullptr;         // the program's own pop prologue, called after on_pop's check
+  void* pop_arg = nullptr;
 };
 
 struct trace_hook_access {
@@ -134,8 +127,7 @@ void trace_hook_access::on_done(void* arg) noexcept {
     e.last = tag.is_last;
     e.job = tag.job;
     e.priority = task->priority;
-    for (unsigned i = 0; i < STARPU_TASK_GET_NBUFFERS(task); ++i)
-      e.bytes += starpu_data_get_size(STARPU_TASK_GET_HANDLE(task, i));
+    for (const trace_buffer_t& b : h->buffers) e.bytes += b.bytes;
     if (starpu_profiling_task_info* p = task->profiling_info) {
       e.worker = p->workerid;
       e.start_us = starpu_timing_timespec_to_us(&p->start_time) - epoch(*h->recorder);
@@ -201,9 +193,12 @@ trace_recorder::~trace_recorder() {
 
 void trace_recorder::attach(starpu_task* task) {
   if (!task) throw std::runtime_error("trace_recorder::attach: null task");
-  auto* h = new trace_hook_t{
-      this, 0,       task,   task->callback_func, task->callback_arg, task->callback_arg_free != 0, {}, {},
-      {},   nullptr, nullptr};
+  auto* h = new trace_hook_t;
+  h->recorder = this;
+  h->task = task;
+  h->callback = task->callback_func;
+  h->callback_arg = task->callback_arg;
+  h->free_arg = task->callback_arg_free != 0;
   {
     std::lock_guard<std::mutex> lk(mu_);
     h->id = next_id_++;
