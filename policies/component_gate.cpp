@@ -103,16 +103,16 @@ int gate_t::push(starpu_task* task) noexcept {
 }
 
 std::size_t gate_t::queued() {
-  std::lock_guard<std::mutex> lk(mu_);
+  std::lock_guard<sched_mutex_t> lk(mu_);
   return queue_.size();
 }
 
 gate_t::taken_t gate_t::take(starpu_sched_component* to) {
   ledger_t& L = ledger_t::instance();
   relaxed_lock(mu_);
-  std::lock_guard<std::mutex> lk(mu_, std::adopt_lock);
+  std::lock_guard<sched_mutex_t> lk(mu_, std::adopt_lock);
   relaxed_lock(L.mu);
-  std::lock_guard<std::mutex> lk_ledger(L.mu, std::adopt_lock);
+  std::lock_guard<sched_mutex_t> lk_ledger(L.mu, std::adopt_lock);
   struct pick_t {
     int rc = -1;
     ready_queue_t::set_t::iterator it;
@@ -162,13 +162,13 @@ void gate_t::put_back(const taken_t& t) {
     ledger_t& L = ledger_t::instance();
     {
       relaxed_lock(L.mu);
-      std::lock_guard<std::mutex> lk_ledger(L.mu, std::adopt_lock);
+      std::lock_guard<sched_mutex_t> lk_ledger(L.mu, std::adopt_lock);
       L.cancel(t.task);
     }
     rule_->unplaced(t.task);
   }
   relaxed_lock(mu_);
-  std::lock_guard<std::mutex> lk(mu_, std::adopt_lock);
+  std::lock_guard<sched_mutex_t> lk(mu_, std::adopt_lock);
   queue_.push(starzk_task_get_class(t.task), t.entry);
 }
 
@@ -196,8 +196,8 @@ void gate_t::watch_stall() noexcept {
   ledger_t& L = ledger_t::instance();
   try {
     {
-      std::lock_guard<std::mutex> lk(mu_);
-      std::lock_guard<std::mutex> lk_ledger(L.mu);
+      std::lock_guard<sched_mutex_t> lk(mu_);
+      std::lock_guard<sched_mutex_t> lk_ledger(L.mu);
       std::vector<std::uint64_t> ready;
       for (const ready_entry_t& e : queue_.of(STARZK_RC_GPU_CHAIN)) ready.push_back(e.chain);
       const std::optional<stall_t> s =

@@ -92,7 +92,7 @@ class gate_t {
 
   starpu_sched_component* self_;
   std::unique_ptr<gate_rule_t> rule_;
-  std::mutex mu_;  // guards queue_ and seq_ (lock order: mu_, then the ledger's)
+  sched_mutex_t mu_;  // guards queue_ and seq_ (lock order: mu_, then the ledger's)
   ready_queue_t queue_;
   std::uint64_t seq_ = 0;
   // The stall watch; only its thread touches these.

@@ -112,7 +112,7 @@ class gpu_lock_rule_t final : public gate_rule_t {
       }
     }
     if (!narrower) return;
-    std::lock_guard<std::mutex> lk(mu_);
+    std::lock_guard<sched_mutex_t> lk(mu_);
     saved_t& s = saved_[task];
     s.workerids = task->workerids;
     s.workerids_len = task->workerids_len;
@@ -124,7 +124,7 @@ class gpu_lock_rule_t final : public gate_rule_t {
   }
 
   void unplaced(starpu_task* task) override {
-    std::lock_guard<std::mutex> lk(mu_);
+    std::lock_guard<sched_mutex_t> lk(mu_);
     auto it = saved_.find(task);
     if (it == saved_.end()) return;
     task->workerids = it->second.workerids;
@@ -166,7 +166,7 @@ class gpu_lock_rule_t final : public gate_rule_t {
   }
 
   rule_set_t rules_;
-  std::mutex mu_;  // guards saved_
+  sched_mutex_t mu_;  // guards saved_
   std::unordered_map<starpu_task*, saved_t> saved_;
 };
 

@@ -60,7 +60,7 @@ void starzk_component_pre_exec_hook(struct starpu_task* task, unsigned sched_ctx
   ledger_t& L = ledger_t::instance();
   bool released;
   {
-    std::lock_guard<std::mutex> lk(L.mu);
+    std::lock_guard<sched_mutex_t> lk(L.mu);
     released = L.release_mem(task);
   }
   if (released) pump_all_gates();

@@ -27,7 +27,7 @@ namespace {
 // a context only when its policy data is in this set: a context run by any
 // other policy (StarPU's, a plug-in's) holds something else there, which
 // must never be read as an engine.
-std::mutex g_engines_mu;
+sched_mutex_t g_engines_mu;
 std::unordered_set<const void*> g_engines;
 
 }  // namespace
@@ -83,8 +83,8 @@ starpu_task* engine_t::pop() noexcept {
     return nullptr;  // nothing changed since this worker last found nothing
 
   starpu_worker_relax_on();
-  std::lock_guard<std::mutex> lk(mu_);
-  std::lock_guard<std::mutex> lk_ledger(L.mu);
+  std::lock_guard<sched_mutex_t> lk(mu_);
+  std::lock_guard<sched_mutex_t> lk_ledger(L.mu);
   starpu_worker_relax_off();
 
   choice_t c = choose(w, L);
@@ -130,8 +130,8 @@ void engine_t::push_notify(starpu_task* task, int workerid) noexcept {
   starzk_task_get_tag(task, &tag);
   int rc = starzk_task_get_class(task);
   ledger_t& L = ledger_t::instance();
-  std::lock_guard<std::mutex> lk(mu_);
-  std::lock_guard<std::mutex> lk_ledger(L.mu);
+  std::lock_guard<sched_mutex_t> lk(mu_);
+  std::lock_guard<sched_mutex_t> lk_ledger(L.mu);
   const worker_place_t& me = place(workerid);
   admitted_t a;
   a.rc = rc;
@@ -151,8 +151,8 @@ void engine_t::watch_stall() noexcept {
   ledger_t& L = ledger_t::instance();
   std::vector<int> wake;
   try {
-    std::lock_guard<std::mutex> lk(mu_);
-    std::lock_guard<std::mutex> lk_ledger(L.mu);
+    std::lock_guard<sched_mutex_t> lk(mu_);
+    std::lock_guard<sched_mutex_t> lk_ledger(L.mu);
     std::vector<std::uint64_t> ready;
     for (const ready_entry_t& e : queue_.of(STARZK_RC_GPU_CHAIN)) ready.push_back(e.chain);
     const std::optional<stall_t> s = find_stalled_chain(L, ready);
@@ -180,7 +180,7 @@ void engine_t::watch_stall() noexcept {
 }
 
 void engine_t::add_workers(unsigned ctx, const int* ids, unsigned n) noexcept {
-  std::lock_guard<std::mutex> lk(mu_);
+  std::lock_guard<sched_mutex_t> lk(mu_);
   for (unsigned i = 0; i < n; ++i) {
     int w = ids[i];
     known_[w] = false;
@@ -198,19 +198,19 @@ void engine_t::add_workers(unsigned ctx, const int* ids, unsigned n) noexcept {
 }
 
 void engine_t::remove_workers(const int* ids, unsigned n) noexcept {
-  std::lock_guard<std::mutex> lk(mu_);
+  std::lock_guard<sched_mutex_t> lk(mu_);
   for (unsigned i = 0; i < n; ++i) std::erase(workers_, ids[i]);
 }
 
 void engine_t::config(starzk_policy_config* cfg) {
-  std::lock_guard<std::mutex> lk(mu_);
+  std::lock_guard<sched_mutex_t> lk(mu_);
   rules_to_config(rules_, cfg);
   cfg->mem_heavy_max = cap();  // the effective cap, topology's when 0
 }
 
 void engine_t::limit_run_ahead(int n) {
   {
-    std::lock_guard<std::mutex> lk(mu_);
+    std::lock_guard<sched_mutex_t> lk(mu_);
     if (rules_.gpu_run_ahead > 0 && n < rules_.gpu_run_ahead) rules_.gpu_run_ahead = n;
   }
   ledger_t::instance().generation.fetch_add(1, std::memory_order_acq_rel);
@@ -229,7 +229,7 @@ void engine_init(unsigned sched_ctx_id, const rule_set_t& defaults) {
   if (ledger_t::instance().attach()) stall_error_clear();
   auto* engine = new engine_t(rules);
   {
-    std::lock_guard<std::mutex> lk(g_engines_mu);
+    std::lock_guard<sched_mutex_t> lk(g_engines_mu);
     g_engines.insert(engine);
   }
   starpu_sched_ctx_set_policy_data(sched_ctx_id, engine);
@@ -238,7 +238,7 @@ void engine_init(unsigned sched_ctx_id, const rule_set_t& defaults) {
 void engine_deinit(unsigned sched_ctx_id) {
   engine_t* engine = engine_of(sched_ctx_id);
   {
-    std::lock_guard<std::mutex> lk(g_engines_mu);
+    std::lock_guard<sched_mutex_t> lk(g_engines_mu);
     g_engines.erase(engine);
   }
   delete engine;
@@ -265,7 +265,7 @@ void engine_remove_workers(unsigned sched_ctx_id, int* workerids, unsigned nwork
 bool engine_error(std::string* message) { return stall_error(message); }
 
 bool engine_config(unsigned sched_ctx_id, starzk_policy_config* cfg) {
-  std::lock_guard<std::mutex> lk(g_engines_mu);
+  std::lock_guard<sched_mutex_t> lk(g_engines_mu);
   auto* engine = static_cast<engine_t*>(starpu_sched_ctx_get_policy_data(sched_ctx_id));
   if (!engine || !g_engines.count(engine)) return false;
   engine->config(cfg);
@@ -273,7 +273,7 @@ bool engine_config(unsigned sched_ctx_id, starzk_policy_config* cfg) {
 }
 
 bool engine_limit_run_ahead(unsigned sched_ctx_id, int n) {
-  std::lock_guard<std::mutex> lk(g_engines_mu);
+  std::lock_guard<sched_mutex_t> lk(g_engines_mu);
   auto* engine = static_cast<engine_t*>(starpu_sched_ctx_get_policy_data(sched_ctx_id));
   if (!engine || !g_engines.count(engine)) return false;
   engine->limit_run_ahead(n);

@@ -73,7 +73,7 @@ class engine_t {
 
   rule_set_t rules_;
   int hw_cap_ = 0;
-  std::mutex mu_;  // guards everything below except the atomics
+  sched_mutex_t mu_;  // guards everything below except the atomics
   ready_queue_t queue_;
   std::uint64_t seq_ = 0;
   std::vector<int> workers_;

@@ -126,7 +126,7 @@ bool l3_spread_allows(int my_l3, const std::vector<int>& load_by_l3, const std::
 bool ledger_t::finish_ended(starpu_task* task) {
   starzk_task_tag tag;
   starzk_task_get_tag(task, &tag);
-  std::lock_guard<std::mutex> lk(mu);
+  std::lock_guard<sched_mutex_t> lk(mu);
   return finish(task);
 }
 
@@ -323,14 +323,14 @@ void ledger_t::reset() {
 }
 
 bool ledger_t::attach() {
-  std::lock_guard<std::mutex> lk(mu);
+  std::lock_guard<sched_mutex_t> lk(mu);
   if (users_++ > 0) return false;
   reset();
   return true;
 }
 
 void ledger_t::detach() {
-  std::lock_guard<std::mutex> lk(mu);
+  std::lock_guard<sched_mutex_t> lk(mu);
   if (users_ > 0) --users_;
 }
 

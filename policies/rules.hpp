@@ -26,6 +26,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "policies/sched_mutex.hpp"
+
 struct starpu_task;
 struct starzk_policy_config;
 
@@ -105,7 +107,7 @@ class ledger_t {
 
   // Everything below is guarded by mu (lock order: a policy's queue
   // mutex, then this one).
-  std::mutex mu;
+  sched_mutex_t mu;
   int mem_running = 0;
   int free_running = 0;
   std::vector<int> l3_load;

@@ -3,6 +3,8 @@
 
 #include "policies/stall.hpp"
 
+#include <starpu.h>
+
 #include <algorithm>
 
 namespace starzk::policies {
@@ -57,7 +59,12 @@ bool stall_error(std::string* message) {
   return !g_error.empty();
 }
 
-stall_watch_t::stall_watch_t(std::chrono::milliseconds period, std::function<void()> tick) {
+stall_watch_t::stall_watch_t([[maybe_unused]] std::chrono::milliseconds period,
+                             [[maybe_unused]] std::function<void()> tick) {
+#ifdef STARPU_SIMGRID
+  // No thread outside the simulation may call into StarPU: no watch there.
+  return;
+#else
   thread_ = std::thread([this, period, tick = std::move(tick)] {
     std::unique_lock<std::mutex> lk(mu_);
     while (!cv_.wait_for(lk, period, [this] { return stop_; })) {
@@ -66,6 +73,7 @@ stall_watch_t::stall_watch_t(std::chrono::milliseconds period, std::function<voi
       lk.lock();
     }
   });
+#endif
 }
 
 stall_watch_t::~stall_watch_t() {
@@ -74,7 +82,7 @@ stall_watch_t::~stall_watch_t() {
     stop_ = true;
   }
   cv_.notify_all();
-  thread_.join();
+  if (thread_.joinable()) thread_.join();
 }
 
 }  // namespace starzk::policies

@@ -53,7 +53,9 @@ void stall_error_set(const std::string& message);
 void stall_error_clear();
 bool stall_error(std::string* message);
 
-// A thread that calls `tick` every `period` until destroyed.
+// A thread that calls `tick` every `period` until destroyed (none in a
+// StarPU built with SimGrid, where no thread outside the simulation may
+// call into StarPU: a stalled chain there hangs the simulation).
 class stall_watch_t {
  public:
   stall_watch_t(std::chrono::milliseconds period, std::function<void()> tick);

@@ -7,22 +7,29 @@
 // link of its CCD long before DRAM. One such task per L3 domain keeps every
 // link busy without stacking two on one link. Machines without an L3 level
 // fall back to NUMA nodes (one memory controller set each), then packages.
+// A StarPU without hwloc (the SimGrid build: a simulated machine has no
+// caches to ask about) gives one domain.
 
 #include "policies/topology.hpp"
 
 #include <starpu.h>
 
-#include <hwloc.h>
 #include <set>
+
+#ifdef STARPU_HAVE_HWLOC
+#include <hwloc.h>
+#endif
 
 namespace starzk::policies {
 
 namespace {
 
-int l3_of(int workerid) {
+int l3_of([[maybe_unused]] int workerid) {
+#ifdef STARPU_HAVE_HWLOC
   hwloc_obj_t obj = starpu_worker_get_hwloc_obj(workerid);
   for (; obj; obj = obj->parent)
     if (obj->type == HWLOC_OBJ_L3CACHE) return static_cast<int>(obj->logical_index);
+#endif
   return -1;
 }
 
@@ -53,6 +60,7 @@ int default_mem_heavy_max(const std::vector<int>& cpu_workers) {
     if (l3 >= 0) l3s.insert(l3);
   }
   if (!l3s.empty()) return static_cast<int>(l3s.size());
+#ifdef STARPU_HAVE_HWLOC
   hwloc_topology_t topo = starpu_get_hwloc_topology();
   if (topo) {
     int numa = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
@@ -60,6 +68,7 @@ int default_mem_heavy_max(const std::vector<int>& cpu_workers) {
     int packages = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
     if (packages > 0) return packages;
   }
+#endif
   return 1;
 }
 

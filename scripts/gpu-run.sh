@@ -28,7 +28,10 @@
 # at 2^K (after the sector; STARZK_COLD_CPU as there; STARZK_COLD_START_ARGS
 # more prove arguments, e.g. --json), STARZK_SOAK=1 to run
 # bench/soak.sh last (its own STARZK_SOAK_* variables; STARZK_SOAK_GPUS=1
-# for the GPU soak). StarPU's sampling folder (bus and codelet models) is
+# for the GPU soak), STARZK_REPLAY_CHECK="K..." to record batches at 2^K
+# under starzk, eager and dmdas and replay them (bench/replay-check.sh's
+# record step, into OUTDIR/replay-check; its simulate step runs later on a
+# machine with the SimGrid build). StarPU's sampling folder (bus and codelet models) is
 # copied to OUTDIR/starpu-sampling. Everything but gpu-run.log is
 # packed into OUTDIR/results.tgz at the end (the device tool brings back at
 # most 8 files).
@@ -117,6 +120,11 @@ run)
       echo "== GPU setup failed its tests: the benchmark key is made on the CPU"; export STARZK_SETUP_DEVICE=off
     fi
     "$root/bench/proof-bench.sh" "$build" "$out" || rc=$?
+  fi
+  if [ -n "${STARZK_REPLAY_CHECK:-}" ]; then
+    STARZK_REPLAY_STEPS=record "$root/bench/replay-check.sh" "$build" - "$out/replay-check" $STARZK_REPLAY_CHECK \
+      > "$out/replay-check.log" 2>&1 || rc=$?
+    tail -8 "$out/replay-check.log"
   fi
   if [ -n "$sector_pid" ]; then
     wait "$sector_pid" || rc=$?

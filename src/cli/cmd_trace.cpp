@@ -7,7 +7,8 @@
 //            the generated gnuplot script;
 //   check    run the scheduling invariants (runtime/invariants.hpp) the
 //            recorded policy promised, or those the options name; exit 1
-//            when one is broken.
+//            when one is broken;
+//   replay   run the graph again without the math (cmd_trace_replay.cpp).
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -129,6 +130,7 @@ void add_trace_command(CLI::App& app) {
       "  starzk trace summary run.json --json   the same as JSON\n"
       "  starzk trace plot run.json -o run.png  the waterfall (needs gnuplot)\n"
       "  starzk trace check run.json            the invariants its policy promised (exit 1 if broken)\n"
+      "  starzk trace replay run.json --policy dmdas   the same graph without the math, under dmdas\n"
       "The trace itself also opens in https://ui.perfetto.dev.");
   auto o = std::make_shared<trace_options>();
 
@@ -161,6 +163,8 @@ void add_trace_command(CLI::App& app) {
   check->add_flag("--chains-on-cpu", o->chains_on_cpu,
                   "check chain contiguity in the CPU workers' domain too (runs with STARZK_CPU_LOCK=1)");
   check->callback([o] { run_check(*o); });
+
+  add_trace_replay_command(*cmd);
 }
 
 }  // namespace starzk::cli

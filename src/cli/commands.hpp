@@ -23,6 +23,7 @@ void add_setup_command(CLI::App& app);
 void add_info_command(CLI::App& app);
 void add_cache_command(CLI::App& app);
 void add_trace_command(CLI::App& app);
+void add_trace_replay_command(CLI::App& trace_cmd);  // starzk trace replay (cmd_trace_replay.cpp)
 void add_gen_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_vk_command(CLI::App& app);

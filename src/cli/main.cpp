@@ -2,6 +2,12 @@
 // subcommands live in cmd_*.cpp (see commands.hpp). Every failure ends
 // here: one stderr line "starzk: <reason>" and the exit status of its kind
 // (commands.hpp; docs/usage.md, "Exit status").
+//
+// <starpu.h> is included here for one reason: a StarPU built with SimGrid
+// (for `starzk trace replay` on simulated machines) renames the main() of
+// any file that includes it and starts the simulation before calling it.
+#include <starpu.h>
+
 #include <cstdio>
 #include <exception>
 #include <functional>

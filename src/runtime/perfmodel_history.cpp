@@ -1,16 +1,19 @@
-// perfmodel_history.cpp: reading StarPU 1.3's history-based model files
+// perfmodel_history.cpp: reading and writing StarPU 1.3's history-based model files
 // (see perfmodel_history.hpp for the layout and why the reader is ours).
 #include "runtime/perfmodel_history.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
 
+#include "io/atomic_file.hpp"
 #include "runtime/perfmodels.hpp"
 
 namespace starzk::runtime {
@@ -129,6 +132,8 @@ history_entry_t parse_entry(model_reader_t& r, const std::vector<std::string>& v
   const size_t mean_at = v.size() == 8 ? 3 : 2;
   e.mean_us = std::strtod(v[mean_at].c_str(), &end);
   if (*end || !(e.mean_us >= 0)) r.fail("mean '" + v[mean_at] + "' is not a non-negative number");
+  e.dev_us = std::strtod(v[mean_at + 1].c_str(), &end);
+  if (*end || !(e.dev_us >= 0)) r.fail("deviation '" + v[mean_at + 1] + "' is not a non-negative number");
   errno = 0;
   const unsigned long n = std::strtoul(v.back().c_str(), &end, 10);
   if (errno || *end || v.back()[0] == '-' || n > 0xffffffffu) r.fail("sample count '" + v.back() + "' is invalid");
@@ -178,6 +183,47 @@ std::vector<history_entry_t> read_history_file(const fs::path& file) {
     }
   }
   return out;
+}
+
+void write_history_file(const fs::path& file, const std::vector<history_entry_t>& entries) {
+  std::vector<std::pair<int, std::vector<const history_entry_t*>>> combs;  // StarPU's device type, entries
+  for (const history_entry_t& e : entries) {
+    if (e.impl != 0) throw std::invalid_argument("write_history_file: only implementation 0 is written");
+    const int type = e.arch == "cpu" ? 0 : e.arch == "cuda" ? 1 : -1;
+    if (type < 0) throw std::invalid_argument("write_history_file: architecture '" + e.arch + "' is not written");
+    auto it = std::find_if(combs.begin(), combs.end(), [&](const auto& c) { return c.first == type; });
+    if (it == combs.end()) it = combs.insert(combs.end(), {type, {}});
+    it->second.push_back(&e);
+  }
+  std::ostringstream out;
+  out << "##################\n# Performance Model Version\n" << k_version << "\n\n";
+  out << "####################\n# COMBs\n# number of combinations\n" << combs.size() << "\n";
+  for (std::size_t c = 0; c < combs.size(); ++c) {
+    out << "####################\n# COMB_" << c << "\n# number of types devices\n1\n";
+    out << "####################\n# DEV_0\n# device type (CPU - 0, CUDA - 1, OPENCL - 2, MIC - 3, MPI_MS - 5)\n"
+        << combs[c].first << "\n";
+    out << "####################\n# DEV_0\n# device id \n0\n";
+    out << "####################\n# DEV_0\n# number of cores \n1\n";
+    out << "##########\n# number of implementations\n1\n#####\n";
+    out << "# Model for " << arch_name(combs[c].first) << "0_impl0 (Comb" << c << ")\n";
+    out << "# number of entries\n" << combs[c].second.size() << "\n";
+    out << "# sumlnx\tsumlnx2\t\tsumlny\t\tsumlnxlny\talpha\t\tbeta\t\tn\tminx\t\tmaxx\n";
+    out << "0.000000e+00\t0.000000e+00\t0.000000e+00\t0.000000e+00\tnan\tnan\t0\t0\t0\n";
+    out << "# a\t\tb\t\tc\nnan\tnan\tnan\n# not multiple-regression-base\n0\n";
+    out << "# hash\t\tsize\t\tflops\t\tmean (us)\tdev (us)\tsum\t\tsum2\t\tn\n";
+    for (const history_entry_t* e : combs[c].second) {
+      const double n = e->nsample;
+      char line[256];
+      std::snprintf(line, sizeof line, "%08x\t%llu\t%e\t%e\t%e\t%e\t%e\t%u\n", e->footprint,
+                    static_cast<unsigned long long>(e->size), 0.0, e->mean_us, e->dev_us, e->mean_us * n,
+                    n * (e->dev_us * e->dev_us + e->mean_us * e->mean_us), e->nsample);
+      out << line;
+    }
+    out << "\n";
+  }
+  std::error_code ec;
+  fs::create_directories(file.parent_path(), ec);
+  write_file_atomic(file, std::string_view(out.str()));
 }
 
 std::vector<history_entry_t> read_history(const std::string& symbol) {

@@ -41,6 +41,7 @@ struct history_entry_t {
   std::uint32_t footprint = 0;  // StarPU's footprint of the task (the history key)
   std::uint64_t size = 0;       // the model's size_base of the task
   double mean_us = 0;           // mean measured time
+  double dev_us = 0;            // its standard deviation
   unsigned nsample = 0;         // measurements behind the mean
 };
 
@@ -49,6 +50,17 @@ struct history_entry_t {
 // std::runtime_error("FILE: line N: ...") on a malformed or unreadable
 // file, or one of another format version.
 std::vector<history_entry_t> read_history_file(const std::filesystem::path& file);
+
+// Write `entries` as one model file in StarPU 1.3's format (version 45):
+// one combination per architecture among them ("cpu", "cuda"; one device,
+// id 0, one core, implementation 0, as StarPU writes a single-device
+// worker's model), no regression, each entry with its sum and sum of
+// squares rebuilt from the mean, deviation and samples. Through a
+// temporary and a rename. Throws std::invalid_argument on another
+// architecture or implementation, std::runtime_error when the file cannot
+// be written. The one writer of the format: `starzk trace replay
+// --models-from-trace` gives a simulation the times a trace recorded.
+void write_history_file(const std::filesystem::path& file, const std::vector<history_entry_t>& entries);
 
 // This host's model of `symbol` (perfmodel_codelet_dir()/symbol.hostname,
 // perfmodels.hpp); empty when StarPU has none yet.

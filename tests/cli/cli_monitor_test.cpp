@@ -265,7 +265,7 @@ TEST_F(CliMonitor, ManifestTakesEveryKeyForm) {
 // warnings, errors and the result, --verbose adds the settings in force.
 TEST_F(CliMonitor, QuietAndVerboseOnEveryCommand) {
   for (const char* c : {"prove", "verify", "setup", "info", "cache", "trace summary", "trace plot", "trace check",
-                        "gen", "bench", "vk export"}) {
+                        "trace replay", "gen", "bench", "vk export"}) {
     const run_result h = run_starzk(std::string(c) + " --help");
     EXPECT_EQ(h.status, 0) << c;
     for (const char* opt : {"--quiet", "--verbose", "--log-format"})

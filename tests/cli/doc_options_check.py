@@ -19,7 +19,7 @@ import subprocess
 import sys
 
 COMMANDS = {"prove", "verify", "setup", "info", "cache", "trace", "gen", "bench", "vk"}
-NESTED = {"trace": {"summary", "plot", "check"}, "vk": {"export"}}
+NESTED = {"trace": {"summary", "plot", "check", "replay"}, "vk": {"export"}}
 
 
 def help_text(binary, words, cache):

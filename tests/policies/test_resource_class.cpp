@@ -227,7 +227,7 @@ TEST(rules, l3_spread_prefers_idle_workers_of_less_loaded_domains) {
 // non-chain task of an ended chain stages nothing.
 TEST(rules, run_ahead_bounds_the_chains_waiting_on_a_gpu) {
   ledger_t& L = ledger_t::instance();
-  std::lock_guard<std::mutex> lk(L.mu);
+  std::lock_guard<starzk::policies::sched_mutex_t> lk(L.mu);
   L.reset();
   const unsigned gpu0 = 1, gpu1 = 2;
   int tasks[16];
@@ -271,7 +271,7 @@ TEST(rules, run_ahead_bounds_the_chains_waiting_on_a_gpu) {
 // domain stayed owned and every other chain waited on it.
 TEST(rules, a_chain_ending_on_a_cpu_worker_frees_its_gpu) {
   ledger_t& L = ledger_t::instance();
-  std::lock_guard<std::mutex> lk(L.mu);
+  std::lock_guard<starzk::policies::sched_mutex_t> lk(L.mu);
   L.reset();
   const unsigned gpu0 = 1;
   int tasks[4];

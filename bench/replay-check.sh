@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# How far a replay, and a simulation, of a recorded run can be trusted:
+# record real batches under several policies, then replay each trace
+# (`starzk trace replay`) on this machine and, with a StarPU built with
+# SimGrid, in simulation, and compare the spans.
+#
+#   bench/replay-check.sh BUILD_DIR SIM_BUILD_DIR OUT_DIR [SIZES...]
+#
+# Environment: STARZK_REPLAY_POLICIES (default "starzk eager dmdas"),
+# STARZK_REPLAY_PARTITIONS (proofs per batch, default 8), STARZK_REPLAY_GPUS
+# (default: every GPU), STARZK_REPLAY_WARMUP (batches run first to calibrate
+# the models, default 2), STARZK_REPLAY_STEPS (default "record simulate").
+# SIM_BUILD_DIR "-" skips the simulations. The steps may run on two
+# machines: `record` where the GPUs are (it also replays there and writes
+# record.csv), `simulate` later on any machine with the SimGrid build,
+# from OUT_DIR's traces and the bus files StarPU wrote in OUT_DIR/home
+# (the host name in OUT_DIR/host).
+#
+# Per size and policy: STARZK_REPLAY_WARMUP batches to calibrate the models
+# (StarPU's history models in OUT_DIR/home, so that model-driven policies
+# decide with calibrated models: StarPU trusts an entry after 10 samples),
+# then the recorded batch (real-POLICY.json). Then
+#   replay_s     the trace replayed on this machine under the same policy
+#                (bodies wait the recorded times);
+#   sim_s        the trace simulated under the same policy, the models
+#                written from the trace itself (--models-from-trace) and the
+#                bus StarPU calibrated on this machine: what the simulation
+#                adds (transfers, scheduling) with exact task times;
+#   sim_cross_s  the starzk trace simulated under POLICY: a prediction of
+#                POLICY's run from another policy's run, as a researcher
+#                would make it for a policy not yet run.
+# Writes OUT_DIR/replay-check.csv; every span also as a ratio to real_s.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${1:?build dir}
+sim=${2:?SimGrid build dir or -}
+out=${3:?output dir}
+shift 3
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(12 14)
+policies=(${STARZK_REPLAY_POLICIES:-starzk eager dmdas})
+parts=${STARZK_REPLAY_PARTITIONS:-8}
+warmup=${STARZK_REPLAY_WARMUP:-2}
+starzk="$build/bin/starzk"
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+export STARPU_HOME="$out/home" STARPU_SILENT=1
+gpus=()
+[ -z "${STARZK_REPLAY_GPUS:-}" ] || gpus=(--gpus "$STARZK_REPLAY_GPUS")
+host=${STARPU_HOSTNAME:-$(hostname -s)}
+
+span() { python3 -c 'import json,sys; print("%.4f" % json.load(sys.stdin)[sys.argv[1]]["span_s"])' "$1"; }
+
+# simulate TRACE POLICY MODELS_FROM: the simulated span, the models written
+# from MODELS_FROM's trace into a fresh folder beside this host's bus files.
+simulate() {
+  local trace=$1 policy=$2 from=$3 dir
+  dir=$(mktemp -d "$out/sim.XXXXXX")
+  mkdir -p "$dir/bus"
+  cp "$STARPU_HOME/.starpu/sampling/bus/$host".* "$dir/bus/"
+  # Models only: a replay of the model source writes them, its span unused.
+  STARPU_PERF_MODEL_DIR=$dir STARPU_HOSTNAME=$host "$sim/bin/starzk" trace replay "$from" \
+    --policy eager --models-from-trace --json > /dev/null 2> "$dir/log"
+  STARPU_PERF_MODEL_DIR=$dir STARPU_HOSTNAME=$host "$sim/bin/starzk" trace replay "$trace" \
+    --policy "$policy" --json 2>> "$dir/log" | tail -1 | span replay
+  rm -rf "$dir"
+}
+
+steps=" ${STARZK_REPLAY_STEPS:-record simulate} "
+ratio() { python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print('%.3f' % (a/b))" "$1" "$2"; }
+
+if [[ $steps == *" record "* ]]; then
+  echo "$host" > "$out/host"
+  rec="$out/record.csv"
+  echo "log2,policy,tasks,real_s,replay_s" > "$rec"
+  for k in "${sizes[@]}"; do
+    d="$out/k$k"
+    mkdir -p "$d"
+    [ -f "$d/jobs.toml" ] || "$starzk" gen --log2 "$k" --partitions "$parts" --out "$d" > /dev/null 2>&1
+    for p in "${policies[@]}"; do
+      for _ in $(seq "$warmup"); do
+        "$starzk" prove --manifest "$d/jobs.toml" --policy "$p" "${gpus[@]}" --fresh --quiet > /dev/null
+      done
+      "$starzk" prove --manifest "$d/jobs.toml" --policy "$p" "${gpus[@]}" --fresh --quiet \
+        --trace "$d/real-$p.json" > /dev/null
+      j=$("$starzk" trace replay "$d/real-$p.json" --policy "$p" "${gpus[@]}" --json | tail -1)
+      echo "$j" > "$d/replay-$p.json"
+      tasks=$(echo "$j" | python3 -c 'import json,sys; print(json.load(sys.stdin)["tasks"])')
+      echo "$k,$p,$tasks,$(echo "$j" | span recorded),$(echo "$j" | span replay)" | tee -a "$rec"
+    done
+  done
+  for k in "${sizes[@]}"; do  # the traces and replays stay; keys, witnesses and proofs go
+    find "$out/k$k" -mindepth 1 -maxdepth 1 ! -name 'real-*.json' ! -name 'replay-*.json' -exec rm -rf {} +
+  done
+fi
+
+if [[ $steps == *" simulate "* ]] && [ "$sim" != - ]; then
+  host=$(cat "$out/host")
+  csv="$out/replay-check.csv"
+  echo "log2,policy,tasks,real_s,replay_s,sim_s,sim_cross_s,replay_ratio,sim_ratio,sim_cross_ratio" > "$csv"
+  tail -n +2 "$out/record.csv" | while IFS=, read -r k p tasks real rep; do
+    d="$out/k$k"
+    s=$(simulate "$d/real-$p.json" "$p" "$d/real-$p.json")
+    c=$(simulate "$d/real-${policies[0]}.json" "$p" "$d/real-${policies[0]}.json")
+    echo "$k,$p,$tasks,$real,$rep,$s,$c,$(ratio "$rep" "$real"),$(ratio "$s" "$real"),$(ratio "$c" "$real")" | tee -a "$csv"
+  done
+fi

@@ -1,0 +1,195 @@
+// replay.cpp: submit a replay plan (replay.hpp) to the running StarPU.
+//
+// Steps: register one vector per data entry (in main memory over one
+// unbacked mapping, or with no home when it is only ever SCRATCH); build
+// one codelet per plan codelet, its body a wait and its model the recorded
+// symbol with a footprint function that returns the task's recorded
+// footprint; submit the tasks in order (each tagged, prioritised and
+// recorded as the original was), waiting for its recorded submission time
+// when asked; after a data entry's last user, invalidate and unregister
+// it; wait for everything. StarPU's vector interface counts elements in
+// 32 bits, so a buffer of more than 4 GiB is registered as elements of
+// the smallest size that divides it and keeps the count below 2^32.
+#include "runtime/replay.hpp"
+
+#include <starpu.h>
+#include <sys/mman.h>
+
+#include <chrono>
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <thread>
+
+#include "policies/resource_class.h"
+#include "runtime/starpu_session.hpp"
+
+namespace starzk::runtime {
+
+namespace {
+
+// What a body and the footprint function read from the task's cl_arg.
+struct task_arg_t {
+  const replay_task_t* task = nullptr;
+};
+
+std::uint32_t recorded_footprint(starpu_task* task) {
+  return static_cast<const task_arg_t*>(task->cl_arg)->task->footprint;
+}
+
+// Wait the task's time on this worker's kind (the plan lets it run only
+// where that is known): spin below a millisecond (a sleep would
+// overshoot by tens of µs), sleep above.
+void wait_body(void** /*buffers*/, void* cl_arg) {
+  const replay_task_t& t = *static_cast<const task_arg_t*>(cl_arg)->task;
+  const int worker = starpu_worker_get_id();
+  const bool cuda = worker >= 0 && starpu_worker_get_type(worker) == STARPU_CUDA_WORKER;
+  const double us = std::max(0.0, cuda ? t.cuda_us : t.cpu_us);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double, std::micro>(us);
+  if (us >= 1000) std::this_thread::sleep_until(until);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
+starpu_data_access_mode mode_of(const std::string& m) {
+  if (m == "R") return STARPU_R;
+  if (m == "W") return STARPU_W;
+  if (m == "SCRATCH") return STARPU_SCRATCH;
+  return STARPU_RW;
+}
+
+// The element size and count StarPU's 32-bit vector count allows.
+std::pair<std::uint32_t, std::size_t> vector_shape(std::uint64_t bytes) {
+  if (bytes == 0) return {1, 1};
+  std::uint64_t elem = (bytes + 0xfffffffeull) / 0xffffffffull;
+  for (std::uint64_t e = elem; e < elem + 4096; ++e)
+    if (bytes % e == 0) return {std::uint32_t(bytes / e), std::size_t(e)};
+  return {std::uint32_t((bytes + elem - 1) / elem), std::size_t(elem)};  // rounded up
+}
+
+// Codelets and models live until the replay ends; StarPU keeps pointers.
+struct codelets_t {
+  std::vector<std::unique_ptr<starpu_perfmodel>> models;
+  std::vector<std::unique_ptr<starpu_codelet>> codelets;
+};
+
+codelets_t make_codelets(const replay_plan_t& plan) {
+  codelets_t c;
+  std::map<std::string, starpu_perfmodel*> by_symbol;
+  for (const replay_codelet_t& rc : plan.codelets) {
+    auto cl = std::make_unique<starpu_codelet>();
+    starpu_codelet_init(cl.get());
+    cl->name = rc.name.c_str();
+    cl->nbuffers = STARPU_VARIABLE_NBUFFERS;
+    if (rc.cpu) {
+      cl->where |= STARPU_CPU;
+      cl->cpu_funcs[0] = wait_body;
+    }
+    if (rc.cuda) {
+      cl->where |= STARPU_CUDA;
+      cl->cuda_funcs[0] = wait_body;
+    }
+    if (!rc.model.empty()) {
+      starpu_perfmodel*& m = by_symbol[rc.model];
+      if (!m) {
+        c.models.push_back(std::make_unique<starpu_perfmodel>());
+        m = c.models.back().get();
+        std::memset(m, 0, sizeof *m);
+        m->type = STARPU_HISTORY_BASED;
+        m->symbol = rc.model.c_str();
+        m->footprint = recorded_footprint;
+      }
+      cl->model = m;
+    }
+    c.codelets.push_back(std::move(cl));
+  }
+  return c;
+}
+
+// One unbacked mapping that every main-memory vector points into.
+struct mapping_t {
+  void* base = MAP_FAILED;
+  std::size_t bytes = 0;
+  explicit mapping_t(std::size_t n) : bytes(std::max<std::size_t>(n, 1)) {
+    base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (base == MAP_FAILED)
+      throw std::runtime_error("replay: cannot map " + std::to_string(bytes) + " bytes of address space");
+  }
+  ~mapping_t() {
+    if (base != MAP_FAILED) munmap(base, bytes);
+  }
+  mapping_t(const mapping_t&) = delete;
+  mapping_t& operator=(const mapping_t&) = delete;
+};
+
+}  // namespace
+
+void run_replay(const replay_plan_t& plan, const replay_options_t& options, trace_recorder& recorder) {
+  std::uint64_t largest = 0;
+  for (const replay_data_t& d : plan.data)
+    if (!d.scratch_only) largest = std::max(largest, d.bytes);
+  mapping_t mapping(largest);
+
+  std::vector<starpu_data_handle_t> handles(plan.data.size(), nullptr);
+  for (std::size_t i = 0; i < plan.data.size(); ++i) {
+    const auto [count, elem] = vector_shape(plan.data[i].bytes);
+    if (plan.data[i].scratch_only)
+      starpu_vector_data_register(&handles[i], -1, 0, count, elem);
+    else
+      starpu_vector_data_register(&handles[i], STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(mapping.base), count, elem);
+  }
+  // Entries whose last user is task i, released after its submission.
+  std::vector<std::vector<std::size_t>> release(plan.tasks.size());
+  for (std::size_t i = 0; i < plan.data.size(); ++i) release[plan.data[i].last_task].push_back(i);
+
+  codelets_t codelets = make_codelets(plan);
+  std::vector<task_arg_t> args(plan.tasks.size());
+  const double t0 = starpu_timing_now();
+  for (std::size_t i = 0; i < plan.tasks.size(); ++i) {
+    const replay_task_t& t = plan.tasks[i];
+    if (options.submission == submission_t::recorded) {
+      const double wait_us = t.submit_us - (starpu_timing_now() - t0);
+      if (wait_us > 0) starpu_usleep(float(wait_us));
+    }
+    args[i].task = &t;
+    starpu_task* task = starpu_task_create();
+    task->cl = codelets.codelets[t.codelet_index].get();
+    task->cl_arg = &args[i];
+    task->cl_arg_size = sizeof(task_arg_t);
+    task->name = t.name.c_str();
+    task->priority = t.priority;
+    const int n = int(t.buffers.size());
+    task->nbuffers = n;
+    if (n > STARPU_NMAXBUFS) {
+      task->dyn_handles = static_cast<starpu_data_handle_t*>(std::malloc(sizeof(starpu_data_handle_t) * n));
+      task->dyn_modes = static_cast<starpu_data_access_mode*>(std::malloc(sizeof(starpu_data_access_mode) * n));
+      if (!task->dyn_handles || !task->dyn_modes) throw std::bad_alloc();
+    }
+    for (int b = 0; b < n; ++b) {
+      STARPU_TASK_SET_HANDLE(task, handles[t.buffers[b].data], b);
+      STARPU_TASK_SET_MODE(task, mode_of(t.buffers[b].mode), b);
+    }
+    starzk_task_set_tag(task, t.tag);
+    try {
+      recorder.submit(task);
+    } catch (const std::exception& e) {
+      starzk_task_clear_tag(task);
+      task->destroy = 0;  // StarPU refused it: it is still ours to free
+      starpu_task_destroy(task);
+      starpu_task_wait_for_all();
+      throw std::runtime_error("replay: task " + std::to_string(t.recorded_id) + " (" + t.name + "): " + e.what() +
+                               " (no worker of this machine can run it?)");
+    }
+    for (std::size_t d : release[i]) {
+      recorder.forget(handles[d]);
+      if (!plan.data[d].scratch_only) starpu_data_invalidate_submit(handles[d]);
+      starpu_data_unregister_submit(handles[d]);
+      handles[d] = nullptr;
+    }
+  }
+  check_starpu(starpu_task_wait_for_all(), "starpu_task_wait_for_all");
+}
+
+}  // namespace starzk::runtime

@@ -1,0 +1,144 @@
+// replay_plan.cpp: from a recorded trace to the graph a replay submits
+// (replay.hpp): the tasks in the recorded submission order, one entry per
+// data id with its size and its last user, one codelet per recorded
+// (codelet, model, kinds), and the time each task waits on each kind of
+// worker; and the history models a simulation takes those times from. No
+// StarPU here: the plan is checked whole before anything runs.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+#include <tuple>
+#include <unordered_map>
+
+#include "policies/resource_class.h"
+#include "runtime/replay.hpp"
+
+namespace starzk::runtime {
+
+namespace {
+
+std::runtime_error bad_event(const trace_event_t& e, const std::string& why) {
+  return std::runtime_error("task " + std::to_string(e.id) + " (" + e.name + "): " + why);
+}
+
+// Mean recorded time per (codelet, footprint, kind): the time a task
+// recorded on one kind of worker takes on the other, where the trace saw
+// tasks of the same codelet and size there.
+using mean_key_t = std::tuple<std::string, std::uint32_t, std::string>;
+
+std::map<mean_key_t, double> kind_means(const trace_t& trace) {
+  std::map<mean_key_t, std::pair<double, std::size_t>> sums;
+  for (const trace_event_t& e : trace.events) {
+    auto& [sum, n] = sums[{e.codelet, e.footprint, e.worker_kind}];
+    sum += e.end_us - e.start_us;
+    ++n;
+  }
+  std::map<mean_key_t, double> means;
+  for (const auto& [k, v] : sums) means[k] = v.first / double(v.second);
+  return means;
+}
+
+}  // namespace
+
+replay_plan_t plan_replay(const trace_t& trace) {
+  replay_plan_t plan;
+  plan.meta = trace.meta;
+  std::unordered_map<std::uint64_t, const trace_event_t*> by_id;
+  for (const trace_event_t& e : trace.events) by_id[e.id] = &e;
+  const std::map<mean_key_t, double> means = kind_means(trace);
+
+  std::map<std::tuple<std::string, std::string, bool, bool>, std::size_t> codelet_ids;
+  std::unordered_map<std::uint64_t, std::size_t> data_ids;  // recorded data id -> index
+  double first_submit = -1;
+  for (std::uint64_t id : trace.submitted) {
+    auto it = by_id.find(id);
+    if (it == by_id.end())
+      throw std::runtime_error("task " + std::to_string(id) +
+                               " was submitted but never finished: a replay needs the whole graph");
+    const trace_event_t& e = *it->second;
+    if (e.buffers.empty() && e.bytes > 0)
+      throw bad_event(e, "its buffers were not recorded (a trace from before traces kept them: record the run again)");
+    replay_task_t t;
+    t.recorded_id = e.id;
+    t.name = e.name;
+    t.codelet = e.codelet.empty() ? e.name : e.codelet;
+    t.model = e.model;
+    t.footprint = e.footprint;
+    t.priority = e.priority;
+    t.tag = starzk_tag_make(e.job, e.has_chain ? std::int64_t(e.chain) : -1, e.last, e.rc);
+
+    // Where it may run: the kinds the run could have used (else the kind
+    // it ran on: a task without a model records no kinds) on which the
+    // trace knows its time: the one it took, or the mean of its codelet and
+    // footprint there. A kind the trace never saw it on is left out: no
+    // time to wait there, and no model entry for a simulation to take.
+    std::vector<std::string> kinds = e.could_run;
+    if (kinds.empty() && !e.worker_kind.empty()) kinds.push_back(e.worker_kind);
+    t.recorded_us = std::max(0.0, e.end_us - e.start_us);
+    const auto time_on = [&](const char* kind) -> double {
+      if (std::count(kinds.begin(), kinds.end(), kind) == 0) return -1;
+      if (e.worker_kind == kind) return t.recorded_us;
+      auto m = means.find({e.codelet, e.footprint, kind});
+      return m == means.end() ? -1.0 : m->second;
+    };
+    t.cpu_us = time_on("cpu");
+    t.cuda_us = time_on("cuda");
+    const bool cpu = t.cpu_us >= 0, cuda = t.cuda_us >= 0;
+    if (!cpu && !cuda) throw bad_event(e, "it ran on no CPU or CUDA worker that could run it");
+    auto [cit, added] = codelet_ids.try_emplace({t.codelet, t.model, cpu, cuda}, plan.codelets.size());
+    if (added) plan.codelets.push_back(replay_codelet_t{t.codelet, t.model, cpu, cuda});
+    t.codelet_index = cit->second;
+
+    if (e.submit_us >= 0) {
+      if (first_submit < 0) first_submit = e.submit_us;
+      t.submit_us = std::max(0.0, e.submit_us - first_submit);
+    }
+
+    for (const trace_buffer_t& b : e.buffers) {
+      auto [dit, fresh] = data_ids.try_emplace(b.data, plan.data.size());
+      if (fresh) plan.data.push_back(replay_data_t{b.bytes, true, 0});
+      replay_data_t& d = plan.data[dit->second];
+      if (d.bytes != b.bytes)
+        throw bad_event(e, "data " + std::to_string(b.data) + " has " + std::to_string(b.bytes) + " bytes here and " +
+                               std::to_string(d.bytes) + " in an earlier task");
+      if (b.mode != "SCRATCH") d.scratch_only = false;
+      d.last_task = plan.tasks.size();
+      t.buffers.push_back(replay_buffer_t{dit->second, b.mode == "REDUX" ? "RW" : b.mode});
+    }
+    plan.tasks.push_back(std::move(t));
+  }
+  return plan;
+}
+
+std::map<std::string, std::vector<history_entry_t>> models_from_trace(const trace_t& trace) {
+  struct acc_t {
+    double sum = 0, sum2 = 0;
+    unsigned n = 0;
+    std::uint64_t size = 0;
+  };
+  std::map<std::tuple<std::string, std::string, std::uint32_t>, acc_t> accs;  // model, kind, footprint
+  for (const trace_event_t& e : trace.events) {
+    if (e.model.empty() || (e.worker_kind != "cpu" && e.worker_kind != "cuda")) continue;
+    acc_t& a = accs[{e.model, e.worker_kind, e.footprint}];
+    const double us = std::max(0.0, e.end_us - e.start_us);
+    a.sum += us;
+    a.sum2 += us * us;
+    ++a.n;
+    a.size = e.bytes;
+  }
+  std::map<std::string, std::vector<history_entry_t>> models;
+  for (const auto& [key, a] : accs) {
+    history_entry_t h;
+    h.arch = std::get<1>(key);
+    h.footprint = std::get<2>(key);
+    h.size = a.size;
+    h.mean_us = a.sum / a.n;
+    h.dev_us = std::sqrt(std::max(0.0, a.sum2 / a.n - h.mean_us * h.mean_us));
+    h.nsample = a.n;
+    models[std::get<0>(key)].push_back(h);
+  }
+  return models;
+}
+
+}  // namespace starzk::runtime

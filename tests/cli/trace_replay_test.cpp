@@ -1,0 +1,117 @@
+// `starzk trace replay` end to end (docs/policies.md, "Replaying a run"):
+// a batch proved and recorded on this machine's CPUs, replayed under
+// another policy, shows the same tasks and keeps the recorded policy's
+// invariants when replayed under it; its --json names both runs; the
+// trace's times written as StarPU model files only where
+// STARPU_PERF_MODEL_DIR names a folder; a trace without buffers, or that
+// is not a trace, refused naming the file.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_harness.hpp"
+#include "runtime/perfmodel_history.hpp"
+#include "runtime/trace.hpp"
+
+namespace starzk::test {
+namespace {
+
+class TraceReplay : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = fs::temp_directory_path() / ("starzk-replay-cli-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    const run_result g = run_starzk("gen --log2 10 --partitions 3 --out " + (dir_ / "batch").string());
+    ASSERT_EQ(g.status, 0) << g.output;
+    const run_result r = run_starzk("prove --manifest " + (dir_ / "batch" / "jobs.toml").string() +
+                                    " --policy starzk --cpus 2 --gpus 0 --trace " + trace());
+    ASSERT_EQ(r.status, 0) << r.output;
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir_); }
+  static std::string trace() { return (dir_ / "run.json").string(); }
+  static std::string p(const char* f) { return (dir_ / f).string(); }
+  static fs::path dir_;
+};
+fs::path TraceReplay::dir_;
+
+TEST_F(TraceReplay, ReplaysTheSameTasksUnderAnotherPolicyAndKeepsTheInvariantsUnderItsOwn) {
+  const runtime::trace_t recorded = runtime::load_trace(trace());
+  ASSERT_FALSE(recorded.events.empty());
+
+  run_result r =
+      run_starzk("trace replay " + trace() + " --policy eager --cpus 2 --gpus 0 --json --trace " + p("eager.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto at = r.output.rfind("\n{");
+  const auto j = nlohmann::json::parse(r.output.substr(at == std::string::npos ? 0 : at + 1), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.output;
+  EXPECT_EQ(j["tasks"], recorded.events.size());
+  EXPECT_EQ(j["recorded"]["policy"], "starzk");
+  EXPECT_EQ(j["replay"]["policy"], "eager");
+  EXPECT_FALSE(j["simulated"].get<bool>());
+  EXPECT_GT(j["replay"]["span_s"].get<double>(), 0);
+  const runtime::trace_t eager = runtime::load_trace(p("eager.json"));
+  EXPECT_EQ(eager.events.size(), recorded.events.size());
+  EXPECT_EQ(eager.meta.at("replay_of"), trace());
+
+  r = run_starzk("trace replay " + trace() + " --policy starzk --cpus 2 --gpus 0 --trace " + p("starzk.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("replayed on this machine under starzk"), std::string::npos) << r.output;
+  r = run_starzk("trace check " + p("starzk.json"));
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("every invariant held"), std::string::npos) << r.output;
+}
+
+TEST_F(TraceReplay, WritesModelsOnlyIntoTheFolderNamedForThem) {
+  run_result r = run_starzk("trace replay " + trace() + " --policy eager --cpus 2 --gpus 0 --models-from-trace");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("set STARPU_PERF_MODEL_DIR"), std::string::npos) << r.output;
+
+  const fs::path models = dir_ / "models";
+  setenv("STARPU_PERF_MODEL_DIR", models.c_str(), 1);
+  setenv("STARPU_HOSTNAME", "replaytest", 1);
+  r = run_starzk("trace replay " + trace() + " --policy eager --cpus 2 --gpus 0 --models-from-trace");
+  unsetenv("STARPU_PERF_MODEL_DIR");
+  unsetenv("STARPU_HOSTNAME");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const fs::path msm = models / "codelets" / "45" / "starzk_msm.replaytest";
+  ASSERT_TRUE(fs::exists(msm)) << r.output;
+  const std::vector<runtime::history_entry_t> entries = runtime::read_history_file(msm);
+  ASSERT_FALSE(entries.empty());
+  unsigned samples = 0;
+  for (const runtime::history_entry_t& e : entries) {
+    EXPECT_EQ(e.arch, "cpu");
+    EXPECT_GT(e.mean_us, 0);
+    samples += e.nsample;
+  }
+  // Four G1 MSMs per proof (h, l, a, b1), three proofs; StarPU's own runs
+  // since then may have added samples, never removed them.
+  EXPECT_GE(samples, 12u);
+}
+
+TEST_F(TraceReplay, RefusesATraceWithoutBuffersNamingTheFile) {
+  std::ifstream in(trace());
+  nlohmann::json j = nlohmann::json::parse(in);
+  for (auto& e : j["traceEvents"])
+    if (e.contains("args") && e["args"].contains("buffers")) e["args"].erase("buffers");
+  std::ofstream(p("old.json")) << j.dump();
+  run_result r = run_starzk("trace replay " + p("old.json") + " --cpus 2 --gpus 0");
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_NE(r.output.find("old.json"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("its buffers were not recorded"), std::string::npos) << r.output;
+
+  std::ofstream(p("junk.json")) << "{\"traceEvents\": 7}";
+  r = run_starzk("trace replay " + p("junk.json"));
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_NE(r.output.find("junk.json"), std::string::npos) << r.output;
+
+  r = run_starzk("trace replay " + trace() + " --submit later");
+  EXPECT_EQ(r.status, 2) << r.output;
+}
+
+}  // namespace
+}  // namespace starzk::test
