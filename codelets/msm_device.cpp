@@ -105,7 +105,7 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
   };
   for (;;) {
     const msm_pieces_plan_t plan =
-        plan_msm_pieces(m.n, budget, msm_min_piece, m.dense ? dense_affine_factor : 1.0, bytes);
+        plan_msm_pieces(m.n, budget, msm_min_piece, m.dense ? dense_affine_factor : 1.0, bytes, m.max_piece);
     if (!plan.fits) return false;
     const gpu::msm_tuning_t tune = form(plan.piece, plan.lean);
     note_pieces_plan(m.phase, m.n, plan.piece, plan.count,

@@ -80,7 +80,23 @@ struct device_msm_t {
   size_t split_from = SIZE_MAX;  // gpu::msm_no_split: a plain Pippenger
   bool dense = false;            // scalars mostly not 0 or 1 (h): the batch-affine levels pay
   const char* phase = "msm";     // for the plan's note (the codelet's name for the query)
+  // Terms per piece at most (plan_msm_pieces): set for streamed queries
+  // of mostly 0/1 scalars, whose time is the copy of their bases
+  // (stream_piece_terms).
+  size_t max_piece = SIZE_MAX;
 };
+
+// The longest piece of a streamed query of mostly 0/1 scalars: the bases
+// of `piece_bytes` (key_view_t::stream_piece_bytes; 0: no cap). Such an
+// MSM is bound by the copy of its bases, which its pieces overlap with
+// their work, all but the first: long pieces leave a long first copy
+// unhidden. Dense MSMs (h) are bound by their additions and take the
+// fewest pieces.
+template <class P>
+size_t stream_piece_terms(const device_msm_t<P>& m, uint64_t piece_bytes) {
+  if (!m.streamed || m.dense || piece_bytes == 0) return SIZE_MAX;
+  return std::max<size_t>(size_t(piece_bytes / sizeof(affine_t<P>)), 1);
+}
 
 // Runs the MSM on the calling CUDA worker's stream in pieces that fit
 // (file comment) and waits for it: the MSM launchers wait for their stream

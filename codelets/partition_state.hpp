@@ -74,6 +74,9 @@ struct key_view_t {
   // Device scratch one MSM body may take: the smaller of the operators'
   // cap (STARZK_GPU_SCRATCH_MAX) and what the memory plan leaves for it.
   uint64_t scratch_max = UINT64_MAX;
+  // Bytes of bases one piece of a streamed MSM of mostly 0/1 scalars copies
+  // at most (STARZK_MSM_STREAM_PIECE; 0: no cap; msm_device.hpp).
+  uint64_t stream_piece_bytes = 0;
 };
 const char* msm_query_name(msm_query_t q);  // "msm_h", "msm_l", "msm_a", "msm_b1"
 // The key's bases of query q (pk.h, pk.l, pk.a, pk.b_g1).

@@ -149,6 +149,8 @@ gpu_memory_knobs_t gpu_memory_knobs_from_env() {
     k.scratch_max = parse_byte_size(*e, "STARZK_GPU_SCRATCH_MAX=");
   if (const auto e = config::get_word("STARZK_KEY_STREAM")) k.stream = parse_key_stream(*e, "STARZK_KEY_STREAM");
   k.rows_on_device = config::get_switch("STARZK_ROWS_ON_DEVICE").value_or(true);
+  if (const auto e = config::get_word("STARZK_MSM_STREAM_PIECE"))
+    k.stream_piece_bytes = trim(*e) == "none" ? 0 : parse_byte_size(*e, "STARZK_MSM_STREAM_PIECE=");
   return k;
 }
 

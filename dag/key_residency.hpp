@@ -138,11 +138,16 @@ std::string describe(const residency_plan_t& plan, const residency_input_t& in);
 //                            stream, the others stay resident
 //   STARZK_ROWS_ON_DEVICE    0/off: no form r (a, b, c in host memory
 //                            wherever the CSR does not fit; comparisons)
+//   STARZK_MSM_STREAM_PIECE  bytes of bases one piece of a streamed MSM of
+//                            mostly 0/1 scalars copies at most
+//                            (parse_byte_size; 0 or none: no cap)
 // A bad value throws std::runtime_error naming the variable.
+inline constexpr uint64_t default_stream_piece_bytes = uint64_t(768) << 20;
 struct gpu_memory_knobs_t {
   uint64_t scratch_max = UINT64_MAX;
   std::optional<uint32_t> stream;
   bool rows_on_device = true;
+  uint64_t stream_piece_bytes = default_stream_piece_bytes;
 };
 gpu_memory_knobs_t gpu_memory_knobs_from_env();
 // STARZK_KEY_STREAM's value (nullopt for auto); `what` names it in errors.

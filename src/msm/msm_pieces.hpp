@@ -104,12 +104,14 @@ struct msm_pieces_plan_t {
 
 namespace msm_pieces_detail {
 
-// The fewest pieces of one form whose scratch fits: piece lengths
-// ceil(n / P) for P = 1, 2, 4, ... up to the smallest pieces, then a
-// bisection between the last P that did not fit and the first that did.
+// The fewest pieces of one form whose scratch fits, with at least p_min
+// pieces: piece lengths ceil(n / P) for P = p_min, 2 p_min, 4 p_min, ... up
+// to the smallest pieces, then a bisection between the last P that did not
+// fit and the first that did.
 template <class Bytes>
-msm_pieces_plan_t fewest(size_t n, uint64_t budget, size_t min_piece, bool lean, Bytes& bytes) {
+msm_pieces_plan_t fewest(size_t n, uint64_t budget, size_t min_piece, bool lean, Bytes& bytes, size_t p_min) {
   const size_t p_max = msm_ceil_div(n, msm_smallest_piece(n, min_piece));
+  p_min = std::clamp<size_t>(p_min, 1, p_max);
   auto attempt = [&](size_t p) {
     msm_pieces_plan_t r;
     r.piece = msm_ceil_div(n, p);
@@ -119,9 +121,9 @@ msm_pieces_plan_t fewest(size_t n, uint64_t budget, size_t min_piece, bool lean,
     r.lean = lean;
     return r;
   };
-  msm_pieces_plan_t best = attempt(1);
+  msm_pieces_plan_t best = attempt(p_min);
   if (best.fits) return best;
-  size_t lo = 1, hi = 0;  // lo: a count that does not fit; hi: one that does
+  size_t lo = p_min, hi = 0;  // lo: a count that does not fit; hi: one that does
   while (hi == 0) {
     if (lo >= p_max) return {};
     const size_t p = std::min(lo * 2, p_max);
@@ -151,12 +153,17 @@ inline double cost(const msm_pieces_plan_t& p, double default_factor) {
 // The plan for an n-term MSM under `budget` bytes of scratch (file
 // comment). bytes(piece, lean) -> uint64_t: the scratch of the n-term MSM
 // in pieces of `piece` terms, in the default (lean = false) or lean form.
-// n = 0 fits with no piece and no scratch.
+// No piece is planned longer than max_piece terms (nor shorter than the
+// smallest pieces): where the bases stream from host memory, the first
+// piece's copy is not hidden behind any work, so shorter pieces can pay
+// although fewer would fit. n = 0 fits with no piece and no scratch.
 template <class Bytes>
-msm_pieces_plan_t plan_msm_pieces(size_t n, uint64_t budget, size_t min_piece, double default_factor, Bytes&& bytes) {
+msm_pieces_plan_t plan_msm_pieces(size_t n, uint64_t budget, size_t min_piece, double default_factor, Bytes&& bytes,
+                                  size_t max_piece = SIZE_MAX) {
   if (n == 0) return {true, 0, 0, false, 0};
-  const msm_pieces_plan_t d = msm_pieces_detail::fewest(n, budget, min_piece, false, bytes);
-  const msm_pieces_plan_t l = msm_pieces_detail::fewest(n, budget, min_piece, true, bytes);
+  const size_t p_min = msm_ceil_div(n, std::max<size_t>(max_piece, 1));
+  const msm_pieces_plan_t d = msm_pieces_detail::fewest(n, budget, min_piece, false, bytes, p_min);
+  const msm_pieces_plan_t l = msm_pieces_detail::fewest(n, budget, min_piece, true, bytes, p_min);
   if (!d.fits) return l;
   if (!l.fits) return d;
   return msm_pieces_detail::cost(l, default_factor) < msm_pieces_detail::cost(d, default_factor) ? l : d;

@@ -43,7 +43,7 @@ struct var_t {
   const char* doc;
 };
 
-inline constexpr std::array<var_t, 29> vars = {{
+inline constexpr std::array<var_t, 30> vars = {{
     // The program (src/, dag/, codelets/).
     {"STARZK_WATCH_S", kind_t::seconds, "60", "",
      "seconds without a finished partition before prove --manifest says what it waits for (0: never)"},
@@ -71,6 +71,8 @@ inline constexpr std::array<var_t, 29> vars = {{
     {"STARZK_ROWS_ON_DEVICE", kind_t::switch_, "on", "",
      "where a GPU holds w, a, b, c but not the CSR beside them, the witness map writes a, b, c on the GPU (off: into "
      "host memory)"},
+    {"STARZK_MSM_STREAM_PIECE", kind_t::text, "768M", "",
+     "bytes of bases one piece of a streamed MSM of mostly 0/1 scalars copies at most (0 or none: no cap)"},
     {"STARZK_FF_PORTABLE", kind_t::switch_, "off (mulx/ADX where the CPU has it)", "",
      "portable field products instead of mulx/ADX, and no AVX-512 IFMA"},
     {"STARZK_FF_IFMA", kind_t::switch_, "on where the CPU has AVX-512 IFMA", "",

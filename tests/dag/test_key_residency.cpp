@@ -404,6 +404,22 @@ TEST(KeyResidency, KnobParsing) {
   setenv("STARZK_ROWS_ON_DEVICE", "sometimes", 1);
   EXPECT_THROW(gpu_memory_knobs_from_env(), std::runtime_error);
   unsetenv("STARZK_ROWS_ON_DEVICE");
+
+  EXPECT_EQ(gpu_memory_knobs_from_env().stream_piece_bytes, 768ull << 20);
+  setenv("STARZK_MSM_STREAM_PIECE", "2G", 1);
+  EXPECT_EQ(gpu_memory_knobs_from_env().stream_piece_bytes, 2ull << 30);
+  for (const char* off : {"0", "none"}) {
+    setenv("STARZK_MSM_STREAM_PIECE", off, 1);
+    EXPECT_EQ(gpu_memory_knobs_from_env().stream_piece_bytes, 0u) << off;
+  }
+  setenv("STARZK_MSM_STREAM_PIECE", "short", 1);
+  try {
+    gpu_memory_knobs_from_env();
+    ADD_FAILURE() << "short was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("STARZK_MSM_STREAM_PIECE='short'"), std::string::npos) << e.what();
+  }
+  unsetenv("STARZK_MSM_STREAM_PIECE");
 }
 
 }  // namespace

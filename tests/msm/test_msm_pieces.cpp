@@ -137,6 +137,46 @@ TEST(MsmPieces, PlannerFindsTheFewestPiecesThatFit) {
   }
 }
 
+// With a cap on the piece length: the fewest pieces that fit among those
+// no longer than the cap (the smallest pieces when the cap is below them).
+TEST(MsmPieces, PlannerKeepsPiecesUnderTheCap) {
+  for (size_t n : {size_t(1000), size_t(10007), size_t(65536)}) {
+    const model_t m{n};
+    for (size_t min_piece : {size_t(1), size_t(64), size_t(1000)}) {
+      const size_t smallest = msm_smallest_piece(n, min_piece);
+      const size_t p_max = (n + smallest - 1) / smallest;
+      for (size_t cap : {size_t(1), size_t(100), size_t(5000), n / 3, n, SIZE_MAX}) {
+        for (uint64_t budget : {uint64_t(5000), uint64_t(70000), uint64_t(5000000)}) {
+          const msm_pieces_plan_t p = plan_msm_pieces(n, budget, min_piece, 1.0, m, cap);
+          const std::string at = "n=" + std::to_string(n) + " min=" + std::to_string(min_piece) +
+                                 " cap=" + std::to_string(cap) + " budget=" + std::to_string(budget);
+          // The brute force: the first P from ceil(n / cap) (at most p_max)
+          // whose pieces fit, for either form.
+          const size_t p_min = std::min(p_max, cap == SIZE_MAX ? 1 : (n + cap - 1) / cap);
+          size_t want = 0;
+          for (size_t q = p_min; q <= p_max && want == 0; ++q) {
+            const size_t piece = (n + q - 1) / q;
+            if (m(piece, false) <= budget || m(piece, true) <= budget) want = (n + piece - 1) / piece;
+          }
+          if (want == 0) {
+            EXPECT_FALSE(p.fits) << at;
+            continue;
+          }
+          ASSERT_TRUE(p.fits) << at;
+          EXPECT_LE(p.bytes, budget) << at;
+          EXPECT_LE(p.piece, std::max(cap, smallest)) << at;
+          EXPECT_GE(p.piece, std::min(n, smallest)) << at;
+          EXPECT_EQ(p.count, (n + p.piece - 1) / p.piece) << at;
+          if (cap >= n && budget == 5000000) {
+            EXPECT_EQ(p.count, 1u) << at;  // no cap in effect, room for one piece
+          }
+          EXPECT_EQ(p.count, want) << at;
+        }
+      }
+    }
+  }
+}
+
 TEST(MsmPieces, PlannerWeighsTheFormsByCost) {
   // The lean form fits whole (10n + 1000), the default one in 2 pieces
   // (30n + 51000) but not whole (60n + 51000).
