@@ -121,6 +121,28 @@ TEST(HPhaseSnarkjs, OddLagrangeIdentity) {
   }
 }
 
+// The rows run side by side on T threads (all three at once from T = 3, a
+// and b then c on two): the same h for every thread count, both
+// conventions.
+TEST(HPhase, SameResultOnEveryThreadCount) {
+  std::mt19937_64 g(206);
+  const qap_t q = satisfied_rows(g, size_t(1) << 9);
+  for (const bool snarkjs : {false, true}) {
+    std::vector<fr_t> want;
+    for (unsigned t = 1; t <= 5; ++t) {
+      auto a = q.a, b = q.b, c = q.c;
+      if (snarkjs)
+        h_phase_snarkjs(a, b, c, t);
+      else
+        h_phase_bellman(a, b, c, t);
+      if (t == 1)
+        want = a;
+      else
+        EXPECT_EQ(a, want) << (snarkjs ? "snarkjs" : "bellman") << ", " << t << " threads";
+    }
+  }
+}
+
 // h_i = P(ω_{2n}^(2i+1)) entry by entry, with A, B, C at those points by
 // interpolation of the rows.
 TEST(HPhaseSnarkjs, ValuesAtOddRoots) {
