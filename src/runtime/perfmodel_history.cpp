@@ -132,8 +132,10 @@ history_entry_t parse_entry(model_reader_t& r, const std::vector<std::string>& v
   const size_t mean_at = v.size() == 8 ? 3 : 2;
   e.mean_us = std::strtod(v[mean_at].c_str(), &end);
   if (*end || !(e.mean_us >= 0)) r.fail("mean '" + v[mean_at] + "' is not a non-negative number");
+  // StarPU writes "nan" or "-nan" for the deviation of an entry whose
+  // samples round to a negative variance: read as no deviation.
   e.dev_us = std::strtod(v[mean_at + 1].c_str(), &end);
-  if (*end || !(e.dev_us >= 0)) r.fail("deviation '" + v[mean_at + 1] + "' is not a non-negative number");
+  if (*end || !(e.dev_us >= 0)) e.dev_us = 0;
   errno = 0;
   const unsigned long n = std::strtoul(v.back().c_str(), &end, 10);
   if (errno || *end || v.back()[0] == '-' || n > 0xffffffffu) r.fail("sample count '" + v.back() + "' is invalid");

@@ -15,11 +15,12 @@
 #include <starpu.h>
 #include <sys/mman.h>
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
+#include <deque>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 
@@ -69,19 +70,33 @@ std::pair<std::uint32_t, std::size_t> vector_shape(std::uint64_t bytes) {
   return {std::uint32_t((bytes + elem - 1) / elem), std::size_t(elem)};  // rounded up
 }
 
-// Codelets and models live until the replay ends; StarPU keeps pointers.
-struct codelets_t {
-  std::vector<std::unique_ptr<starpu_perfmodel>> models;
-  std::vector<std::unique_ptr<starpu_codelet>> codelets;
+// StarPU keeps every performance model a task used in a list it walks
+// again at shutdown (to save and free the models' state), after the replay
+// has returned: the models, their symbols, and the codelets and names that
+// point at them stay for the life of the process (a replay adds one per
+// recorded codelet).
+struct kept_t {
+  std::mutex mu;
+  std::deque<std::string> names;
+  std::deque<starpu_perfmodel> models;
+  std::deque<starpu_codelet> codelets;
 };
 
-codelets_t make_codelets(const replay_plan_t& plan) {
-  codelets_t c;
+kept_t& kept() {
+  static kept_t* k = new kept_t;  // never destroyed: StarPU may read it until exit
+  return *k;
+}
+
+// One codelet per plan codelet, in its order.
+std::vector<starpu_codelet*> make_codelets(const replay_plan_t& plan) {
+  kept_t& k = kept();
+  std::lock_guard<std::mutex> lock(k.mu);
+  std::vector<starpu_codelet*> out;
   std::map<std::string, starpu_perfmodel*> by_symbol;
   for (const replay_codelet_t& rc : plan.codelets) {
-    auto cl = std::make_unique<starpu_codelet>();
-    starpu_codelet_init(cl.get());
-    cl->name = rc.name.c_str();
+    starpu_codelet* cl = &k.codelets.emplace_back();
+    starpu_codelet_init(cl);
+    cl->name = k.names.emplace_back(rc.name).c_str();
     cl->nbuffers = STARPU_VARIABLE_NBUFFERS;
     if (rc.cpu) {
       cl->where |= STARPU_CPU;
@@ -94,18 +109,17 @@ codelets_t make_codelets(const replay_plan_t& plan) {
     if (!rc.model.empty()) {
       starpu_perfmodel*& m = by_symbol[rc.model];
       if (!m) {
-        c.models.push_back(std::make_unique<starpu_perfmodel>());
-        m = c.models.back().get();
+        m = &k.models.emplace_back();
         std::memset(m, 0, sizeof *m);
         m->type = STARPU_HISTORY_BASED;
-        m->symbol = rc.model.c_str();
+        m->symbol = k.names.emplace_back(rc.model).c_str();
         m->footprint = recorded_footprint;
       }
       cl->model = m;
     }
-    c.codelets.push_back(std::move(cl));
+    out.push_back(cl);
   }
-  return c;
+  return out;
 }
 
 // One unbacked mapping that every main-memory vector points into.
@@ -144,7 +158,7 @@ void run_replay(const replay_plan_t& plan, const replay_options_t& options, trac
   std::vector<std::vector<std::size_t>> release(plan.tasks.size());
   for (std::size_t i = 0; i < plan.data.size(); ++i) release[plan.data[i].last_task].push_back(i);
 
-  codelets_t codelets = make_codelets(plan);
+  const std::vector<starpu_codelet*> codelets = make_codelets(plan);
   std::vector<task_arg_t> args(plan.tasks.size());
   const double t0 = starpu_timing_now();
   for (std::size_t i = 0; i < plan.tasks.size(); ++i) {
@@ -155,7 +169,7 @@ void run_replay(const replay_plan_t& plan, const replay_options_t& options, trac
     }
     args[i].task = &t;
     starpu_task* task = starpu_task_create();
-    task->cl = codelets.codelets[t.codelet_index].get();
+    task->cl = codelets[t.codelet_index];
     task->cl_arg = &args[i];
     task->cl_arg_size = sizeof(task_arg_t);
     task->name = t.name.c_str();
@@ -179,6 +193,12 @@ void run_replay(const replay_plan_t& plan, const replay_options_t& options, trac
       task->destroy = 0;  // StarPU refused it: it is still ours to free
       starpu_task_destroy(task);
       starpu_task_wait_for_all();
+      for (starpu_data_handle_t& h : handles)  // before the mapping they point into goes
+        if (h) {
+          recorder.forget(h);
+          starpu_data_unregister_no_coherency(h);
+          h = nullptr;
+        }
       throw std::runtime_error("replay: task " + std::to_string(t.recorded_id) + " (" + t.name + "): " + e.what() +
                                " (no worker of this machine can run it?)");
     }

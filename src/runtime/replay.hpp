@@ -60,7 +60,7 @@ struct replay_task_t {
   // The time to wait on each kind of worker (µs); -1 on a kind it may not
   // run on: one the recorded run could not use, or on which the trace
   // never saw its codelet at its footprint.
-  double cpu_us = -1, cuda_us = -1, recorded_us = 0;
+  double cpu_us = -1, cuda_us = -1;
   double submit_us = 0;  // recorded submission, from the first one
 };
 
@@ -80,7 +80,6 @@ struct replay_plan_t {
   std::vector<replay_task_t> tasks;  // in the recorded submission order
   std::vector<replay_data_t> data;
   std::vector<replay_codelet_t> codelets;
-  std::map<std::string, std::string> meta;  // the recorded run's metadata
 };
 
 // Build the plan. Throws std::runtime_error naming the event and the

@@ -43,7 +43,6 @@ std::map<mean_key_t, double> kind_means(const trace_t& trace) {
 
 replay_plan_t plan_replay(const trace_t& trace) {
   replay_plan_t plan;
-  plan.meta = trace.meta;
   std::unordered_map<std::uint64_t, const trace_event_t*> by_id;
   for (const trace_event_t& e : trace.events) by_id[e.id] = &e;
   const std::map<mean_key_t, double> means = kind_means(trace);
@@ -75,10 +74,10 @@ replay_plan_t plan_replay(const trace_t& trace) {
     // time to wait there, and no model entry for a simulation to take.
     std::vector<std::string> kinds = e.could_run;
     if (kinds.empty() && !e.worker_kind.empty()) kinds.push_back(e.worker_kind);
-    t.recorded_us = std::max(0.0, e.end_us - e.start_us);
+    const double took_us = std::max(0.0, e.end_us - e.start_us);
     const auto time_on = [&](const char* kind) -> double {
       if (std::count(kinds.begin(), kinds.end(), kind) == 0) return -1;
-      if (e.worker_kind == kind) return t.recorded_us;
+      if (e.worker_kind == kind) return took_us;
       auto m = means.find({e.codelet, e.footprint, kind});
       return m == means.end() ? -1.0 : m->second;
     };

@@ -87,9 +87,13 @@ TEST_F(perfmodel_history, reads_entries_per_kind_and_footprint) {
                          "\t1.442817e+09   \t119\n"
                          "2669802c\t1\t9.491703e+03\t9.393151e+02\t1.898341e+04\t1.819495e+08\t2\n",
                          2) +
-                    comb(1, 0, "70bf06c7\t328\t0\t12.5\t1\t125\t1600\t10\n", 1) + combined);
+                    comb(1, 0,
+                         "70bf06c7\t328\t0\t12.5\t1\t125\t1600\t10\n"
+                         "70bf06c8\t328\t0\t12.5\t-nan\t12.5\t156.25\t1\n",
+                         2) +
+                    combined);
   const std::vector<history_entry_t> e = read_history_file(f);
-  ASSERT_EQ(e.size(), 3u);  // the combined worker's entry is left out
+  ASSERT_EQ(e.size(), 4u);  // the combined worker's entry is left out
   EXPECT_EQ(e[0].arch, "cpu");
   EXPECT_EQ(e[0].footprint, 0x70bf06c7u);
   EXPECT_EQ(e[0].size, 328u);
@@ -101,6 +105,10 @@ TEST_F(perfmodel_history, reads_entries_per_kind_and_footprint) {
   EXPECT_EQ(e[2].arch, "cuda");
   EXPECT_EQ(e[2].nsample, 10u);
   EXPECT_DOUBLE_EQ(e[2].mean_us, 12.5);
+  EXPECT_DOUBLE_EQ(e[2].dev_us, 1);
+  EXPECT_NEAR(e[0].dev_us, 466.8226, 1e-3);
+  EXPECT_DOUBLE_EQ(e[3].dev_us, 0);  // StarPU's "-nan" deviation of one sample
+  EXPECT_EQ(e[3].nsample, 1u);
 }
 
 TEST_F(perfmodel_history, damaged_files_are_refused_naming_file_and_line) {
