@@ -8,7 +8,7 @@
 // validation, unpacking, conversion) and rejecting it cleanly or not at
 // all. fuzz_readers.cpp holds zkey, r1cs, wtns, params, params_vk (the
 // verifying key at the head of a .params, `verify --params`), proof_json,
-// public_json, vkey_json and manifest; fuzz_mapped.cpp szkc, szcs, szpk
+// public_json, vkey_json, manifest and trace; fuzz_mapped.cpp szkc, szcs, szpk
 // (with the multiplier circuit), proofs_bin, journal and record. One
 // executable per target (fuzz_main.cpp, CMake: fuzz_<name>) keeps each
 // corpus and coverage map to one format; fuzz_seeds.cpp writes every

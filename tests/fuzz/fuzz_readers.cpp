@@ -1,6 +1,6 @@
 // Fuzz targets of the key, circuit, witness and text readers: .zkey,
 // .r1cs, .wtns (iden3 containers, io/binfile.hpp), bellman's .params, the
-// snarkjs JSON files and the batch manifest.
+// snarkjs JSON files, the batch manifest and task traces.
 //
 // The binary readers read as the CLI does (cli/inputs.cpp): a key with
 // every point checked on its curve (the subgroup tests that follow in the
@@ -19,7 +19,12 @@
 // reader documents std::runtime_error naming the manifest, the job and the
 // field, so that is a clean rejection there. A manifest that parses is
 // printed back (manifest_to_toml, what `starzk gen` writes) and the print
-// parsed again: it must give the same jobs.
+// parsed again: it must give the same jobs. A trace (`starzk trace
+// summary|check|replay` read it) is read as a file; one that reads is
+// planned for a replay and turned into models (runtime/replay.hpp, where
+// std::runtime_error naming the task is the documented rejection), then
+// written back and read again: the same tasks.
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +38,8 @@
 #include "io/vkey_json.hpp"
 #include "io/wtns.hpp"
 #include "io/zkey.hpp"
+#include "runtime/replay.hpp"
+#include "runtime/trace.hpp"
 
 namespace starzk::fuzz {
 
@@ -117,6 +124,18 @@ void manifest(std::span<const uint8_t> in) {
   accepts<std::runtime_error>([&] { m = cli::parse_manifest_json(text, base, "input.json"); });
 }
 
+void trace(std::span<const uint8_t> in) {
+  const auto p = write_scratch(in, "input.trace.json");
+  runtime::trace_t t;
+  if (!accepts<std::runtime_error>([&] { t = runtime::load_trace(p.string()); })) return;
+  accepts<std::runtime_error>([&] { (void)runtime::plan_replay(t); });
+  (void)runtime::models_from_trace(t);
+  std::stringstream text;
+  runtime::write_trace_json(t, text);
+  const runtime::trace_t again = runtime::read_trace_json(text);
+  if (again.events.size() != t.events.size() || again.submitted != t.submitted) std::abort();
+}
+
 const target_t targets[] = {
     {"zkey", zkey},
     {"r1cs", r1cs},
@@ -127,6 +146,7 @@ const target_t targets[] = {
     {"public_json", public_json},
     {"vkey_json", vkey_json},
     {"manifest", manifest},
+    {"trace", trace},
 };
 
 }  // namespace

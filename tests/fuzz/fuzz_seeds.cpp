@@ -10,7 +10,8 @@
 //   the circuits as .szcs in both versions (coded, and expanded to plain);
 //   the fixtures' witnesses as .szwt;
 //   the fixtures' proofs as .bin files (one, and all three back to back)
-//   and as a batch journal; a validation record; a digest memo; manifests in TOML and JSON.
+//   and as a batch journal; a validation record; a digest memo; manifests in TOML and JSON;
+//   a task trace of one partition's chain (the recorder's JSON form).
 // libFuzzer's -max_len is the largest seed, so small seeds keep each
 // execution short.
 #include <cstdio>
@@ -29,6 +30,8 @@
 #include "io/params.hpp"
 #include "io/proof_files.hpp"
 #include "io/proof_json.hpp"
+#include "policies/resource_class.h"
+#include "runtime/trace.hpp"
 #include "io/r1cs.hpp"
 #include "io/digest_memo.hpp"
 #include "io/validation_record.hpp"
@@ -66,6 +69,43 @@ void manifests(const fs::path& dir) {
            " \"proofs_bin\": \"p.bin\"}]}\n");
 }
 
+// spmv (W rows) -> ntt_h (RW rows) -> msm_h (R key, R rows, W out, SCRATCH)
+// -> free (RW rows), one chain, as the recorder writes it.
+void traces(const fs::path& dir) {
+  runtime::trace_t t;
+  const char* names[] = {"spmv", "ntt_h", "msm_h", "free"};
+  const std::vector<std::vector<runtime::trace_buffer_t>> buffers = {
+      {{1, 4096, "W"}},
+      {{1, 4096, "RW"}},
+      {{0, 1 << 20, "R"}, {1, 4096, "R"}, {2, 96, "W"}, {3, 65536, "SCRATCH"}},
+      {{1, 4096, "RW"}}};
+  for (std::uint64_t i = 0; i < 4; ++i) {
+    runtime::trace_event_t e;
+    e.id = i;
+    e.name = e.codelet = names[i];
+    e.model = std::string("starzk_") + names[i];
+    e.footprint = 0x1000u + unsigned(i);
+    e.could_run = {"cpu"};
+    e.worker = int(i % 2);
+    e.worker_kind = "cpu";
+    e.start_us = 1000.0 * double(i);
+    e.end_us = e.start_us + 900;
+    e.submit_us = e.ready_us = double(i);
+    e.has_chain = true;
+    e.last = i == 2;
+    e.job = 1;
+    e.rc = i == 3 ? STARZK_RC_DEALLOC : STARZK_RC_GPU_CHAIN;
+    e.buffers = buffers[i];
+    for (const auto& b : e.buffers) e.bytes += b.bytes;
+    if (i > 0) e.after = i == 3 ? std::vector<std::uint64_t>{1, 2} : std::vector<std::uint64_t>{i - 1};
+    t.events.push_back(e);
+    t.submitted.push_back(i);
+  }
+  t.meta["policy"] = "starzk";
+  std::ofstream out(dir / "chain.json", std::ios::binary);
+  runtime::write_trace_json(t, out);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -87,6 +127,7 @@ int main(int argc, char** argv) {
     copy_fixtures(dir("public_json"), "public.json");
     copy_fixtures(dir("vkey_json"), "verification_key.json");
     manifests(dir("manifest"));
+    traces(dir("trace"));
 
     const r1cs_t cs = read_r1cs(data / "multiplier" / "circuit.r1cs");
     const proving_key_t snarkjs = read_zkey(data / "multiplier" / "circuit.zkey");
