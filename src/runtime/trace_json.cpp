@@ -135,7 +135,9 @@ trace_t read_trace_json(std::istream& in) {
   std::size_t index = 0;
   for (const json& ev : doc["traceEvents"]) {
     ++index;
-    if (!ev.is_object() || ev.value("ph", "") != "X") continue;
+    if (!ev.is_object()) continue;
+    const auto ph = ev.find("ph");
+    if (ph == ev.end() || !ph->is_string() || ph->get<std::string>() != "X") continue;
     const json& args = field(ev, "args", index, vt::object);
     trace_event_t e;
     e.name = field(ev, "name", index, vt::string).get<std::string>();

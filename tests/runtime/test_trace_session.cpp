@@ -316,6 +316,8 @@ TEST(trace_json, malformed_files_name_the_problem) {
   EXPECT_NE(m.find("unknown mode 'RWX'"), std::string::npos) << m;
   // Non-"X" events (metadata) are skipped, not errors.
   EXPECT_EQ(err(R"({"traceEvents":[{"ph":"M","name":"process_name"}],"starzk":{"submitted":[1]}})"), "");
+  // An event whose phase is no string is no task either (found by the trace fuzz harness).
+  EXPECT_EQ(err(R"({"traceEvents":[{"ph":7},{"ph":null},{"ph":["X"]}],"starzk":{"submitted":[]}})"), "");
   EXPECT_NE(what_of([] { load_trace("/nonexistent/trace.json"); }).find("/nonexistent/trace.json"), std::string::npos);
 }
 
