@@ -14,6 +14,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <stdexcept>
 #include <iostream>
 #include <memory>
@@ -50,10 +51,10 @@ void write_trace_models(const runtime::trace_t& trace) {
         "(StarPU's own folder is never overwritten)");
   const auto models = runtime::models_from_trace(trace);
   const std::string host = runtime::perfmodel_hostname();
-  for (const auto& [symbol, entries] : models)
-    runtime::write_history_file(runtime::perfmodel_codelet_dir() / (symbol + "." + host), entries);
+  const std::filesystem::path to = runtime::perfmodel_codelet_dir();
+  for (const auto& [symbol, entries] : models) runtime::write_history_file(to / (symbol + "." + host), entries);
   std::fprintf(stderr, "starzk: models of %zu codelets written from the trace to %s (host %s)\n", models.size(),
-               runtime::perfmodel_codelet_dir().c_str(), host.c_str());
+               to.c_str(), host.c_str());
 }
 
 #ifdef STARPU_SIMGRID

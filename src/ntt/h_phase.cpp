@@ -39,24 +39,21 @@ void combine(std::span<fr_t> a, std::span<const fr_t> b, std::span<const fr_t> c
 }
 
 // The rows' transforms into coset values (steps 1 and 2), the rows side by
-// side: on T ≥ 2 threads up to T rows at once, each on T / rows threads,
-// then what is left on all T. One transform of a row gains little from a
-// second thread (each of its stages forks and joins, and a stage's workers
-// walk memory the other just wrote: 1.5x on two cores at 2^16, against 2x
-// for two rows at once); rows on threads of their own share nothing. On
-// two threads: a and b at once, then c on both.
+// side: on T threads up to T rows at once, each on T / rows threads, then
+// what is left on all T. One transform of a row gains less from a second
+// thread than a second row does (each of its stages forks and joins, and a
+// stage's workers walk memory the other just wrote; docs/benchmarks.md,
+// "The H phase's rows side by side"); rows on threads of their own share
+// nothing. On two threads: a and b at once, then c on both; on one, each
+// row in turn.
 template <class Transform>
-void rows_side_by_side(std::span<fr_t>& a, std::span<fr_t>& b, std::span<fr_t>& c, unsigned threads,
+void rows_side_by_side(std::span<fr_t> a, std::span<fr_t> b, std::span<fr_t> c, unsigned threads,
                        Transform&& to_coset) {
-  std::span<fr_t>* rows[3] = {&a, &b, &c};
+  const std::span<fr_t> rows[3] = {a, b, c};
   const unsigned t = resolve_threads(threads);
   const unsigned first = std::min(t, 3u);  // rows of the first round
-  if (first <= 1) {
-    for (std::span<fr_t>* r : rows) to_coset(*r, t);
-    return;
-  }
-  parallel_tasks(first, first, [&](size_t i) { to_coset(*rows[i], t / first); });
-  for (unsigned i = first; i < 3; ++i) to_coset(*rows[i], t);
+  parallel_tasks(first, first, [&](size_t i) { to_coset(rows[i], t / first); });
+  for (unsigned i = first; i < 3; ++i) to_coset(rows[i], t);
 }
 
 }  // namespace

@@ -26,15 +26,7 @@
 namespace {
 
 using namespace starzk::runtime;
-
-std::string what_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "";
-}
+using starzk::test::what_of;
 
 trace_event_t event(std::uint64_t id, const std::string& name, double start_us, double dur_us,
                     std::vector<trace_buffer_t> buffers, std::vector<std::uint64_t> after) {

@@ -16,9 +16,12 @@
 #include "runtime/starpu_session.hpp"
 #include "runtime/trace.hpp"
 
+#include "cpu_session.hpp"
+
 namespace {
 
 using namespace starzk::runtime;
+using starzk::test::what_of;
 
 session_options_t opts(const std::string& policy, bool profiling = true) {
   session_options_t o;
@@ -27,15 +30,6 @@ session_options_t opts(const std::string& policy, bool profiling = true) {
   o.ncuda = 0;
   o.profiling = profiling;
   return o;
-}
-
-std::string what_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(session, unknown_policy_is_a_clear_error_listing_the_names) {
