@@ -9,7 +9,9 @@
 # Environment: STARZK_REPLAY_POLICIES (default "starzk eager dmdas"),
 # STARZK_REPLAY_PARTITIONS (proofs per batch, default 8), STARZK_REPLAY_GPUS
 # (default: every GPU), STARZK_REPLAY_WARMUP (batches run first to calibrate
-# the models, default 2), STARZK_REPLAY_STEPS (default "record simulate").
+# the models, default 2), STARZK_REPLAY_CPU_WARMUP (batches run first on
+# the CPU workers alone, --gpus 0, default 0: see below),
+# STARZK_REPLAY_STEPS (default "record simulate").
 # SIM_BUILD_DIR "-" skips the simulations. The steps may run on two
 # machines: `record` where the GPUs are (it also replays there and writes
 # record.csv), `simulate` later on any machine with the SimGrid build,
@@ -19,7 +21,12 @@
 # Per size and policy: STARZK_REPLAY_WARMUP batches to calibrate the models
 # (StarPU's history models in OUT_DIR/home, so that model-driven policies
 # decide with calibrated models: StarPU trusts an entry after 10 samples),
-# then the recorded batch (real-POLICY.json). Then
+# then the recorded batch (real-POLICY.json). On a GPU host a model-driven
+# policy measures every codelet on the CPU workers too before it trusts
+# the models, one large task at a time on one core; at 2^22 and above
+# that is minutes per batch. STARZK_REPLAY_CPU_WARMUP=N runs N batches per
+# size on the CPU workers alone first (all tasks there, side by side), so
+# the CPU entries hold their samples before any policy runs. Then
 #   replay_s     the trace replayed on this machine under the same policy
 #                (bodies wait the recorded times);
 #   sim_s        the trace simulated under the same policy, the models
@@ -77,6 +84,9 @@ if [[ $steps == *" record "* ]]; then
     d="$out/k$k"
     mkdir -p "$d"
     [ -f "$d/jobs.toml" ] || "$starzk" gen --log2 "$k" --partitions "$parts" --out "$d" > /dev/null 2>&1
+    for _ in $(seq "${STARZK_REPLAY_CPU_WARMUP:-0}"); do
+      "$starzk" prove --manifest "$d/jobs.toml" --policy eager --gpus 0 --fresh --quiet > /dev/null
+    done
     for p in "${policies[@]}"; do
       for _ in $(seq "$warmup"); do
         "$starzk" prove --manifest "$d/jobs.toml" --policy "$p" "${gpus[@]}" --fresh --quiet > /dev/null

@@ -31,7 +31,8 @@
 # for the GPU soak), STARZK_REPLAY_CHECK="K..." to record batches at 2^K
 # under starzk, eager and dmdas and replay them (bench/replay-check.sh's
 # record step, into OUTDIR/replay-check; its simulate step runs later on a
-# machine with the SimGrid build). StarPU's sampling folder (bus and codelet models) is
+# machine with the SimGrid build; its STARZK_REPLAY_* variables, e.g.
+# STARZK_REPLAY_CPU_WARMUP=2 to calibrate the CPU models first). StarPU's sampling folder (bus and codelet models) is
 # copied to OUTDIR/starpu-sampling. Everything but gpu-run.log is
 # packed into OUTDIR/results.tgz at the end (the device tool brings back at
 # most 8 files).

@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -37,6 +38,7 @@ namespace {
 struct replay_cli_t {
   std::string file, policy, policy_plugin, models, out, submit = "asap";
   int cpus = -1, gpus = -1;
+  unsigned rank = 0, ranks = 0;  // ranks 0: the whole trace
   bool json = false, models_from_trace = false;
 };
 
@@ -71,8 +73,17 @@ nlohmann::json phases_json(const dag::trace_summary_t& s) {
 
 void run_replay_command(const replay_cli_t& o) {
   const runtime::trace_t recorded = naming({{o.file, "trace"}}, [&] { return runtime::load_trace(o.file); });
-  const runtime::replay_plan_t plan = naming({{o.file, "trace"}}, [&] { return runtime::plan_replay(recorded); });
+  // With --ranks, one node's share; the models come from the whole run.
+  const runtime::trace_t share =
+      o.ranks == 0 ? recorded
+                   : naming({{o.file, "trace"}}, [&] { return runtime::rank_share(recorded, o.rank, o.ranks); });
+  const runtime::replay_plan_t plan = naming({{o.file, "trace"}}, [&] { return runtime::plan_replay(share); });
   if (o.models_from_trace) write_trace_models(recorded);
+  std::set<std::uint32_t> chains, all_chains;
+  for (const runtime::trace_event_t& e : recorded.events)
+    if (e.has_chain) all_chains.insert(e.chain);
+  for (const runtime::trace_event_t& e : share.events)
+    if (e.has_chain) chains.insert(e.chain);
 
   runtime::session_options_t so;
   so.policy = o.policy;
@@ -106,6 +117,11 @@ void run_replay_command(const replay_cli_t& o) {
         {"data", plan.data.size()},
         {"simulated", k_simulated},
         {"submission", o.submit},
+        {"edges_only", plan.edges_only},
+        {"rank", o.rank},
+        {"ranks", o.ranks == 0 ? 1u : o.ranks},
+        {"partitions", chains.size()},
+        {"partitions_recorded", all_chains.size()},
         {"recorded",
          {{"policy", a.policy}, {"span_s", a.span_s}, {"interval_s", a.interval_s}, {"phases", phases_json(a)}}},
         {"replay",
@@ -114,8 +130,12 @@ void run_replay_command(const replay_cli_t& o) {
     std::cout << j.dump() << "\n";
     return;
   }
-  std::printf("%s: %zu tasks, %zu data, replayed %s under %s, submission %s\n", o.file.c_str(), plan.tasks.size(),
-              plan.data.size(), k_simulated ? "in simulation" : "on this machine", policy.c_str(), o.submit.c_str());
+  std::printf("%s: %zu tasks, %zu data%s, replayed %s under %s, submission %s\n", o.file.c_str(), plan.tasks.size(),
+              plan.data.size(), plan.edges_only ? " (no buffers recorded: edges only)" : "",
+              k_simulated ? "in simulation" : "on this machine", policy.c_str(), o.submit.c_str());
+  if (o.ranks > 0)
+    std::printf("rank %u of %u: %zu of the run's %zu partitions (the recorded column is the whole run)\n", o.rank,
+                o.ranks, chains.size(), all_chains.size());
   std::printf("%-12s %14s %14s\n", "", ("recorded (" + a.policy + ")").c_str(), "replay");
   std::printf("%-12s %14.3f %14.3f  (x%.3f)\n", "span_s", a.span_s, b.span_s, ratio);
   std::printf("%-12s %14.3f %14.3f\n", "interval_s", a.interval_s, b.interval_s);
@@ -148,6 +168,11 @@ void add_trace_replay_command(CLI::App& trace_cmd) {
   cmd->add_option("--models", o->models, "calibrated models to seed first (as STARZK_CALIBRATED_MODELS)");
   cmd->add_flag("--models-from-trace", o->models_from_trace,
                 "write the trace's times as this host's models into $STARPU_PERF_MODEL_DIR first (for a simulation)");
+  cmd->add_option("--ranks", o->ranks,
+                  "replay one node's share of the run spread over this many nodes (partition p on rank p mod N, as "
+                  "prove --mpi places them)")
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--rank", o->rank, "with --ranks: the node (0 .. N-1)")->needs("--ranks");
   cmd->add_option("--trace", o->out, "record the replay into this trace JSON");
   cmd->add_flag("--json", o->json, "print the comparison as one JSON object");
   cmd->callback([o] { run_replay_command(*o); });

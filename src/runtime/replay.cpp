@@ -7,7 +7,10 @@
 // footprint; submit the tasks in order (each tagged, prioritised and
 // recorded as the original was), waiting for its recorded submission time
 // when asked; after a data entry's last user, invalidate and unregister
-// it; wait for everything. StarPU's vector interface counts elements in
+// it; wait for everything. A plan from edges only registers no data: each
+// task carries a StarPU tag and declares its predecessors' tags (a tag
+// whose task has ended counts as done, so the predecessors may be gone by
+// then). StarPU's vector interface counts elements in
 // 32 bits, so a buffer of more than 4 GiB is registered as elements of
 // the smallest size that divides it and keeps the count below 2^32.
 #include "runtime/replay.hpp"
@@ -16,6 +19,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -160,6 +164,11 @@ void run_replay(const replay_plan_t& plan, const replay_options_t& options, trac
 
   const std::vector<starpu_codelet*> codelets = make_codelets(plan);
   std::vector<task_arg_t> args(plan.tasks.size());
+  // Edges only: task i carries tag first_tag + i (fresh for every replay
+  // of the process).
+  static std::atomic<starpu_tag_t> next_tag{starpu_tag_t(1) << 48};
+  const starpu_tag_t first_tag = plan.edges_only ? next_tag.fetch_add(plan.tasks.size()) : 0;
+  std::vector<starpu_tag_t> deps;
   const double t0 = starpu_timing_now();
   for (std::size_t i = 0; i < plan.tasks.size(); ++i) {
     const replay_task_t& t = plan.tasks[i];
@@ -186,6 +195,13 @@ void run_replay(const replay_plan_t& plan, const replay_options_t& options, trac
       STARPU_TASK_SET_MODE(task, mode_of(t.buffers[b].mode), b);
     }
     starzk_task_set_tag(task, t.tag);
+    if (plan.edges_only) {
+      task->use_tag = 1;
+      task->tag_id = first_tag + i;
+      deps.clear();
+      for (std::size_t a : t.after) deps.push_back(first_tag + a);
+      if (!deps.empty()) starpu_tag_declare_deps_array(task->tag_id, unsigned(deps.size()), deps.data());
+    }
     try {
       recorder.submit(task);
     } catch (const std::exception& e) {
@@ -210,6 +226,8 @@ void run_replay(const replay_plan_t& plan, const replay_options_t& options, trac
     }
   }
   check_starpu(starpu_task_wait_for_all(), "starpu_task_wait_for_all");
+  if (plan.edges_only)
+    for (std::size_t i = 0; i < plan.tasks.size(); ++i) starpu_tag_remove(first_tag + i);
 }
 
 }  // namespace starzk::runtime

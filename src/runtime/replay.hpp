@@ -62,6 +62,9 @@ struct replay_task_t {
   // never saw its codelet at its footprint.
   double cpu_us = -1, cuda_us = -1;
   double submit_us = 0;  // recorded submission, from the first one
+  // A plan from edges only (replay_plan_t::edges_only): the tasks (plan
+  // indices, all earlier) it waits for.
+  std::vector<std::size_t> after;
 };
 
 struct replay_data_t {
@@ -80,14 +83,34 @@ struct replay_plan_t {
   std::vector<replay_task_t> tasks;  // in the recorded submission order
   std::vector<replay_data_t> data;
   std::vector<replay_codelet_t> codelets;
+  // The trace kept no buffers (recorded before traces did): no data, and
+  // each task waits for the tasks its event lists as "after" instead.
+  bool edges_only = false;
 };
 
 // Build the plan. Throws std::runtime_error naming the event and the
 // problem when the trace cannot be replayed: a submitted task that never
-// finished, an event with bytes but no buffers (recorded before traces
-// kept them), a buffer whose size changes between tasks, a task with no
-// kind of worker to run on.
+// finished, an event with bytes but no buffers in a trace whose other
+// events have them, a buffer whose size changes between tasks, a task with
+// no kind of worker to run on, an edge to a task submitted later.
+//
+// A trace with no buffers at all is planned from its edges: the same
+// tasks, tags, priorities and times, each waiting for its recorded
+// predecessors, and no data: nothing is transferred, so a simulation
+// counts no copies (the tasks' own times include what they moved
+// themselves), and a policy that places by data sees none.
 replay_plan_t plan_replay(const trace_t& trace);
+
+// The share of rank `rank` of `ranks` nodes under `prove --mpi`, where
+// partition p runs on rank p mod N (dag/mpi_session.hpp): the tasks of the
+// chains c with c mod ranks == rank (a chain is a partition, numbered in
+// submission order) and every task of no chain. Each node holds its own
+// key and its partitions share no written data, so the shares are
+// independent runs (the 192-byte proofs gathered at the end aside): a
+// simulation of N nodes is N simulations of one. Edges to tasks left out
+// are dropped. Throws std::invalid_argument when ranks is 0 or rank >=
+// ranks, std::runtime_error when the share holds no partition.
+trace_t rank_share(const trace_t& trace, unsigned rank, unsigned ranks);
 
 // The trace's times as history models, per model symbol: one entry per
 // (kind of worker, footprint) it saw, with the mean, deviation and count

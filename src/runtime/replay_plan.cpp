@@ -1,12 +1,15 @@
 // replay_plan.cpp: from a recorded trace to the graph a replay submits
 // (replay.hpp): the tasks in the recorded submission order, one entry per
-// data id with its size and its last user, one codelet per recorded
-// (codelet, model, kinds), and the time each task waits on each kind of
-// worker; and the history models a simulation takes those times from. No
-// StarPU here: the plan is checked whole before anything runs.
+// data id with its size and its last user (or, for a trace without
+// buffers, each task's predecessors), one codelet per recorded (codelet,
+// model, kinds), and the time each task waits on each kind of worker; a
+// node's share of a run spread over several; and the history models a
+// simulation takes those times from. No StarPU here: the plan is checked
+// whole before anything runs.
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <tuple>
 #include <unordered_map>
@@ -49,6 +52,9 @@ replay_plan_t plan_replay(const trace_t& trace) {
 
   std::map<std::tuple<std::string, std::string, bool, bool>, std::size_t> codelet_ids;
   std::unordered_map<std::uint64_t, std::size_t> data_ids;  // recorded data id -> index
+  std::unordered_map<std::uint64_t, std::size_t> planned;   // recorded task id -> plan index
+  plan.edges_only =
+      std::none_of(trace.events.begin(), trace.events.end(), [](const trace_event_t& e) { return !e.buffers.empty(); });
   double first_submit = -1;
   for (std::uint64_t id : trace.submitted) {
     auto it = by_id.find(id);
@@ -56,8 +62,8 @@ replay_plan_t plan_replay(const trace_t& trace) {
       throw std::runtime_error("task " + std::to_string(id) +
                                " was submitted but never finished: a replay needs the whole graph");
     const trace_event_t& e = *it->second;
-    if (e.buffers.empty() && e.bytes > 0)
-      throw bad_event(e, "its buffers were not recorded (a trace from before traces kept them: record the run again)");
+    if (e.buffers.empty() && e.bytes > 0 && !plan.edges_only)
+      throw bad_event(e, "it has bytes but no buffers, while other tasks of the trace have theirs");
     replay_task_t t;
     t.recorded_id = e.id;
     t.name = e.name;
@@ -105,9 +111,48 @@ replay_plan_t plan_replay(const trace_t& trace) {
       d.last_task = plan.tasks.size();
       t.buffers.push_back(replay_buffer_t{dit->second, b.mode == "REDUX" ? "RW" : b.mode});
     }
+    if (plan.edges_only)
+      for (std::uint64_t a : e.after) {
+        auto pit = planned.find(a);
+        if (pit == planned.end())
+          throw bad_event(e, "it comes after task " + std::to_string(a) + ", which was not submitted before it");
+        t.after.push_back(pit->second);
+      }
+    planned[e.id] = plan.tasks.size();
     plan.tasks.push_back(std::move(t));
   }
   return plan;
+}
+
+trace_t rank_share(const trace_t& trace, unsigned rank, unsigned ranks) {
+  if (ranks == 0 || rank >= ranks)
+    throw std::invalid_argument("rank " + std::to_string(rank) + " of " + std::to_string(ranks) +
+                                ": the rank must be below the number of ranks");
+  trace_t share = trace;
+  share.events.clear();
+  share.submitted.clear();
+  std::unordered_map<std::uint64_t, bool> kept;
+  std::set<std::uint32_t> chains, mine_chains;
+  for (const trace_event_t& e : trace.events) {
+    const bool mine = !e.has_chain || e.chain % ranks == rank;
+    kept[e.id] = mine;
+    if (e.has_chain) (mine ? mine_chains : chains).insert(e.chain);
+    if (mine) share.events.push_back(e);
+  }
+  for (trace_event_t& e : share.events)
+    std::erase_if(e.after, [&](std::uint64_t a) {
+      auto it = kept.find(a);
+      return it == kept.end() || !it->second;
+    });
+  for (std::uint64_t id : trace.submitted) {
+    auto it = kept.find(id);
+    if (it == kept.end() || it->second) share.submitted.push_back(id);  // unfinished ones stay: plan_replay names them
+  }
+  if (mine_chains.empty())
+    throw std::runtime_error("rank " + std::to_string(rank) + " of " + std::to_string(ranks) +
+                             ": no partition of the trace falls to it (the trace has " + std::to_string(chains.size()) +
+                             ")");
+  return share;
 }
 
 std::map<std::string, std::vector<history_entry_t>> models_from_trace(const trace_t& trace) {

@@ -3,8 +3,9 @@
 // another policy, shows the same tasks and keeps the recorded policy's
 // invariants when replayed under it; its --json names both runs; the
 // trace's times written as StarPU model files only where
-// STARPU_PERF_MODEL_DIR names a folder; a trace without buffers, or that
-// is not a trace, refused naming the file.
+// STARPU_PERF_MODEL_DIR names a folder; a trace without buffers replayed
+// from its edges, one with some missing, or that is not a trace, refused
+// naming the file; one node's share of the run replayed alone.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -93,16 +94,27 @@ TEST_F(TraceReplay, WritesModelsOnlyIntoTheFolderNamedForThem) {
   EXPECT_GE(samples, 12u);
 }
 
-TEST_F(TraceReplay, RefusesATraceWithoutBuffersNamingTheFile) {
+TEST_F(TraceReplay, ReplaysATraceWithoutBuffersFromItsEdgesAndRefusesOneWithSomeMissing) {
   std::ifstream in(trace());
   nlohmann::json j = nlohmann::json::parse(in);
+  nlohmann::json some = j;
   for (auto& e : j["traceEvents"])
     if (e.contains("args") && e["args"].contains("buffers")) e["args"].erase("buffers");
   std::ofstream(p("old.json")) << j.dump();
   run_result r = run_starzk("trace replay " + p("old.json") + " --cpus 2 --gpus 0");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("0 data (no buffers recorded: edges only)"), std::string::npos) << r.output;
+
+  for (auto& e : some["traceEvents"])
+    if (e.contains("args") && e["args"].value("codelet", "") == "ntt_h") {
+      e["args"].erase("buffers");
+      break;
+    }
+  std::ofstream(p("some.json")) << some.dump();
+  r = run_starzk("trace replay " + p("some.json") + " --cpus 2 --gpus 0");
   EXPECT_EQ(r.status, 3) << r.output;
-  EXPECT_NE(r.output.find("old.json"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("its buffers were not recorded"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("some.json"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("it has bytes but no buffers"), std::string::npos) << r.output;
 
   std::ofstream(p("junk.json")) << "{\"traceEvents\": 7}";
   r = run_starzk("trace replay " + p("junk.json"));
@@ -110,6 +122,35 @@ TEST_F(TraceReplay, RefusesATraceWithoutBuffersNamingTheFile) {
   EXPECT_NE(r.output.find("junk.json"), std::string::npos) << r.output;
 
   r = run_starzk("trace replay " + trace() + " --submit later");
+  EXPECT_EQ(r.status, 2) << r.output;
+}
+
+// Three proofs over two nodes: rank 0 holds partitions 0 and 2, rank 1
+// partition 1; a rank past the last is refused.
+TEST_F(TraceReplay, ReplaysOneNodesShareOfTheRun) {
+  const runtime::trace_t recorded = runtime::load_trace(trace());
+  std::size_t sum = 0;
+  for (unsigned rank : {0u, 1u}) {
+    const run_result r =
+        run_starzk("trace replay " + trace() + " --policy starzk --cpus 2 --gpus 0 --json --ranks 2 --rank " +
+                   std::to_string(rank));
+    ASSERT_EQ(r.status, 0) << r.output;
+    const auto at = r.output.rfind("\n{");
+    const auto j = nlohmann::json::parse(r.output.substr(at == std::string::npos ? 0 : at + 1), nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << r.output;
+    EXPECT_EQ(j["ranks"], 2);
+    EXPECT_EQ(j["rank"], rank);
+    EXPECT_EQ(j["partitions"], rank == 0 ? 2 : 1);
+    EXPECT_EQ(j["partitions_recorded"], 3);
+    sum += j["tasks"].get<std::size_t>();
+  }
+  EXPECT_EQ(sum, recorded.events.size());  // every task here belongs to a partition
+
+  run_result r = run_starzk("trace replay " + trace() + " --cpus 2 --gpus 0 --ranks 4 --rank 3");
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_NE(r.output.find("rank 3 of 4: no partition of the trace falls to it (the trace has 3)"), std::string::npos)
+      << r.output;
+  r = run_starzk("trace replay " + trace() + " --rank 1");
   EXPECT_EQ(r.status, 2) << r.output;
 }
 

@@ -21,7 +21,8 @@
 // printed back (manifest_to_toml, what `starzk gen` writes) and the print
 // parsed again: it must give the same jobs. A trace (`starzk trace
 // summary|check|replay` read it) is read as a file; one that reads is
-// planned for a replay and turned into models (runtime/replay.hpp, where
+// planned for a replay, whole and one node's share of two, and turned into
+// models (runtime/replay.hpp, where
 // std::runtime_error naming the task is the documented rejection), then
 // written back and read again: the same tasks.
 #include <sstream>
@@ -129,6 +130,9 @@ void trace(std::span<const uint8_t> in) {
   runtime::trace_t t;
   if (!accepts<std::runtime_error>([&] { t = runtime::load_trace(p.string()); })) return;
   accepts<std::runtime_error>([&] { (void)runtime::plan_replay(t); });
+  // One node's share of two (a runtime_error when none of its partitions
+  // falls to it), planned as a graph of its own.
+  accepts<std::runtime_error>([&] { (void)runtime::plan_replay(runtime::rank_share(t, 1, 2)); });
   (void)runtime::models_from_trace(t);
   std::stringstream text;
   runtime::write_trace_json(t, text);

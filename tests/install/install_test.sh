@@ -5,7 +5,8 @@
 #   - bin/starzk --version and `info` run with no LD_LIBRARY_PATH, and the
 #     binary and the example plug-in resolve libstarzk_policies inside the
 #     copy (run paths relative to $ORIGIN);
-#   - every option the man page names exists in the binary's --help;
+#   - every option the man page names exists in the --help of a command or
+#     of a trace subcommand;
 #   - an outside C program builds against the installed library through
 #     find_package(starzk) and through pkg-config, and runs;
 #   - the installed Lmod modulefile loads with Lmod (when Lmod is installed,
@@ -46,7 +47,8 @@ for bin in "$P/bin/starzk" "$plugin"; do
 done
 
 # The man page names no option the binary lacks.
-help=$("$P/bin/starzk" --help; for c in prove verify setup info cache gen bench trace vk; do "$P/bin/starzk" $c --help 2>/dev/null || true; done)
+help=$("$P/bin/starzk" --help; for c in prove verify setup info cache gen bench trace vk; do "$P/bin/starzk" $c --help 2>/dev/null || true; done
+  for s in summary plot check replay; do "$P/bin/starzk" trace $s --help 2>/dev/null || true; done)
 for opt in $(grep -o '\\-\\-[a-z][a-z0-9-]*' "$P/share/man/man1/starzk.1" | sed 's/\\//g' | sort -u); do
   grep -q -- "$opt" <<<"$help" || fail "the man page names $opt, which no --help lists"
 done
