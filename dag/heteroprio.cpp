@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <mutex>
 #include <optional>
+#include <string_view>
+#include <utility>
 
 #include "codelets/codelets.hpp"
 #include "runtime/starpu_session.hpp"
@@ -28,15 +30,7 @@ constexpr hp_class_t k_cpu_walk[] = {hp_class_t::free, hp_class_t::assemble, hp_
 constexpr float k_default_factor[hp_classes] = {1000, 100, 100, 200, 0, 0, 0};
 
 std::optional<hp_class_t> class_of(const starpu_codelet* cl) {
-  if (cl == codelets::spmv_codelet() || cl == codelets::spmv_passes_codelet() || cl == codelets::spmv_dev_codelet())
-    return hp_class_t::spmv;
-  if (cl == codelets::ntt_h_codelet() || cl == codelets::ntt_h_passes_codelet()) return hp_class_t::ntt_h;
-  if (cl == codelets::msm_codelet()) return hp_class_t::msm;
-  if (cl == codelets::b_g2_msm_codelet()) return hp_class_t::b_g2_msm;
-  if (cl == codelets::prep_msm_codelet()) return hp_class_t::prep_msm;
-  if (cl == codelets::assemble_codelet()) return hp_class_t::assemble;
-  if (cl == codelets::free_codelet()) return hp_class_t::free;
-  return std::nullopt;
+  return cl && cl->name ? hp_class_of(cl->name) : std::nullopt;
 }
 
 hp_plan_t default_plan() {
@@ -117,6 +111,26 @@ const char* hp_class_name(hp_class_t c) {
   return size_t(c) < hp_classes ? names[size_t(c)] : "other";
 }
 
+std::optional<hp_class_t> hp_class_of(std::string_view codelet) {
+  static const std::pair<std::string_view, hp_class_t> names[] = {
+      {"spmv", hp_class_t::spmv},         {"spmv_passes", hp_class_t::spmv},   {"spmv_dev", hp_class_t::spmv},
+      {"ntt_h", hp_class_t::ntt_h},       {"ntt_h_passes", hp_class_t::ntt_h}, {"msm", hp_class_t::msm},
+      {"b_g2_msm", hp_class_t::b_g2_msm}, {"prep_msm", hp_class_t::prep_msm},  {"assemble", hp_class_t::assemble},
+      {"free", hp_class_t::free}};
+  for (const auto& [name, c] : names)
+    if (name == codelet) return c;
+  return std::nullopt;
+}
+
+unsigned heteroprio_bucket(std::string_view codelet, bool cpu, bool cuda) {
+  const std::optional<hp_class_t> c = hp_class_of(codelet);
+  if (!c) return 0;
+  if (cpu && cuda) return hp_bucket(*c, hp_where_t::both);
+  if (cpu) return hp_bucket(*c, hp_where_t::cpu);
+  if (cuda) return hp_bucket(*c, hp_where_t::cuda);
+  return 0;
+}
+
 unsigned heteroprio_bucket(starpu_task* task) {
   (void)g_registered;
   const std::optional<hp_class_t> c = task ? class_of(task->cl) : std::nullopt;
@@ -131,12 +145,8 @@ unsigned heteroprio_bucket(starpu_task* task) {
       if (!starpu_worker_can_execute_task_first_impl(unsigned(ids[i]), task, nullptr)) return false;
     return n > 0;
   };
-  const bool cpu = every_worker_can(STARPU_CPU_WORKER, STARPU_CPU);
-  const bool cuda = every_worker_can(STARPU_CUDA_WORKER, STARPU_CUDA);
-  if (cpu && cuda) return hp_bucket(*c, hp_where_t::both);
-  if (cpu) return hp_bucket(*c, hp_where_t::cpu);
-  if (cuda) return hp_bucket(*c, hp_where_t::cuda);
-  return 0;
+  return heteroprio_bucket(task->cl->name, every_worker_can(STARPU_CPU_WORKER, STARPU_CPU),
+                           every_worker_can(STARPU_CUDA_WORKER, STARPU_CUDA));
 }
 
 hp_plan_t heteroprio_plan(const std::map<std::string, std::vector<history_entry_t>>& models, unsigned minimum) {

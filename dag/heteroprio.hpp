@@ -41,7 +41,9 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/perfmodel_history.hpp"
@@ -63,6 +65,16 @@ const char* hp_class_name(hp_class_t c);
 // run, from its `where` and each kind's workers, all of which must be able
 // to run it). 0 for other codelets or a task no worker can run.
 unsigned heteroprio_bucket(starpu_task* task);
+
+// The class of a codelet by its name (spmv, spmv_passes, spmv_dev, ntt_h,
+// ntt_h_passes, msm, b_g2_msm, prep_msm, assemble, free); none for another.
+std::optional<hp_class_t> hp_class_of(std::string_view codelet);
+// The bucket of a task of that codelet that may run on every CPU worker
+// (cpu) and/or every CUDA worker (cuda): what heteroprio_bucket(task)
+// gives, for tasks that are not the program's own (a replayed graph's,
+// whose recorded priorities were another policy's). 0 for another codelet
+// or neither kind.
+unsigned heteroprio_bucket(std::string_view codelet, bool cpu, bool cuda);
 
 // The faster kind of a class's two-kind bucket and how much slower the
 // other kind is.

@@ -25,6 +25,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/file_errors.hpp"
+#include "dag/heteroprio.hpp"
 #include "dag/trace_report.hpp"
 #include "runtime/perfmodels.hpp"
 #include "runtime/replay.hpp"
@@ -104,6 +105,15 @@ void run_replay_command(const replay_cli_t& o) {
     recorder.set_meta("replay_simulated", k_simulated ? "1" : "0");
     runtime::replay_options_t ro;
     ro.submission = o.submit == "recorded" ? runtime::submission_t::recorded : runtime::submission_t::asap;
+    if (policy == "heteroprio") {
+      // Its buckets, as the program sets them (dag/heteroprio.hpp): by
+      // codelet and the kinds of worker here the task may run on.
+      const bool cpus = starpu_worker_get_count_by_type(STARPU_CPU_WORKER) > 0;
+      const bool gpus = starpu_worker_get_count_by_type(STARPU_CUDA_WORKER) > 0;
+      ro.priority = [cpus, gpus](const runtime::replay_task_t& t) {
+        return int(dag::heteroprio_bucket(t.codelet, cpus && t.cpu_us >= 0, gpus && t.cuda_us >= 0));
+      };
+    }
     runtime::run_replay(plan, ro, recorder);
     replayed = recorder.snapshot();
   }

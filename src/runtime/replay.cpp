@@ -182,7 +182,7 @@ void run_replay(const replay_plan_t& plan, const replay_options_t& options, trac
     task->cl_arg = &args[i];
     task->cl_arg_size = sizeof(task_arg_t);
     task->name = t.name.c_str();
-    task->priority = t.priority;
+    task->priority = options.priority ? options.priority(t) : t.priority;
     const int n = int(t.buffers.size());
     task->nbuffers = n;
     if (n > STARPU_NMAXBUFS) {

@@ -35,6 +35,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -122,6 +123,10 @@ enum class submission_t { asap, recorded };
 
 struct replay_options_t {
   submission_t submission = submission_t::asap;
+  // Each task's priority, when set (else the recorded one): for a policy
+  // that reads priorities its own way (heteroprio's buckets, which the
+  // program sets from the codelet and the kinds it may run on).
+  std::function<int(const replay_task_t&)> priority;
 };
 
 // Run the plan under the StarPU session that is running (profiling on),

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_harness.hpp"
+#include "dag/heteroprio.hpp"
 #include "runtime/perfmodel_history.hpp"
 #include "runtime/trace.hpp"
 
@@ -123,6 +124,29 @@ TEST_F(TraceReplay, ReplaysATraceWithoutBuffersFromItsEdgesAndRefusesOneWithSome
 
   r = run_starzk("trace replay " + trace() + " --submit later");
   EXPECT_EQ(r.status, 2) << r.output;
+}
+
+// heteroprio reads a task's priority as its bucket, and a bucket holds only
+// tasks every kind it serves can run: the replay sets the buckets as the
+// program does, whatever the recorded priorities were (here every task's
+// set to 3, spmv's CUDA-only bucket, which StarPU's heteroprio would
+// refuse with an assertion for a task on CPUs).
+TEST_F(TraceReplay, ReplaysUnderHeteroprioWithItsBuckets) {
+  std::ifstream in(trace());
+  nlohmann::json j = nlohmann::json::parse(in);
+  for (auto& e : j["traceEvents"])
+    if (e.contains("args") && e["args"].contains("priority")) e["args"]["priority"] = 3;
+  std::ofstream(p("prio.json")) << j.dump();
+  const run_result r = run_starzk("trace replay " + p("prio.json") + " --policy heteroprio --cpus 2 --gpus 0 --trace " +
+                                  p("heteroprio.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const runtime::trace_t replayed = runtime::load_trace(p("heteroprio.json"));
+  ASSERT_FALSE(replayed.events.empty());
+  for (const runtime::trace_event_t& e : replayed.events) {
+    SCOPED_TRACE(e.name);
+    EXPECT_NE(e.priority, 3);
+    EXPECT_EQ(e.priority, int(dag::heteroprio_bucket(e.codelet, true, false)));
+  }
 }
 
 // Three proofs over two nodes: rank 0 holds partitions 0 and 2, rank 1
