@@ -37,6 +37,11 @@
 #                POLICY's run from another policy's run, as a researcher
 #                would make it for a policy not yet run.
 # Writes OUT_DIR/replay-check.csv; every span also as a ratio to real_s.
+# Where the recorded host had a GPU, the simulate step then sweeps each
+# size's first policy's trace over more GPUs and nodes
+# (bench/simulate-machines.sh, on the recorded host's bus; GPU counts from
+# STARZK_REPLAY_MACHINES, default "1 2 4 8", "" for none) into
+# OUT_DIR/kK/machines/simulate-machines.csv.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:?build dir}
@@ -114,4 +119,12 @@ if [[ $steps == *" simulate "* ]] && [ "$sim" != - ]; then
     c=$(simulate "$d/real-${policies[0]}.json" "$p" "$d/real-${policies[0]}.json")
     echo "$k,$p,$tasks,$real,$rep,$s,$c,$(ratio "$rep" "$real"),$(ratio "$s" "$real"),$(ratio "$c" "$real")" | tee -a "$csv"
   done
+  machines=(${STARZK_REPLAY_MACHINES-1 2 4 8})
+  gpus_here=$(awk '/Number of CUDA devices/ {print $1}' "$STARPU_HOME/.starpu/sampling/bus/$host.config" 2>/dev/null || echo 0)
+  if [ ${#machines[@]} -gt 0 ] && [ "${gpus_here:-0}" -gt 0 ]; then
+    for k in $(tail -n +2 "$out/record.csv" | cut -d, -f1 | sort -un); do
+      STARZK_SIM_BUS="$STARPU_HOME/.starpu/sampling/bus" STARZK_SIM_HOST=$host \
+        "$root/bench/simulate-machines.sh" "$sim" "$out/k$k/real-${policies[0]}.json" "$out/k$k/machines" "${machines[@]}"
+    done
+  fi
 fi
