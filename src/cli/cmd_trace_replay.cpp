@@ -39,7 +39,8 @@ namespace {
 struct replay_cli_t {
   std::string file, policy, policy_plugin, models, out, submit = "asap";
   int cpus = -1, gpus = -1;
-  unsigned rank = 0, ranks = 0;  // ranks 0: the whole trace
+  unsigned rank = 0, ranks = 0;     // ranks 0: the whole trace
+  std::vector<std::string> assume;  // CODELET=KIND:SECONDS
   bool json = false, models_from_trace = false;
 };
 
@@ -72,14 +73,32 @@ nlohmann::json phases_json(const dag::trace_summary_t& s) {
   return j;
 }
 
+// --assume CODELET=KIND:SECONDS, applied to the times the replay uses.
+void apply_assumptions(const replay_cli_t& o, runtime::trace_t& t) {
+  for (const std::string& a : o.assume) {
+    const auto eq = a.find('='), colon = a.rfind(':');
+    double s = -1;
+    if (eq != std::string::npos && colon != std::string::npos && colon > eq) {
+      char* end = nullptr;
+      s = std::strtod(a.c_str() + colon + 1, &end);
+      if (end == a.c_str() + colon + 1 || *end) s = -1;
+    }
+    if (eq == 0 || eq == std::string::npos || colon == std::string::npos || colon < eq || !(s >= 0))
+      throw std::invalid_argument("--assume " + a + ": expected CODELET=KIND:SECONDS, e.g. b_g2_msm=cpu:3.5");
+    runtime::assume_time(t, a.substr(0, eq), a.substr(eq + 1, colon - eq - 1), s * 1e6);
+  }
+}
+
 void run_replay_command(const replay_cli_t& o) {
   const runtime::trace_t recorded = naming({{o.file, "trace"}}, [&] { return runtime::load_trace(o.file); });
+  // The times the replay uses: the recorded ones, or what --assume says.
+  runtime::trace_t timed = recorded;
+  apply_assumptions(o, timed);
   // With --ranks, one node's share; the models come from the whole run.
   const runtime::trace_t share =
-      o.ranks == 0 ? recorded
-                   : naming({{o.file, "trace"}}, [&] { return runtime::rank_share(recorded, o.rank, o.ranks); });
+      o.ranks == 0 ? timed : naming({{o.file, "trace"}}, [&] { return runtime::rank_share(timed, o.rank, o.ranks); });
   const runtime::replay_plan_t plan = naming({{o.file, "trace"}}, [&] { return runtime::plan_replay(share); });
-  if (o.models_from_trace) write_trace_models(recorded);
+  if (o.models_from_trace) write_trace_models(timed);
   std::set<std::uint32_t> chains, all_chains;
   for (const runtime::trace_event_t& e : recorded.events)
     if (e.has_chain) all_chains.insert(e.chain);
@@ -183,6 +202,10 @@ void add_trace_replay_command(CLI::App& trace_cmd) {
                   "prove --mpi places them)")
       ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--rank", o->rank, "with --ranks: the node (0 .. N-1)")->needs("--ranks");
+  cmd->add_option("--assume", o->assume,
+                  "CODELET=KIND:SECONDS: replay as if the codelet took that long on every worker of that kind (cpu "
+                  "or cuda), e.g. b_g2_msm=cpu:3.5; repeatable")
+      ->allow_extra_args(false);
   cmd->add_option("--trace", o->out, "record the replay into this trace JSON");
   cmd->add_flag("--json", o->json, "print the comparison as one JSON object");
   cmd->callback([o] { run_replay_command(*o); });

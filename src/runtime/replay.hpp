@@ -113,6 +113,18 @@ replay_plan_t plan_replay(const trace_t& trace);
 // ranks, std::runtime_error when the share holds no partition.
 trace_t rank_share(const trace_t& trace, unsigned rank, unsigned ranks);
 
+// What if a codelet took `us` µs on every worker of `kind` ("cpu" or
+// "cuda"), at every footprint the trace saw it at: its tasks that ran on
+// that kind take it, and ten observations per footprint (events of no
+// chain that the run did not submit, so no task of the replay) give the
+// means plan_replay and models_from_trace read, and so the time a
+// simulation takes, with the samples StarPU wants before it trusts a
+// model entry. For questions such as "would a policy give the CPUs a
+// codelet if it took this long there?". Throws std::invalid_argument for
+// another kind, a negative time, or a codelet no task of the trace could
+// run on that kind.
+void assume_time(trace_t& trace, const std::string& codelet, const std::string& kind, double us);
+
 // The trace's times as history models, per model symbol: one entry per
 // (kind of worker, footprint) it saw, with the mean, deviation and count
 // of the tasks' times and their bytes as the size; for a simulation to

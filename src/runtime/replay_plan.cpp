@@ -155,6 +155,38 @@ trace_t rank_share(const trace_t& trace, unsigned rank, unsigned ranks) {
   return share;
 }
 
+void assume_time(trace_t& trace, const std::string& codelet, const std::string& kind, double us) {
+  if (kind != "cpu" && kind != "cuda")
+    throw std::invalid_argument("assumed time of " + codelet + ": the kind is cpu or cuda, not \"" + kind + "\"");
+  if (!(us >= 0)) throw std::invalid_argument("assumed time of " + codelet + " on " + kind + ": not a time");
+  std::map<std::uint32_t, trace_event_t> sample;  // footprint -> one of its tasks
+  std::uint64_t next_id = 0;
+  for (trace_event_t& e : trace.events) {
+    next_id = std::max(next_id, e.id + 1);
+    if ((e.codelet.empty() ? e.name : e.codelet) != codelet) continue;
+    if (std::find(e.could_run.begin(), e.could_run.end(), kind) == e.could_run.end()) continue;
+    if (e.worker_kind == kind) e.end_us = e.start_us + us;
+    sample.try_emplace(e.footprint, e);
+  }
+  if (sample.empty())
+    throw std::invalid_argument("assumed time of " + codelet + " on " + kind +
+                                ": no task of the trace could run there");
+  for (const auto& [footprint, like] : sample)
+    for (int i = 0; i < 10; ++i) {
+      trace_event_t o = like;
+      o.id = next_id++;
+      o.worker_kind = kind;
+      o.worker = -1;
+      o.start_us = 0;
+      o.end_us = us;
+      o.has_chain = false;
+      o.after.clear();
+      o.buffers.clear();
+      o.missing.clear();
+      trace.events.push_back(std::move(o));
+    }
+}
+
 std::map<std::string, std::vector<history_entry_t>> models_from_trace(const trace_t& trace) {
   struct acc_t {
     double sum = 0, sum2 = 0;

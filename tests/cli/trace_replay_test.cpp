@@ -149,6 +149,30 @@ TEST_F(TraceReplay, ReplaysUnderHeteroprioWithItsBuckets) {
   }
 }
 
+// --assume: the replay's msm tasks take the assumed time on the CPUs; a
+// malformed one is refused with the form it expects.
+TEST_F(TraceReplay, ReplaysWithAnAssumedTime) {
+  run_result r = run_starzk("trace replay " + trace() +
+                            " --policy eager --cpus 2 --gpus 0 --assume msm=cpu:0.05 --trace " + p("assumed.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const runtime::trace_t replayed = runtime::load_trace(p("assumed.json"));
+  unsigned msms = 0;
+  for (const runtime::trace_event_t& e : replayed.events)
+    if (e.codelet == "msm") {
+      EXPECT_GE(e.end_us - e.start_us, 50'000 - 1) << e.name;
+      ++msms;
+    }
+  EXPECT_EQ(msms, 12u);  // h, l, a, b1 of three proofs
+
+  for (const char* bad : {"msm", "msm=cpu", "msm=cpu:x", "=cpu:1", "msm=gpu:1", "nope=cpu:1"}) {
+    r = run_starzk("trace replay " + trace() + " --cpus 2 --gpus 0 --assume " + bad);
+    EXPECT_NE(r.status, 0) << bad;
+    const bool named =
+        r.output.find("--assume") != std::string::npos || r.output.find("assumed time") != std::string::npos;
+    EXPECT_TRUE(named) << bad << ": " << r.output;
+  }
+}
+
 // Three proofs over two nodes: rank 0 holds partitions 0 and 2, rank 1
 // partition 1; a rank past the last is refused.
 TEST_F(TraceReplay, ReplaysOneNodesShareOfTheRun) {

@@ -4,7 +4,8 @@
 // (and refuses an edge to a later task); a replay on this machine's CPUs
 // starts no task before its predecessors ended and still waits the
 // recorded times; a share holds the partitions p with p mod N == rank and
-// every task of no partition, minus the edges to tasks left out.
+// every task of no partition, minus the edges to tasks left out; an
+// assumed time reaches the plan and the models.
 
 #include <gtest/gtest.h>
 
@@ -121,6 +122,53 @@ TEST(rank_share, refuses_a_rank_out_of_range_or_without_a_partition) {
   EXPECT_THROW(rank_share(t, 0, 0), std::invalid_argument);
   EXPECT_NE(what_of([&] { rank_share(t, 2, 3); }).find("rank 2 of 3: no partition of the trace falls to it"),
             std::string::npos);
+}
+
+TEST(assume_time, a_codelet_timed_as_asked_on_a_kind_for_the_plan_and_the_models) {
+  trace_t t = two_chains();
+  for (trace_event_t& e : t.events)
+    if (e.name == "msm_h") e.could_run = {"cpu", "cuda"};
+  assume_time(t, "msm_h", "cuda", 500);  // CUDA: never measured; now 0.5 ms
+  assume_time(t, "msm_h", "cpu", 7000);  // CPU: its tasks ran there in 4 ms; now 7 ms
+  const replay_plan_t plan = plan_replay(t);
+  ASSERT_EQ(plan.tasks.size(), 9u);  // the observations are no tasks
+  for (const replay_task_t& task : plan.tasks) {
+    SCOPED_TRACE(task.name);
+    if (task.name == "msm_h") {
+      EXPECT_DOUBLE_EQ(task.cuda_us, 500);
+      EXPECT_DOUBLE_EQ(task.cpu_us, 7000);
+    } else {
+      EXPECT_LT(task.cuda_us, 0);
+    }
+  }
+  const auto models = models_from_trace(t);
+  unsigned cuda_entries = 0;
+  for (const history_entry_t& h : models.at("replay_test_msm_h")) {
+    EXPECT_NEAR(h.mean_us, h.arch == "cuda" ? 500 : 7000, 1e-6);
+    EXPECT_GE(h.nsample, 10u);  // what StarPU wants before it trusts an entry
+    cuda_entries += h.arch == "cuda";
+  }
+  EXPECT_EQ(cuda_entries, 2u);  // one per footprint: the two chains' msm_h differ in id, so in footprint
+
+  // Every node's share keeps the observations (they belong to no chain).
+  EXPECT_DOUBLE_EQ(plan_replay(rank_share(t, 1, 2)).tasks[2].cuda_us, 500);
+}
+
+TEST(assume_time, refuses_a_kind_a_time_or_a_codelet_it_cannot_use) {
+  trace_t t = two_chains();
+  EXPECT_THROW(assume_time(t, "msm_h", "opencl", 1), std::invalid_argument);
+  EXPECT_THROW(assume_time(t, "msm_h", "cpu", -1), std::invalid_argument);
+  const auto refusal = [&](const char* codelet, const char* kind) -> std::string {
+    try {
+      assume_time(t, codelet, kind, 1);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_NE(refusal("msm_h", "cuda").find("no task of the trace could run there"), std::string::npos);
+  EXPECT_NE(refusal("nope", "cpu").find("assumed time of nope on cpu"), std::string::npos);
+  EXPECT_EQ(t.events.size(), two_chains().events.size());  // nothing added by a refusal
 }
 
 }  // namespace
