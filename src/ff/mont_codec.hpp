@@ -10,18 +10,33 @@
 // tests. Both throw std::invalid_argument on junk or on values >= m.
 #pragma once
 
+#include <bit>
+#include <cstring>
+
 namespace starzk {
 
 namespace ff_detail {
+// N little-endian 64-bit words: on a little-endian machine the bytes are
+// the limbs already (one copy; a byte loop costs ~50 ns per F_p element
+// and runs for every point of a key read); elsewhere each word is built
+// from its bytes.
 template <size_t N>
 limbs::big_t<N> load_le(const uint8_t* in) {
   limbs::big_t<N> c{};
-  for (size_t i = 0; i < 8 * N; ++i) c[i / 8] |= uint64_t(in[i]) << (8 * (i % 8));
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(c.data(), in, 8 * N);
+  } else {
+    for (size_t i = 0; i < 8 * N; ++i) c[i / 8] |= uint64_t(in[i]) << (8 * (i % 8));
+  }
   return c;
 }
 template <size_t N>
 void store_le(const limbs::big_t<N>& c, uint8_t* out) {
-  for (size_t i = 0; i < 8 * N; ++i) out[i] = uint8_t(c[i / 8] >> (8 * (i % 8)));
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(out, c.data(), 8 * N);
+  } else {
+    for (size_t i = 0; i < 8 * N; ++i) out[i] = uint8_t(c[i / 8] >> (8 * (i % 8)));
+  }
 }
 // acc = acc·base + digit over N+1 limbs; false when the value leaves N limbs
 // (it is then >= 2^(64N) > m, so the caller rejects it).
