@@ -26,22 +26,15 @@
 
 #include <bit>
 
-#include "ec/jacobian.hpp"
+#include "ec/points_x8.hpp"
 #include "ec/subgroup.hpp"
 #include "ec/x_chain.hpp"
-#include "ff/fp_x8_ifma.hpp"
 
 namespace starzk {
 
 namespace {
 
 #if STARZK_FF_IFMA
-
-struct g1_x8_params {
-  using field_t = ifma::fp_x8_t;
-};
-using g1_x8_jacobian_t = jacobian_t<g1_x8_params>;
-using g1_x8_affine_t = affine_t<g1_x8_params>;
 
 // The chain's three steps on eight lanes, one out-of-line AVX-512 copy each
 // per curve (a doubling is ~25 KB of code on G1, ~75 KB on G2), called by
@@ -91,12 +84,6 @@ STARZK_IFMA_TARGET STARZK_IFMA_FLATTEN void g1_chains_x8(const g1_affine_t* p, g
   ifma::from_lanes(r.z, rz);
   for (unsigned j = 0; j < 8; ++j) out[j] = g1_jacobian_t{rx[j], ry[j], rz[j]};
 }
-
-struct g2_x8_params {
-  using field_t = fp2_over<ifma::fp_x8_t>;
-};
-using g2_x8_jacobian_t = jacobian_t<g2_x8_params>;
-using g2_x8_affine_t = affine_t<g2_x8_params>;
 
 // [|x|] P for eight affine points of E'(F_p2), neither O nor off the curve:
 // one chain with mixed additions, in F_p2 over the lanes (Karatsuba, 3M).

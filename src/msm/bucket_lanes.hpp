@@ -28,6 +28,10 @@
 // goes to the bucket's XYZZ side sum, as do P + P and P + (−P)), so side
 // sums stay rare even when the batch is a quarter of the buckets.
 //
+// The window's sum Σ (b+1)·bucket[b] runs in the lanes too (window_sum):
+// eight runs of buckets side by side, in place of two scalar additions
+// per bucket on one core.
+//
 // Use only where ff_path::wide() is true (CPUID/XGETBV said AVX-512F/VL/BW
 // and IFMA, and STARZK_FF_IFMA / STARZK_FF_PORTABLE did not turn it off);
 // the vector code lives in bucket_lanes.cpp, compiled for that target.
@@ -37,6 +41,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "ec/curve.hpp"
@@ -80,6 +85,22 @@ class lane_buckets_t {
     if (!side_[b].is_infinity()) acc += side_[b];
   }
 
+  // The window's sum Σ_b (b + 1)·bucket[b], in lanes: the n buckets cut
+  // into eight runs of L = n/8, lane j walks run j from the top with the
+  // running-sum trick (run += bucket, tot += run; ec/jacobian.hpp's
+  // unchecked formulas over the 8-lane field), then
+  //   Σ = Σ_j tot_j + L·Σ_j j·run_j     (run j starts at bucket j·L)
+  // and the last n mod 8 buckets one at a time. Each lane starts its run
+  // at r and its tot at r2 (fixed points, taken out at the end), so no
+  // operand is O; a lane that meets an exceptional step (an operand equal
+  // or opposite to the other, which these formulas turn into Z = 0, kept
+  // to the end) is summed again one bucket at a time. Runs what is
+  // pending first and folds the side sums into their buckets; after it
+  // the buckets are spent (call nothing else). The offsets are for tests;
+  // window_sum() takes two fixed ones.
+  xyzz_t<g1_params> window_sum(const g1_affine_t& r, const g1_affine_t& r2);
+  xyzz_t<g1_params> window_sum();
+
  private:
   enum : uint8_t { empty = 0, full = 1, busy = 2 };
   struct pending_t {
@@ -89,6 +110,10 @@ class lane_buckets_t {
 
   void place(uint32_t b, uint32_t j, bool neg, bool may_wait);
   void to_side(uint32_t b, uint32_t j, bool neg);
+  void fold_sides();  // bucket[b] += side[b] for every side sum, as lane points
+  // Σ_{b in [begin, end)} (b − begin + 1)·bucket[b] and Σ bucket[b], one
+  // bucket at a time (after fold_sides).
+  std::pair<xyzz_t<g1_params>, xyzz_t<g1_params>> run_sum(size_t begin, size_t end) const;
   void flush();      // run_batch, then the pairs that waited
   void run_batch();  // bucket_lanes.cpp, IFMA target
 

@@ -142,13 +142,7 @@ xyzz_t<g1_params> window_sum_lanes(lane_buckets_t& bucket, const std::vector<K>&
     else if (d < 0)
       bucket.add(size_t(-d - 1), i, true);
   }
-  bucket.finish();
-  xyzz_t<g1_params> running = xyzz_t<g1_params>::infinity(), total = xyzz_t<g1_params>::infinity();
-  for (size_t b = bucket.size(); b-- > 0;) {
-    bucket.add_bucket_to(running, b);
-    total += running;
-  }
-  return total;
+  return bucket.window_sum();  // the running sums in lanes too
 }
 
 // The shared core: n terms, base(i) the i-th affine base, k[i] the i-th

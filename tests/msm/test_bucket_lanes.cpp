@@ -3,9 +3,11 @@
 // XYZZ buckets and msm_naive, on fresh random inputs: the lane form's round
 // trip (edge coordinates 0, 1, p − 1, and O), streams thrown at few buckets
 // (so pairs wait for the next batch and meet busy buckets twice), P + P and
-// P + (−P), batches of every group fill, and MSMs with infinity, repeated
-// and opposite bases and the scalars 0, 1, −1. Skipped where the CPU has
-// no AVX-512 IFMA (the lanes never run there).
+// P + (−P), batches of every group fill, the window sums in lanes against
+// the running sum (bucket counts off multiples of 8, side sums, buckets
+// that cancel, and offsets that force every exceptional step), and MSMs
+// with infinity, repeated and opposite bases and the scalars 0, 1, −1.
+// Skipped where the CPU has no AVX-512 IFMA (the lanes never run there).
 #include <gtest/gtest.h>
 
 #include <random>
@@ -115,6 +117,87 @@ TEST(LaneBuckets, PippengerMatchesEveryOtherForm) {
           EXPECT_EQ(got, msm_pippenger<P>(bases, s, xyzz)) << n;
         }
   }
+}
+
+// Σ_b (b + 1)·bucket[b] from the XYZZ reference buckets.
+xyzz_t<P> weighted_sum(const std::vector<xyzz_t<P>>& ref) {
+  xyzz_t<P> run = xyzz_t<P>::infinity(), tot = xyzz_t<P>::infinity();
+  for (size_t b = ref.size(); b-- > 0;) {
+    run += ref[b];
+    tot += run;
+  }
+  return tot;
+}
+
+// The same stream into lane buckets and XYZZ buckets; the window sums
+// compared, with the fixed offsets and with offsets given.
+void expect_same_window_sum(const std::vector<g1_affine_t>& terms, const std::vector<std::pair<size_t, size_t>>& stream,
+                            const std::vector<bool>& neg, size_t n, const g1_affine_t* r = nullptr,
+                            const g1_affine_t* r2 = nullptr) {
+  const auto table = lanes_of(terms);
+  lane_buckets_t lb(n, 16, table.data());
+  std::vector<xyzz_t<P>> ref(n, xyzz_t<P>::infinity());
+  for (size_t i = 0; i < stream.size(); ++i) {
+    const auto [b, j] = stream[i];
+    lb.add(b, j, neg[i]);
+    ref[b] += neg[i] ? -terms[j] : terms[j];
+  }
+  const xyzz_t<P> got = r ? lb.window_sum(*r, *r2) : lb.window_sum();
+  ASSERT_EQ(got.to_jacobian(), weighted_sum(ref).to_jacobian()) << n << " buckets";
+}
+
+// Bucket counts below, at and off multiples of eight; empty buckets, side
+// sums (doublings, cancels, waits) and buckets that cancel to O.
+TEST(LaneBuckets, WindowSumMatchesTheRunningSum) {
+  SKIP_WITHOUT_LANES();
+  std::mt19937_64 g(std::random_device{}());
+  auto terms = test::random_bases<P>(g, 300);
+  terms[3] = g1_affine_t::infinity();
+  terms[4] = -terms[0];
+  for (size_t n : {size_t(1), size_t(7), size_t(8), size_t(9), size_t(64), size_t(100), size_t(4096)}) {
+    std::vector<std::pair<size_t, size_t>> stream;
+    std::vector<bool> neg;
+    for (size_t i = 0; i < 3 * n + 40; ++i) {
+      size_t b = size_t(g() % n), j = size_t(g() % terms.size());
+      if (g() % 5 == 0) j = g() % 5;
+      if (g() % 7 == 0) continue;  // some buckets stay empty
+      stream.push_back({b, j});
+      neg.push_back(g() % 2 == 1);
+    }
+    // A bucket that ends at O: P_0, then −P_0 (the side sum cancels it).
+    stream.push_back({n - 1, 0});
+    neg.push_back(false);
+    stream.push_back({n - 1, 0});
+    neg.push_back(true);
+    expect_same_window_sum(terms, stream, neg, n);
+  }
+}
+
+// Offsets that force exceptional steps: a run that meets its bucket's
+// negation (run = O after it), a run equal to its bucket (a doubling), and
+// a tot equal to its run; each lane must fall back to one bucket at a
+// time and the sum stay right.
+TEST(LaneBuckets, WindowSumSurvivesExceptionalSteps) {
+  SKIP_WITHOUT_LANES();
+  std::mt19937_64 g(std::random_device{}());
+  const size_t n = 64, L = n / 8;
+  auto terms = test::random_bases<P>(g, n);
+  std::vector<std::pair<size_t, size_t>> stream;
+  std::vector<bool> neg;
+  for (size_t b = 0; b < n; ++b) {
+    stream.push_back({b, b});  // bucket b holds term b alone
+    neg.push_back(false);
+  }
+  // Lane 0 first meets bucket L − 1: r = −that bucket gives run = O.
+  const g1_affine_t minus_top = -terms[L - 1];
+  const g1_affine_t other = test::random_bases<P>(g, 1)[0];
+  expect_same_window_sum(terms, stream, neg, n, &minus_top, &other);
+  // r = that bucket: the first step doubles.
+  expect_same_window_sum(terms, stream, neg, n, &terms[L - 1], &other);
+  // r2 = r + bucket: tot meets its run at the first step.
+  const g1_affine_t sum =
+      (xyzz_t<P>::from_affine(other) + xyzz_t<P>::from_affine(terms[L - 1])).to_jacobian().to_affine();
+  expect_same_window_sum(terms, stream, neg, n, &other, &sum);
 }
 
 // All scalars equal: every term of a window lands in one bucket, so each
