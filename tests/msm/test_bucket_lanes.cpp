@@ -49,17 +49,26 @@ TEST(LaneBuckets, RoundTripAndEdgeCoordinates) {
   for (unsigned l = 0; l < 8; ++l) EXPECT_EQ(t[21].x[l] | t[21].y[l], 0u) << "O is all zeros";
 }
 
-// The same stream into lane buckets and XYZZ buckets; every bucket compared.
-void expect_same_buckets(const std::vector<g1_affine_t>& terms, const std::vector<std::pair<size_t, size_t>>& stream,
-                         const std::vector<bool>& neg, size_t n, size_t batch) {
-  const auto table = lanes_of(terms);
-  lane_buckets_t lb(n, batch, table.data());
+using stream_t = std::vector<std::pair<size_t, size_t>>;  // (bucket, term)
+
+// The stream into the lane buckets and into n XYZZ buckets (returned).
+std::vector<xyzz_t<P>> fill(lane_buckets_t& lb, const std::vector<g1_affine_t>& terms, const stream_t& stream,
+                            const std::vector<bool>& neg, size_t n) {
   std::vector<xyzz_t<P>> ref(n, xyzz_t<P>::infinity());
   for (size_t i = 0; i < stream.size(); ++i) {
     const auto [b, j] = stream[i];
     lb.add(b, j, neg[i]);
     ref[b] += neg[i] ? -terms[j] : terms[j];
   }
+  return ref;
+}
+
+// The same stream into lane buckets and XYZZ buckets; every bucket compared.
+void expect_same_buckets(const std::vector<g1_affine_t>& terms, const stream_t& stream, const std::vector<bool>& neg,
+                         size_t n, size_t batch) {
+  const auto table = lanes_of(terms);
+  lane_buckets_t lb(n, batch, table.data());
+  const std::vector<xyzz_t<P>> ref = fill(lb, terms, stream, neg, n);
   lb.finish();
   for (size_t b = 0; b < n; ++b) {
     xyzz_t<P> got = xyzz_t<P>::infinity();
@@ -68,14 +77,21 @@ void expect_same_buckets(const std::vector<g1_affine_t>& terms, const std::vecto
   }
 }
 
+// Random terms, O at 3 and −terms[0] at 4: streams that pick terms 0-4
+// often make doublings and cancels.
+std::vector<g1_affine_t> edge_terms(std::mt19937_64& g, size_t count) {
+  auto terms = test::random_bases<P>(g, count);
+  terms[3] = g1_affine_t::infinity();
+  terms[4] = -terms[0];
+  return terms;
+}
+
 TEST(LaneBuckets, MatchXyzzWithWaitsDoublingsAndCancels) {
   SKIP_WITHOUT_LANES();
   std::mt19937_64 g(std::random_device{}());
-  auto terms = test::random_bases<P>(g, 600);
-  terms[3] = g1_affine_t::infinity();
-  terms[4] = -terms[0];
+  const auto terms = edge_terms(g, 600);
   for (size_t n : {size_t(1), size_t(5), size_t(64), size_t(700)}) {
-    std::vector<std::pair<size_t, size_t>> stream;
+    stream_t stream;
     std::vector<bool> neg;
     for (size_t i = 0; i < 3000; ++i) {
       const size_t b = size_t(g() % n);
@@ -131,17 +147,11 @@ xyzz_t<P> weighted_sum(const std::vector<xyzz_t<P>>& ref) {
 
 // The same stream into lane buckets and XYZZ buckets; the window sums
 // compared, with the fixed offsets and with offsets given.
-void expect_same_window_sum(const std::vector<g1_affine_t>& terms, const std::vector<std::pair<size_t, size_t>>& stream,
-                            const std::vector<bool>& neg, size_t n, const g1_affine_t* r = nullptr,
-                            const g1_affine_t* r2 = nullptr) {
+void expect_same_window_sum(const std::vector<g1_affine_t>& terms, const stream_t& stream, const std::vector<bool>& neg,
+                            size_t n, const g1_affine_t* r = nullptr, const g1_affine_t* r2 = nullptr) {
   const auto table = lanes_of(terms);
   lane_buckets_t lb(n, 16, table.data());
-  std::vector<xyzz_t<P>> ref(n, xyzz_t<P>::infinity());
-  for (size_t i = 0; i < stream.size(); ++i) {
-    const auto [b, j] = stream[i];
-    lb.add(b, j, neg[i]);
-    ref[b] += neg[i] ? -terms[j] : terms[j];
-  }
+  const std::vector<xyzz_t<P>> ref = fill(lb, terms, stream, neg, n);
   const xyzz_t<P> got = r ? lb.window_sum(*r, *r2) : lb.window_sum();
   ASSERT_EQ(got.to_jacobian(), weighted_sum(ref).to_jacobian()) << n << " buckets";
 }
@@ -151,11 +161,9 @@ void expect_same_window_sum(const std::vector<g1_affine_t>& terms, const std::ve
 TEST(LaneBuckets, WindowSumMatchesTheRunningSum) {
   SKIP_WITHOUT_LANES();
   std::mt19937_64 g(std::random_device{}());
-  auto terms = test::random_bases<P>(g, 300);
-  terms[3] = g1_affine_t::infinity();
-  terms[4] = -terms[0];
+  const auto terms = edge_terms(g, 300);
   for (size_t n : {size_t(1), size_t(7), size_t(8), size_t(9), size_t(64), size_t(100), size_t(4096)}) {
-    std::vector<std::pair<size_t, size_t>> stream;
+    stream_t stream;
     std::vector<bool> neg;
     for (size_t i = 0; i < 3 * n + 40; ++i) {
       size_t b = size_t(g() % n), j = size_t(g() % terms.size());
@@ -182,7 +190,7 @@ TEST(LaneBuckets, WindowSumSurvivesExceptionalSteps) {
   std::mt19937_64 g(std::random_device{}());
   const size_t n = 64, L = n / 8;
   auto terms = test::random_bases<P>(g, n);
-  std::vector<std::pair<size_t, size_t>> stream;
+  stream_t stream;
   std::vector<bool> neg;
   for (size_t b = 0; b < n; ++b) {
     stream.push_back({b, b});  // bucket b holds term b alone
