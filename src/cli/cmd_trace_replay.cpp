@@ -12,6 +12,7 @@
 // (--trace), for `starzk trace summary|plot|check`.
 #include <starpu.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -81,7 +82,7 @@ void apply_assumptions(const replay_cli_t& o, runtime::trace_t& t) {
     if (eq != std::string::npos && colon != std::string::npos && colon > eq) {
       char* end = nullptr;
       s = std::strtod(a.c_str() + colon + 1, &end);
-      if (end == a.c_str() + colon + 1 || *end) s = -1;
+      if (end == a.c_str() + colon + 1 || *end || !std::isfinite(s)) s = -1;
     }
     if (eq == 0 || eq == std::string::npos || colon == std::string::npos || colon < eq || !(s >= 0))
       throw std::invalid_argument("--assume " + a + ": expected CODELET=KIND:SECONDS, e.g. b_g2_msm=cpu:3.5");

@@ -158,7 +158,8 @@ trace_t rank_share(const trace_t& trace, unsigned rank, unsigned ranks) {
 void assume_time(trace_t& trace, const std::string& codelet, const std::string& kind, double us) {
   if (kind != "cpu" && kind != "cuda")
     throw std::invalid_argument("assumed time of " + codelet + ": the kind is cpu or cuda, not \"" + kind + "\"");
-  if (!(us >= 0)) throw std::invalid_argument("assumed time of " + codelet + " on " + kind + ": not a time");
+  if (!(us >= 0) || !std::isfinite(us))
+    throw std::invalid_argument("assumed time of " + codelet + " on " + kind + ": not a time");
   std::map<std::uint32_t, trace_event_t> sample;  // footprint -> one of its tasks
   std::uint64_t next_id = 0;
   for (trace_event_t& e : trace.events) {

@@ -164,7 +164,8 @@ TEST_F(TraceReplay, ReplaysWithAnAssumedTime) {
     }
   EXPECT_EQ(msms, 12u);  // h, l, a, b1 of three proofs
 
-  for (const char* bad : {"msm", "msm=cpu", "msm=cpu:x", "=cpu:1", "msm=gpu:1", "nope=cpu:1"}) {
+  for (const char* bad :
+       {"msm", "msm=cpu", "msm=cpu:x", "msm=cpu:inf", "msm=cpu:-1", "=cpu:1", "msm=gpu:1", "nope=cpu:1"}) {
     r = run_starzk("trace replay " + trace() + " --cpus 2 --gpus 0 --assume " + bad);
     EXPECT_NE(r.status, 0) << bad;
     const bool named =

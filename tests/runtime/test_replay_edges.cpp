@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <stdexcept>
 
@@ -158,6 +159,7 @@ TEST(assume_time, refuses_a_kind_a_time_or_a_codelet_it_cannot_use) {
   trace_t t = two_chains();
   EXPECT_THROW(assume_time(t, "msm_h", "opencl", 1), std::invalid_argument);
   EXPECT_THROW(assume_time(t, "msm_h", "cpu", -1), std::invalid_argument);
+  EXPECT_THROW(assume_time(t, "msm_h", "cpu", std::numeric_limits<double>::infinity()), std::invalid_argument);
   const auto refusal = [&](const char* codelet, const char* kind) -> std::string {
     try {
       assume_time(t, codelet, kind, 1);
