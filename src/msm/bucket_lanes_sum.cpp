@@ -3,13 +3,13 @@
 // eight runs of buckets walked in the 8-lane field (AVX-512 IFMA), the
 // offsets taken out and the runs combined, and the scalar form for a
 // lane that met an exceptional step and for the last n mod 8 buckets.
-#include <bit>
 #include <cstring>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "ec/points_x8.hpp"
+#include "ec/scalar_mul.hpp"
 #include "msm/bucket_lanes.hpp"
 #include "msm/lane_access.hpp"
 
@@ -19,15 +19,8 @@ namespace {
 
 using xyzz1_t = xyzz_t<g1_params>;
 
-// k·p for a small k ≥ 0, double and add from k's top bit.
-xyzz1_t times(const xyzz1_t& p, uint64_t k) {
-  xyzz1_t acc = xyzz1_t::infinity();
-  for (int bit = int(std::bit_width(k)) - 1; bit >= 0; --bit) {
-    acc = acc.dbl();
-    if ((k >> bit) & 1) acc += p;
-  }
-  return acc;
-}
+// k·p for a small k ≥ 0 (ec/scalar_mul.hpp: double and add from the top bit).
+xyzz1_t times(const xyzz1_t& p, uint64_t k) { return xyzz1_t::from_jacobian(mul_u64(p.to_jacobian(), k)); }
 
 }  // namespace
 
