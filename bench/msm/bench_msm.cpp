@@ -10,6 +10,10 @@
 //                            45% zero, 45% one, 10% uniform (Filecoin-like),
 //                            the tail in the GLV form (/0: 255-bit);
 //   bm_g1_prep_msm/16        the classification alone;
+//   bm_batch_add_g1/16/2     the sum of the bases whose scalar is 1 (45% of
+//                            2^16 G1 bases), in affine buckets in lanes (2),
+//                            one at a time (1) or XYZZ additions (0); also
+//                            bm_batch_add_g2 (forms 0 and 1);
 //   bm_g2_msm_random/14/1/1  Pippenger, 2^14 G2 bases (the same flags).
 // Bases are a seeded random walk of subgroup points (setup not timed).
 // "CPU" is the CPU time of the whole process (every thread), steadier than
@@ -20,6 +24,7 @@
 #include <vector>
 
 #include "ec/scalar_mul.hpp"
+#include "msm/batch_add.hpp"
 #include "msm/pippenger.hpp"
 #include "msm/prep_msm.hpp"
 
@@ -110,6 +115,33 @@ void bm_g1_split_msm(benchmark::State& state) {
 }
 BENCHMARK(bm_g1_split_msm)
     ->ArgNames({"log2n", "glv"})
+    ->ArgsProduct({{16}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+
+// Args: log2 n; 2 for affine buckets in lanes, 1 one at a time, 0 XYZZ.
+template <class P>
+void bm_batch_add(benchmark::State& state) {
+  const size_t n = size_t(1) << state.range(0);
+  const auto b = bases<P>(n);
+  const prep_msm_t prep = prep_msm(scalars(n, true));
+  msm_config_t cfg;
+  cfg.affine_buckets = state.range(1) != 0;
+  cfg.lanes = state.range(1) == 2;
+  for (auto _ : state) benchmark::DoNotOptimize(batch_add<P>(b, prep.ones, cfg));
+  state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(prep.n_one));
+}
+BENCHMARK(bm_batch_add<g1_params>)
+    ->Name("bm_batch_add_g1")
+    ->ArgNames({"log2n", "affine"})
+    ->ArgsProduct({{16}, {0, 1, 2}})
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+BENCHMARK(bm_batch_add<g2_params>)
+    ->Name("bm_batch_add_g2")
+    ->ArgNames({"log2n", "affine"})
     ->ArgsProduct({{16}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->MeasureProcessCPUTime()

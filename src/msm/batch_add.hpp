@@ -9,11 +9,13 @@
 // (i mod 64) of word i / 64, words little-endian, ceil(n / 64) words for n
 // bases; bits past n must be clear.
 //
-// Method: each thread takes a contiguous range of words, walks the set bits
-// (count-trailing-zeros) and accumulates with mixed XYZZ additions
-// (EFD madd-2008-s, 8M + 2S per selected base); the per-thread sums are
-// then added in a fixed order (Jacobian add-2007-bl, 11M + 5S each), so the
-// result does not depend on timing. Bases may be infinity or repeated.
+// Method: the bitmap is cut into a few chunks of words per thread; a chunk
+// walks its set bits (count-trailing-zeros) and sums its bases, with mixed
+// XYZZ additions when it has few, else in affine buckets whose additions
+// share inversions (in IFMA lanes on G1 where the CPU has them;
+// batch_add.cpp); the chunks' sums are then added in a fixed order
+// (Jacobian add-2007-bl, 11M + 5S each), so the result does not depend on
+// timing. Bases may be infinity or repeated.
 #pragma once
 
 #include <cstddef>
@@ -21,6 +23,7 @@
 #include <span>
 
 #include "ec/jacobian.hpp"
+#include "msm/pippenger.hpp"
 
 namespace starzk {
 
@@ -31,5 +34,10 @@ constexpr size_t bitmap_words(size_t n) { return (n + 63) / 64; }
 // bitmap has the wrong number of words or a bit set at or past bases.size().
 template <class P>
 jacobian_t<P> batch_add(std::span<const affine_t<P>> bases, std::span<const uint64_t> bitmap, unsigned threads = 0);
+// The same with the MSM's switches: cfg.threads, and cfg.affine_buckets /
+// cfg.lanes to take the affine buckets or their lanes out (the reference
+// forms of the tests and benchmarks); the other fields are not read.
+template <class P>
+jacobian_t<P> batch_add(std::span<const affine_t<P>> bases, std::span<const uint64_t> bitmap, const msm_config_t& cfg);
 
 }  // namespace starzk

@@ -83,7 +83,7 @@ jacobian_t<P> split_msm(std::span<const affine_t<P>> bases, const prep_msm_t& pr
   if (bases.size() != prep.n)
     throw std::invalid_argument(std::string("split_msm<") + P::name + ">: " + std::to_string(bases.size()) +
                                 " bases for a prep_msm of " + std::to_string(prep.n) + " scalars");
-  const jacobian_t<P> ones = batch_add<P>(bases, prep.ones, cfg.threads);
+  const jacobian_t<P> ones = batch_add<P>(bases, prep.ones, cfg);
   const jacobian_t<P> tail = msm_pippenger_indexed<P>(bases, prep.tail_index, prep.tail_scalars, cfg);
   return ones.add(tail);
 }

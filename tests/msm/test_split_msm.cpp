@@ -32,18 +32,31 @@ std::vector<fr_t> boolean_heavy(std::mt19937_64& g, size_t n) {
 TYPED_TEST(SplitMsm, BatchAddMatchesPlainSum) {
   using P = TypeParam;
   std::mt19937_64 g(401);
-  for (size_t n : {0u, 1u, 63u, 64u, 65u, 1000u}) {
+  for (size_t n : {0u, 1u, 63u, 64u, 65u, 1000u, 9001u}) {
     auto bases = test::random_bases<P>(g, n);
     if (n > 5) bases[5] = affine_t<P>::infinity();
+    // Repeated and opposite bases, so that the affine buckets meet P + P and
+    // P + (−P) (a chunk's base j goes to bucket j mod B: the runs of equal
+    // bases below land in one bucket one after the other).
+    for (size_t i = 100; i + 40 < n; i += 997) {
+      for (size_t k = 1; k < 20; ++k) bases[i + k] = bases[i];
+      for (size_t k = 20; k < 40; ++k) bases[i + k] = -bases[i];
+    }
     std::vector<uint64_t> bitmap(bitmap_words(n), 0);
     jacobian_t<P> expect = jacobian_t<P>::infinity();
     for (size_t i = 0; i < n; ++i) {
-      if (g() % 2) {
+      if (g() % 4 != 0 || (i % 997 >= 100 && i % 997 < 140)) {
         bitmap[i / 64] |= uint64_t(1) << (i % 64);
         expect = expect.add_mixed(bases[i]);
       }
     }
-    for (unsigned threads : {1u, 5u}) EXPECT_EQ(batch_add<P>(bases, bitmap, threads), expect) << "n = " << n;
+    for (unsigned threads : {1u, 5u}) {
+      EXPECT_EQ(batch_add<P>(bases, bitmap, threads), expect) << "n = " << n;
+      // The XYZZ sums alone, and the affine buckets without the lanes.
+      EXPECT_EQ(batch_add<P>(bases, bitmap, msm_config_t{.threads = threads, .affine_buckets = false}), expect)
+          << "n = " << n;
+      EXPECT_EQ(batch_add<P>(bases, bitmap, msm_config_t{.threads = threads, .lanes = false}), expect) << "n = " << n;
+    }
   }
 }
 
