@@ -14,7 +14,9 @@
 //                            2^16 G1 bases), in affine buckets in lanes (2),
 //                            one at a time (1) or XYZZ additions (0); also
 //                            bm_batch_add_g2 (forms 0 and 1);
-//   bm_g2_msm_random/14/1/1  Pippenger, 2^14 G2 bases (the same flags).
+//   bm_g2_msm_random/14/1/1  Pippenger, 2^14 G2 bases (the same flags);
+//   bm_g1_msm_tail/10        the default form at 2^10 and 2^12 terms, the
+//                            size of a split MSM's tail; also bm_g2_msm_tail.
 // Bases are a seeded random walk of subgroup points (setup not timed).
 // "CPU" is the CPU time of the whole process (every thread), steadier than
 // wall time on a shared machine.
@@ -97,6 +99,21 @@ BENCHMARK(bm_msm_random<g2_params>)
     ->Name("bm_g2_msm_random")
     ->ArgNames({"log2n", "affine", "glv"})
     ->ArgsProduct({{14}, {0, 1}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+
+BENCHMARK(bm_msm_random<g1_params>)
+    ->Name("bm_g1_msm_tail")
+    ->ArgNames({"log2n", "affine", "glv"})
+    ->ArgsProduct({{10, 12}, {2}, {1}})
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+BENCHMARK(bm_msm_random<g2_params>)
+    ->Name("bm_g2_msm_tail")
+    ->ArgNames({"log2n", "affine", "glv"})
+    ->ArgsProduct({{10, 12}, {1}, {1}})
     ->Unit(benchmark::kMillisecond)
     ->MeasureProcessCPUTime()
     ->UseRealTime();

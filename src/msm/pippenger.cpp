@@ -120,15 +120,64 @@ xyzz_t<P> window_sum(Buckets& bucket, BaseFn& base, const std::vector<K>& k, uns
 // CPU has the lanes, and the table of the terms in the lane form (128 bytes
 // a term) fits in glv_table_max_bytes.
 constexpr size_t lane_min_reach = 512, lane_max_batch = 1024;
+// The fewest terms for which pooled windows (below) are worth their pool.
+constexpr size_t pool_min_terms = 256;
 inline size_t lane_batch(size_t points, size_t reach) {
   if (points < affine_min_points || reach < lane_min_reach || points < 2 * reach) return 0;
   return std::min(lane_max_batch, reach / 4);
 }
+
 template <class P>
-bool use_lanes(const msm_config_t& cfg, size_t n) {
+bool use_lanes(const msm_config_t& cfg, size_t n, bool pooled) {
   if constexpr (!std::is_same_v<P, g1_params>) return false;
-  return cfg.affine_buckets && cfg.lanes && n >= affine_min_points &&
+  return cfg.affine_buckets && cfg.lanes && n >= (pooled ? pool_min_terms : affine_min_points) &&
          n <= cfg.glv_table_max_bytes / sizeof(lane_point_t) && lane_buckets_available();
+}
+
+// Pooled windows: where a window alone would fill only short batches (its
+// few buckets, or its few terms: the tail of a split MSM, a few thousand
+// scalars), the windows of one thread share a pool of buckets, window w's
+// bucket b at (w − w0)·2^(c−1) + b. A term adds into each of the pool's
+// windows in turn, so consecutive additions meet distinct buckets, and a
+// batch of a quarter of the pool shares its inversion among hundreds of
+// additions instead of tens, with ~1/8 of them meeting a taken bucket.
+// Returns the number of pools (one per thread, at most one per window), 0
+// where the windows go alone or a pool would pass 2^16 buckets (a wide
+// window fixed by msm_config_t::window_bits).
+constexpr size_t pool_max_batch = 512, pool_short_batch = 256, pool_max_buckets = size_t(1) << 16;
+template <class P>
+size_t pool_count(const msm_config_t& cfg, size_t n, const msm_plan_t& plan, unsigned threads, unsigned bits) {
+  if (!cfg.affine_buckets || plan.slices != 1 || n < pool_min_terms) return 0;
+  const size_t reach = window_reach(0, plan.window_bits, bits);
+  const size_t alone =
+      std::is_same_v<P, g1_params> && use_lanes<P>(cfg, n, false) ? lane_batch(n, reach) : affine_batch(cfg, n, reach);
+  const size_t pools = std::min<size_t>(plan.windows, threads);
+  const size_t widest = (plan.windows + pools - 1) / pools * (size_t(1) << (plan.window_bits - 1));
+  if (alone >= pool_short_batch || widest > pool_max_buckets) return 0;
+  return pools;
+}
+inline size_t pool_batch(size_t pool) { return std::min(pool_max_batch, std::max<size_t>(8, pool / 4)); }
+
+// The window sums S_w, w in [w0, w1), of one pool: add(bucket, b, i, neg)
+// puts ±term i into pool bucket b.
+template <class P, class Buckets, class AddFn, class K>
+void pooled_sums(Buckets& bucket, AddFn add, const std::vector<K>& k, unsigned w0, unsigned w1, unsigned c,
+                 jacobian_t<P>* out) {
+  const size_t nb = size_t(1) << (c - 1);
+  for (size_t i = 0; i < k.size(); ++i)
+    for (unsigned w = w0; w < w1; ++w) {
+      const int32_t d = signed_digit(k[i], w, c);
+      if (d != 0) add(bucket, (w - w0) * nb + size_t(d > 0 ? d : -d) - 1, i, d < 0);
+    }
+  bucket.finish();
+  for (unsigned w = w0; w < w1; ++w) {
+    xyzz_t<P> running = xyzz_t<P>::infinity(), total = xyzz_t<P>::infinity();
+    for (size_t b = nb; b-- > 0;) {
+      bucket.add_bucket_to(running, (w - w0) * nb + b);
+      total += running;
+    }
+    out[w - w0] = total.to_jacobian();
+  }
 }
 
 // The lane form of window_sum: the buckets take the term's index.
@@ -152,11 +201,12 @@ jacobian_t<P> pippenger_core(size_t n, BaseFn base, const std::vector<K>& k, uns
   using jac = jacobian_t<P>;
   if (n == 0) return jac::infinity();
   const unsigned threads = resolve_threads(cfg.threads);
-  const bool lanes = use_lanes<P>(cfg, n);
   // The lanes make a term ~2x cheaper and c = 13 stays the best window at
   // 2^15-2^16 (docs/benchmarks.md, "G1 MSM buckets in IFMA lanes"): the
   // same plan either way.
   const msm_plan_t plan = msm_plan(n, threads, cfg.window_bits, bits);
+  const size_t pools = pool_count<P>(cfg, n, plan, threads, bits);
+  const bool lanes = use_lanes<P>(cfg, n, pools != 0);
   std::vector<lane_point_t> table;
   if constexpr (std::is_same_v<P, g1_params>) {
     if (lanes) {
@@ -176,24 +226,41 @@ jacobian_t<P> pippenger_core(size_t n, BaseFn base, const std::vector<K>& k, uns
   const size_t slice = (n + parts - 1) / parts;
 
   std::vector<jac> unit_sum(size_t(n_windows) * parts, jac::infinity());
-  parallel_tasks(unit_sum.size(), threads, [&](size_t u) {
-    const unsigned w = unsigned(u / parts);
-    const size_t begin = std::min(n, (u % parts) * slice), end = std::min(n, begin + slice);
-    if constexpr (std::is_same_v<P, g1_params>) {
-      if (const size_t batch = lanes ? lane_batch(end - begin, window_reach(w, c, bits)) : 0) {
-        lane_buckets_t bucket(n_buckets, batch, table.data());
-        unit_sum[u] = window_sum_lanes(bucket, k, w, c, begin, end).to_jacobian();
-        return;
+  if (pools) {  // parts = 1: unit_sum[w] = S_w
+    parallel_tasks(pools, threads, [&](size_t g) {
+      const unsigned w0 = unsigned(g * n_windows / pools), w1 = unsigned((g + 1) * n_windows / pools);
+      const size_t pool = size_t(w1 - w0) * n_buckets;
+      if constexpr (std::is_same_v<P, g1_params>) {
+        if (lanes) {
+          lane_buckets_t bucket(pool, pool_batch(pool), table.data());
+          auto add = [](lane_buckets_t& bk, size_t b, size_t i, bool neg) { bk.add(b, i, neg); };
+          return pooled_sums<P>(bucket, add, k, w0, w1, c, unit_sum.data() + w0);
+        }
       }
-    }
-    if (const size_t batch = affine_batch(cfg, end - begin, window_reach(w, c, bits))) {
-      affine_buckets_t<P> bucket(n_buckets, batch);
-      unit_sum[u] = window_sum<P>(bucket, base, k, w, c, begin, end).to_jacobian();
-    } else {
-      xyzz_buckets_t<P> bucket(n_buckets);
-      unit_sum[u] = window_sum<P>(bucket, base, k, w, c, begin, end).to_jacobian();
-    }
-  });
+      affine_buckets_t<P> bucket(pool, pool_batch(pool));
+      auto add = [&](affine_buckets_t<P>& bk, size_t b, size_t i, bool neg) { bk.add(b, neg ? -base(i) : base(i)); };
+      pooled_sums<P>(bucket, add, k, w0, w1, c, unit_sum.data() + w0);
+    });
+  } else {
+    parallel_tasks(unit_sum.size(), threads, [&](size_t u) {
+      const unsigned w = unsigned(u / parts);
+      const size_t begin = std::min(n, (u % parts) * slice), end = std::min(n, begin + slice);
+      if constexpr (std::is_same_v<P, g1_params>) {
+        if (const size_t batch = lanes ? lane_batch(end - begin, window_reach(w, c, bits)) : 0) {
+          lane_buckets_t bucket(n_buckets, batch, table.data());
+          unit_sum[u] = window_sum_lanes(bucket, k, w, c, begin, end).to_jacobian();
+          return;
+        }
+      }
+      if (const size_t batch = affine_batch(cfg, end - begin, window_reach(w, c, bits))) {
+        affine_buckets_t<P> bucket(n_buckets, batch);
+        unit_sum[u] = window_sum<P>(bucket, base, k, w, c, begin, end).to_jacobian();
+      } else {
+        xyzz_buckets_t<P> bucket(n_buckets);
+        unit_sum[u] = window_sum<P>(bucket, base, k, w, c, begin, end).to_jacobian();
+      }
+    });
+  }
 
   // Σ_w 2^(wc) S_w, top window first (Horner), S_w = Σ of its slices.
   jac acc = jac::infinity();

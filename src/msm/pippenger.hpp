@@ -41,7 +41,10 @@
 //   ceil(W·p / T) · (ceil(n/p) + 1.4·2^c),
 // and msm_plan picks the (c, p) minimising it (for T = 1: p = 1 and
 // W·(n + 1.4·2^c)). Results are deterministic (units are summed in a fixed
-// order).
+// order). Where a window alone would fill only short affine batches (a few
+// thousand terms, as in a split MSM's tail), each thread instead takes a
+// run of windows whose buckets form one pool, so batches of a quarter of
+// the pool share each inversion (pippenger.cpp, "pooled windows").
 //
 // Inputs: bases in affine form (infinity = (0, 0), allowed anywhere; so are
 // repeated bases), scalars as fr_t in Montgomery form. Sizes must match

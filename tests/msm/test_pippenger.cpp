@@ -120,6 +120,35 @@ TYPED_TEST(Pippenger, InfinityRepeatedAndOppositeBases) {
   EXPECT_TRUE(msm_pippenger<P>(all_inf, test::random_scalars(g, 5)).is_infinity());
 }
 
+// A split MSM's tail (hundreds to a few thousand terms) takes the pooled
+// windows (pippenger.cpp): every form of bucket, thread counts that cut the
+// windows unevenly, and a base repeated with the same scalar (P + P in a
+// pool bucket) and opposite (P + (−P)).
+TYPED_TEST(Pippenger, PooledWindowsEveryForm) {
+  using P = TypeParam;
+  std::mt19937_64 g(306);
+  for (size_t n : {size_t(128), size_t(300), size_t(1500)}) {
+    auto bases = test::random_bases<P>(g, n);
+    auto s = test::random_scalars(g, n);
+    for (size_t i = 10; i < n; i += 13) {
+      bases[i] = bases[9];
+      s[i] = s[9];
+    }
+    for (size_t i = 11; i < n; i += 17) bases[i] = -bases[9];
+    const auto expect = msm_naive<P>(bases, s);
+    for (bool lanes : {true, false})
+      for (bool glv : {true, false})
+        for (unsigned threads : {1u, 2u, 7u}) {
+          msm_config_t cfg;
+          cfg.lanes = lanes;
+          cfg.glv = glv;
+          cfg.threads = threads;
+          EXPECT_EQ(msm_pippenger<P>(bases, s, cfg), expect)
+              << P::name << " n = " << n << " lanes " << lanes << " glv " << glv << " threads " << threads;
+        }
+  }
+}
+
 TYPED_TEST(Pippenger, IndexedMatchesGathered) {
   using P = TypeParam;
   std::mt19937_64 g(305);
