@@ -25,6 +25,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "ntt/ntt_lanes.hpp"
 #include "util/parallel.hpp"
 
 namespace starzk {
@@ -75,6 +76,7 @@ void forward(std::span<fr_t> a, const domain_t& d, unsigned threads) {
   const unsigned k = d.log_size();
   const std::span<const fr_t> tw = d.twiddles();
   bit_reverse_permute(a, threads);
+  if (k >= ntt_lanes_min_log && ntt_lanes_available()) return forward_lanes(a, tw, threads);
 
   // Stages inside blocks.
   const unsigned local_log = std::min(k, block_log);

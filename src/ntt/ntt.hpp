@@ -16,7 +16,9 @@
 //   (u, v) ← (u + w·v, u − w·v)       cost 1M + 2A each,
 // for (n/2)·log2(n) multiplications in all. The first stages run inside
 // cache-sized blocks, one block per task; the later stages split their
-// butterflies evenly across threads.
+// butterflies evenly across threads. Where the CPU has AVX-512 IFMA
+// (ff_path::wide()) and n ≥ 64, the stages run eight butterflies at a time
+// in its lanes (ntt_lanes.hpp), with the same results.
 //
 // Every function takes `threads` (0 = all cores) and throws
 // std::invalid_argument if a.size() != d.size().

@@ -1,0 +1,212 @@
+// fr_x8_t: eight F_r elements side by side in the 52-bit AVX-512 IFMA
+// lanes, for the NTT's butterflies (ntt/ntt_lanes.cpp).
+//
+// Why: a butterfly is one F_r product and two sums; the mulx product of
+// fr_t costs ~16 ns on the 2-core VM, and the 8-lane product here is about
+// a hundred multiply-adds for eight of them (docs/benchmarks.md, "The NTT
+// in IFMA lanes").
+//
+// Representation: a lane holds the integer V of an fr_t as it is stored
+// (its Montgomery form, V ≡ a·2^256 mod r) in five limbs of 52 bits (260
+// bits of room), not necessarily reduced: every value here is below 2r.
+// Loading an fr_t is a change of radix only, no product. The product is
+// Montgomery's with R = 2^260: mul(V, W) = V·W·2^−260 mod r, and the NTT
+// keeps its constants (twiddles, n^−1) in the "twiddle form" W ≡ w·2^260,
+// so mul(V, W) ≡ a·2^256·w: the fr_t form of a·w. Two fr_t-form values
+// are never multiplied together.
+//
+// Bounds (r < 2^255, so 4r < 2^257 < 2^260):
+//   product  V·W·2^−260 + (< r) with V, W < 2r: V·W < 4r² < r·2^257, so the
+//            result is below r/8 + r < 2r; no subtraction;
+//   a + b    < 4r, then 2r taken off where that leaves it ≥ 0: < 2r;
+//   a − b    a − b + 2r in (0, 4r), the same subtraction: < 2r.
+// Column sums of a product stay below 2^58 (ten 52-bit halves per column
+// and round), far from the 64-bit lanes' limit.
+//
+// Target: like fp_x8_ifma.hpp (whose switch, ff_path::wide(), and target
+// macros this uses), the functions are `inline` with STARZK_IFMA_TARGET,
+// meant to be inlined into a flattened caller compiled for that target.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "ff/fp_x8_ifma.hpp"
+#include "ff/fr.hpp"
+
+namespace starzk::ifma {
+
+using fr52_t = std::array<uint64_t, 5>;
+
+// A 4 x 64-bit integer (< 2^256) as five 52-bit limbs, and back.
+constexpr fr52_t fr_to_radix52(const std::array<uint64_t, 4>& v) {
+  return {v[0] & limb_mask, ((v[0] >> 52) | (v[1] << 12)) & limb_mask, ((v[1] >> 40) | (v[2] << 24)) & limb_mask,
+          ((v[2] >> 28) | (v[3] << 36)) & limb_mask, v[3] >> 16};
+}
+constexpr std::array<uint64_t, 4> fr_from_radix52(const fr52_t& l) {
+  return {l[0] | (l[1] << 52), (l[1] >> 12) | (l[2] << 40), (l[2] >> 24) | (l[3] << 28), (l[3] >> 36) | (l[4] << 16)};
+}
+
+struct fr_consts {
+  static constexpr auto r = fr_t::modulus;
+  static constexpr fr52_t r52 = fr_to_radix52(r);
+  static constexpr fr52_t two_r52 = [] {  // 2r < 2^256: no carry out
+    auto t = r;
+    limbs::add(t, r, r);
+    return fr_to_radix52(t);
+  }();
+  static constexpr uint64_t rinv52 = limbs::neg_inv64(r[0]) & limb_mask;  // −r^−1 mod 2^52
+  // An fr_t-form value V times this, divided by 2^260, is V·2^4: the
+  // twiddle form of the same element (w·2^256 -> w·2^260).
+  static constexpr fr52_t to_twiddle52 = fr_to_radix52(limbs::pow2_mod(264, r));
+};
+static_assert(fr_from_radix52(fr_to_radix52(fr_t::modulus)) == fr_t::modulus);
+static_assert((fr_consts::rinv52 * fr_consts::r52[0]) % (uint64_t(1) << 52) == limb_mask, "r·rinv52 = −1 mod 2^52");
+
+// Test hooks on plain arrays, lane j in element j (fr_x8_ifma.cpp; call
+// only where ff_path::wide()). a: fr_t values as stored, any 256-bit
+// integer below 2r standing for its residue; w: elements whose twiddle form
+// the hook makes first. Results canonical fr_t.
+void fr_mul_tw_x8(fr_t* out, const fr_t* a, const fr_t* w);  // a·w
+void fr_add_x8(fr_t* out, const fr_t* a, const fr_t* b);     // a + b
+void fr_sub_x8(fr_t* out, const fr_t* a, const fr_t* b);     // a − b
+
+#if STARZK_FF_IFMA
+
+#define SZK_IFMA_R STARZK_IFMA_TARGET inline
+
+struct fr_x8_t {
+  __m512i l[5];  // l[i] lane j: bits 52i .. 52i + 51 of lane j's value (< 2r)
+
+  SZK_IFMA_R static fr_x8_t broadcast(const fr52_t& c) {
+    fr_x8_t x;
+#pragma GCC unroll 5
+    for (unsigned i = 0; i < 5; ++i) x.l[i] = _mm512_set1_epi64(int64_t(c[i]));
+    return x;
+  }
+
+  // Logical shifts; the zero-masked forms with every lane selected are the
+  // plain instructions, whose intrinsics trip GCC 12's -Wuninitialized.
+  SZK_IFMA_R static __m512i shl(__m512i x, unsigned n) { return _mm512_maskz_slli_epi64(__mmask8(0xff), x, n); }
+  SZK_IFMA_R static __m512i shr(__m512i x, unsigned n) { return _mm512_maskz_srli_epi64(__mmask8(0xff), x, n); }
+
+  // The four 64-bit limbs of eight fr_t (limb k of lane j in x[k]) in
+  // radix 2^52, and back (the value must be below 2^256).
+  SZK_IFMA_R static fr_x8_t from_limbs64(const __m512i* x) {
+    const __m512i m = _mm512_set1_epi64(int64_t(limb_mask));
+    fr_x8_t v;
+    v.l[0] = _mm512_and_si512(x[0], m);
+    v.l[1] = _mm512_and_si512(_mm512_or_si512(shr(x[0], 52), shl(x[1], 12)), m);
+    v.l[2] = _mm512_and_si512(_mm512_or_si512(shr(x[1], 40), shl(x[2], 24)), m);
+    v.l[3] = _mm512_and_si512(_mm512_or_si512(shr(x[2], 28), shl(x[3], 36)), m);
+    v.l[4] = shr(x[3], 16);
+    return v;
+  }
+  SZK_IFMA_R void to_limbs64(__m512i* x) const {
+    x[0] = _mm512_or_si512(l[0], shl(l[1], 52));
+    x[1] = _mm512_or_si512(shr(l[1], 12), shl(l[2], 40));
+    x[2] = _mm512_or_si512(shr(l[2], 24), shl(l[3], 28));
+    x[3] = _mm512_or_si512(shr(l[3], 36), shl(l[4], 16));
+  }
+
+  SZK_IFMA_R static __m512i sar52(__m512i x) { return _mm512_maskz_srai_epi64(__mmask8(0xff), x, limb_bits); }
+
+  // Carries: limb i keeps its low 52 bits, the rest moves up (arithmetic
+  // shift: a negative limb borrows). Value in [0, 2^260) -> normalised limbs.
+  SZK_IFMA_R static void normalise(__m512i* t) {
+    const __m512i m = _mm512_set1_epi64(int64_t(limb_mask));
+#pragma GCC unroll 4
+    for (unsigned i = 0; i < 4; ++i) {
+      t[i + 1] = _mm512_add_epi64(t[i + 1], sar52(t[i]));
+      t[i] = _mm512_and_si512(t[i], m);
+    }
+  }
+
+  // s (normalised, s < 2m) -> s − m where that is ≥ 0, else s.
+  SZK_IFMA_R static fr_x8_t sub_if_above(__m512i* s, const fr52_t& m) {
+    fr_x8_t d;
+#pragma GCC unroll 5
+    for (unsigned i = 0; i < 5; ++i) d.l[i] = _mm512_sub_epi64(s[i], _mm512_set1_epi64(int64_t(m[i])));
+    normalise(d.l);
+    const __mmask8 below = _mm512_cmplt_epi64_mask(d.l[4], _mm512_setzero_si512());
+#pragma GCC unroll 5
+    for (unsigned i = 0; i < 5; ++i) d.l[i] = _mm512_mask_mov_epi64(d.l[i], below, s[i]);
+    return d;
+  }
+
+  // The canonical value (< r), for the way out.
+  SZK_IFMA_R fr_x8_t canonical() const {
+    fr_x8_t c = *this;
+    return sub_if_above(c.l, fr_consts::r52);
+  }
+
+  SZK_IFMA_R friend fr_x8_t operator+(const fr_x8_t& a, const fr_x8_t& b) {
+    __m512i s[5];
+#pragma GCC unroll 5
+    for (unsigned i = 0; i < 5; ++i) s[i] = _mm512_add_epi64(a.l[i], b.l[i]);
+    normalise(s);
+    return sub_if_above(s, fr_consts::two_r52);
+  }
+  SZK_IFMA_R friend fr_x8_t operator-(const fr_x8_t& a, const fr_x8_t& b) {
+    __m512i s[5];
+#pragma GCC unroll 5
+    for (unsigned i = 0; i < 5; ++i)
+      s[i] = _mm512_add_epi64(_mm512_sub_epi64(a.l[i], b.l[i]), _mm512_set1_epi64(int64_t(fr_consts::two_r52[i])));
+    normalise(s);
+    return sub_if_above(s, fr_consts::two_r52);
+  }
+
+  // a·b·2^−260 (see the file comment): the 25 partial products into ten
+  // columns (low half of a_i b_j at i + j, high half at i + j + 1), then
+  // five rounds of Montgomery reduction, round i cancelling column i:
+  //   k = z_i·(−r^−1) mod 2^52,  z += k·r·2^(52 i),  z_(i+1) += z_i >> 52.
+  SZK_IFMA_R friend fr_x8_t operator*(const fr_x8_t& a, const fr_x8_t& b) {
+    __m512i z[10];
+#pragma GCC unroll 10
+    for (auto& x : z) x = _mm512_setzero_si512();
+#pragma GCC unroll 5
+    for (unsigned i = 0; i < 5; ++i) {
+#pragma GCC unroll 5
+      for (unsigned j = 0; j < 5; ++j) {
+        z[i + j] = _mm512_madd52lo_epu64(z[i + j], a.l[i], b.l[j]);
+        z[i + j + 1] = _mm512_madd52hi_epu64(z[i + j + 1], a.l[i], b.l[j]);
+      }
+    }
+    const __m512i rinv = _mm512_set1_epi64(int64_t(fr_consts::rinv52));
+#pragma GCC unroll 5
+    for (unsigned i = 0; i < 5; ++i) {
+      const __m512i k = _mm512_madd52lo_epu64(_mm512_setzero_si512(), z[i], rinv);
+#pragma GCC unroll 5
+      for (unsigned j = 0; j < 5; ++j) {
+        const __m512i rj = _mm512_set1_epi64(int64_t(fr_consts::r52[j]));
+        z[i + j] = _mm512_madd52lo_epu64(z[i + j], k, rj);
+        z[i + j + 1] = _mm512_madd52hi_epu64(z[i + j + 1], k, rj);
+      }
+      z[i + 1] = _mm512_add_epi64(z[i + 1], sar52(z[i]));
+    }
+    fr_x8_t r;
+#pragma GCC unroll 5
+    for (unsigned i = 0; i < 5; ++i) r.l[i] = z[5 + i];
+    normalise(r.l);
+    return r;
+  }
+
+  // Lane j takes lane idx[j] of x (one permutation per limb).
+  SZK_IFMA_R static fr_x8_t permute(const fr_x8_t& x, __m512i idx) {
+    fr_x8_t r;
+#pragma GCC unroll 5
+    for (unsigned i = 0; i < 5; ++i) r.l[i] = _mm512_maskz_permutexvar_epi64(__mmask8(0xff), idx, x.l[i]);
+    return r;
+  }
+  // Lanes of `m` from b, the others from a.
+  SZK_IFMA_R static fr_x8_t blend(__mmask8 m, const fr_x8_t& a, const fr_x8_t& b) {
+    fr_x8_t r;
+#pragma GCC unroll 5
+    for (unsigned i = 0; i < 5; ++i) r.l[i] = _mm512_mask_blend_epi64(m, a.l[i], b.l[i]);
+    return r;
+  }
+};
+
+#endif  // STARZK_FF_IFMA
+
+}  // namespace starzk::ifma
