@@ -129,7 +129,15 @@ void bit_reverse_permute(std::span<fr_t> a, unsigned threads) {
       min_grain);
 }
 
+namespace {
+// Where the lanes take a vector (ntt_lanes.hpp): long enough, a multiple of 8.
+bool lanes_for(std::span<fr_t> a) {
+  return a.size() >= (size_t(1) << ntt_lanes_min_log) && a.size() % 8 == 0 && ntt_lanes_available();
+}
+}  // namespace
+
 void scale(std::span<fr_t> a, const fr_t& s, unsigned threads) {
+  if (lanes_for(a)) return scale_lanes(a, s, false, threads);
   parallel_for(
       a.size(), threads,
       [&](size_t begin, size_t end) {
@@ -139,6 +147,7 @@ void scale(std::span<fr_t> a, const fr_t& s, unsigned threads) {
 }
 
 void scale_by_powers(std::span<fr_t> a, const fr_t& s, unsigned threads) {
+  if (lanes_for(a)) return scale_lanes(a, s, true, threads);
   parallel_for(
       a.size(), threads,
       [&](size_t begin, size_t end) {
@@ -161,6 +170,10 @@ void intt(std::span<fr_t> a, const domain_t& d, unsigned threads) {
   const size_t n = a.size();
   if (n == 0) return;
   forward(a, d, threads);
+  if (lanes_for(a)) {  // the reversal alone, then the scaling in lanes
+    std::reverse(a.begin() + 1, a.end());
+    return scale_lanes(a, d.size_inv(), false, threads);
+  }
   // a_0 ← n^−1 a_0; for 1 ≤ k ≤ n/2: swap a_k and a_{n−k} and scale both.
   const fr_t n_inv = d.size_inv();
   a[0] *= n_inv;

@@ -168,6 +168,22 @@ STARZK_IFMA_TARGET STARZK_IFMA_FLATTEN fr_x8_t pair_twiddles(const fr_t* tw, siz
   return load8(t) * fr_x8_t::broadcast(ifma::fr_consts::to_twiddle52);
 }
 
+// a[i] <- a[i]·p_i for i in [begin, end) (multiples of 8), p_begin..p_begin+7
+// given in the twiddle form and multiplied by `step` (twiddle form) from
+// one run of eight to the next; canonical out.
+STARZK_IFMA_TARGET STARZK_IFMA_FLATTEN void scale_run(fr_t* a, size_t begin, size_t end, fr_x8_t p, const fr_x8_t& step,
+                                                      bool advance) {
+  for (size_t i = begin; i < end; i += 8) {
+    store8(a + i, (load8(a + i) * p).canonical());
+    if (advance) p = p * step;
+  }
+}
+
+// Eight elements (canonical fr_t) in the twiddle form.
+STARZK_IFMA_TARGET STARZK_IFMA_FLATTEN fr_x8_t twiddle_form(const fr_t* v) {
+  return load8(v) * fr_x8_t::broadcast(ifma::fr_consts::to_twiddle52);
+}
+
 }  // namespace
 
 void forward_lanes(std::span<fr_t> a, std::span<const fr_t> tw, unsigned threads) {
@@ -181,9 +197,26 @@ void forward_lanes(std::span<fr_t> a, std::span<const fr_t> tw, unsigned threads
         pl.n / 16, threads, [&](size_t begin, size_t end) { wide_stage(pl, s, begin, end); }, 64);
 }
 
+void scale_lanes(std::span<fr_t> a, const fr_t& s, bool powers, unsigned threads) {
+  const fr_t s8 = s.pow(uint64_t(8));
+  alignas(64) fr_t step[8];
+  std::fill(step, step + 8, s8);
+  const fr_x8_t step_tw = twiddle_form(step);
+  parallel_for(
+      a.size() / 8, threads,
+      [&](size_t begin, size_t end) {
+        alignas(64) fr_t p[8];
+        p[0] = powers ? s.pow(uint64_t(8 * begin)) : s;
+        for (unsigned l = 1; l < 8; ++l) p[l] = powers ? p[l - 1] * s : s;
+        scale_run(a.data(), 8 * begin, 8 * end, twiddle_form(p), step_tw, powers);
+      },
+      128);
+}
+
 #else
 
 void forward_lanes(std::span<fr_t>, std::span<const fr_t>, unsigned) {}  // never reached
+void scale_lanes(std::span<fr_t>, const fr_t&, bool, unsigned) {}        // never reached
 
 #endif
 

@@ -20,7 +20,9 @@
 // registers through permutations; values between stages stay below 2r
 // (fr_x8_ifma.hpp) and only the last stage writes canonical fr_t. Stages
 // whose groups fit 4096 elements run one chunk per task, as in ntt.cpp;
-// the others spread their runs over the threads.
+// the others spread their runs over the threads. The scalings around the
+// transforms (n^−1 after an inverse, the coset's powers s^i) run in the
+// lanes too (scale_lanes).
 #pragma once
 
 #include <span>
@@ -39,5 +41,10 @@ constexpr unsigned ntt_lanes_min_log = 6;
 // output); tw = ω^i for i < n/2 (domain_t::twiddles()). Needs
 // ntt_lanes_available() and a.size() = 2^k with k ≥ ntt_lanes_min_log.
 void forward_lanes(std::span<fr_t> a, std::span<const fr_t> tw, unsigned threads);
+
+// a_i <- a_i·s (powers = false) or a_i·s^i (powers = true), eight at a time
+// (a product per run of eight, one more to step the powers). Needs
+// ntt_lanes_available() and a.size() a multiple of 8.
+void scale_lanes(std::span<fr_t> a, const fr_t& s, bool powers, unsigned threads);
 
 }  // namespace starzk

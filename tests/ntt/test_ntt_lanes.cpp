@@ -3,7 +3,7 @@
 // lanes' smallest to past the 4096-element chunk (the cross-chunk stages),
 // thread counts that cut the runs unevenly, both root conventions, fresh
 // random vectors and the edge vectors (all 0, all 1, all r − 1, a lone
-// r − 1), through ntt, intt and the coset forms. Skipped where the CPU
+// r − 1), through ntt, intt and the coset forms; the scalings alone. Skipped where the CPU
 // lacks AVX-512 IFMA.
 #include <gtest/gtest.h>
 
@@ -55,6 +55,21 @@ TEST_F(NttLanes, MatchesScalarStagesEverySize) {
     EXPECT_EQ(c, c_ref) << "coset_ntt k = " << k;
     const auto [ci, ci_ref] = both_ways(a, [&](std::vector<fr_t>& v) { coset_intt(v, d, shift, 2); });
     EXPECT_EQ(ci, ci_ref) << "coset_intt k = " << k;
+  }
+}
+
+// The scalings on their own, at lengths that are and are not the lanes'
+// (a multiple of 8, at least 64), split over threads unevenly.
+TEST_F(NttLanes, ScalingsMatchScalar) {
+  for (size_t n : {size_t(64), size_t(72), size_t(1000), size_t(4104), size_t(4101)}) {
+    const auto a = test::random_vector(g, n);
+    const fr_t s = fr_t::random(g);
+    for (unsigned threads : {1u, 3u}) {
+      const auto [p, p_ref] = both_ways(a, [&](std::vector<fr_t>& v) { scale_by_powers(v, s, threads); });
+      EXPECT_EQ(p, p_ref) << "scale_by_powers n = " << n << " threads " << threads;
+      const auto [c, c_ref] = both_ways(a, [&](std::vector<fr_t>& v) { scale(v, s, threads); });
+      EXPECT_EQ(c, c_ref) << "scale n = " << n << " threads " << threads;
+    }
   }
 }
 
