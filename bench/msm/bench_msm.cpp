@@ -13,8 +13,8 @@
 //   bm_batch_add_g1/16/2     the sum of the bases whose scalar is 1 (45% of
 //                            2^16 G1 bases), in affine buckets in lanes (2),
 //                            one at a time (1) or XYZZ additions (0); also
-//                            bm_batch_add_g2 (forms 0 and 1);
-//   bm_g2_msm_random/14/1/1  Pippenger, 2^14 G2 bases (the same flags);
+//                            bm_batch_add_g2;
+//   bm_g2_msm_random/14/2/1  Pippenger, 2^14 G2 bases (the same flags);
 //   bm_g1_msm_tail/10        the default form at 2^10 and 2^12 terms, the
 //                            size of a split MSM's tail; also bm_g2_msm_tail.
 // Bases are a seeded random walk of subgroup points (setup not timed).
@@ -98,7 +98,7 @@ BENCHMARK(bm_msm_random<g1_params>)
 BENCHMARK(bm_msm_random<g2_params>)
     ->Name("bm_g2_msm_random")
     ->ArgNames({"log2n", "affine", "glv"})
-    ->ArgsProduct({{14}, {0, 1}, {0, 1}})
+    ->ArgsProduct({{14}, {0, 1, 2}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->MeasureProcessCPUTime()
     ->UseRealTime();
@@ -113,7 +113,7 @@ BENCHMARK(bm_msm_random<g1_params>)
 BENCHMARK(bm_msm_random<g2_params>)
     ->Name("bm_g2_msm_tail")
     ->ArgNames({"log2n", "affine", "glv"})
-    ->ArgsProduct({{10, 12}, {1}, {1}})
+    ->ArgsProduct({{10, 12}, {1, 2}, {1}})
     ->Unit(benchmark::kMillisecond)
     ->MeasureProcessCPUTime()
     ->UseRealTime();
@@ -159,7 +159,7 @@ BENCHMARK(bm_batch_add<g1_params>)
 BENCHMARK(bm_batch_add<g2_params>)
     ->Name("bm_batch_add_g2")
     ->ArgNames({"log2n", "affine"})
-    ->ArgsProduct({{16}, {0, 1}})
+    ->ArgsProduct({{16}, {0, 1, 2}})
     ->Unit(benchmark::kMillisecond)
     ->MeasureProcessCPUTime()
     ->UseRealTime();

@@ -12,7 +12,9 @@
 //                              first converted to the lane form.
 // B = count/16 within [8, 1024]: a bucket takes ~16 bases, so the final
 // B-term sum costs ~1/16 of the additions, and a batch shares its
-// inversion among B of them. Equal or opposite points (a repeated base,
+// inversion among B of them. Bases at infinity (a key's query holds one
+// for every wire the polynomial does not use) take no bucket turn, so the
+// turns stay regular and no addition meets a bucket already in the batch. Equal or opposite points (a repeated base,
 // P + (−P)) go to the buckets' XYZZ side sums, as in the MSM, so any
 // bitmap over any bases gives the same group element as the plain sum.
 #include "msm/batch_add.hpp"
@@ -54,22 +56,24 @@ xyzz_t<P> chunk_sum(std::span<const affine_t<P>> bases, std::span<const uint64_t
   }
   const size_t n_buckets = std::clamp(count / bases_per_bucket, min_buckets, max_buckets);
   size_t j = 0;
-  if constexpr (std::is_same_v<P, g1_params>) {
-    if (cfg.lanes && lane_buckets_available()) {
-      std::vector<g1_affine_t> chosen;
-      chosen.reserve(count);
-      for_each_selected(bitmap, wb, we, [&](size_t i) { chosen.push_back(bases[i]); });
-      std::vector<lane_point_t> table(count);
-      to_lane_points(chosen, table.data());
-      lane_buckets_t bucket(n_buckets, n_buckets, table.data());
-      for (; j < count; ++j) bucket.add(j % n_buckets, j, false);
-      bucket.finish();
-      for (size_t b = 0; b < n_buckets; ++b) bucket.add_bucket_to(acc, b);
-      return acc;
-    }
+  if (cfg.lanes && lane_buckets_available()) {
+    std::vector<affine_t<P>> chosen;
+    chosen.reserve(count);
+    for_each_selected(bitmap, wb, we, [&](size_t i) {
+      if (!bases[i].is_infinity()) chosen.push_back(bases[i]);
+    });
+    std::vector<lane_point_of<P>> table(chosen.size());
+    to_lane_points(std::span<const affine_t<P>>(chosen), table.data());
+    lane_buckets_t<P> bucket(n_buckets, n_buckets, table.data());
+    for (; j < chosen.size(); ++j) bucket.add(j % n_buckets, j, false);
+    bucket.finish();
+    for (size_t b = 0; b < n_buckets; ++b) bucket.add_bucket_to(acc, b);
+    return acc;
   }
   affine_buckets_t<P> bucket(n_buckets, n_buckets);
-  for_each_selected(bitmap, wb, we, [&](size_t i) { bucket.add(j++ % n_buckets, bases[i]); });
+  for_each_selected(bitmap, wb, we, [&](size_t i) {
+    if (!bases[i].is_infinity()) bucket.add(j++ % n_buckets, bases[i]);
+  });
   bucket.finish();
   for (size_t b = 0; b < n_buckets; ++b) bucket.add_bucket_to(acc, b);
   return acc;

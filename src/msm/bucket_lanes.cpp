@@ -1,15 +1,19 @@
-// The G1 lane buckets (bucket_lanes.hpp): placing terms (scalar code) and
-// the batch (AVX-512 IFMA, eight pairs per step).
+// The lane buckets (bucket_lanes.hpp), G1 and G2: placing terms (scalar
+// code) and the batch (AVX-512 IFMA, eight pairs per step).
 //
-// Bounds in the batch (fp_x8_t keeps value < bound·p): gathered coordinates
-// are canonical (bound 1); d = x_p − x_q has bound 2; λ and every product
-// bound 2; x_3 = λ² − x_q − x_p bound 4 and y_3 = λ·(x_q − x_3) − y_q bound
-// 3, both brought back below p by two conditional subtractions (of 2p, then
-// of p) before they are stored, so that buckets stay canonical.
+// Bounds in the batch (fp_x8_t keeps value < bound·p; an F_p2 value is two
+// of them): gathered coordinates are canonical (bound 1); d = x_p − x_q has
+// bound 2; on G1 λ and every product bound 2, x_3 = λ² − x_q − x_p bound 4
+// and y_3 = λ·(x_q − x_3) − y_q bound 3; on G2 the Karatsuba product and
+// the complex square leave parts of bound up to 6, so x_3 and y_3 stay
+// below 8p. Both are brought back below p by conditional subtractions (of
+// 4p, 2p, then p) before they are stored, so that buckets stay canonical.
 #include "msm/bucket_lanes.hpp"
 
 #include <cstring>
 
+#include "ec/points_x8.hpp"
+#include "ff/fp2.hpp"
 #include "ff/fp_x8_ifma.hpp"
 #include "msm/lane_access.hpp"
 
@@ -17,15 +21,17 @@ namespace starzk {
 
 namespace {
 
-bool is_o(const lane_point_t& p) {
+template <class T>
+bool is_o(const T& p) {
+  const auto* w = reinterpret_cast<const uint64_t*>(&p);
   uint64_t any = 0;
-  for (unsigned i = 0; i < 8; ++i) any |= p.x[i] | p.y[i];
+  for (size_t i = 0; i < sizeof(T) / 8; ++i) any |= w[i];
   return any == 0;
 }
 
 // p − y in radix 2^52 (y canonical and nonzero, so the result is too);
-// y = 0 stays 0.
-void negate_y(const uint64_t* y, uint64_t* out) {
+// y = 0 stays 0. One F_p coordinate (eight limbs).
+void negate_part(const uint64_t* y, uint64_t* out) {
   uint64_t any = 0;
   for (unsigned i = 0; i < 8; ++i) any |= y[i];
   if (any == 0) {
@@ -40,6 +46,16 @@ void negate_y(const uint64_t* y, uint64_t* out) {
   }
 }
 
+// The value a of a lane coordinate v = a·2^416 as fp_t: the limbs v read as
+// an fp_t stand for v·2^−384 = a·2^32, times 2^−32 (the fp_t whose limbs
+// are 2^352 mod p).
+fp_t lane_coord(const uint64_t* l) {
+  static const fp_t two_m32 = fp_t::from_mont_limbs(limbs::pow2_mod(352, fp_t::modulus));
+  ifma::limbs52_t r;
+  std::memcpy(r.data(), l, 64);
+  return fp_t::from_mont_limbs(ifma::from_radix52(r)) * two_m32;
+}
+
 }  // namespace
 
 bool lane_buckets_available() {
@@ -50,54 +66,114 @@ bool lane_buckets_available() {
 #endif
 }
 
-// The value a of a lane point's coordinate v = a·2^416 as fp_t: the limbs
-// v read as an fp_t stand for v·2^−384 = a·2^32, times 2^−32 (the fp_t whose
-// limbs are 2^352 mod p).
-g1_affine_t from_lane_point(const lane_point_t& p) {
-  static const fp_t two_m32 = fp_t::from_mont_limbs(limbs::pow2_mod(352, fp_t::modulus));
-  auto coord = [](const uint64_t* l) {
-    ifma::limbs52_t r;
-    std::memcpy(r.data(), l, 64);
-    return fp_t::from_mont_limbs(ifma::from_radix52(r)) * two_m32;
-  };
-  return g1_affine_t{coord(p.x), coord(p.y)};
+g1_affine_t from_lane_point(const lane_point_t& p) { return g1_affine_t{lane_coord(p.x), lane_coord(p.y)}; }
+g2_affine_t from_lane_point(const lane_point2_t& p) {
+  return g2_affine_t{fp2_t{lane_coord(p.x[0]), lane_coord(p.x[1])}, fp2_t{lane_coord(p.y[0]), lane_coord(p.y[1])}};
 }
 
 #if STARZK_FF_IFMA
+namespace {
+
+using ifma::fp_x8_t;
+using namespace lane_access;
+using fp2_x8_t = fp2_over<fp_x8_t>;
+
+// What the batch needs of a curve's lane form: its 8-lane field F and the
+// scalar field E the chain products are inverted in, the coordinates'
+// places in a lane point (in 64-bit words), and F's gathers, scatters,
+// selections and reduction.
+template <class P>
+struct lane_math;
+
+template <>
+struct lane_math<g1_params> {
+  using F = fp_x8_t;
+  using E = fp_t;
+  static constexpr int64_t words = sizeof(lane_point_t) / 8, y_at = 8;
+  STARZK_IFMA_TARGET static F load(const uint64_t* base, __m512i off) { return gather(base, off); }
+  STARZK_IFMA_TARGET static void store(uint64_t* base, __m512i off, __mmask8 m, const F& v) {
+    scatter(base, off, m, v);
+  }
+  STARZK_IFMA_TARGET static F pick(__mmask8 m, const F& a, const F& b) { return select(m, a, b); }
+  STARZK_IFMA_TARGET static F reduce(const F& v) { return canonical(v); }
+  STARZK_IFMA_TARGET static void out(const F& v, E* e) { ifma::from_lanes(v, e); }
+  STARZK_IFMA_TARGET static F in(const E* e) { return ifma::to_lanes(e); }
+};
+
+template <>
+struct lane_math<g2_params> {
+  using F = fp2_x8_t;
+  using E = fp2_t;
+  static constexpr int64_t words = sizeof(lane_point2_t) / 8, y_at = 16;
+  STARZK_IFMA_TARGET static F load(const uint64_t* base, __m512i off) {
+    return F{gather(base, off), gather(base + 8, off)};
+  }
+  STARZK_IFMA_TARGET static void store(uint64_t* base, __m512i off, __mmask8 m, const F& v) {
+    scatter(base, off, m, v.c0);
+    scatter(base + 8, off, m, v.c1);
+  }
+  STARZK_IFMA_TARGET static F pick(__mmask8 m, const F& a, const F& b) {
+    return F{select(m, a.c0, b.c0), select(m, a.c1, b.c1)};
+  }
+  // Parts of bound up to 8: minus 4p where ≥ 4p, then canonical.
+  STARZK_IFMA_TARGET static fp_x8_t reduce_part(const fp_x8_t& v) {
+    return canonical(fp_x8_t::reduce_once(v.l, ifma::consts::pow2_p52[2]));
+  }
+  STARZK_IFMA_TARGET static F reduce(const F& v) { return F{reduce_part(v.c0), reduce_part(v.c1)}; }
+  STARZK_IFMA_TARGET static void out(const F& v, E* e) {
+    fp_t a[8], b[8];
+    ifma::from_lanes(v.c0, a);
+    ifma::from_lanes(v.c1, b);
+    for (unsigned l = 0; l < 8; ++l) e[l] = E{a[l], b[l]};
+  }
+  STARZK_IFMA_TARGET static F in(const E* e) {
+    fp_t a[8], b[8];
+    for (unsigned l = 0; l < 8; ++l) a[l] = e[l].c0, b[l] = e[l].c1;
+    return F{ifma::to_lanes(a), ifma::to_lanes(b)};
+  }
+};
+
+}  // namespace
+
 // alignas(64) on the element types: outside an AVX-512 target GCC gives
 // __m512i a smaller alignment, and the vector code stores with aligned moves.
-struct lane_buckets_t::scratch_t {
+template <class P>
+struct lane_buckets_t<P>::scratch_t {
   struct alignas(64) group_t {
     __m512i boff, toff;  // word offsets of the lanes' buckets and terms
     __mmask8 live, neg;  // lanes holding a pair; lanes whose term is negated
   };
   struct alignas(64) slot_t {
-    ifma::fp_x8_t v;
+    typename lane_math<P>::F v;
   };
   std::vector<group_t> grp;
   std::vector<slot_t> dx, prefix, xq, xp;
 };
 #else
-struct lane_buckets_t::scratch_t {};
+template <class P>
+struct lane_buckets_t<P>::scratch_t {};
 #endif
 
-lane_buckets_t::lane_buckets_t(size_t n, size_t batch, const lane_point_t* terms)
+template <class P>
+lane_buckets_t<P>::lane_buckets_t(size_t n, size_t batch, const point_t* terms)
     : bucket_(n),
       state_(n, empty),
-      side_(n, xyzz_t<g1_params>::infinity()),
+      side_(n, xyzz::infinity()),
       terms_(terms),
       batch_(batch < 8 ? 8 : batch),
       scratch_(std::make_shared<scratch_t>()) {
   pend_.reserve(batch_);
 }
 
-void lane_buckets_t::to_side(uint32_t b, uint32_t j, bool neg) {
-  const g1_affine_t p = from_lane_point(terms_[j]);
+template <class P>
+void lane_buckets_t<P>::to_side(uint32_t b, uint32_t j, bool neg) {
+  const affine_t<P> p = from_lane_point(terms_[j]);
   side_[b] += neg ? -p : p;
 }
 
-void lane_buckets_t::place(uint32_t b, uint32_t j, bool neg, bool may_wait) {
-  const lane_point_t& p = terms_[j];
+template <class P>
+void lane_buckets_t<P>::place(uint32_t b, uint32_t j, bool neg, bool may_wait) {
+  const point_t& p = terms_[j];
   if (is_o(p)) return;
   switch (state_[b]) {
     case busy:
@@ -107,16 +183,18 @@ void lane_buckets_t::place(uint32_t b, uint32_t j, bool neg, bool may_wait) {
         to_side(b, j, neg);
       return;
     case empty:
-      std::memcpy(bucket_[b].x, p.x, 64);
+      std::memcpy(&bucket_[b].x, &p.x, sizeof p.x);
       if (neg)
-        negate_y(p.y, bucket_[b].y);
+        for (size_t k = 0; k < sizeof p.y / 64; ++k)
+          negate_part(reinterpret_cast<const uint64_t*>(&p.y) + 8 * k,
+                      reinterpret_cast<uint64_t*>(&bucket_[b].y) + 8 * k);
       else
-        std::memcpy(bucket_[b].y, p.y, 64);
+        std::memcpy(&bucket_[b].y, &p.y, sizeof p.y);
       state_[b] = full;
       return;
     default:
       // Same x: P + P or P + (−P), which the affine formula cannot take.
-      if (std::memcmp(bucket_[b].x, p.x, 64) == 0) {
+      if (std::memcmp(&bucket_[b].x, &p.x, sizeof p.x) == 0) {
         to_side(b, j, neg);
         return;
       }
@@ -129,25 +207,24 @@ void lane_buckets_t::place(uint32_t b, uint32_t j, bool neg, bool may_wait) {
 // The pairs that met a busy bucket go once more, now that the batch has
 // freed every bucket; none of them waits a second time, so a nested flush
 // (a full batch while they are placed) finds nothing waiting.
-void lane_buckets_t::flush() {
+template <class P>
+void lane_buckets_t<P>::flush() {
   run_batch();
   std::vector<pending_t> again;
   again.swap(wait_);
   for (const pending_t& e : again) place(e.b, e.j, e.neg, false);
 }
 
-void lane_buckets_t::finish() {
+template <class P>
+void lane_buckets_t<P>::finish() {
   while (!pend_.empty() || !wait_.empty()) flush();
-  out_.assign(bucket_.size(), g1_affine_t::infinity());
+  out_.assign(bucket_.size(), affine_t<P>::infinity());
   const size_t n = bucket_.size();
   for (size_t b = 0; b < n; ++b)
     if (state_[b] != empty) out_[b] = from_lane_point(bucket_[b]);
 }
 
 #if STARZK_FF_IFMA
-
-using ifma::fp_x8_t;
-using namespace lane_access;
 
 STARZK_IFMA_TARGET STARZK_IFMA_FLATTEN void to_lane_points(std::span<const g1_affine_t> in, lane_point_t* out) {
   for (size_t i = 0; i < in.size(); i += 8) {
@@ -172,69 +249,104 @@ STARZK_IFMA_TARGET STARZK_IFMA_FLATTEN void to_lane_points(std::span<const g1_af
   }
 }
 
+STARZK_IFMA_TARGET STARZK_IFMA_FLATTEN void to_lane_points(std::span<const g2_affine_t> in, lane_point2_t* out) {
+  for (size_t i = 0; i < in.size(); i += 8) {
+    const size_t k = in.size() - i < 8 ? in.size() - i : 8;
+    alignas(64) fp_t c[4][8];
+    for (unsigned l = 0; l < 8; ++l) {
+      const g2_affine_t& p = in[i + (l < k ? l : 0)];
+      c[0][l] = p.x.c0, c[1][l] = p.x.c1, c[2][l] = p.y.c0, c[3][l] = p.y.c1;
+    }
+    for (unsigned part = 0; part < 4; ++part) {
+      const fp_x8_t v = canonical(ifma::to_lanes(c[part]));
+      alignas(64) uint64_t b[8][8];
+      for (unsigned li = 0; li < 8; ++li) _mm512_store_si512(b[li], v.l[li]);
+      for (unsigned l = 0; l < k; ++l) {
+        uint64_t* dst = part < 2 ? out[i + l].x[part] : out[i + l].y[part - 2];
+        for (unsigned li = 0; li < 8; ++li) dst[li] = b[li][l];
+      }
+    }
+  }
+}
+
+namespace {
+
 // The batch: pass 1 chains the denominators lane by lane, the eight chain
 // products are inverted together, pass 2 walks back (bucket_affine.hpp's
 // run_batch, eight chains wide). Lanes past the last pair carry d = 1.
-STARZK_IFMA_TARGET STARZK_IFMA_FLATTEN void lane_buckets_t::run_batch() {
+// (A free function: the target attributes do not reach a member template's
+// out-of-class definition.)
+template <class P, class Pend, class Scratch>
+STARZK_IFMA_TARGET STARZK_IFMA_FLATTEN void run_batch_lanes(const std::vector<Pend>& pend_, Scratch& scratch,
+                                                            const uint64_t* terms, uint64_t* buckets) {
+  using M = lane_math<P>;
+  using F = typename M::F;
+  using E = typename M::E;
   const size_t m = pend_.size();
-  if (m == 0) return;
   const size_t groups = (m + 7) / 8;
-  using group_t = scratch_t::group_t;
-  auto& [grp, dx, prefix, xq, xp] = *scratch_;
+  using group_t = typename Scratch::group_t;
+  auto& [grp, dx, prefix, xq, xp] = scratch;
   for (auto* v : {&dx, &prefix, &xq, &xp})
     if (v->size() < groups) v->resize(groups);
   if (grp.size() < groups) grp.resize(groups);
-  const uint64_t* terms = terms_[0].x;
-  uint64_t* buckets = bucket_[0].x;
-  const fp_x8_t one = fp_x8_t::one();
-  fp_x8_t acc = one;
+  const F one = F::one();
+  F acc = one;
   for (size_t g = 0; g < groups; ++g) {
     alignas(64) int64_t bo[8], to[8];
     __mmask8 live = 0, neg = 0;
     for (unsigned l = 0; l < 8; ++l) {
       const size_t e = 8 * g + l < m ? 8 * g + l : 8 * g;  // a dead lane repeats the group's first pair
-      bo[l] = int64_t(pend_[e].b) * 16;
-      to[l] = int64_t(pend_[e].j) * 16;
+      bo[l] = int64_t(pend_[e].b) * M::words;
+      to[l] = int64_t(pend_[e].j) * M::words;
       if (8 * g + l < m) live |= __mmask8(1u << l);
       if (pend_[e].neg) neg |= __mmask8(1u << l);
     }
     group_t& gr = grp[g];
     gr = {_mm512_load_si512(bo), _mm512_load_si512(to), live, neg};
-    xq[g].v = gather(buckets, gr.boff);
-    xp[g].v = gather(terms, gr.toff);
-    dx[g].v = select(live, xp[g].v - xq[g].v, one, 2);
+    xq[g].v = M::load(buckets, gr.boff);
+    xp[g].v = M::load(terms, gr.toff);
+    dx[g].v = M::pick(live, xp[g].v - xq[g].v, one);
     prefix[g].v = acc;
     acc = acc * dx[g].v;
   }
   // The eight chain products (never 0: x_p != x_q in every pair), inverted
-  // with one fp_t inversion.
-  alignas(64) fp_t tot[8], pre[8];
-  ifma::from_lanes(acc, tot);
-  fp_t run = fp_t::one();
+  // with one inversion in E.
+  E tot[8], pre[8];
+  M::out(acc, tot);
+  E run = E::one();
   for (unsigned l = 0; l < 8; ++l) {
     pre[l] = run;
     run *= tot[l];
   }
-  fp_t inv_all = run.inverse();
+  E inv_all = run.inverse();
   for (unsigned l = 8; l-- > 0;) {
-    const fp_t t = inv_all * pre[l];
+    const E t = inv_all * pre[l];
     inv_all *= tot[l];
     tot[l] = t;
   }
-  fp_x8_t inv = ifma::to_lanes(tot);
+  F inv = M::in(tot);
   for (size_t g = groups; g-- > 0;) {
     const group_t& gr = grp[g];
-    const fp_x8_t dinv = inv * prefix[g].v;
+    const F dinv = inv * prefix[g].v;
     inv = inv * dx[g].v;
-    const fp_x8_t yq = gather(buckets + 8, gr.boff);
-    const fp_x8_t y0 = gather(terms + 8, gr.toff);
-    const fp_x8_t yp = select(gr.neg, fp_x8_t::zero() - y0, y0, 2);
-    const fp_x8_t lambda = (yp - yq) * dinv;
-    const fp_x8_t x3 = canonical(lambda.sqr() - xq[g].v - xp[g].v);
-    const fp_x8_t y3 = canonical(lambda * (xq[g].v - x3) - yq);
-    scatter(buckets, gr.boff, gr.live, x3);
-    scatter(buckets + 8, gr.boff, gr.live, y3);
+    const F yq = M::load(buckets + M::y_at, gr.boff);
+    const F y0 = M::load(terms + M::y_at, gr.toff);
+    const F yp = M::pick(gr.neg, F::zero() - y0, y0);
+    const F lambda = (yp - yq) * dinv;
+    const F x3 = M::reduce(lambda.sqr() - xq[g].v - xp[g].v);
+    const F y3 = M::reduce(lambda * (xq[g].v - x3) - yq);
+    M::store(buckets, gr.boff, gr.live, x3);
+    M::store(buckets + M::y_at, gr.boff, gr.live, y3);
   }
+}
+
+}  // namespace
+
+template <class P>
+void lane_buckets_t<P>::run_batch() {
+  if (pend_.empty()) return;
+  run_batch_lanes<P>(pend_, *scratch_, reinterpret_cast<const uint64_t*>(terms_),
+                     reinterpret_cast<uint64_t*>(bucket_.data()));
   for (const pending_t& e : pend_) state_[e.b] = full;
   pend_.clear();
 }
@@ -243,8 +355,13 @@ STARZK_IFMA_TARGET STARZK_IFMA_FLATTEN void lane_buckets_t::run_batch() {
 
 // Never reached: lane_buckets_available() is false without IFMA.
 void to_lane_points(std::span<const g1_affine_t>, lane_point_t*) {}
-void lane_buckets_t::run_batch() {}
+void to_lane_points(std::span<const g2_affine_t>, lane_point2_t*) {}
+template <class P>
+void lane_buckets_t<P>::run_batch() {}
 
 #endif
+
+template class lane_buckets_t<g1_params>;
+template class lane_buckets_t<g2_params>;
 
 }  // namespace starzk

@@ -1,6 +1,7 @@
-// lane_buckets_t: the G1 affine buckets of msm/bucket_affine.hpp with the
+// lane_buckets_t<P>: the affine buckets of msm/bucket_affine.hpp with the
 // batch's field arithmetic done eight additions at a time in the 52-bit
-// AVX-512 IFMA lanes of ff/fp_x8_ifma.hpp.
+// AVX-512 IFMA lanes of ff/fp_x8_ifma.hpp, on G1 (F_p) and on G2 (F_p2 over
+// the same lanes, ec/points_x8.hpp).
 //
 // Why: the batch-affine addition is ~6 F_p products per point (1 for the
 // running product of the denominators, 2 to take each inverse out of it,
@@ -11,8 +12,9 @@
 // bucket_affine.hpp; only where the arithmetic runs differs.
 //
 // Layout: every term of the MSM is converted once, before the windows, into
-// a lane_point_t: x and y as eight radix-2^52 limbs each, canonical (< p),
-// in Montgomery form with R = 2^416 (fp_x8_t's); O is all zeros. The
+// a lane point: each F_p coordinate (x, y on G1; x0, x1, y0, y1 on G2) as
+// eight radix-2^52 limbs, canonical (< p), in Montgomery form with
+// R = 2^416 (fp_x8_t's); O is all zeros. The
 // buckets are kept in the same form, so a window converts nothing: a batch
 // gathers eight (bucket, term) pairs into registers, lane i holding pair i,
 // and scatters the eight new buckets back. Canonical values make equal
@@ -28,9 +30,10 @@
 // goes to the bucket's XYZZ side sum, as do P + P and P + (−P)), so side
 // sums stay rare even when the batch is a quarter of the buckets.
 //
-// The window's sum Σ (b+1)·bucket[b] runs in the lanes too (window_sum):
-// eight runs of buckets side by side, in place of two scalar additions
-// per bucket on one core.
+// On G1 the window's sum Σ (b+1)·bucket[b] runs in the lanes too
+// (window_sum): eight runs of buckets side by side, in place of two scalar
+// additions per bucket on one core; G2's buckets are summed one at a time
+// (add_bucket_to).
 //
 // Use only where ff_path::wide() is true (CPUID/XGETBV said AVX-512F/VL/BW
 // and IFMA, and STARZK_FF_IFMA / STARZK_FF_PORTABLE did not turn it off);
@@ -41,6 +44,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -49,10 +53,26 @@
 
 namespace starzk {
 
-// A G1 point in the lane form (see the file comment).
+// A G1 point in the lane form (see the file comment), and a G2 one: the
+// coordinate c0 + c1·u as parts [0] and [1].
 struct alignas(64) lane_point_t {
   uint64_t x[8], y[8];
 };
+struct alignas(64) lane_point2_t {
+  uint64_t x[2][8], y[2][8];
+};
+template <class P>
+struct lane_form;
+template <>
+struct lane_form<g1_params> {
+  using point = lane_point_t;
+};
+template <>
+struct lane_form<g2_params> {
+  using point = lane_point2_t;
+};
+template <class P>
+using lane_point_of = typename lane_form<P>::point;
 
 // Whether the lane buckets may run here (ff_path::wide()).
 bool lane_buckets_available();
@@ -60,15 +80,22 @@ bool lane_buckets_available();
 // out[i] = in[i] in the lane form, i < in.size() (eight at a time, any
 // count).
 void to_lane_points(std::span<const g1_affine_t> in, lane_point_t* out);
+void to_lane_points(std::span<const g2_affine_t> in, lane_point2_t* out);
 
-// A lane point back as an affine fp_t point (one product).
+// A lane point back as an affine fp_t / fp2_t point (one product per F_p
+// coordinate).
 g1_affine_t from_lane_point(const lane_point_t& p);
+g2_affine_t from_lane_point(const lane_point2_t& p);
 
+template <class P>
 class lane_buckets_t {
  public:
+  using point_t = lane_point_of<P>;
+  using xyzz = xyzz_t<P>;
+
   // n buckets, all O; batches of `batch` additions (at least 8); term j of
   // the MSM is terms[j], which must outlive the buckets.
-  lane_buckets_t(size_t n, size_t batch, const lane_point_t* terms);
+  lane_buckets_t(size_t n, size_t batch, const point_t* terms);
 
   size_t size() const { return state_.size(); }
 
@@ -80,12 +107,12 @@ class lane_buckets_t {
   void finish();
 
   // acc += bucket[b] (its affine part and its side sum), after finish().
-  void add_bucket_to(xyzz_t<g1_params>& acc, size_t b) const {
+  void add_bucket_to(xyzz& acc, size_t b) const {
     if (state_[b] != empty) acc += out_[b];
     if (!side_[b].is_infinity()) acc += side_[b];
   }
 
-  // The window's sum Σ_b (b + 1)·bucket[b], in lanes: the n buckets cut
+  // G1: the window's sum Σ_b (b + 1)·bucket[b], in lanes: the n buckets cut
   // into eight runs of L = n/8, lane j walks run j from the top with the
   // running-sum trick (run += bucket, tot += run; ec/jacobian.hpp's
   // unchecked formulas over the 8-lane field), then
@@ -98,8 +125,8 @@ class lane_buckets_t {
   // pending first and folds the side sums into their buckets; after it
   // the buckets are spent (call nothing else). The offsets are for tests;
   // window_sum() takes two fixed ones.
-  xyzz_t<g1_params> window_sum(const g1_affine_t& r, const g1_affine_t& r2);
-  xyzz_t<g1_params> window_sum();
+  xyzz window_sum(const g1_affine_t& r, const g1_affine_t& r2) requires std::is_same_v<P, g1_params>;
+  xyzz window_sum() requires std::is_same_v<P, g1_params>;
 
  private:
   enum : uint8_t { empty = 0, full = 1, busy = 2 };
@@ -110,22 +137,26 @@ class lane_buckets_t {
 
   void place(uint32_t b, uint32_t j, bool neg, bool may_wait);
   void to_side(uint32_t b, uint32_t j, bool neg);
-  void fold_sides();  // bucket[b] += side[b] for every side sum, as lane points
+  void fold_sides()  // bucket[b] += side[b] for every side sum, as lane points
+      requires std::is_same_v<P, g1_params>;
   // Σ_{b in [begin, end)} (b − begin + 1)·bucket[b] and Σ bucket[b], one
   // bucket at a time (after fold_sides).
-  std::pair<xyzz_t<g1_params>, xyzz_t<g1_params>> run_sum(size_t begin, size_t end) const;
+  std::pair<xyzz, xyzz> run_sum(size_t begin, size_t end) const requires std::is_same_v<P, g1_params>;
   void flush();      // run_batch, then the pairs that waited
   void run_batch();  // bucket_lanes.cpp, IFMA target
 
-  std::vector<lane_point_t> bucket_;
+  std::vector<point_t> bucket_;
   std::vector<uint8_t> state_;
-  std::vector<xyzz_t<g1_params>> side_;
-  std::vector<g1_affine_t> out_;  // the buckets as fp_t points, after finish()
-  const lane_point_t* terms_;
+  std::vector<xyzz> side_;
+  std::vector<affine_t<P>> out_;  // the buckets as fp_t points, after finish()
+  const point_t* terms_;
   size_t batch_;
   std::vector<pending_t> pend_, wait_;
   struct scratch_t;  // the batch's per-group vectors (bucket_lanes.cpp), kept between batches
   std::shared_ptr<scratch_t> scratch_;
 };
+
+extern template class lane_buckets_t<g1_params>;
+extern template class lane_buckets_t<g2_params>;
 
 }  // namespace starzk

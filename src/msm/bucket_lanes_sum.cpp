@@ -1,5 +1,5 @@
 // The window sum of the G1 lane buckets (bucket_lanes.hpp,
-// lane_buckets_t::window_sum): the side sums folded into their buckets, the
+// lane_buckets_t<g1_params>::window_sum): the side sums folded into their buckets, the
 // eight runs of buckets walked in the 8-lane field (AVX-512 IFMA), the
 // offsets taken out and the runs combined, and the scalar form for a
 // lane that met an exceptional step and for the last n mod 8 buckets.
@@ -27,7 +27,8 @@ xyzz1_t times(const xyzz1_t& p, uint64_t k) { return xyzz1_t::from_jacobian(mul_
 // The buckets with a side sum (a few per cent of them where terms collide
 // often) take it in, back in the lane form: one inversion for all
 // (batch_to_affine), eight conversions at a time.
-void lane_buckets_t::fold_sides() {
+template <class P>
+void lane_buckets_t<P>::fold_sides() requires std::is_same_v<P, g1_params> {
   std::vector<size_t> which;
   std::vector<xyzz1_t> sums;
   for (size_t b = 0; b < side_.size(); ++b) {
@@ -50,7 +51,9 @@ void lane_buckets_t::fold_sides() {
   }
 }
 
-std::pair<xyzz1_t, xyzz1_t> lane_buckets_t::run_sum(size_t begin, size_t end) const {
+template <class P>
+std::pair<xyzz_t<P>, xyzz_t<P>> lane_buckets_t<P>::run_sum(size_t begin,
+                                                           size_t end) const requires std::is_same_v<P, g1_params> {
   xyzz1_t run = xyzz1_t::infinity(), tot = xyzz1_t::infinity();
   for (size_t b = end; b-- > begin;) {
     if (state_[b] != empty) run += from_lane_point(bucket_[b]);
@@ -107,7 +110,9 @@ STARZK_IFMA_TARGET STARZK_IFMA_FLATTEN void lane_runs(const lane_point_t* bucket
 }  // namespace
 #endif
 
-xyzz1_t lane_buckets_t::window_sum(const g1_affine_t& r, const g1_affine_t& r2) {
+template <class P>
+xyzz_t<P> lane_buckets_t<P>::window_sum(const g1_affine_t& r,
+                                        const g1_affine_t& r2) requires std::is_same_v<P, g1_params> {
   while (!pend_.empty() || !wait_.empty()) flush();
   fold_sides();
   const size_t n = bucket_.size(), L = n / 8, lanes_end = lane_buckets_available() ? 8 * L : 0;
@@ -145,7 +150,8 @@ xyzz1_t lane_buckets_t::window_sum(const g1_affine_t& r, const g1_affine_t& r2) 
   return sum;
 }
 
-xyzz1_t lane_buckets_t::window_sum() {
+template <class P>
+xyzz_t<P> lane_buckets_t<P>::window_sum() requires std::is_same_v<P, g1_params> {
   // Two fixed points of the subgroup, the generator times two 64-bit
   // constants: any pair gives the right sum; one that a partial sum met
   // would only send that lane to the scalar form.
@@ -156,5 +162,10 @@ xyzz1_t lane_buckets_t::window_sum() {
   }();
   return window_sum(offsets.first, offsets.second);
 }
+
+template void lane_buckets_t<g1_params>::fold_sides();
+template std::pair<xyzz1_t, xyzz1_t> lane_buckets_t<g1_params>::run_sum(size_t, size_t) const;
+template xyzz1_t lane_buckets_t<g1_params>::window_sum(const g1_affine_t&, const g1_affine_t&);
+template xyzz1_t lane_buckets_t<g1_params>::window_sum();
 
 }  // namespace starzk

@@ -114,11 +114,11 @@ xyzz_t<P> window_sum(Buckets& bucket, BaseFn& base, const std::vector<K>& k, uns
   return total;
 }
 
-// The G1 lane buckets (msm/bucket_lanes.hpp) where a unit reaches at least
+// The lane buckets (msm/bucket_lanes.hpp) where a unit reaches at least
 // lane_min_reach buckets (batches of a quarter of them, up to
 // lane_max_batch: few pairs wait, one inversion is shared by hundreds), the
 // CPU has the lanes, and the table of the terms in the lane form (128 bytes
-// a term) fits in glv_table_max_bytes.
+// a term on G1, 256 on G2) fits in glv_table_max_bytes.
 constexpr size_t lane_min_reach = 512, lane_max_batch = 1024;
 // The fewest terms for which pooled windows (below) are worth their pool.
 constexpr size_t pool_min_terms = 256;
@@ -129,9 +129,8 @@ inline size_t lane_batch(size_t points, size_t reach) {
 
 template <class P>
 bool use_lanes(const msm_config_t& cfg, size_t n, bool pooled) {
-  if constexpr (!std::is_same_v<P, g1_params>) return false;
   return cfg.affine_buckets && cfg.lanes && n >= (pooled ? pool_min_terms : affine_min_points) &&
-         n <= cfg.glv_table_max_bytes / sizeof(lane_point_t) && lane_buckets_available();
+         n <= cfg.glv_table_max_bytes / sizeof(lane_point_of<P>) && lane_buckets_available();
 }
 
 // Pooled windows: where a window alone would fill only short batches (its
@@ -149,8 +148,7 @@ template <class P>
 size_t pool_count(const msm_config_t& cfg, size_t n, const msm_plan_t& plan, unsigned threads, unsigned bits) {
   if (!cfg.affine_buckets || plan.slices != 1 || n < pool_min_terms) return 0;
   const size_t reach = window_reach(0, plan.window_bits, bits);
-  const size_t alone =
-      std::is_same_v<P, g1_params> && use_lanes<P>(cfg, n, false) ? lane_batch(n, reach) : affine_batch(cfg, n, reach);
+  const size_t alone = use_lanes<P>(cfg, n, false) ? lane_batch(n, reach) : affine_batch(cfg, n, reach);
   const size_t pools = std::min<size_t>(plan.windows, threads);
   const size_t widest = (plan.windows + pools - 1) / pools * (size_t(1) << (plan.window_bits - 1));
   if (alone >= pool_short_batch || widest > pool_max_buckets) return 0;
@@ -180,10 +178,11 @@ void pooled_sums(Buckets& bucket, AddFn add, const std::vector<K>& k, unsigned w
   }
 }
 
-// The lane form of window_sum: the buckets take the term's index.
-template <class K>
-xyzz_t<g1_params> window_sum_lanes(lane_buckets_t& bucket, const std::vector<K>& k, unsigned w, unsigned c,
-                                   size_t begin, size_t end) {
+// The lane form of window_sum: the buckets take the term's index; on G1
+// the running sums run in lanes too.
+template <class P, class K>
+xyzz_t<P> window_sum_lanes(lane_buckets_t<P>& bucket, const std::vector<K>& k, unsigned w, unsigned c, size_t begin,
+                           size_t end) {
   for (size_t i = begin; i < end; ++i) {
     const int32_t d = signed_digit(k[i], w, c);
     if (d > 0)
@@ -191,7 +190,17 @@ xyzz_t<g1_params> window_sum_lanes(lane_buckets_t& bucket, const std::vector<K>&
     else if (d < 0)
       bucket.add(size_t(-d - 1), i, true);
   }
-  return bucket.window_sum();  // the running sums in lanes too
+  if constexpr (std::is_same_v<P, g1_params>) {
+    return bucket.window_sum();
+  } else {
+    bucket.finish();
+    xyzz_t<P> running = xyzz_t<P>::infinity(), total = xyzz_t<P>::infinity();
+    for (size_t b = bucket.size(); b-- > 0;) {
+      bucket.add_bucket_to(running, b);
+      total += running;
+    }
+    return total;
+  }
 }
 
 // The shared core: n terms, base(i) the i-th affine base, k[i] the i-th
@@ -207,18 +216,16 @@ jacobian_t<P> pippenger_core(size_t n, BaseFn base, const std::vector<K>& k, uns
   const msm_plan_t plan = msm_plan(n, threads, cfg.window_bits, bits);
   const size_t pools = pool_count<P>(cfg, n, plan, threads, bits);
   const bool lanes = use_lanes<P>(cfg, n, pools != 0);
-  std::vector<lane_point_t> table;
-  if constexpr (std::is_same_v<P, g1_params>) {
-    if (lanes) {
-      table.resize(n);
-      constexpr size_t chunk = 1024;
-      parallel_tasks((n + chunk - 1) / chunk, threads, [&](size_t t) {
-        const size_t b = t * chunk, e = std::min(n, b + chunk);
-        std::array<g1_affine_t, chunk> in;
-        for (size_t i = b; i < e; ++i) in[i - b] = base(i);
-        to_lane_points(std::span<const g1_affine_t>(in.data(), e - b), table.data() + b);
-      });
-    }
+  std::vector<lane_point_of<P>> table;
+  if (lanes) {
+    table.resize(n);
+    constexpr size_t chunk = 1024;
+    parallel_tasks((n + chunk - 1) / chunk, threads, [&](size_t t) {
+      const size_t b = t * chunk, e = std::min(n, b + chunk);
+      std::vector<affine_t<P>> in(e - b);
+      for (size_t i = b; i < e; ++i) in[i - b] = base(i);
+      to_lane_points(std::span<const affine_t<P>>(in), table.data() + b);
+    });
   }
   const unsigned c = plan.window_bits, n_windows = plan.windows;
   const size_t parts = plan.slices;
@@ -230,12 +237,10 @@ jacobian_t<P> pippenger_core(size_t n, BaseFn base, const std::vector<K>& k, uns
     parallel_tasks(pools, threads, [&](size_t g) {
       const unsigned w0 = unsigned(g * n_windows / pools), w1 = unsigned((g + 1) * n_windows / pools);
       const size_t pool = size_t(w1 - w0) * n_buckets;
-      if constexpr (std::is_same_v<P, g1_params>) {
-        if (lanes) {
-          lane_buckets_t bucket(pool, pool_batch(pool), table.data());
-          auto add = [](lane_buckets_t& bk, size_t b, size_t i, bool neg) { bk.add(b, i, neg); };
-          return pooled_sums<P>(bucket, add, k, w0, w1, c, unit_sum.data() + w0);
-        }
+      if (lanes) {
+        lane_buckets_t<P> bucket(pool, pool_batch(pool), table.data());
+        auto add = [](lane_buckets_t<P>& bk, size_t b, size_t i, bool neg) { bk.add(b, i, neg); };
+        return pooled_sums<P>(bucket, add, k, w0, w1, c, unit_sum.data() + w0);
       }
       affine_buckets_t<P> bucket(pool, pool_batch(pool));
       auto add = [&](affine_buckets_t<P>& bk, size_t b, size_t i, bool neg) { bk.add(b, neg ? -base(i) : base(i)); };
@@ -245,12 +250,10 @@ jacobian_t<P> pippenger_core(size_t n, BaseFn base, const std::vector<K>& k, uns
     parallel_tasks(unit_sum.size(), threads, [&](size_t u) {
       const unsigned w = unsigned(u / parts);
       const size_t begin = std::min(n, (u % parts) * slice), end = std::min(n, begin + slice);
-      if constexpr (std::is_same_v<P, g1_params>) {
-        if (const size_t batch = lanes ? lane_batch(end - begin, window_reach(w, c, bits)) : 0) {
-          lane_buckets_t bucket(n_buckets, batch, table.data());
-          unit_sum[u] = window_sum_lanes(bucket, k, w, c, begin, end).to_jacobian();
-          return;
-        }
+      if (const size_t batch = lanes ? lane_batch(end - begin, window_reach(w, c, bits)) : 0) {
+        lane_buckets_t<P> bucket(n_buckets, batch, table.data());
+        unit_sum[u] = window_sum_lanes<P>(bucket, k, w, c, begin, end).to_jacobian();
+        return;
       }
       if (const size_t batch = affine_batch(cfg, end - begin, window_reach(w, c, bits))) {
         affine_buckets_t<P> bucket(n_buckets, batch);

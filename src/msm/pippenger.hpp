@@ -71,9 +71,10 @@ struct msm_config_t {
   // (ec/glv.hpp); false: n terms of 255-bit scalars (the reference, and the
   // "before" of the benchmarks).
   bool glv = true;
-  // G1: the affine buckets' batches eight at a time in AVX-512 IFMA lanes
-  // where the CPU has them (msm/bucket_lanes.hpp; needs affine_buckets);
-  // false: one at a time in fp_t (the reference, and the "before").
+  // The affine buckets' batches eight at a time in AVX-512 IFMA lanes (G1
+  // and G2) where the CPU has them (msm/bucket_lanes.hpp; needs
+  // affine_buckets); false: one at a time in fp_t / fp2_t (the reference,
+  // and the "before").
   bool lanes = true;
   // GLV: the x2_endo points are computed once into a table of n points
   // while it needs at most this many bytes, else again in every window

@@ -1,4 +1,4 @@
-// The G1 lane buckets (msm/bucket_lanes.hpp) against plain XYZZ buckets and
+// The lane buckets (msm/bucket_lanes.hpp, G1 and G2) against plain XYZZ buckets and
 // the MSM with the lanes on against the one-at-a-time affine buckets, the
 // XYZZ buckets and msm_naive, on fresh random inputs: the lane form's round
 // trip (edge coordinates 0, 1, p − 1, and O), streams thrown at few buckets
@@ -25,9 +25,10 @@ using P = g1_params;
 #define SKIP_WITHOUT_LANES() \
   if (!lane_buckets_available()) GTEST_SKIP() << "no AVX-512 IFMA on this CPU (or STARZK_FF_IFMA=0)"
 
-std::vector<lane_point_t> lanes_of(const std::vector<g1_affine_t>& pts) {
-  std::vector<lane_point_t> t(pts.size());
-  to_lane_points(pts, t.data());
+template <class C>
+std::vector<lane_point_of<C>> lanes_of(const std::vector<affine_t<C>>& pts) {
+  std::vector<lane_point_of<C>> t(pts.size());
+  to_lane_points(std::span<const affine_t<C>>(pts), t.data());
   return t;
 }
 
@@ -40,7 +41,7 @@ TEST(LaneBuckets, RoundTripAndEdgeCoordinates) {
   pts.push_back(g1_affine_t{fp_t::zero(), fp_t::one()});
   pts.push_back(g1_affine_t{pm1, pm1});
   pts.push_back(g1_affine_t{fp_t::one(), fp_t::zero()});
-  const auto t = lanes_of(pts);
+  const auto t = lanes_of<P>(pts);
   for (size_t i = 0; i < pts.size(); ++i) {
     EXPECT_EQ(from_lane_point(t[i]).x, pts[i].x) << i;
     EXPECT_EQ(from_lane_point(t[i]).y, pts[i].y) << i;
@@ -49,12 +50,29 @@ TEST(LaneBuckets, RoundTripAndEdgeCoordinates) {
   for (unsigned l = 0; l < 8; ++l) EXPECT_EQ(t[21].x[l] | t[21].y[l], 0u) << "O is all zeros";
 }
 
+TEST(LaneBuckets, G2RoundTripAndEdgeCoordinates) {
+  SKIP_WITHOUT_LANES();
+  std::mt19937_64 g(std::random_device{}());
+  auto pts = test::random_bases<g2_params>(g, 13);  // not a multiple of 8: a partial group
+  const fp2_t pm1 = -fp2_t::one(), mixed{fp_t::zero(), -fp_t::one()};
+  pts.push_back(g2_affine_t::infinity());
+  pts.push_back(g2_affine_t{pm1, mixed});
+  pts.push_back(g2_affine_t{mixed, fp2_t::one()});
+  const auto t = lanes_of<g2_params>(pts);
+  for (size_t i = 0; i < pts.size(); ++i) {
+    EXPECT_EQ(from_lane_point(t[i]).x, pts[i].x) << i;
+    EXPECT_EQ(from_lane_point(t[i]).y, pts[i].y) << i;
+  }
+  EXPECT_TRUE(from_lane_point(t[13]).is_infinity());
+}
+
 using stream_t = std::vector<std::pair<size_t, size_t>>;  // (bucket, term)
 
 // The stream into the lane buckets and into n XYZZ buckets (returned).
-std::vector<xyzz_t<P>> fill(lane_buckets_t& lb, const std::vector<g1_affine_t>& terms, const stream_t& stream,
+template <class C>
+std::vector<xyzz_t<C>> fill(lane_buckets_t<C>& lb, const std::vector<affine_t<C>>& terms, const stream_t& stream,
                             const std::vector<bool>& neg, size_t n) {
-  std::vector<xyzz_t<P>> ref(n, xyzz_t<P>::infinity());
+  std::vector<xyzz_t<C>> ref(n, xyzz_t<C>::infinity());
   for (size_t i = 0; i < stream.size(); ++i) {
     const auto [b, j] = stream[i];
     lb.add(b, j, neg[i]);
@@ -64,14 +82,15 @@ std::vector<xyzz_t<P>> fill(lane_buckets_t& lb, const std::vector<g1_affine_t>& 
 }
 
 // The same stream into lane buckets and XYZZ buckets; every bucket compared.
-void expect_same_buckets(const std::vector<g1_affine_t>& terms, const stream_t& stream, const std::vector<bool>& neg,
+template <class C>
+void expect_same_buckets(const std::vector<affine_t<C>>& terms, const stream_t& stream, const std::vector<bool>& neg,
                          size_t n, size_t batch) {
-  const auto table = lanes_of(terms);
-  lane_buckets_t lb(n, batch, table.data());
-  const std::vector<xyzz_t<P>> ref = fill(lb, terms, stream, neg, n);
+  const auto table = lanes_of<C>(terms);
+  lane_buckets_t<C> lb(n, batch, table.data());
+  const std::vector<xyzz_t<C>> ref = fill<C>(lb, terms, stream, neg, n);
   lb.finish();
   for (size_t b = 0; b < n; ++b) {
-    xyzz_t<P> got = xyzz_t<P>::infinity();
+    xyzz_t<C> got = xyzz_t<C>::infinity();
     lb.add_bucket_to(got, b);
     ASSERT_EQ(got.to_jacobian(), ref[b].to_jacobian()) << "bucket " << b << " of " << n << ", batch " << batch;
   }
@@ -79,17 +98,24 @@ void expect_same_buckets(const std::vector<g1_affine_t>& terms, const stream_t& 
 
 // Random terms, O at 3 and −terms[0] at 4: streams that pick terms 0-4
 // often make doublings and cancels.
-std::vector<g1_affine_t> edge_terms(std::mt19937_64& g, size_t count) {
-  auto terms = test::random_bases<P>(g, count);
-  terms[3] = g1_affine_t::infinity();
+template <class C>
+std::vector<affine_t<C>> edge_terms(std::mt19937_64& g, size_t count) {
+  auto terms = test::random_bases<C>(g, count);
+  terms[3] = affine_t<C>::infinity();
   terms[4] = -terms[0];
   return terms;
 }
 
-TEST(LaneBuckets, MatchXyzzWithWaitsDoublingsAndCancels) {
+template <class C>
+class LaneBucketsBoth : public ::testing::Test {};
+using curves = ::testing::Types<g1_params, g2_params>;
+TYPED_TEST_SUITE(LaneBucketsBoth, curves);
+
+TYPED_TEST(LaneBucketsBoth, MatchXyzzWithWaitsDoublingsAndCancels) {
+  using C = TypeParam;
   SKIP_WITHOUT_LANES();
   std::mt19937_64 g(std::random_device{}());
-  const auto terms = edge_terms(g, 600);
+  const auto terms = edge_terms<C>(g, 600);
   for (size_t n : {size_t(1), size_t(5), size_t(64), size_t(700)}) {
     stream_t stream;
     std::vector<bool> neg;
@@ -101,7 +127,7 @@ TEST(LaneBuckets, MatchXyzzWithWaitsDoublingsAndCancels) {
       neg.push_back(g() % 2 == 1);
     }
     for (size_t batch : {size_t(8), size_t(9), size_t(16), size_t(63), size_t(256)})
-      expect_same_buckets(terms, stream, neg, n, batch);
+      expect_same_buckets<C>(terms, stream, neg, n, batch);
   }
 }
 
@@ -149,8 +175,8 @@ xyzz_t<P> weighted_sum(const std::vector<xyzz_t<P>>& ref) {
 // compared, with the fixed offsets and with offsets given.
 void expect_same_window_sum(const std::vector<g1_affine_t>& terms, const stream_t& stream, const std::vector<bool>& neg,
                             size_t n, const g1_affine_t* r = nullptr, const g1_affine_t* r2 = nullptr) {
-  const auto table = lanes_of(terms);
-  lane_buckets_t lb(n, 16, table.data());
+  const auto table = lanes_of<P>(terms);
+  lane_buckets_t<g1_params> lb(n, 16, table.data());
   const std::vector<xyzz_t<P>> ref = fill(lb, terms, stream, neg, n);
   const xyzz_t<P> got = r ? lb.window_sum(*r, *r2) : lb.window_sum();
   ASSERT_EQ(got.to_jacobian(), weighted_sum(ref).to_jacobian()) << n << " buckets";
@@ -161,7 +187,7 @@ void expect_same_window_sum(const std::vector<g1_affine_t>& terms, const stream_
 TEST(LaneBuckets, WindowSumMatchesTheRunningSum) {
   SKIP_WITHOUT_LANES();
   std::mt19937_64 g(std::random_device{}());
-  const auto terms = edge_terms(g, 300);
+  const auto terms = edge_terms<P>(g, 300);
   for (size_t n : {size_t(1), size_t(7), size_t(8), size_t(9), size_t(64), size_t(100), size_t(4096)}) {
     stream_t stream;
     std::vector<bool> neg;
