@@ -2,7 +2,7 @@
 // code) and the batch (AVX-512 IFMA, eight pairs per step).
 //
 // Bounds in the batch (fp_x8_t keeps value < bound·p; an F_p2 value is two
-// of them): gathered coordinates are canonical (bound 1); d = x_p − x_q has
+// of them): loaded coordinates are canonical (bound 1); d = x_p − x_q has
 // bound 2; on G1 λ and every product bound 2, x_3 = λ² − x_q − x_p bound 4
 // and y_3 = λ·(x_q − x_3) − y_q bound 3; on G2 the Karatsuba product and
 // the complex square leave parts of bound up to 6, so x_3 and y_3 stay
@@ -78,9 +78,55 @@ using ifma::fp_x8_t;
 using namespace lane_access;
 using fp2_x8_t = fp2_over<fp_x8_t>;
 
+// An 8 x 8 transposition of 64-bit words: r[i] word j <-> r[j] word i (its
+// own inverse). Pairs of rows interleaved, then 128-bit quarters twice.
+STARZK_IFMA_TARGET inline void transpose8(__m512i* r) {
+  constexpr __mmask8 all = 0xff;  // the zero-masked forms: see lane_access.hpp on GCC 12
+  __m512i t[8], u[8];
+  for (unsigned i = 0; i < 4; ++i) {
+    t[2 * i] = _mm512_maskz_unpacklo_epi64(all, r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_maskz_unpackhi_epi64(all, r[2 * i], r[2 * i + 1]);
+  }
+  for (unsigned h = 0; h < 8; h += 4) {
+    u[h] = _mm512_maskz_shuffle_i64x2(all, t[h], t[h + 2], 0x88);
+    u[h + 1] = _mm512_maskz_shuffle_i64x2(all, t[h], t[h + 2], 0xDD);
+    u[h + 2] = _mm512_maskz_shuffle_i64x2(all, t[h + 1], t[h + 3], 0x88);
+    u[h + 3] = _mm512_maskz_shuffle_i64x2(all, t[h + 1], t[h + 3], 0xDD);
+  }
+  // u[0..3] hold words (0, 4), (2, 6), (1, 5), (3, 7) of rows 0-3 in
+  // quarters (0, 2) and (1, 3); u[4..7] the same of rows 4-7.
+  r[0] = _mm512_maskz_shuffle_i64x2(all, u[0], u[4], 0x88);
+  r[4] = _mm512_maskz_shuffle_i64x2(all, u[0], u[4], 0xDD);
+  r[2] = _mm512_maskz_shuffle_i64x2(all, u[1], u[5], 0x88);
+  r[6] = _mm512_maskz_shuffle_i64x2(all, u[1], u[5], 0xDD);
+  r[1] = _mm512_maskz_shuffle_i64x2(all, u[2], u[6], 0x88);
+  r[5] = _mm512_maskz_shuffle_i64x2(all, u[2], u[6], 0xDD);
+  r[3] = _mm512_maskz_shuffle_i64x2(all, u[3], u[7], 0x88);
+  r[7] = _mm512_maskz_shuffle_i64x2(all, u[3], u[7], 0xDD);
+}
+
+// One F_p coordinate of eight lane points (64-byte aligned rows at
+// base + off[l] words) into the lanes, and back into the `live` rows: row
+// loads and stores around a transposition, cheaper than word gathers and
+// scatters.
+STARZK_IFMA_TARGET inline fp_x8_t load_part(const uint64_t* base, const int64_t* off) {
+  fp_x8_t v;
+  for (unsigned l = 0; l < 8; ++l) v.l[l] = _mm512_load_si512(base + off[l]);
+  transpose8(v.l);
+  v.bound = 1;
+  return v;
+}
+STARZK_IFMA_TARGET inline void store_part(uint64_t* base, const int64_t* off, __mmask8 live, const fp_x8_t& v) {
+  __m512i r[8];
+  for (unsigned l = 0; l < 8; ++l) r[l] = v.l[l];
+  transpose8(r);
+  for (unsigned l = 0; l < 8; ++l)
+    if (live & (1u << l)) _mm512_store_si512(base + off[l], r[l]);
+}
+
 // What the batch needs of a curve's lane form: its 8-lane field F and the
 // scalar field E the chain products are inverted in, the coordinates'
-// places in a lane point (in 64-bit words), and F's gathers, scatters,
+// places in a lane point (in 64-bit words), and F's loads, stores,
 // selections and reduction.
 template <class P>
 struct lane_math;
@@ -90,9 +136,9 @@ struct lane_math<g1_params> {
   using F = fp_x8_t;
   using E = fp_t;
   static constexpr int64_t words = sizeof(lane_point_t) / 8, y_at = 8;
-  STARZK_IFMA_TARGET static F load(const uint64_t* base, __m512i off) { return gather(base, off); }
-  STARZK_IFMA_TARGET static void store(uint64_t* base, __m512i off, __mmask8 m, const F& v) {
-    scatter(base, off, m, v);
+  STARZK_IFMA_TARGET static F load(const uint64_t* base, const int64_t* off) { return load_part(base, off); }
+  STARZK_IFMA_TARGET static void store(uint64_t* base, const int64_t* off, __mmask8 m, const F& v) {
+    store_part(base, off, m, v);
   }
   STARZK_IFMA_TARGET static F pick(__mmask8 m, const F& a, const F& b) { return select(m, a, b); }
   STARZK_IFMA_TARGET static F reduce(const F& v) { return canonical(v); }
@@ -105,12 +151,12 @@ struct lane_math<g2_params> {
   using F = fp2_x8_t;
   using E = fp2_t;
   static constexpr int64_t words = sizeof(lane_point2_t) / 8, y_at = 16;
-  STARZK_IFMA_TARGET static F load(const uint64_t* base, __m512i off) {
-    return F{gather(base, off), gather(base + 8, off)};
+  STARZK_IFMA_TARGET static F load(const uint64_t* base, const int64_t* off) {
+    return F{load_part(base, off), load_part(base + 8, off)};
   }
-  STARZK_IFMA_TARGET static void store(uint64_t* base, __m512i off, __mmask8 m, const F& v) {
-    scatter(base, off, m, v.c0);
-    scatter(base + 8, off, m, v.c1);
+  STARZK_IFMA_TARGET static void store(uint64_t* base, const int64_t* off, __mmask8 m, const F& v) {
+    store_part(base, off, m, v.c0);
+    store_part(base + 8, off, m, v.c1);
   }
   STARZK_IFMA_TARGET static F pick(__mmask8 m, const F& a, const F& b) {
     return F{select(m, a.c0, b.c0), select(m, a.c1, b.c1)};
@@ -140,8 +186,8 @@ struct lane_math<g2_params> {
 template <class P>
 struct lane_buckets_t<P>::scratch_t {
   struct alignas(64) group_t {
-    __m512i boff, toff;  // word offsets of the lanes' buckets and terms
-    __mmask8 live, neg;  // lanes holding a pair; lanes whose term is negated
+    int64_t boff[8], toff[8];  // word offsets of the lanes' buckets and terms
+    __mmask8 live, neg;        // lanes holding a pair; lanes whose term is negated
   };
   struct alignas(64) slot_t {
     typename lane_math<P>::F v;
@@ -292,20 +338,18 @@ STARZK_IFMA_TARGET STARZK_IFMA_FLATTEN void run_batch_lanes(const std::vector<Pe
   const F one = F::one();
   F acc = one;
   for (size_t g = 0; g < groups; ++g) {
-    alignas(64) int64_t bo[8], to[8];
-    __mmask8 live = 0, neg = 0;
+    group_t& gr = grp[g];
+    gr.live = gr.neg = 0;
     for (unsigned l = 0; l < 8; ++l) {
       const size_t e = 8 * g + l < m ? 8 * g + l : 8 * g;  // a dead lane repeats the group's first pair
-      bo[l] = int64_t(pend_[e].b) * M::words;
-      to[l] = int64_t(pend_[e].j) * M::words;
-      if (8 * g + l < m) live |= __mmask8(1u << l);
-      if (pend_[e].neg) neg |= __mmask8(1u << l);
+      gr.boff[l] = int64_t(pend_[e].b) * M::words;
+      gr.toff[l] = int64_t(pend_[e].j) * M::words;
+      if (8 * g + l < m) gr.live |= __mmask8(1u << l);
+      if (pend_[e].neg) gr.neg |= __mmask8(1u << l);
     }
-    group_t& gr = grp[g];
-    gr = {_mm512_load_si512(bo), _mm512_load_si512(to), live, neg};
     xq[g].v = M::load(buckets, gr.boff);
     xp[g].v = M::load(terms, gr.toff);
-    dx[g].v = M::pick(live, xp[g].v - xq[g].v, one);
+    dx[g].v = M::pick(gr.live, xp[g].v - xq[g].v, one);
     prefix[g].v = acc;
     acc = acc * dx[g].v;
   }
