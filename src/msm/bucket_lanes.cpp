@@ -78,52 +78,6 @@ using ifma::fp_x8_t;
 using namespace lane_access;
 using fp2_x8_t = fp2_over<fp_x8_t>;
 
-// An 8 x 8 transposition of 64-bit words: r[i] word j <-> r[j] word i (its
-// own inverse). Pairs of rows interleaved, then 128-bit quarters twice.
-STARZK_IFMA_TARGET inline void transpose8(__m512i* r) {
-  constexpr __mmask8 all = 0xff;  // the zero-masked forms: see lane_access.hpp on GCC 12
-  __m512i t[8], u[8];
-  for (unsigned i = 0; i < 4; ++i) {
-    t[2 * i] = _mm512_maskz_unpacklo_epi64(all, r[2 * i], r[2 * i + 1]);
-    t[2 * i + 1] = _mm512_maskz_unpackhi_epi64(all, r[2 * i], r[2 * i + 1]);
-  }
-  for (unsigned h = 0; h < 8; h += 4) {
-    u[h] = _mm512_maskz_shuffle_i64x2(all, t[h], t[h + 2], 0x88);
-    u[h + 1] = _mm512_maskz_shuffle_i64x2(all, t[h], t[h + 2], 0xDD);
-    u[h + 2] = _mm512_maskz_shuffle_i64x2(all, t[h + 1], t[h + 3], 0x88);
-    u[h + 3] = _mm512_maskz_shuffle_i64x2(all, t[h + 1], t[h + 3], 0xDD);
-  }
-  // u[0..3] hold words (0, 4), (2, 6), (1, 5), (3, 7) of rows 0-3 in
-  // quarters (0, 2) and (1, 3); u[4..7] the same of rows 4-7.
-  r[0] = _mm512_maskz_shuffle_i64x2(all, u[0], u[4], 0x88);
-  r[4] = _mm512_maskz_shuffle_i64x2(all, u[0], u[4], 0xDD);
-  r[2] = _mm512_maskz_shuffle_i64x2(all, u[1], u[5], 0x88);
-  r[6] = _mm512_maskz_shuffle_i64x2(all, u[1], u[5], 0xDD);
-  r[1] = _mm512_maskz_shuffle_i64x2(all, u[2], u[6], 0x88);
-  r[5] = _mm512_maskz_shuffle_i64x2(all, u[2], u[6], 0xDD);
-  r[3] = _mm512_maskz_shuffle_i64x2(all, u[3], u[7], 0x88);
-  r[7] = _mm512_maskz_shuffle_i64x2(all, u[3], u[7], 0xDD);
-}
-
-// One F_p coordinate of eight lane points (64-byte aligned rows at
-// base + off[l] words) into the lanes, and back into the `live` rows: row
-// loads and stores around a transposition, cheaper than word gathers and
-// scatters.
-STARZK_IFMA_TARGET inline fp_x8_t load_part(const uint64_t* base, const int64_t* off) {
-  fp_x8_t v;
-  for (unsigned l = 0; l < 8; ++l) v.l[l] = _mm512_load_si512(base + off[l]);
-  transpose8(v.l);
-  v.bound = 1;
-  return v;
-}
-STARZK_IFMA_TARGET inline void store_part(uint64_t* base, const int64_t* off, __mmask8 live, const fp_x8_t& v) {
-  __m512i r[8];
-  for (unsigned l = 0; l < 8; ++l) r[l] = v.l[l];
-  transpose8(r);
-  for (unsigned l = 0; l < 8; ++l)
-    if (live & (1u << l)) _mm512_store_si512(base + off[l], r[l]);
-}
-
 // What the batch needs of a curve's lane form: its 8-lane field F and the
 // scalar field E the chain products are inverted in, the coordinates'
 // places in a lane point (in 64-bit words), and F's loads, stores,
