@@ -91,8 +91,7 @@ STARZK_IFMA_TARGET STARZK_IFMA_FLATTEN void lane_runs(const lane_point_t* bucket
       if (state[b] != 0) live |= __mmask8(1u << j);
     }
     if (live) {
-      const __m512i o = _mm512_load_si512(off);
-      const g1_x8_affine_t q{gather(base, o), gather(base + 8, o)};
+      const g1_x8_affine_t q{load_part(base, off), load_part(base + 8, off)};
       const g1_x8_jacobian_t sum = run.add_mixed_unchecked(q);
       run = g1_x8_jacobian_t{select(live, sum.x, run.x), select(live, sum.y, run.y), select(live, sum.z, run.z)};
     }

@@ -1,7 +1,8 @@
 // lane_access.hpp: moving eight lane points' coordinates between memory
 // and the 8-lane field (ff/fp_x8_ifma.hpp), for the lane buckets
-// (bucket_lanes.cpp: the batch, by rows and transpositions;
-// bucket_lanes_sum.cpp: the window sums, by word gathers).
+// (bucket_lanes.cpp: the batch; bucket_lanes_sum.cpp: the window sums):
+// rows loaded and stored whole around a transposition, cheaper than word
+// gathers and scatters.
 // Internal to src/msm; STARZK_IFMA_TARGET functions, run only where
 // ff_path::wide().
 #pragma once
@@ -16,25 +17,6 @@ namespace starzk::lane_access {
 #if STARZK_FF_IFMA
 
 using ifma::fp_x8_t;
-
-// Limb i of lane l from base[off[l] + i] (offsets in 64-bit words). The
-// masked form with every lane selected is the same instruction; the plain
-// intrinsic trips GCC 12's -Wmaybe-uninitialized (as in fp_x8_ifma.hpp).
-STARZK_IFMA_TARGET inline fp_x8_t gather(const uint64_t* base, __m512i off) {
-  fp_x8_t v;
-#pragma GCC unroll 8
-  for (unsigned i = 0; i < 8; ++i)
-    v.l[i] = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), __mmask8(0xff),
-                                         _mm512_add_epi64(off, _mm512_set1_epi64(i)), base, 8);
-  v.bound = 1;
-  return v;
-}
-
-STARZK_IFMA_TARGET inline void scatter(uint64_t* base, __m512i off, __mmask8 m, const fp_x8_t& v) {
-#pragma GCC unroll 8
-  for (unsigned i = 0; i < 8; ++i)
-    _mm512_mask_i64scatter_epi64(base, m, _mm512_add_epi64(off, _mm512_set1_epi64(i)), v.l[i], 8);
-}
 
 // An 8 x 8 transposition of 64-bit words: r[i] word j <-> r[j] word i (its
 // own inverse). Pairs of rows interleaved, then 128-bit quarters twice.
