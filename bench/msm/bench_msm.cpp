@@ -3,7 +3,7 @@
 //                            affine buckets in IFMA lanes where the CPU has
 //                            them (/1/x: one at a time; /0/x: XYZZ
 //                            buckets), GLV form (/x/0: 255-bit scalars);
-//                            also 2^15 and 2^18;
+//                            also 2^14, 2^15 and 2^18;
 //   bm_g1_msm_window/15/11/2 the same at a fixed window c (here 11), the
 //                            lanes on (2) or off (1), for fitting msm_plan;
 //   bm_g1_split_msm/16/1     prep_msm + split_msm, 2^16 G1 bases, scalars
@@ -84,14 +84,14 @@ void bm_g1_msm_window(benchmark::State& state) {
 }
 BENCHMARK(bm_g1_msm_window)
     ->ArgNames({"log2n", "c", "lanes"})
-    ->ArgsProduct({{15, 16}, {10, 11, 12, 13, 14, 15}, {1, 2}})
+    ->ArgsProduct({{14, 15, 16}, {10, 11, 12, 13, 14, 15}, {1, 2}})
     ->Unit(benchmark::kMillisecond)
     ->MeasureProcessCPUTime()
     ->UseRealTime();
 BENCHMARK(bm_msm_random<g1_params>)
     ->Name("bm_g1_msm_random")
     ->ArgNames({"log2n", "affine", "glv"})
-    ->ArgsProduct({{15, 16, 18}, {0, 1, 2}, {0, 1}})
+    ->ArgsProduct({{14, 15, 16, 18}, {0, 1, 2}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->MeasureProcessCPUTime()
     ->UseRealTime();

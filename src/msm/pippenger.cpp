@@ -210,10 +210,10 @@ jacobian_t<P> pippenger_core(size_t n, BaseFn base, const std::vector<K>& k, uns
   using jac = jacobian_t<P>;
   if (n == 0) return jac::infinity();
   const unsigned threads = resolve_threads(cfg.threads);
-  // The lanes make a term ~2x cheaper and c = 13 stays the best window at
-  // 2^15-2^16 (docs/benchmarks.md, "G1 MSM buckets in IFMA lanes"): the
-  // same plan either way.
-  const msm_plan_t plan = msm_plan(n, threads, cfg.window_bits, bits);
+  // The plan for the G1 lanes where they may run. G2 keeps the plain plan:
+  // its running sums are not in lanes.
+  const bool lane_plan = std::is_same_v<P, g1_params> && use_lanes<P>(cfg, n, false);
+  const msm_plan_t plan = msm_plan(n, threads, cfg.window_bits, bits, lane_plan);
   const size_t pools = pool_count<P>(cfg, n, plan, threads, bits);
   const bool lanes = use_lanes<P>(cfg, n, pools != 0);
   std::vector<lane_point_of<P>> table;
@@ -324,7 +324,7 @@ jacobian_t<P> msm_any(size_t n, BaseFn base, std::span<const fr_t> scalars, cons
 
 }  // namespace
 
-msm_plan_t msm_plan(size_t n, unsigned threads, unsigned window_bits, unsigned scalar_bits) {
+msm_plan_t msm_plan(size_t n, unsigned threads, unsigned window_bits, unsigned scalar_bits, bool lanes) {
   if (window_bits > msm_config_t::max_window_bits)
     throw std::invalid_argument("msm: window_bits = " + std::to_string(window_bits) + " (at most " +
                                 std::to_string(msm_config_t::max_window_bits) + ")");
@@ -336,12 +336,21 @@ msm_plan_t msm_plan(size_t n, unsigned threads, unsigned window_bits, unsigned s
   double best_cost = -1;
   for (unsigned c = c_lo; c <= c_hi; ++c) {
     const unsigned w = windows(c);
-    const double reduce = 1.4 * double(uint64_t(1) << c);
+    double reduce = 1.4 * double(uint64_t(1) << c), per_term = 1;
+    // In the G1 lanes (a window of at least lane_min_reach buckets): each
+    // batch of min(1024, 2^(c−1)/4) additions costs one inversion, ~80
+    // terms' time, and the running sums ~1 term per bucket; this picks
+    // c = 13 at 2^15-2^17 terms and 16 at 2^19, as measured
+    // (docs/benchmarks.md, "Windows planned for the lanes").
+    if (lanes && (size_t(1) << (c - 1)) >= lane_min_reach) {
+      reduce = double(uint64_t(1) << c);
+      per_term = 1 + 80.0 / double(std::min(lane_max_batch, (size_t(1) << (c - 1)) / 4));
+    }
     // More slices than threads never shortens the critical path.
     const size_t max_p = std::max<size_t>(1, std::min<size_t>(size_t(t), n));
     for (size_t p = 1; p <= max_p; ++p) {
       const double rounds = std::ceil(double(w) * double(p) / t);
-      const double cost = rounds * (std::ceil(double(n) / double(p)) + reduce);
+      const double cost = rounds * (std::ceil(double(n) / double(p)) * per_term + reduce);
       if (best_cost < 0 || cost < best_cost) {
         best_cost = cost;
         best = {c, w, p};

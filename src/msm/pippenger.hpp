@@ -92,8 +92,11 @@ struct msm_plan_t {
 // The plan for n terms whose scalars are below 2^scalar_bits in size (255:
 // k < r; 127: the GLV halves) on `threads` threads (0 = all cores);
 // window_bits fixes c when nonzero (std::invalid_argument past
-// max_window_bits).
-msm_plan_t msm_plan(size_t n, unsigned threads, unsigned window_bits = 0, unsigned scalar_bits = 255);
+// max_window_bits). lanes: the terms go through the G1 IFMA lane buckets,
+// whose windows of 2^10 buckets and more cost differently (an inversion
+// per batch, cheaper running sums).
+msm_plan_t msm_plan(size_t n, unsigned threads, unsigned window_bits = 0, unsigned scalar_bits = 255,
+                    bool lanes = false);
 
 // The single-threaded window size: msm_plan(n, 1).window_bits.
 unsigned msm_window_bits(size_t n);
