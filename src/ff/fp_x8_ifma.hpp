@@ -177,6 +177,83 @@ void repeated_sub_x8(fp_t* r, const fp_t* a, unsigned n);
 
 #define SZK_IFMA STARZK_IFMA_TARGET inline
 
+// The radix-2^52 steps of the 8-lane fields, written once for N limbs: F_p
+// here (N = 8), F_r in fr_x8_ifma.hpp (N = 5). Registers hold limb i of
+// eight values; m is a modulus in radix 2^52 (m[i] < 2^52).
+namespace lanes52 {
+
+// x >> 52, arithmetic (a negative limb borrows). The zero-masked form with
+// every lane selected is the same instruction; the plain intrinsic trips
+// GCC 12's -Wuninitialized on its undefined pass-through operand.
+SZK_IFMA __m512i sar52(__m512i x) { return _mm512_maskz_srai_epi64(__mmask8(0xff), x, limb_bits); }
+
+// Carry propagation: limb i keeps its low 52 bits and passes the rest on.
+// The value must be in [0, 2^(52 N)); then every limb comes out in [0, 2^52).
+template <unsigned N>
+SZK_IFMA void normalise(__m512i* t) {
+  const __m512i mask = _mm512_set1_epi64(int64_t(limb_mask));
+#pragma GCC unroll 16
+  for (unsigned i = 0; i + 1 < N; ++i) {
+    t[i + 1] = _mm512_add_epi64(t[i + 1], sar52(t[i]));
+    t[i] = _mm512_and_si512(t[i], mask);
+  }
+}
+
+// d = s − m where that is ≥ 0, else s (s normalised, s < 2m): s < m <=>
+// s − m < 0 <=> its top limb is negative after the carries.
+template <unsigned N>
+SZK_IFMA void sub_if_above(__m512i* d, const __m512i* s, const std::array<uint64_t, N>& m) {
+#pragma GCC unroll 16
+  for (unsigned i = 0; i < N; ++i) d[i] = _mm512_sub_epi64(s[i], _mm512_set1_epi64(int64_t(m[i])));
+  normalise<N>(d);
+  const __mmask8 below = _mm512_cmplt_epi64_mask(d[N - 1], _mm512_setzero_si512());
+#pragma GCC unroll 16
+  for (unsigned i = 0; i < N; ++i) d[i] = _mm512_mask_mov_epi64(d[i], below, s[i]);
+}
+
+// The N² partial products of a·b into 2N columns z (zeroed here): the low
+// half of a_i b_j at column i + j, the high half at i + j + 1.
+template <unsigned N>
+SZK_IFMA void columns(__m512i* z, const __m512i* a, const __m512i* b) {
+#pragma GCC unroll 16
+  for (unsigned i = 0; i < 2 * N; ++i) z[i] = _mm512_setzero_si512();
+#pragma GCC unroll 16
+  for (unsigned i = 0; i < N; ++i) {
+#pragma GCC unroll 16
+    for (unsigned j = 0; j < N; ++j) {
+      z[i + j] = _mm512_madd52lo_epu64(z[i + j], a[i], b[j]);
+      z[i + j + 1] = _mm512_madd52hi_epu64(z[i + j + 1], a[i], b[j]);
+    }
+  }
+}
+
+// Montgomery reduction of the 2N columns z by R = 2^(52 N): N rounds,
+// round i cancelling limb i,
+//   k = z_i · minv mod 2^52          (minv = −m^−1 mod 2^52; vpmadd52luq reads z_i mod 2^52)
+//   z += k·m·2^(52 i)                (low halves at i + j, high at i + j + 1)
+//   z_(i+1) += z_i >> 52             (z_i ≡ 0 mod 2^52 now: its carry moves up)
+// then z / R sits in z[N .. 2N), normalised into out.
+template <unsigned N>
+SZK_IFMA void redc(__m512i* out, __m512i* z, const std::array<uint64_t, N>& m, uint64_t minv) {
+  const __m512i mi = _mm512_set1_epi64(int64_t(minv));
+#pragma GCC unroll 16
+  for (unsigned i = 0; i < N; ++i) {
+    const __m512i k = _mm512_madd52lo_epu64(_mm512_setzero_si512(), z[i], mi);
+#pragma GCC unroll 16
+    for (unsigned j = 0; j < N; ++j) {
+      const __m512i mj = _mm512_set1_epi64(int64_t(m[j]));
+      z[i + j] = _mm512_madd52lo_epu64(z[i + j], k, mj);
+      z[i + j + 1] = _mm512_madd52hi_epu64(z[i + j + 1], k, mj);
+    }
+    z[i + 1] = _mm512_add_epi64(z[i + 1], sar52(z[i]));
+  }
+#pragma GCC unroll 16
+  for (unsigned i = 0; i < N; ++i) out[i] = z[N + i];
+  normalise<N>(out);
+}
+
+}  // namespace lanes52
+
 struct fp_x8_t {
   __m512i l[8];  // l[i] lane j: bits 52i .. 52i + 51 of lane j's value
   // Every lane's value is below bound·p (the same bound for all lanes: the
@@ -204,34 +281,14 @@ struct fp_x8_t {
   }
   SZK_IFMA static fp_x8_t one() { return broadcast(consts::one52); }
 
-  // x >> 52, arithmetic (a negative limb borrows). The zero-masked form
-  // with every lane selected is the same instruction; the plain intrinsic
-  // trips GCC 12's -Wuninitialized on its undefined pass-through operand.
-  SZK_IFMA static __m512i sar52(__m512i x) { return _mm512_maskz_srai_epi64(__mmask8(0xff), x, limb_bits); }
-
-  // Carry propagation: limb i keeps its low 52 bits and passes the rest on
-  // (arithmetic shift, so a negative limb borrows). The value must be in
-  // [0, 2^416); then every limb comes out in [0, 2^52).
-  SZK_IFMA static void normalise(__m512i* t) {
-    const __m512i mask = _mm512_set1_epi64(int64_t(limb_mask));
-#pragma GCC unroll 16
-    for (unsigned i = 0; i < 7; ++i) {
-      t[i + 1] = _mm512_add_epi64(t[i + 1], sar52(t[i]));
-      t[i] = _mm512_and_si512(t[i], mask);
-    }
-  }
+  SZK_IFMA static __m512i sar52(__m512i x) { return lanes52::sar52(x); }
+  SZK_IFMA static void normalise(__m512i* t) { lanes52::normalise<8>(t); }
 
   // s normalised with s < 2m -> s mod m: s - m where that is >= 0 (m = p
   // as radix-2^52 limbs: the canonical value, for the way out).
   SZK_IFMA static fp_x8_t reduce_once(const __m512i* s, const limbs52_t& m) {
     fp_x8_t d;
-#pragma GCC unroll 16
-    for (unsigned i = 0; i < 8; ++i) d.l[i] = _mm512_sub_epi64(s[i], _mm512_set1_epi64(int64_t(m[i])));
-    normalise(d.l);
-    // s < m <=> s - m < 0 <=> its top limb is negative after the carries.
-    const __mmask8 below = _mm512_cmplt_epi64_mask(d.l[7], _mm512_setzero_si512());
-#pragma GCC unroll 16
-    for (unsigned i = 0; i < 8; ++i) d.l[i] = _mm512_mask_mov_epi64(d.l[i], below, s[i]);
+    lanes52::sub_if_above<8>(d.l, s, m);
     d.bound = 1;
     return d;
   }
@@ -273,48 +330,20 @@ struct fp_x8_t {
   SZK_IFMA fp_x8_t dbl() const { return *this + *this; }
 
   // Montgomery reduction of a 16-limb column sum z (each column < 2^63, the
-  // value < 4p^2 < 2p·2^416): eight rounds, round i cancelling limb i.
-  //   k = z_i · (-p^-1) mod 2^52            (vpmadd52luq reads z_i mod 2^52)
-  //   z += k·p·2^(52 i)                      (low halves at i + j, high at i + j + 1)
-  //   z_{i+1} += z_i >> 52                  (z_i ≡ 0 mod 2^52 now: its carry moves up)
-  // After eight rounds z / 2^416 sits in limbs 8..15, < 2p; normalise.
+  // value < 4p^2 < 2p·2^416): lanes52::redc's eight rounds; z / 2^416 < 2p.
   // (The columns of a product of normalised limbs stay below 2^58.)
   SZK_IFMA static fp_x8_t redc(__m512i* z) {
-    const __m512i minv = _mm512_set1_epi64(int64_t(consts::minv52));
-#pragma GCC unroll 16
-    for (unsigned i = 0; i < 8; ++i) {
-      const __m512i k = _mm512_madd52lo_epu64(_mm512_setzero_si512(), z[i], minv);
-#pragma GCC unroll 16
-      for (unsigned j = 0; j < 8; ++j) {
-        const __m512i pj = _mm512_set1_epi64(int64_t(consts::p52[j]));
-        z[i + j] = _mm512_madd52lo_epu64(z[i + j], k, pj);
-        z[i + j + 1] = _mm512_madd52hi_epu64(z[i + j + 1], k, pj);
-      }
-      z[i + 1] = _mm512_add_epi64(z[i + 1], sar52(z[i]));
-    }
     fp_x8_t r;
-#pragma GCC unroll 16
-    for (unsigned i = 0; i < 8; ++i) r.l[i] = z[8 + i];
-    normalise(r.l);
+    lanes52::redc<8>(r.l, z, consts::p52, consts::minv52);
     r.bound = 2;
     return r;
   }
 
-  // a·b·2^-416: the 64 partial products into 16 columns (low half of
-  // a_i b_j at column i + j, high half at i + j + 1), then redc. 128 + 136
-  // multiply-adds.
+  // a·b·2^-416: the 64 partial products into 16 columns, then redc. 128 +
+  // 136 multiply-adds.
   SZK_IFMA friend fp_x8_t operator*(const fp_x8_t& a, const fp_x8_t& b) {
     __m512i z[16];
-#pragma GCC unroll 16
-    for (auto& x : z) x = _mm512_setzero_si512();
-#pragma GCC unroll 16
-    for (unsigned i = 0; i < 8; ++i) {
-#pragma GCC unroll 16
-      for (unsigned j = 0; j < 8; ++j) {
-        z[i + j] = _mm512_madd52lo_epu64(z[i + j], a.l[i], b.l[j]);
-        z[i + j + 1] = _mm512_madd52hi_epu64(z[i + j + 1], a.l[i], b.l[j]);
-      }
-    }
+    lanes52::columns<8>(z, a.l, b.l);
     return redc(z);
   }
 

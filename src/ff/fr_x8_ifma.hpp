@@ -109,28 +109,12 @@ struct fr_x8_t {
     x[3] = _mm512_or_si512(shr(l[3], 36), shl(l[4], 16));
   }
 
-  SZK_IFMA_R static __m512i sar52(__m512i x) { return _mm512_maskz_srai_epi64(__mmask8(0xff), x, limb_bits); }
-
-  // Carries: limb i keeps its low 52 bits, the rest moves up (arithmetic
-  // shift: a negative limb borrows). Value in [0, 2^260) -> normalised limbs.
-  SZK_IFMA_R static void normalise(__m512i* t) {
-    const __m512i m = _mm512_set1_epi64(int64_t(limb_mask));
-#pragma GCC unroll 4
-    for (unsigned i = 0; i < 4; ++i) {
-      t[i + 1] = _mm512_add_epi64(t[i + 1], sar52(t[i]));
-      t[i] = _mm512_and_si512(t[i], m);
-    }
-  }
+  SZK_IFMA_R static void normalise(__m512i* t) { lanes52::normalise<5>(t); }
 
   // s (normalised, s < 2m) -> s − m where that is ≥ 0, else s.
   SZK_IFMA_R static fr_x8_t sub_if_above(__m512i* s, const fr52_t& m) {
     fr_x8_t d;
-#pragma GCC unroll 5
-    for (unsigned i = 0; i < 5; ++i) d.l[i] = _mm512_sub_epi64(s[i], _mm512_set1_epi64(int64_t(m[i])));
-    normalise(d.l);
-    const __mmask8 below = _mm512_cmplt_epi64_mask(d.l[4], _mm512_setzero_si512());
-#pragma GCC unroll 5
-    for (unsigned i = 0; i < 5; ++i) d.l[i] = _mm512_mask_mov_epi64(d.l[i], below, s[i]);
+    lanes52::sub_if_above<5>(d.l, s, m);
     return d;
   }
 
@@ -157,37 +141,13 @@ struct fr_x8_t {
   }
 
   // a·b·2^−260 (see the file comment): the 25 partial products into ten
-  // columns (low half of a_i b_j at i + j, high half at i + j + 1), then
-  // five rounds of Montgomery reduction, round i cancelling column i:
-  //   k = z_i·(−r^−1) mod 2^52,  z += k·r·2^(52 i),  z_(i+1) += z_i >> 52.
+  // columns, then five rounds of Montgomery reduction (lanes52::columns,
+  // lanes52::redc in fp_x8_ifma.hpp).
   SZK_IFMA_R friend fr_x8_t operator*(const fr_x8_t& a, const fr_x8_t& b) {
     __m512i z[10];
-#pragma GCC unroll 10
-    for (auto& x : z) x = _mm512_setzero_si512();
-#pragma GCC unroll 5
-    for (unsigned i = 0; i < 5; ++i) {
-#pragma GCC unroll 5
-      for (unsigned j = 0; j < 5; ++j) {
-        z[i + j] = _mm512_madd52lo_epu64(z[i + j], a.l[i], b.l[j]);
-        z[i + j + 1] = _mm512_madd52hi_epu64(z[i + j + 1], a.l[i], b.l[j]);
-      }
-    }
-    const __m512i rinv = _mm512_set1_epi64(int64_t(fr_consts::rinv52));
-#pragma GCC unroll 5
-    for (unsigned i = 0; i < 5; ++i) {
-      const __m512i k = _mm512_madd52lo_epu64(_mm512_setzero_si512(), z[i], rinv);
-#pragma GCC unroll 5
-      for (unsigned j = 0; j < 5; ++j) {
-        const __m512i rj = _mm512_set1_epi64(int64_t(fr_consts::r52[j]));
-        z[i + j] = _mm512_madd52lo_epu64(z[i + j], k, rj);
-        z[i + j + 1] = _mm512_madd52hi_epu64(z[i + j + 1], k, rj);
-      }
-      z[i + 1] = _mm512_add_epi64(z[i + 1], sar52(z[i]));
-    }
+    lanes52::columns<5>(z, a.l, b.l);
     fr_x8_t r;
-#pragma GCC unroll 5
-    for (unsigned i = 0; i < 5; ++i) r.l[i] = z[5 + i];
-    normalise(r.l);
+    lanes52::redc<5>(r.l, z, fr_consts::r52, fr_consts::rinv52);
     return r;
   }
 
