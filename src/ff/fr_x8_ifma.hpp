@@ -1,10 +1,10 @@
 // fr_x8_t: eight F_r elements side by side in the 52-bit AVX-512 IFMA
 // lanes, for the NTT's butterflies (ntt/ntt_lanes.cpp).
 //
-// Why: a butterfly is one F_r product and two sums; the mulx product of
-// fr_t costs ~16 ns on the 2-core VM, and the 8-lane product here is about
-// a hundred multiply-adds for eight of them (docs/benchmarks.md, "The NTT
-// in IFMA lanes").
+// Why: a butterfly is one F_r product and two sums, and the product is
+// most of a scalar butterfly's time; the 8-lane product here is about a
+// hundred multiply-adds for eight of them (docs/benchmarks.md, "The CPU
+// prover in lanes").
 //
 // Representation: a lane holds the integer V of an fr_t as it is stored
 // (its Montgomery form, V ≡ a·2^256 mod r) in five limbs of 52 bits (260

@@ -341,7 +341,7 @@ msm_plan_t msm_plan(size_t n, unsigned threads, unsigned window_bits, unsigned s
     // batch of min(1024, 2^(c−1)/4) additions costs one inversion, ~80
     // terms' time, and the running sums ~1 term per bucket; this picks
     // c = 13 at 2^15-2^17 terms and 16 at 2^19, as measured
-    // (docs/benchmarks.md, "Windows planned for the lanes").
+    // (docs/benchmarks.md, "The CPU prover in lanes").
     if (lanes && (size_t(1) << (c - 1)) >= lane_min_reach) {
       reduce = double(uint64_t(1) << c);
       per_term = 1 + 80.0 / double(std::min(lane_max_batch, (size_t(1) << (c - 1)) / 4));

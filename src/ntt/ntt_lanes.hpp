@@ -2,9 +2,9 @@
 // lanes (ff/fr_x8_ifma.hpp): the forward transform of ntt.cpp, the same
 // arithmetic and the same results, where the CPU has the lanes.
 //
-// Why: on the 2-core VM a scalar butterfly costs ~37 ns, 45% of it the
-// mulx product (docs/benchmarks.md, "The NTT in IFMA lanes"); the lanes do
-// eight products in about a hundred multiply-adds.
+// Why: the mulx product is the largest part of a scalar butterfly, and
+// the lanes do eight products in about a hundred multiply-adds
+// (docs/benchmarks.md, "The CPU prover in lanes").
 //
 // Method, in place on the fr_t array already in bit-reversed order (ntt.cpp
 // permutes first), radix-2 decimation in time as in ntt.cpp:
