@@ -7,23 +7,24 @@
 //                              meets B distinct buckets and shares one
 //                              inversion (msm/bucket_affine.hpp, ~5M + 1S
 //                              each), then the B buckets summed in XYZZ;
-//   G1 with IFMA lanes:        the same buckets eight additions at a time
-//                              (msm/bucket_lanes.hpp), the chunk's bases
-//                              first converted to the lane form.
+//   with IFMA lanes:           the same buckets eight additions at a time
+//                              (msm/bucket_lanes.hpp, G1 and G2), the
+//                              chunk's bases first converted to the lane
+//                              form.
 // B = count/16 within [8, 1024]: a bucket takes ~16 bases, so the final
 // B-term sum costs ~1/16 of the additions, and a batch shares its
 // inversion among B of them. Bases at infinity (a key's query holds one
 // for every wire the polynomial does not use) take no bucket turn, so the
-// turns stay regular and no addition meets a bucket already in the batch. Equal or opposite points (a repeated base,
-// P + (−P)) go to the buckets' XYZZ side sums, as in the MSM, so any
-// bitmap over any bases gives the same group element as the plain sum.
+// turns stay regular and no addition meets a bucket already in the
+// batch. Equal or opposite points (a repeated base, P + (−P)) go to the
+// buckets' XYZZ side sums, as in the MSM, so any bitmap over any bases
+// gives the same group element as the plain sum.
 #include "msm/batch_add.hpp"
 
 #include <algorithm>
 #include <bit>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "ec/xyzz.hpp"

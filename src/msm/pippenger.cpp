@@ -93,6 +93,18 @@ inline size_t affine_batch(const msm_config_t& cfg, size_t points, size_t reach)
   return std::min(affine_max_batch, reach / 2);
 }
 
+// Σ_b (b + 1)·bucket[first + b] over b < count, after finish(): running =
+// Σ_{j ≥ b} bucket[first + j], total += running, from the top.
+template <class P, class Buckets>
+xyzz_t<P> running_sum(const Buckets& bucket, size_t first, size_t count) {
+  xyzz_t<P> running = xyzz_t<P>::infinity(), total = xyzz_t<P>::infinity();
+  for (size_t b = count; b-- > 0;) {
+    bucket.add_bucket_to(running, first + b);  // add-2008-s (12M + 2S); madd-2008-s from affine
+    total += running;
+  }
+  return total;
+}
+
 // One unit: window w of the points [begin, end); returns Σ_b (b + 1)·bucket[b].
 template <class P, class Buckets, class BaseFn, class K>
 xyzz_t<P> window_sum(Buckets& bucket, BaseFn& base, const std::vector<K>& k, unsigned w, unsigned c, size_t begin,
@@ -105,13 +117,7 @@ xyzz_t<P> window_sum(Buckets& bucket, BaseFn& base, const std::vector<K>& k, uns
       bucket.add(size_t(-d - 1), -base(i));
   }
   bucket.finish();
-  // Σ_b (b + 1)·bucket[b]: running = Σ_{j ≥ b} bucket[j], total += running.
-  xyzz_t<P> running = xyzz_t<P>::infinity(), total = xyzz_t<P>::infinity();
-  for (size_t b = bucket.size(); b-- > 0;) {
-    bucket.add_bucket_to(running, b);  // add-2008-s (12M + 2S); madd-2008-s from affine
-    total += running;
-  }
-  return total;
+  return running_sum<P>(bucket, 0, bucket.size());
 }
 
 // The lane buckets (msm/bucket_lanes.hpp) where a unit reaches at least
@@ -168,14 +174,7 @@ void pooled_sums(Buckets& bucket, AddFn add, const std::vector<K>& k, unsigned w
       if (d != 0) add(bucket, (w - w0) * nb + size_t(d > 0 ? d : -d) - 1, i, d < 0);
     }
   bucket.finish();
-  for (unsigned w = w0; w < w1; ++w) {
-    xyzz_t<P> running = xyzz_t<P>::infinity(), total = xyzz_t<P>::infinity();
-    for (size_t b = nb; b-- > 0;) {
-      bucket.add_bucket_to(running, (w - w0) * nb + b);
-      total += running;
-    }
-    out[w - w0] = total.to_jacobian();
-  }
+  for (unsigned w = w0; w < w1; ++w) out[w - w0] = running_sum<P>(bucket, (w - w0) * nb, nb).to_jacobian();
 }
 
 // The lane form of window_sum: the buckets take the term's index; on G1
@@ -194,12 +193,7 @@ xyzz_t<P> window_sum_lanes(lane_buckets_t<P>& bucket, const std::vector<K>& k, u
     return bucket.window_sum();
   } else {
     bucket.finish();
-    xyzz_t<P> running = xyzz_t<P>::infinity(), total = xyzz_t<P>::infinity();
-    for (size_t b = bucket.size(); b-- > 0;) {
-      bucket.add_bucket_to(running, b);
-      total += running;
-    }
-    return total;
+    return running_sum<P>(bucket, 0, bucket.size());
   }
 }
 
