@@ -109,6 +109,54 @@ struct fr_x8_t {
     x[3] = _mm512_or_si512(shr(l[3], 36), shl(l[4], 16));
   }
 
+  // Eight consecutive fr_t in and out (out canonical only if the value is):
+  // the four 64-byte rows R_i = (e_2i limbs 0-3, e_2i+1 limbs 0-3) hold limb
+  // k of element 2i at R_i[k] and of element 2i + 1 at R_i[4 + k]. load:
+  // limb k of e_0..e_7 = (R_0[k], R_0[4+k], R_1[k], R_1[4+k]) from one
+  // two-source permutation, the same from R_2, R_3, the two halves joined,
+  // then the change of radix. store the other way: pairs (x_0, x_1) and
+  // (x_2, x_3) interleaved (unpack), then 128-bit quarters shuffled into
+  // the rows. (The zero-masked shuffles with every lane are the plain
+  // instructions, whose intrinsics trip GCC 12's -Wuninitialized.)
+  static constexpr __mmask8 all8 = 0xff;
+  SZK_IFMA_R static fr_x8_t load(const fr_t* p) {
+    const auto* q = reinterpret_cast<const uint64_t*>(p);
+    const __m512i r0 = _mm512_loadu_si512(q), r1 = _mm512_loadu_si512(q + 8), r2 = _mm512_loadu_si512(q + 16),
+                  r3 = _mm512_loadu_si512(q + 24);
+    __m512i x[4];
+#pragma GCC unroll 4
+    for (unsigned k = 0; k < 4; ++k) {
+      // Lanes 0-3: first[k], first[4 + k], second[k], second[4 + k] (8 + i: the second source).
+      const __m512i idx = _mm512_set_epi64(0, 0, 0, 0, 12 + k, 8 + k, 4 + k, k);
+      const __m512i lo = _mm512_permutex2var_epi64(r0, idx, r1), hi = _mm512_permutex2var_epi64(r2, idx, r3);
+      x[k] = _mm512_maskz_shuffle_i64x2(all8, lo, hi, 0x44);  // lo's quarters 0, 1 then hi's 0, 1
+    }
+    return from_limbs64(x);
+  }
+
+  SZK_IFMA_R static void store(fr_t* p, const fr_x8_t& v) {
+    __m512i x[4];
+    v.to_limbs64(x);
+    const __m512i lo01 = _mm512_maskz_unpacklo_epi64(all8, x[0], x[1]),
+                  hi01 = _mm512_maskz_unpackhi_epi64(all8, x[0], x[1]);
+    const __m512i lo23 = _mm512_maskz_unpacklo_epi64(all8, x[2], x[3]),
+                  hi23 = _mm512_maskz_unpackhi_epi64(all8, x[2], x[3]);
+    // Quarter i of lo01 is (x0[2i], x1[2i]), of hi01 (x0[2i+1], x1[2i+1]); row
+    // i is (lo01_i, lo23_i, hi01_i, hi23_i).
+    const __m512i a = _mm512_maskz_shuffle_i64x2(all8, lo01, lo23, 0x44),
+                  b = _mm512_maskz_shuffle_i64x2(all8, hi01, hi23, 0x44);
+    const __m512i c = _mm512_maskz_shuffle_i64x2(all8, lo01, lo23, 0xEE),
+                  d = _mm512_maskz_shuffle_i64x2(all8, hi01, hi23, 0xEE);
+    auto* q = reinterpret_cast<uint64_t*>(p);
+    _mm512_storeu_si512(q, _mm512_maskz_shuffle_i64x2(all8, a, b, 0x88));
+    _mm512_storeu_si512(q + 8, _mm512_maskz_shuffle_i64x2(all8, a, b, 0xDD));
+    _mm512_storeu_si512(q + 16, _mm512_maskz_shuffle_i64x2(all8, c, d, 0x88));
+    _mm512_storeu_si512(q + 24, _mm512_maskz_shuffle_i64x2(all8, c, d, 0xDD));
+  }
+
+  // This value (an element in the fr_t form) in the twiddle form.
+  SZK_IFMA_R fr_x8_t twiddle_form() const { return *this * broadcast(fr_consts::to_twiddle52); }
+
   SZK_IFMA_R static void normalise(__m512i* t) { lanes52::normalise<5>(t); }
 
   // s (normalised, s < 2m) -> s − m where that is ≥ 0, else s.

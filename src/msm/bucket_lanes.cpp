@@ -226,48 +226,39 @@ void lane_buckets_t<P>::finish() {
 
 #if STARZK_FF_IFMA
 
-STARZK_IFMA_TARGET STARZK_IFMA_FLATTEN void to_lane_points(std::span<const g1_affine_t> in, lane_point_t* out) {
+namespace {
+
+// F_p coordinate `part` of a point (x, y on G1; x0, x1, y0, y1 on G2) and
+// the row of its lane form that holds it.
+const fp_t& part_of(const g1_affine_t& p, unsigned part) { return part == 0 ? p.x : p.y; }
+const fp_t& part_of(const g2_affine_t& p, unsigned part) {
+  const fp2_t& c = part < 2 ? p.x : p.y;
+  return part % 2 == 0 ? c.c0 : c.c1;
+}
+uint64_t* row_of(lane_point_t& q, unsigned part) { return part == 0 ? q.x : q.y; }
+uint64_t* row_of(lane_point2_t& q, unsigned part) { return part < 2 ? q.x[part] : q.y[part - 2]; }
+
+// Eight points at a time: each coordinate into the lanes (a product by a
+// constant), canonical, and the eight lanes transposed into their rows.
+template <class A, class L>
+STARZK_IFMA_TARGET STARZK_IFMA_FLATTEN void lane_points_of(std::span<const A> in, L* out) {
+  constexpr unsigned parts = sizeof(L) / 64;
   for (size_t i = 0; i < in.size(); i += 8) {
     const size_t k = in.size() - i < 8 ? in.size() - i : 8;
-    alignas(64) fp_t xs[8], ys[8];
-    for (unsigned l = 0; l < 8; ++l) {
-      const g1_affine_t& p = in[i + (l < k ? l : 0)];
-      xs[l] = p.x;
-      ys[l] = p.y;
+    for (unsigned part = 0; part < parts; ++part) {
+      alignas(64) fp_t c[8];
+      for (unsigned l = 0; l < 8; ++l) c[l] = part_of(in[i + (l < k ? l : 0)], part);
+      fp_x8_t v = canonical(ifma::to_lanes(c));
+      transpose8(v.l);
+      for (unsigned l = 0; l < k; ++l) _mm512_store_si512(row_of(out[i + l], part), v.l[l]);
     }
-    const fp_x8_t x = canonical(ifma::to_lanes(xs)), y = canonical(ifma::to_lanes(ys));
-    alignas(64) uint64_t bx[8][8], by[8][8];
-    for (unsigned li = 0; li < 8; ++li) {
-      _mm512_store_si512(bx[li], x.l[li]);
-      _mm512_store_si512(by[li], y.l[li]);
-    }
-    for (unsigned l = 0; l < k; ++l)
-      for (unsigned li = 0; li < 8; ++li) {
-        out[i + l].x[li] = bx[li][l];
-        out[i + l].y[li] = by[li][l];
-      }
   }
 }
 
-STARZK_IFMA_TARGET STARZK_IFMA_FLATTEN void to_lane_points(std::span<const g2_affine_t> in, lane_point2_t* out) {
-  for (size_t i = 0; i < in.size(); i += 8) {
-    const size_t k = in.size() - i < 8 ? in.size() - i : 8;
-    alignas(64) fp_t c[4][8];
-    for (unsigned l = 0; l < 8; ++l) {
-      const g2_affine_t& p = in[i + (l < k ? l : 0)];
-      c[0][l] = p.x.c0, c[1][l] = p.x.c1, c[2][l] = p.y.c0, c[3][l] = p.y.c1;
-    }
-    for (unsigned part = 0; part < 4; ++part) {
-      const fp_x8_t v = canonical(ifma::to_lanes(c[part]));
-      alignas(64) uint64_t b[8][8];
-      for (unsigned li = 0; li < 8; ++li) _mm512_store_si512(b[li], v.l[li]);
-      for (unsigned l = 0; l < k; ++l) {
-        uint64_t* dst = part < 2 ? out[i + l].x[part] : out[i + l].y[part - 2];
-        for (unsigned li = 0; li < 8; ++li) dst[li] = b[li][l];
-      }
-    }
-  }
-}
+}  // namespace
+
+void to_lane_points(std::span<const g1_affine_t> in, lane_point_t* out) { lane_points_of(in, out); }
+void to_lane_points(std::span<const g2_affine_t> in, lane_point2_t* out) { lane_points_of(in, out); }
 
 namespace {
 

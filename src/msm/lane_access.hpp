@@ -21,7 +21,9 @@ using ifma::fp_x8_t;
 // An 8 x 8 transposition of 64-bit words: r[i] word j <-> r[j] word i (its
 // own inverse). Pairs of rows interleaved, then 128-bit quarters twice.
 STARZK_IFMA_TARGET inline void transpose8(__m512i* r) {
-  constexpr __mmask8 all = 0xff;  // the zero-masked forms: see lane_access.hpp on GCC 12
+  // The zero-masked forms with every lane selected are the plain
+  // instructions, whose intrinsics trip GCC 12's -Wuninitialized.
+  constexpr __mmask8 all = 0xff;
   __m512i t[8], u[8];
   for (unsigned i = 0; i < 4; ++i) {
     t[2 * i] = _mm512_maskz_unpacklo_epi64(all, r[2 * i], r[2 * i + 1]);

@@ -70,13 +70,18 @@ void local_stages(fr_t* a, size_t block, unsigned last_log, std::span<const fr_t
   }
 }
 
+// Where the lanes take a vector (ntt_lanes.hpp): long enough, a multiple of 8.
+bool lanes_for(std::span<fr_t> a) {
+  return a.size() >= (size_t(1) << ntt_lanes_min_log) && a.size() % 8 == 0 && ntt_lanes_available();
+}
+
 void forward(std::span<fr_t> a, const domain_t& d, unsigned threads) {
   const size_t n = a.size();
   if (n <= 1) return;
   const unsigned k = d.log_size();
   const std::span<const fr_t> tw = d.twiddles();
   bit_reverse_permute(a, threads);
-  if (k >= ntt_lanes_min_log && ntt_lanes_available()) return forward_lanes(a, tw, threads);
+  if (lanes_for(a)) return forward_lanes(a, tw, threads);
 
   // Stages inside blocks.
   const unsigned local_log = std::min(k, block_log);
@@ -128,13 +133,6 @@ void bit_reverse_permute(std::span<fr_t> a, unsigned threads) {
       },
       min_grain);
 }
-
-namespace {
-// Where the lanes take a vector (ntt_lanes.hpp): long enough, a multiple of 8.
-bool lanes_for(std::span<fr_t> a) {
-  return a.size() >= (size_t(1) << ntt_lanes_min_log) && a.size() % 8 == 0 && ntt_lanes_available();
-}
-}  // namespace
 
 void scale(std::span<fr_t> a, const fr_t& s, unsigned threads) {
   if (lanes_for(a)) return scale_lanes(a, s, false, threads);
