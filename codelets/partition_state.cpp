@@ -22,7 +22,7 @@ const char* msm_query_name(msm_query_t q) {
   return "msm_?";
 }
 
-const uninit_vector_t<g1_affine_t>& msm_query_bases(const proving_key_t& pk, msm_query_t q) {
+const mappable_vector_t<g1_affine_t>& msm_query_bases(const proving_key_t& pk, msm_query_t q) {
   switch (q) {
     case msm_query_t::h:
       return pk.h;

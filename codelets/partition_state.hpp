@@ -80,7 +80,7 @@ struct key_view_t {
 };
 const char* msm_query_name(msm_query_t q);  // "msm_h", "msm_l", "msm_a", "msm_b1"
 // The key's bases of query q (pk.h, pk.l, pk.a, pk.b_g1).
-const uninit_vector_t<g1_affine_t>& msm_query_bases(const proving_key_t& pk, msm_query_t q);
+const mappable_vector_t<g1_affine_t>& msm_query_bases(const proving_key_t& pk, msm_query_t q);
 
 // prep_msm of the two scalar vectors the split queries use (docs/prover.md step 3):
 // w   = the whole witness, inputs forced to the tail (queries A, B_g1, B_g2);

@@ -51,6 +51,20 @@ struct prove_options {
   bool json = false;  // the final line as one JSON object
 };
 
+// Under --verbose, one line of where a CPU proof's time went.
+void log_phases(const prove_phases_t& phases) {
+  std::string text = "starzk prove: steps (ms):";
+  nlohmann::json fields = nlohmann::json::object();
+  for (const prove_phase_t& p : phases) {
+    char ms[32];
+    std::snprintf(ms, sizeof ms, " %.1f", p.seconds * 1e3);
+    text += std::string(" ") + p.name + ms + ",";
+    fields[p.name] = p.seconds;
+  }
+  text.pop_back();
+  log_verbose(stderr, "steps", text, {{"steps_s", fields}});
+}
+
 // The proof through the DAG on the GPUs; std::nullopt when StarPU has no
 // CUDA worker (a StarPU without CUDA) and the caller may fall back.
 std::optional<proof_t> prove_on_gpu(std::shared_ptr<const proving_key_t> pk, std::shared_ptr<const r1cs_t> cs,
@@ -105,13 +119,25 @@ void run_prove(const prove_options& o) {
   std::string where = "CPU";
   std::shared_ptr<r1cs_t> cs;
   if (!o.circuit.empty()) cs = std::make_shared<r1cs_t>(load_circuit(o.circuit));
+  // Where the time goes, for --verbose: the loads, then the prover's steps.
+  prove_phases_t phases;
+  auto lap = [&, last = t0](const char* name) mutable {
+    const auto now = std::chrono::steady_clock::now();
+    phases.push_back({name, std::chrono::duration<double>(now - last).count()});
+    last = now;
+  };
+  if (cs) lap("circuit");
   // The key is validated where the proof will run (--gpu off: the CPU).
-  loaded_key_t key =
-      load_key(o.zkey, o.params, cs.get(),
-               key_load_options_t{
-                   .revalidate = o.revalidate, .device = device, .threads = o.threads, .circuit_path = o.circuit});
+  loaded_key_t key = load_key(o.zkey, o.params, cs.get(),
+                              key_load_options_t{.revalidate = o.revalidate,
+                                                 .device = device,
+                                                 .threads = o.threads,
+                                                 .circuit_path = o.circuit,
+                                                 .map_points = !gpu_present});
   const auto pk = std::make_shared<const proving_key_t>(std::move(key.pk));
+  lap("key");
   const std::vector<fr_t> w = load_witness(o.wtns, pk->n_vars, key.path, o.circuit);
+  lap("witness");
 
   // A proof refused (a witness that breaks a constraint, a corrupt key)
   // names the input it is about, and the others it speaks of.
@@ -122,8 +148,9 @@ void run_prove(const prove_options& o) {
       if (!on_gpu && device == setup_device_t::gpu)
         throw resource_error("--gpu on: StarPU found no CUDA worker (a StarPU built without CUDA?)");
     }
-    return on_gpu ? *on_gpu : prove(*pk, cs.get(), w, o.threads);
+    return on_gpu ? *on_gpu : prove(*pk, cs.get(), w, o.threads, &phases);
   });
+  if (!gpu_present) log_phases(phases);
 
   write_proof_outputs(outputs, proof, public_inputs(*pk, w));  // together or not at all
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

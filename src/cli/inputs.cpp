@@ -220,8 +220,11 @@ loaded_key_t read_key(const std::string& path, bool zkey, const r1cs_t* circuit,
     // Once the digest names a key validated before, its large queries are
     // decoded without the curve checks (the record vouches for them).
     auto vouched = [&] { return looked_up && known; };
-    read_zkey(path, zkey_read_options_t{.check = decode_check::on_curve, .on_query = on_query, .vouched = vouched},
-              k.pk);
+    read_zkey(
+        path,
+        zkey_read_options_t{
+            .check = decode_check::on_curve, .on_query = on_query, .vouched = vouched, .map_points = o.map_points},
+        k.pk);
     r.read_seconds = since(t1);
     if (!looked_up) look_up();
     if (!known) validate_read_key([&] { return started().finish(k.pk); });
@@ -234,7 +237,7 @@ loaded_key_t read_key(const std::string& path, bool zkey, const r1cs_t* circuit,
       case key_format_t::key_cache: {
         look_up();
         const auto t2 = steady::now();
-        k.pk = read_key_cache(path, known ? cache_check_t::header : cache_check_t::on_curve, o.threads);
+        k.pk = read_key_cache(path, known ? cache_check_t::header : cache_check_t::on_curve, o.threads, o.map_points);
         r.read_seconds = since(t2);
         break;
       }

@@ -36,6 +36,10 @@ struct key_load_options_t {
   // unpacked (the circuit is read meanwhile, e.g. on another thread: at
   // 2^27 both take tens of seconds); unset: the circuit must be given.
   std::function<const r1cs_t*()> circuit_later = {};
+  // For the CPU prover: a key cache's queries, and a .zkey's that a record
+  // vouches for, borrowed from the file's mapping instead of copied
+  // (mappable_vector_t; not for keys whose memory CUDA may page-lock).
+  bool map_points = false;
 };
 
 // How the key's points were vouched for.

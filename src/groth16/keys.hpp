@@ -43,6 +43,7 @@
 #include "ec/affine.hpp"
 #include "groth16/r1cs.hpp"
 #include "ntt/convention.hpp"
+#include "util/mappable_vector.hpp"
 #include "util/uninit_vector.hpp"
 
 namespace starzk {
@@ -67,11 +68,13 @@ struct proving_key_t {
   g1_affine_t alpha_g1, beta_g1, delta_g1;
   g2_affine_t beta_g2, delta_g2;
 
-  uninit_vector_t<g1_affine_t> a;     // n_vars
-  uninit_vector_t<g1_affine_t> b_g1;  // n_vars
-  uninit_vector_t<g2_affine_t> b_g2;  // n_vars
-  uninit_vector_t<g1_affine_t> l;     // n_vars − n_public − 1 (aux wires)
-  uninit_vector_t<g1_affine_t> h;     // n − 1 (bellman) or n (snarkjs)
+  // The queries: owned, or borrowed from a mapped key file (key_cache.hpp,
+  // zkey.hpp) for as long as the key lives.
+  mappable_vector_t<g1_affine_t> a;     // n_vars
+  mappable_vector_t<g1_affine_t> b_g1;  // n_vars
+  mappable_vector_t<g2_affine_t> b_g2;  // n_vars
+  mappable_vector_t<g1_affine_t> l;     // n_vars − n_public − 1 (aux wires)
+  mappable_vector_t<g1_affine_t> h;     // n − 1 (bellman) or n (snarkjs)
 
   verifying_key_t vk;  // alpha_g1 and beta_g2 repeat the fields above
 

@@ -2,6 +2,7 @@
 #include "groth16/prover.hpp"
 
 #include <atomic>
+#include <chrono>
 
 #include "ec/scalar_mul.hpp"
 #include "groth16/random.hpp"
@@ -48,6 +49,23 @@ void check_rows(const qap_rows_t& q, uint64_t n_constraints, unsigned threads) {
   });
   if (first.load() != UINT64_MAX) throw unsatisfied_error(first.load());
 }
+
+// Appends the wall time since the last lap to *out under a step's name
+// (nothing when out is null).
+class phase_clock_t {
+ public:
+  explicit phase_clock_t(prove_phases_t* out) : out_(out) {}
+  void lap(const char* name) {
+    if (!out_) return;
+    const auto now = std::chrono::steady_clock::now();
+    out_->push_back({name, std::chrono::duration<double>(now - last_).count()});
+    last_ = now;
+  }
+
+ private:
+  prove_phases_t* out_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
 
 }  // namespace
 
@@ -101,19 +119,26 @@ std::vector<fr_t> compute_h(const proving_key_t& pk, qap_rows_t&& rows, unsigned
   return a;
 }
 
-msm_results_t compute_msms(const proving_key_t& pk, std::span<const fr_t> w, std::span<const fr_t> h,
-                           unsigned threads) {
+msm_results_t compute_msms(const proving_key_t& pk, std::span<const fr_t> w, std::span<const fr_t> h, unsigned threads,
+                           prove_phases_t* phases) {
   const size_t n_in = size_t(pk.n_public) + 1;  // wire 0 and the public inputs
   std::span<const fr_t> aux = w.subspan(n_in);
+  phase_clock_t clock(phases);
   msm_results_t m;
   m.h = msm_pippenger(std::span<const g1_affine_t>(pk.h), h, msm_config_t{.threads = threads});
+  clock.lap("msm h");
   // prep_msm: the inputs always go to the tail; aux scalars split 0 / 1 / other.
   const prep_msm_t prep_w = prep_msm(w, n_in, threads);
   const prep_msm_t prep_aux = prep_msm(aux, 0, threads);
+  clock.lap("prep_msm");
   m.l = split_msm(std::span<const g1_affine_t>(pk.l), prep_aux, threads);
+  clock.lap("msm l");
   m.a = split_msm(std::span<const g1_affine_t>(pk.a), prep_w, threads);
+  clock.lap("msm a");
   m.b_g1 = split_msm(std::span<const g1_affine_t>(pk.b_g1), prep_w, threads);
+  clock.lap("msm b_g1");
   m.b_g2 = split_msm(std::span<const g2_affine_t>(pk.b_g2), prep_w, threads);
+  clock.lap("msm b_g2");
   return m;
 }
 
@@ -135,20 +160,30 @@ std::vector<fr_t> public_inputs(const proving_key_t& pk, std::span<const fr_t> w
 }
 
 proof_t prove_with_blinding(const proving_key_t& pk, const r1cs_t* cs, std::span<const fr_t> w, const blinding_t& rs,
-                            unsigned threads) {
+                            unsigned threads, prove_phases_t* phases) {
+  phase_clock_t clock(phases);
   check_prover_inputs(pk, cs, w, threads);
+  clock.lap("check");
   qap_rows_t rows = witness_map(pk, cs, w, threads);
   if (pk.convention == root_convention_t::bellman) check_rows(rows, cs->n_constraints, threads);
+  clock.lap("witness map");
   std::vector<fr_t> h = compute_h(pk, std::move(rows), threads);
-  proof_t proof = assemble(pk, compute_msms(pk, w, h, threads), rs);
-  if (!verify(pk.vk, public_inputs(pk, w), proof))
+  clock.lap("h");
+  const msm_results_t m = compute_msms(pk, w, h, threads, phases);
+  clock = phase_clock_t(phases);
+  proof_t proof = assemble(pk, m, rs);
+  clock.lap("assemble");
+  const bool ok = verify(pk.vk, public_inputs(pk, w), proof);
+  clock.lap("verify");
+  if (!ok)
     throw cs ? prove_error(proof_fails_with_circuit, prove_input_t::key)
              : prove_error(proof_fails_without_circuit, prove_input_t::witness);
   return proof;
 }
 
-proof_t prove(const proving_key_t& pk, const r1cs_t* cs, std::span<const fr_t> w, unsigned threads) {
-  return prove_with_blinding(pk, cs, w, blinding_t{random_fr(), random_fr()}, threads);
+proof_t prove(const proving_key_t& pk, const r1cs_t* cs, std::span<const fr_t> w, unsigned threads,
+              prove_phases_t* phases) {
+  return prove_with_blinding(pk, cs, w, blinding_t{random_fr(), random_fr()}, threads, phases);
 }
 
 }  // namespace starzk

@@ -85,9 +85,19 @@ qap_rows_t witness_map(const proving_key_t& pk, const r1cs_t* cs, std::span<cons
 // snarkjs keys). Consumes the rows.
 std::vector<fr_t> compute_h(const proving_key_t& pk, qap_rows_t&& rows, unsigned threads = 0);
 
-// Steps 3-4.
+// Where one proof's time went: wall seconds of each step, in the order
+// they ran ("check", "witness map", "h", "msm h", "msm l", "msm a",
+// "msm b_g1", "msm b_g2", "assemble", "verify"), for `starzk prove
+// --verbose`. Timing costs a clock read per step.
+struct prove_phase_t {
+  const char* name;
+  double seconds;
+};
+using prove_phases_t = std::vector<prove_phase_t>;
+
+// Steps 3-4 (their times appended to *phases when given).
 msm_results_t compute_msms(const proving_key_t& pk, std::span<const fr_t> w, std::span<const fr_t> h,
-                           unsigned threads = 0);
+                           unsigned threads = 0, prove_phases_t* phases = nullptr);
 
 // Step 5.
 proof_t assemble(const proving_key_t& pk, const msm_results_t& m, const blinding_t& rs);
@@ -95,11 +105,12 @@ proof_t assemble(const proving_key_t& pk, const msm_results_t& m, const blinding
 // The whole proof with fresh r, s from the OS CSPRNG. cs may be null for a
 // snarkjs key (the key carries the matrices); then the witness is checked
 // only through the final self-verification.
-proof_t prove(const proving_key_t& pk, const r1cs_t* cs, std::span<const fr_t> w, unsigned threads = 0);
+proof_t prove(const proving_key_t& pk, const r1cs_t* cs, std::span<const fr_t> w, unsigned threads = 0,
+              prove_phases_t* phases = nullptr);
 
 // The same with given r, s: for tests that compare provers byte for byte.
 proof_t prove_with_blinding(const proving_key_t& pk, const r1cs_t* cs, std::span<const fr_t> w, const blinding_t& rs,
-                            unsigned threads = 0);
+                            unsigned threads = 0, prove_phases_t* phases = nullptr);
 
 // The public inputs of a witness: w[1..n_public].
 std::vector<fr_t> public_inputs(const proving_key_t& pk, std::span<const fr_t> w);

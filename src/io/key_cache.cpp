@@ -234,7 +234,15 @@ verifying_key_t key_cache_view_t::vk() const {
   return v;
 }
 
-proving_key_t key_cache_view_t::to_proving_key() const {
+proving_key_t key_cache_view_t::to_proving_key() const { return to_proving_key(nullptr); }
+
+proving_key_t key_cache_view_t::to_proving_key(std::shared_ptr<const key_cache_view_t> keeper) const {
+  // A query: borrowed from the mapping where a keeper holds it, else copied.
+  const auto query = [&](auto view) {
+    using T = typename decltype(view)::value_type;
+    if (keeper) return mappable_vector_t<T>::borrow(view, keeper);
+    return mappable_vector_t<T>(uninit_vector_t<T>(view.begin(), view.end()));
+  };
   proving_key_t k;
   k.convention = convention;
   k.n_vars = n_vars;
@@ -245,11 +253,11 @@ proving_key_t key_cache_view_t::to_proving_key() const {
   k.delta_g1 = delta_g1;
   k.beta_g2 = beta_g2;
   k.delta_g2 = delta_g2;
-  k.a.assign(a.begin(), a.end());
-  k.b_g1.assign(b_g1.begin(), b_g1.end());
-  k.b_g2.assign(b_g2.begin(), b_g2.end());
-  k.l.assign(l.begin(), l.end());
-  k.h.assign(h.begin(), h.end());
+  k.a = query(a);
+  k.b_g1 = query(b_g1);
+  k.b_g2 = query(b_g2);
+  k.l = query(l);
+  k.h = query(h);
   k.vk = vk();
   if (convention == root_convention_t::snarkjs) {
     k.zkey_a = zkey_a.to_matrix();
@@ -311,8 +319,11 @@ void write_key_cache(const std::filesystem::path& file, const proving_key_t& k, 
   write_page_container(file, "szkc", key_cache_version, meta, sections, threads);
 }
 
-proving_key_t read_key_cache(const std::filesystem::path& file, cache_check_t check, unsigned threads) {
-  return key_cache_view_t(file, check, threads).to_proving_key();
+proving_key_t read_key_cache(const std::filesystem::path& file, cache_check_t check, unsigned threads,
+                             bool map_points) {
+  if (!map_points) return key_cache_view_t(file, check, threads).to_proving_key();
+  auto view = std::make_shared<const key_cache_view_t>(file, check, threads);
+  return view->to_proving_key(view);
 }
 
 void check_key_cache(const std::filesystem::path& file, unsigned threads) {

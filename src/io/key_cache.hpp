@@ -43,6 +43,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <span>
 
 #include "groth16/keys.hpp"
@@ -80,6 +81,9 @@ class key_cache_view_t {
 
   verifying_key_t vk() const;
   proving_key_t to_proving_key() const;  // copies everything
+  // The same with the queries borrowed from the mapping `keeper` (this
+  // view, shared) keeps alive.
+  proving_key_t to_proving_key(std::shared_ptr<const key_cache_view_t> keeper) const;
 
   void verify_checksums(unsigned threads = 0) const { c_.verify_checksums(threads); }
   // Every point and matrix entry (see the file comment); throws io_error.
@@ -93,8 +97,11 @@ class key_cache_view_t {
 };
 
 void write_key_cache(const std::filesystem::path& file, const proving_key_t& key, unsigned threads = 0);
+// The key, its queries copied, or with map_points borrowed from the
+// mapping (mappable_vector_t: no copy; the mapping lives as long as the
+// key and its copies). The matrices are copied either way.
 proving_key_t read_key_cache(const std::filesystem::path& file, cache_check_t check = cache_check_t::checksums,
-                             unsigned threads = 0);
+                             unsigned threads = 0, bool map_points = false);
 // The --check: header, checksums, then every point and index.
 void check_key_cache(const std::filesystem::path& file, unsigned threads = 0);
 

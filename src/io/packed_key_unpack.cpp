@@ -91,9 +91,9 @@ void decode_range(const packed_key_view_t& v, packed_section_t s, uint64_t first
 }
 
 // A query stored whole (ic, h, l): decoded straight into place.
-template <class P, class A>
-void unpack_whole(const packed_key_view_t& v, packed_section_t s, std::vector<affine_t<P>, A>& out, bool subgroup,
-                  bool allow_infinity, point_decoder_t& dec, unpack_stats_t::query_t& st) {
+template <class P, class V>
+void unpack_whole(const packed_key_view_t& v, packed_section_t s, V& out, bool subgroup, bool allow_infinity,
+                  point_decoder_t& dec, unpack_stats_t::query_t& st) {
   const auto t0 = steady::now();
   out.resize(v.shape().count(s));
   for (uint64_t off = 0; off < out.size(); off += piece)
@@ -109,9 +109,9 @@ void unpack_whole(const packed_key_view_t& v, packed_section_t s, std::vector<af
 // word's 64 wires are written once, a point or O (a fill with O first would
 // write the whole query twice, and at 2^27 the first touch of its pages is
 // most of the time outside the decoder).
-template <class P, class A>
-void unpack_dense(const packed_key_view_t& v, packed_section_t s, packed_section_t d, std::vector<affine_t<P>, A>& out,
-                  bool subgroup, point_decoder_t& dec, unsigned threads, unpack_stats_t::query_t& st) {
+template <class P, class V>
+void unpack_dense(const packed_key_view_t& v, packed_section_t s, packed_section_t d, V& out, bool subgroup,
+                  point_decoder_t& dec, unsigned threads, unpack_stats_t::query_t& st) {
   const auto t0 = steady::now();
   const std::span<const uint64_t> words = v.density(d);
   out.resize(v.shape().n_vars);  // uninitialised (uninit_vector_t): every wire is written below

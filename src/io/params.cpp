@@ -88,9 +88,10 @@ enum class infinity_rule { forbidden, allowed };
 // Decodes `q` into out[wire_of[k]] (or out[k] without a map), in parallel.
 // Reports the lowest-numbered bad point: every chunk stops at its first bad
 // point, and the chunks cover increasing index ranges.
-template <class P, class A>
-void decode_query(const mapped_file_t& f, const char* name, const params_query_t& q, std::vector<affine_t<P>, A>& out,
+template <class V>
+void decode_query(const mapped_file_t& f, const char* name, const params_query_t& q, V& out,
                   const std::vector<uint32_t>* wire_of, infinity_rule inf, const params_read_options_t& opt) {
+  using P = typename V::value_type::params_t;
   constexpr uint64_t size = sizeof(affine_t<P>);  // 96 / 192: the uncompressed sizes too
   const uint8_t* src = f.data() + q.offset;
   std::mutex m;
@@ -264,8 +265,8 @@ void encode(const g2_affine_t& p, uint8_t* out) { encode_g2_uncompressed(p, out)
 // Writes the u32 count and the points of `v` (without its O points when
 // `drop_infinity`), encoding chunk by chunk in parallel so that a key of any
 // size streams through a bounded buffer.
-template <class P, class A>
-void write_query(atomic_file_t& out, const char* name, const std::vector<affine_t<P>, A>& v, bool drop_infinity,
+template <class P>
+void write_query(atomic_file_t& out, const char* name, std::span<const affine_t<P>> v, bool drop_infinity,
                  bool infinity_ok, unsigned threads) {
   constexpr size_t size = sizeof(affine_t<P>);  // 96 / 192: the uncompressed sizes too
   // One pass to count (and to refuse O where no reader would accept it).
@@ -384,12 +385,12 @@ void write_params(const std::filesystem::path& file, const proving_key_t& k, uns
     encode(k.delta_g1, vk + 576);
     encode(k.delta_g2, vk + 672);
     out.write(vk, sizeof vk);
-    write_query(out, "ic", k.vk.ic, false, false, threads);
-    write_query(out, "h", k.h, false, false, threads);
-    write_query(out, "l", k.l, false, true, threads);
-    write_query(out, "a", k.a, true, true, threads);
-    write_query(out, "b_g1", k.b_g1, true, true, threads);
-    write_query(out, "b_g2", k.b_g2, true, true, threads);
+    write_query<g1_params>(out, "ic", k.vk.ic, false, false, threads);
+    write_query<g1_params>(out, "h", k.h, false, false, threads);
+    write_query<g1_params>(out, "l", k.l, false, true, threads);
+    write_query<g1_params>(out, "a", k.a, true, true, threads);
+    write_query<g1_params>(out, "b_g1", k.b_g1, true, true, threads);
+    write_query<g2_params>(out, "b_g2", k.b_g2, true, true, threads);
   });
 }
 

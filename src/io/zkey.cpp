@@ -1,14 +1,17 @@
-// .zkey reader and writer (see zkey.hpp for the format).
+// .zkey reader (see zkey.hpp for the format; the writer: zkey_write.cpp).
 #include "io/zkey.hpp"
 
 #include <algorithm>
 #include <bit>
+#include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 
 #include "ec/subgroup.hpp"
 #include "io/binfile.hpp"
 #include "io/iden3_codec.hpp"
+#include "io/zkey_layout.hpp"
 #include "io/io_error.hpp"
 #include "io/matrix_view.hpp"
 #include "util/parallel.hpp"
@@ -19,35 +22,7 @@ namespace {
 
 using iden3::infinity_t;
 
-enum : uint32_t {
-  sec_protocol = 1,
-  sec_header = 2,
-  sec_ic = 3,
-  sec_coeffs = 4,
-  sec_a = 5,
-  sec_b1 = 6,
-  sec_b2 = 7,
-  sec_c = 8,
-  sec_h = 9,
-  sec_mpc = 10,
-};
-constexpr uint32_t protocol_groth16 = 1;
-constexpr size_t coeff_bytes = 12 + 32;
-
-// Montgomery factor for section 4. An fr_t holding limbs x has value
-// x·R^-1; the file stores the integer v·R². Reading: limbs v·R² times the
-// element whose limbs are 1 (value R^-1) gives limbs v·R²·1·R^-1 = v·R,
-// i.e. the value v (one Montgomery multiplication). Writing: v times the
-// element whose limbs are R² mod r (value R) has value v·R, whose
-// Montgomery limbs are v·R², the integer the file wants.
-const fr_t& limbs_one() {
-  static const fr_t x = fr_t::from_mont_limbs({1, 0, 0, 0});
-  return x;
-}
-const fr_t& value_r() {
-  static const fr_t x = fr_t::from_mont_limbs(fr_t::r2_mod);
-  return x;
-}
+using namespace zkey_layout;
 
 // Throws unless the section holds exactly `count` points of `size` bytes,
 // where `count` comes from the header field `field` ("nVars", "domainSize",
@@ -97,6 +72,21 @@ void decode_points(bin_cursor_t& c, V& v, size_t size, infinity_t inf, decode_ch
     }
   }
   if (bad < count) c.fail("point " + std::to_string(bad) + why);
+}
+
+// The section's points as v's elements, borrowed from the mapping `keeper`
+// holds (see map_points in zkey.hpp), when the section is aligned for them
+// and the machine stores limbs as the file does; false (nothing consumed)
+// otherwise. The section holds v.size() points (expect_points checked it).
+template <class T>
+bool borrow_points(bin_cursor_t& c, mappable_vector_t<T>& v, const std::shared_ptr<const bin_file_t>& keeper) {
+  if constexpr (std::endian::native != std::endian::little) return false;
+  const size_t count = v.size();
+  const uint8_t* at = c.bytes(0).data();
+  if (reinterpret_cast<uintptr_t>(at) % alignof(T) != 0) return false;
+  c.skip(count * sizeof(T));
+  v = mappable_vector_t<T>::borrow({reinterpret_cast<const T*>(at), count}, keeper);
+  return true;
 }
 
 template <class V>
@@ -215,7 +205,9 @@ proving_key_t read_zkey(const std::filesystem::path& file, const zkey_read_optio
 void read_zkey(const std::filesystem::path& file, const zkey_read_options_t& options, proving_key_t& k) {
   const decode_check ck = options.check;
   k = proving_key_t{};
-  bin_file_t f(file, "zkey", 1, 1);
+  // Shared: a key that borrows its queries keeps the mapping alive.
+  const auto mapped = std::make_shared<const bin_file_t>(file, "zkey", 1, 1);
+  const bin_file_t& f = *mapped;
   auto done = [&](key_query_t q) {
     if (options.on_query) options.on_query(q, k);
   };
@@ -280,37 +272,32 @@ void read_zkey(const std::filesystem::path& file, const zkey_read_options_t& opt
   read_coeffs(co, k);
 
   // ---- queries ----
-  // The five vectors allocated (zeroed) at once on five threads, since one
-  // after another their first touch is a large share of a big key's read
-  // time; then decoded, in file order.
-  parallel_tasks(5, 5, [&](size_t q) {
-    switch (q) {
-      case 0:
-        k.a.resize(k.n_vars);
-        break;
-      case 1:
-        k.b_g1.resize(k.n_vars);
-        break;
-      case 2:
-        k.b_g2.resize(k.n_vars);
-        break;
-      case 3:
-        k.l.resize(n_l);
-        break;
-      default:
-        k.h.resize(k.domain_size);
-    }
-  });
+  // The five vectors sized (allocated, not touched: the decoder's threads
+  // touch each page as they write it; a borrowed query gives its storage
+  // back), then read in file order.
+  k.a.resize(k.n_vars);
+  k.b_g1.resize(k.n_vars);
+  k.b_g2.resize(k.n_vars);
+  k.l.resize(n_l);
+  k.h.resize(k.domain_size);
   const auto check = [&] { return options.vouched && options.vouched() ? decode_check::none : ck; };
-  decode_g1s(a, k.a, infinity_t::allowed, check());
+  // A vouched query in an aligned section is borrowed, else decoded.
+  const auto read_g1s = [&](bin_cursor_t& cur, mappable_vector_t<g1_affine_t>& v, infinity_t inf) {
+    const decode_check now = check();
+    if (!(options.map_points && now == decode_check::none && borrow_points(cur, v, mapped)))
+      decode_g1s(cur, v, inf, now);
+  };
+  read_g1s(a, k.a, infinity_t::allowed);
   done(key_query_t::a);
-  decode_g1s(b1, k.b_g1, infinity_t::allowed, check());
+  read_g1s(b1, k.b_g1, infinity_t::allowed);
   done(key_query_t::b_g1);
-  decode_g2s(b2, k.b_g2, infinity_t::allowed, check());
+  const decode_check now = check();
+  if (!(options.map_points && now == decode_check::none && borrow_points(b2, k.b_g2, mapped)))
+    decode_g2s(b2, k.b_g2, infinity_t::allowed, now);
   done(key_query_t::b_g2);
-  decode_g1s(c, k.l, infinity_t::allowed, check());
+  read_g1s(c, k.l, infinity_t::allowed);
   done(key_query_t::l);
-  decode_g1s(hq, k.h, infinity_t::forbidden, check());
+  read_g1s(hq, k.h, infinity_t::forbidden);
   done(key_query_t::h);
 }
 
@@ -319,96 +306,6 @@ std::vector<uint8_t> read_zkey_transcript(const std::filesystem::path& file) {
   auto s = f.section(sec_mpc, "MPC transcript");
   auto b = s.bytes(s.size());
   return {b.begin(), b.end()};
-}
-
-void check_zkey_shape(const std::filesystem::path& file, const proving_key_t& k) {
-  auto fail = [&](const std::string& p) { throw io_error(file, "cannot write key: " + p); };
-  if (k.convention != root_convention_t::snarkjs) {
-    fail("a .zkey holds snarkjs-convention keys only (this one uses the bellman H query)");
-  }
-  if (k.n_vars == 0 || uint64_t(k.n_public) + 1 > k.n_vars) fail("n_public does not fit in n_vars");
-  if (!std::has_single_bit(k.domain_size) || k.domain_size > UINT32_MAX) fail("domain_size is not a power of two");
-  auto size = [&](size_t got, uint64_t want, const char* what) {
-    if (got != want)
-      fail(std::string(what) + " has " + std::to_string(got) + " entries, expected " + std::to_string(want));
-  };
-  size(k.a.size(), k.n_vars, "a");
-  size(k.b_g1.size(), k.n_vars, "b_g1");
-  size(k.b_g2.size(), k.n_vars, "b_g2");
-  size(k.l.size(), uint64_t(k.n_vars) - k.n_public - 1, "l");
-  size(k.h.size(), k.domain_size, "h");
-  size(k.vk.ic.size(), uint64_t(k.n_public) + 1, "vk.ic");
-  for (const sparse_matrix_t* m : {&k.zkey_a, &k.zkey_b}) {
-    if (m->n_rows != k.domain_size || m->n_cols != k.n_vars ||
-        !check_matrix_shape(sparse_matrix_view_t::of(*m), "").empty()) {
-      fail("zkey_a / zkey_b must be domain_size x n_vars CSR matrices");
-    }
-    for (uint32_t col : m->col) {
-      if (col >= k.n_vars) fail("zkey matrix column out of range");
-    }
-  }
-  if (k.zkey_a.nnz() + k.zkey_b.nnz() > UINT32_MAX) fail("too many matrix coefficients for the format");
-}
-
-void write_zkey(const std::filesystem::path& file, const proving_key_t& k, std::span<const uint8_t> transcript) {
-  check_zkey_shape(file, k);
-  bin_writer_t w("zkey", 1, 10);
-  w.reserve(4096 + 44 * (k.zkey_a.nnz() + k.zkey_b.nnz()) + 96 * (3ull * k.n_vars + k.h.size()) + 192ull * k.n_vars +
-            transcript.size());
-
-  w.begin_section(sec_protocol);
-  w.u32(protocol_groth16);
-
-  w.begin_section(sec_header);
-  iden3::write_prime(w, iden3::prime_t::q);
-  iden3::write_prime(w, iden3::prime_t::r);
-  w.u32(k.n_vars);
-  w.u32(k.n_public);
-  w.u32(uint32_t(k.domain_size));
-  iden3::write_g1(w, k.alpha_g1);
-  iden3::write_g1(w, k.beta_g1);
-  iden3::write_g2(w, k.beta_g2);
-  iden3::write_g2(w, k.vk.gamma_g2);
-  iden3::write_g1(w, k.delta_g1);
-  iden3::write_g2(w, k.delta_g2);
-
-  w.begin_section(sec_ic);
-  for (const auto& p : k.vk.ic) iden3::write_g1(w, p);
-
-  w.begin_section(sec_coeffs);
-  w.u32(uint32_t(k.zkey_a.nnz() + k.zkey_b.nnz()));
-  for (uint64_t row = 0; row < k.domain_size; ++row) {
-    for (uint32_t m = 0; m < 2; ++m) {
-      const sparse_matrix_t& mat = m == 0 ? k.zkey_a : k.zkey_b;
-      for (uint64_t i = mat.row_ptr[row]; i < mat.row_ptr[row + 1]; ++i) {
-        w.u32(m);
-        w.u32(uint32_t(row));
-        w.u32(mat.col[i]);
-        (mat.value(i) * value_r()).to_mont_bytes_le(w.extend(32));  // either value form
-      }
-    }
-  }
-
-  w.begin_section(sec_a);
-  for (const auto& p : k.a) iden3::write_g1(w, p);
-  w.begin_section(sec_b1);
-  for (const auto& p : k.b_g1) iden3::write_g1(w, p);
-  w.begin_section(sec_b2);
-  for (const auto& p : k.b_g2) iden3::write_g2(w, p);
-  w.begin_section(sec_c);
-  for (const auto& p : k.l) iden3::write_g1(w, p);
-  w.begin_section(sec_h);
-  for (const auto& p : k.h) iden3::write_g1(w, p);
-
-  w.begin_section(sec_mpc);
-  if (transcript.empty()) {
-    w.zeros(64);  // circuit hash (blake2b-512) unknown: zero
-    w.u32(0);     // no contributions
-  } else {
-    w.bytes(transcript);
-  }
-  w.end_section();
-  w.save(file);
 }
 
 }  // namespace starzk

@@ -62,10 +62,20 @@ namespace starzk {
 // the file's points (its digest is that of a key validated before), and
 // the query is decoded with coordinates checked below q but no curve,
 // infinity or subgroup check.
+//
+// map_points: a query the caller vouches for is not decoded at all where
+// its section's bytes can serve as the points themselves: snarkjs stores a
+// point as x‖y in little-endian Montgomery limbs (R = 2^384), which is our
+// affine_t's layout, so on a little-endian machine the key borrows the
+// section from the file's mapping (mappable_vector_t) when the section
+// starts at an offset aligned for its limbs. Sections follow 12-byte
+// section headers, so about every other point section is aligned; the
+// others are decoded as above. The mapping lives as long as the key.
 struct zkey_read_options_t {
   decode_check check = decode_check::full;
   std::function<void(key_query_t, const proving_key_t&)> on_query;
   std::function<bool()> vouched = nullptr;
+  bool map_points = false;
 };
 
 proving_key_t read_zkey(const std::filesystem::path& file);

@@ -289,6 +289,28 @@ TEST_F(CliMonitor, QuietAndVerboseOnEveryCommand) {
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(r.output.find("k.zkey: "), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("proof verified against"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("steps (ms)"), std::string::npos) << r.output;
+  // --verbose on the CPU prover: where the proof's time went, step by step
+  // (as text, and as one object of seconds under --log-format json).
+  r = run_starzk(prove + " --verbose");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const size_t steps = r.output.find("starzk prove: steps (ms): key ");
+  ASSERT_NE(steps, std::string::npos) << r.output;
+  const std::string line = r.output.substr(steps, r.output.find('\n', steps) - steps);
+  for (const char* step : {"witness ", "check ", "witness map ", "h ", "msm h ", "prep_msm ", "msm l ", "msm a ",
+                           "msm b_g1 ", "msm b_g2 ", "assemble ", "verify "})
+    EXPECT_NE(line.find(std::string(", ") + step), std::string::npos) << step << " in " << line;
+  r = run_starzk(prove + " --verbose --log-format json");
+  ASSERT_EQ(r.status, 0) << r.output;
+  int seen = 0;
+  std::istringstream json_lines(r.output);
+  for (std::string l; std::getline(json_lines, l);) {
+    const auto j = nlohmann::json::parse(l, nullptr, false);
+    if (!j.is_object() || j.value("event", "") != "steps") continue;
+    ++seen;
+    EXPECT_TRUE(j["steps_s"].is_object() && j["steps_s"].size() == 13 && j["steps_s"]["msm h"] > 0.0) << l;
+  }
+  EXPECT_EQ(seen, 1) << r.output;
   r = run_binary(STARZK_BIN, verify_args((mul / "proof.json").string()) + " --verbose", "STARZK_WATCH_S=30");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("starzk verify: settings: STARZK_WATCH_S=30"), std::string::npos) << r.output;

@@ -111,6 +111,34 @@ TEST_P(key_cache_roundtrip, write_read_view) {
   EXPECT_EQ(reinterpret_cast<const uint8_t*>(v.h.data()), f.data() + v.container().section(1).offset);
 }
 
+// map_points: the queries are the mapping itself, and stay readable after
+// the file is gone (the mapping lives with the key); a write to a borrowed
+// query copies it first, so neither the file nor another copy of the key
+// sees it.
+TEST_P(key_cache_roundtrip, mapped_queries) {
+  const proving_key_t& k = key(GetParam());
+  const fs::path file = tmp / "mapped.szkc";
+  write_key_cache(file, k);
+  const key_cache_view_t v(file);
+  EXPECT_FALSE(read_key_cache(file, cache_check_t::header, 1).h.borrowed());
+  proving_key_t m = read_key_cache(file, cache_check_t::header, 1, true);
+  fs::remove(file);
+  EXPECT_EQ(m, k);
+  for (bool borrowed : {m.a.borrowed(), m.b_g1.borrowed(), m.b_g2.borrowed(), m.l.borrowed(), m.h.borrowed()})
+    EXPECT_TRUE(borrowed);
+  const proving_key_t shared = m;  // a copy shares the view
+  EXPECT_EQ(shared.h.data(), std::as_const(m).h.data());
+  const g1_affine_t first = std::as_const(m).h[0];
+  const g1_affine_t g = g1_affine_t::generator();
+  m.h[0] = first == g ? -g : g;
+  EXPECT_FALSE(m.h.borrowed());
+  EXPECT_TRUE(shared.h.borrowed());
+  EXPECT_EQ(shared.h[0], first);
+  EXPECT_EQ(v.h[0], first);
+  EXPECT_NE(m.h[0], first);
+  EXPECT_TRUE(std::equal(m.h.begin() + 1, m.h.end(), k.h.begin() + 1));
+}
+
 INSTANTIATE_TEST_SUITE_P(keys, key_cache_roundtrip,
                          ::testing::Values("multiplier", "holey", "snarkjs", "snarkjs-coded"));
 

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <random>
 
 #include "io/mapped_file.hpp"
@@ -102,6 +103,33 @@ TEST_P(roundtrip_test, proof_and_public_json) {
   j.erase("curve");
   write_text(tmp / "short.json", j.dump());
   EXPECT_EQ(read_proof_json(tmp / "short.json"), p);
+}
+
+// map_points with a caller that vouches for the file: each point section
+// aligned for its limbs is borrowed from the mapping, the others decoded,
+// and the key is the one the decoder makes, also once the file is gone
+// (the mapping lives with the key). Not vouched, or not asked: decoded.
+TEST_P(roundtrip_test, zkey_points_borrowed_where_aligned) {
+  const fs::path file = tmp / "k.zkey";
+  fs::copy_file(path("circuit.zkey"), file);
+  const std::vector<uint8_t> b = read_bytes(file);
+  const auto borrowed = [](const proving_key_t& k) {
+    return std::map<uint32_t, bool>{
+        {5, k.a.borrowed()}, {6, k.b_g1.borrowed()}, {7, k.b_g2.borrowed()}, {8, k.l.borrowed()}, {9, k.h.borrowed()}};
+  };
+  zkey_read_options_t o;
+  o.check = decode_check::on_curve;
+  o.vouched = [] { return true; };
+  o.map_points = true;
+  const proving_key_t m = read_zkey(file, o);
+  fs::remove(file);
+  EXPECT_EQ(m, read_zkey(path("circuit.zkey")));
+  for (const auto& [id, lent] : borrowed(m)) EXPECT_EQ(lent, section_of(b, id).payload % 8 == 0) << "section " << id;
+  o.vouched = [] { return false; };
+  for (const auto& [id, lent] : borrowed(read_zkey(path("circuit.zkey"), o))) EXPECT_FALSE(lent) << id;
+  o.vouched = [] { return true; };
+  o.map_points = false;
+  for (const auto& [id, lent] : borrowed(read_zkey(path("circuit.zkey"), o))) EXPECT_FALSE(lent) << id;
 }
 
 INSTANTIATE_TEST_SUITE_P(fixtures, roundtrip_test, ::testing::ValuesIn(circuits()));
