@@ -64,7 +64,7 @@ void bm_h_phase(benchmark::State& state) {
   }
 }
 BENCHMARK(bm_h_phase<false>)->Name("bm_h_phase_bellman")->Arg(16)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(bm_h_phase<true>)->Name("bm_h_phase_snarkjs")->Arg(16)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(bm_h_phase<true>)->Name("bm_h_phase_snarkjs")->Arg(14)->Arg(16)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace starzk

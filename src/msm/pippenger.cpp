@@ -33,6 +33,7 @@
 #include "msm/bucket_affine.hpp"
 #include "msm/bucket_lanes.hpp"
 #include "util/parallel.hpp"
+#include "util/uninit_vector.hpp"
 
 namespace starzk {
 namespace {
@@ -210,7 +211,7 @@ jacobian_t<P> pippenger_core(size_t n, BaseFn base, const std::vector<K>& k, uns
   const msm_plan_t plan = msm_plan(n, threads, cfg.window_bits, bits, lane_plan);
   const size_t pools = pool_count<P>(cfg, n, plan, threads, bits);
   const bool lanes = use_lanes<P>(cfg, n, pools != 0);
-  std::vector<lane_point_of<P>> table;
+  uninit_vector_t<lane_point_of<P>> table;  // first touched by the threads that fill it
   if (lanes) {
     table.resize(n);
     constexpr size_t chunk = 1024;
@@ -289,7 +290,10 @@ jacobian_t<P> glv_core(size_t n, BaseFn base, std::span<const fr_t> scalars, con
   using aff = affine_t<P>;
   if (n == 0) return jacobian_t<P>::infinity();
   std::vector<glv_t> k(2 * n);
-  const bool table = n <= cfg.glv_table_max_bytes / sizeof(aff);
+  // The images x2_endo(base(i)) in a table of their own, unless the MSM
+  // runs in lanes: then its lane table is built in one pass over the terms
+  // and each image is made once there, not stored twice.
+  const bool table = !use_lanes<P>(cfg, 2 * n, false) && n <= cfg.glv_table_max_bytes / sizeof(aff);
   std::vector<aff> endo(table ? n : 0);
   parallel_for(
       n, cfg.threads,
