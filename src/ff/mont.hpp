@@ -37,6 +37,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ff/bingcd.hpp"
 #include "ff/limbs.hpp"
 #include "ff/mulx.hpp"
 
@@ -190,7 +191,8 @@ struct alignas(8) mont_t {
   // a^-1 (binary extended Euclid on the Montgomery limbs x = aR, giving
   // x^-1 = a^-1 R^-1; then mont(x^-1, R^3) = a^-1 R). The inverse of zero
   // is defined as zero, so callers can invert without a branch.
-  constexpr mont_t inverse() const;
+  constexpr mont_t inverse() const;         // inverse of zero is zero
+  constexpr mont_t inverse_euclid() const;  // the same by the binary extended Euclid (its cross-check)
   // Fermat: a^(m-2). Constant sequence of operations; slower; test reference.
   constexpr mont_t inverse_fermat() const { return pow(std::span<const uint64_t>(m_minus_2)); }
 

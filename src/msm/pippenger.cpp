@@ -336,10 +336,10 @@ msm_plan_t msm_plan(size_t n, unsigned threads, unsigned window_bits, unsigned s
     const unsigned w = windows(c);
     double reduce = 1.4 * double(uint64_t(1) << c), per_term = 1;
     // In the G1 lanes (a window of at least lane_min_reach buckets): each
-    // batch of min(1024, 2^(c−1)/4) additions costs one inversion, ~80
-    // terms' time, and the running sums ~1 term per bucket; this picks
-    // c = 13 at 2^15-2^17 terms and 16 at 2^19, as measured
-    // (docs/benchmarks.md, "The CPU prover in lanes").
+    // batch of min(1024, 2^(c−1)/4) additions costs a fixed ~80 terms'
+    // time (its inversion, ~25, and what a short batch wastes besides),
+    // the running sums ~1 term per bucket: c = 13 at 2^14-2^17 terms and
+    // 16 at 2^19, the windows measured best (docs/benchmarks.md).
     if (lanes && (size_t(1) << (c - 1)) >= lane_min_reach) {
       reduce = double(uint64_t(1) << c);
       per_term = 1 + 80.0 / double(std::min(lane_max_batch, (size_t(1) << (c - 1)) / 4));

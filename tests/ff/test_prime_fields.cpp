@@ -168,6 +168,46 @@ TYPED_TEST(PrimeField, ProductKernelsAgree) {
   EXPECT_EQ(c, T::from_u64(42));
 }
 
+// The run-time inverse (the optimised binary GCD, ff/bingcd.hpp) against
+// the binary extended Euclid, on random elements and on limb patterns that
+// stress the 64-bit approximations: inputs y (the Montgomery limbs the
+// algorithm sees) of every bit length, around 2^31, 2^33 and 2^64, all
+// ones, near m, and alternating bits. Each result is also checked by a
+// product.
+TYPED_TEST(PrimeField, InverseByBinaryGcdMatchesEuclid) {
+  using T = TypeParam;
+  using big = limbs::big_t<T::n_limbs>;
+  std::vector<big> ys;
+  const auto add = [&](big y) {
+    if (!limbs::is_zero(y) && limbs::less(y, T::modulus)) ys.push_back(y);
+  };
+  for (unsigned k = 0; k < T::modulus_bits; ++k) {
+    big p{};
+    p[k / 64] = uint64_t(1) << (k % 64);
+    add(p);                       // 2^k
+    add(limbs::sub_small(p, 1));  // 2^k − 1
+    add(limbs::add_small(p, 1));  // 2^k + 1
+    big below{};
+    limbs::sub(below, T::modulus, p);  // m − 2^k
+    add(below);
+  }
+  add(T::m_minus_1), add(T::m_minus_2), add(T::half_m), add(limbs::add_small(T::half_m, 1));
+  for (const uint64_t pattern : {0x5555555555555555ull, 0xAAAAAAAAAAAAAAAAull, 0xFFFFFFFFFFFFFFFFull}) {
+    big y;
+    y.fill(pattern);
+    y[T::n_limbs - 1] &= T::top_mask >> 1;
+    add(y);
+  }
+  std::mt19937_64 rng(2026);
+  for (int i = 0; i < 20000; ++i) ys.push_back(T::random(rng).mont_limbs());
+  for (const big& y : ys) {
+    const T a = T::from_mont_limbs(y);
+    const T inv = a.inverse();
+    ASSERT_EQ(inv, a.inverse_euclid()) << "limbs " << y[0] << " " << y[T::n_limbs - 1];
+    ASSERT_TRUE((a * inv).is_one());
+  }
+}
+
 TYPED_TEST(PrimeField, InverseEdges) {
   using T = TypeParam;
   EXPECT_TRUE(T::zero().inverse().is_zero());
