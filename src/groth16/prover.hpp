@@ -86,9 +86,9 @@ qap_rows_t witness_map(const proving_key_t& pk, const r1cs_t* cs, std::span<cons
 std::vector<fr_t> compute_h(const proving_key_t& pk, qap_rows_t&& rows, unsigned threads = 0);
 
 // Where one proof's time went: wall seconds of each step, in the order
-// they ran ("check", "witness map", "h", "msm h", "msm l", "msm a",
-// "msm b_g1", "msm b_g2", "assemble", "verify"), for `starzk prove
-// --verbose`. Timing costs a clock read per step.
+// they ran ("check", "witness map", "h", "msm h", "prep_msm", "msm l",
+// "msm a", "msm b_g1", "msm b_g2", "assemble", "verify"), for `starzk
+// prove --verbose`. Timing costs a clock read per step.
 struct prove_phase_t {
   const char* name;
   double seconds;

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 
 #include "ec/subgroup.hpp"
 #include "io/binfile.hpp"
@@ -282,22 +283,23 @@ void read_zkey(const std::filesystem::path& file, const zkey_read_options_t& opt
   k.h.resize(k.domain_size);
   const auto check = [&] { return options.vouched && options.vouched() ? decode_check::none : ck; };
   // A vouched query in an aligned section is borrowed, else decoded.
-  const auto read_g1s = [&](bin_cursor_t& cur, mappable_vector_t<g1_affine_t>& v, infinity_t inf) {
+  const auto read_points = [&](bin_cursor_t& cur, auto& v, infinity_t inf) {
     const decode_check now = check();
-    if (!(options.map_points && now == decode_check::none && borrow_points(cur, v, mapped)))
+    if (options.map_points && now == decode_check::none && borrow_points(cur, v, mapped)) return;
+    if constexpr (std::is_same_v<typename std::decay_t<decltype(v)>::value_type, g2_affine_t>)
+      decode_g2s(cur, v, inf, now);
+    else
       decode_g1s(cur, v, inf, now);
   };
-  read_g1s(a, k.a, infinity_t::allowed);
+  read_points(a, k.a, infinity_t::allowed);
   done(key_query_t::a);
-  read_g1s(b1, k.b_g1, infinity_t::allowed);
+  read_points(b1, k.b_g1, infinity_t::allowed);
   done(key_query_t::b_g1);
-  const decode_check now = check();
-  if (!(options.map_points && now == decode_check::none && borrow_points(b2, k.b_g2, mapped)))
-    decode_g2s(b2, k.b_g2, infinity_t::allowed, now);
+  read_points(b2, k.b_g2, infinity_t::allowed);
   done(key_query_t::b_g2);
-  read_g1s(c, k.l, infinity_t::allowed);
+  read_points(c, k.l, infinity_t::allowed);
   done(key_query_t::l);
-  read_g1s(hq, k.h, infinity_t::forbidden);
+  read_points(hq, k.h, infinity_t::forbidden);
   done(key_query_t::h);
 }
 
