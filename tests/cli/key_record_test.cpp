@@ -7,8 +7,9 @@
 // nothing; --revalidate validates anyway; a key with a point outside the
 // subgroup is refused naming the query and index, and no record is written.
 // The same for .params, .szpk and .szkc keys, including a .szkc whose checksums
-// were recomputed over an out-of-range matrix index. Then through the
-// binary: the stderr line and --revalidate. Every test points the records
+// were recomputed over an out-of-range matrix index; the CPU prover's loads
+// read in place. Then through the binary: the stderr line, --revalidate, a
+// cache. Every test points the records
 // at its own temporary folder (never $HOME).
 #include <gtest/gtest.h>
 
@@ -319,6 +320,35 @@ TEST_F(KeyRecord, KeyCacheOfUnknownOriginIsCheckedInFull) {
   EXPECT_FALSE(load(made).check.validated);
 }
 
+// map_points (the CPU prover's loads): a .zkey is decoded while it is
+// validated, then its aligned point sections are read in place once a
+// record vouches for it; a .szkc is read in place whole. Same keys.
+TEST_F(KeyRecord, KeysReadInPlaceOnceVouchedFor) {
+  const auto mapped = [&](const fs::path& key) {
+    return cli::load_key(
+        key.string(), "", nullptr,
+        {.device = setup_device_t::cpu, .threads = 2, .records = &store_, .quiet = true, .map_points = true});
+  };
+  const auto lent = [](const proving_key_t& k) {
+    return std::vector<bool>{k.a.borrowed(), k.b_g1.borrowed(), k.b_g2.borrowed(), k.l.borrowed(), k.h.borrowed()};
+  };
+  const cli::loaded_key_t first = mapped(zkey());
+  EXPECT_TRUE(first.check.validated);
+  EXPECT_EQ(lent(first.pk), std::vector<bool>(5, false));
+  const cli::loaded_key_t second = mapped(zkey());
+  EXPECT_FALSE(second.check.validated);
+  EXPECT_EQ(second.pk, first.pk);
+  EXPECT_EQ(lent(second.pk), (std::vector<bool>{false, true, false, true, false}));  // B1, C: 8-byte aligned
+  const fs::path c = dir_ / "k.szkc";
+  write_key_cache(c, first.pk, 1);
+  for (int i = 0; i < 2; ++i) {  // validated, then vouched for
+    const cli::loaded_key_t cached = mapped(c);
+    EXPECT_EQ(cached.check.validated, i == 0);
+    EXPECT_EQ(cached.pk, first.pk);
+    EXPECT_EQ(lent(cached.pk), std::vector<bool>(5, true));
+  }
+}
+
 // ---- through the binary ------------------------------------------------------
 
 class KeyRecordCli : public KeyRecord {
@@ -344,6 +374,15 @@ TEST_F(KeyRecordCli, OneLineSaysWhatHappened) {
   r = prove(" --revalidate");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find(" points validated on the CPU ("), std::string::npos) << r.output;
+  // A cache `starzk cache` made (and remembered) proves read in place.
+  const std::string cache = (dir_ / "k.szkc").string(), env = "STARZK_VALIDATED_KEYS=" + (dir_ / "records").string();
+  ASSERT_EQ(run_binary(STARZK_BIN, "cache --zkey " + zkey().string() + " --out " + cache, env).status, 0);
+  r = run_binary(STARZK_BIN,
+                 "prove --gpu off --zkey " + cache + " --wtns " + (fixture / "witness.wtns").string() + " --proof " +
+                     (dir_ / "p2.json").string(),
+                 env);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("k.szkc: validated before"), std::string::npos) << r.output;
 }
 
 TEST_F(KeyRecordCli, BadKeyIsRefusedWithoutARecord) {
