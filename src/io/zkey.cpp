@@ -104,7 +104,9 @@ struct coeff_t {
   fr_t value;
 };
 
-// One section 4 entry into `out`: "" when it is fine, else the problem.
+// One section 4 entry into `out` (its value as the file holds it, v·R²
+// in Montgomery limbs: see with_value): "" when it is fine, else the
+// problem.
 std::string parse_coeff(const uint8_t* p, const proving_key_t& k, coeff_t& out) {
   out.matrix = load_u32_le(p);
   out.row = load_u32_le(p + 4);
@@ -114,11 +116,12 @@ std::string parse_coeff(const uint8_t* p, const proving_key_t& k, coeff_t& out) 
     return "row " + std::to_string(out.row) + " out of range (domainSize = " + std::to_string(k.domain_size) + ")";
   if (out.wire >= k.n_vars)
     return "wire index " + std::to_string(out.wire) + " out of range (nVars = " + std::to_string(k.n_vars) + ")";
-  fr_t scaled;
-  if (!fr_t::from_mont_bytes_le(p + 12, scaled)) return "value is not below r";
-  out.value = scaled * limbs_one();
+  if (!fr_t::from_mont_bytes_le(p + 12, out.value)) return "value is not below r";
   return "";
 }
+
+// The entry's value v from the file's v·R² (one product, zkey_layout.hpp).
+fr_t with_value(const coeff_t& c) { return c.value * limbs_one(); }
 
 // Section 4 into two CSR matrices (domain_size x n_vars), in four passes:
 //   1. every entry parsed and checked, in parallel (the first bad one is
@@ -187,7 +190,7 @@ void read_coeffs(bin_cursor_t& c, proving_key_t& k) {
           (void)parse_coeff(raw + i * coeff_bytes, k, x);  // checked in pass 1
           sparse_matrix_t& mat = *mats[x.matrix];
           mat.col[place[i]] = x.wire;
-          mat.val[place[i]] = x.value;
+          mat.val[place[i]] = with_value(x);
         }
       },
       size_t(1) << 14);
