@@ -47,21 +47,25 @@ class mappable_vector_t {
   mappable_vector_t& operator=(const mappable_vector_t&) = default;
   mappable_vector_t(mappable_vector_t&& o) noexcept { *this = std::move(o); }
   mappable_vector_t& operator=(mappable_vector_t&& o) noexcept {
+    if (this == &o) return *this;
     own_ = std::move(o.own_);
     view_ = std::exchange(o.view_, {});
     keeper_ = std::move(o.keeper_);
+    lent_ = std::exchange(o.lent_, false);
     o.own_.clear();
     return *this;
   }
 
-  // A vector over `view`, which stays valid while `keeper` lives.
+  // A vector over `view`, which stays valid while `keeper` lives (a null
+  // keeper: the caller keeps the memory alive as long as the vector).
   static mappable_vector_t borrow(std::span<const T> view, std::shared_ptr<const void> keeper) {
     mappable_vector_t v;
     v.view_ = view;
     v.keeper_ = std::move(keeper);
+    v.lent_ = true;
     return v;
   }
-  bool borrowed() const { return keeper_ != nullptr; }
+  bool borrowed() const { return lent_; }
 
   size_t size() const { return borrowed() ? view_.size() : own_.size(); }
   bool empty() const { return size() == 0; }
@@ -92,17 +96,18 @@ class mappable_vector_t {
   std::span<const T> span() const { return *this; }
   // Owned storage, the borrowed elements copied into it first.
   uninit_vector_t<T>& owned() {
-    if (borrowed()) {
+    if (lent_) {
       own_.assign(view_.begin(), view_.end());
-      view_ = {}, keeper_.reset();
+      view_ = {}, keeper_.reset(), lent_ = false;
     }
     return own_;
   }
-  void release() { uninit_vector_t<T>().swap(own_), view_ = {}, keeper_.reset(); }
+  void release() { uninit_vector_t<T>().swap(own_), view_ = {}, keeper_.reset(), lent_ = false; }
 
   uninit_vector_t<T> own_;
   std::span<const T> view_;
   std::shared_ptr<const void> keeper_;
+  bool lent_ = false;
 };
 
 }  // namespace starzk

@@ -79,6 +79,25 @@ TEST(mappable_vector, borrowed_reads_in_place_and_copies_on_write) {
   EXPECT_EQ(lent.use_count(), 1);
 }
 
+// A null keeper: the caller keeps the memory; the vector still borrows, and
+// a self-move keeps what it holds.
+TEST(mappable_vector, borrowed_without_keeper_and_self_move) {
+  const std::vector<uint64_t> mine = {1, 2, 3};
+  vec_t v = vec_t::borrow(std::span<const uint64_t>(mine), nullptr);
+  EXPECT_TRUE(v.borrowed());
+  EXPECT_EQ(std::as_const(v).data(), mine.data());
+  vec_t& same = v;
+  v = std::move(same);
+  EXPECT_TRUE(v.borrowed());
+  EXPECT_EQ(std::as_const(v)[2], 3u);
+  v.back() = 4;
+  EXPECT_FALSE(v.borrowed());
+  EXPECT_EQ(mine[2], 3u);
+  EXPECT_EQ(std::as_const(v)[2], 4u);
+  v = std::move(same);  // owned now
+  EXPECT_EQ(v, (vec_t{1, 2, 4}));
+}
+
 TEST(mappable_vector, every_mutation_copies_first) {
   auto lent = lender(4);
   const auto fresh = [&] { return vec_t::borrow(std::span<const uint64_t>(*lent), lent); };
