@@ -48,9 +48,7 @@ STARZK_IFMA_TARGET inline void transpose8(__m512i* r) {
 }
 
 // One F_p coordinate of eight lane points (64-byte aligned rows at
-// base + off[l] words) into the lanes, and back into the `live` rows: row
-// loads and stores around a transposition, cheaper than word gathers and
-// scatters.
+// base + off[l] words) into the lanes, and back into the `live` rows.
 STARZK_IFMA_TARGET inline fp_x8_t load_part(const uint64_t* base, const int64_t* off) {
   fp_x8_t v;
   for (unsigned l = 0; l < 8; ++l) v.l[l] = _mm512_load_si512(base + off[l]);

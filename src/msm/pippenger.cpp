@@ -291,8 +291,9 @@ jacobian_t<P> glv_core(size_t n, BaseFn base, std::span<const fr_t> scalars, con
   if (n == 0) return jacobian_t<P>::infinity();
   std::vector<glv_t> k(2 * n);
   // The images x2_endo(base(i)) in a table of their own, unless the MSM
-  // runs in lanes: then its lane table is built in one pass over the terms
-  // and each image is made once there, not stored twice.
+  // runs in lanes: its lane table is built in one pass over the terms, each
+  // image made there (a narrow top window in plain buckets makes its
+  // images again, one product each).
   const bool table = !use_lanes<P>(cfg, 2 * n, false) && n <= cfg.glv_table_max_bytes / sizeof(aff);
   std::vector<aff> endo(table ? n : 0);
   parallel_for(

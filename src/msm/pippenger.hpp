@@ -93,8 +93,8 @@ struct msm_plan_t {
 // k < r; 127: the GLV halves) on `threads` threads (0 = all cores);
 // window_bits fixes c when nonzero (std::invalid_argument past
 // max_window_bits). lanes: the terms go through the G1 IFMA lane buckets,
-// whose windows of 2^10 buckets and more cost differently (an inversion
-// per batch, cheaper running sums).
+// whose windows of 512 buckets and more cost differently (a fixed cost per
+// batch, cheaper running sums).
 msm_plan_t msm_plan(size_t n, unsigned threads, unsigned window_bits = 0, unsigned scalar_bits = 255,
                     bool lanes = false);
 
