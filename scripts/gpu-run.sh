@@ -32,7 +32,9 @@
 # under starzk, eager and dmdas and replay them (bench/replay-check.sh's
 # record step, into OUTDIR/replay-check; its simulate step runs later on a
 # machine with the SimGrid build; its STARZK_REPLAY_* variables, e.g.
-# STARZK_REPLAY_CPU_WARMUP=2 to calibrate the CPU models first). StarPU's sampling folder (bus and codelet models) is
+# STARZK_REPLAY_CPU_WARMUP=2 to calibrate the CPU models first;
+# STARZK_REPLAY_TIMEOUT=S stops it after S seconds, keeping what it
+# recorded so far). StarPU's sampling folder (bus and codelet models) is
 # copied to OUTDIR/starpu-sampling. Everything but gpu-run.log is
 # packed into OUTDIR/results.tgz at the end (the device tool brings back at
 # most 8 files).
@@ -123,8 +125,13 @@ run)
     "$root/bench/proof-bench.sh" "$build" "$out" || rc=$?
   fi
   if [ -n "${STARZK_REPLAY_CHECK:-}" ]; then
-    STARZK_REPLAY_STEPS=record "$root/bench/replay-check.sh" "$build" - "$out/replay-check" $STARZK_REPLAY_CHECK \
+    STARZK_REPLAY_STEPS=record ${STARZK_REPLAY_TIMEOUT:+timeout "$STARZK_REPLAY_TIMEOUT"} \
+      "$root/bench/replay-check.sh" "$build" - "$out/replay-check" $STARZK_REPLAY_CHECK \
       > "$out/replay-check.log" 2>&1 || rc=$?
+    # a stopped record step leaves its keys and witnesses: only traces travel
+    for d in "$out"/replay-check/k*/; do
+      if [ -d "$d" ]; then find "$d" -mindepth 1 -maxdepth 1 ! -name 'real-*.json' ! -name 'replay-*.json' -exec rm -rf {} +; fi
+    done
     tail -8 "$out/replay-check.log"
   fi
   if [ -n "$sector_pid" ]; then

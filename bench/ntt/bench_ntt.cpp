@@ -1,6 +1,7 @@
 // Benchmarks of the CPU NTT (starzk_ntt): forward transform at 2^16 and 2^20
 // on all cores, the inverse at 2^20, and one full H phase per convention at
-// 2^16 (7 resp. 6 transforms of three vectors). Items/s counts butterflies
+// 2^16 (7 resp. 6 transforms of three vectors), and the bit-reversal
+// permutation alone at 2^14, 2^16 and 2^20. Items/s counts butterflies
 // for the transforms: (n/2)·log2(n) per call.
 #include <benchmark/benchmark.h>
 
@@ -43,6 +44,17 @@ void bm_intt(benchmark::State& state) {
   state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(d.size() / 2) * k);
 }
 BENCHMARK(bm_intt)->Arg(20)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void bm_bit_reverse(benchmark::State& state) {
+  const size_t n = size_t(1) << state.range(0);
+  auto v = random_vector(n, 5);
+  for (auto _ : state) {
+    bit_reverse_permute(v);
+    benchmark::DoNotOptimize(v.data());
+  }
+  state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(n));
+}
+BENCHMARK(bm_bit_reverse)->Arg(14)->Arg(16)->Arg(20)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 template <bool snarkjs>
 void bm_h_phase(benchmark::State& state) {

@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -40,10 +41,15 @@ void check_size(std::span<fr_t> a, const domain_t& d, const char* what) {
                                 " on a domain of size " + std::to_string(d.size()));
 }
 
-size_t reverse_bits(size_t i, unsigned bits) {
-  size_t r = 0;
-  for (unsigned b = 0; b < bits; ++b) r |= ((i >> b) & 1) << (bits - 1 - b);
-  return r;
+// The low `bits` bits of i reversed (1 <= bits <= 64): the byte order
+// reversed, then the nibbles, pairs and bits within each byte swapped, and
+// the result shifted down to `bits` bits.
+uint64_t reverse_bits(uint64_t i, unsigned bits) {
+  uint64_t r = __builtin_bswap64(i);
+  r = ((r >> 4) & 0x0f0f0f0f0f0f0f0fULL) | ((r & 0x0f0f0f0f0f0f0f0fULL) << 4);
+  r = ((r >> 2) & 0x3333333333333333ULL) | ((r & 0x3333333333333333ULL) << 2);
+  r = ((r >> 1) & 0x5555555555555555ULL) | ((r & 0x5555555555555555ULL) << 1);
+  return r >> (64 - bits);
 }
 
 // Stages 1..last_log (len = 2..2^last_log) on a[0, len_block), where

@@ -195,6 +195,23 @@ TEST(Ntt, BitReversal) {
   EXPECT_THROW(bit_reverse_permute(bad), std::invalid_argument);
 }
 
+// Every length 2^1 .. 2^18 against the bit-by-bit reversal; twice is the identity.
+TEST(Ntt, BitReversalEveryLength) {
+  for (unsigned k = 1; k <= 18; ++k) {
+    const size_t n = size_t(1) << k;
+    std::vector<fr_t> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = fr_t::from_u64(i);
+    bit_reverse_permute(v, 2);
+    for (size_t i = 0; i < n; ++i) {
+      size_t r = 0;
+      for (unsigned b = 0; b < k; ++b) r |= ((i >> b) & 1) << (k - 1 - b);
+      ASSERT_EQ(v[i], fr_t::from_u64(r)) << "n = 2^" << k << ", i = " << i;
+    }
+    bit_reverse_permute(v, 3);
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(v[i], fr_t::from_u64(i)) << "n = 2^" << k << ", i = " << i;
+  }
+}
+
 TEST(Ntt, WrongLengthThrows) {
   const domain_t d(4);
   std::vector<fr_t> v(8);
