@@ -43,7 +43,7 @@ void bm_intt(benchmark::State& state) {
   }
   state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(d.size() / 2) * k);
 }
-BENCHMARK(bm_intt)->Arg(20)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(bm_intt)->Arg(16)->Arg(20)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void bm_bit_reverse(benchmark::State& state) {
   const size_t n = size_t(1) << state.range(0);
