@@ -30,7 +30,7 @@
 #   replay_s     the trace replayed on this machine under the same policy
 #                (bodies wait the recorded times);
 #   sim_s        the trace simulated under the same policy, the models
-#                written from the trace itself (--models-from-trace) and the
+#                written from the trace itself (--models-only) and the
 #                bus StarPU calibrated on this machine: what the simulation
 #                adds (transfers, scheduling) with exact task times;
 #   sim_cross_s  the starzk trace simulated under POLICY: a prediction of
@@ -70,9 +70,7 @@ simulate() {
   dir=$(mktemp -d "$out/sim.XXXXXX")
   mkdir -p "$dir/bus"
   cp "$STARPU_HOME/.starpu/sampling/bus/$host".* "$dir/bus/"
-  # Models only: a replay of the model source writes them, its span unused.
-  STARPU_PERF_MODEL_DIR=$dir STARPU_HOSTNAME=$host "$sim/bin/starzk" trace replay "$from" \
-    --policy eager --models-from-trace --json > /dev/null 2> "$dir/log"
+  STARPU_PERF_MODEL_DIR=$dir STARPU_HOSTNAME=$host "$sim/bin/starzk" trace replay "$from" --models-only 2> "$dir/log"
   STARPU_PERF_MODEL_DIR=$dir STARPU_HOSTNAME=$host "$sim/bin/starzk" trace replay "$trace" \
     --policy "$policy" --json 2>> "$dir/log" | tail -1 | span replay
   rm -rf "$dir"

@@ -55,9 +55,9 @@ echo "policy,gpus,nodes,partitions,span_s,speedup" > "$csv"
 for g in "${gpus[@]}"; do
   host=sim${g}gpu
   python3 "$root/bench/perfmodels/make-platform.py" "$bus" "$from" "$g" "$host" "$dir/bus" > /dev/null
-  # The trace's times as this host's models (a replay writes them; its span unused).
-  STARPU_HOSTNAME=$host "$starzk" trace replay "$trace" --policy eager --models-from-trace --json \
-    > /dev/null 2> "$dir/models.log" || { cat "$dir/models.log" >&2; exit 1; }
+  # The trace's times as this host's models.
+  STARPU_HOSTNAME=$host "$starzk" trace replay "$trace" --models-only 2> "$dir/models.log" \
+    || { cat "$dir/models.log" >&2; exit 1; }
 done
 declare -A base
 for p in "${policies[@]}"; do

@@ -42,7 +42,7 @@ struct replay_cli_t {
   int cpus = -1, gpus = -1;
   unsigned rank = 0, ranks = 0;     // ranks 0: the whole trace
   std::vector<std::string> assume;  // CODELET=KIND:SECONDS
-  bool json = false, models_from_trace = false;
+  bool json = false, models_from_trace = false, models_only = false;
 };
 
 // --models-from-trace: the trace's times as this host's models of its
@@ -95,6 +95,10 @@ void run_replay_command(const replay_cli_t& o) {
   // The times the replay uses: the recorded ones, or what --assume says.
   runtime::trace_t timed = recorded;
   apply_assumptions(o, timed);
+  if (o.models_only) {  // the models alone: no StarPU session, no replay
+    write_trace_models(timed);
+    return;
+  }
   // With --ranks, one node's share; the models come from the whole run.
   const runtime::trace_t share =
       o.ranks == 0 ? timed : naming({{o.file, "trace"}}, [&] { return runtime::rank_share(timed, o.rank, o.ranks); });
@@ -198,6 +202,8 @@ void add_trace_replay_command(CLI::App& trace_cmd) {
   cmd->add_option("--models", o->models, "calibrated models to seed first (as STARZK_CALIBRATED_MODELS)");
   cmd->add_flag("--models-from-trace", o->models_from_trace,
                 "write the trace's times as this host's models into $STARPU_PERF_MODEL_DIR first (for a simulation)");
+  cmd->add_flag("--models-only", o->models_only,
+                "write the models as --models-from-trace does (--assume applied), then stop without replaying");
   cmd->add_option("--ranks", o->ranks,
                   "replay one node's share of the run spread over this many nodes (partition p on rank p mod N, as "
                   "prove --mpi places them)")

@@ -95,6 +95,30 @@ TEST_F(TraceReplay, WritesModelsOnlyIntoTheFolderNamedForThem) {
   EXPECT_GE(samples, 12u);
 }
 
+TEST_F(TraceReplay, ModelsOnlyWritesTheModelsAndReplaysNothing) {
+  run_result r = run_starzk("trace replay " + trace() + " --models-only");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("set STARPU_PERF_MODEL_DIR"), std::string::npos) << r.output;
+
+  const fs::path models = dir_ / "models-only";
+  setenv("STARPU_PERF_MODEL_DIR", models.c_str(), 1);
+  setenv("STARPU_HOSTNAME", "modelsonly", 1);
+  r = run_starzk("trace replay " + trace() + " --models-only --assume msm=cpu:0.25 --trace " + p("none.json"));
+  unsetenv("STARPU_PERF_MODEL_DIR");
+  unsetenv("STARPU_HOSTNAME");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("written from the trace"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("replayed"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(p("none.json"))) << "a models-only run recorded a replay";
+  const fs::path msm = models / "codelets" / "45" / "starzk_msm.modelsonly";
+  ASSERT_TRUE(fs::exists(msm)) << r.output;
+  // The assumed time, not the recorded ones.
+  for (const runtime::history_entry_t& e : runtime::read_history_file(msm)) {
+    EXPECT_EQ(e.arch, "cpu");
+    EXPECT_NEAR(e.mean_us, 250000.0, 1.0);
+  }
+}
+
 TEST_F(TraceReplay, ReplaysATraceWithoutBuffersFromItsEdgesAndRefusesOneWithSomeMissing) {
   std::ifstream in(trace());
   nlohmann::json j = nlohmann::json::parse(in);
