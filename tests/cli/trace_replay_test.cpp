@@ -37,6 +37,20 @@ class TraceReplay : public ::testing::Test {
   static void TearDownTestSuite() { fs::remove_all(dir_); }
   static std::string trace() { return (dir_ / "run.json").string(); }
   static std::string p(const char* f) { return (dir_ / f).string(); }
+  // `trace replay <run> args`: first without STARPU_PERF_MODEL_DIR, which
+  // must be refused, then with it set to `models` and STARPU_HOSTNAME to
+  // `host`; the second run's result.
+  static run_result replay_into_models(const std::string& args, const fs::path& models, const char* host) {
+    run_result r = run_starzk("trace replay " + trace() + " " + args);
+    EXPECT_EQ(r.status, 2) << r.output;
+    EXPECT_NE(r.output.find("set STARPU_PERF_MODEL_DIR"), std::string::npos) << r.output;
+    setenv("STARPU_PERF_MODEL_DIR", models.c_str(), 1);
+    setenv("STARPU_HOSTNAME", host, 1);
+    r = run_starzk("trace replay " + trace() + " " + args);
+    unsetenv("STARPU_PERF_MODEL_DIR");
+    unsetenv("STARPU_HOSTNAME");
+    return r;
+  }
   static fs::path dir_;
 };
 fs::path TraceReplay::dir_;
@@ -69,16 +83,8 @@ TEST_F(TraceReplay, ReplaysTheSameTasksUnderAnotherPolicyAndKeepsTheInvariantsUn
 }
 
 TEST_F(TraceReplay, WritesModelsOnlyIntoTheFolderNamedForThem) {
-  run_result r = run_starzk("trace replay " + trace() + " --policy eager --cpus 2 --gpus 0 --models-from-trace");
-  EXPECT_EQ(r.status, 2) << r.output;
-  EXPECT_NE(r.output.find("set STARPU_PERF_MODEL_DIR"), std::string::npos) << r.output;
-
   const fs::path models = dir_ / "models";
-  setenv("STARPU_PERF_MODEL_DIR", models.c_str(), 1);
-  setenv("STARPU_HOSTNAME", "replaytest", 1);
-  r = run_starzk("trace replay " + trace() + " --policy eager --cpus 2 --gpus 0 --models-from-trace");
-  unsetenv("STARPU_PERF_MODEL_DIR");
-  unsetenv("STARPU_HOSTNAME");
+  const run_result r = replay_into_models("--policy eager --cpus 2 --gpus 0 --models-from-trace", models, "replaytest");
   ASSERT_EQ(r.status, 0) << r.output;
   const fs::path msm = models / "codelets" / "45" / "starzk_msm.replaytest";
   ASSERT_TRUE(fs::exists(msm)) << r.output;
@@ -96,16 +102,9 @@ TEST_F(TraceReplay, WritesModelsOnlyIntoTheFolderNamedForThem) {
 }
 
 TEST_F(TraceReplay, ModelsOnlyWritesTheModelsAndReplaysNothing) {
-  run_result r = run_starzk("trace replay " + trace() + " --models-only");
-  EXPECT_EQ(r.status, 2) << r.output;
-  EXPECT_NE(r.output.find("set STARPU_PERF_MODEL_DIR"), std::string::npos) << r.output;
-
   const fs::path models = dir_ / "models-only";
-  setenv("STARPU_PERF_MODEL_DIR", models.c_str(), 1);
-  setenv("STARPU_HOSTNAME", "modelsonly", 1);
-  r = run_starzk("trace replay " + trace() + " --models-only --assume msm=cpu:0.25 --trace " + p("none.json"));
-  unsetenv("STARPU_PERF_MODEL_DIR");
-  unsetenv("STARPU_HOSTNAME");
+  const run_result r =
+      replay_into_models("--models-only --assume msm=cpu:0.25 --trace " + p("none.json"), models, "modelsonly");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("written from the trace"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("replayed"), std::string::npos) << r.output;
