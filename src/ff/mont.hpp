@@ -188,11 +188,13 @@ struct alignas(8) mont_t {
   }
   constexpr mont_t pow(uint64_t e) const { return pow(std::span<const uint64_t>(&e, 1)); }
 
-  // a^-1 (binary extended Euclid on the Montgomery limbs x = aR, giving
-  // x^-1 = a^-1 R^-1; then mont(x^-1, R^3) = a^-1 R). The inverse of zero
-  // is defined as zero, so callers can invert without a branch.
-  constexpr mont_t inverse() const;         // inverse of zero is zero
-  constexpr mont_t inverse_euclid() const;  // the same by the binary extended Euclid (its cross-check)
+  // a^-1: the integer inverse of the Montgomery limbs x = aR, x^-1 =
+  // a^-1 R^-1, then mont(x^-1, R^3) = a^-1 R. At run time by the optimised
+  // binary GCD (ff/bingcd.hpp), in constant evaluation by the binary
+  // extended Euclid. The inverse of zero is defined as zero, so callers can
+  // invert without a branch.
+  constexpr mont_t inverse() const;
+  constexpr mont_t inverse_euclid() const;  // always the binary extended Euclid (inverse's cross-check)
   // Fermat: a^(m-2). Constant sequence of operations; slower; test reference.
   constexpr mont_t inverse_fermat() const { return pow(std::span<const uint64_t>(m_minus_2)); }
 

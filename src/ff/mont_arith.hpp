@@ -197,11 +197,7 @@ constexpr void mont_t<P>::mul_raw(uint64_t* r, const uint64_t* a, const uint64_t
 }
 
 // At run time the optimised binary GCD (ff/bingcd.hpp); in constant
-// evaluation, and as its cross-check (inverse_euclid, tests/ff), the binary
-// extended Euclid (Guide to ECC, Alg. 2.22) on x = aR as an integer.
-// Invariants: x1·x ≡ u and x2·x ≡ v (mod m); u, v > 0 with gcd(u, v) = 1.
-// Halving x1 mod m: x1/2 if even, (x1 + m)/2 if odd (m odd makes it even).
-// About 2·log2(m) halvings and log2(m) subtractions in all.
+// evaluation, and for zero, inverse_euclid below.
 template <class P>
 constexpr mont_t<P> mont_t<P>::inverse() const {
   if (std::is_constant_evaluated() || is_zero()) return inverse_euclid();
@@ -211,6 +207,10 @@ constexpr mont_t<P> mont_t<P>::inverse() const {
   return r;
 }
 
+// Binary extended Euclid (Guide to ECC, Alg. 2.22) on x = aR as an
+// integer. Invariants: x1·x ≡ u and x2·x ≡ v (mod m); u, v > 0 with
+// gcd(u, v) = 1. Halving x1 mod m: x1/2 if even, (x1 + m)/2 if odd (m odd
+// makes it even). About 2·log2(m) halvings and log2(m) subtractions in all.
 template <class P>
 constexpr mont_t<P> mont_t<P>::inverse_euclid() const {
   constexpr size_t N = n_limbs;

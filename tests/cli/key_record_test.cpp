@@ -6,11 +6,11 @@
 // is ignored and rewritten; remembering off validates every time and writes
 // nothing; --revalidate validates anyway; a key with a point outside the
 // subgroup is refused naming the query and index, and no record is written.
-// The same for .params, .szpk and .szkc keys, including a .szkc whose checksums
-// were recomputed over an out-of-range matrix index; the CPU prover's loads
-// read in place. Then through the binary: the stderr line, --revalidate, a
-// cache. Every test points the records
-// at its own temporary folder (never $HOME).
+// The same for .params, .szpk and .szkc keys, including a .szkc whose
+// checksums were recomputed over an out-of-range matrix index; the CPU
+// prover's loads read in place. Then through the binary: the stderr line,
+// --revalidate, a cache. Every test points the records at its own
+// temporary folder (never $HOME).
 #include <gtest/gtest.h>
 
 #include <fstream>
