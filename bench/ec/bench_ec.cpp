@@ -10,17 +10,24 @@
 // double-and-add form it replaced (mul_u64 over the bits of |x|, kept here
 // for the before/after comparison), and the batched entry point over 1024
 // points (time per point, one thread), one point at a time and eight at a
-// time on AVX-512 IFMA ("_x8"). Run:
+// time on AVX-512 IFMA ("_x8"). Beside them, at 2^16 G1 points (2^14 G2)
+// on one thread: the same per-point scan and the batched randomized test
+// that key validation runs instead (msm/batch_membership.hpp), whole and on
+// G1 as its parts A (cubic characters) and B (random combinations), with
+// the IFMA lanes ("_x8") or without, the OS's randomness as its source. Run:
 //   build/bench/ec/bench_ec --benchmark_min_time=0.2
 #include <benchmark/benchmark.h>
 
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "ec/scalar_mul.hpp"
 #include "ec/subgroup.hpp"
 #include "ec/xyzz.hpp"
 #include "ff/fp_x8_ifma.hpp"
+#include "msm/batch_membership.hpp"
+#include "util/os_random.hpp"
 
 namespace starzk {
 namespace {
@@ -145,6 +152,61 @@ void bm_subgroup_batch(benchmark::State& st) {
   ff_path::set_wide(was);
 }
 
+// n subgroup points for the 2^16 runs: a walk of additions of random
+// subgroup points, made affine in one batch (a scalar multiplication each
+// would take longer than the runs).
+template <class P>
+std::vector<affine_t<P>> walk(size_t n) {
+  std::vector<jacobian_t<P>> j(n);
+  jacobian_t<P> acc = jacobian_t<P>::from_affine(random_point<P>());
+  std::vector<affine_t<P>> step(16);
+  for (auto& p : step) p = random_point<P>();
+  for (size_t i = 0; i < n; ++i) j[i] = acc = acc.add_mixed(step[rng()() % step.size()]);
+  std::vector<affine_t<P>> out(n);
+  jacobian_t<P>::batch_to_affine(j, out);
+  return out;
+}
+
+// n points (the argument), one thread: the per-point scan
+// (first_outside_subgroup), all_in_g1 / all_in_g2, and on G1 its part A
+// and its part B; wide: the IFMA lanes on (the scan eight points per
+// walk, part B's buckets in lanes) or off. "per_point" is the time per
+// point. 2^16 points (G1) or 2^14 (G2), and 2^11 (where key validation
+// starts to take the batched test) for the scan and the whole test.
+enum class check_t { scan, batched, part_a, part_b };
+template <class P, check_t what, bool wide>
+void bm_membership(benchmark::State& st) {
+  if (wide && !ff_path::cpu_has_ifma()) {
+    st.SkipWithError("CPU without AVX-512 IFMA");
+    return;
+  }
+  const bool was = ff_path::wide();
+  ff_path::set_wide(wide);
+  static const std::vector<affine_t<P>> all = walk<P>(size_t(1) << 16);
+  const std::span<const affine_t<P>> pts = std::span<const affine_t<P>>(all).first(size_t(st.range(0)));
+  const random_fill_t fill = fill_random;
+  const membership_config_t cfg{.threads = 1, .lanes = wide};
+  bool ok = true;
+  for (auto _ : st) {
+    if constexpr (what == check_t::scan) {
+      ok = !first_outside_subgroup(pts, 1).has_value();
+    } else if constexpr (std::is_same_v<P, g2_params>) {
+      ok = all_in_g2(pts, fill, cfg);
+    } else if constexpr (what == check_t::batched) {
+      ok = all_in_g1(pts, fill, cfg);
+    } else if constexpr (what == check_t::part_a) {
+      ok = three_components_zero(pts, fill, 1);
+    } else {
+      ok = random_sums_in_g1(pts, fill, cfg);
+    }
+    benchmark::DoNotOptimize(ok);
+  }
+  if (!ok) st.SkipWithError("a subgroup set was refused");
+  st.counters["per_point"] = benchmark::Counter(double(st.iterations()) * double(pts.size()),
+                                                benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  ff_path::set_wide(was);
+}
+
 BENCHMARK(bm_add_mixed_jacobian<g1_params>)->Name("g1_add_mixed_jacobian");
 BENCHMARK(bm_add_mixed_xyzz<g1_params>)->Name("g1_add_mixed_xyzz");
 BENCHMARK(bm_add_jacobian<g1_params>)->Name("g1_add_jacobian");
@@ -164,6 +226,62 @@ BENCHMARK(bm_subgroup_batch<g1_params, false>)->Name("g1_subgroup_batch_1024")->
 BENCHMARK(bm_subgroup_batch<g1_params, true>)->Name("g1_subgroup_batch_1024_x8")->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_subgroup_batch<g2_params, false>)->Name("g2_subgroup_batch_1024")->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_subgroup_batch<g2_params, true>)->Name("g2_subgroup_batch_1024_x8")->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_membership<g1_params, check_t::scan, true>)
+    ->Name("g1_scan_x8")
+    ->Arg(1 << 16)
+    ->Arg(1 << 11)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_membership<g1_params, check_t::batched, true>)
+    ->Name("g1_all_in_g1_x8")
+    ->Arg(1 << 16)
+    ->Arg(1 << 11)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_membership<g1_params, check_t::part_a, true>)
+    ->Name("g1_all_in_g1_part_a_x8")
+    ->Arg(1 << 16)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_membership<g1_params, check_t::part_b, true>)
+    ->Name("g1_all_in_g1_part_b_x8")
+    ->Arg(1 << 16)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_membership<g2_params, check_t::scan, true>)
+    ->Name("g2_scan_x8")
+    ->Arg(1 << 14)
+    ->Arg(1 << 11)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_membership<g2_params, check_t::batched, true>)
+    ->Name("g2_all_in_g2_x8")
+    ->Arg(1 << 14)
+    ->Arg(1 << 11)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_membership<g1_params, check_t::scan, false>)
+    ->Name("g1_scan")
+    ->Arg(1 << 16)
+    ->Arg(1 << 11)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_membership<g1_params, check_t::batched, false>)
+    ->Name("g1_all_in_g1")
+    ->Arg(1 << 16)
+    ->Arg(1 << 11)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_membership<g1_params, check_t::part_a, false>)
+    ->Name("g1_all_in_g1_part_a")
+    ->Arg(1 << 16)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_membership<g1_params, check_t::part_b, false>)
+    ->Name("g1_all_in_g1_part_b")
+    ->Arg(1 << 16)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_membership<g2_params, check_t::scan, false>)
+    ->Name("g2_scan")
+    ->Arg(1 << 14)
+    ->Arg(1 << 11)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_membership<g2_params, check_t::batched, false>)
+    ->Name("g2_all_in_g2")
+    ->Arg(1 << 14)
+    ->Arg(1 << 11)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_subgroup_check_slow<g1_params>)->Name("g1_subgroup_check_slow")->Unit(benchmark::kMicrosecond);
 BENCHMARK(bm_subgroup_check_slow<g2_params>)->Name("g2_subgroup_check_slow")->Unit(benchmark::kMicrosecond);
 

@@ -4,13 +4,16 @@
 //
 // Why a separate step: a malicious key with a point outside the subgroup
 // can leak the witness through a proof, so no key of unknown origin is used
-// unchecked; but the subgroup test is ~99% of the cost of reading a key
-// (~40-60 µs of CPU per point, hours for a sector key on one core). The
-// readers (.zkey, .params, .szkc) therefore check the format and that
+// unchecked; but the subgroup test is most of the cost of reading a key.
+// The readers (.zkey, .params, .szkc) therefore check the format and that
 // every point is on its curve, and this step, run once per key content
 // (cli/inputs.cpp remembers keys that passed, io/validation_record.hpp),
-// does the rest, on the CPU cores (ec/subgroup.hpp's batched checks) or on
-// a CUDA device (cuda/key_check.hpp).
+// does the rest, on the CPU cores or on a CUDA device (cuda/key_check.hpp).
+// On the CPU a query of a few thousand points or more is checked as a
+// whole by a randomized batch test (msm/batch_membership.hpp: a bad point
+// passes with probability at most 2^-64, the randomness drawn from the OS
+// after the key is read), and point by point (ec/subgroup.hpp) only to
+// name the bad point once the batch test has failed, or for short queries.
 //
 // Rules (those of the readers, io/zkey.hpp, io/params.hpp,
 // io/key_cache.hpp): O is refused in the verifying-key points (alpha_g1,

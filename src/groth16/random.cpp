@@ -1,27 +1,14 @@
-// getrandom(2) behind a UniformRandomBitGenerator; see random.hpp.
+// The OS CSPRNG (util/os_random.hpp) behind a UniformRandomBitGenerator;
+// see random.hpp.
 #include "groth16/random.hpp"
 
-#include <sys/random.h>
-
-#include <cerrno>
-#include <cstring>
-#include <stdexcept>
-#include <string>
+#include "util/os_random.hpp"
 
 namespace starzk {
 
 csprng_t::result_type csprng_t::operator()() {
   uint64_t v = 0;
-  auto* p = reinterpret_cast<unsigned char*>(&v);
-  size_t got = 0;
-  while (got < sizeof v) {
-    ssize_t n = getrandom(p + got, sizeof v - got, 0);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw std::runtime_error(std::string("getrandom failed: ") + std::strerror(errno));
-    }
-    got += size_t(n);
-  }
+  fill_random(std::span<uint8_t>(reinterpret_cast<uint8_t*>(&v), sizeof v));
   return v;
 }
 

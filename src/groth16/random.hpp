@@ -3,7 +3,8 @@
 // scalars r, s are fresh and never reused across processes or forks.
 //
 // csprng_t satisfies UniformRandomBitGenerator, so fr_t::random(rng)
-// (uniform by rejection sampling) can draw from it directly.
+// (uniform by rejection sampling) can draw from it directly; the same
+// source in bulk is util/os_random.hpp's fill_random.
 #pragma once
 
 #include <cstdint>

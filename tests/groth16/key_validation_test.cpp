@@ -1,9 +1,10 @@
 // validate_key (groth16/key_validation.hpp) on the CPU: a good key passes
 // and every point is counted; a bad point in any query or in the verifying
 // key is named with its query and index (the first one when there are
-// several), for each kind of fault; O only where the rules allow it; the
-// device choice without a GPU; with a GPU, the device path gives the CPU
-// path's answer on fresh bad keys (skipped without a device).
+// several), for each kind of fault, in small queries and in G1 queries
+// long enough for the batched randomized test; O only where the rules
+// allow it; the device choice without a GPU; with a GPU, the device path
+// gives the CPU path's answer on fresh bad keys (skipped without a device).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -168,6 +169,81 @@ TEST(key_validation, a_validator_fed_in_file_order_reports_the_documented_first)
     key_validator_t dropped({.device = setup_device_t::cpu, .threads = 1});  // never finished: waits, then goes
     dropped.check(key_query_t::h, k);
     dropped.check(key_query_t::b_g2, k);
+  }
+}
+
+// n subgroup points, cheaply: a walk of additions of a few random ones,
+// made affine in one batch.
+template <class P>
+std::vector<affine_t<P>> many_points(size_t n) {
+  using jac = jacobian_t<P>;
+  std::vector<jac> j(n);
+  jac acc = jac::from_affine(test::random_subgroup_point<P>());
+  const affine_t<P> steps[] = {test::random_subgroup_point<P>(), test::random_subgroup_point<P>(),
+                               test::random_subgroup_point<P>()};
+  for (size_t i = 0; i < n; ++i) j[i] = acc = acc.add_mixed(steps[i % 3]);
+  std::vector<affine_t<P>> out(n);
+  jac::batch_to_affine(j, out);
+  return out;
+}
+
+// Points outside G1 by one component only: P + T (T = (0, 2), order 3) and
+// P + S, S = [h / 11²]([r] R) of order 11 (R a random curve point); and
+// outside G2 by its 13-part, P + S with S = [h2 / 13²]([r] R).
+g1_affine_t with_order_3_part() {
+  const g1_affine_t t{fp_t::zero(), fp_t::from_u64(2)};
+  return g1_jacobian_t::from_affine(test::random_subgroup_point<g1_params>()).add_mixed(t).to_affine();
+}
+g1_affine_t with_order_11_part() {
+  return g1_jacobian_t::from_affine(test::random_subgroup_point<g1_params>())
+      .add_mixed(test::torsion_point<g1_params>(11, test::rng()))
+      .to_affine();
+}
+g2_affine_t with_order_13_part() {
+  return g2_jacobian_t::from_affine(test::random_subgroup_point<g2_params>())
+      .add_mixed(test::torsion_point<g2_params>(13, test::rng()))
+      .to_affine();
+}
+
+// Queries long enough for the batched tests (key_validation.cpp,
+// batched_min): a good key passes, and a bad point is named at its index
+// whatever its bad component, with a second one after it, and with a cheap
+// fault before or after it (the batched test then runs on the points
+// before the cheap fault, which may hold no subgroup fault at all); the
+// same in a long b_g2.
+TEST(key_validation, large_queries_name_the_first_bad_point) {
+  proving_key_t big = good_key();
+  const std::vector<g1_affine_t> h = many_points<g1_params>(5000), l = many_points<g1_params>(3000);
+  const std::vector<g2_affine_t> b2 = many_points<g2_params>(2500);
+  big.h.assign(h.begin(), h.end());
+  big.l.assign(l.begin(), l.end());
+  big.b_g2.assign(b2.begin(), b2.end());
+  for (size_t i = 0; i < big.l.size(); i += 9) big.l[i] = g1_affine_t::infinity();  // allowed in l
+  for (unsigned threads : {1u, 2u}) {
+    EXPECT_EQ(problem(big, threads), "") << threads;
+    const std::function<g1_affine_t()> bad[] = {outside_subgroup<g1_params>, with_order_3_part, with_order_11_part};
+    for (const auto& make : bad) {
+      proving_key_t k = big;
+      k.h[3001] = make();
+      EXPECT_EQ(problem(k, threads), "h point 3001: not in the prime-order subgroup");
+      k.h[4900] = make();
+      EXPECT_EQ(problem(k, threads), "h point 3001: not in the prime-order subgroup");
+      k.h[4000] = off_curve<g1_params>();
+      EXPECT_EQ(problem(k, threads), "h point 3001: not in the prime-order subgroup");
+      k.h[2500] = off_curve<g1_params>();
+      EXPECT_EQ(problem(k, threads), "h point 2500: not on the curve");
+      k = big;
+      k.l[2222] = make();
+      EXPECT_EQ(problem(k, threads), "l point 2222: not in the prime-order subgroup");
+      EXPECT_EQ(fed_problem(k), "l point 2222: not in the prime-order subgroup");
+    }
+    const std::function<g2_affine_t()> bad2[] = {outside_subgroup<g2_params>, with_order_13_part};
+    for (const auto& make : bad2) {
+      proving_key_t k = big;
+      k.b_g2[2400] = make();
+      k.b_g2[2450] = make();
+      EXPECT_EQ(problem(k, threads), "b_g2 point 2400: not in the prime-order subgroup");
+    }
   }
 }
 
