@@ -18,7 +18,9 @@
 //   build/bench/ec/bench_ec --benchmark_min_time=0.2
 #include <benchmark/benchmark.h>
 
+#include <initializer_list>
 #include <random>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -207,6 +209,26 @@ void bm_membership(benchmark::State& st) {
   ff_path::set_wide(was);
 }
 
+// bm_membership with the lanes on ("NAME_x8") and off ("NAME") at each size.
+template <class P, check_t what>
+int register_membership(const std::string& name, std::initializer_list<int64_t> sizes) {
+  for (const bool wide : {true, false}) {
+    benchmark::internal::Benchmark* b = benchmark::RegisterBenchmark(
+        (name + (wide ? "_x8" : "")).c_str(), wide ? bm_membership<P, what, true> : bm_membership<P, what, false>);
+    for (const int64_t n : sizes) b->Arg(n);
+    b->Unit(benchmark::kMillisecond);
+  }
+  return 0;
+}
+
+[[maybe_unused]] const int membership_registered =
+    register_membership<g1_params, check_t::scan>("g1_scan", {1 << 16, 1 << 11}) +
+    register_membership<g1_params, check_t::batched>("g1_all_in_g1", {1 << 16, 1 << 11}) +
+    register_membership<g1_params, check_t::part_a>("g1_all_in_g1_part_a", {1 << 16}) +
+    register_membership<g1_params, check_t::part_b>("g1_all_in_g1_part_b", {1 << 16}) +
+    register_membership<g2_params, check_t::scan>("g2_scan", {1 << 14, 1 << 11}) +
+    register_membership<g2_params, check_t::batched>("g2_all_in_g2", {1 << 14, 1 << 11});
+
 BENCHMARK(bm_add_mixed_jacobian<g1_params>)->Name("g1_add_mixed_jacobian");
 BENCHMARK(bm_add_mixed_xyzz<g1_params>)->Name("g1_add_mixed_xyzz");
 BENCHMARK(bm_add_jacobian<g1_params>)->Name("g1_add_jacobian");
@@ -226,62 +248,6 @@ BENCHMARK(bm_subgroup_batch<g1_params, false>)->Name("g1_subgroup_batch_1024")->
 BENCHMARK(bm_subgroup_batch<g1_params, true>)->Name("g1_subgroup_batch_1024_x8")->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_subgroup_batch<g2_params, false>)->Name("g2_subgroup_batch_1024")->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_subgroup_batch<g2_params, true>)->Name("g2_subgroup_batch_1024_x8")->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_membership<g1_params, check_t::scan, true>)
-    ->Name("g1_scan_x8")
-    ->Arg(1 << 16)
-    ->Arg(1 << 11)
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_membership<g1_params, check_t::batched, true>)
-    ->Name("g1_all_in_g1_x8")
-    ->Arg(1 << 16)
-    ->Arg(1 << 11)
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_membership<g1_params, check_t::part_a, true>)
-    ->Name("g1_all_in_g1_part_a_x8")
-    ->Arg(1 << 16)
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_membership<g1_params, check_t::part_b, true>)
-    ->Name("g1_all_in_g1_part_b_x8")
-    ->Arg(1 << 16)
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_membership<g2_params, check_t::scan, true>)
-    ->Name("g2_scan_x8")
-    ->Arg(1 << 14)
-    ->Arg(1 << 11)
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_membership<g2_params, check_t::batched, true>)
-    ->Name("g2_all_in_g2_x8")
-    ->Arg(1 << 14)
-    ->Arg(1 << 11)
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_membership<g1_params, check_t::scan, false>)
-    ->Name("g1_scan")
-    ->Arg(1 << 16)
-    ->Arg(1 << 11)
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_membership<g1_params, check_t::batched, false>)
-    ->Name("g1_all_in_g1")
-    ->Arg(1 << 16)
-    ->Arg(1 << 11)
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_membership<g1_params, check_t::part_a, false>)
-    ->Name("g1_all_in_g1_part_a")
-    ->Arg(1 << 16)
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_membership<g1_params, check_t::part_b, false>)
-    ->Name("g1_all_in_g1_part_b")
-    ->Arg(1 << 16)
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_membership<g2_params, check_t::scan, false>)
-    ->Name("g2_scan")
-    ->Arg(1 << 14)
-    ->Arg(1 << 11)
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_membership<g2_params, check_t::batched, false>)
-    ->Name("g2_all_in_g2")
-    ->Arg(1 << 14)
-    ->Arg(1 << 11)
-    ->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_subgroup_check_slow<g1_params>)->Name("g1_subgroup_check_slow")->Unit(benchmark::kMicrosecond);
 BENCHMARK(bm_subgroup_check_slow<g2_params>)->Name("g2_subgroup_check_slow")->Unit(benchmark::kMicrosecond);
 

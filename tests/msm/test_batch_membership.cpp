@@ -142,12 +142,19 @@ std::vector<bad_t> bad_points() {
   return v;
 }
 
+// n fresh G1 points with p in place of one, at a random index (returned).
+std::vector<g1_affine_t> g1_points_with(size_t n, const g1_affine_t& p, size_t& at) {
+  auto pts = g1_points(n);
+  at = rng()() % n;
+  pts[at] = p;
+  return pts;
+}
+
 TEST(G1Membership, OneBadPointFails) {
   const auto bad = bad_points();
   for (const bad_t& b : bad) {
-    auto pts = g1_points(5000);
-    const size_t at = rng()() % pts.size();
-    pts[at] = b.p;
+    size_t at = 0;
+    const auto pts = g1_points_with(5000, b.p, at);
     for (const auto& c : configs())
       EXPECT_FALSE(all_in_g1(pts, os_fill, c)) << b.what << " at " << at << ", " << name(c);
     EXPECT_FALSE(all_in_g1(std::span<const g1_affine_t>(&pts[at], 1), os_fill)) << b.what << " alone";
@@ -178,9 +185,8 @@ TEST(G1Membership, SlicesLongerThanOneChunk) {
 TEST(G1Membership, EachPartCatchesItsPrimes) {
   const auto bad = bad_points();
   for (const bad_t& b : bad) {
-    auto pts = g1_points(3000);
-    const size_t at = rng()() % pts.size();
-    pts[at] = b.p;
+    size_t at = 0;
+    const auto pts = g1_points_with(3000, b.p, at);
     EXPECT_EQ(three_components_zero(pts, os_fill, 2), !b.three_part) << b.what;
     if (b.three_part) continue;
     for (const auto& c : configs()) EXPECT_FALSE(random_sums_in_g1(pts, os_fill, c)) << b.what << ", " << name(c);
