@@ -89,8 +89,8 @@ constexpr fp_t::limbs_t cube_exponent = [] {
 }();
 
 // One slice's buckets: b[g·243 + v] = Π of the u_i = y_i − 2 whose byte in
-// group g was v (v = 0, all three exponents 0 in five rounds, is never
-// read). False at P = T (u = 0), whose 3-component is T.
+// group g was v (v = 0, all five exponents 0, is never read). False at
+// P = T (u = 0), whose 3-component is T.
 bool cube_buckets(std::span<const g1_affine_t> pts, const random_fill_t& fill, std::vector<fp_t>& b) {
   b.assign(trit_groups * group_buckets, fp_t::one());
   random_bytes_t rnd(fill, block_points * (trit_groups + 1));
