@@ -11,7 +11,9 @@
 # (default: every GPU), STARZK_REPLAY_WARMUP (batches run first to calibrate
 # the models, default 2), STARZK_REPLAY_CPU_WARMUP (batches run first on
 # the CPU workers alone, --gpus 0, default 0: see below),
-# STARZK_REPLAY_STEPS (default "record simulate").
+# STARZK_REPLAY_STEPS (default "record simulate"), STARZK_REPLAY_SUBMIT
+# (the replays' --submit: asap, the default, submits each graph at once;
+# recorded, each task at its recorded submission time).
 # SIM_BUILD_DIR "-" skips the simulations. The steps may run on two
 # machines: `record` where the GPUs are (it also replays there and writes
 # record.csv), `simulate` later on any machine with the SimGrid build,
@@ -53,6 +55,7 @@ sizes=("$@")
 policies=(${STARZK_REPLAY_POLICIES:-starzk eager dmdas})
 parts=${STARZK_REPLAY_PARTITIONS:-8}
 warmup=${STARZK_REPLAY_WARMUP:-2}
+submit=${STARZK_REPLAY_SUBMIT:-asap}
 starzk="$build/bin/starzk"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -72,7 +75,7 @@ simulate() {
   cp "$STARPU_HOME/.starpu/sampling/bus/$host".* "$dir/bus/"
   STARPU_PERF_MODEL_DIR=$dir STARPU_HOSTNAME=$host "$sim/bin/starzk" trace replay "$from" --models-only 2> "$dir/log"
   STARPU_PERF_MODEL_DIR=$dir STARPU_HOSTNAME=$host "$sim/bin/starzk" trace replay "$trace" \
-    --policy "$policy" --json 2>> "$dir/log" | tail -1 | span replay
+    --policy "$policy" --submit "$submit" --json 2>> "$dir/log" | tail -1 | span replay
   rm -rf "$dir"
 }
 
@@ -96,7 +99,7 @@ if [[ $steps == *" record "* ]]; then
       done
       "$starzk" prove --manifest "$d/jobs.toml" --policy "$p" "${gpus[@]}" --fresh --quiet \
         --trace "$d/real-$p.json" > /dev/null
-      j=$("$starzk" trace replay "$d/real-$p.json" --policy "$p" "${gpus[@]}" --json | tail -1)
+      j=$("$starzk" trace replay "$d/real-$p.json" --policy "$p" "${gpus[@]}" --submit "$submit" --json | tail -1)
       echo "$j" > "$d/replay-$p.json"
       tasks=$(echo "$j" | python3 -c 'import json,sys; print(json.load(sys.stdin)["tasks"])')
       echo "$k,$p,$tasks,$(echo "$j" | span recorded),$(echo "$j" | span replay)" | tee -a "$rec"
