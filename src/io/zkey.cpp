@@ -273,6 +273,7 @@ void read_zkey(const std::filesystem::path& file, const zkey_read_options_t& opt
   k.vk.ic.resize(uint64_t(k.n_public) + 1);
   decode_g1s(ic, k.vk.ic, infinity_t::forbidden, ck);
   done(key_query_t::ic);
+  if (options.vk_only) return;
   read_coeffs(co, k);
 
   // ---- queries ----

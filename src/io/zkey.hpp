@@ -71,11 +71,18 @@ namespace starzk {
 // starts at an offset aligned for its limbs. Sections follow 12-byte
 // section headers, so about every other point section is aligned; the
 // others are decoded as above. The mapping lives as long as the key.
+//
+// vk_only: the verifying key alone (the header's points and IC, with the
+// bellman extras beta_g1 and delta_g1); the sections' lengths are still
+// checked against the header's counts, but the coefficients and the five
+// queries are neither read nor checked, so a verifier does not pay for a
+// proving key's points (their subgroup checks above all).
 struct zkey_read_options_t {
   decode_check check = decode_check::full;
   std::function<void(key_query_t, const proving_key_t&)> on_query;
   std::function<bool()> vouched = nullptr;
   bool map_points = false;
+  bool vk_only = false;
 };
 
 proving_key_t read_zkey(const std::filesystem::path& file);

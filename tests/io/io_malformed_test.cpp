@@ -266,6 +266,41 @@ TEST_F(malformed_test, zkey_queries) {
   expect_io_error([&] { read_zkey(p, doubting); }, p, "section 7 (B2 query): point 1 is not on the curve");
 }
 
+// vk_only (what verify --zkey and vk --zkey read): the verifying key of a
+// key whose queries or coefficients are bad is the good key's, nothing past
+// IC being read; a bad IC point and a section whose length lies are still
+// refused.
+TEST_F(malformed_test, zkey_verifying_key_alone) {
+  auto at = [](const bytes_t& b, uint32_t id, size_t i, size_t size) { return section_of(b, id).payload + i * size; };
+  const zkey_read_options_t vk_only{.vk_only = true};
+  const proving_key_t good = read_zkey(fixture("multiplier", "circuit.zkey"));
+  const auto same_vk = [&](const proving_key_t& k) {
+    EXPECT_EQ(k.vk.alpha_g1, good.vk.alpha_g1);
+    EXPECT_EQ(k.vk.beta_g2, good.vk.beta_g2);
+    EXPECT_EQ(k.vk.gamma_g2, good.vk.gamma_g2);
+    EXPECT_EQ(k.vk.delta_g2, good.vk.delta_g2);
+    EXPECT_EQ(k.vk.ic, good.vk.ic);
+    EXPECT_EQ(k.beta_g1, good.beta_g1);
+    EXPECT_EQ(k.delta_g1, good.delta_g1);
+    EXPECT_TRUE(k.h.empty() && k.a.empty() && k.b_g2.empty());
+  };
+  auto p = mutate("circuit.zkey", "vk-h-sub.zkey", [&](bytes_t& b) { put_g1(b, at(b, 9, 2, 96), non_subgroup_g1()); });
+  expect_io_error([&] { read_zkey(p); }, p, "section 9 (H query): point 2 is not in the prime-order subgroup");
+  same_vk(read_zkey(p, vk_only));
+  p = mutate("circuit.zkey", "vk-c-q.zkey", [&](bytes_t& b) { std::fill_n(b.begin() + at(b, 8, 0, 96), 48, 0xFF); });
+  same_vk(read_zkey(p, vk_only));
+  p = mutate("circuit.zkey", "vk-coeff.zkey", [&](bytes_t& b) { put_u32(b, section_of(b, 4).payload + 4, 2); });
+  same_vk(read_zkey(p, vk_only));
+  p = mutate("circuit.zkey", "vk-ic-sub.zkey", [&](bytes_t& b) { put_g1(b, at(b, 3, 1, 96), non_subgroup_g1()); });
+  expect_io_error([&] { read_zkey(p, vk_only); }, p, "section 3 (IC): point 1 is not in the prime-order subgroup");
+  // domainSize (header payload @96) doubled: the H query's length lies.
+  p = mutate("circuit.zkey", "vk-domain.zkey", [&](bytes_t& b) {
+    const size_t d = section_of(b, 2).payload + 96;
+    put_u32(b, d, 2 * get_u32(b, d));
+  });
+  expect_io_error([&] { read_zkey(p, vk_only); }, p, "section 9 (H query): length lies: domainSize = 256");
+}
+
 // ---- JSON --------------------------------------------------------------------
 
 TEST_F(malformed_test, json_files) {
