@@ -30,7 +30,6 @@
 #include "ec/subgroup.hpp"
 #include "groth16/key_validation_gpu.hpp"  // through the installed GPU backend (gpu_backend.hpp)
 #include "msm/batch_membership.hpp"
-#include "util/os_random.hpp"
 #include "util/parallel.hpp"
 
 namespace starzk {
@@ -70,30 +69,10 @@ std::optional<key_fault_t> cheap_fault(const affine_t<P>& p, bool infinity_ok) {
   return std::nullopt;
 }
 
-// Queries with at least this many points before the first cheap fault
-// take the batched randomized test first (msm/batch_membership.hpp): below
-// it, its fixed cost per call (the rounds' buckets and exponentiations)
-// outweighs what it saves on the points.
-constexpr size_t batched_min = 2048;
-
-bool all_in_subgroup(std::span<const g1_affine_t> v, unsigned threads) { return all_in_g1(v, fill_random, threads); }
-bool all_in_subgroup(std::span<const g2_affine_t> v, unsigned threads) { return all_in_g2(v, fill_random, threads); }
-
-// The subgroup checks of v's points (all canonical and on the curve): the
-// lowest index outside the subgroup, or none. A query of batched_min
-// points or more goes through all_in_g1 / all_in_g2 with fresh OS
-// randomness, which a set of subgroup points always passes (a bad point
-// slips through with probability at most 2^-64); only when it fails does
-// the per-point scan run, to name the first bad point.
-template <class P>
-std::optional<uint64_t> first_outside(std::span<const affine_t<P>> v, unsigned threads) {
-  if (v.size() >= batched_min && all_in_subgroup(v, threads)) return std::nullopt;
-  return first_outside_subgroup(v, threads);
-}
-
 // CPU: the lowest index failing the cheap checks (a parallel pass at memory
-// speed), then the subgroup checks (first_outside above) on the points
-// before it; whichever failure comes first is the one reported.
+// speed), then the subgroup checks on the points before it (a large query
+// tested whole first, msm/batch_membership.hpp); whichever failure comes
+// first is the one reported.
 template <class P>
 std::optional<bad_point_t> scan_cpu(std::span<const affine_t<P>> v, bool infinity_ok, unsigned threads) {
   std::mutex m;
@@ -111,7 +90,7 @@ std::optional<bad_point_t> scan_cpu(std::span<const affine_t<P>> v, bool infinit
       },
       4096);
   const size_t clean = cheap ? cheap->index : v.size();
-  if (const auto bad = first_outside<P>(v.first(clean), threads))
+  if (const auto bad = first_outside_subgroup_batched(v.first(clean), threads))
     return bad_point_t{*bad, key_fault_t::outside_subgroup};
   return cheap;
 }

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "ec/subgroup.hpp"
+#include "msm/batch_membership.hpp"
 #include "io/binfile.hpp"
 #include "io/io_error.hpp"
 #include "util/parallel.hpp"
@@ -82,8 +83,9 @@ const char* point_problem(const affine_t<P>& p, bool infinity_ok, bool subgroup)
 }
 
 // Every point of a section: the cheap checks in one parallel pass, then
-// (with `subgroup`) ec's batched subgroup check on the points before the
-// first failure of that pass; the lowest bad index is reported.
+// (with `subgroup`) the subgroup checks on the points before the first
+// failure of that pass (a large section tested whole first,
+// msm/batch_membership.hpp); the lowest bad index is reported.
 template <class P>
 void check_points(const page_container_t& c, size_t id, std::span<const affine_t<P>> v, bool infinity_ok, bool subgroup,
                   unsigned threads) {
@@ -103,7 +105,7 @@ void check_points(const page_container_t& c, size_t id, std::span<const affine_t
       },
       4096);
   if (subgroup) {
-    if (const auto b = first_outside_subgroup(v.first(bad), threads)) {
+    if (const auto b = first_outside_subgroup_batched(v.first(bad), threads)) {
       bad = *b;
       why = "is not in the prime-order subgroup";
     }

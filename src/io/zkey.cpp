@@ -9,12 +9,12 @@
 #include <string>
 #include <type_traits>
 
-#include "ec/subgroup.hpp"
 #include "io/binfile.hpp"
 #include "io/iden3_codec.hpp"
 #include "io/zkey_layout.hpp"
 #include "io/io_error.hpp"
 #include "io/matrix_view.hpp"
+#include "msm/batch_membership.hpp"
 #include "util/parallel.hpp"
 
 namespace starzk {
@@ -39,9 +39,10 @@ void expect_points(bin_cursor_t& c, uint64_t count, size_t size, const std::stri
 // Decodes the section's points into v (sized by the caller, after
 // expect_points) and checks them on the curve and against the infinity
 // rule (not with decode_check::none), in one parallel pass at memory speed;
-// then, with decode_check::full, the subgroup (ec's batched check, one
-// short scalar multiplication per point) on the points before the first
-// failure of the first pass. The first bad point, by index, is reported.
+// then, with decode_check::full, the subgroup checks (a large section
+// tested whole first, msm/batch_membership.hpp) on the points before the
+// first failure of the first pass. The first bad point, by index, is
+// reported.
 template <class Point, bool (*decode)(const uint8_t*, Point&), class V>
 void decode_points(bin_cursor_t& c, V& v, size_t size, infinity_t inf, decode_check check) {
   const uint64_t count = v.size();
@@ -67,7 +68,7 @@ void decode_points(bin_cursor_t& c, V& v, size_t size, infinity_t inf, decode_ch
       },
       4096);
   if (check == decode_check::full) {
-    if (const auto b = first_outside_subgroup(std::span<const Point>(v).first(bad), 0)) {
+    if (const auto b = first_outside_subgroup_batched(std::span<const Point>(v).first(bad), 0)) {
       bad = *b;
       why = std::string(" ") + iden3::subgroup_problem;
     }

@@ -30,6 +30,7 @@
 #include "ec/xyzz.hpp"
 #include "msm/bucket_affine.hpp"
 #include "msm/bucket_lanes.hpp"
+#include "util/os_random.hpp"
 #include "util/parallel.hpp"
 
 namespace starzk {
@@ -251,6 +252,16 @@ bool all_in_g2(std::span<const g2_affine_t> points, const random_fill_t& fill, c
 
 bool all_in_g2(std::span<const g2_affine_t> points, const random_fill_t& fill, unsigned threads) {
   return all_in_g2(points, fill, membership_config_t{.threads = threads});
+}
+
+std::optional<uint64_t> first_outside_subgroup_batched(std::span<const g1_affine_t> points, unsigned threads) {
+  if (points.size() >= batched_min && all_in_g1(points, fill_random, threads)) return std::nullopt;
+  return first_outside_subgroup(points, threads);
+}
+
+std::optional<uint64_t> first_outside_subgroup_batched(std::span<const g2_affine_t> points, unsigned threads) {
+  if (points.size() >= batched_min && all_in_g2(points, fill_random, threads)) return std::nullopt;
+  return first_outside_subgroup(points, threads);
 }
 
 }  // namespace starzk

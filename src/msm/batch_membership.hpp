@@ -85,6 +85,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 
 #include "ec/affine.hpp"
@@ -112,6 +113,17 @@ bool all_in_g1(std::span<const g1_affine_t> points, const random_fill_t& fill, c
 // The same for G2 (part B, 18 rounds).
 bool all_in_g2(std::span<const g2_affine_t> points, const random_fill_t& fill, unsigned threads = 0);
 bool all_in_g2(std::span<const g2_affine_t> points, const random_fill_t& fill, const membership_config_t& cfg);
+
+// What key checks call: the lowest index of a point outside the subgroup,
+// or none. A set of batched_min points or more is first tested whole
+// (all_in_g1 / all_in_g2, the exponents from util/os_random.hpp); only
+// when that fails, or for a shorter set (where the batch's fixed cost per
+// call outweighs what it saves), are the points checked one by one
+// (ec/subgroup.hpp's first_outside_subgroup), to name the first bad one.
+// The points must be canonical and on the curve (the callers' cheap pass).
+inline constexpr size_t batched_min = 2048;
+std::optional<uint64_t> first_outside_subgroup_batched(std::span<const g1_affine_t> points, unsigned threads = 0);
+std::optional<uint64_t> first_outside_subgroup_batched(std::span<const g2_affine_t> points, unsigned threads = 0);
 
 // Part A alone: true when every point's 3-component is O (never false
 // then); false, except with probability ≤ 3^−45, when one's is not.

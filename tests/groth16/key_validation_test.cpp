@@ -172,21 +172,6 @@ TEST(key_validation, a_validator_fed_in_file_order_reports_the_documented_first)
   }
 }
 
-// n subgroup points, cheaply: a walk of additions of a few random ones,
-// made affine in one batch.
-template <class P>
-std::vector<affine_t<P>> many_points(size_t n) {
-  using jac = jacobian_t<P>;
-  std::vector<jac> j(n);
-  jac acc = jac::from_affine(test::random_subgroup_point<P>());
-  const affine_t<P> steps[] = {test::random_subgroup_point<P>(), test::random_subgroup_point<P>(),
-                               test::random_subgroup_point<P>()};
-  for (size_t i = 0; i < n; ++i) j[i] = acc = acc.add_mixed(steps[i % 3]);
-  std::vector<affine_t<P>> out(n);
-  jac::batch_to_affine(j, out);
-  return out;
-}
-
 // Points outside G1 by one component only: P + T (T = (0, 2), order 3) and
 // P + S, S = [h / 11²]([r] R) of order 11 (R a random curve point); and
 // outside G2 by its 13-part, P + S with S = [h2 / 13²]([r] R).
@@ -205,7 +190,7 @@ g2_affine_t with_order_13_part() {
       .to_affine();
 }
 
-// Queries long enough for the batched tests (key_validation.cpp,
+// Queries long enough for the batched tests (msm/batch_membership.hpp,
 // batched_min): a good key passes, and a bad point is named at its index
 // whatever its bad component, with a second one after it, and with a cheap
 // fault before or after it (the batched test then runs on the points
@@ -213,8 +198,8 @@ g2_affine_t with_order_13_part() {
 // same in a long b_g2.
 TEST(key_validation, large_queries_name_the_first_bad_point) {
   proving_key_t big = good_key();
-  const std::vector<g1_affine_t> h = many_points<g1_params>(5000), l = many_points<g1_params>(3000);
-  const std::vector<g2_affine_t> b2 = many_points<g2_params>(2500);
+  const std::vector<g1_affine_t> h = test::subgroup_walk<g1_params>(5000), l = test::subgroup_walk<g1_params>(3000);
+  const std::vector<g2_affine_t> b2 = test::subgroup_walk<g2_params>(2500);
   big.h.assign(h.begin(), h.end());
   big.l.assign(l.begin(), l.end());
   big.b_g2.assign(b2.begin(), b2.end());

@@ -20,6 +20,7 @@
 #include "io/key_cache.hpp"
 #include "io/r1cs.hpp"
 #include "io/zkey.hpp"
+#include "../ec/ec_test_util.hpp"
 #include "io_test_util.hpp"
 #include "mapped_test_util.hpp"
 
@@ -294,6 +295,29 @@ TEST_F(key_cache_malformed, bad_points_found_by_the_full_check) {
   std::memcpy(b.data() + h + 96 * 4, &p, 96);
   reseal(b, 1);
   expect_only_full_check_fails(b, "section 1 (h) point 4 is not in the prime-order subgroup");
+}
+
+// A section long enough for the batched subgroup test (2048 points or
+// more, msm/batch_membership.hpp): a good one passes the full check, and
+// one point outside the subgroup by its 3-part alone (P + T, T = (0, 2))
+// is named, with a point off the subgroup after it.
+TEST(key_cache_large, the_full_check_names_a_bad_point_of_a_long_section) {
+  scratch_t tmp;
+  proving_key_t k = key("multiplier");
+  const size_t h_less = k.domain_size - k.h.size();  // 1 in bellman's convention, 0 in snarkjs's
+  k.domain_size = 4096;
+  const std::vector<g1_affine_t> h = subgroup_walk<g1_params>(k.domain_size - h_less);
+  k.h.assign(h.begin(), h.end());
+  const fs::path good = tmp / "large.szkc";
+  write_key_cache(good, k);
+  EXPECT_NO_THROW(check_key_cache(good));
+  const g1_affine_t t{fp_t::zero(), fp_t::from_u64(2)};
+  k.h[3000] = g1_jacobian_t::from_affine(k.h[3000]).add_mixed(t).to_affine();
+  k.h[3500] = random_curve_point<g1_params>();
+  const fs::path bad = tmp / "large-bad.szkc";
+  write_key_cache(bad, k);
+  EXPECT_NO_THROW(read_key_cache(bad, cache_check_t::checksums));
+  expect_io_error([&] { check_key_cache(bad); }, bad, "section 1 (h) point 3000 is not in the prime-order subgroup");
 }
 
 TEST_F(key_cache_malformed, sampled_check_catches_foreign_layout) {
