@@ -72,10 +72,11 @@
 // nonzero ℓ-component has order ℓ^a, whatever the shape of the ℓ-part),
 // with the exact test of a G2 point (ψ(P) = [z] P) on each Q_k; the worst
 // prime is 13, ⌈128/13⌉ = 10 values of 128 per round, and 18 rounds give
-// (10/128)^18 < 2^−66. The exponents must be drawn after
-// the points are fixed, from a source the points' author cannot predict
-// (the OS, util/os_random.hpp's fill_random): whoever knows them can build
-// a bad set that passes.
+// (10/128)^18 < 2^−66.
+//
+// The exponents must be drawn after the points are fixed, from a source
+// the points' author cannot predict (the OS, util/os_random.hpp's
+// fill_random): whoever knows them can build a bad set that passes.
 //
 // Preconditions: the points are on the curve (the structure above is that
 // of E(Fp) or E'(Fp2); a point off it is in no group) with canonical
