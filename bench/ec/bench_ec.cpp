@@ -138,20 +138,40 @@ void bm_subgroup_check_generic(benchmark::State& st) {
 // at a time (wide = false) or eight per AVX-512 IFMA walk (wide = true,
 // where the CPU has it; ec/subgroup_x8.cpp); the counter "per_point" is the
 // time per point.
+// The IFMA lanes on or off for one benchmark, restored after it; ok() is
+// false (and the benchmark skipped) where they are asked for and the CPU
+// has none.
+class wide_path_t {
+ public:
+  wide_path_t(benchmark::State& st, bool wide) : was_(ff_path::wide()) {
+    if (wide && !ff_path::cpu_has_ifma()) {
+      st.SkipWithError("CPU without AVX-512 IFMA");
+      ok_ = false;
+      return;
+    }
+    ff_path::set_wide(wide);
+  }
+  ~wide_path_t() { ff_path::set_wide(was_); }
+  bool ok() const { return ok_; }
+
+ private:
+  bool was_, ok_ = true;
+};
+
+// The counter "per_point": the time per point of n points an iteration.
+void count_per_point(benchmark::State& st, size_t n) {
+  st.counters["per_point"] = benchmark::Counter(double(st.iterations()) * double(n),
+                                                benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
 template <class P, bool wide>
 void bm_subgroup_batch(benchmark::State& st) {
-  if (wide && !ff_path::cpu_has_ifma()) {
-    st.SkipWithError("CPU without AVX-512 IFMA");
-    return;
-  }
-  const bool was = ff_path::wide();
-  ff_path::set_wide(wide);
+  const wide_path_t path(st, wide);
+  if (!path.ok()) return;
   std::vector<affine_t<P>> v(1024);
   for (auto& p : v) p = random_point<P>();
   for (auto _ : st) benchmark::DoNotOptimize(first_outside_subgroup(std::span<const affine_t<P>>(v), 1));
-  st.counters["per_point"] = benchmark::Counter(double(st.iterations()) * double(v.size()),
-                                                benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-  ff_path::set_wide(was);
+  count_per_point(st, v.size());
 }
 
 // n subgroup points for the 2^16 runs: a walk of additions of random
@@ -178,12 +198,8 @@ std::vector<affine_t<P>> walk(size_t n) {
 enum class check_t { scan, batched, part_a, part_b };
 template <class P, check_t what, bool wide>
 void bm_membership(benchmark::State& st) {
-  if (wide && !ff_path::cpu_has_ifma()) {
-    st.SkipWithError("CPU without AVX-512 IFMA");
-    return;
-  }
-  const bool was = ff_path::wide();
-  ff_path::set_wide(wide);
+  const wide_path_t path(st, wide);
+  if (!path.ok()) return;
   static const std::vector<affine_t<P>> all = walk<P>(size_t(1) << 16);
   const std::span<const affine_t<P>> pts = std::span<const affine_t<P>>(all).first(size_t(st.range(0)));
   const random_fill_t fill = fill_random;
@@ -204,9 +220,7 @@ void bm_membership(benchmark::State& st) {
     benchmark::DoNotOptimize(ok);
   }
   if (!ok) st.SkipWithError("a subgroup set was refused");
-  st.counters["per_point"] = benchmark::Counter(double(st.iterations()) * double(pts.size()),
-                                                benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-  ff_path::set_wide(was);
+  count_per_point(st, pts.size());
 }
 
 // bm_membership with the lanes on ("NAME_x8") and off ("NAME") at each size.

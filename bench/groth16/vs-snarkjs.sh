@@ -19,8 +19,8 @@
 #                   best of 3
 #   snarkjs_s       snarkjs groth16 prove key.zkey, best of 2
 # and the ratios snarkjs / starzk for cold, warm and the cache. Every proof
-# is checked with `snarkjs groth16 verify`, so a fast wrong answer cannot count. The
-# records live in OUT_DIR/k*/records (never the user's cache). One line
+# is checked with `snarkjs groth16 verify`, so a fast wrong answer cannot
+# count. The records live in OUT_DIR/k*/records (never the user's cache). One line
 # per size also goes to OUT_DIR/points.txt: the key's points and the
 # validation line of a cold run (where the time goes).
 set -euo pipefail

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Warm (or cold) `starzk prove --zkey` of two starzk binaries, alternated run by run
-# on the keys, witnesses and validation records that vs-snarkjs.sh left in
-# its OUT_DIR (k<k>/key.zkey, witness-0.wtns, records), so both see the same
-# machine state. Prints per size the fastest and the median wall seconds of
+# Warm (or cold) `starzk prove --zkey` of two starzk binaries, alternated
+# run by run on the keys, witnesses and validation records that
+# vs-snarkjs.sh left in its OUT_DIR (k<k>/key.zkey, witness-0.wtns,
+# records), so both see the same machine state. Prints per size the fastest and the median wall seconds of
 # each binary and the ratio of the medians (B over A). STARZK_AB_KEY picks
 # another key file of the same folders (key.szkc: the key cache; key.params:
 # a bellman key, proved with the folder's circuit.r1cs). STARZK_AB_COLD=1

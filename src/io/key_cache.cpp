@@ -6,9 +6,9 @@
 #include <mutex>
 
 #include "ec/subgroup.hpp"
-#include "msm/batch_membership.hpp"
 #include "io/binfile.hpp"
 #include "io/io_error.hpp"
+#include "msm/batch_membership.hpp"
 #include "util/parallel.hpp"
 
 namespace starzk {

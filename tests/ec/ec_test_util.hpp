@@ -48,21 +48,6 @@ affine_t<P> random_curve_point() {
   return random_curve_point<P>(rng());
 }
 
-// n subgroup points, cheaply: a walk of additions of three random subgroup
-// points, made affine in one batch (a scalar multiplication each would be
-// slow for the thousands that a test of the batched key checks needs).
-template <class P>
-std::vector<affine_t<P>> subgroup_walk(size_t n) {
-  using jac = jacobian_t<P>;
-  std::vector<jac> j(n);
-  jac acc = jac::from_affine(random_subgroup_point<P>());
-  const affine_t<P> steps[] = {random_subgroup_point<P>(), random_subgroup_point<P>(), random_subgroup_point<P>()};
-  for (size_t i = 0; i < n; ++i) j[i] = acc = acc.add_mixed(steps[i % 3]);
-  std::vector<affine_t<P>> out(n);
-  jac::batch_to_affine(j, out);
-  return out;
-}
-
 // A point of order a power of ell, ell a prime of the cofactor h of P's
 // curve group (G1: 3 · 11² · 10177² · 859267² · 52437899²; G2: 13² · 23² ·
 // 2713 · 11953 · 262069 · a 448-bit prime): with ell^a the largest power of

@@ -1,8 +1,8 @@
 // validate_key (groth16/key_validation.hpp) on the CPU: a good key passes
 // and every point is counted; a bad point in any query or in the verifying
 // key is named with its query and index (the first one when there are
-// several), for each kind of fault, in small queries and in G1 queries
-// long enough for the batched randomized test; O only where the rules
+// several), for each kind of fault, in small queries and in queries long
+// enough for the batched randomized test; O only where the rules
 // allow it; the device choice without a GPU; with a GPU, the device path
 // gives the CPU path's answer on fresh bad keys (skipped without a device).
 #include <gtest/gtest.h>
@@ -11,6 +11,7 @@
 #include <functional>
 
 #include "../ec/ec_test_util.hpp"
+#include "../msm/msm_test_util.hpp"
 #include "groth16/key_validation.hpp"
 #include "io/zkey.hpp"
 
@@ -198,8 +199,9 @@ g2_affine_t with_order_13_part() {
 // same in a long b_g2.
 TEST(key_validation, large_queries_name_the_first_bad_point) {
   proving_key_t big = good_key();
-  const std::vector<g1_affine_t> h = test::subgroup_walk<g1_params>(5000), l = test::subgroup_walk<g1_params>(3000);
-  const std::vector<g2_affine_t> b2 = test::subgroup_walk<g2_params>(2500);
+  const std::vector<g1_affine_t> h = test::random_bases<g1_params>(test::rng(), 5000),
+                                 l = test::random_bases<g1_params>(test::rng(), 3000);
+  const std::vector<g2_affine_t> b2 = test::random_bases<g2_params>(test::rng(), 2500);
   big.h.assign(h.begin(), h.end());
   big.l.assign(l.begin(), l.end());
   big.b_g2.assign(b2.begin(), b2.end());

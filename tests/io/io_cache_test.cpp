@@ -21,6 +21,7 @@
 #include "io/r1cs.hpp"
 #include "io/zkey.hpp"
 #include "../ec/ec_test_util.hpp"
+#include "../msm/msm_test_util.hpp"
 #include "io_test_util.hpp"
 #include "mapped_test_util.hpp"
 
@@ -306,7 +307,7 @@ TEST(key_cache_large, the_full_check_names_a_bad_point_of_a_long_section) {
   proving_key_t k = key("multiplier");
   const size_t h_less = k.domain_size - k.h.size();  // 1 in bellman's convention, 0 in snarkjs's
   k.domain_size = 4096;
-  const std::vector<g1_affine_t> h = subgroup_walk<g1_params>(k.domain_size - h_less);
+  const std::vector<g1_affine_t> h = random_bases<g1_params>(rng(), k.domain_size - h_less);
   k.h.assign(h.begin(), h.end());
   const fs::path good = tmp / "large.szkc";
   write_key_cache(good, k);
