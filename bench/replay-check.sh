@@ -22,13 +22,19 @@
 #
 # Per size and policy: STARZK_REPLAY_WARMUP batches to calibrate the models
 # (StarPU's history models in OUT_DIR/home, so that model-driven policies
-# decide with calibrated models: StarPU trusts an entry after 10 samples),
-# then the recorded batch (real-POLICY.json). On a GPU host a model-driven
-# policy measures every codelet on the CPU workers too before it trusts
-# the models, one large task at a time on one core; at 2^22 and above
-# that is minutes per batch. STARZK_REPLAY_CPU_WARMUP=N runs N batches per
-# size on the CPU workers alone first (all tasks there, side by side), so
-# the CPU entries hold their samples before any policy runs. Then
+# decide with calibrated models: StarPU trusts an entry after
+# STARPU_CALIBRATE_MINIMUM samples, 10 by default), then the recorded batch
+# (real-POLICY.json). The warm-up batches run with STARPU_CALIBRATE=1:
+# without it StarPU records a model's measurements only in a run where a
+# policy found the model short, so batches under eager or starzk would
+# add nothing. On a GPU host a model-driven policy measures every codelet
+# on the CPU workers too before it trusts the models, sending each short
+# task to a core while the GPU waits; at 2^22 and above that is minutes
+# per batch. STARZK_REPLAY_CPU_WARMUP=N runs N batches per size on the CPU
+# workers alone first (eager, --gpus 0: all tasks there, side by side), so
+# the CPU entries hold their samples before any policy runs (one batch of
+# 10 partitions gives each entry 10). Progress lines with the time go to
+# stderr. Then
 #   replay_s     the trace replayed on this machine under the same policy
 #                (bodies wait the recorded times);
 #   sim_s        the trace simulated under the same policy, the models
@@ -64,6 +70,7 @@ gpus=()
 [ -z "${STARZK_REPLAY_GPUS:-}" ] || gpus=(--gpus "$STARZK_REPLAY_GPUS")
 host=${STARPU_HOSTNAME:-$(hostname -s)}
 
+note() { echo "replay-check: $(date -u +%T) $*" >&2; }
 span() { python3 -c 'import json,sys; print("%.4f" % json.load(sys.stdin)[sys.argv[1]]["span_s"])' "$1"; }
 
 # simulate TRACE POLICY MODELS_FROM: the simulated span, the models written
@@ -89,14 +96,18 @@ if [[ $steps == *" record "* ]]; then
   for k in "${sizes[@]}"; do
     d="$out/k$k"
     mkdir -p "$d"
+    note "2^$k: inputs"
     [ -f "$d/jobs.toml" ] || "$starzk" gen --log2 "$k" --partitions "$parts" --out "$d" > /dev/null 2>&1
-    for _ in $(seq "${STARZK_REPLAY_CPU_WARMUP:-0}"); do
-      "$starzk" prove --manifest "$d/jobs.toml" --policy eager --gpus 0 --fresh --quiet > /dev/null
+    for i in $(seq "${STARZK_REPLAY_CPU_WARMUP:-0}"); do
+      note "2^$k: CPU warm-up batch $i"
+      STARPU_CALIBRATE=1 "$starzk" prove --manifest "$d/jobs.toml" --policy eager --gpus 0 --fresh --quiet > /dev/null
     done
     for p in "${policies[@]}"; do
-      for _ in $(seq "$warmup"); do
-        "$starzk" prove --manifest "$d/jobs.toml" --policy "$p" "${gpus[@]}" --fresh --quiet > /dev/null
+      for i in $(seq "$warmup"); do
+        note "2^$k: $p warm-up batch $i"
+        STARPU_CALIBRATE=1 "$starzk" prove --manifest "$d/jobs.toml" --policy "$p" "${gpus[@]}" --fresh --quiet > /dev/null
       done
+      note "2^$k: $p recorded batch"
       "$starzk" prove --manifest "$d/jobs.toml" --policy "$p" "${gpus[@]}" --fresh --quiet \
         --trace "$d/real-$p.json" > /dev/null
       j=$("$starzk" trace replay "$d/real-$p.json" --policy "$p" "${gpus[@]}" --submit "$submit" --json | tail -1)

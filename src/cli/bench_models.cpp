@@ -177,6 +177,18 @@ std::vector<bench_config_t> calibration_configs(const std::vector<bench_config_t
   return out;
 }
 
+std::optional<bench_config_t> cpu_calibration_config(const bench_config_t& like, unsigned minimum) {
+  if (like.ngpu == 0) return std::nullopt;
+  bench_config_t c = like;
+  c.policy = "eager";
+  c.ngpu = 0;
+  c.baseline = false;
+  c.trace.clear();
+  c.jobs = std::max(1u, (minimum + c.partitions - 1) / c.partitions);
+  c.concurrency = c.jobs;
+  return c;
+}
+
 std::vector<model_gap_t> calibrate_models(const std::vector<bench_config_t>& configs, unsigned rounds,
                                           const std::function<bench_result_t(const bench_config_t&, unsigned)>& run) {
   if (configs.empty()) return {};
@@ -189,6 +201,23 @@ std::vector<model_gap_t> calibrate_models(const std::vector<bench_config_t>& con
   std::vector<model_gap_t> gaps;
   unsigned minimum = runtime::calibration_minimum();
   size_t runs = 0;
+  if (const std::optional<bench_config_t> cpu = cpu_calibration_config(configs.front(), minimum)) {
+    std::vector<model_need_t> cpu_needs;
+    for (unsigned round = 0; round < rounds; ++round) {
+      merge_needs(cpu_needs, run(*cpu, round).model_needs);
+      ++runs;
+      const model_counts_t counts = read_model_counts(symbols);
+      gaps = model_gaps(cpu_needs, counts);
+      log_line(stderr, "progress",
+               "bench: --calibrate: " + size + ", the CPU workers alone, run " + std::to_string(round + 1) + ": " +
+                   (cpu_needs.empty() ? std::string("no task recorded")
+                    : gaps.empty()
+                        ? "each of their " + std::to_string(cpu_needs.size()) + " entries holds " +
+                              std::to_string(counts.minimum) + " samples"
+                        : std::to_string(gaps.size()) + " entries short: " + describe_gaps(gaps, counts.minimum)));
+      if (!cpu_needs.empty() && gaps.empty()) break;
+    }
+  }
   for (unsigned round = 0; round < rounds; ++round) {
     for (const bench_config_t& cfg : configs) {
       const bench_result_t r = run(cfg, round);

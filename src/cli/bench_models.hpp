@@ -19,16 +19,21 @@
 //                  short of it as codelet/kind/footprint (hex, StarPU's);
 //                  "unknown" when the run recorded no task;
 //   calibration    (--calibrate) before a size's measured rows, runs of
-//                  that size with STARPU_CALIBRATE=1 under policies that
-//                  send tasks to uncalibrated kinds (StarPU's dm* family:
-//                  the sweep's own such rows, else dmda), round after
-//                  round until no need of theirs is short of samples, at
-//                  most --calibrate-rounds rounds.
+//                  that size with STARPU_CALIBRATE=1: where the rows may
+//                  use GPUs, first the CPU workers' side, the size under
+//                  eager on the cores alone, one run after another until
+//                  its entries hold the minimum; then runs under policies
+//                  that send tasks to uncalibrated kinds (StarPU's dm*
+//                  family: the sweep's own such rows, else dmda), round
+//                  after round until no need of theirs is short of
+//                  samples; each phase at most --calibrate-rounds runs
+//                  (rounds).
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <tuple>
@@ -81,9 +86,22 @@ bool calibrates_models(const std::string& policy);
 // first pipeline row (or first row).
 std::vector<bench_config_t> calibration_configs(const std::vector<bench_config_t>& rows);
 
+// The run that measures the CPU workers' side of a size whose rows may use
+// GPUs (like.ngpu != 0): `like` under eager on the CPU workers alone
+// (ngpu 0), without a trace, every job in flight at once, and jobs enough
+// for `minimum` proofs, so that each (model, footprint) a proof uses gets
+// `minimum` CPU samples in one run. A dm* policy measures the same entries
+// by sending each short task to a core as it meets it, for every proof of
+// its run, while the GPU waits; at 2^24 that is minutes of single-core
+// MSMs per proof. Nothing for rows without GPUs (ngpu 0): the dm* runs
+// measure the cores then.
+std::optional<bench_config_t> cpu_calibration_config(const bench_config_t& like, unsigned minimum);
+
 // Runs `configs` with STARPU_CALIBRATE=1 through `run` (round, config),
 // round after round, until every model entry they used holds the minimum
-// samples, at most `rounds` rounds. Returns the gaps left (empty:
+// samples, at most `rounds` rounds; before them, where configs.front() may
+// use GPUs, its cpu_calibration_config() run after run (at most `rounds`)
+// until the entries it used hold the minimum. Returns the gaps left (empty:
 // calibrated); progress and the outcome go to stderr as log lines.
 std::vector<model_gap_t> calibrate_models(const std::vector<bench_config_t>& configs, unsigned rounds,
                                           const std::function<bench_result_t(const bench_config_t&, unsigned)>& run);

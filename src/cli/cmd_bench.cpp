@@ -401,9 +401,11 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--store", o->store,
                   "append every run, with the commit, the machine, the environment and a digest of the "
                   "performance models it started from, as one JSON line to this file");
-  cmd->add_flag("--calibrate", o->calibrate,
-                "before each size's rows, run it (StarPU's dm* rows of the sweep, else dmda) with STARPU_CALIBRATE=1 "
-                "until every codelet x worker kind x footprint it uses has STARPU_CALIBRATE_MINIMUM samples");
+  cmd->add_flag(
+      "--calibrate", o->calibrate,
+      "before each size's rows, run it with STARPU_CALIBRATE=1 (where the rows may use GPUs, first under eager "
+      "on the CPU workers alone; then StarPU's dm* rows of the sweep, else dmda) until every codelet x "
+      "worker kind x footprint it uses has STARPU_CALIBRATE_MINIMUM samples");
   cmd->add_option("--calibrate-rounds", o->calibrate_rounds,
                   "at most this many calibration rounds per size (default 10); short models are reported")
       ->check(CLI::Range(1u, 1000u));

@@ -3,8 +3,13 @@
 // "calibrated" only when every one holds the minimum samples on every kind
 // that could have run it, else it names the first short ones; the needs
 // survive the child's JSON; the calibration runs are the sweep's dm* rows,
-// else one dmda run; a row of several runs keeps the first cold state.
+// else one dmda run, after the CPU workers' side measured under eager on
+// the cores alone where the rows may use GPUs; a row of several runs keeps
+// the first cold state.
 #include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
 
 #include "cli/bench_models.hpp"
 #include "cli/bench_repeat.hpp"
@@ -93,6 +98,59 @@ TEST(bench_models, calibration_runs_and_rows_of_several_runs) {
   runs[1].models = "uncalibrated:msm/cpu/00000020";
   runs[2].models = "uncalibrated:spmv/cpu/00000010";
   EXPECT_EQ(aggregate_runs(runs)[0].models, "uncalibrated:msm/cpu/00000020");
+}
+
+// The CPU workers' run: eager on the cores alone, jobs enough for the
+// minimum, all in flight; none for rows without GPUs.
+TEST(bench_models, cpu_calibration_run) {
+  bench_config_t like;
+  like.log2 = 24;
+  like.policy = "dmdas";
+  like.partitions = 4;
+  like.jobs = 4;
+  like.concurrency = 2;
+  like.ngpu = -1;
+  like.trace = "t.json";
+  const std::optional<bench_config_t> c = cpu_calibration_config(like, 10);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->policy, "eager");
+  EXPECT_EQ(c->ngpu, 0);
+  EXPECT_EQ(c->jobs, 3u);  // 12 proofs >= 10
+  EXPECT_EQ(c->concurrency, 3u);
+  EXPECT_EQ(c->partitions, 4u);
+  EXPECT_EQ(c->log2, 24u);
+  EXPECT_TRUE(c->trace.empty());
+  like.partitions = 16;
+  EXPECT_EQ(cpu_calibration_config(like, 10)->jobs, 1u);
+  like.ngpu = 0;
+  EXPECT_FALSE(cpu_calibration_config(like, 10).has_value());
+}
+
+// The order of the calibration runs, with runs that record no task (so no
+// phase ends early): where the rows may use GPUs the CPU workers' run
+// first, `rounds` times, then the dm* runs; without GPUs the dm* runs only.
+TEST(bench_models, calibration_order) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "starzk-calibration-order";
+  std::filesystem::create_directories(dir);
+  ASSERT_EQ(setenv("STARPU_PERF_MODEL_DIR", dir.c_str(), 1), 0);
+  bench_config_t row;
+  row.log2 = 10;
+  row.policy = "dmdas";
+  row.partitions = 2;
+  row.ngpu = -1;
+  std::vector<std::string> ran;
+  auto run = [&](const bench_config_t& c, unsigned round) {
+    ran.push_back(c.policy + "/" + std::to_string(c.ngpu) + "/" + std::to_string(round));
+    return bench_result_t{};
+  };
+  EXPECT_FALSE(calibrate_models({row}, 2, run).empty());
+  EXPECT_EQ(ran, (std::vector<std::string>{"eager/0/0", "eager/0/1", "dmdas/-1/0", "dmdas/-1/1"}));
+  ran.clear();
+  row.ngpu = 0;
+  EXPECT_FALSE(calibrate_models({row}, 2, run).empty());
+  EXPECT_EQ(ran, (std::vector<std::string>{"dmdas/0/0", "dmdas/0/1"}));
+  unsetenv("STARPU_PERF_MODEL_DIR");
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
