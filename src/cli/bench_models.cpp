@@ -177,20 +177,21 @@ std::vector<bench_config_t> calibration_configs(const std::vector<bench_config_t
   return out;
 }
 
-std::optional<bench_config_t> cpu_calibration_config(const bench_config_t& like, unsigned minimum) {
+std::optional<bench_config_t> cpu_calibration_config(const bench_config_t& like, unsigned proofs) {
   if (like.ngpu == 0) return std::nullopt;
   bench_config_t c = like;
   c.policy = "eager";
   c.ngpu = 0;
   c.baseline = false;
   c.trace.clear();
-  c.jobs = std::max(1u, (minimum + c.partitions - 1) / c.partitions);
+  c.jobs = std::max(1u, (proofs + c.partitions - 1) / c.partitions);
   c.concurrency = c.jobs;
   return c;
 }
 
 std::vector<model_gap_t> calibrate_models(const std::vector<bench_config_t>& configs, unsigned rounds,
-                                          const std::function<bench_result_t(const bench_config_t&, unsigned)>& run) {
+                                          const std::function<bench_result_t(const bench_config_t&, unsigned)>& run,
+                                          const std::vector<model_need_t>& known) {
   if (configs.empty()) return {};
   const unsigned k = configs.front().log2;
   const std::string size = "2^" + std::to_string(k);
@@ -201,7 +202,17 @@ std::vector<model_gap_t> calibrate_models(const std::vector<bench_config_t>& con
   std::vector<model_gap_t> gaps;
   unsigned minimum = runtime::calibration_minimum();
   size_t runs = 0;
-  if (const std::optional<bench_config_t> cpu = cpu_calibration_config(configs.front(), minimum)) {
+  std::vector<model_need_t> known_cpu;
+  for (const model_need_t& n : known)
+    if (std::find(n.archs.begin(), n.archs.end(), "cpu") != n.archs.end())
+      merge_needs(known_cpu, {model_need_t{n.codelet, n.model, n.footprint, {"cpu"}}});
+  const bool cpu_known = !known_cpu.empty() && model_gaps(known_cpu, read_model_counts(symbols)).empty();
+  if (cpu_known)
+    log_line(stderr, "progress",
+             "bench: --calibrate: " + size + ", the CPU entries of earlier runs (" + std::to_string(known_cpu.size()) +
+                 ") hold the minimum already");
+  const std::optional<bench_config_t> cpu = cpu_calibration_config(configs.front(), minimum + (minimum + 1) / 2);
+  if (cpu && !cpu_known) {
     std::vector<model_need_t> cpu_needs;
     for (unsigned round = 0; round < rounds; ++round) {
       merge_needs(cpu_needs, run(*cpu, round).model_needs);

@@ -89,21 +89,25 @@ std::vector<bench_config_t> calibration_configs(const std::vector<bench_config_t
 // The run that measures the CPU workers' side of a size whose rows may use
 // GPUs (like.ngpu != 0): `like` under eager on the CPU workers alone
 // (ngpu 0), without a trace, every job in flight at once, and jobs enough
-// for `minimum` proofs, so that each (model, footprint) a proof uses gets
-// `minimum` CPU samples in one run. A dm* policy measures the same entries
+// for `proofs` proofs, so that each (model, footprint) a proof uses gets
+// that many CPU samples in one run (calibrate_models asks for half again
+// the minimum: StarPU leaves out a measurement far off its entry's mean). A dm* policy measures the same entries
 // by sending each short task to a core as it meets it, for every proof of
 // its run, while the GPU waits; at 2^24 that is minutes of single-core
 // MSMs per proof. Nothing for rows without GPUs (ngpu 0): the dm* runs
 // measure the cores then.
-std::optional<bench_config_t> cpu_calibration_config(const bench_config_t& like, unsigned minimum);
+std::optional<bench_config_t> cpu_calibration_config(const bench_config_t& like, unsigned proofs);
 
 // Runs `configs` with STARPU_CALIBRATE=1 through `run` (round, config),
 // round after round, until every model entry they used holds the minimum
 // samples, at most `rounds` rounds; before them, where configs.front() may
 // use GPUs, its cpu_calibration_config() run after run (at most `rounds`)
-// until the entries it used hold the minimum. Returns the gaps left (empty:
+// until the entries it used hold the minimum, unless `known` (the needs of
+// earlier runs of the size, e.g. from the sweep's output folder) has CPU
+// entries and every one already holds the minimum. Returns the gaps left (empty:
 // calibrated); progress and the outcome go to stderr as log lines.
 std::vector<model_gap_t> calibrate_models(const std::vector<bench_config_t>& configs, unsigned rounds,
-                                          const std::function<bench_result_t(const bench_config_t&, unsigned)>& run);
+                                          const std::function<bench_result_t(const bench_config_t&, unsigned)>& run,
+                                          const std::vector<model_need_t>& known = {});
 
 }  // namespace starzk::cli

@@ -129,6 +129,25 @@ std::string canonical_command(const bench_options_t& o) {
 // must not take the whole sweep with it.
 constexpr unsigned k_kill_grace_s = 300;
 
+// The model entries that earlier runs of size 2^k in this output folder
+// used (their result files), so that a sweep run again into the same folder
+// knows them before it runs anything; a result it cannot read is left out.
+std::vector<model_need_t> earlier_needs(const fs::path& runs, unsigned k) {
+  std::vector<model_need_t> needs;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(runs, ec)) {
+    if (e.path().extension() != ".json") continue;
+    try {
+      std::ifstream f(e.path());
+      const bench_result_t r = bench_result_from_json(nlohmann::json::parse(f));
+      if (r.config.log2 == k)
+        for (const model_need_t& n : r.model_needs) needs.push_back(n);
+    } catch (const std::exception&) {
+    }
+  }
+  return needs;
+}
+
 bench_result_t run_child(const bench_config_t& cfg, const fs::path& result_file, unsigned timeout_s) {
   std::vector<std::string> args = {"starzk",        "bench-one",
                                    "--log2",        std::to_string(cfg.log2),
@@ -263,16 +282,18 @@ void run_bench(bench_options_t o) {
       for (unsigned j : o.partitions)
         for (const std::string& p : o.policies) add(p, c, j, o.jobs, false);
     if (o.calibrate)
-      calibrate_models(calibration_configs(configs), o.calibrate_rounds,
-                       [&](const bench_config_t& cfg, unsigned round) {
-                         const std::string name = "calibrate-" + row_name(cfg) + "-r" + std::to_string(round + 1);
-                         // No --run-timeout: a run stopped early leaves StarPU no shutdown in
-                         // which to save what its models measured.
-                         bench_result_t r = run_child(cfg, out / "runs" / (name + ".json"), 0);
-                         log_line(stderr, r.ok() ? "progress" : "warning",
-                                  "bench: --calibrate: " + name + (r.ok() ? ": done" : ": FAILED: " + r.error));
-                         return r;
-                       });
+      calibrate_models(
+          calibration_configs(configs), o.calibrate_rounds,
+          [&](const bench_config_t& cfg, unsigned round) {
+            const std::string name = "calibrate-" + row_name(cfg) + "-r" + std::to_string(round + 1);
+            // No --run-timeout: a run stopped early leaves StarPU no shutdown in
+            // which to save what its models measured.
+            bench_result_t r = run_child(cfg, out / "runs" / (name + ".json"), 0);
+            log_line(stderr, r.ok() ? "progress" : "warning",
+                     "bench: --calibrate: " + name + (r.ok() ? ": done" : ": FAILED: " + r.error));
+            return r;
+          },
+          earlier_needs(out / "runs", k));
     // One round runs every row once: in the order above when there is one
     // round, else each round in a fresh random order.
     std::vector<std::vector<size_t>> rounds = run_rounds(configs.size(), o.repeat, o.seed);

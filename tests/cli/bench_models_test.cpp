@@ -111,7 +111,7 @@ TEST(bench_models, cpu_calibration_run) {
   like.concurrency = 2;
   like.ngpu = -1;
   like.trace = "t.json";
-  const std::optional<bench_config_t> c = cpu_calibration_config(like, 10);
+  const std::optional<bench_config_t> c = cpu_calibration_config(like, 10);  // proofs
   ASSERT_TRUE(c.has_value());
   EXPECT_EQ(c->policy, "eager");
   EXPECT_EQ(c->ngpu, 0);
@@ -128,7 +128,10 @@ TEST(bench_models, cpu_calibration_run) {
 
 // The order of the calibration runs, with runs that record no task (so no
 // phase ends early): where the rows may use GPUs the CPU workers' run
-// first, `rounds` times, then the dm* runs; without GPUs the dm* runs only.
+// first, `rounds` times, sized for half again the minimum (15 proofs: 8
+// jobs of 2), then the dm* runs; without GPUs the dm* runs only; none of
+// the CPU workers' runs when earlier runs' CPU entries hold the minimum
+// (here 0), but they run when the earlier runs knew no CPU entry.
 TEST(bench_models, calibration_order) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "starzk-calibration-order";
   std::filesystem::create_directories(dir);
@@ -137,18 +140,28 @@ TEST(bench_models, calibration_order) {
   row.log2 = 10;
   row.policy = "dmdas";
   row.partitions = 2;
+  row.jobs = 4;
   row.ngpu = -1;
   std::vector<std::string> ran;
   auto run = [&](const bench_config_t& c, unsigned round) {
-    ran.push_back(c.policy + "/" + std::to_string(c.ngpu) + "/" + std::to_string(round));
+    ran.push_back(c.policy + "/" + std::to_string(c.ngpu) + "/" + std::to_string(c.jobs) + "/" + std::to_string(round));
     return bench_result_t{};
   };
   EXPECT_FALSE(calibrate_models({row}, 2, run).empty());
-  EXPECT_EQ(ran, (std::vector<std::string>{"eager/0/0", "eager/0/1", "dmdas/-1/0", "dmdas/-1/1"}));
+  EXPECT_EQ(ran, (std::vector<std::string>{"eager/0/8/0", "eager/0/8/1", "dmdas/-1/4/0", "dmdas/-1/4/1"}));
+  ran.clear();
+  ASSERT_EQ(setenv("STARPU_CALIBRATE_MINIMUM", "0", 1), 0);
+  const model_need_t on_cpu{"msm", "starzk_msm", 7, {"cpu", "cuda"}}, on_cuda{"msm", "starzk_msm", 7, {"cuda"}};
+  EXPECT_FALSE(calibrate_models({row}, 2, run, {on_cpu}).empty());
+  EXPECT_EQ(ran, (std::vector<std::string>{"dmdas/-1/4/0", "dmdas/-1/4/1"}));
+  ran.clear();
+  EXPECT_FALSE(calibrate_models({row}, 1, run, {on_cuda}).empty());
+  EXPECT_EQ(ran, (std::vector<std::string>{"eager/0/1/0", "dmdas/-1/4/0"}));
+  unsetenv("STARPU_CALIBRATE_MINIMUM");
   ran.clear();
   row.ngpu = 0;
   EXPECT_FALSE(calibrate_models({row}, 2, run).empty());
-  EXPECT_EQ(ran, (std::vector<std::string>{"dmdas/0/0", "dmdas/0/1"}));
+  EXPECT_EQ(ran, (std::vector<std::string>{"dmdas/0/4/0", "dmdas/0/4/1"}));
   unsetenv("STARPU_PERF_MODEL_DIR");
   std::filesystem::remove_all(dir);
 }
