@@ -9,6 +9,8 @@
 // (which StarPU leaves out of a new entry).
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <starpu.h>
 #include <unistd.h>
 
@@ -206,6 +208,27 @@ TEST_F(perfmodel_history, round_trip_through_starpu) {
     EXPECT_GT(x.mean_us, 0);
   }
   EXPECT_TRUE(read_history("starzk_no_such_model").empty());
+}
+
+// The models shipped in bench/perfmodels (installed with
+// STARZK_CALIBRATED_MODELS) read as StarPU 1.3 history files, each with a
+// measured entry (StarPU also keeps entries of no sample), and each
+// machine's with measured CPU and CUDA entries.
+TEST(perfmodel_files, shipped_models_read) {
+  const fs::path root = fs::path(STARZK_SOURCE_DIR) / "bench" / "perfmodels";
+  size_t files = 0;
+  for (const char* machine : {"h100", "h200"}) {
+    std::set<std::string> archs;
+    for (const fs::directory_entry& f : fs::directory_iterator(root / machine / "codelets" / "45")) {
+      size_t measured = 0;
+      for (const history_entry_t& x : read_history_file(f.path()))
+        if (x.nsample > 0 && x.mean_us > 0) ++measured, archs.insert(x.arch);
+      EXPECT_GT(measured, 0u) << f.path();
+      ++files;
+    }
+    EXPECT_EQ(archs, (std::set<std::string>{"cpu", "cuda"})) << machine;
+  }
+  EXPECT_GE(files, 14u);  // seven codelets a machine
 }
 
 }  // namespace
