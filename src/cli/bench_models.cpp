@@ -189,6 +189,72 @@ std::optional<bench_config_t> cpu_calibration_config(const bench_config_t& like,
   return c;
 }
 
+namespace {
+
+// The CPU entries among `needs`, each with the kind "cpu" alone.
+std::vector<model_need_t> cpu_entries(const std::vector<model_need_t>& needs) {
+  std::vector<model_need_t> out;
+  for (const model_need_t& n : needs)
+    if (std::find(n.archs.begin(), n.archs.end(), "cpu") != n.archs.end())
+      merge_needs(out, {model_need_t{n.codelet, n.model, n.footprint, {"cpu"}}});
+  return out;
+}
+
+// The CPU workers' phase of calibrate_models: nothing where the rows run
+// without GPUs; else the entries to measure are those of `known`, or
+// those of a short probe (one job under the starzk policy, which keeps
+// the large tasks on the GPU), which also shows whether the host has a
+// GPU at all (without one the dm* runs measure the cores); nothing more
+// when they hold the minimum already; else cpu_calibration_config()'s run,
+// again while an entry it used is short, at most `rounds` times. Returns
+// the runs made.
+size_t calibrate_cpu_side(const bench_config_t& front, unsigned rounds, const std::string& size,
+                          const std::vector<std::string>& symbols, const std::vector<model_need_t>& known,
+                          const std::function<bench_result_t(const bench_config_t&, unsigned)>& run) {
+  const unsigned minimum = runtime::calibration_minimum();
+  const std::optional<bench_config_t> cpu = cpu_calibration_config(front, minimum + (minimum + 1) / 2);
+  if (!cpu) return 0;
+  const std::string what = "bench: --calibrate: " + size + ", the CPU workers: ";
+  size_t runs = 0;
+  std::vector<model_need_t> cpu_needs = cpu_entries(known);
+  if (cpu_needs.empty()) {
+    bench_config_t probe = front;
+    probe.policy = "starzk";
+    probe.jobs = probe.concurrency = 1;
+    probe.baseline = false;
+    probe.trace.clear();
+    const bench_result_t r = run(probe, 0);
+    ++runs;
+    if (r.ok() && r.cuda_workers == 0) {
+      log_line(stderr, "progress", what + "no CUDA worker, the dm* runs measure them");
+      return runs;
+    }
+    cpu_needs = cpu_entries(r.model_needs);
+  }
+  if (!cpu_needs.empty() && model_gaps(cpu_needs, read_model_counts(symbols)).empty()) {
+    log_line(stderr, "progress",
+             what + "each of their " + std::to_string(cpu_needs.size()) + " entries holds the minimum already");
+    return runs;
+  }
+  for (unsigned round = 0; round < rounds; ++round) {
+    merge_needs(cpu_needs, run(*cpu, round).model_needs);
+    ++runs;
+    const model_counts_t counts = read_model_counts(symbols);
+    const std::vector<model_gap_t> gaps = model_gaps(cpu_needs, counts);
+    log_line(
+        stderr, "progress",
+        what + "run " + std::to_string(round + 1) + " on them alone: " +
+            (cpu_needs.empty() ? std::string("no task recorded")
+             : gaps.empty()    ? "each of their " + std::to_string(cpu_needs.size()) + " entries holds " +
+                                  std::to_string(counts.minimum) + " samples"
+                            : std::to_string(gaps.size()) + " entries short: " + describe_gaps(gaps, counts.minimum)));
+    if (!cpu_needs.empty() && gaps.empty()) break;
+  }
+  return runs;
+}
+
+}  // namespace
+
 std::vector<model_gap_t> calibrate_models(const std::vector<bench_config_t>& configs, unsigned rounds,
                                           const std::function<bench_result_t(const bench_config_t&, unsigned)>& run,
                                           const std::vector<model_need_t>& known) {
@@ -201,34 +267,7 @@ std::vector<model_gap_t> calibrate_models(const std::vector<bench_config_t>& con
   std::vector<model_need_t> needs;
   std::vector<model_gap_t> gaps;
   unsigned minimum = runtime::calibration_minimum();
-  size_t runs = 0;
-  std::vector<model_need_t> known_cpu;
-  for (const model_need_t& n : known)
-    if (std::find(n.archs.begin(), n.archs.end(), "cpu") != n.archs.end())
-      merge_needs(known_cpu, {model_need_t{n.codelet, n.model, n.footprint, {"cpu"}}});
-  const bool cpu_known = !known_cpu.empty() && model_gaps(known_cpu, read_model_counts(symbols)).empty();
-  if (cpu_known)
-    log_line(stderr, "progress",
-             "bench: --calibrate: " + size + ", the CPU entries of earlier runs (" + std::to_string(known_cpu.size()) +
-                 ") hold the minimum already");
-  const std::optional<bench_config_t> cpu = cpu_calibration_config(configs.front(), minimum + (minimum + 1) / 2);
-  if (cpu && !cpu_known) {
-    std::vector<model_need_t> cpu_needs;
-    for (unsigned round = 0; round < rounds; ++round) {
-      merge_needs(cpu_needs, run(*cpu, round).model_needs);
-      ++runs;
-      const model_counts_t counts = read_model_counts(symbols);
-      gaps = model_gaps(cpu_needs, counts);
-      log_line(stderr, "progress",
-               "bench: --calibrate: " + size + ", the CPU workers alone, run " + std::to_string(round + 1) + ": " +
-                   (cpu_needs.empty() ? std::string("no task recorded")
-                    : gaps.empty()
-                        ? "each of their " + std::to_string(cpu_needs.size()) + " entries holds " +
-                              std::to_string(counts.minimum) + " samples"
-                        : std::to_string(gaps.size()) + " entries short: " + describe_gaps(gaps, counts.minimum)));
-      if (!cpu_needs.empty() && gaps.empty()) break;
-    }
-  }
+  size_t runs = calibrate_cpu_side(configs.front(), rounds, size, symbols, known, run);
   for (unsigned round = 0; round < rounds; ++round) {
     for (const bench_config_t& cfg : configs) {
       const bench_result_t r = run(cfg, round);

@@ -20,9 +20,11 @@
 //                  "unknown" when the run recorded no task;
 //   calibration    (--calibrate) before a size's measured rows, runs of
 //                  that size with STARPU_CALIBRATE=1: where the rows may
-//                  use GPUs, first the CPU workers' side, the size under
-//                  eager on the cores alone, one run after another until
-//                  its entries hold the minimum; then runs under policies
+//                  use GPUs, first the CPU workers' side (unless its
+//                  entries, known from earlier runs or a short probe, hold
+//                  the minimum already), the size under eager on the
+//                  cores alone, one run after another until its entries
+//                  hold the minimum; then runs under policies
 //                  that send tasks to uncalibrated kinds (StarPU's dm*
 //                  family: the sweep's own such rows, else dmda), round
 //                  after round until no need of theirs is short of
@@ -100,11 +102,15 @@ std::optional<bench_config_t> cpu_calibration_config(const bench_config_t& like,
 
 // Runs `configs` with STARPU_CALIBRATE=1 through `run` (round, config),
 // round after round, until every model entry they used holds the minimum
-// samples, at most `rounds` rounds; before them, where configs.front() may
-// use GPUs, its cpu_calibration_config() run after run (at most `rounds`)
-// until the entries it used hold the minimum, unless `known` (the needs of
-// earlier runs of the size, e.g. from the sweep's output folder) has CPU
-// entries and every one already holds the minimum. Returns the gaps left (empty:
+// samples, at most `rounds` rounds. Before them, where configs.front() may
+// use GPUs, the CPU workers' phase: the CPU entries to measure are those
+// of `known` (the needs of earlier runs of the size, e.g. from the sweep's
+// output folder), or else those of a probe, one job of configs.front()'s
+// shape under the starzk policy (which keeps the large tasks on the GPU;
+// a probe that finds no CUDA worker ends the phase: the dm* runs measure
+// the cores then); when they hold the minimum already nothing more, else
+// cpu_calibration_config() run after run (at most `rounds`) until the
+// entries it used hold the minimum. Returns the gaps left (empty:
 // calibrated); progress and the outcome go to stderr as log lines.
 std::vector<model_gap_t> calibrate_models(const std::vector<bench_config_t>& configs, unsigned rounds,
                                           const std::function<bench_result_t(const bench_config_t&, unsigned)>& run,

@@ -126,12 +126,14 @@ TEST(bench_models, cpu_calibration_run) {
   EXPECT_FALSE(cpu_calibration_config(like, 10).has_value());
 }
 
-// The order of the calibration runs, with runs that record no task (so no
-// phase ends early): where the rows may use GPUs the CPU workers' run
-// first, `rounds` times, sized for half again the minimum (15 proofs: 8
-// jobs of 2), then the dm* runs; without GPUs the dm* runs only; none of
-// the CPU workers' runs when earlier runs' CPU entries hold the minimum
-// (here 0), but they run when the earlier runs knew no CPU entry.
+// The order of the calibration runs, with runs that record no task unless
+// told (so no phase ends early). Where the rows may use GPUs and nothing
+// is known of the size: a probe (one job under starzk), then the CPU
+// workers' run `rounds` times, sized for half again the minimum (15
+// proofs: 8 jobs of 2), then the dm* runs. No CPU workers' run when the
+// CPU entries known from earlier runs, or from the probe, hold the minimum
+// (here 0), nor when the probe finds no CUDA worker; without GPUs the dm*
+// runs only.
 TEST(bench_models, calibration_order) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "starzk-calibration-order";
   std::filesystem::create_directories(dir);
@@ -142,22 +144,38 @@ TEST(bench_models, calibration_order) {
   row.partitions = 2;
   row.jobs = 4;
   row.ngpu = -1;
+  const model_need_t on_cpu{"msm", "starzk_msm", 7, {"cpu", "cuda"}}, on_cuda{"msm", "starzk_msm", 7, {"cuda"}};
   std::vector<std::string> ran;
+  unsigned host_gpus = 1;                 // CUDA workers the fake runs report where ngpu allows
+  std::vector<model_need_t> probe_needs;  // what the probe reports
   auto run = [&](const bench_config_t& c, unsigned round) {
     ran.push_back(c.policy + "/" + std::to_string(c.ngpu) + "/" + std::to_string(c.jobs) + "/" + std::to_string(round));
-    return bench_result_t{};
+    bench_result_t r;
+    r.proofs = r.verified = c.jobs * c.partitions;
+    r.cuda_workers = c.ngpu == 0 ? 0 : host_gpus;
+    if (c.policy == "starzk") r.model_needs = probe_needs;
+    return r;
   };
   EXPECT_FALSE(calibrate_models({row}, 2, run).empty());
-  EXPECT_EQ(ran, (std::vector<std::string>{"eager/0/8/0", "eager/0/8/1", "dmdas/-1/4/0", "dmdas/-1/4/1"}));
+  EXPECT_EQ(ran,
+            (std::vector<std::string>{"starzk/-1/1/0", "eager/0/8/0", "eager/0/8/1", "dmdas/-1/4/0", "dmdas/-1/4/1"}));
   ran.clear();
   ASSERT_EQ(setenv("STARPU_CALIBRATE_MINIMUM", "0", 1), 0);
-  const model_need_t on_cpu{"msm", "starzk_msm", 7, {"cpu", "cuda"}}, on_cuda{"msm", "starzk_msm", 7, {"cuda"}};
   EXPECT_FALSE(calibrate_models({row}, 2, run, {on_cpu}).empty());
   EXPECT_EQ(ran, (std::vector<std::string>{"dmdas/-1/4/0", "dmdas/-1/4/1"}));
   ran.clear();
   EXPECT_FALSE(calibrate_models({row}, 1, run, {on_cuda}).empty());
-  EXPECT_EQ(ran, (std::vector<std::string>{"eager/0/1/0", "dmdas/-1/4/0"}));
+  EXPECT_EQ(ran, (std::vector<std::string>{"starzk/-1/1/0", "eager/0/1/0", "dmdas/-1/4/0"}));
+  ran.clear();
+  probe_needs = {on_cpu};
+  EXPECT_FALSE(calibrate_models({row}, 1, run).empty());
+  EXPECT_EQ(ran, (std::vector<std::string>{"starzk/-1/1/0", "dmdas/-1/4/0"}));
+  ran.clear();
+  probe_needs.clear();
   unsetenv("STARPU_CALIBRATE_MINIMUM");
+  host_gpus = 0;
+  EXPECT_FALSE(calibrate_models({row}, 1, run).empty());
+  EXPECT_EQ(ran, (std::vector<std::string>{"starzk/-1/1/0", "dmdas/-1/4/0"}));
   ran.clear();
   row.ngpu = 0;
   EXPECT_FALSE(calibrate_models({row}, 2, run).empty());
