@@ -9,7 +9,10 @@
 # Environment: STARZK_REPLAY_POLICIES (default "starzk eager dmdas"),
 # STARZK_REPLAY_PARTITIONS (proofs per batch, default 8), STARZK_REPLAY_GPUS
 # (default: every GPU), STARZK_REPLAY_WARMUP (batches run first to calibrate
-# the models, default 2), STARZK_REPLAY_CPU_WARMUP (batches run first on
+# the models, default 2), STARZK_REPLAY_WARMUP_SKIP (policies that run no
+# warm-up batch, e.g. "eager lws", which place no task by the models: at
+# 2^24 their batches put MSMs on single cores and take minutes),
+# STARZK_REPLAY_CPU_WARMUP (batches run first on
 # the CPU workers alone, --gpus 0, default 0: see below),
 # STARZK_REPLAY_STEPS (default "record simulate"), STARZK_REPLAY_SUBMIT
 # (the replays' --submit: asap, the default, submits each graph at once;
@@ -33,8 +36,11 @@
 # per batch. STARZK_REPLAY_CPU_WARMUP=N runs N batches per size on the CPU
 # workers alone first (eager, --gpus 0: all tasks there, side by side), so
 # the CPU entries hold their samples before any policy runs (one batch of
-# 10 partitions gives each entry 10). Progress lines with the time go to
-# stderr. Then
+# 10 partitions gives each entry 10); or install calibrated models instead
+# (STARZK_CALIBRATED_MODELS=bench/perfmodels/h100, which starzk copies into
+# OUT_DIR/home on its first run, with STARPU_CALIBRATE_MINIMUM at or below
+# their CPU samples: bench/perfmodels/README.md). Progress lines with the
+# time go to stderr. Then
 #   replay_s     the trace replayed on this machine under the same policy
 #                (bodies wait the recorded times);
 #   sim_s        the trace simulated under the same policy, the models
@@ -103,7 +109,9 @@ if [[ $steps == *" record "* ]]; then
       STARPU_CALIBRATE=1 "$starzk" prove --manifest "$d/jobs.toml" --policy eager --gpus 0 --fresh --quiet > /dev/null
     done
     for p in "${policies[@]}"; do
-      for i in $(seq "$warmup"); do
+      n=$warmup
+      [[ " ${STARZK_REPLAY_WARMUP_SKIP:-} " == *" $p "* ]] && n=0
+      for i in $(seq "$n"); do
         note "2^$k: $p warm-up batch $i"
         STARPU_CALIBRATE=1 "$starzk" prove --manifest "$d/jobs.toml" --policy "$p" "${gpus[@]}" --fresh --quiet > /dev/null
       done
@@ -123,6 +131,8 @@ fi
 
 if [[ $steps == *" simulate "* ]] && [ "$sim" != - ]; then
   host=$(cat "$out/host")
+  # scripts/gpu-run.sh brings the record step's StarPU folder back as an archive
+  [ -d "$out/home" ] || [ ! -f "$out/home.tgz" ] || tar xzf "$out/home.tgz" -C "$out"
   csv="$out/replay-check.csv"
   echo "log2,policy,tasks,real_s,replay_s,sim_s,sim_cross_s,replay_ratio,sim_ratio,sim_cross_ratio" > "$csv"
   tail -n +2 "$out/record.csv" | while IFS=, read -r k p tasks real rep; do

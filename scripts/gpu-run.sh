@@ -132,6 +132,12 @@ run)
     for d in "$out"/replay-check/k*/; do
       if [ -d "$d" ]; then find "$d" -mindepth 1 -maxdepth 1 ! -name 'real-*.json' ! -name 'replay-*.json' -exec rm -rf {} +; fi
     done
+    # StarPU's bus and codelet models of the record step (the simulate step
+    # reads the bus from OUT/replay-check/home): one archive, too deep to
+    # travel as files
+    if [ -d "$out/replay-check/home" ]; then
+      tar czf "$out/replay-check/home.tgz" -C "$out/replay-check" home && rm -rf "$out/replay-check/home"
+    fi
     tail -8 "$out/replay-check.log"
   fi
   if [ -n "$sector_pid" ]; then
