@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -187,6 +188,22 @@ std::optional<bench_config_t> cpu_calibration_config(const bench_config_t& like,
   c.jobs = std::max(1u, (proofs + c.partitions - 1) / c.partitions);
   c.concurrency = c.jobs;
   return c;
+}
+
+std::vector<model_need_t> earlier_needs(const std::filesystem::path& runs, unsigned k) {
+  std::vector<model_need_t> needs;
+  std::error_code ec;
+  for (const std::filesystem::directory_entry& e : std::filesystem::directory_iterator(runs, ec)) {
+    if (e.path().extension() != ".json") continue;
+    try {
+      std::ifstream f(e.path());
+      const bench_result_t r = bench_result_from_json(nlohmann::json::parse(f));
+      if (r.config.log2 == k)
+        for (const model_need_t& n : r.model_needs) needs.push_back(n);
+    } catch (const std::exception&) {
+    }
+  }
+  return needs;
 }
 
 namespace {

@@ -33,6 +33,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <optional>
@@ -93,12 +94,18 @@ std::vector<bench_config_t> calibration_configs(const std::vector<bench_config_t
 // (ngpu 0), without a trace, every job in flight at once, and jobs enough
 // for `proofs` proofs, so that each (model, footprint) a proof uses gets
 // that many CPU samples in one run (calibrate_models asks for half again
-// the minimum: StarPU leaves out a measurement far off its entry's mean). A dm* policy measures the same entries
-// by sending each short task to a core as it meets it, for every proof of
-// its run, while the GPU waits; at 2^24 that is minutes of single-core
-// MSMs per proof. Nothing for rows without GPUs (ngpu 0): the dm* runs
-// measure the cores then.
+// the minimum: StarPU leaves out a measurement far off its entry's mean).
+// A dm* policy measures the same entries by sending each short task to a
+// core as it meets it, for every proof of its run, while the GPU waits; at
+// 2^24 that is minutes of single-core MSMs per proof. Nothing for rows
+// without GPUs (ngpu 0): the dm* runs measure the cores then.
 std::optional<bench_config_t> cpu_calibration_config(const bench_config_t& like, unsigned proofs);
+
+// The model entries that earlier runs of size 2^k used, read from the
+// result files in `runs` (a sweep's OUT/runs), so that a sweep run again
+// into the same folder knows them before it runs anything; a result it
+// cannot read is left out (a run stopped before it wrote one, say).
+std::vector<model_need_t> earlier_needs(const std::filesystem::path& runs, unsigned k);
 
 // Runs `configs` with STARPU_CALIBRATE=1 through `run` (round, config),
 // round after round, until every model entry they used holds the minimum

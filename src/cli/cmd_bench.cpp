@@ -20,28 +20,21 @@
 // summary|plot` reads them). A row whose proofs do not all verify, or whose
 // child fails, makes the exit status 1 (the files are still written, the
 // row marked FAILED).
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <signal.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "cli/log_lines.hpp"
 #include "cli/option_checks.hpp"
+#include "cli/bench_child.hpp"
 #include "cli/bench_models.hpp"
 #include "cli/bench_repeat.hpp"
 #include "cli/bench_report.hpp"
@@ -120,98 +113,6 @@ std::string canonical_command(const bench_options_t& o) {
   if (o.calibrate) s += " --calibrate --calibrate-rounds " + std::to_string(o.calibrate_rounds);
   if (o.require_calibrated) s += " --require-calibrated";
   return s + " --out " + o.out;
-}
-
-// Runs `starzk bench-one` for cfg in a child process and reads its result.
-// With a timeout the child stops proving after that many seconds and
-// reports what finished (bench-one --deadline); one that has not exited
-// k_kill_grace_s later (stuck loading, say) is killed. A policy that stalls
-// must not take the whole sweep with it.
-constexpr unsigned k_kill_grace_s = 300;
-
-// The model entries that earlier runs of size 2^k in this output folder
-// used (their result files), so that a sweep run again into the same folder
-// knows them before it runs anything; a result it cannot read is left out.
-std::vector<model_need_t> earlier_needs(const fs::path& runs, unsigned k) {
-  std::vector<model_need_t> needs;
-  std::error_code ec;
-  for (const fs::directory_entry& e : fs::directory_iterator(runs, ec)) {
-    if (e.path().extension() != ".json") continue;
-    try {
-      std::ifstream f(e.path());
-      const bench_result_t r = bench_result_from_json(nlohmann::json::parse(f));
-      if (r.config.log2 == k)
-        for (const model_need_t& n : r.model_needs) needs.push_back(n);
-    } catch (const std::exception&) {
-    }
-  }
-  return needs;
-}
-
-bench_result_t run_child(const bench_config_t& cfg, const fs::path& result_file, unsigned timeout_s) {
-  std::vector<std::string> args = {"starzk",        "bench-one",
-                                   "--log2",        std::to_string(cfg.log2),
-                                   "--policy",      cfg.policy,
-                                   "--concurrency", std::to_string(cfg.concurrency),
-                                   "--partitions",  std::to_string(cfg.partitions),
-                                   "--jobs",        std::to_string(cfg.jobs),
-                                   "--ncpu",        std::to_string(cfg.ncpu),
-                                   "--ngpu",        std::to_string(cfg.ngpu),
-                                   "--inputs",      cfg.inputs.string(),
-                                   "--result",      result_file.string()};
-  if (!cfg.trace.empty()) args.insert(args.end(), {"--trace", cfg.trace.string()});
-  if (cfg.baseline) args.push_back("--baseline");
-  if (timeout_s) args.insert(args.end(), {"--deadline", std::to_string(timeout_s)});
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  fs::remove(result_file);
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error(std::string("bench: fork failed: ") + std::strerror(errno));
-  if (pid == 0) {
-    execv("/proc/self/exe", argv.data());
-    std::fprintf(stderr, "bench: cannot run /proc/self/exe: %s\n", std::strerror(errno));
-    _exit(127);
-  }
-  int status = 0;
-  rusage ru{};
-  bool timed_out = false;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s + k_kill_grace_s);
-  for (;;) {
-    const pid_t got = wait4(pid, &status, timeout_s ? WNOHANG : 0, &ru);
-    if (got == pid) break;
-    if (got < 0 && errno != EINTR)
-      throw std::runtime_error(std::string("bench: wait4 failed: ") + std::strerror(errno));
-    if (got == 0) {  // still running (WNOHANG)
-      if (!timed_out && std::chrono::steady_clock::now() >= deadline) {
-        timed_out = true;
-        kill(pid, SIGKILL);
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(timed_out ? 10 : 200));
-    }
-  }
-
-  bench_result_t r;
-  std::ifstream f(result_file);
-  const nlohmann::json j = nlohmann::json::parse(f, nullptr, false);
-  if (f && !j.is_discarded()) {
-    r = bench_result_from_json(j);
-  } else {
-    r.config = cfg;
-    r.error = timed_out ? "the run did not stop within " + std::to_string(timeout_s + k_kill_grace_s) +
-                              " s (--run-timeout + " + std::to_string(k_kill_grace_s) + ") and was killed"
-              : WIFSIGNALED(status)
-                  ? "the run was killed by signal " + std::to_string(WTERMSIG(status))
-                  : "the run exited with status " + std::to_string(WEXITSTATUS(status)) + " and left no result";
-  }
-  r.config.inputs = cfg.inputs;
-  r.config.trace = cfg.trace;
-  if (r.peak_rss_kib == 0) r.peak_rss_kib = uint64_t(ru.ru_maxrss);
-  if (r.error.empty() && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
-    r.error = "the run exited abnormally (status " + std::to_string(status) + ")";
-  return r;
 }
 
 std::string row_name(const bench_config_t& c) {
@@ -425,8 +326,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_flag(
       "--calibrate", o->calibrate,
       "before each size's rows, run it with STARPU_CALIBRATE=1 (where the rows may use GPUs, first under eager "
-      "on the CPU workers alone; then StarPU's dm* rows of the sweep, else dmda) until every codelet x "
-      "worker kind x footprint it uses has STARPU_CALIBRATE_MINIMUM samples");
+      "on the CPU workers alone unless their entries hold the minimum already; then StarPU's dm* rows of the "
+      "sweep, else dmda) until every codelet x worker kind x footprint it uses has STARPU_CALIBRATE_MINIMUM "
+      "samples");
   cmd->add_option("--calibrate-rounds", o->calibrate_rounds,
                   "at most this many calibration rounds per size (default 10); short models are reported")
       ->check(CLI::Range(1u, 1000u));

@@ -8,8 +8,11 @@
 // the first cold state.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 
 #include "cli/bench_models.hpp"
 #include "cli/bench_repeat.hpp"
@@ -135,7 +138,8 @@ TEST(bench_models, cpu_calibration_run) {
 // (here 0), nor when the probe finds no CUDA worker; without GPUs the dm*
 // runs only.
 TEST(bench_models, calibration_order) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "starzk-calibration-order";
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("starzk-calibration-order-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   ASSERT_EQ(setenv("STARPU_PERF_MODEL_DIR", dir.c_str(), 1), 0);
   bench_config_t row;
@@ -181,6 +185,33 @@ TEST(bench_models, calibration_order) {
   EXPECT_FALSE(calibrate_models({row}, 2, run).empty());
   EXPECT_EQ(ran, (std::vector<std::string>{"dmdas/0/4/0", "dmdas/0/4/1"}));
   unsetenv("STARPU_PERF_MODEL_DIR");
+  std::filesystem::remove_all(dir);
+}
+
+// The needs of earlier runs come from the result files of the size asked
+// for; another size's and a file that is not a result are left out.
+TEST(bench_models, earlier_needs_from_result_files) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("starzk-earlier-needs-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  auto write = [&](const std::string& name, unsigned k, std::vector<model_need_t> needs) {
+    bench_result_t r;
+    r.config.log2 = k;
+    r.config.policy = "dmdas";
+    r.model_needs = std::move(needs);
+    std::ofstream(dir / name) << bench_result_to_json(r).dump();
+  };
+  const model_need_t a{"msm", "starzk_msm", 7, {"cpu", "cuda"}}, b{"spmv", "starzk_spmv", 9, {"cpu"}};
+  write("one.json", 24, {a});
+  write("two.json", 24, {b});
+  write("other.json", 22, {model_need_t{"ntt_h", "starzk_ntt_h", 3, {"cuda"}}});
+  std::ofstream(dir / "stopped.json") << "{\"log2\": 24";
+  std::ofstream(dir / "notes.txt") << "not a result";
+  std::vector<model_need_t> got = earlier_needs(dir, 24);
+  std::sort(got.begin(), got.end(), [](const model_need_t& x, const model_need_t& y) { return x.codelet < y.codelet; });
+  EXPECT_EQ(got, (std::vector<model_need_t>{a, b}));
+  EXPECT_TRUE(earlier_needs(dir, 20).empty());
+  EXPECT_TRUE(earlier_needs(dir / "missing", 24).empty());
   std::filesystem::remove_all(dir);
 }
 
