@@ -7,7 +7,8 @@
 // footprint; submit the tasks in order (each tagged, prioritised and
 // recorded as the original was), waiting for its recorded submission time
 // when asked; after a data entry's last user, invalidate and unregister
-// it; wait for everything. A plan from edges only registers no data: each
+// it; wait for everything. Before the first submission, the data the
+// recorded run had on its GPU before its first task goes to every GPU. A plan from edges only registers no data: each
 // task carries a StarPU tag and declares its predecessors' tags (a tag
 // whose task has ended counts as done, so the predecessors may be gone by
 // then). StarPU's vector interface counts elements in
@@ -25,6 +26,7 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -158,6 +160,28 @@ void run_replay(const replay_plan_t& plan, const replay_options_t& options, trac
     else
       starpu_vector_data_register(&handles[i], STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(mapping.base), count, elem);
   }
+  // What the recorded run had on its GPU before its first task, on every
+  // GPU here before the first submission (and so before the replay's span).
+  std::set<unsigned> gpu_nodes;
+  for (unsigned w = 0; w < starpu_worker_get_count(); ++w)
+    if (starpu_worker_get_type(int(w)) == STARPU_CUDA_WORKER) gpu_nodes.insert(starpu_worker_get_memory_node(w));
+  // The handles still registered, unregistered before the mapping they
+  // point into goes (after a failed fetch or a refused task).
+  const auto drop_handles = [&] {
+    for (starpu_data_handle_t& h : handles)
+      if (h) {
+        recorder.forget(h);
+        starpu_data_unregister_no_coherency(h);
+        h = nullptr;
+      }
+  };
+  for (std::size_t i = 0; i < plan.data.size(); ++i)
+    if (plan.data[i].on_device && !plan.data[i].scratch_only)
+      for (unsigned node : gpu_nodes)
+        if (const int rc = starpu_data_fetch_on_node(handles[i], node, 0); rc != 0) {
+          drop_handles();
+          check_starpu(rc, "starpu_data_fetch_on_node");
+        }
   // Entries whose last user is task i, released after its submission.
   std::vector<std::vector<std::size_t>> release(plan.tasks.size());
   for (std::size_t i = 0; i < plan.data.size(); ++i) release[plan.data[i].last_task].push_back(i);
@@ -209,12 +233,7 @@ void run_replay(const replay_plan_t& plan, const replay_options_t& options, trac
       task->destroy = 0;  // StarPU refused it: it is still ours to free
       starpu_task_destroy(task);
       starpu_task_wait_for_all();
-      for (starpu_data_handle_t& h : handles)  // before the mapping they point into goes
-        if (h) {
-          recorder.forget(h);
-          starpu_data_unregister_no_coherency(h);
-          h = nullptr;
-        }
+      drop_handles();
       throw std::runtime_error("replay: task " + std::to_string(t.recorded_id) + " (" + t.name + "): " + e.what() +
                                " (no worker of this machine can run it?)");
     }

@@ -42,6 +42,29 @@ std::map<mean_key_t, double> kind_means(const trace_t& trace) {
   return means;
 }
 
+// The recorded data ids that the first task to use them (by start time)
+// read on a GPU without fetching them: each of that task's buffers of the
+// id is read (R or RW) and none is among the buffers it had to fetch.
+std::set<std::uint64_t> on_device_at_start(const trace_t& trace) {
+  std::unordered_map<std::uint64_t, const trace_event_t*> first;
+  for (const trace_event_t& e : trace.events)
+    for (const trace_buffer_t& b : e.buffers) {
+      auto [it, fresh] = first.try_emplace(b.data, &e);
+      if (!fresh && e.start_us < it->second->start_us) it->second = &e;
+    }
+  std::set<std::uint64_t> out;
+  for (const auto& [data, e] : first) {
+    if (e->worker_kind != "cuda" || e->popped_us < 0) continue;
+    bool read_there = true;
+    for (unsigned i = 0; i < e->buffers.size() && read_there; ++i)
+      if (e->buffers[i].data == data)
+        read_there = (e->buffers[i].mode == "R" || e->buffers[i].mode == "RW") &&
+                     std::find(e->missing.begin(), e->missing.end(), i) == e->missing.end();
+    if (read_there) out.insert(data);
+  }
+  return out;
+}
+
 }  // namespace
 
 replay_plan_t plan_replay(const trace_t& trace) {
@@ -49,6 +72,7 @@ replay_plan_t plan_replay(const trace_t& trace) {
   std::unordered_map<std::uint64_t, const trace_event_t*> by_id;
   for (const trace_event_t& e : trace.events) by_id[e.id] = &e;
   const std::map<mean_key_t, double> means = kind_means(trace);
+  const std::set<std::uint64_t> on_device = on_device_at_start(trace);
 
   std::map<std::tuple<std::string, std::string, bool, bool>, std::size_t> codelet_ids;
   std::unordered_map<std::uint64_t, std::size_t> data_ids;  // recorded data id -> index
@@ -102,7 +126,7 @@ replay_plan_t plan_replay(const trace_t& trace) {
 
     for (const trace_buffer_t& b : e.buffers) {
       auto [dit, fresh] = data_ids.try_emplace(b.data, plan.data.size());
-      if (fresh) plan.data.push_back(replay_data_t{b.bytes, true, 0});
+      if (fresh) plan.data.push_back(replay_data_t{b.bytes, true, 0, on_device.count(b.data) > 0});
       replay_data_t& d = plan.data[dit->second];
       if (d.bytes != b.bytes)
         throw bad_event(e, "data " + std::to_string(b.data) + " has " + std::to_string(b.bytes) + " bytes here and " +

@@ -125,6 +125,43 @@ TEST(replay_plan, models_from_the_trace_read_back_as_starpu_files) {
   EXPECT_THROW(write_history_file(file, {history_entry_t{.arch = "opencl"}}), std::invalid_argument);
 }
 
+// The data the recorded run read on a GPU at its first use without a
+// fetch (the shared key here: chain 0's msm_h reads it first) was there
+// before the run, and a replay puts it there first; not so when that read
+// had to fetch it, when the first use wrote it (the rows) or ran on a CPU,
+// nor in a trace that did not record fetches.
+TEST(replay_plan, data_read_on_the_gpu_without_a_fetch_was_there_before) {
+  trace_t t = two_chains();
+  for (trace_event_t& e : t.events) {
+    e.worker_kind = "cuda";
+    e.could_run = {"cpu", "cuda"};
+    e.popped_us = e.start_us - 1;
+  }
+  const auto flags = [](const trace_t& tr) {
+    const replay_plan_t plan = plan_replay(tr);
+    const replay_task_t& msm0 = plan.tasks[2];  // R key, R rows_0, W out_0, SCRATCH
+    return std::vector<bool>{plan.data[msm0.buffers[0].data].on_device, plan.data[msm0.buffers[1].data].on_device,
+                             plan.data[msm0.buffers[2].data].on_device,
+                             plan.data[plan.tasks[8].buffers.back().data].on_device};
+  };
+  // the key yes; rows_0 first written by spmv; out_0 first written; total first used RW on the GPU, no fetch
+  EXPECT_EQ(flags(t), (std::vector<bool>{true, false, false, true}));
+  trace_t fetched = t;
+  fetched.events[2].missing = {0};  // msm_h of chain 0 fetched the key
+  EXPECT_EQ(flags(fetched), (std::vector<bool>{false, false, false, true}));
+  trace_t on_cpu = t;
+  on_cpu.events[2].worker_kind = "cpu";
+  on_cpu.events[8].worker_kind = "cpu";
+  EXPECT_EQ(flags(on_cpu), (std::vector<bool>{false, false, false, false}));
+  trace_t later = t;
+  later.events[6].start_us = 1;  // chain 1's msm_h now reads the key first, with a fetch
+  later.events[6].missing = {0};
+  EXPECT_EQ(flags(later)[0], false);
+  trace_t old = t;
+  for (trace_event_t& e : old.events) e.popped_us = -1;
+  EXPECT_EQ(flags(old), (std::vector<bool>{false, false, false, false}));
+}
+
 TEST(replay_plan, refuses_a_trace_it_cannot_replay_and_says_why) {
   trace_t t = two_chains();
   t.submitted.push_back(42);
