@@ -27,9 +27,10 @@
 // never needed again, so nothing is copied home) and unregistered, as the
 // program freed its data. A buffer the recorded run read on a GPU at its
 // first use without fetching it (a key the program had put there before
-// its first task, say) is fetched to every GPU of the replay before the
+// its first task, say) is prefetched to every GPU of the replay before the
 // first task is submitted, so that the replay does not count a transfer
-// the recorded run did outside its span.
+// the recorded run did outside its span (StarPU evicts nothing for a
+// prefetch: what does not fit is copied when a task needs it).
 //
 // What a replay cannot know: edges the program declared with tags or
 // through tasks it did not record, work it did outside StarPU, and when
