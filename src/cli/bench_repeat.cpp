@@ -75,13 +75,14 @@ std::vector<bench_result_t> aggregate_runs(const std::vector<bench_result_t>& ru
   std::vector<bench_result_t> rows;
   for (const std::string& k : order) {
     const std::vector<const bench_result_t*>& all = by_row[k];
-    std::vector<double> s, gpu;
+    std::vector<double> s, gpu, span;
     const bench_result_t* first_ok = nullptr;
     const bench_result_t* first_bad = nullptr;
     for (const bench_result_t* r : all) {
       if (r->ok()) {
         s.push_back(r->s_per_proof);
         gpu.push_back(r->gpu_s_per_proof);
+        span.push_back(r->span_s_per_proof);
         if (!first_ok) first_ok = r;
       } else if (!first_bad) {
         first_bad = r;
@@ -100,6 +101,7 @@ std::vector<bench_result_t> aggregate_runs(const std::vector<bench_result_t>& ru
       row.s_per_proof_sd = st.sd;
       row.s_per_proof_ci95 = st.ci95;
       row.gpu_s_per_proof = sample_stats(gpu).mean;
+      row.span_s_per_proof = sample_stats(span).mean;
     }
     if (first_bad) {
       row.error = std::to_string(all.size() - st.n) + " of " + std::to_string(all.size()) +

@@ -161,6 +161,7 @@ std::vector<std::string> bench_csv_columns() {
                                 "repeats",
                                 "s_per_proof_sd",
                                 "s_per_proof_ci95",
+                                "span_s_per_proof",
                                 "proofs_per_s",
                                 "speedup_vs_baseline",
                                 "speedup_vs_eager",
@@ -179,9 +180,9 @@ std::vector<std::string> bench_csv_columns() {
 }
 
 void print_bench_table(const std::vector<bench_result_t>& rows, std::ostream& out) {
-  const std::vector<std::string> head = {"k",      "policy",  "c",        "j",       "proofs", "s/proof",
-                                         "x base", "x eager", "lat mean", "lat p95", "busy %", "GPU s/pf",
-                                         "GPU %",  "RSS MiB", "models",   "status"};
+  const std::vector<std::string> head = {"k",        "policy", "c",       "j",        "proofs",  "s/proof",
+                                         "span/pf",  "x base", "x eager", "lat mean", "lat p95", "busy %",
+                                         "GPU s/pf", "GPU %",  "RSS MiB", "models",   "status"};
   std::vector<std::vector<std::string>> cells;
   for (const bench_result_t& r : rows) {
     const bench_config_t& c = r.config;
@@ -189,8 +190,9 @@ void print_bench_table(const std::vector<bench_result_t>& rows, std::ostream& ou
         {std::to_string(c.log2), policy_text(r), std::to_string(c.concurrency), std::to_string(c.partitions),
          std::to_string(r.verified) + "/" + std::to_string(r.proofs),
          r.repeats > 1 ? fmt("%.3f", r.s_per_proof) + fmt(" ±%.3f", r.s_per_proof_ci95) : fmt("%.3f", r.s_per_proof),
-         ratio(r.speedup_vs_baseline), ratio(r.speedup_vs_eager), fmt("%.2f", r.latency_mean_s),
-         fmt("%.2f", r.latency_p95_s), busy_text(r), r.gpu_s_per_proof > 0 ? fmt("%.3f", r.gpu_s_per_proof) : "-",
+         r.span_s_per_proof > 0 ? fmt("%.3f", r.span_s_per_proof) : "-", ratio(r.speedup_vs_baseline),
+         ratio(r.speedup_vs_eager), fmt("%.2f", r.latency_mean_s), fmt("%.2f", r.latency_p95_s), busy_text(r),
+         r.gpu_s_per_proof > 0 ? fmt("%.3f", r.gpu_s_per_proof) : "-",
          r.gpu_busy > 0 ? fmt("%.0f", 100 * r.gpu_busy) : "-", fmt("%.0f", double(r.peak_rss_kib) / 1024.0),
          models_text(r), status_text(r)});
   }
@@ -240,6 +242,7 @@ std::string bench_csv(const std::vector<bench_result_t>& rows) {
                                   std::to_string(r.repeats),
                                   fmt("%.6f", r.s_per_proof_sd),
                                   fmt("%.6f", r.s_per_proof_ci95),
+                                  fmt("%.6f", r.span_s_per_proof),
                                   fmt("%.4f", r.s_per_proof > 0 ? 1.0 / r.s_per_proof : 0.0),
                                   fmt("%.4f", r.speedup_vs_baseline),
                                   fmt("%.4f", r.speedup_vs_eager),

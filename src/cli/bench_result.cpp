@@ -44,6 +44,7 @@ nlohmann::json bench_result_to_json(const bench_result_t& r) {
       {"latency_p95_s", r.latency_p95_s},
       {"latency_max_s", r.latency_max_s},
       {"gpu_s_per_proof", r.gpu_s_per_proof},
+      {"span_s_per_proof", r.span_s_per_proof},
       {"gpu_busy", r.gpu_busy},
       {"peak_rss_kib", r.peak_rss_kib},
       {"speedup_vs_baseline", r.speedup_vs_baseline},
@@ -80,6 +81,7 @@ bench_result_t bench_result_from_json(const nlohmann::json& j) {
     r.config.ncpu = get("ncpu").get<int>();
     r.config.ngpu = j.value("ngpu", -1);
     r.gpu_s_per_proof = j.value("gpu_s_per_proof", 0.0);
+    r.span_s_per_proof = j.value("span_s_per_proof", 0.0);
     r.gpu_busy = j.value("gpu_busy", 0.0);
     r.error = get("error").get<std::string>();
     r.proofs = get("proofs").get<size_t>();

@@ -110,6 +110,7 @@ void summarize_trace(const runtime::trace_t& trace, const bench_config_t& cfg, b
   for (const bench_worker_t& w : res.workers)
     if (w.kind == "cuda") gpu_busy += w.busy_fraction, ++gpus;
   res.gpu_s_per_proof = res.proofs ? gpu_task_s / double(res.proofs) : 0;
+  res.span_s_per_proof = res.proofs ? sum.span_s / double(res.proofs) : 0;
   res.gpu_busy = gpus ? gpu_busy / gpus : 0;
   res.model_needs = model_needs(trace);
   if (!cfg.trace.empty()) runtime::save_trace(trace, cfg.trace.string());

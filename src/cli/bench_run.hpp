@@ -23,6 +23,8 @@
 //                   the trace of the run (dag/trace_report.hpp)
 //   gpu_s_per_proof task time on CUDA workers per proof (the "GPU time" of
 //                   a proof); gpu_busy the CUDA workers' mean busy fraction
+//   span_s_per_proof the trace's span (first task start to last task end)
+//                   per proof: the window less its edges
 //   peak_rss_kib    the process's high-water resident set (VmHWM)
 //   model_needs     the performance-model entries its tasks used
 // Every proof is then verified against the key's verifying key; the
@@ -84,7 +86,12 @@ struct bench_result_t {
   double wall_s = 0, s_per_proof = 0;
   double latency_mean_s = 0, latency_p95_s = 0, latency_max_s = 0;
   double gpu_s_per_proof = 0;  // summed task time on CUDA workers ÷ proofs
-  double gpu_busy = 0;         // mean busy fraction of the CUDA workers (0 without)
+  // The trace's span (first task's start to last task's end) ÷ proofs:
+  // s/proof without the window's edges (reading the first inputs before
+  // the first task, collecting after the last), which every policy pays
+  // alike.
+  double span_s_per_proof = 0;
+  double gpu_busy = 0;  // mean busy fraction of the CUDA workers (0 without)
   std::vector<bench_phase_t> phases;
   std::vector<bench_worker_t> workers;
   uint64_t peak_rss_kib = 0;

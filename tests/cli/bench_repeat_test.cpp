@@ -62,6 +62,7 @@ bench_result_t run_of(const std::string& policy, double s_per_proof, bool ok = t
   r.verified = ok ? 4 : 0;
   r.s_per_proof = s_per_proof;
   r.gpu_s_per_proof = s_per_proof / 2;
+  r.span_s_per_proof = s_per_proof * 0.9;
   if (!ok) r.error = "a proof did not verify";
   return r;
 }
@@ -82,6 +83,7 @@ TEST(bench_repeat, runs_fold_into_rows_in_first_seen_order) {
   EXPECT_NEAR(rows[1].s_per_proof_sd, 0.1, 1e-12);
   EXPECT_NEAR(rows[1].s_per_proof_ci95, 4.303 * 0.1 / std::sqrt(3.0), 1e-9);
   EXPECT_NEAR(rows[1].gpu_s_per_proof, 0.3, 1e-12);
+  EXPECT_NEAR(rows[1].span_s_per_proof, 0.54, 1e-12);
   EXPECT_TRUE(rows[1].ok());
 }
 

@@ -102,6 +102,7 @@ TEST_F(bench_cli, tiny_sweep_table_csv_json_and_failures) {
                                               "repeats",
                                               "s_per_proof_sd",
                                               "s_per_proof_ci95",
+                                              "span_s_per_proof",
                                               "proofs_per_s",
                                               "speedup_vs_baseline",
                                               "speedup_vs_eager",
@@ -143,6 +144,9 @@ TEST_F(bench_cli, tiny_sweep_table_csv_json_and_failures) {
     EXPECT_EQ(r.at("cpu_workers"), "2") << key;
     const double spp = std::stod(r.at("s_per_proof")), wall = std::stod(r.at("wall_s"));
     EXPECT_GT(spp, 0) << key;
+    const double span = std::stod(r.at("span_s_per_proof"));  // the tasks' span lies inside the window
+    EXPECT_GT(span, 0) << key;
+    EXPECT_LE(span, spp * (1 + 1e-6)) << key;
     EXPECT_NEAR(spp * jobs * parts, wall, 1e-3 * wall + 1e-5) << key;
     EXPECT_GE(std::stod(r.at("latency_p95_s")), std::stod(r.at("latency_mean_s")) - 1e-6) << key;
     EXPECT_GE(std::stod(r.at("latency_max_s")), std::stod(r.at("latency_p95_s")) - 1e-6) << key;
