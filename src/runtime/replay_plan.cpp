@@ -42,25 +42,35 @@ std::map<mean_key_t, double> kind_means(const trace_t& trace) {
   return means;
 }
 
-// The recorded data ids that the first task to use them (by start time)
-// read on a GPU without fetching them: each of that task's buffers of the
-// id is read (R or RW) and none is among the buffers it had to fetch.
+// The recorded data ids the program had on a GPU before the recorded run
+// began: read by tasks of more than one partition (chain) and written by
+// none (a key, which every partition reads), and read at the first use (by
+// start time) on a GPU without a fetch. A partition's own inputs are left
+// out: the program or StarPU may have prefetched them during the run, and
+// that copy belongs in the replay's span.
 std::set<std::uint64_t> on_device_at_start(const trace_t& trace) {
-  std::unordered_map<std::uint64_t, const trace_event_t*> first;
+  struct use_t {
+    const trace_event_t* first = nullptr;
+    std::set<std::uint32_t> chains;
+    bool written = false;
+  };
+  std::unordered_map<std::uint64_t, use_t> uses;
   for (const trace_event_t& e : trace.events)
     for (const trace_buffer_t& b : e.buffers) {
-      auto [it, fresh] = first.try_emplace(b.data, &e);
-      if (!fresh && e.start_us < it->second->start_us) it->second = &e;
+      use_t& u = uses[b.data];
+      if (!u.first || e.start_us < u.first->start_us) u.first = &e;
+      if (e.has_chain) u.chains.insert(e.chain);
+      if (b.mode != "R") u.written = true;
     }
   std::set<std::uint64_t> out;
-  for (const auto& [data, e] : first) {
-    if (e->worker_kind != "cuda" || e->popped_us < 0) continue;
-    bool read_there = true;
-    for (unsigned i = 0; i < e->buffers.size() && read_there; ++i)
-      if (e->buffers[i].data == data)
-        read_there = (e->buffers[i].mode == "R" || e->buffers[i].mode == "RW") &&
-                     std::find(e->missing.begin(), e->missing.end(), i) == e->missing.end();
-    if (read_there) out.insert(data);
+  for (const auto& [data, u] : uses) {
+    const trace_event_t& e = *u.first;
+    if (u.written || u.chains.size() < 2 || e.worker_kind != "cuda" || e.popped_us < 0) continue;
+    bool fetched = false;
+    for (unsigned i = 0; i < e.buffers.size(); ++i)
+      if (e.buffers[i].data == data && std::find(e.missing.begin(), e.missing.end(), i) != e.missing.end())
+        fetched = true;
+    if (!fetched) out.insert(data);
   }
   return out;
 }
