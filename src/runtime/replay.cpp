@@ -7,9 +7,9 @@
 // footprint; submit the tasks in order (each tagged, prioritised and
 // recorded as the original was), waiting for its recorded submission time
 // when asked; after a data entry's last user, invalidate and unregister
-// it; wait for everything. Before the first submission, the data the
-// recorded run had on its GPU before its first task is prefetched to every
-// GPU. A plan from edges only registers no data: each
+// it; wait for everything. Before the first submission, a prefetch to
+// every GPU of the data the recorded run had on its GPU (or on its way
+// there) before its first task. A plan from edges only registers no data: each
 // task carries a StarPU tag and declares its predecessors' tags (a tag
 // whose task has ended counts as done, so the predecessors may be gone by
 // then). StarPU's vector interface counts elements in
@@ -161,10 +161,12 @@ void run_replay(const replay_plan_t& plan, const replay_options_t& options, trac
     else
       starpu_vector_data_register(&handles[i], STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(mapping.base), count, elem);
   }
-  // What the recorded run had on its GPU before its first task, on every
-  // GPU here before the first submission (and so before the replay's span),
-  // as a prefetch: StarPU evicts nothing for one, so what does not fit (a
-  // trace of a larger GPU) is copied when a task needs it, as before.
+  // What the recorded run had on its GPU, or on its way there, before its
+  // first task: a prefetch to every GPU here, issued before the first
+  // submission and not waited for, as the program's own upload was (the
+  // first tasks may wait for it as the recorded ones did). StarPU evicts
+  // nothing for a prefetch, so what does not fit (a trace of a larger GPU)
+  // is copied when a task needs it.
   std::set<unsigned> gpu_nodes;
   for (unsigned w = 0; w < starpu_worker_get_count(); ++w)
     if (starpu_worker_get_type(int(w)) == STARPU_CUDA_WORKER) gpu_nodes.insert(starpu_worker_get_memory_node(w));
@@ -181,7 +183,7 @@ void run_replay(const replay_plan_t& plan, const replay_options_t& options, trac
   for (std::size_t i = 0; i < plan.data.size(); ++i)
     if (plan.data[i].on_device && !plan.data[i].scratch_only)
       for (unsigned node : gpu_nodes)
-        if (const int rc = starpu_data_prefetch_on_node(handles[i], node, 0); rc != 0) {
+        if (const int rc = starpu_data_prefetch_on_node(handles[i], node, 1); rc != 0) {
           drop_handles();
           check_starpu(rc, "starpu_data_prefetch_on_node");
         }

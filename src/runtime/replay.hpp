@@ -28,10 +28,11 @@
 // program freed its data. A buffer that the tasks of several partitions
 // only read and that the recorded run read on a GPU at its first use
 // without fetching it (a key the program had put there before its first
-// task) is prefetched to every GPU of the replay before the first task is
-// submitted, so that the replay does not count a transfer the recorded run
-// made outside its span (StarPU evicts nothing for a prefetch: what does
-// not fit is copied when a task needs it).
+// task, or had started to copy there) is prefetched to every GPU of the
+// replay as the first task is submitted, not waited for: the replay starts
+// with the same copies in flight as the recorded run, rather than copying
+// each on demand (StarPU evicts nothing for a prefetch: what does not fit
+// is copied when a task needs it).
 //
 // What a replay cannot know: edges the program declared with tags or
 // through tasks it did not record, work it did outside StarPU, and when
@@ -78,10 +79,10 @@ struct replay_data_t {
   std::uint64_t bytes = 0;
   bool scratch_only = false;  // every use is SCRATCH: registered with no home
   std::size_t last_task = 0;  // the last task (index) that uses it
-  // On a GPU before the recorded run began: read by tasks of more than one
-  // chain, written by none, and read by its first task (by start time) on
-  // a GPU without a fetch. False in traces that did not record fetches
-  // (popped_us < 0).
+  // On a GPU (or on its way there) before the recorded run began: read by
+  // tasks of more than one chain, written by none, and read by its first
+  // task (by start time) on a GPU without a fetch of its own. False in
+  // traces that did not record fetches (popped_us < 0).
   bool on_device = false;
 };
 
