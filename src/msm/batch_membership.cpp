@@ -15,10 +15,10 @@
 //   of a quarter of the set shares one inversion; in the IFMA lanes the
 //   slice's points go into the lane form a chunk at a time (the chunk's
 //   pending additions run before the next chunk replaces it), which bounds
-//   the table's memory for a key's largest queries. Each slice's share of Q_k comes from the
-//   running sum over round k's buckets; the shares are added, the Q_k made
-//   affine with one inversion and checked by first_outside_subgroup (eight
-//   at a time where the CPU has AVX-512 IFMA).
+//   the table's memory for a key's largest queries. Each slice's share of
+//   Q_k comes from the running sum over round k's buckets; the shares are
+//   added, the Q_k made affine with one inversion and checked by
+//   first_outside_subgroup (eight at a time where the CPU has AVX-512 IFMA).
 #include "msm/batch_membership.hpp"
 
 #include <algorithm>

@@ -9,12 +9,12 @@
 // when asked; after a data entry's last user, invalidate and unregister
 // it; wait for everything. Before the first submission, a prefetch to
 // every GPU of the data the recorded run had on its GPU (or on its way
-// there) before its first task. A plan from edges only registers no data: each
-// task carries a StarPU tag and declares its predecessors' tags (a tag
-// whose task has ended counts as done, so the predecessors may be gone by
-// then). StarPU's vector interface counts elements in
-// 32 bits, so a buffer of more than 4 GiB is registered as elements of
-// the smallest size that divides it and keeps the count below 2^32.
+// there) before its first task. A plan from edges only registers no data:
+// each task carries a StarPU tag and declares its predecessors' tags (a
+// tag whose task has ended counts as done, so the predecessors may be gone
+// by then). StarPU's vector interface counts elements in 32 bits, so a
+// buffer of more than 4 GiB is registered as elements of the smallest size
+// that divides it and keeps the count below 2^32.
 #include "runtime/replay.hpp"
 
 #include <starpu.h>

@@ -1,9 +1,9 @@
 // fill_random: bytes from the operating system's CSPRNG (getrandom(2)), in
 // bulk. The one place the code reads the OS's randomness: the proof's
 // blinding scalars (groth16/random.hpp draws them through it) and the
-// exponents of key validation's randomized G1 membership test
-// (msm/batch_membership.hpp), which must be drawn after the key is fixed by a
-// source its author cannot predict. No user-space state, so nothing is
+// random exponents of key validation's batched subgroup tests on G1 and G2
+// (msm/batch_membership.hpp), which must be drawn after the key is fixed,
+// from a source its author cannot predict. No user-space state, so nothing is
 // shared across forks or reused across processes; safe from several
 // threads at once.
 #pragma once
