@@ -105,6 +105,13 @@ void release_worker_scratch() {
   starpu_execute_on_each_worker(&release_on_worker, nullptr, STARPU_CUDA);
 }
 
+void release_scratch_above(size_t limit) {
+  const int w = starpu_worker_get_id();
+  if (w < 0 || starpu_worker_get_type(w) != STARPU_CUDA_WORKER)
+    throw std::logic_error("release_scratch_above called outside a CUDA worker");
+  if (g_scratch[w].bytes > limit) free_scratch(g_scratch[w]);
+}
+
 void release_scratch_on_pop(void*) noexcept {
   const int w = starpu_worker_get_id();
   if (w >= 0 && starpu_worker_get_type(w) == STARPU_CUDA_WORKER) free_scratch(g_scratch[w]);

@@ -60,6 +60,11 @@ void* worker_scratch(size_t bytes);
 // which honours STARPU_LIMIT_CUDA_MEM; the driver's free memory where
 // StarPU keeps no count) plus the scratch the worker already holds.
 size_t worker_scratch_room();
+// Gives the calling CUDA worker's scratch back (after its stream drains)
+// if it holds more than `limit` bytes: a body that took more than the
+// memory plan's scratch for its own run returns it before the next task's
+// buffers are allocated.
+void release_scratch_above(size_t limit);
 
 // Synchronous copies on the worker's stream (the host fallback of a body).
 void copy_to_host(void* h, const void* d, size_t bytes);

@@ -8,17 +8,31 @@
 // allocates them on the device; buffer 3 (the key's NTT domain, lean) and
 // the optional prep edge 4 go where the task runs, as for ntt_h.
 //
-// The CUDA body runs gpu::ntt_h_passes: the three vectors cross the device
-// one at a time through the worker's scratch (one vector and two staging
-// chunks, cuda/ntt_h_passes.cu). StarPU allocates a, b, c in main memory
-// page-locked when CUDA workers exist, so the copies are DMA. When even
-// that scratch cannot be had, the body computes the H phase on the host
-// (stderr says so once): the proof completes. The CPU body is ntt_h's.
-// The memory plan picks this codelet for a key (dag/key_residency.hpp,
-// h_passes); its model is its own, since its time includes the copies.
+// The CUDA body runs gpu::ntt_h_passes (cuda/ntt_h_passes.cu) in the
+// worker's scratch, in two device vectors where the device has room for
+// them (half the copies, and those run under the transforms), else in one
+// vector and two staging chunks. StarPU allocates a, b, c in main memory
+// page-locked when CUDA workers exist, so the copies are DMA.
+//
+// The two vectors' room: the memory plan's form with the H phase in passes
+// counts, beside the MSM scratch, the MSMs' w and h (dag/key_residency.hpp);
+// while this task runs, h is not on the device yet (it comes out of this
+// task), so the body may take the MSM scratch and h's share for its second
+// vector where StarPU says that much is free now
+// (detail::worker_scratch_room), and gives what it took beyond the plan's
+// scratch back before it returns (after its stream drains), so that msm_h
+// finds room for h. The one-vector form is the default until the two-vector
+// one has been measured in a whole run (STARZK_H_PASSES_VECTORS=2 asks for
+// it; docs/gpu.md).
+// When even one vector cannot be had, the body computes the H phase on
+// the host (stderr says so once): the proof completes. The CPU body is
+// ntt_h's. The memory plan picks this codelet for a key (h_passes); its
+// model is its own, since its time includes the copies.
 #include <starpu.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdio>
 
 #include "codelets/activity.hpp"
 #include "codelets/codelet_common.hpp"
@@ -54,9 +68,16 @@ void ntt_h_passes_cuda(void* buffers[], void* arg) noexcept {
                           c = detail::fr_span(buffers[2]);
     if (a.size() != n || b.size() != n || c.size() != n)
       throw std::runtime_error("a, b, c are not of the domain's size");
-    const size_t need = gpu::ntt_h_passes_scratch_bytes(d.log_n, passes_chunk);
-    const size_t limit = p.key.scratch_max >= need ? size_t(p.key.scratch_max) : need;
-    void* scratch = detail::try_worker_scratch(need, limit);
+    // Two vectors where they fit now (file comment), else one.
+    const size_t one = gpu::ntt_h_passes_scratch_bytes(d.log_n, passes_chunk, 1),
+                 two = gpu::ntt_h_passes_scratch_bytes(d.log_n, passes_chunk, 2);
+    unsigned vectors = 1;
+    void* scratch = nullptr;
+    if (p.key.h_passes_vectors >= 2 && two <= detail::worker_scratch_room()) {
+      scratch = detail::try_worker_scratch(two, two);
+      if (scratch != nullptr) vectors = 2;
+    }
+    if (scratch == nullptr) scratch = detail::try_worker_scratch(one, std::max<size_t>(one, p.key.scratch_max));
     if (scratch == nullptr) {
       static std::atomic<bool> said{false};
       if (!said.exchange(true))
@@ -65,9 +86,19 @@ void ntt_h_passes_cuda(void* buffers[], void* arg) noexcept {
       detail::h_phase_on_host(p, a, b, c);
       return;
     }
-    detail::check_cuda(gpu::ntt_h_passes(a.data(), b.data(), c.data(), d.log_n, d.conv, d.domain, scratch, need,
-                                         passes_chunk, detail::worker_stream(), d.tune),
-                       "gpu::ntt_h_passes");
+    static std::atomic<bool> said_form[2] = {false, false};
+    if (!said_form[vectors - 1].exchange(true)) {
+      char text[160];
+      std::snprintf(text, sizeof text, "ntt_h_passes: %llu elements through %s of device scratch (%.2f GiB; said once)",
+                    static_cast<unsigned long long>(n), vectors == 2 ? "two vectors" : "one vector and two chunks",
+                    double(vectors == 2 ? two : one) / double(uint64_t(1) << 30));
+      report_note(text);
+    }
+    detail::check_cuda(
+        gpu::ntt_h_passes(a.data(), b.data(), c.data(), d.log_n, d.conv, d.domain, scratch, vectors == 2 ? two : one,
+                          passes_chunk, detail::worker_stream(), d.tune, vectors),
+        "gpu::ntt_h_passes");
+    if (vectors == 2) detail::release_scratch_above(std::max<size_t>(one, p.key.scratch_max));
   });
 }
 #endif

@@ -77,6 +77,9 @@ struct key_view_t {
   // Bytes of bases one piece of a streamed MSM of mostly 0/1 scalars copies
   // at most (STARZK_MSM_STREAM_PIECE; 0: no cap; msm_device.hpp).
   uint64_t stream_piece_bytes = 0;
+  // Device vectors the H phase in passes may take (STARZK_H_PASSES_VECTORS;
+  // codelets/ntt_h_passes.cpp).
+  unsigned h_passes_vectors = 1;
 };
 const char* msm_query_name(msm_query_t q);  // "msm_h", "msm_l", "msm_a", "msm_b1"
 // The key's bases of query q (pk.h, pk.l, pk.a, pk.b_g1).

@@ -140,19 +140,48 @@ std::vector<fr_t> ntt_h_host(std::span<const fr_t> a, std::span<const fr_t> b, s
   return h;
 }
 
+namespace {
+
+// Page-locks a host array for the duration of a call (cudaHostRegister),
+// as the key's streamed queries and the rows a, b, c of the H phase in
+// passes are in a proving run.
+class host_lock_t {
+ public:
+  host_lock_t(const void* p, size_t bytes) {
+    if (p && bytes) {
+      check_cuda(cudaHostRegister(const_cast<void*>(p), bytes, cudaHostRegisterDefault), "cudaHostRegister");
+      p_ = p;
+    }
+  }
+  ~host_lock_t() {
+    if (p_) (void)cudaHostUnregister(const_cast<void*>(p_));
+  }
+  host_lock_t(const host_lock_t&) = delete;
+  host_lock_t& operator=(const host_lock_t&) = delete;
+
+ private:
+  const void* p_ = nullptr;
+};
+
+}  // namespace
+
 std::vector<fr_t> ntt_h_passes_host(std::span<const fr_t> a, std::span<const fr_t> b, std::span<const fr_t> c,
-                                    root_convention_t conv, ntt_tables_t tables, size_t chunk) {
+                                    root_convention_t conv, ntt_tables_t tables, size_t chunk, unsigned vectors) {
   if (a.size() != b.size() || a.size() != c.size())
     throw std::runtime_error("starzk_cuda: ntt_h_passes: a, b, c differ in length");
   const unsigned L = log2_exact(a.size(), "ntt_h_passes");
   stream_t s;
-  const size_t scratch = ntt_h_passes_scratch_bytes(L, chunk);
+  const size_t scratch = ntt_h_passes_scratch_bytes(L, chunk, vectors);
   device_buffer_t dom(ntt_domain_bytes(L, tables)), d(scratch);
   check_cuda(ntt_domain_init(dom.get(), L, conv, s.get(), tables), "ntt_domain_init");
-  std::vector<fr_t> ha(a.begin(), a.end()), hb(b.begin(), b.end());  // pageable: the copies still run, staged
+  // Page-locked, as the codelet's rows are: the copies are DMA and run
+  // beside the transforms, so the test sees the overlap it must order.
+  std::vector<fr_t> ha(a.begin(), a.end()), hb(b.begin(), b.end()), hc(c.begin(), c.end());
+  const host_lock_t la(ha.data(), a.size_bytes()), lb(hb.data(), b.size_bytes()), lc(hc.data(), c.size_bytes());
   ntt_tuning_t tune;
   tune.tables = tables;
-  check_cuda(ntt_h_passes(ha.data(), hb.data(), c.data(), L, conv, dom.get(), d.get(), scratch, chunk, s.get(), tune),
+  check_cuda(ntt_h_passes(ha.data(), hb.data(), hc.data(), L, conv, dom.get(), d.get(), scratch, chunk, s.get(), tune,
+                          vectors),
              "ntt_h_passes");
   s.sync();
   return ha;
@@ -189,26 +218,6 @@ template <class P>
 void check_bitmap(size_t n, size_t words, const char* launcher) {
   if (words < (n + 31) / 32) throw std::runtime_error("starzk_cuda: " + msm_what<P>(launcher) + ": bitmap too short");
 }
-
-// Page-locks a host array for the duration of a call (cudaHostRegister),
-// as the key's streamed queries are in a proving run.
-class host_lock_t {
- public:
-  host_lock_t(const void* p, size_t bytes) {
-    if (p && bytes) {
-      check_cuda(cudaHostRegister(const_cast<void*>(p), bytes, cudaHostRegisterDefault), "cudaHostRegister");
-      p_ = p;
-    }
-  }
-  ~host_lock_t() {
-    if (p_) (void)cudaHostUnregister(const_cast<void*>(p_));
-  }
-  host_lock_t(const host_lock_t&) = delete;
-  host_lock_t& operator=(const host_lock_t&) = delete;
-
- private:
-  const void* p_ = nullptr;
-};
 
 }  // namespace
 

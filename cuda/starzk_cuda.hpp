@@ -108,15 +108,18 @@ cudaError_t ntt_h(fr_t* d_a, fr_t* d_b, fr_t* d_c, unsigned log_n, root_conventi
 
 // The same H phase with a, b, c in host memory (page-locked for DMA
 // copies), for a device that cannot hold the three at once
-// (cuda/ntt_h_passes.cu): one vector of device scratch and two staging
-// chunks of `chunk` elements, ntt_h_passes_scratch_bytes(log_n, chunk)
-// bytes of d_scratch. h (natural order) is left in h_a, the values on the
-// coset in h_b; h_c is only read. Enqueued on `stream`: the host arrays
-// must not be touched until it has run.
-size_t ntt_h_passes_scratch_bytes(unsigned log_n, size_t chunk);
+// (cuda/ntt_h_passes.cu), in `vectors` vectors of device scratch: 1, one
+// vector and two staging chunks of `chunk` elements; 2, two vectors, the
+// copies in running under the transforms (chunk unused), half the PCIe
+// traffic. ntt_h_passes_scratch_bytes(log_n, chunk, vectors) bytes of
+// d_scratch (0 for a size or vector count it does not take). h (natural
+// order) is left in h_a; h_b is scratch afterwards (the one-vector form
+// leaves b's values on the coset there), h_c is only read. Enqueued on `stream`:
+// the host arrays must not be touched until it has run.
+size_t ntt_h_passes_scratch_bytes(unsigned log_n, size_t chunk, unsigned vectors = 1);
 cudaError_t ntt_h_passes(fr_t* h_a, fr_t* h_b, const fr_t* h_c, unsigned log_n, root_convention_t conv,
                          const void* d_domain, void* d_scratch, size_t scratch_bytes, size_t chunk, cudaStream_t stream,
-                         const ntt_tuning_t& tune = {});
+                         const ntt_tuning_t& tune = {}, unsigned vectors = 1);
 
 // ------------------------------------------------------------------- MSM --
 // Where an MSM spends its time, in milliseconds (msm_tuning_t::profile):

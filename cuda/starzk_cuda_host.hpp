@@ -69,10 +69,10 @@ void ntt_host(std::span<fr_t> data, ntt_dir_t dir, ntt_order_t order, ntt_coset_
 // Returns h (natural order); a, b, c of equal power-of-two length.
 std::vector<fr_t> ntt_h_host(std::span<const fr_t> a, std::span<const fr_t> b, std::span<const fr_t> c,
                              root_convention_t conv, ntt_tables_t tables = ntt_tables_t::full);
-// The same through ntt_h_passes (host vectors, one device vector, staging
-// chunks of `chunk` elements).
+// The same through ntt_h_passes (host vectors; `vectors` device vectors,
+// with staging chunks of `chunk` elements in the one-vector form).
 std::vector<fr_t> ntt_h_passes_host(std::span<const fr_t> a, std::span<const fr_t> b, std::span<const fr_t> c,
-                                    root_convention_t conv, ntt_tables_t tables, size_t chunk);
+                                    root_convention_t conv, ntt_tables_t tables, size_t chunk, unsigned vectors = 1);
 
 // The MSM conveniences are templates over the curve as the launchers are
 // (P = g1_params or g2_params, named at the call: msm_host<g2_params>(b, s)),

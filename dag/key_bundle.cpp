@@ -193,6 +193,7 @@ void key_bundle_t::plan_device_memory() {
   const gpu_memory_knobs_t knobs = gpu_memory_knobs_from_env();
   view_.scratch_max = knobs.scratch_max;
   view_.stream_piece_bytes = knobs.stream_piece_bytes;
+  view_.h_passes_vectors = knobs.h_passes_vectors;
 #if STARZK_CODELETS_CUDA
   if (starpu_cuda_worker_get_count() == 0) return;
   const proving_key_t& pk = *pk_;

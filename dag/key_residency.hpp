@@ -141,6 +141,8 @@ std::string describe(const residency_plan_t& plan, const residency_input_t& in);
 //   STARZK_MSM_STREAM_PIECE  bytes of bases one piece of a streamed MSM of
 //                            mostly 0/1 scalars copies at most
 //                            (parse_byte_size; 0 or none: no cap)
+//   STARZK_H_PASSES_VECTORS  device vectors the H phase in passes may take
+//                            (1 or 2; codelets/ntt_h_passes.cpp)
 // A bad value throws std::runtime_error naming the variable.
 inline constexpr uint64_t default_stream_piece_bytes = uint64_t(768) << 20;
 struct gpu_memory_knobs_t {
@@ -148,6 +150,7 @@ struct gpu_memory_knobs_t {
   std::optional<uint32_t> stream;
   bool rows_on_device = true;
   uint64_t stream_piece_bytes = default_stream_piece_bytes;
+  unsigned h_passes_vectors = 1;
 };
 gpu_memory_knobs_t gpu_memory_knobs_from_env();
 // STARZK_KEY_STREAM's value (nullopt for auto); `what` names it in errors.

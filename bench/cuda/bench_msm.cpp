@@ -188,15 +188,6 @@ void witness_rows(const std::string& prefix, size_t n, int reps, double floor_ms
   phase_rows(prefix + "_witness_xyzz", n, scr, bytes, run, lean);
 }
 
-// Page-locked host memory (cudaHostAlloc / cudaFreeHost).
-struct pinned_t {
-  void* p = nullptr;
-  explicit pinned_t(size_t bytes) { check_cuda(cudaHostAlloc(&p, bytes, cudaHostAllocDefault), "cudaHostAlloc"); }
-  ~pinned_t() { (void)cudaFreeHost(p); }
-  pinned_t(const pinned_t&) = delete;
-  pinned_t& operator=(const pinned_t&) = delete;
-};
-
 // STARZK_MSM_PIECES rows (file comment) for the random scalars in place.
 void pieces_rows(size_t n, int reps, const g1_affine_t* d_bases, const fr_t* d_scalars, cudaStream_t s) {
   const std::vector<unsigned> pieces = env_list("STARZK_MSM_PIECES", {});

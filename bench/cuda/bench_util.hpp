@@ -49,6 +49,15 @@ inline std::vector<unsigned> log_sizes(int argc, char** argv, std::vector<unsign
   return logs;
 }
 
+// Page-locked host memory (cudaHostAlloc / cudaFreeHost).
+struct pinned_t {
+  void* p = nullptr;
+  explicit pinned_t(size_t bytes) { check_cuda(cudaHostAlloc(&p, bytes, cudaHostAllocDefault), "cudaHostAlloc"); }
+  ~pinned_t() { (void)cudaFreeHost(p); }
+  pinned_t(const pinned_t&) = delete;
+  pinned_t& operator=(const pinned_t&) = delete;
+};
+
 inline void row(const std::string& name, double n, double ms, double ratio) {
   std::printf("%s,%.0f,%.4f,%.4g\n", name.c_str(), n, ms, ratio);
   std::fflush(stdout);

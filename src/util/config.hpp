@@ -43,7 +43,7 @@ struct var_t {
   const char* doc;
 };
 
-inline constexpr std::array<var_t, 30> vars = {{
+inline constexpr std::array<var_t, 31> vars = {{
     // The program (src/, dag/, codelets/).
     {"STARZK_WATCH_S", kind_t::seconds, "60", "",
      "seconds without a finished partition before prove --manifest says what it waits for (0: never)"},
@@ -73,6 +73,8 @@ inline constexpr std::array<var_t, 30> vars = {{
      "host memory)"},
     {"STARZK_MSM_STREAM_PIECE", kind_t::text, "768M", "",
      "bytes of bases one piece of a streamed MSM of mostly 0/1 scalars copies at most (0 or none: no cap)"},
+    {"STARZK_H_PASSES_VECTORS", kind_t::count, "1", "1..2",
+     "device vectors the H phase in passes may take: 1, or 2 where the device has room for them (half the copies)"},
     {"STARZK_FF_PORTABLE", kind_t::switch_, "off (mulx/ADX where the CPU has it)", "",
      "portable field products instead of mulx/ADX, and no AVX-512 IFMA"},
     {"STARZK_FF_IFMA", kind_t::switch_, "on where the CPU has AVX-512 IFMA", "",

@@ -250,28 +250,42 @@ TEST(CudaNtt, LeanTablesGiveTheFullTablesResults) {
   EXPECT_TRUE(host == dev);
 }
 
-// The H phase in passes (a, b, c in host memory, one device vector) is
-// ntt_h element for element: both conventions, full and lean tables, one
-// chunk or many (a chunk that does not divide n included), on fresh random
-// inputs at edge sizes.
+// The H phase in passes (a, b, c in host memory, page-locked) is ntt_h
+// element for element, in both forms: one device vector with staging
+// chunks (one chunk or many, a chunk that does not divide n included) and
+// two device vectors whose copies run on a stream of their own; both
+// conventions, full and lean tables, on fresh random inputs at edge sizes.
+// At 2^22 the two-vector form's copies take long enough to overlap the
+// transforms, so a copy ordered wrongly would overwrite a vector in use.
 TEST(CudaNtt, HPhaseInPassesEqualsTheWholeOne) {
   SZK_REQUIRE_GPU();
   auto rng = seeded_rng();
-  for (unsigned L : {1u, 2u, 11u, 18u, 20u})
+  for (unsigned L : {1u, 2u, 11u, 18u, 20u, 22u})
     for (auto conv : {root_convention_t::snarkjs, root_convention_t::bellman}) {
       const size_t n = size_t(1) << L;
       const auto a = random_vec(rng, n), b = random_vec(rng, n), c = random_vec(rng, n);
       const auto want = ntt_h_host(a, b, c, conv);
-      for (auto tables : {ntt_tables_t::full, ntt_tables_t::lean})
+      for (auto tables : {ntt_tables_t::full, ntt_tables_t::lean}) {
         for (size_t chunk : {n, n / 4 + 3, size_t(1) << 16})
           EXPECT_TRUE(ntt_h_passes_host(a, b, c, conv, tables, chunk) == want)
               << "L=" << L << " conv=" << int(conv) << " tables=" << int(tables) << " chunk=" << chunk;
+        EXPECT_TRUE(ntt_h_passes_host(a, b, c, conv, tables, 0, 2) == want)
+            << "two vectors, L=" << L << " conv=" << int(conv) << " tables=" << int(tables);
+      }
     }
   EXPECT_EQ(ntt_h_passes_scratch_bytes(20, size_t(1) << 16), 32 * ((size_t(1) << 20) + (size_t(2) << 16)));
+  EXPECT_EQ(ntt_h_passes_scratch_bytes(20, size_t(1) << 16, 2), 64 * (size_t(1) << 20));
+  EXPECT_EQ(ntt_h_passes_scratch_bytes(20, size_t(1) << 16, 3), 0u);
   std::vector<fr_t> x(4);
   EXPECT_EQ(
       ntt_h_passes(x.data(), x.data(), x.data(), 2, root_convention_t::bellman, x.data(), x.data(), 1, 4, nullptr),
       cudaErrorInvalidValue);  // scratch too small
+  EXPECT_EQ(ntt_h_passes(x.data(), x.data(), x.data(), 2, root_convention_t::bellman, x.data(), x.data(), 32 * 8 - 1, 4,
+                         nullptr, {}, 2),
+            cudaErrorInvalidValue);  // two vectors of 4 need 256 bytes
+  EXPECT_EQ(ntt_h_passes(x.data(), x.data(), x.data(), 2, root_convention_t::bellman, x.data(), x.data(), 1 << 20, 4,
+                         nullptr, {}, 3),
+            cudaErrorInvalidValue);  // no three-vector form
 }
 
 TEST(CudaNtt, RejectsBadSizes) {

@@ -420,6 +420,20 @@ TEST(KeyResidency, KnobParsing) {
     EXPECT_NE(std::string(e.what()).find("STARZK_MSM_STREAM_PIECE='short'"), std::string::npos) << e.what();
   }
   unsetenv("STARZK_MSM_STREAM_PIECE");
+
+  EXPECT_EQ(gpu_memory_knobs_from_env().h_passes_vectors, 1u);
+  setenv("STARZK_H_PASSES_VECTORS", "2", 1);
+  EXPECT_EQ(gpu_memory_knobs_from_env().h_passes_vectors, 2u);
+  for (const char* bad : {"0", "3", "two"}) {
+    setenv("STARZK_H_PASSES_VECTORS", bad, 1);
+    try {
+      gpu_memory_knobs_from_env();
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("STARZK_H_PASSES_VECTORS"), std::string::npos) << e.what();
+    }
+  }
+  unsetenv("STARZK_H_PASSES_VECTORS");
 }
 
 }  // namespace

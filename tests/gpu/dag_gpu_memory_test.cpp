@@ -41,6 +41,8 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <string>
+#include <utility>
 
 #include "codelets/codelets.hpp"
 #include "codelets/msm_device.hpp"
@@ -329,10 +331,14 @@ TEST(dag_gpu_memory_limited, batch_at_2_18_under_a_small_device_limit_verifies) 
   const uint64_t device = (fixed + scratch) * 64 / 63 + mib;
   const scoped_env_t env("STARPU_LIMIT_CUDA_MEM", std::to_string((device + mib - 1) / mib));
   // The witness map in pieces on the GPU (the plan's choice), then on the
-  // CPUs (placed there): the same proofs.
-  for (const char* place : {any_place, "spmv_passes=cpu"}) {
-    SCOPED_TRACE(place);
+  // CPUs (placed there); the H phase in passes in two device vectors where
+  // they fit, then in one (the default): the same proofs.
+  const std::pair<const char*, const char*> runs[] = {{any_place, "2"}, {any_place, "1"}, {"spmv_passes=cpu", "2"}};
+  for (const auto& [place, vectors] : runs) {
+    SCOPED_TRACE(std::string(place) + ", STARZK_H_PASSES_VECTORS=" + vectors);
+    const scoped_env_t v("STARZK_H_PASSES_VECTORS", vectors);
     prove_and_check_case18(place, [&](const dag::key_bundle_t& key) {
+      EXPECT_EQ(key.view().h_passes_vectors, unsigned(vectors[0] - '0'));
       EXPECT_EQ(key.memory_plan().streamed, dag::key_query_all);
       EXPECT_FALSE(key.memory_plan().optional_fits);
       EXPECT_TRUE(key.memory_plan().lean_domain);  // the H phase runs with the lean twiddles
