@@ -24,6 +24,7 @@
 #include "groth16/prover.hpp"
 #include "io/io_error.hpp"
 #include "util/config.hpp"
+#include "util/crash_report.hpp"
 
 #ifndef STARZK_VERSION
 #define STARZK_VERSION "0.0.0"
@@ -58,6 +59,7 @@ int parse_failure(const CLI::ParseError& e) {
 
 int main(int argc, char** argv) {
   using namespace starzk::cli;
+  starzk::install_crash_report();  // a crash says where (util/crash_report.hpp)
   CLI::App app{
       "starzk: Groth16 proofs over BLS12-381, from snarkjs (.zkey) and bellman/Filecoin (.params) keys.\n"
       "Run 'starzk COMMAND --help' for the options of each command. Exit status: 0 ok, 1 a proof invalid or\n"
