@@ -132,7 +132,7 @@ cudaError_t passes_one(fr_t* h_a, fr_t* h_b, const fr_t* h_c, unsigned log_n, ro
 // copy, so nothing waits here.
 struct copy_stream_t {
   cudaStream_t t = nullptr;
-  cudaEvent_t ev[4] = {};  // the main stream's start, a in, b in, c in
+  cudaEvent_t ev[4] = {};  // marks of the main stream (its start, later the product done), a in, b in, c in
   bool ok = false;
   ~copy_stream_t() {
     if (t && !ok) cudaStreamSynchronize(t);
