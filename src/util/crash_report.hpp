@@ -13,8 +13,10 @@
 // once, so that a handler running on a corrupted heap does not. The main
 // thread gets an alternate signal stack, so that a stack overflow there is
 // reported too (other threads' overflows end without the report). StarPU,
-// started later, installs its own handlers for some of these signals and
-// calls the ones it found (this one) after its own.
+// started later, installs its own handlers for some of these signals
+// (SIGSEGV among them, unless STARPU_CATCH_SIGNALS=0) and calls the one it
+// found, this one, from its own, as a plain handler: the report then has
+// no address, and the backtrace shows StarPU's handler above the crash.
 #pragma once
 
 #include <execinfo.h>
@@ -76,10 +78,19 @@ inline const char* signal_name(int sig) {
 }
 
 inline void on_fatal(int sig, siginfo_t* info, void*) {
+  // The default action first: a runtime that took the signal over and
+  // calls this as a plain handler (StarPU restores the handler it found
+  // with signal(2) and raises again) gets no reset on entry, and the raise
+  // below would come back here.
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  (void)::sigaction(sig, &dfl, nullptr);
   char buf[24];
   put("starzk: crashed with ");
   put(signal_name(sig));
-  if (sig != SIGABRT && info != nullptr) {
+  // Called as a plain handler, info is not this signal's: no address then.
+  if (sig != SIGABRT && info != nullptr && info->si_signo == sig) {
     put(" at address ");
     put(number(uint64_t(reinterpret_cast<uintptr_t>(info->si_addr)), true, buf));
   }
@@ -89,9 +100,9 @@ inline void on_fatal(int sig, siginfo_t* info, void*) {
   void* frames[64];
   const int n = ::backtrace(frames, 64);
   ::backtrace_symbols_fd(frames, n, 2);
-  // The handler was reset to the default on entry (SA_RESETHAND) and this
-  // signal is blocked while it runs: raised again, it ends the process as
-  // the crash would have once the handler returns.
+  // The handler is the default again and this signal is blocked while it
+  // runs: raised again, it ends the process as the crash would have once
+  // the handler returns.
   ::raise(sig);
 }
 
