@@ -160,6 +160,8 @@ void msm_cuda(void* buffers[], void* cl_arg) noexcept {
     if (STARPU_VECTOR_GET_NX(buffers[b.scalars]) < (arg.query == msm_query_t::l ? m.n + n_in : m.n))
       throw std::invalid_argument("scalar buffer shorter than the query");
     m.phase = msm_query_name(arg.query);
+    m.profile = p.key.msm_profile;
+    m.label = p.label.c_str();
     m.max_piece = detail::stream_piece_terms(m, p.key.stream_piece_bytes);
     if (detail::run_device_msm(m, p.key.scratch_max)) return;
     // No device memory for even the smallest pieces: the host computes it

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <mutex>
 #include <set>
@@ -107,7 +108,9 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
     const msm_pieces_plan_t plan =
         plan_msm_pieces(m.n, budget, msm_min_piece, m.dense ? dense_affine_factor : 1.0, bytes, m.max_piece);
     if (!plan.fits) return false;
-    const gpu::msm_tuning_t tune = form(plan.piece, plan.lean);
+    gpu::msm_tuning_t tune = form(plan.piece, plan.lean);
+    gpu::msm_profile_t prof;
+    if (m.profile) tune.profile = &prof;
     note_pieces_plan(m.phase, m.n, plan.piece, plan.count,
                      tune.affine_levels == 0   ? "lean"
                      : tune.group_windows == 1 ? "batch-affine, one window per group"
@@ -121,6 +124,7 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
         continue;
       }
     }
+    const auto t0 = std::chrono::steady_clock::now();
     check_cuda(
         gpu::msm_pieces<P>(m.d_out, m.bases, m.d_scalars, m.n, m.split_from, gpu::msm_pieces_t{plan.piece, m.streamed},
                            scratch, size_t(plan.bytes), worker_stream(), tune),
@@ -128,6 +132,10 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
     // The bodies are synchronous (msm_device.hpp): the work is done when
     // they return.
     check_cuda(cudaStreamSynchronize(worker_stream()), "cudaStreamSynchronize (MSM)");
+    if (m.profile) {
+      const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      note_msm_profile(m.phase, m.label, m.n, plan.count, wall, prof);
+    }
     return true;
   }
 }
@@ -151,6 +159,18 @@ void note_pieces_plan(const char* phase, size_t n, size_t piece, size_t count, c
                 phase, n, count, count == 1 ? "" : "s", piece, form,
                 streamed ? "streamed from host memory" : "resident", double(bytes) / gib, double(budget) / gib,
                 double(room) / gib);
+  report_note(text);
+}
+
+void note_msm_profile(const char* phase, const char* label, size_t n, size_t pieces, double wall_ms,
+                      const gpu::msm_profile_t& prof) {
+  char text[512];
+  std::snprintf(text, sizeof text,
+                "%s: %s: %zu terms in %zu piece%s, %.1f ms: live %.1f, digits %.1f, sort %.1f, batch-affine %.1f, "
+                "accumulate %.1f, fold %.1f, window sums %.1f, Horner %.1f; outside the phases (copies of streamed "
+                "bases waited for, host waits, launches) %.1f",
+                label, phase, n, pieces, pieces == 1 ? "" : "s", wall_ms, prof.live, prof.digits, prof.sort,
+                prof.affine, prof.accumulate, prof.fold, prof.window_sums, prof.horner, wall_ms - prof.total());
   report_note(text);
 }
 

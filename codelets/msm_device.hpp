@@ -33,6 +33,12 @@
 #include "codelets/partition_state.hpp"
 #include "ec/jacobian.hpp"
 
+#if STARZK_CODELETS_CUDA
+namespace starzk::gpu {
+struct msm_profile_t;  // cuda/starzk_cuda.hpp
+}
+#endif
+
 namespace starzk::codelets {
 
 // Pieces the memory plan keeps scratch for at least (src/msm/msm_pieces.hpp
@@ -80,6 +86,10 @@ struct device_msm_t {
   size_t split_from = SIZE_MAX;  // gpu::msm_no_split: a plain Pippenger
   bool dense = false;            // scalars mostly not 0 or 1 (h): the batch-affine levels pay
   const char* phase = "msm";     // for the plan's note (the codelet's name for the query)
+  // STARZK_MSM_PROFILE: the phases timed (gpu::msm_tuning_t::profile) and
+  // one line per MSM on stderr naming `label` (the partition).
+  bool profile = false;
+  const char* label = "";
   // Terms per piece at most (plan_msm_pieces): set for streamed queries
   // of mostly 0/1 scalars, whose time is the copy of their bases
   // (stream_piece_terms).
@@ -114,6 +124,13 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max);
 // the one line that tells a slow streamed query from a fast one.
 void note_pieces_plan(const char* phase, size_t n, size_t piece, size_t count, const char* form, uint64_t bytes,
                       uint64_t budget, uint64_t room, bool streamed);
+
+// One line on stderr for a profiled MSM (STARZK_MSM_PROFILE): its wall
+// time in the body, its phases summed over its pieces, and what the phases
+// leave of the wall (copies of streamed bases waited for, host waits,
+// launches).
+void note_msm_profile(const char* phase, const char* label, size_t n, size_t pieces, double wall_ms,
+                      const gpu::msm_profile_t& prof);
 
 // Says once per process, on stderr, that an MSM of `label` ran on the host
 // for want of device memory.

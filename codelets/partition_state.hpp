@@ -80,6 +80,9 @@ struct key_view_t {
   // Device vectors the H phase in passes may take (STARZK_H_PASSES_VECTORS;
   // codelets/ntt_h_passes.cpp).
   unsigned h_passes_vectors = 1;
+  // Every CUDA MSM body times its phases and says where its time went
+  // (STARZK_MSM_PROFILE; msm_device.hpp).
+  bool msm_profile = false;
 };
 const char* msm_query_name(msm_query_t q);  // "msm_h", "msm_l", "msm_a", "msm_b1"
 // The key's bases of query q (pk.h, pk.l, pk.a, pk.b_g1).

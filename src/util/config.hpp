@@ -43,7 +43,7 @@ struct var_t {
   const char* doc;
 };
 
-inline constexpr std::array<var_t, 31> vars = {{
+inline constexpr std::array<var_t, 32> vars = {{
     // The program (src/, dag/, codelets/).
     {"STARZK_WATCH_S", kind_t::seconds, "60", "",
      "seconds without a finished partition before prove --manifest says what it waits for (0: never)"},
@@ -75,6 +75,9 @@ inline constexpr std::array<var_t, 31> vars = {{
      "bytes of bases one piece of a streamed MSM of mostly 0/1 scalars copies at most (0 or none: no cap)"},
     {"STARZK_H_PASSES_VECTORS", kind_t::count, "1", "1..2",
      "device vectors the H phase in passes may take: 1, or 2 where the device has room for them (half the copies)"},
+    {"STARZK_MSM_PROFILE", kind_t::switch_, "off", "",
+     "on: every MSM on a GPU times its phases and says on stderr where its time went (a diagnostic: each MSM then "
+     "waits for its stream once per piece)"},
     {"STARZK_FF_PORTABLE", kind_t::switch_, "off (mulx/ADX where the CPU has it)", "",
      "portable field products instead of mulx/ADX, and no AVX-512 IFMA"},
     {"STARZK_FF_IFMA", kind_t::switch_, "on where the CPU has AVX-512 IFMA", "",

@@ -15,8 +15,13 @@
 // Both key conventions: snarkjs (fixture and generated) and bellman.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <map>
+#include <mutex>
+#include <string>
+#include <vector>
 
+#include "codelets/activity.hpp"
 #include "codelets/codelets.hpp"
 #include "dag/batch.hpp"
 #include "dag_test_util.hpp"
@@ -102,6 +107,59 @@ TEST_P(dag_gpu, proofs_equal_the_cpu_reference) {
   io.serial_free = std::string(pc.policy) == "starzk";  // a rule of our policies, not of dmdas
   for (const std::string& v : runtime::check_invariants(t, io)) ADD_FAILURE() << v;
   codelets::set_placement("spmv=any,ntt_h=any,msm=any,b_g2_msm=any");
+}
+
+// STARZK_MSM_PROFILE: every MSM body on the GPU says where its time went,
+// one line per MSM naming its partition and query, with the phases'
+// milliseconds and what they leave of the wall (at least zero, within the
+// clocks' difference), here with H and B_g2 streamed from host memory and
+// the other queries resident, and the proofs unchanged.
+TEST(dag_gpu_profile, every_msm_says_where_its_time_went) {
+  runtime::session_options_t so = test::cpu_session("starzk", 2);
+  so.ncuda = 1;
+  runtime::starpu_session session(so);
+  if (session.cuda_workers() == 0) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
+  codelets::set_placement("spmv=cuda,ntt_h=cuda,msm=cuda,b_g2_msm=cuda");
+  setenv("STARZK_MSM_PROFILE", "1", 1);
+  setenv("STARZK_KEY_STREAM", "h,b_g2", 1);
+  const test::prove_case_t& c = test::prove_case("gen-bellman");
+  auto key = test::bundle(c);
+  unsetenv("STARZK_MSM_PROFILE");
+  unsetenv("STARZK_KEY_STREAM");
+  std::vector<std::string> notes;
+  std::mutex mu;
+  codelets::set_note_sink([&](const std::string& text) {
+    std::lock_guard<std::mutex> lock(mu);
+    notes.push_back(text);
+  });
+  {
+    dag::batch_t batch(dag::batch_options_t{});
+    const uint32_t job = batch.open_job(key, c.name);
+    const blinding_t rs = test::test_blinding(41);
+    for (uint32_t i = 0; i < c.witnesses.size(); ++i)
+      batch.submit(job, i, c.witnesses[i], c.name + "/" + std::to_string(i), rs);
+    batch.close_job(job);
+    while (auto r = batch.wait_next()) {
+      ASSERT_TRUE(r->ok) << r->error;
+      EXPECT_EQ(encode_proof(r->proof),
+                encode_proof(prove_with_blinding(*c.pk, c.cs.get(), c.witnesses[r->index], rs, 1)));
+    }
+  }
+  codelets::set_note_sink(nullptr);
+  for (uint32_t i = 0; i < c.witnesses.size(); ++i)
+    for (const char* phase : {"msm_h", "msm_l", "msm_a", "msm_b1", "b_g2_msm"}) {
+      const std::string head = c.name + "/" + std::to_string(i) + ": " + phase + ": ";
+      int lines = 0;
+      for (const std::string& n : notes) {
+        if (n.rfind(head, 0) != 0) continue;
+        ++lines;
+        const size_t at = n.find("launches) ");
+        ASSERT_NE(at, std::string::npos) << n;
+        EXPECT_GE(std::stod(n.substr(at + 10)), -1.0) << n;  // the phases fit in the wall
+        EXPECT_NE(n.find(" ms: live "), std::string::npos) << n;
+      }
+      EXPECT_EQ(lines, 1) << head;
+    }
 }
 
 // A witness that breaks a constraint fails its partition at the GPU's
