@@ -290,10 +290,12 @@ void batch_t::start(uint32_t chain, attempt_t a, uint64_t bytes, uint64_t prep_m
     const uint64_t actual = p.state().prep_bytes;  // with no task prep_max is 0: nothing was returned early
     const uint64_t early = (prep_max > actual ? prep_max - actual : 0) + p.rows_released.load();
     budget_.release(bytes > early ? bytes - early : 0);
-    {
-      std::lock_guard<std::mutex> lk(mu_);
-      done_.push_back(chain);
-    }
+    // Queued and told under the lock, and nothing of this closure touched
+    // after it: once the lock is free the application thread may collect
+    // the partition (wait_next, poll) and destroy it, this closure with it,
+    // and a notify after the unlock would read `this` from freed memory.
+    std::lock_guard<std::mutex> lk(mu_);
+    done_.push_back(chain);
     done_cv_.notify_all();
   };
   partition_t* raw = part.get();
