@@ -51,6 +51,22 @@ std::vector<placement_case_t> placement_cases() {
   };
 }
 
+// Submits every witness of c as one job under the labels "NAME/i" and
+// collects the proofs; every partition must succeed.
+std::map<uint32_t, proof_t> prove_job(dag::batch_t& batch, const std::shared_ptr<const dag::key_bundle_t>& key,
+                                      const test::prove_case_t& c, const blinding_t& rs) {
+  std::map<uint32_t, proof_t> got;
+  const uint32_t job = batch.open_job(key, c.name);
+  for (uint32_t i = 0; i < c.witnesses.size(); ++i)
+    batch.submit(job, i, c.witnesses[i], c.name + "/" + std::to_string(i), rs);
+  batch.close_job(job);
+  while (auto r = batch.wait_next()) {
+    EXPECT_TRUE(r->ok) << r->error;
+    if (r->ok) got[r->index] = r->proof;
+  }
+  return got;
+}
+
 class dag_gpu : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
 
 TEST_P(dag_gpu, proofs_equal_the_cpu_reference) {
@@ -71,15 +87,8 @@ TEST_P(dag_gpu, proofs_equal_the_cpu_reference) {
     // A prep_msm task only where a split MSM is pinned to the CPUs (mixed1:
     // b_g2_msm); elsewhere a CPU MSM body (dmdas may choose one) splits w itself.
     EXPECT_EQ(batch.prep_task(), std::string(pc.name) == "mixed1") << pc.name;
-    const uint32_t job = batch.open_job(key, c.name);
     const blinding_t rs = test::test_blinding(41);
-    for (uint32_t i = 0; i < c.witnesses.size(); ++i)
-      batch.submit(job, i, c.witnesses[i], c.name + "/" + std::to_string(i), rs);
-    batch.close_job(job);
-    while (auto r = batch.wait_next()) {
-      ASSERT_TRUE(r->ok) << r->error;
-      got[r->index] = r->proof;
-    }
+    got = prove_job(batch, key, c, rs);
     for (uint32_t i = 0; i < c.witnesses.size(); ++i) {
       const proof_t ref = prove_with_blinding(*c.pk, c.cs.get(), c.witnesses[i], rs, 1);
       EXPECT_EQ(encode_proof(got.at(i)), encode_proof(ref)) << c.name << " partition " << i << " placement " << pc.name;
@@ -134,16 +143,11 @@ TEST(dag_gpu_profile, every_msm_says_where_its_time_went) {
   });
   {
     dag::batch_t batch(dag::batch_options_t{});
-    const uint32_t job = batch.open_job(key, c.name);
     const blinding_t rs = test::test_blinding(41);
-    for (uint32_t i = 0; i < c.witnesses.size(); ++i)
-      batch.submit(job, i, c.witnesses[i], c.name + "/" + std::to_string(i), rs);
-    batch.close_job(job);
-    while (auto r = batch.wait_next()) {
-      ASSERT_TRUE(r->ok) << r->error;
-      EXPECT_EQ(encode_proof(r->proof),
-                encode_proof(prove_with_blinding(*c.pk, c.cs.get(), c.witnesses[r->index], rs, 1)));
-    }
+    const std::map<uint32_t, proof_t> got = prove_job(batch, key, c, rs);
+    ASSERT_EQ(got.size(), c.witnesses.size());
+    for (const auto& [i, proof] : got)
+      EXPECT_EQ(encode_proof(proof), encode_proof(prove_with_blinding(*c.pk, c.cs.get(), c.witnesses[i], rs, 1)));
   }
   codelets::set_note_sink(nullptr);
   for (uint32_t i = 0; i < c.witnesses.size(); ++i)
