@@ -61,16 +61,6 @@ namespace {
 
 constexpr const char* any_place = "spmv=any,spmv_passes=any,ntt_h=any,ntt_h_passes=any,msm=any,b_g2_msm=any";
 
-// Sets an environment variable for one scope.
-class scoped_env_t {
- public:
-  scoped_env_t(const char* name, const std::string& value) : name_(name) { setenv(name, value.c_str(), 1); }
-  ~scoped_env_t() { unsetenv(name_); }
-
- private:
-  const char* name_;
-};
-
 struct run_t {
   std::map<uint32_t, proof_t> proofs;
   std::map<std::string, std::map<std::string, int>> ran;  // codelet -> worker kind -> tasks
@@ -122,19 +112,13 @@ void expect_reference(const test::prove_case_t& c, const run_t& got, const blind
   }
 }
 
-runtime::session_options_t gpu_session(const std::string& policy) {
-  runtime::session_options_t so = test::cpu_session(policy, 2);
-  so.ncuda = 1;
-  return so;
-}
-
 class dag_gpu_memory : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(dag_gpu_memory, streamed_queries_give_the_same_proofs) {
   const test::prove_case_t& c = test::prove_case(GetParam());
   for (const char* stream : {"all", "h,b_g2"}) {
-    const scoped_env_t env("STARZK_KEY_STREAM", stream);
-    runtime::starpu_session session(gpu_session("starzk"));
+    const test::scoped_env_t env("STARZK_KEY_STREAM", stream);
+    runtime::starpu_session session(test::gpu_session_options("starzk"));
     if (session.cuda_workers() == 0) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
     codelets::set_placement("spmv=any,ntt_h=any,msm=cuda,b_g2_msm=cuda");
     auto key = test::bundle(c);
@@ -163,9 +147,9 @@ TEST_P(dag_gpu_memory, streamed_queries_give_the_same_proofs) {
 
 TEST_P(dag_gpu_memory, msms_that_cannot_fit_run_on_cpu_workers) {
   const test::prove_case_t& c = test::prove_case(GetParam());
-  const scoped_env_t env("STARZK_GPU_SCRATCH_MAX", "1");  // below any piece
+  const test::scoped_env_t env("STARZK_GPU_SCRATCH_MAX", "1");  // below any piece
   for (const char* policy : {"starzk", "dmdas"}) {
-    runtime::starpu_session session(gpu_session(policy));
+    runtime::starpu_session session(test::gpu_session_options(policy));
     if (session.cuda_workers() == 0) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
     codelets::set_placement(any_place);
     auto key = test::bundle(c);
@@ -182,8 +166,8 @@ TEST_P(dag_gpu_memory, msms_that_cannot_fit_run_on_cpu_workers) {
 
 TEST_P(dag_gpu_memory, msms_pinned_to_the_gpu_without_memory_compute_on_the_host) {
   const test::prove_case_t& c = test::prove_case(GetParam());
-  const scoped_env_t env("STARZK_GPU_SCRATCH_MAX", "1");
-  runtime::starpu_session session(gpu_session("starzk"));
+  const test::scoped_env_t env("STARZK_GPU_SCRATCH_MAX", "1");
+  runtime::starpu_session session(test::gpu_session_options("starzk"));
   if (session.cuda_workers() == 0) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
   codelets::set_placement("spmv=any,ntt_h=any,msm=cuda,b_g2_msm=cuda");
   auto key = test::bundle(c);
@@ -269,7 +253,7 @@ void check_rows_made_on_device(const run_t& got, int parts) {
 // verify, the first equals the reference, every MSM ran on the GPU.
 void prove_and_check_case18(const std::string& place, const std::function<void(const dag::key_bundle_t&)>& check) {
   const case18_t& k = case18();
-  runtime::starpu_session session(gpu_session("starzk"));
+  runtime::starpu_session session(test::gpu_session_options("starzk"));
   ASSERT_GT(session.cuda_workers(), 0u);
   codelets::set_placement(place);
   auto key = test::bundle(k.c);
@@ -313,7 +297,7 @@ TEST(dag_gpu_memory_limited, batch_at_2_18_under_a_small_device_limit_verifies) 
   // headroom.
   uint64_t fixed = 0, partition = 0;
   {
-    runtime::starpu_session session(gpu_session("starzk"));
+    runtime::starpu_session session(test::gpu_session_options("starzk"));
     if (session.cuda_workers() == 0) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
     auto key = test::bundle(k.c);
     const dag::residency_input_t& in = key->memory_input();
@@ -329,14 +313,14 @@ TEST(dag_gpu_memory_limited, batch_at_2_18_under_a_small_device_limit_verifies) 
   ASSERT_LT(scratch + 2 * mib, m.largest_whole) << "smallest pieces " << m.smallest << " B, partition " << partition
                                                 << " B, whole MSM " << m.largest_whole << " B";
   const uint64_t device = (fixed + scratch) * 64 / 63 + mib;
-  const scoped_env_t env("STARPU_LIMIT_CUDA_MEM", std::to_string((device + mib - 1) / mib));
+  const test::scoped_env_t env("STARPU_LIMIT_CUDA_MEM", std::to_string((device + mib - 1) / mib));
   // The witness map in pieces on the GPU (the plan's choice), then on the
   // CPUs (placed there); the H phase in passes in two device vectors where
   // they fit, then in one (the default): the same proofs.
   const std::pair<const char*, const char*> runs[] = {{any_place, "2"}, {any_place, "1"}, {"spmv_passes=cpu", "2"}};
   for (const auto& [place, vectors] : runs) {
     SCOPED_TRACE(std::string(place) + ", STARZK_H_PASSES_VECTORS=" + vectors);
-    const scoped_env_t v("STARZK_H_PASSES_VECTORS", vectors);
+    const test::scoped_env_t v("STARZK_H_PASSES_VECTORS", vectors);
     prove_and_check_case18(place, [&](const dag::key_bundle_t& key) {
       EXPECT_EQ(key.view().h_passes_vectors, unsigned(vectors[0] - '0'));
       EXPECT_EQ(key.memory_plan().streamed, dag::key_query_all);
@@ -352,7 +336,7 @@ TEST(dag_gpu_memory_limited, batch_at_2_18_under_a_small_device_limit_verifies) 
 // The 2^18 key's memory-plan inputs, from a session without a limit made
 // for them; nullopt without a CUDA worker.
 std::optional<dag::residency_input_t> case18_plan_input() {
-  runtime::starpu_session session(gpu_session("starzk"));
+  runtime::starpu_session session(test::gpu_session_options("starzk"));
   if (session.cuda_workers() == 0) return std::nullopt;
   return test::bundle(case18().c)->memory_input();
 }
@@ -373,7 +357,7 @@ TEST(dag_gpu_memory_limited, the_witness_map_writes_the_rows_on_the_device) {
   const uint64_t device = (in.key_fixed + phases + 2 * in.witness) * 64 / 63 + mib;
   ASSERT_LT(device, (in.key_fixed + in.key_optional + in.partition + 3 * in.witness + in.scratch_floor) * 64 / 63)
       << "the CSR would fit";
-  const scoped_env_t env("STARPU_LIMIT_CUDA_MEM", std::to_string((device + mib - 1) / mib));
+  const test::scoped_env_t env("STARPU_LIMIT_CUDA_MEM", std::to_string((device + mib - 1) / mib));
   prove_and_check_case18(any_place, [&](const dag::key_bundle_t& key) {
     EXPECT_TRUE(key.memory_plan().rows_stay);
     EXPECT_TRUE(key.rows_made_on_device());
@@ -400,10 +384,10 @@ TEST(dag_gpu_memory_limited, DISABLED_the_plan_places_every_witness_map_from_the
   // Room for a partition, the domain, the scratch floor and half the CSR.
   const uint64_t mib = uint64_t(1) << 20;
   const uint64_t limit = in.key_fixed + in.partition + in.scratch_floor + in.key_optional / 2;
-  const scoped_env_t env("STARPU_LIMIT_CUDA_MEM", std::to_string((limit + mib - 1) / mib));
+  const test::scoped_env_t env("STARPU_LIMIT_CUDA_MEM", std::to_string((limit + mib - 1) / mib));
   // No set_placement in this process: StarPU fills each codelet's mask at
   // its first submission, and the plan must hold from that one on.
-  runtime::starpu_session session(gpu_session("starzk"));
+  runtime::starpu_session session(test::gpu_session_options("starzk"));
   ASSERT_GT(session.cuda_workers(), 0u);
   auto key = test::bundle(k.c);
   std::printf("[ plan     ] %s\n", key->describe_memory_plan().c_str());
@@ -422,7 +406,7 @@ TEST(dag_gpu_memory_limited, scratch_cap_cuts_the_msms_into_pieces) {
   const msm_sizes_t m = msm_sizes(*k.c.pk, false);
   const uint64_t cap = m.smallest + m.smallest / 4;
   ASSERT_LT(cap, m.largest_whole);
-  const scoped_env_t env("STARZK_GPU_SCRATCH_MAX", std::to_string(cap));
+  const test::scoped_env_t env("STARZK_GPU_SCRATCH_MAX", std::to_string(cap));
   prove_and_check_case18(any_place, [&](const dag::key_bundle_t& key) {
     EXPECT_EQ(key.memory_plan().streamed, 0u);
     EXPECT_EQ(key.view().scratch_max, cap);
@@ -437,8 +421,8 @@ TEST(dag_gpu_memory_limited, batch_at_2_22_under_16000_mib_verifies) {
   c.cs = std::make_shared<const r1cs_t>(generate_circuit(params));
   c.pk = std::make_shared<const proving_key_t>(setup(*c.cs, root_convention_t::bellman, setup_options_t{}));
   for (uint64_t p = 0; p < 3; ++p) c.witnesses.push_back(generate_witness(params, *c.cs, p));
-  const scoped_env_t env("STARPU_LIMIT_CUDA_MEM", "16000");
-  runtime::starpu_session session(gpu_session("starzk"));
+  const test::scoped_env_t env("STARPU_LIMIT_CUDA_MEM", "16000");
+  runtime::starpu_session session(test::gpu_session_options("starzk"));
   if (session.cuda_workers() == 0) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
   codelets::set_placement(any_place);
   auto key = test::bundle(c);

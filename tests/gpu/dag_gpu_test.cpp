@@ -72,10 +72,8 @@ class dag_gpu : public ::testing::TestWithParam<std::tuple<std::string, int>> {}
 TEST_P(dag_gpu, proofs_equal_the_cpu_reference) {
   const auto& [case_name, pi] = GetParam();
   const placement_case_t pc = placement_cases()[pi];
-  runtime::session_options_t so = test::cpu_session(pc.policy, 2);
-  so.ncuda = 1;
-  runtime::starpu_session session(so);
-  if (session.cuda_workers() == 0) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
+  const auto session = test::gpu_session(pc.policy);
+  if (!session) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
   codelets::set_placement(pc.place);
 
   const test::prove_case_t& c = test::prove_case(case_name);
@@ -124,17 +122,15 @@ TEST_P(dag_gpu, proofs_equal_the_cpu_reference) {
 // clocks' difference), here with H and B_g2 streamed from host memory and
 // the other queries resident, and the proofs unchanged.
 TEST(dag_gpu_profile, every_msm_says_where_its_time_went) {
-  runtime::session_options_t so = test::cpu_session("starzk", 2);
-  so.ncuda = 1;
-  runtime::starpu_session session(so);
-  if (session.cuda_workers() == 0) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
+  const auto session = test::gpu_session("starzk");
+  if (!session) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
   codelets::set_placement("spmv=cuda,ntt_h=cuda,msm=cuda,b_g2_msm=cuda");
-  setenv("STARZK_MSM_PROFILE", "1", 1);
-  setenv("STARZK_KEY_STREAM", "h,b_g2", 1);
   const test::prove_case_t& c = test::prove_case("gen-bellman");
-  auto key = test::bundle(c);
-  unsetenv("STARZK_MSM_PROFILE");
-  unsetenv("STARZK_KEY_STREAM");
+  const auto key = [&] {  // the key view reads both when the bundle is made
+    const test::scoped_env_t profile("STARZK_MSM_PROFILE", "1");
+    const test::scoped_env_t stream("STARZK_KEY_STREAM", "h,b_g2");
+    return test::bundle(c);
+  }();
   std::vector<std::string> notes;
   std::mutex mu;
   codelets::set_note_sink([&](const std::string& text) {
@@ -171,10 +167,8 @@ TEST(dag_gpu_profile, every_msm_says_where_its_time_went) {
 // again on the CPUs: it is bad input, not a device fault. The other
 // partition of the batch is proved.
 TEST(dag_gpu_check, a_bad_witness_fails_at_the_gpu_spmv_and_is_not_retried) {
-  runtime::session_options_t so = test::cpu_session("starzk", 2);
-  so.ncuda = 1;
-  runtime::starpu_session session(so);
-  if (session.cuda_workers() == 0) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
+  const auto session = test::gpu_session("starzk");
+  if (!session) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
   codelets::set_placement("spmv=cuda,ntt_h=cuda,msm=cuda,b_g2_msm=cuda");
   const test::prove_case_t& c = test::prove_case("gen-bellman");
   std::vector<std::vector<fr_t>> ws(c.witnesses.begin(), c.witnesses.begin() + 2);
