@@ -285,4 +285,3 @@ TEST(components_gpu, chains_run_on_the_gpu_one_at_a_time) {
 }
 
 }  // namespace
-
