@@ -40,7 +40,7 @@ bellman_vk_t full_vk(const vk_options& o) {
   if (!has_magic(path, "szkc") && !has_magic(path, "szpk"))
     return naming({{path, "key"}}, [&] {
       if (!o.params.empty()) return read_bellman_vk(o.params, true);  // the .params' leading bytes
-      return bellman_vk_of(read_zkey(o.zkey, zkey_read_options_t{.vk_only = true}));
+      return bellman_vk_of(read_zkey(o.zkey, zkey_read_options_t::verifying_key_only()));
     });
   std::unique_ptr<r1cs_t> cs;
   if (!o.circuit.empty()) cs = std::make_unique<r1cs_t>(load_circuit(o.circuit));

@@ -309,7 +309,7 @@ verifying_key_t read_verifying_key(const std::string& vkey_json, const std::stri
     if (!p->empty() && is_key_cache(*p)) return key_cache_view_t(*p, cache_check_t::header).vk();
     if (!p->empty() && has_magic(*p, "szpk")) return unpack_packed_vk(packed_key_view_t(*p), *cpu_point_decoder());
   }
-  if (!zkey.empty()) return read_zkey(zkey, zkey_read_options_t{.vk_only = true}).vk;
+  if (!zkey.empty()) return read_zkey(zkey, zkey_read_options_t::verifying_key_only()).vk;
   return read_params_vk(params);
 }
 

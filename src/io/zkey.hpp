@@ -83,6 +83,14 @@ struct zkey_read_options_t {
   std::function<bool()> vouched = nullptr;
   bool map_points = false;
   bool vk_only = false;
+
+  // A read for the verifying key alone (vk_only), every other option at its
+  // default.
+  static zkey_read_options_t verifying_key_only() {
+    zkey_read_options_t o;
+    o.vk_only = true;
+    return o;
+  }
 };
 
 proving_key_t read_zkey(const std::filesystem::path& file);

@@ -272,7 +272,7 @@ TEST_F(malformed_test, zkey_queries) {
 // refused.
 TEST_F(malformed_test, zkey_verifying_key_alone) {
   auto at = [](const bytes_t& b, uint32_t id, size_t i, size_t size) { return section_of(b, id).payload + i * size; };
-  const zkey_read_options_t vk_only{.vk_only = true};
+  const zkey_read_options_t vk_only = zkey_read_options_t::verifying_key_only();
   const proving_key_t good = read_zkey(fixture("multiplier", "circuit.zkey"));
   const auto same_vk = [&](const proving_key_t& k) {
     EXPECT_EQ(k.vk.alpha_g1, good.vk.alpha_g1);
