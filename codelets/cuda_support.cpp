@@ -2,7 +2,10 @@
 // check (see cuda_support.hpp).
 #include "codelets/cuda_support.hpp"
 
+#include "codelets/activity.hpp"
+
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -25,8 +28,20 @@ scratch_t g_scratch[STARPU_NMAXWORKERS];
 
 void free_scratch(scratch_t& s) {
   if (s.ptr == 0) return;
-  // Kernels of earlier tasks may still use it: drain the stream first.
-  cudaStreamSynchronize(starpu_cuda_get_local_stream());
+  // Kernels of earlier tasks may still use it: drain the stream first. A
+  // drain that fails (a kernel's fault, which stays with the context) is
+  // said once; the scratch goes back all the same, and the task whose
+  // kernel failed reports its own error.
+  if (const cudaError_t e = cudaStreamSynchronize(starpu_cuda_get_local_stream()); e != cudaSuccess) {
+    static std::atomic<bool> said{false};
+    if (!said.exchange(true)) {
+      try {
+        report_note(std::string("a CUDA worker's stream failed before its scratch was freed: ") +
+                    cudaGetErrorString(e) + " (said once)");
+      } catch (...) {  // callers are noexcept; the note is all that is lost
+      }
+    }
+  }
   starpu_free_on_node_flags(s.node, s.ptr, s.bytes, STARPU_MALLOC_COUNT);
   s = {};
 }
