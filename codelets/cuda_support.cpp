@@ -2,13 +2,13 @@
 // check (see cuda_support.hpp).
 #include "codelets/cuda_support.hpp"
 
-#include "codelets/activity.hpp"
-
 #include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <stdexcept>
 #include <string>
+
+#include "codelets/activity.hpp"
 
 namespace starzk::codelets::detail {
 

@@ -17,18 +17,12 @@
 #include <gtest/gtest.h>
 
 #include <starpu.h>
-#include <starpu_sched_component.h>
-#include <starpu_scheduler.h>
 
-#include <atomic>
-#include <chrono>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "policies/starzk_components.h"

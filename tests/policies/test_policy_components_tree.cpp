@@ -12,14 +12,11 @@
 #include <starpu_scheduler.h>
 
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <map>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "policies/starzk_components.h"
