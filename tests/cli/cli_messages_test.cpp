@@ -23,6 +23,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/file_errors.hpp"
+#include "../test_support.hpp"
 #include "cli_harness.hpp"
 #include "groth16/prover.hpp"
 #include "io/io_error.hpp"
@@ -147,9 +148,7 @@ class messages : public binary_dir_test {
   outcome run(const std::string& args) const {
     const std::string e = at("stderr.txt");
     const run_result r = run_starzk(args + " 2>" + e + " >/dev/null; exit $? #");
-    std::stringstream s;
-    s << std::ifstream(e).rdbuf();
-    outcome o{r.status, "", s.str()};
+    outcome o{r.status, "", read_text(e)};
     std::istringstream lines(o.err);
     for (std::string l; std::getline(lines, l);)
       if (l.rfind("starzk: ", 0) == 0) o.line = l;

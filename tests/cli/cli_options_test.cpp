@@ -11,8 +11,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <sstream>
 
+#include "../test_support.hpp"
 #include "cli_harness.hpp"
 #include "groth16/prover.hpp"
 
@@ -46,12 +46,7 @@ class options : public binary_dir_test {
   split_result run_split(const std::string& args) const {
     const std::string o = at("stdout.txt"), e = at("stderr.txt");
     const run_result r = run_starzk(args + " >" + o + " 2>" + e + "; exit $? #");
-    auto slurp = [](const std::string& p) {
-      std::stringstream s;
-      s << std::ifstream(p).rdbuf();
-      return s.str();
-    };
-    return {r.status, slurp(o), slurp(e)};
+    return {r.status, read_text(o), read_text(e)};
   }
   void expect_refused(const std::string& args, const std::string& option) const {
     const split_result r = run_split(args);

@@ -15,24 +15,17 @@
 
 #include <chrono>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "../test_support.hpp"
 #include "cli_reliability_fixture.hpp"
 
 #include <nlohmann/json.hpp>
 
 namespace starzk::test {
 namespace {
-
-std::string text_of(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Starts `prove --manifest m --gpus 0 extra...` with stdout and stderr in
 // `log`; returns its pid.
@@ -56,11 +49,11 @@ pid_t start_batch(const fs::path& m, const fs::path& log, std::vector<std::strin
 // Waits (at most 60 s) until `log` holds `text`.
 void wait_for(const fs::path& log, const std::string& text) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (text_of(log).find(text) == std::string::npos && std::chrono::steady_clock::now() < deadline)
+  while (read_text(log).find(text) == std::string::npos && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
 }
 
-nlohmann::json read_marker(const fs::path& p) { return nlohmann::json::parse(text_of(p), nullptr, false); }
+nlohmann::json read_marker(const fs::path& p) { return nlohmann::json::parse(read_text(p), nullptr, false); }
 
 TEST_F(reliability, sigterm_writes_the_trace_and_ends_by_the_signal) {
   const size_t n = 600;  // long enough to be caught in the middle
@@ -73,7 +66,7 @@ TEST_F(reliability, sigterm_writes_the_trace_and_ends_by_the_signal) {
   ::kill(pid, SIGTERM);
   int st = 0;
   ASSERT_EQ(::waitpid(pid, &st, 0), pid);
-  const std::string out = text_of(log);
+  const std::string out = read_text(log);
   ASSERT_TRUE(WIFSIGNALED(st)) << "the batch ended before the signal or exited: " << out.substr(out.size() - 400);
   EXPECT_EQ(WTERMSIG(st), SIGTERM);
   EXPECT_NE(out.find("starzk: SIGTERM after"), std::string::npos) << out;
@@ -103,7 +96,7 @@ TEST_F(reliability, sigusr1_finishes_the_partitions_in_flight_and_marks_what_is_
   ::kill(pid, SIGUSR1);
   int st = 0;
   ASSERT_EQ(::waitpid(pid, &st, 0), pid);
-  const std::string out = text_of(log);
+  const std::string out = read_text(log);
   ASSERT_TRUE(WIFEXITED(st)) << out.substr(out.size() > 600 ? out.size() - 600 : 0);
   EXPECT_EQ(WEXITSTATUS(st), 5) << out.substr(out.size() > 600 ? out.size() - 600 : 0);
   EXPECT_NE(out.find("starzk: SIGUSR1 after"), std::string::npos) << out;
@@ -115,7 +108,7 @@ TEST_F(reliability, sigusr1_finishes_the_partitions_in_flight_and_marks_what_is_
   EXPECT_LT(proved, n);
   EXPECT_EQ(list_dir(dir_ / "out").size(), 2 * proved + 1);
   const nlohmann::json mk = read_marker(partial);
-  ASSERT_TRUE(mk.is_object()) << text_of(partial);
+  ASSERT_TRUE(mk.is_object()) << read_text(partial);
   EXPECT_EQ(mk["complete"], false);
   EXPECT_EQ(mk["stopped"], "SIGUSR1");
   EXPECT_EQ(mk["proved"], proved);
@@ -131,7 +124,7 @@ TEST_F(reliability, sigusr1_finishes_the_partitions_in_flight_and_marks_what_is_
   expect_complete(dir_, n);
   EXPECT_FALSE(fs::exists(partial));
   const nlohmann::json done = read_marker(complete);
-  ASSERT_TRUE(done.is_object()) << text_of(complete);
+  ASSERT_TRUE(done.is_object()) << read_text(complete);
   EXPECT_EQ(done["complete"], true);
   EXPECT_EQ(done["outputs"].size(), 2 * n + 1);
   EXPECT_EQ(done["outputs"].back(), (dir_ / "proofs.bin").string());

@@ -1,7 +1,8 @@
 // dag_test_util.hpp: StarPU sessions for the DAG tests (CPU workers only,
 // the policy chosen by the test, profiling on for the trace recorder; or
 // with one CUDA worker for the GPU tests), a key bundle of a test case,
-// and an environment variable set for one scope.
+// and (through tests/test_support.hpp) an environment variable set for
+// one scope.
 #pragma once
 
 #include <cstdlib>
@@ -10,6 +11,7 @@
 
 #include "dag/key_bundle.hpp"
 #include "../runtime/cpu_session.hpp"
+#include "../test_support.hpp"
 #include "runtime/starpu_session.hpp"
 #include "test_inputs.hpp"
 
@@ -34,17 +36,5 @@ inline std::unique_ptr<runtime::starpu_session> gpu_session(const std::string& p
   if (session->cuda_workers() == 0) session.reset();
   return session;
 }
-
-// Sets an environment variable for one scope.
-class scoped_env_t {
- public:
-  scoped_env_t(const char* name, const std::string& value) : name_(name) { setenv(name, value.c_str(), 1); }
-  ~scoped_env_t() { unsetenv(name_); }
-  scoped_env_t(const scoped_env_t&) = delete;
-  scoped_env_t& operator=(const scoped_env_t&) = delete;
-
- private:
-  const char* name_;
-};
 
 }  // namespace starzk::test

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "../test_support.hpp"
 #include "groth16/r1cs.hpp"
 #include "io/io_error.hpp"
 
@@ -38,16 +39,6 @@ inline std::vector<uint8_t> read_bytes(const fs::path& p) {
 inline void write_bytes(const fs::path& p, const std::vector<uint8_t>& b) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
-}
-
-inline void write_text(const fs::path& p, const std::string& s) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << s;
-}
-
-inline std::string read_text(const fs::path& p) {
-  std::ifstream in(p);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 // A fresh scratch folder per test, removed afterwards. A parameterised

@@ -20,6 +20,7 @@
 #include <map>
 
 #include "cpu_session.hpp"
+#include "../test_support.hpp"
 #include "runtime/perfmodel_history.hpp"
 #include "runtime/perfmodels.hpp"
 #include "runtime/trace.hpp"
@@ -28,26 +29,6 @@ namespace starzk::runtime {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct env_guard_t {
-  std::string name, old;
-  bool had;
-  env_guard_t(const char* n, const char* v) : name(n) {
-    const char* o = std::getenv(n);
-    had = o != nullptr;
-    if (had) old = o;
-    if (v)
-      setenv(n, v, 1);
-    else
-      unsetenv(n);
-  }
-  ~env_guard_t() {
-    if (had)
-      setenv(name.c_str(), old.c_str(), 1);
-    else
-      unsetenv(name.c_str());
-  }
-};
 
 class perfmodel_history : public ::testing::Test {
  protected:
@@ -148,14 +129,14 @@ TEST_F(perfmodel_history, damaged_files_are_refused_naming_file_and_line) {
 
 TEST_F(perfmodel_history, calibration_minimum_follows_starpu) {
   {
-    env_guard_t g("STARPU_CALIBRATE_MINIMUM", nullptr);
+    test::scoped_env_t g("STARPU_CALIBRATE_MINIMUM", nullptr);
     EXPECT_EQ(calibration_minimum(), 10u);
   }
   {
-    env_guard_t g("STARPU_CALIBRATE_MINIMUM", "3");
+    test::scoped_env_t g("STARPU_CALIBRATE_MINIMUM", "3");
     EXPECT_EQ(calibration_minimum(), 3u);
   }
-  env_guard_t g("STARPU_CALIBRATE_MINIMUM", "ten");
+  test::scoped_env_t g("STARPU_CALIBRATE_MINIMUM", "ten");
   EXPECT_THROW(calibration_minimum(), std::runtime_error);
 }
 
@@ -164,11 +145,11 @@ void sleep_cpu(void* /*buffers*/[], void* arg) { usleep(useconds_t(200 * reinter
 uint32_t arg_footprint(starpu_task* t) { return uint32_t(reinterpret_cast<uintptr_t>(t->cl_arg)) * 0x9e3779b1u; }
 
 TEST_F(perfmodel_history, round_trip_through_starpu) {
-  env_guard_t model_dir("STARPU_PERF_MODEL_DIR", (dir_ / "sampling").c_str());
-  env_guard_t host("STARPU_HOSTNAME", "roundtrip");
-  env_guard_t calibrate("STARPU_CALIBRATE", "1");
+  test::scoped_env_t model_dir("STARPU_PERF_MODEL_DIR", (dir_ / "sampling").c_str());
+  test::scoped_env_t host("STARPU_HOSTNAME", "roundtrip");
+  test::scoped_env_t calibrate("STARPU_CALIBRATE", "1");
   // Every measurement counts (StarPU leaves out those far from the mean).
-  env_guard_t max_error("STARPU_HISTORY_MAX_ERROR", "1000000");
+  test::scoped_env_t max_error("STARPU_HISTORY_MAX_ERROR", "1000000");
   static starpu_perfmodel model;
   model = starpu_perfmodel{};
   model.type = STARPU_HISTORY_BASED;

@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <unistd.h>
 
+#include "../test_support.hpp"
 #include "runtime/perfmodels.hpp"
 
 namespace starzk::runtime {
@@ -18,41 +18,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 void write(const fs::path& p, const std::string& text) {
   fs::create_directories(p.parent_path());
   std::ofstream(p) << text;
 }
 
-struct env_guard_t {
-  std::string name;
-  std::string old;
-  bool had;
-  env_guard_t(const char* n, const std::string& v) : name(n) {
-    const char* o = std::getenv(n);
-    had = o != nullptr;
-    if (had) old = o;
-    setenv(n, v.c_str(), 1);
-  }
-  ~env_guard_t() {
-    if (had)
-      setenv(name.c_str(), old.c_str(), 1);
-    else
-      unsetenv(name.c_str());
-  }
-};
-
 TEST(perfmodels, seeds_missing_models_only) {
   const fs::path root = fs::temp_directory_path() / ("starzk-perfmodels-" + std::to_string(getpid()));
   fs::remove_all(root);
-  env_guard_t dir("STARPU_PERF_MODEL_DIR", (root / "sampling").string());
-  env_guard_t host("STARPU_HOSTNAME", "testhost");
+  test::scoped_env_t dir("STARPU_PERF_MODEL_DIR", (root / "sampling").string());
+  test::scoped_env_t host("STARPU_HOSTNAME", "testhost");
   EXPECT_EQ(perfmodel_hostname(), "testhost");
   EXPECT_EQ(perfmodel_codelet_dir(), root / "sampling" / "codelets" / "45");
 
@@ -62,8 +37,8 @@ TEST(perfmodels, seeds_missing_models_only) {
   write(perfmodel_codelet_dir() / "starzk_ntt_h.testhost", "learned here\n");
 
   EXPECT_EQ(seed_perfmodels(src), 1u);
-  EXPECT_EQ(slurp(perfmodel_codelet_dir() / "starzk_msm.testhost"), "msm model\n");
-  EXPECT_EQ(slurp(perfmodel_codelet_dir() / "starzk_ntt_h.testhost"), "learned here\n");
+  EXPECT_EQ(test::read_text(perfmodel_codelet_dir() / "starzk_msm.testhost"), "msm model\n");
+  EXPECT_EQ(test::read_text(perfmodel_codelet_dir() / "starzk_ntt_h.testhost"), "learned here\n");
   EXPECT_EQ(seed_perfmodels(src), 0u);
   // The files themselves (without codelets/45 above them) work too.
   write(root / "flat" / "starzk_spmv.other", "spmv\n");
