@@ -31,7 +31,10 @@ starpu_data_handle_t register_vector(std::vector<fr_t>& v) {
 // are made on the device (key_bundle_t::rows_made_on_device) b and c,
 // invalidated after the H phase, would leave the chain's MSMs 8 GiB less
 // scratch at 2^27 than the memory plan gives them (docs/benchmarks.md,
-// "a, b, c made on the device").
+// "a, b, c made on the device"); and where the H phase runs in passes
+// (a, b, c in host memory, h copied to the device for msm_h) the cached
+// copy of h would leave the next chain's H phase 4 GiB short of its
+// second vector ("The H phase's two vectors under 16 GB").
 starpu_data_interface_ops* uncached_vector_ops() {
   static starpu_data_interface_ops ops = [] {
     starpu_data_interface_ops o = starpu_interface_vector_ops;
@@ -185,7 +188,8 @@ partition_t::partition_t(std::shared_ptr<const key_bundle_t> key, std::vector<fr
   w = register_vector(s.w);
   starpu_data_handle_t* rows[3] = {&a, &b, &c};
   for (int i = 0; i < 3; ++i)
-    *rows[i] = register_rows(pk.domain_size, host_rows_ ? &s.rows[i] : nullptr, key_->rows_made_on_device());
+    *rows[i] = register_rows(pk.domain_size, host_rows_ ? &s.rows[i] : nullptr,
+                             key_->rows_made_on_device() || key_->h_phase_in_passes());
   if (host_rows_) pending_callbacks += 2;  // the rows' free tasks
   prep = register_variable(s.prep);
   res[int(msm_query_t::h)] = register_variable(s.msm.h);
@@ -290,6 +294,21 @@ namespace {
 // has given it back.
 bool after_msm_h(const partition_t& p) { return p.key().rows_made_on_device(); }
 
+// The chain's last task also reads b_g2_msm's result: where a, b, c are
+// made on the device (above), and where the H phase runs in passes and
+// b_g2_msm may take the GPU. In passes, a b_g2_msm left behind its chain
+// keeps that chain's w on the device during the next chain's H phase,
+// 4 GiB at 2^27 that the H phase's second vector needed (under a 16 GB
+// cap every later H phase fell back to one vector: docs/benchmarks.md, "The
+// H phase's two vectors under 16 GB"); with the edge the chain lock keeps
+// the next chain out until this one's b_g2_msm has run, which on the GPU
+// costs nothing (one worker runs both). On the CPUs only, b_g2_msm runs
+// beside the chains without the edge, which would hold the GPU idle.
+bool b_g2_before_chain_end(const partition_t& p) {
+  return after_msm_h(p) ||
+         (p.key().h_phase_in_passes() && (codelets::codelet_where(codelets::b_g2_msm_codelet()) & STARPU_CUDA) != 0);
+}
+
 // One G1 query: bases (key; none when the memory plan streams the query:
 // the CUDA body copies it itself, codelets/msm.cpp), scalars (h in a, or
 // prep), result.
@@ -303,7 +322,7 @@ void submit_msm(partition_t& p, const submit_context_t& ctx, msm_query_t q, bool
   if (last) {  // the chain's last task waits for the chain's other results
     for (msm_query_t other : {msm_query_t::h, msm_query_t::l, msm_query_t::a})
       data.push_back({p.res[int(other)], STARPU_R});
-    if (after_msm_h(p)) data.push_back({p.res_b2, STARPU_R});
+    if (b_g2_before_chain_end(p)) data.push_back({p.res_b2, STARPU_R});
   } else if (q != msm_query_t::h && after_msm_h(p)) {
     data.push_back({p.res[int(msm_query_t::h)], STARPU_R});
   }
