@@ -298,12 +298,12 @@ bool after_msm_h(const partition_t& p) { return p.key().rows_made_on_device(); }
 // made on the device (above), and where the H phase runs in passes and
 // b_g2_msm may take the GPU. In passes, a b_g2_msm left behind its chain
 // keeps that chain's w on the device during the next chain's H phase,
-// 4 GiB at 2^27 that the H phase's second vector needed (under a 16 GB
-// cap every later H phase fell back to one vector: docs/benchmarks.md, "The
-// H phase's two vectors under 16 GB"); with the edge the chain lock keeps
-// the next chain out until this one's b_g2_msm has run, which on the GPU
-// costs nothing (one worker runs both). On the CPUs only, b_g2_msm runs
-// beside the chains without the edge, which would hold the GPU idle.
+// 4 GiB at 2^27 of the room its second vector needs (docs/benchmarks.md,
+// "The H phase's two vectors under 16 GB"); with the edge the chain lock
+// keeps the next chain out until this one's b_g2_msm has run, which on
+// the GPU costs nothing (one worker runs both). Placed on the CPUs only,
+// b_g2_msm runs beside the chains without the edge, which would hold the
+// GPU idle while it ran.
 bool b_g2_before_chain_end(const partition_t& p) {
   return after_msm_h(p) ||
          (p.key().h_phase_in_passes() && (codelets::codelet_where(codelets::b_g2_msm_codelet()) & STARPU_CUDA) != 0);
