@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gpu_test_util.hpp"
+#include "msm/pippenger.hpp"
 
 namespace starzk::gpu::test {
 
@@ -75,6 +76,21 @@ bool same(const xyzz_t<P>& got, const jacobian_t<P>& want) {
 template <class P>
 bool same(const jacobian_t<P>& got, const jacobian_t<P>& want) {
   return got.to_affine() == want.to_affine() && got.is_infinity() == want.is_infinity();
+}
+
+// One device MSM (msm_host, `tune`) of fresh bases (`distinct` of them
+// repeated, O every `inf_every`-th; make_bases) and scalars of mix `m`
+// against the host Pippenger.
+template <class P>
+void check_msm(std::mt19937_64& rng, size_t n, mix_t m, const msm_tuning_t& tune = {}, size_t distinct = 0,
+               size_t inf_every = 0) {
+  const auto bases = make_bases<P>(rng, n, distinct, inf_every);
+  const auto s = make_scalars(rng, n, m);
+  const xyzz_t<P> got = msm_host<P>(bases, s, tune);
+  const jacobian_t<P> want = msm_pippenger<P>(std::span<const affine_t<P>>(bases), s);
+  EXPECT_TRUE(same<P>(got, want)) << P::name << " n=" << n << " mix=" << m.zero_pct << "/" << m.one_pct << "/"
+                                  << m.minus_one_pct << " c=" << tune.window_bits << " chunk=" << tune.chunk
+                                  << " distinct=" << distinct << " inf_every=" << inf_every;
 }
 
 }  // namespace starzk::gpu::test
