@@ -31,7 +31,8 @@ struct bellman_vk_t {
   g1_affine_t beta_g1, delta_g1;
 };
 
-constexpr uint64_t bellman_vk_fixed_bytes = 868;  // up to and including n_ic
+constexpr uint64_t bellman_vk_points_bytes = 864;                         // alpha_g1 .. delta_g2
+constexpr uint64_t bellman_vk_fixed_bytes = bellman_vk_points_bytes + 4;  // up to and including n_ic
 constexpr uint64_t bellman_vk_bytes(uint64_t n_ic) { return bellman_vk_fixed_bytes + 96 * n_ic; }
 
 // Whether the file's size is exactly that of a .vk with the n_ic it states

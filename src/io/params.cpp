@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 
+#include "io/bellman_vk.hpp"
 #include "io/io_error.hpp"
 #include "io/mapped_file.hpp"
 #include "util/parallel.hpp"
@@ -17,7 +18,8 @@ namespace {
 
 constexpr uint64_t g1_size = g1_uncompressed_size;  // 96
 constexpr uint64_t g2_size = g2_uncompressed_size;  // 192
-constexpr uint64_t vk_fixed_size = params_vk_points_bytes;
+// The verifying key's fixed points, as the .vk file has them.
+constexpr uint64_t vk_fixed_size = bellman_vk_points_bytes;
 static_assert(vk_fixed_size == 3 * g1_size + 3 * g2_size);
 // The queries below size their byte strides with sizeof(affine_t<P>).
 static_assert(sizeof(g1_affine_t) == g1_size && sizeof(g2_affine_t) == g2_size);

@@ -65,10 +65,6 @@
 
 namespace starzk {
 
-// Bytes of the verifying key's six fixed points, alpha_g1 to delta_g2
-// (the offset of n_ic).
-inline constexpr uint64_t params_vk_points_bytes = 864;
-
 struct params_read_options_t {
   decode_check check = decode_check::full;
   unsigned threads = 0;  // 0: every hardware thread

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "io/atomic_file.hpp"
+#include "io/bellman_vk.hpp"
 #include "io/io_error.hpp"
 #include "io/params.hpp"
 #include "util/parallel.hpp"
@@ -117,7 +118,7 @@ void write_params(const std::filesystem::path& file, const proving_key_t& key) {
 void write_params(const std::filesystem::path& file, const proving_key_t& k, unsigned threads) {
   check_shape(file, k);
   write_file_atomic(file, [&](atomic_file_t& out) {
-    uint8_t vk[params_vk_points_bytes];
+    uint8_t vk[bellman_vk_points_bytes];
     encode(k.alpha_g1, vk);
     encode(k.beta_g1, vk + 96);
     encode(k.beta_g2, vk + 192);
