@@ -50,6 +50,13 @@ starpu_codelet* ntt_h_codelet();
 // The H phase with a, b, c kept in main memory (a GPU streams them): the
 // memory plan's choice for a device that cannot hold the three at once.
 starpu_codelet* ntt_h_passes_codelet();
+// How many of ntt_h_passes' CUDA bodies so far (in this process) ran in
+// each form: through two device vectors, through one vector and two
+// chunks, or on the host for want of either (codelets/ntt_h_passes.cpp).
+struct h_passes_forms_t {
+  unsigned long long two = 0, one = 0, host = 0;
+};
+h_passes_forms_t h_passes_forms();
 starpu_codelet* prep_msm_codelet();
 starpu_codelet* msm_codelet();
 starpu_codelet* b_g2_msm_codelet();

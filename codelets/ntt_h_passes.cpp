@@ -51,6 +51,9 @@ namespace {
 // Staging chunks of the pointwise step: 2^22 elements (128 MiB) each at most.
 constexpr size_t passes_chunk = size_t(1) << 22;
 
+// The forms the CUDA bodies took (h_passes_forms).
+std::atomic<unsigned long long> ran_two{0}, ran_one{0}, ran_host{0};
+
 void ntt_h_passes_cpu(void* buffers[], void* arg) noexcept {
   auto& p = *static_cast<partition_state_t*>(arg);
   guarded(p, "ntt_h_passes", [&] {
@@ -84,6 +87,7 @@ void ntt_h_passes_cuda(void* buffers[], void* arg) noexcept {
         report_note(p.label + ": ntt_h_passes: no device memory for one vector of " + std::to_string(n) +
                     " elements; computed on the host (said once)");
       detail::h_phase_on_host(p, a, b, c);
+      ran_host.fetch_add(1, std::memory_order_relaxed);
       return;
     }
     static std::atomic<bool> said_form[2] = {false, false};
@@ -99,6 +103,7 @@ void ntt_h_passes_cuda(void* buffers[], void* arg) noexcept {
                           passes_chunk, detail::worker_stream(), d.tune, vectors),
         "gpu::ntt_h_passes");
     if (vectors == 2) detail::release_scratch_above(std::max<size_t>(one, p.key.scratch_max));
+    (vectors == 2 ? ran_two : ran_one).fetch_add(1, std::memory_order_relaxed);
   });
 }
 #endif
@@ -106,6 +111,11 @@ void ntt_h_passes_cuda(void* buffers[], void* arg) noexcept {
 starpu_perfmodel ntt_h_passes_model;
 
 }  // namespace
+
+h_passes_forms_t h_passes_forms() {
+  return {ran_two.load(std::memory_order_relaxed), ran_one.load(std::memory_order_relaxed),
+          ran_host.load(std::memory_order_relaxed)};
+}
 
 starpu_codelet* ntt_h_passes_codelet() {
   static starpu_codelet cl = [] {

@@ -17,13 +17,6 @@ using codelets::msm_query_t;
 
 namespace {
 
-starpu_data_handle_t register_vector(std::vector<fr_t>& v) {
-  starpu_data_handle_t h = nullptr;
-  starpu_vector_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(v.data()), uint32_t(v.size()),
-                              sizeof(fr_t));
-  return h;
-}
-
 // StarPU's vector interface with one difference: a device buffer of the
 // handle is freed when the handle is invalidated, not kept in StarPU's
 // cache of freed buffers for the next allocation of that size. That cache
@@ -32,9 +25,10 @@ starpu_data_handle_t register_vector(std::vector<fr_t>& v) {
 // invalidated after the H phase, would leave the chain's MSMs 8 GiB less
 // scratch at 2^27 than the memory plan gives them (docs/benchmarks.md,
 // "a, b, c made on the device"); and where the H phase runs in passes
-// (a, b, c in host memory, h copied to the device for msm_h) the cached
-// copy of h would leave the next chain's H phase 4 GiB short of its
-// second vector ("The H phase's two vectors under 16 GB").
+// (a, b, c in host memory, h and w copied to the device for the MSMs) a
+// cached copy of h or of the last chain's w would leave the next chain's
+// H phase 4 GiB short of its second vector ("The H phase's two vectors
+// under 16 GB").
 starpu_data_interface_ops* uncached_vector_ops() {
   static starpu_data_interface_ops ops = [] {
     starpu_data_interface_ops o = starpu_interface_vector_ops;
@@ -44,13 +38,13 @@ starpu_data_interface_ops* uncached_vector_ops() {
   return &ops;
 }
 
-// a, b or c, a vector of n F_r elements: on `home` (n values in host
+// w, a, b or c, a vector of n F_r elements: on `home` (n values in host
 // memory), or with no home (StarPU allocates it on the memory node of the
 // first task that writes it); uncached: see uncached_vector_ops.
-starpu_data_handle_t register_rows(uint64_t n, std::vector<fr_t>* home, bool uncached) {
+starpu_data_handle_t register_fr_vector(uint64_t n, std::vector<fr_t>* home, bool uncached) {
   if (n > UINT32_MAX)
-    throw std::runtime_error("domain of " + std::to_string(n) + " rows is too large for a StarPU vector");
-  if (home && home->size() != n) throw std::logic_error("a row's home buffer is not of the domain's size");
+    throw std::runtime_error("a vector of " + std::to_string(n) + " elements is too large for a StarPU vector");
+  if (home && home->size() != n) throw std::logic_error("a vector's home buffer is not of its size");
   // The vector interface as starpu_vector_data_register fills it, with the
   // ops chosen here.
   starpu_vector_interface v{};
@@ -185,11 +179,11 @@ partition_t::partition_t(std::shared_ptr<const key_bundle_t> key, std::vector<fr
   // on the GPU): its pool page-locked the buffer once for fast asynchronous
   // copies; the free task hands it back.
   s.recycle = [&pool](std::vector<fr_t>&& v) { pool.give_back(std::move(v)); };
-  w = register_vector(s.w);
+  const bool uncached = key_->rows_made_on_device() || key_->h_phase_in_passes();
+  w = register_fr_vector(s.w.size(), &s.w, uncached);
   starpu_data_handle_t* rows[3] = {&a, &b, &c};
   for (int i = 0; i < 3; ++i)
-    *rows[i] = register_rows(pk.domain_size, host_rows_ ? &s.rows[i] : nullptr,
-                             key_->rows_made_on_device() || key_->h_phase_in_passes());
+    *rows[i] = register_fr_vector(pk.domain_size, host_rows_ ? &s.rows[i] : nullptr, uncached);
   if (host_rows_) pending_callbacks += 2;  // the rows' free tasks
   prep = register_variable(s.prep);
   res[int(msm_query_t::h)] = register_variable(s.msm.h);
@@ -362,6 +356,11 @@ void submit_assemble(partition_t& p, const submit_context_t& ctx) {
 }
 
 void submit_free(partition_t& p, const submit_context_t& ctx) {
+  // w's device copy goes back once its last reader is done, not when the
+  // partition is unregistered after its proof is collected: the free
+  // task's write on the host would only mark that copy stale, and a stale
+  // copy holds its memory.
+  starpu_data_invalidate_submit(p.w);
   submit_task(p, ctx, codelets::free_codelet(), &p.state().free_rest, {{p.w, STARPU_W}, {p.prep, STARPU_W}}, "free",
               prio_finish, 0.0, false, &on_task_done);
 }

@@ -6,8 +6,9 @@
 //                      ├───► msm_b1 (reads h, l, a results: last) ─┤
 //                      └───► b_g2_msm ─────────────────────────────┤
 //                                                   assemble ─► proof
-//   free(w, prep) after the last reader of each; b, c (after ntt_h) and a
-//   (after msm_h) go back to StarPU (starpu_data_invalidate_submit), and
+//   free(w, prep) after the last reader of each; b, c (after ntt_h), a
+//   (after msm_h) and w's device copy (before free) go back to StarPU
+//   (starpu_data_invalidate_submit), and
 //   where they have home buffers in host memory a free task each releases
 //   those (free(b, c), free(a)), so the budget can admit the next witness
 //

@@ -7,7 +7,9 @@
 //               device memory, the NTT domain lean, and the H phase in
 //               passes on the GPU, a, b, c in host memory; per chain
 //               msm_b1, the chain's last, after b_g2_msm, from the
-//               trace); and the same batch with the queries resident and
+//               trace; every chain's H phase in two vectors where two
+//               are asked; no witness left on the device after the
+//               batch); and the same batch with the queries resident and
 //               STARZK_GPU_SCRATCH_MAX a quarter above the smallest
 //               pieces: the MSMs run on the GPU, every proof verifies, the
 //               first equals the CPU reference;
@@ -37,6 +39,7 @@
 #include <utility>
 
 #include "codelets/codelets.hpp"
+#include "codelets/cuda_support.hpp"
 #include "codelets/msm_device.hpp"
 #include "dag/partition_dag.hpp"
 #include "dag_gpu_memory_util.hpp"
@@ -135,6 +138,17 @@ void check_b_g2_before_chain_end(const run_t& got, int parts) {
   }
 }
 
+// Every H phase in passes ran in the form the key asks for: with two
+// vectors asked, each chain's found room for both, the first chain's and
+// every later one's (no earlier chain's w or h left on the device,
+// dag/partition_dag.cpp); none fell back to the host.
+void check_h_passes_forms(const codelets::h_passes_forms_t& before, unsigned vectors, int parts) {
+  const codelets::h_passes_forms_t now = codelets::h_passes_forms();
+  EXPECT_EQ(now.host - before.host, 0u);
+  EXPECT_EQ(now.two - before.two, vectors >= 2 ? unsigned(parts) : 0u) << vectors << " vectors asked";
+  EXPECT_EQ(now.one - before.one, vectors >= 2 ? 0u : unsigned(parts)) << vectors << " vectors asked";
+}
+
 // Proves the 2^18 case on a session made now and checks the proofs: all
 // verify, the first equals the reference, every MSM ran on the GPU.
 void prove_and_check_case18(const std::string& place, const std::function<void(const dag::key_bundle_t&)>& check) {
@@ -145,7 +159,17 @@ void prove_and_check_case18(const std::string& place, const std::function<void(c
   auto key = test::bundle(k.c);
   std::printf("[ plan     ] %s\n", key->describe_memory_plan().c_str());
   check(*key);
+  const codelets::h_passes_forms_t forms = codelets::h_passes_forms();
+  // The device's free bytes before the batch (StarPU's count: its cache of
+  // freed buffers counts as used), the key's NTT domain (the bundle
+  // prefetches it) on the device first.
+  const unsigned node = starpu_worker_get_memory_node(unsigned(starpu_worker_get_by_type(STARPU_CUDA_WORKER, 0)));
+  ASSERT_EQ(starpu_data_acquire_on_node(key->device_domain(), int(node), STARPU_R), 0);
+  starpu_data_release_on_node(key->device_domain(), int(node));
+  const starpu_ssize_t free_before = starpu_memory_get_available(node);
   const run_t got = prove_all(key, k.c.witnesses, k.rs);
+  codelets::detail::release_worker_scratch();
+  const starpu_ssize_t left = free_before - starpu_memory_get_available(node);
   ASSERT_EQ(got.proofs.size(), k.c.witnesses.size());
   for (uint32_t i = 0; i < k.c.witnesses.size(); ++i)
     EXPECT_TRUE(verify(k.c.pk->vk, public_inputs(*k.c.pk, k.c.witnesses[i]), got.proofs.at(i))) << "partition " << i;
@@ -155,6 +179,7 @@ void prove_and_check_case18(const std::string& place, const std::function<void(c
   if (key->h_phase_in_passes()) {
     EXPECT_EQ(got.count("ntt_h_passes", "cuda"), int(k.c.witnesses.size()));
     check_b_g2_before_chain_end(got, int(k.c.witnesses.size()));
+    check_h_passes_forms(forms, key->view().h_passes_vectors, int(k.c.witnesses.size()));
   }
   // The CSR in host memory: the witness map in pieces, on the GPU unless
   // placed on the CPUs (a, b, c in host memory, or made on the device).
@@ -169,6 +194,15 @@ void prove_and_check_case18(const std::string& place, const std::function<void(c
     EXPECT_GE(got.gpu_tasks_fetching, 1);
   }
   if (key->rows_made_on_device()) check_rows_made_on_device(got, int(k.c.witnesses.size()));
+  // With the H phase in passes (every query streamed: the key's only
+  // device data is its lean domain) every partition's w and h leave the
+  // device with their last reader, not into StarPU's cache of freed
+  // buffers (dag/partition_dag.cpp): once the batch is over and the
+  // worker's scratch given back, less than one witness remains of it.
+  if (key->h_phase_in_passes()) {
+    const starpu_ssize_t witness = starpu_ssize_t(k.c.witnesses.at(0).size() * sizeof(fr_t));
+    EXPECT_LT(left, witness) << "device bytes the batch left in use on node " << node;
+  }
   codelets::set_placement(any_place);
 }
 
