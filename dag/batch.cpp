@@ -73,6 +73,10 @@ batch_t::batch_t(const batch_options_t& options)
     if (starzk_policy_get_config(0, &cfg) == 0 && cfg.mem_interlock && cfg.mem_heavy_max > 0)
       mem_threads_ = std::max(threads, starpu_cpu_worker_get_count() / unsigned(cfg.mem_heavy_max));
   }
+  if (options.trace) {  // how many threads a CPU body forks, for whoever reads the trace
+    options.trace->set_meta("threads_per_task", std::to_string(threads));
+    options.trace->set_meta("mem_task_threads", std::to_string(mem_threads_));
+  }
   prep_task_ = resolve_prep_task(options.prep_task);
   for (unsigned i = 0; i < options.loaders; ++i) loaders_.emplace_back([this] { loader_main(); });
 }

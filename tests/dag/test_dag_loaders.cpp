@@ -13,6 +13,7 @@
 #include <chrono>
 #include <map>
 #include <set>
+#include <string>
 #include <stdexcept>
 #include <thread>
 
@@ -192,6 +193,21 @@ TEST(witness_pool, a_capacity_makes_buffers_serve_either_size) {
   std::vector<fr_t> more = pool.take(10, 100);  // the idle 10-value buffer lacks the room
   EXPECT_EQ(pool.created(), 4u);
   EXPECT_GE(more.capacity(), 100u);
+}
+
+// A batch's trace says how many threads its CPU bodies fork: the memory-
+// heavy ones behind one interlock slot (2 CPU workers, a cap of 1), the
+// others threads_per_task.
+TEST(dag_loaders, the_trace_records_the_cpu_bodies_threads) {
+  setenv("STARZK_MEM_HEAVY_MAX", "1", 1);
+  runtime::starpu_session session(test::cpu_session("starzk", 2));
+  unsetenv("STARZK_MEM_HEAVY_MAX");
+  runtime::trace_recorder recorder;
+  { dag::batch_t batch(dag::batch_options_t{.trace = &recorder}); }
+  const std::map<std::string, std::string> meta = recorder.snapshot().meta;
+  ASSERT_TRUE(meta.count("threads_per_task") && meta.count("mem_task_threads"));
+  EXPECT_EQ(meta.at("threads_per_task"), "1");
+  EXPECT_EQ(meta.at("mem_task_threads"), "2");
 }
 
 // Memory-heavy bodies fork the cores behind one interlock slot: the CPU
