@@ -102,10 +102,12 @@ TEST_P(dag_gpu, proofs_equal_the_cpu_reference) {
   // spmv heads its partition's GPU chain exactly when it runs on the GPU
   // that the memory plan keeps a, b, c on (dag/partition_dag.hpp), so the
   // lock checked below covers it too.
-  for (const auto& e : t.events)
-    if (e.codelet == "spmv")
+  for (const auto& e : t.events) {
+    if (e.codelet == "spmv") {
       EXPECT_EQ(e.rc == STARZK_RC_GPU_CHAIN, key->rows_on_device() && e.worker_kind == "cuda")
           << "spmv of chain " << e.chain << " on " << e.worker_kind << " under " << pc.name;
+    }
+  }
   runtime::invariant_options_t io;
   // The lock is checked where the whole chain is pinned to the GPU (chains
   // on CPU workers are not locked by default).

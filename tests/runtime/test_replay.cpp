@@ -263,7 +263,7 @@ TEST(replay, recorded_submission_waits_for_each_tasks_recorded_time) {
     {
       starpu_session s(starzk::test::cpu_session("eager"));
       trace_recorder r;
-      run_replay(plan, replay_options_t{how}, r);
+      run_replay(plan, replay_options_t{.submission = how, .priority = {}}, r);
       got = r.snapshot();
     }
     const auto e = by_id(got);

@@ -122,8 +122,12 @@ TEST(config, the_table_is_well_formed) {
     EXPECT_EQ(std::string(v.name).rfind("STARZK_", 0), 0u) << v.name;
     EXPECT_GT(std::string(v.doc).size(), 10u) << v.name;
     EXPECT_GT(std::string(v.fallback).size(), 0u) << v.name;
-    if (v.kind == config::kind_t::count) EXPECT_NE(std::string(v.choices).find(".."), std::string::npos) << v.name;
-    if (v.kind == config::kind_t::choice) EXPECT_NE(std::string(v.choices).find(','), std::string::npos) << v.name;
+    if (v.kind == config::kind_t::count) {
+      EXPECT_NE(std::string(v.choices).find(".."), std::string::npos) << v.name;
+    }
+    if (v.kind == config::kind_t::choice) {
+      EXPECT_NE(std::string(v.choices).find(','), std::string::npos) << v.name;
+    }
   }
 }
 
