@@ -81,14 +81,19 @@ bellman_vk_t read_bellman_vk(const std::filesystem::path& file, bool leading) {
   return k;
 }
 
+void encode_bellman_vk_points(const key_head_t& k, uint8_t* out) {
+  encode_g1_uncompressed(k.alpha_g1, out);
+  encode_g1_uncompressed(k.beta_g1, out + 96);
+  encode_g2_uncompressed(k.beta_g2, out + 192);
+  encode_g2_uncompressed(k.gamma_g2, out + 384);
+  encode_g1_uncompressed(k.delta_g1, out + 576);
+  encode_g2_uncompressed(k.delta_g2, out + 672);
+}
+
 void write_bellman_vk(const std::filesystem::path& file, const bellman_vk_t& k) {
   std::vector<uint8_t> b(bellman_vk_bytes(k.vk.ic.size()));
-  encode_g1_uncompressed(k.vk.alpha_g1, b.data());
-  encode_g1_uncompressed(k.beta_g1, b.data() + 96);
-  encode_g2_uncompressed(k.vk.beta_g2, b.data() + 192);
-  encode_g2_uncompressed(k.vk.gamma_g2, b.data() + 384);
-  encode_g1_uncompressed(k.delta_g1, b.data() + 576);
-  encode_g2_uncompressed(k.vk.delta_g2, b.data() + 672);
+  encode_bellman_vk_points(key_head_t{k.vk.alpha_g1, k.beta_g1, k.delta_g1, k.vk.beta_g2, k.vk.delta_g2, k.vk.gamma_g2},
+                           b.data());
   const uint32_t n = uint32_t(k.vk.ic.size());
   for (int i = 0; i < 4; ++i) b[864 + i] = uint8_t(n >> (24 - 8 * i));
   for (uint32_t i = 0; i < n; ++i) encode_g1_uncompressed(k.vk.ic[i], b.data() + bellman_vk_fixed_bytes + 96 * i);

@@ -35,6 +35,11 @@ constexpr uint64_t bellman_vk_points_bytes = 864;                         // alp
 constexpr uint64_t bellman_vk_fixed_bytes = bellman_vk_points_bytes + 4;  // up to and including n_ic
 constexpr uint64_t bellman_vk_bytes(uint64_t n_ic) { return bellman_vk_fixed_bytes + 96 * n_ic; }
 
+// The six points before n_ic, uncompressed in the layout's order:
+// bellman_vk_points_bytes at `out`. The .vk and the .params writers
+// (params.hpp) both begin with them.
+void encode_bellman_vk_points(const key_head_t& k, uint8_t* out);
+
 // Whether the file's size is exactly that of a .vk with the n_ic it states
 // (how `info` and `verify` tell a .vk from a .params, which has no magic).
 bool looks_like_bellman_vk(const std::filesystem::path& file);

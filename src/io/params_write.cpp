@@ -119,12 +119,7 @@ void write_params(const std::filesystem::path& file, const proving_key_t& k, uns
   check_shape(file, k);
   write_file_atomic(file, [&](atomic_file_t& out) {
     uint8_t vk[bellman_vk_points_bytes];
-    encode(k.alpha_g1, vk);
-    encode(k.beta_g1, vk + 96);
-    encode(k.beta_g2, vk + 192);
-    encode(k.vk.gamma_g2, vk + 384);
-    encode(k.delta_g1, vk + 576);
-    encode(k.delta_g2, vk + 672);
+    encode_bellman_vk_points(key_head_t::of(k), vk);
     out.write(vk, sizeof vk);
     write_query<g1_params>(out, "ic", k.vk.ic, false, false, threads);
     write_query<g1_params>(out, "h", k.h, false, false, threads);
