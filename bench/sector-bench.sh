@@ -25,7 +25,8 @@
 # prove past it gets SIGTERM, which writes its trace so far, and the next
 # limit runs), STARZK_WATCH_S (20 here: a line on what the batch waits for
 # after that many seconds without a finished partition).
-# Writes OUT_DIR/sector-k<K>.txt (every step's output and timing, the file
+# Writes OUT_DIR/sector-k<K>.txt (every step's output and timing, the
+# CPU (model, cores, L3s, whether it has AVX-512 IFMA), the file
 # sizes, the disk and memory before and after, StarPU's bus statistics at
 # the end of each prove: bytes copied between host and device, so a query
 # evicted and copied again, or rows evicted to the host, shows), the trace and its summary
@@ -47,7 +48,8 @@ now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.1f", b - a}'; }
 
 say "sector k=$k partitions=$parts on $(hostname), $(date -u +%FT%TZ)"
-{ df -h "$dir"; free -g; nvidia-smi --query-gpu=name,memory.total,memory.used --format=csv,noheader; } >> "$log" 2>&1
+{ df -h "$dir"; free -g; nvidia-smi --query-gpu=name,memory.total,memory.used --format=csv,noheader
+  lscpu | grep -E '^ *(Model name|Socket|Core|Thread|NUMA node|L3|Flags)' | sed 's/^Flags:.*/CPU flags with avx512ifma: '"$(grep -c avx512ifma /proc/cpuinfo)"' of the logical CPUs/'; } >> "$log" 2>&1
 steps=${STARZK_SECTOR_STEPS:-gen prove}
 case " $steps " in *" gen "*) want_gen=1 ;; *) want_gen=0 ;; esac
 case " $steps " in *" prove "*) want_prove=1 ;; *) want_prove=0 ;; esac
