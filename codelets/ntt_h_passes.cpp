@@ -112,6 +112,17 @@ starpu_perfmodel ntt_h_passes_model;
 
 }  // namespace
 
+uint64_t ntt_h_passes_two_vector_bytes(uint64_t n) {
+#if STARZK_CODELETS_CUDA
+  unsigned log_n = 0;
+  while ((uint64_t(1) << log_n) < n) ++log_n;
+  return gpu::ntt_h_passes_scratch_bytes(log_n, passes_chunk, 2);
+#else
+  (void)n;
+  return 0;
+#endif
+}
+
 h_passes_forms_t h_passes_forms() {
   return {ran_two.load(std::memory_order_relaxed), ran_one.load(std::memory_order_relaxed),
           ran_host.load(std::memory_order_relaxed)};

@@ -216,6 +216,12 @@ void engine_t::limit_run_ahead(int n) {
   ledger_t::instance().generation.fetch_add(1, std::memory_order_acq_rel);
 }
 
+void engine_t::reserve_gpu_memory(std::size_t bytes) {
+  std::size_t now = stage_reserve_.load(std::memory_order_relaxed);
+  while (now < bytes && !stage_reserve_.compare_exchange_weak(now, bytes, std::memory_order_relaxed)) {
+  }
+}
+
 namespace {
 
 engine_t* engine_of(unsigned ctx) { return static_cast<engine_t*>(starpu_sched_ctx_get_policy_data(ctx)); }
@@ -277,6 +283,14 @@ bool engine_limit_run_ahead(unsigned sched_ctx_id, int n) {
   auto* engine = static_cast<engine_t*>(starpu_sched_ctx_get_policy_data(sched_ctx_id));
   if (!engine || !g_engines.count(engine)) return false;
   engine->limit_run_ahead(n);
+  return true;
+}
+
+bool engine_reserve_gpu_memory(unsigned sched_ctx_id, std::size_t bytes) {
+  std::lock_guard<sched_mutex_t> lk(g_engines_mu);
+  auto* engine = static_cast<engine_t*>(starpu_sched_ctx_get_policy_data(sched_ctx_id));
+  if (!engine || !g_engines.count(engine)) return false;
+  engine->reserve_gpu_memory(bytes);
   return true;
 }
 

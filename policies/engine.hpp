@@ -19,6 +19,7 @@
 #include <starpu.h>
 #include <starpu_scheduler.h>
 
+#include <cstddef>
 #include <string>
 
 #include "policies/rules.hpp"
@@ -63,6 +64,8 @@ bool engine_config(unsigned sched_ctx_id, starzk_policy_config* cfg);
 // engine_t::limit_run_ahead on the context's engine; false when the
 // context runs none.
 bool engine_limit_run_ahead(unsigned sched_ctx_id, int n);
+// engine_t::reserve_gpu_memory likewise.
+bool engine_reserve_gpu_memory(unsigned sched_ctx_id, std::size_t bytes);
 
 // The first error an engine reported since the first engine of this StarPU
 // run started (a stalled chain, stall.hpp); false when there is none.

@@ -47,6 +47,9 @@ class engine_t {
   // Lowers a positive run-ahead bound to n (>= 1); an unbounded one (0)
   // stays as the rules set it.
   void limit_run_ahead(int n);
+  // Raises the device bytes a staged chain must leave free to `bytes`
+  // (starzk_policy_reserve_gpu_memory).
+  void reserve_gpu_memory(std::size_t bytes);
 
  private:
   struct choice_t {
@@ -82,6 +85,7 @@ class engine_t {
   std::array<std::atomic<bool>, STARPU_NMAXWORKERS> idle_{};
   std::array<std::atomic<std::uint64_t>, STARPU_NMAXWORKERS> last_fail_{};
   std::atomic<std::size_t> npending_{0};
+  std::atomic<std::size_t> stage_reserve_{0};  // bytes a staged chain leaves free (reserve_gpu_memory)
   // The stall watch (stall.hpp); only its thread touches these three.
   std::chrono::steady_clock::time_point stall_since_;
   std::uint64_t stall_owner_ = 0, stall_gen_ = 0;

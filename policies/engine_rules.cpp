@@ -187,7 +187,7 @@ void engine_t::prefetch_next_chain(int w, const worker_place_t& me, const ledger
     if (rules_.chain_locality && inputs_on_other_device(e.task, node))
       continue;  // its inputs sit on another GPU: it should start there
     if (e.prefetched) return;
-    const std::size_t need = staged_input_bytes(e.task, node);
+    const std::size_t need = staged_input_bytes(e.task, node) + stage_reserve_.load(std::memory_order_relaxed);
     starpu_ssize_t avail = starpu_memory_get_available(node);
     if (avail >= 0 && need <= static_cast<std::size_t>(avail)) {
       starpu_idle_prefetch_task_input_on_node(e.task, node);

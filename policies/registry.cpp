@@ -62,6 +62,11 @@ int starzk_policy_limit_gpu_run_ahead(unsigned sched_ctx_id, int n) {
   return engine_limit_run_ahead(sched_ctx_id, n) ? 0 : -1;
 }
 
+int starzk_policy_reserve_gpu_memory(unsigned sched_ctx_id, size_t bytes) {
+  if (!starpu_is_initialized() || sched_ctx_id >= STARPU_NMAX_SCHED_CTXS) return -1;
+  return engine_reserve_gpu_memory(sched_ctx_id, bytes) ? 0 : -1;
+}
+
 int starzk_policies_error(char* err, size_t err_len) {
   std::string error;
   if (!engine_error(&error)) return 0;

@@ -64,6 +64,14 @@ int starzk_policy_get_config(unsigned sched_ctx_id, struct starzk_policy_config*
  * not run one of our policies or n < 1. */
 int starzk_policy_limit_gpu_run_ahead(unsigned sched_ctx_id, int n);
 
+/* Keep `bytes` of each GPU free beyond the inputs of a chain the policy
+ * stages there (gpu_prefetch), for a program whose running chain may still
+ * allocate that much device memory outside StarPU's data (a task's
+ * scratch): a staged partition must not take it. The largest value asked
+ * for holds. Returns 0, or -1 when the context does not run one of our
+ * policies. */
+int starzk_policy_reserve_gpu_memory(unsigned sched_ctx_id, size_t bytes);
+
 /* The first error a policy reported since the first starzk policy of this
  * StarPU run started: a chain that held a lock domain while nothing could
  * end it (no is_last task, or a chain waiting on another chain; the policy

@@ -187,6 +187,10 @@ TEST(policy_api, context_with_added_workers) {
   EXPECT_EQ(cfg.gpu_run_ahead, 1);
   EXPECT_EQ(starzk_policy_limit_gpu_run_ahead(ctx, 0), -1);
   EXPECT_EQ(starzk_policy_limit_gpu_run_ahead(0, 1), -1);  // eager's context
+  // Likewise the device memory a staged chain leaves free.
+  EXPECT_EQ(starzk_policy_reserve_gpu_memory(ctx, size_t(1) << 30), 0);
+  EXPECT_EQ(starzk_policy_reserve_gpu_memory(0, size_t(1) << 30), -1);
+  EXPECT_EQ(starzk_policy_reserve_gpu_memory(STARPU_NMAX_SCHED_CTXS, 1), -1);
 
   starpu_codelet cl;
   starpu_codelet_init(&cl);
