@@ -57,9 +57,9 @@ struct h_passes_forms_t {
   unsigned long long two = 0, one = 0, host = 0;
 };
 h_passes_forms_t h_passes_forms();
-// Device scratch of ntt_h_passes' two-vector form for a domain of n
-// elements (a power of two); 0 without CUDA bodies.
-uint64_t ntt_h_passes_two_vector_bytes(uint64_t n);
+// Device scratch of ntt_h_passes' two-vector form for a domain of 2^log_n
+// elements; 0 without CUDA bodies.
+uint64_t ntt_h_passes_two_vector_bytes(unsigned log_n);
 starpu_codelet* prep_msm_codelet();
 starpu_codelet* msm_codelet();
 starpu_codelet* b_g2_msm_codelet();

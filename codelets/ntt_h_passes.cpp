@@ -112,13 +112,11 @@ starpu_perfmodel ntt_h_passes_model;
 
 }  // namespace
 
-uint64_t ntt_h_passes_two_vector_bytes(uint64_t n) {
+uint64_t ntt_h_passes_two_vector_bytes(unsigned log_n) {
 #if STARZK_CODELETS_CUDA
-  unsigned log_n = 0;
-  while ((uint64_t(1) << log_n) < n) ++log_n;
   return gpu::ntt_h_passes_scratch_bytes(log_n, passes_chunk, 2);
 #else
-  (void)n;
+  (void)log_n;
   return 0;
 #endif
 }

@@ -243,7 +243,7 @@ void key_bundle_t::plan_device_memory() {
   // beside the chain's witness is what a staged next witness would take,
   // so the policy stages none into it (codelets/ntt_h_passes.cpp).
   if (plan.h_passes && view_.h_passes_vectors >= 2)
-    (void)starzk_policy_reserve_gpu_memory(0, codelets::ntt_h_passes_two_vector_bytes(pk.domain_size));
+    (void)starzk_policy_reserve_gpu_memory(0, codelets::ntt_h_passes_two_vector_bytes(log2_exact(pk.domain_size)));
   view_.scratch_max = std::min(knobs.scratch_max, plan.scratch_budget);
   for (int q = 0; q < key_query_count; ++q) {
     codelets::msm_device_t& d = q < codelets::msm_query_count ? view_.g1_device[q] : view_.b_g2_device;
