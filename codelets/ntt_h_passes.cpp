@@ -21,9 +21,8 @@
 // vector where StarPU says that much is free now
 // (detail::worker_scratch_room), and gives what it took beyond the plan's
 // scratch back before it returns (after its stream drains), so that msm_h
-// finds room for h. The one-vector form is the default until the two-vector
-// one has been measured in a whole run (STARZK_H_PASSES_VECTORS=2 asks for
-// it; docs/gpu.md).
+// finds room for h. Two vectors are the default; STARZK_H_PASSES_VECTORS=1
+// keeps the body to one (docs/gpu.md).
 // When even one vector cannot be had, the body computes the H phase on
 // the host (stderr says so once): the proof completes. The CPU body is
 // ntt_h's. The memory plan picks this codelet for a key (h_passes); its

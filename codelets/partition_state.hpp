@@ -79,7 +79,7 @@ struct key_view_t {
   uint64_t stream_piece_bytes = 0;
   // Device vectors the H phase in passes may take (STARZK_H_PASSES_VECTORS;
   // codelets/ntt_h_passes.cpp).
-  unsigned h_passes_vectors = 1;
+  unsigned h_passes_vectors = 2;
   // Every CUDA MSM body times its phases and says where its time went
   // (STARZK_MSM_PROFILE; msm_device.hpp).
   bool msm_profile = false;

@@ -150,7 +150,7 @@ struct gpu_memory_knobs_t {
   std::optional<uint32_t> stream;
   bool rows_on_device = true;
   uint64_t stream_piece_bytes = default_stream_piece_bytes;
-  unsigned h_passes_vectors = 1;
+  unsigned h_passes_vectors = 2;
 };
 gpu_memory_knobs_t gpu_memory_knobs_from_env();
 // STARZK_KEY_STREAM's value (nullopt for auto); `what` names it in errors.

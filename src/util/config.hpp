@@ -73,8 +73,8 @@ inline constexpr std::array<var_t, 32> vars = {{
      "host memory)"},
     {"STARZK_MSM_STREAM_PIECE", kind_t::text, "768M", "",
      "bytes of bases one piece of a streamed MSM of mostly 0/1 scalars copies at most (0 or none: no cap)"},
-    {"STARZK_H_PASSES_VECTORS", kind_t::count, "1", "1..2",
-     "device vectors the H phase in passes may take: 1, or 2 where the device has room for them (half the copies)"},
+    {"STARZK_H_PASSES_VECTORS", kind_t::count, "2", "1..2",
+     "device vectors the H phase in passes may take: 2 where the device has room for them (half the copies), or 1"},
     {"STARZK_MSM_PROFILE", kind_t::switch_, "off", "",
      "on: every MSM on a GPU times its phases and says on stderr where its time went (a diagnostic: each MSM then "
      "waits for its stream once per piece)"},

@@ -228,9 +228,9 @@ TEST(KeyResidency, KnobParsing) {
   }
   unsetenv("STARZK_MSM_STREAM_PIECE");
 
-  EXPECT_EQ(gpu_memory_knobs_from_env().h_passes_vectors, 1u);
-  setenv("STARZK_H_PASSES_VECTORS", "2", 1);
   EXPECT_EQ(gpu_memory_knobs_from_env().h_passes_vectors, 2u);
+  setenv("STARZK_H_PASSES_VECTORS", "1", 1);
+  EXPECT_EQ(gpu_memory_knobs_from_env().h_passes_vectors, 1u);
   for (const char* bad : {"0", "3", "two"}) {
     setenv("STARZK_H_PASSES_VECTORS", bad, 1);
     try {
