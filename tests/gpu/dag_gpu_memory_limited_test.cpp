@@ -162,10 +162,15 @@ void prove_and_check_case18(const std::string& place, const std::function<void(c
   const codelets::h_passes_forms_t forms = codelets::h_passes_forms();
   // The device's free bytes before the batch (StarPU's count: its cache of
   // freed buffers counts as used), the key's NTT domain (the bundle
-  // prefetches it) on the device first.
+  // prefetches it) on the device first, and one of the 32 MiB chunks StarPU
+  // serves device buffers of up to 4 MiB from (the partitions' results):
+  // it keeps the first chunk made, all of it counted as used.
   const unsigned node = starpu_worker_get_memory_node(unsigned(starpu_worker_get_by_type(STARPU_CUDA_WORKER, 0)));
   ASSERT_EQ(starpu_data_acquire_on_node(key->device_domain(), int(node), STARPU_R), 0);
   starpu_data_release_on_node(key->device_domain(), int(node));
+  const uintptr_t small = starpu_malloc_on_node(node, 1024);
+  ASSERT_NE(small, 0u);
+  starpu_free_on_node(node, small, 1024);
   const starpu_ssize_t free_before = starpu_memory_get_available(node);
   const run_t got = prove_all(key, k.c.witnesses, k.rs);
   codelets::detail::release_worker_scratch();
@@ -237,7 +242,7 @@ TEST(dag_gpu_memory_limited, batch_at_2_18_under_a_small_device_limit_verifies) 
   const test::scoped_env_t env("STARPU_LIMIT_CUDA_MEM", std::to_string((device + mib - 1) / mib));
   // The witness map in pieces on the GPU (the plan's choice), then on the
   // CPUs (placed there); the H phase in passes in two device vectors where
-  // they fit, then in one (the default): the same proofs.
+  // they fit (the default), then in one: the same proofs.
   const std::pair<const char*, const char*> runs[] = {{any_place, "2"}, {any_place, "1"}, {"spmv_passes=cpu", "2"}};
   for (const auto& [place, vectors] : runs) {
     SCOPED_TRACE(std::string(place) + ", STARZK_H_PASSES_VECTORS=" + vectors);
