@@ -4,6 +4,10 @@
 // the replay's first task that uses it is taken, so the replay's own trace
 // lists no fetch of it there; when the recorded run had to fetch it, the
 // replay fetches it too (which also shows the trace would see the fetch).
+// The test's tasks can run only on the GPU, so StarPU's own prefetch of
+// such a task's inputs at push (STARPU_PREFETCH, on by default with one GPU
+// memory node) is turned off: it would put the key there before the first
+// task in both cases, and the replay's prefetch would go unseen.
 #include <gtest/gtest.h>
 
 #include <starpu.h>
@@ -17,6 +21,7 @@
 #include "runtime/replay.hpp"
 #include "runtime/starpu_session.hpp"
 #include "runtime/trace.hpp"
+#include "../test_support.hpp"
 
 namespace starzk {
 namespace {
@@ -28,6 +33,7 @@ using runtime::trace_t;
 // msm_h, recorded id 2) had to fetch it.
 bool key_fetched_in_replay(const trace_t& recorded) {
   const runtime::replay_plan_t plan = runtime::plan_replay(recorded);
+  const test::scoped_env_t no_push_prefetch("STARPU_PREFETCH", "0");
   runtime::session_options_t o = test::cpu_session("eager", 1);
   o.ncuda = 1;
   runtime::starpu_session session(o);
