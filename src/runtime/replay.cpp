@@ -129,16 +129,24 @@ std::vector<starpu_codelet*> make_codelets(const replay_plan_t& plan) {
   return out;
 }
 
-// One unbacked mapping that every main-memory vector points into.
+// One unbacked mapping that every main-memory vector points into; on a
+// host with GPUs page-locked where the host lets it (the recorded run's
+// key and witnesses were: its copies ran at the DMA rate, and copies from
+// pageable memory would add their difference to every replayed transfer).
+// Locking it commits its pages; where that fails the replay runs from
+// pageable memory.
 struct mapping_t {
   void* base = MAP_FAILED;
   std::size_t bytes = 0;
+  bool pinned = false;
   explicit mapping_t(std::size_t n) : bytes(std::max<std::size_t>(n, 1)) {
     base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (base == MAP_FAILED)
       throw std::runtime_error("replay: cannot map " + std::to_string(bytes) + " bytes of address space");
   }
+  void pin() { pinned = starpu_memory_pin(base, bytes) == 0; }
   ~mapping_t() {
+    if (pinned) starpu_memory_unpin(base, bytes);
     if (base != MAP_FAILED) munmap(base, bytes);
   }
   mapping_t(const mapping_t&) = delete;
@@ -170,6 +178,7 @@ void run_replay(const replay_plan_t& plan, const replay_options_t& options, trac
   std::set<unsigned> gpu_nodes;
   for (unsigned w = 0; w < starpu_worker_get_count(); ++w)
     if (starpu_worker_get_type(int(w)) == STARPU_CUDA_WORKER) gpu_nodes.insert(starpu_worker_get_memory_node(w));
+  if (!gpu_nodes.empty() && largest > 0) mapping.pin();
   // The handles still registered, unregistered before the mapping they
   // point into goes (after a failed fetch or a refused task).
   const auto drop_handles = [&] {
