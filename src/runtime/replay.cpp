@@ -134,7 +134,8 @@ std::vector<starpu_codelet*> make_codelets(const replay_plan_t& plan) {
 // key and witnesses were: its copies ran at the DMA rate, and copies from
 // pageable memory would add their difference to every replayed transfer).
 // Locking it commits its pages; where that fails the replay runs from
-// pageable memory.
+// pageable memory. A simulation (a SimGrid StarPU) moves no bytes: nothing
+// is locked there.
 struct mapping_t {
   void* base = MAP_FAILED;
   std::size_t bytes = 0;
@@ -144,7 +145,11 @@ struct mapping_t {
     if (base == MAP_FAILED)
       throw std::runtime_error("replay: cannot map " + std::to_string(bytes) + " bytes of address space");
   }
-  void pin() { pinned = starpu_memory_pin(base, bytes) == 0; }
+  void pin() {
+#ifndef STARPU_SIMGRID
+    pinned = starpu_memory_pin(base, bytes) == 0;
+#endif
+  }
   ~mapping_t() {
     if (pinned) starpu_memory_unpin(base, bytes);
     if (base != MAP_FAILED) munmap(base, bytes);
