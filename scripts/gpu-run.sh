@@ -34,7 +34,11 @@
 # machine with the SimGrid build; its STARZK_REPLAY_* variables, e.g.
 # STARZK_REPLAY_CPU_WARMUP=2 to calibrate the CPU models first;
 # STARZK_REPLAY_TIMEOUT=S stops it after S seconds, keeping what it
-# recorded so far). StarPU's sampling folder (bus and codelet models) is
+# recorded so far), STARZK_POLICY_BENCH="ARGS" to run `starzk bench ARGS`
+# (a policy comparison, e.g. "-k 24 -j 4 -n 4 -c 2 -p starzk,dmdas
+# --repeat 3 --no-baseline --run-timeout 90") into OUTDIR/policy-bench with
+# its JSON-lines store there (STARZK_POLICY_BENCH_TIMEOUT=S stops it after
+# S seconds; its inputs are left behind). StarPU's sampling folder (bus and codelet models) is
 # copied to OUTDIR/starpu-sampling. Everything but gpu-run.log is
 # packed into OUTDIR/results.tgz at the end (the device tool brings back at
 # most 8 files).
@@ -123,6 +127,14 @@ run)
       echo "== GPU setup failed its tests: the benchmark key is made on the CPU"; export STARZK_SETUP_DEVICE=off
     fi
     "$root/bench/proof-bench.sh" "$build" "$out" || rc=$?
+  fi
+  if [ -n "${STARZK_POLICY_BENCH:-}" ]; then
+    # shellcheck disable=SC2086 # the arguments as given
+    ${STARZK_POLICY_BENCH_TIMEOUT:+timeout "$STARZK_POLICY_BENCH_TIMEOUT"} "$build/bin/starzk" bench \
+      $STARZK_POLICY_BENCH --out "$out/policy-bench" --store "$out/policy-bench/store.jsonl" \
+      > "$out/policy-bench.log" 2>&1 || rc=$?
+    rm -rf "$out/policy-bench/inputs"  # the keys and witnesses: only results travel
+    tail -20 "$out/policy-bench.log"
   fi
   if [ -n "${STARZK_REPLAY_CHECK:-}" ]; then
     STARZK_REPLAY_STEPS=record ${STARZK_REPLAY_TIMEOUT:+timeout "$STARZK_REPLAY_TIMEOUT"} \
