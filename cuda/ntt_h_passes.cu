@@ -29,6 +29,14 @@
 //   PCIe traffic 32·n·4 bytes (a, b, c in; h out): 16 GiB at 2^27, of which
 //   a's copy, c's and h's are not hidden (c's waits for V1 to be free).
 //
+// With a already on the device (ntt_h_passes_a_on_device: StarPU copied it
+// there for the task, and h stays there for msm_h), V0 is a's own buffer:
+// the two-vector form takes V1 from the scratch and skips a's copy in and
+// h's copy out (PCIe 32·n·3 bytes: b, c in); the one-vector form runs the
+// steps above on V = a's buffer with two staging chunks of scratch, keeping
+// a's values on the coset in a spare host array instead of host a (32·n·5:
+// a out, b in and out, c in, a and b in again by chunks).
+//
 // The transforms are gpu::ntt's (the same passes as ntt_h: iNTT natural ->
 // bit-reversed, then the coset NTT bit-reversed -> natural with g^k on the
 // loads), and the pointwise steps compute what ntt_h's does, so h is the
@@ -90,32 +98,37 @@ const dev_fr_t* z_of(root_convention_t conv, unsigned log_n, const void* d_domai
 }
 
 // 4-5 of both forms: bellman's coset iNTT to coefficients, natural order,
-// then h to host a.
+// then h to host a (where a came from the host: h_a not null).
 cudaError_t finish(fr_t* h_a, fr_t* v, unsigned log_n, root_convention_t conv, const void* d_domain, cudaStream_t s,
                    const ntt_tuning_t& tune) {
   if (conv == root_convention_t::bellman)
     SZK_TRY(ntt(v, log_n, ntt_dir_t::inverse, ntt_order_t::natural_to_natural, ntt_coset_t::coset, d_domain, s, tune));
+  if (!h_a) return cudaSuccess;
   return cudaMemcpyAsync(h_a, v, (size_t(1) << log_n) * sizeof(fr_t), cudaMemcpyDeviceToHost, s);
 }
 
-cudaError_t passes_one(fr_t* h_a, fr_t* h_b, const fr_t* h_c, unsigned log_n, root_convention_t conv,
-                       const void* d_domain, fr_t* v, size_t chunk, cudaStream_t s, const ntt_tuning_t& tune) {
+// The one-vector form on V (n elements) and the staging chunks sa, sb.
+// h_a: a in host memory (copied into V first, h copied back at the end),
+// or null where V already holds a (h stays there); a's values on the coset
+// are kept in `store` (h_a itself, or the caller's spare host array).
+cudaError_t passes_one(fr_t* h_a, fr_t* store, fr_t* h_b, const fr_t* h_c, unsigned log_n, root_convention_t conv,
+                       const void* d_domain, fr_t* v, fr_t* sa, fr_t* sb, size_t chunk, cudaStream_t s,
+                       const ntt_tuning_t& tune) {
   const size_t n = size_t(1) << log_n, bytes = n * sizeof(fr_t);
-  fr_t* sa = v + n;
-  fr_t* sb = sa + chunk;
-  // 1-2: a and b to the coset and back to the host, then c kept in V.
-  for (fr_t* x : {h_a, h_b}) {
-    SZK_TRY(cudaMemcpyAsync(v, x, bytes, cudaMemcpyHostToDevice, s));
-    SZK_TRY(to_coset(v, log_n, d_domain, s, tune));
-    SZK_TRY(cudaMemcpyAsync(x, v, bytes, cudaMemcpyDeviceToHost, s));
-  }
+  // 1-2: a and b to the coset and out to the host, then c kept in V.
+  if (h_a) SZK_TRY(cudaMemcpyAsync(v, h_a, bytes, cudaMemcpyHostToDevice, s));
+  SZK_TRY(to_coset(v, log_n, d_domain, s, tune));
+  SZK_TRY(cudaMemcpyAsync(store, v, bytes, cudaMemcpyDeviceToHost, s));
+  SZK_TRY(cudaMemcpyAsync(v, h_b, bytes, cudaMemcpyHostToDevice, s));
+  SZK_TRY(to_coset(v, log_n, d_domain, s, tune));
+  SZK_TRY(cudaMemcpyAsync(h_b, v, bytes, cudaMemcpyDeviceToHost, s));
   SZK_TRY(cudaMemcpyAsync(v, h_c, bytes, cudaMemcpyHostToDevice, s));
   SZK_TRY(to_coset(v, log_n, d_domain, s, tune));
   // 3: the pointwise step, a and b streamed in chunks.
   const dev_fr_t* z = z_of(conv, log_n, d_domain);
   for (size_t at = 0; at < n; at += chunk) {
     const size_t len = std::min(chunk, n - at);
-    SZK_TRY(cudaMemcpyAsync(sa, h_a + at, len * sizeof(fr_t), cudaMemcpyHostToDevice, s));
+    SZK_TRY(cudaMemcpyAsync(sa, store + at, len * sizeof(fr_t), cudaMemcpyHostToDevice, s));
     SZK_TRY(cudaMemcpyAsync(sb, h_b + at, len * sizeof(fr_t), cudaMemcpyHostToDevice, s));
     abc_into_kernel<<<grid_for(len, 256), 256, 0, s>>>(reinterpret_cast<dev_fr_t*>(v + at),
                                                        reinterpret_cast<const dev_fr_t*>(sa),
@@ -153,18 +166,20 @@ struct copy_stream_t {
   }
 };
 
+// The two-vector form on V0 and V1 (n elements each). h_a: a in host
+// memory (copied into V0 first, h copied back at the end), or null where
+// V0 already holds a (h stays there).
 cudaError_t passes_two(fr_t* h_a, const fr_t* h_b, const fr_t* h_c, unsigned log_n, root_convention_t conv,
-                       const void* d_domain, fr_t* v0, cudaStream_t s, const ntt_tuning_t& tune) {
+                       const void* d_domain, fr_t* v0, fr_t* v1, cudaStream_t s, const ntt_tuning_t& tune) {
   const size_t n = size_t(1) << log_n, bytes = n * sizeof(fr_t);
-  fr_t* v1 = v0 + n;
   auto* d0 = reinterpret_cast<dev_fr_t*>(v0);
   auto* d1 = reinterpret_cast<dev_fr_t*>(v1);
   copy_stream_t cp;
   SZK_TRY(cp.init(s));
-  // 1: a and b in, each to the coset once it has landed.
-  SZK_TRY(cp.in(v0, h_a, bytes, 1));
+  // 1: a (unless there) and b in, each to the coset once it has landed.
+  if (h_a) SZK_TRY(cp.in(v0, h_a, bytes, 1));
   SZK_TRY(cp.in(v1, h_b, bytes, 2));
-  SZK_TRY(cudaStreamWaitEvent(s, cp.ev[1], 0));
+  if (h_a) SZK_TRY(cudaStreamWaitEvent(s, cp.ev[1], 0));
   SZK_TRY(to_coset(v0, log_n, d_domain, s, tune));
   SZK_TRY(cudaStreamWaitEvent(s, cp.ev[2], 0));
   SZK_TRY(to_coset(v1, log_n, d_domain, s, tune));
@@ -193,15 +208,37 @@ size_t ntt_h_passes_scratch_bytes(unsigned log_n, size_t chunk, unsigned vectors
   return vectors == 1 ? sizeof(fr_t) * (n + 2 * chunk_for(log_n, chunk)) : 0;
 }
 
+size_t ntt_h_passes_a_on_device_scratch_bytes(unsigned log_n, size_t chunk, unsigned vectors) {
+  if (log_n < 1 || log_n > ntt_max_log) return 0;
+  const size_t n = size_t(1) << log_n;
+  if (vectors == 2) return sizeof(fr_t) * n;
+  return vectors == 1 ? sizeof(fr_t) * 2 * chunk_for(log_n, chunk) : 0;
+}
+
 cudaError_t ntt_h_passes(fr_t* h_a, fr_t* h_b, const fr_t* h_c, unsigned log_n, root_convention_t conv,
                          const void* d_domain, void* d_scratch, size_t scratch_bytes, size_t chunk, cudaStream_t s,
                          const ntt_tuning_t& tune, unsigned vectors) {
   if (log_n < 1 || log_n > ntt_max_log || !h_a || !h_b || !h_c || !d_domain || !d_scratch) return cudaErrorInvalidValue;
   const size_t need = ntt_h_passes_scratch_bytes(log_n, chunk, vectors);
   if (need == 0 || scratch_bytes < need) return cudaErrorInvalidValue;
+  const size_t n = size_t(1) << log_n, ch = chunk_for(log_n, chunk);
   fr_t* v = static_cast<fr_t*>(d_scratch);
-  if (vectors == 2) return passes_two(h_a, h_b, h_c, log_n, conv, d_domain, v, s, tune);
-  return passes_one(h_a, h_b, h_c, log_n, conv, d_domain, v, chunk_for(log_n, chunk), s, tune);
+  if (vectors == 2) return passes_two(h_a, h_b, h_c, log_n, conv, d_domain, v, v + n, s, tune);
+  return passes_one(h_a, h_a, h_b, h_c, log_n, conv, d_domain, v, v + n, v + n + ch, ch, s, tune);
+}
+
+cudaError_t ntt_h_passes_a_on_device(fr_t* d_a, fr_t* h_spare, fr_t* h_b, const fr_t* h_c, unsigned log_n,
+                                     root_convention_t conv, const void* d_domain, void* d_scratch,
+                                     size_t scratch_bytes, size_t chunk, cudaStream_t s, const ntt_tuning_t& tune,
+                                     unsigned vectors) {
+  if (log_n < 1 || log_n > ntt_max_log || !d_a || !h_b || !h_c || !d_domain || !d_scratch || (vectors == 1 && !h_spare))
+    return cudaErrorInvalidValue;
+  const size_t need = ntt_h_passes_a_on_device_scratch_bytes(log_n, chunk, vectors);
+  if (need == 0 || scratch_bytes < need) return cudaErrorInvalidValue;
+  const size_t ch = chunk_for(log_n, chunk);
+  fr_t* v = static_cast<fr_t*>(d_scratch);
+  if (vectors == 2) return passes_two(nullptr, h_b, h_c, log_n, conv, d_domain, d_a, v, s, tune);
+  return passes_one(nullptr, h_spare, h_b, h_c, log_n, conv, d_domain, d_a, v, v + ch, ch, s, tune);
 }
 
 }  // namespace starzk::gpu

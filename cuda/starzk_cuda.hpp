@@ -120,6 +120,18 @@ size_t ntt_h_passes_scratch_bytes(unsigned log_n, size_t chunk, unsigned vectors
 cudaError_t ntt_h_passes(fr_t* h_a, fr_t* h_b, const fr_t* h_c, unsigned log_n, root_convention_t conv,
                          const void* d_domain, void* d_scratch, size_t scratch_bytes, size_t chunk, cudaStream_t stream,
                          const ntt_tuning_t& tune = {}, unsigned vectors = 1);
+// The same with a already on the device (d_a; h is left there, natural
+// order) and b, c in host memory: the two-vector form takes one vector of
+// scratch (V1; a's buffer is V0), the one-vector form two staging chunks
+// and keeps a's values on the coset in h_spare (n elements of page-locked
+// host memory; unused by the two-vector form, may be null there).
+// ntt_h_passes_a_on_device_scratch_bytes(log_n, chunk, vectors) bytes of
+// d_scratch. h_b is scratch afterwards, h_c is only read.
+size_t ntt_h_passes_a_on_device_scratch_bytes(unsigned log_n, size_t chunk, unsigned vectors);
+cudaError_t ntt_h_passes_a_on_device(fr_t* d_a, fr_t* h_spare, fr_t* h_b, const fr_t* h_c, unsigned log_n,
+                                     root_convention_t conv, const void* d_domain, void* d_scratch,
+                                     size_t scratch_bytes, size_t chunk, cudaStream_t stream, const ntt_tuning_t& tune,
+                                     unsigned vectors);
 
 // ------------------------------------------------------------------- MSM --
 // Where an MSM spends its time, in milliseconds (msm_tuning_t::profile):

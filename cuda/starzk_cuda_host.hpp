@@ -70,9 +70,12 @@ void ntt_host(std::span<fr_t> data, ntt_dir_t dir, ntt_order_t order, ntt_coset_
 std::vector<fr_t> ntt_h_host(std::span<const fr_t> a, std::span<const fr_t> b, std::span<const fr_t> c,
                              root_convention_t conv, ntt_tables_t tables = ntt_tables_t::full);
 // The same through ntt_h_passes (host vectors; `vectors` device vectors,
-// with staging chunks of `chunk` elements in the one-vector form).
+// with staging chunks of `chunk` elements in the one-vector form), or with
+// a_on_device through ntt_h_passes_a_on_device (a uploaded first, h read
+// back from the device).
 std::vector<fr_t> ntt_h_passes_host(std::span<const fr_t> a, std::span<const fr_t> b, std::span<const fr_t> c,
-                                    root_convention_t conv, ntt_tables_t tables, size_t chunk, unsigned vectors = 1);
+                                    root_convention_t conv, ntt_tables_t tables, size_t chunk, unsigned vectors = 1,
+                                    bool a_on_device = false);
 
 // The MSM conveniences are templates over the curve as the launchers are
 // (P = g1_params or g2_params, named at the call: msm_host<g2_params>(b, s)),

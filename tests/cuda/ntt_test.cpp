@@ -254,9 +254,10 @@ TEST(CudaNtt, LeanTablesGiveTheFullTablesResults) {
 // element for element, in both forms: one device vector with staging
 // chunks (one chunk or many, a chunk that does not divide n included) and
 // two device vectors whose copies run on a stream of their own; both
-// conventions, full and lean tables, on fresh random inputs at edge sizes.
-// At 2^22 the two-vector form's copies take long enough to overlap the
-// transforms, so a copy ordered wrongly would overwrite a vector in use.
+// conventions, full and lean tables, on fresh random inputs at edge sizes;
+// and the same with a already on the device (h left there). At 2^22 the
+// two-vector form's copies take long enough to overlap the transforms, so
+// a copy ordered wrongly would overwrite a vector in use.
 TEST(CudaNtt, HPhaseInPassesEqualsTheWholeOne) {
   SZK_REQUIRE_GPU();
   auto rng = seeded_rng();
@@ -266,16 +267,23 @@ TEST(CudaNtt, HPhaseInPassesEqualsTheWholeOne) {
       const auto a = random_vec(rng, n), b = random_vec(rng, n), c = random_vec(rng, n);
       const auto want = ntt_h_host(a, b, c, conv);
       for (auto tables : {ntt_tables_t::full, ntt_tables_t::lean}) {
-        for (size_t chunk : {n, n / 4 + 3, size_t(1) << 16})
-          EXPECT_TRUE(ntt_h_passes_host(a, b, c, conv, tables, chunk) == want)
-              << "L=" << L << " conv=" << int(conv) << " tables=" << int(tables) << " chunk=" << chunk;
-        EXPECT_TRUE(ntt_h_passes_host(a, b, c, conv, tables, 0, 2) == want)
-            << "two vectors, L=" << L << " conv=" << int(conv) << " tables=" << int(tables);
+        for (bool a_on_device : {false, true}) {
+          for (size_t chunk : {n, n / 4 + 3, size_t(1) << 16})
+            EXPECT_TRUE(ntt_h_passes_host(a, b, c, conv, tables, chunk, 1, a_on_device) == want)
+                << "L=" << L << " conv=" << int(conv) << " tables=" << int(tables) << " chunk=" << chunk
+                << " a on the device: " << a_on_device;
+          EXPECT_TRUE(ntt_h_passes_host(a, b, c, conv, tables, 0, 2, a_on_device) == want)
+              << "two vectors, L=" << L << " conv=" << int(conv) << " tables=" << int(tables)
+              << " a on the device: " << a_on_device;
+        }
       }
     }
   EXPECT_EQ(ntt_h_passes_scratch_bytes(20, size_t(1) << 16), 32 * ((size_t(1) << 20) + (size_t(2) << 16)));
   EXPECT_EQ(ntt_h_passes_scratch_bytes(20, size_t(1) << 16, 2), 64 * (size_t(1) << 20));
   EXPECT_EQ(ntt_h_passes_scratch_bytes(20, size_t(1) << 16, 3), 0u);
+  EXPECT_EQ(ntt_h_passes_a_on_device_scratch_bytes(20, size_t(1) << 16, 1), 32 * (size_t(2) << 16));
+  EXPECT_EQ(ntt_h_passes_a_on_device_scratch_bytes(20, size_t(1) << 16, 2), 32 * (size_t(1) << 20));
+  EXPECT_EQ(ntt_h_passes_a_on_device_scratch_bytes(20, size_t(1) << 16, 3), 0u);
   std::vector<fr_t> x(4);
   EXPECT_EQ(
       ntt_h_passes(x.data(), x.data(), x.data(), 2, root_convention_t::bellman, x.data(), x.data(), 1, 4, nullptr),
@@ -286,6 +294,12 @@ TEST(CudaNtt, HPhaseInPassesEqualsTheWholeOne) {
   EXPECT_EQ(ntt_h_passes(x.data(), x.data(), x.data(), 2, root_convention_t::bellman, x.data(), x.data(), 1 << 20, 4,
                          nullptr, {}, 3),
             cudaErrorInvalidValue);  // no three-vector form
+  EXPECT_EQ(ntt_h_passes_a_on_device(x.data(), nullptr, x.data(), x.data(), 2, root_convention_t::bellman, x.data(),
+                                     x.data(), 1 << 20, 4, nullptr, {}, 1),
+            cudaErrorInvalidValue);  // the one-vector form needs the spare host array
+  EXPECT_EQ(ntt_h_passes_a_on_device(x.data(), x.data(), x.data(), x.data(), 2, root_convention_t::bellman, x.data(),
+                                     x.data(), 32 * 4 - 1, 4, nullptr, {}, 2),
+            cudaErrorInvalidValue);  // V1 of 4 needs 128 bytes
 }
 
 TEST(CudaNtt, RejectsBadSizes) {
