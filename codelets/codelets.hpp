@@ -50,6 +50,11 @@ starpu_codelet* ntt_h_codelet();
 // The H phase with a, b, c kept in main memory (a GPU streams them): the
 // memory plan's choice for a device that cannot hold the three at once.
 starpu_codelet* ntt_h_passes_codelet();
+// Where ntt_h_passes' tasks find a: in main memory (false, the default) or
+// on the device where the task runs (true: h stays there for msm_h). Set
+// on the codelet, so for the whole process (the key bundle sets it from
+// its plan, STARZK_H_PASSES_A_ON_DEVICE), between batches only.
+void set_h_passes_a_on_device(bool on);
 // How many of ntt_h_passes' CUDA bodies so far (in this process) ran in
 // each form: through two device vectors, through one vector and two
 // chunks, or on the host for want of either (codelets/ntt_h_passes.cpp).

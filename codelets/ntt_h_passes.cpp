@@ -23,6 +23,16 @@
 // scratch back before it returns (after its stream drains), so that msm_h
 // finds room for h. Two vectors are the default; STARZK_H_PASSES_VECTORS=1
 // keeps the body to one (docs/gpu.md).
+// With a on the device (set_h_passes_a_on_device, STARZK_H_PASSES_A_ON_DEVICE):
+// buffer 0 goes where the task runs, so StarPU copies a to the GPU before
+// the body and h stays there for msm_h, which then fetches nothing; the
+// body runs gpu::ntt_h_passes_a_on_device, a's buffer as its first vector,
+// the second (or the one-vector form's staging chunks) from the worker's
+// scratch, and the one-vector form keeps a's values on the coset in a's
+// host buffer (rows[0], which StarPU no longer reads: its valid copy is
+// the device's). Per partition that saves h's copy out and msm_h's copy
+// back in (2 × 4 GiB at 2^27). The two vectors then need a's 4 GiB (the
+// plan's share for h) and 4 GiB of the MSM scratch, the same 8 GiB.
 // When even one vector cannot be had, the body computes the H phase on
 // the host (stderr says so once): the proof completes. The CPU body is
 // ntt_h's. The memory plan picks this codelet for a key (h_passes); its
@@ -60,7 +70,22 @@ void ntt_h_passes_cpu(void* buffers[], void* arg) noexcept {
   });
 }
 
+starpu_codelet* the_codelet();
+
+// Whether this process's tasks find a on the device (buffer 0's node).
+bool a_on_device() { return STARPU_CODELET_GET_NODE(the_codelet(), 0) == STARPU_SPECIFIC_NODE_LOCAL; }
+
 #if STARZK_CODELETS_CUDA
+// With a on the device and no scratch at all: a to its host buffer, the
+// host's H phase there, h back to the device.
+void h_phase_on_host_from_device(partition_state_t& p, std::span<fr_t> d_a, std::span<fr_t> b, std::span<fr_t> c) {
+  std::vector<fr_t>& spare = p.rows[0];
+  if (spare.size() != d_a.size()) throw std::runtime_error("no host buffer for a beside its device copy");
+  detail::copy_to_host(spare.data(), d_a.data(), d_a.size_bytes());
+  detail::h_phase_on_host(p, spare, b, c);
+  detail::copy_to_device(d_a.data(), spare.data(), d_a.size_bytes());
+}
+
 void ntt_h_passes_cuda(void* buffers[], void* arg) noexcept {
   auto& p = *static_cast<partition_state_t*>(arg);
   guarded(p, "ntt_h_passes", [&] {
@@ -70,38 +95,57 @@ void ntt_h_passes_cuda(void* buffers[], void* arg) noexcept {
                           c = detail::fr_span(buffers[2]);
     if (a.size() != n || b.size() != n || c.size() != n)
       throw std::runtime_error("a, b, c are not of the domain's size");
+    const bool a_dev = a_on_device();
     // Two vectors where they fit now (file comment), else one.
-    const size_t one = gpu::ntt_h_passes_scratch_bytes(d.log_n, passes_chunk, 1),
-                 two = gpu::ntt_h_passes_scratch_bytes(d.log_n, passes_chunk, 2);
+    auto bytes = [&](unsigned v) {
+      return a_dev ? gpu::ntt_h_passes_a_on_device_scratch_bytes(d.log_n, passes_chunk, v)
+                   : gpu::ntt_h_passes_scratch_bytes(d.log_n, passes_chunk, v);
+    };
+    const size_t one = bytes(1), two = bytes(2), keep = std::max<size_t>(one, p.key.scratch_max);
     unsigned vectors = 1;
     void* scratch = nullptr;
     if (p.key.h_passes_vectors >= 2 && two <= detail::worker_scratch_room()) {
-      scratch = detail::try_worker_scratch(two, two);
+      scratch = detail::try_worker_scratch(two, a_dev ? std::max(two, keep) : two);
       if (scratch != nullptr) vectors = 2;
     }
-    if (scratch == nullptr) scratch = detail::try_worker_scratch(one, std::max<size_t>(one, p.key.scratch_max));
+    if (scratch == nullptr) scratch = detail::try_worker_scratch(one, keep);
     if (scratch == nullptr) {
       static std::atomic<bool> said{false};
       if (!said.exchange(true))
-        report_note(p.label + ": ntt_h_passes: no device memory for one vector of " + std::to_string(n) +
-                    " elements; computed on the host (said once)");
-      detail::h_phase_on_host(p, a, b, c);
+        report_note(p.label + ": ntt_h_passes: no device memory for " +
+                    (a_dev ? "two staging chunks" : "one vector of " + std::to_string(n) + " elements") +
+                    "; computed on the host (said once)");
+      if (a_dev)
+        h_phase_on_host_from_device(p, a, b, c);
+      else
+        detail::h_phase_on_host(p, a, b, c);
       ran_host.fetch_add(1, std::memory_order_relaxed);
       return;
     }
-    static std::atomic<bool> said_form[2] = {false, false};
-    if (!said_form[vectors - 1].exchange(true)) {
-      char text[160];
+    static std::atomic<bool> said_form[2][2] = {};
+    if (!said_form[a_dev][vectors - 1].exchange(true)) {
+      const char* form = a_dev ? (vectors == 2 ? "two vectors, a's copy on the device and one"
+                                               : "a's copy on the device and two chunks")
+                               : (vectors == 2 ? "two vectors" : "one vector and two chunks");
+      char text[200];
       std::snprintf(text, sizeof text, "ntt_h_passes: %llu elements through %s of device scratch (%.2f GiB; said once)",
-                    static_cast<unsigned long long>(n), vectors == 2 ? "two vectors" : "one vector and two chunks",
+                    static_cast<unsigned long long>(n), form,
                     double(vectors == 2 ? two : one) / double(uint64_t(1) << 30));
       report_note(text);
     }
-    detail::check_cuda(
-        gpu::ntt_h_passes(a.data(), b.data(), c.data(), d.log_n, d.conv, d.domain, scratch, vectors == 2 ? two : one,
-                          passes_chunk, detail::worker_stream(), d.tune, vectors),
-        "gpu::ntt_h_passes");
-    if (vectors == 2) detail::release_scratch_above(std::max<size_t>(one, p.key.scratch_max));
+    if (a_dev) {
+      std::vector<fr_t>& spare = p.rows[0];  // a's host buffer: StarPU's valid copy is the device's
+      if (vectors == 1 && spare.size() != n) throw std::runtime_error("no host buffer for a's values on the coset");
+      detail::check_cuda(gpu::ntt_h_passes_a_on_device(a.data(), vectors == 1 ? spare.data() : nullptr, b.data(),
+                                                       c.data(), d.log_n, d.conv, d.domain, scratch, bytes(vectors),
+                                                       passes_chunk, detail::worker_stream(), d.tune, vectors),
+                         "gpu::ntt_h_passes_a_on_device");
+    } else {
+      detail::check_cuda(gpu::ntt_h_passes(a.data(), b.data(), c.data(), d.log_n, d.conv, d.domain, scratch,
+                                           bytes(vectors), passes_chunk, detail::worker_stream(), d.tune, vectors),
+                         "gpu::ntt_h_passes");
+    }
+    if (vectors == 2) detail::release_scratch_above(keep);
     (vectors == 2 ? ran_two : ran_one).fetch_add(1, std::memory_order_relaxed);
   });
 }
@@ -125,7 +169,15 @@ h_passes_forms_t h_passes_forms() {
           ran_host.load(std::memory_order_relaxed)};
 }
 
-starpu_codelet* ntt_h_passes_codelet() {
+starpu_codelet* ntt_h_passes_codelet() { return the_codelet(); }
+
+void set_h_passes_a_on_device(bool on) {
+  STARPU_CODELET_SET_NODE(the_codelet(), on ? STARPU_SPECIFIC_NODE_LOCAL : STARPU_SPECIFIC_NODE_CPU, 0);
+}
+
+namespace {
+
+starpu_codelet* the_codelet() {
   static starpu_codelet cl = [] {
     starpu_codelet c;
     starpu_codelet_init(&c);
@@ -148,5 +200,7 @@ starpu_codelet* ntt_h_passes_codelet() {
   (void)declared;
   return &cl;
 }
+
+}  // namespace
 
 }  // namespace starzk::codelets

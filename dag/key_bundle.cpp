@@ -194,6 +194,7 @@ void key_bundle_t::plan_device_memory() {
   view_.scratch_max = knobs.scratch_max;
   view_.stream_piece_bytes = knobs.stream_piece_bytes;
   view_.h_passes_vectors = knobs.h_passes_vectors;
+  codelets::set_h_passes_a_on_device(knobs.h_passes_a_on_device);
   view_.msm_profile = config::get_switch("STARZK_MSM_PROFILE").value_or(false);
 #if STARZK_CODELETS_CUDA
   if (starpu_cuda_worker_get_count() == 0) return;

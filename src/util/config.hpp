@@ -43,7 +43,7 @@ struct var_t {
   const char* doc;
 };
 
-inline constexpr std::array<var_t, 32> vars = {{
+inline constexpr std::array<var_t, 33> vars = {{
     // The program (src/, dag/, codelets/).
     {"STARZK_WATCH_S", kind_t::seconds, "60", "",
      "seconds without a finished partition before prove --manifest says what it waits for (0: never)"},
@@ -75,6 +75,8 @@ inline constexpr std::array<var_t, 32> vars = {{
      "bytes of bases one piece of a streamed MSM of mostly 0/1 scalars copies at most (0 or none: no cap)"},
     {"STARZK_H_PASSES_VECTORS", kind_t::count, "2", "1..2",
      "device vectors the H phase in passes may take: 2 where the device has room for them (half the copies), or 1"},
+    {"STARZK_H_PASSES_A_ON_DEVICE", kind_t::switch_, "off", "",
+     "on: the H phase in passes finds a on the device and leaves h there for msm_h (no copy of h out and back)"},
     {"STARZK_MSM_PROFILE", kind_t::switch_, "off", "",
      "on: every MSM on a GPU times its phases and says on stderr where its time went (a diagnostic: each MSM then "
      "waits for its stream once per piece)"},

@@ -8,8 +8,9 @@
 //               passes on the GPU, a, b, c in host memory; per chain
 //               msm_b1, the chain's last, after b_g2_msm, from the
 //               trace; every chain's H phase in two vectors where two
-//               are asked; no witness left on the device after the
-//               batch); and the same batch with the queries resident and
+//               are asked; with a on the device, every msm_h finding h
+//               there; no witness left on the device after the batch);
+//               and the same batch with the queries resident and
 //               STARZK_GPU_SCRATCH_MAX a quarter above the smallest
 //               pieces: the MSMs run on the GPU, every proof verifies, the
 //               first equals the CPU reference;
@@ -41,6 +42,7 @@
 #include "codelets/codelets.hpp"
 #include "codelets/cuda_support.hpp"
 #include "codelets/msm_device.hpp"
+#include "dag/key_residency.hpp"
 #include "dag/partition_dag.hpp"
 #include "dag_gpu_memory_util.hpp"
 #include "dag_test_util.hpp"
@@ -149,6 +151,22 @@ void check_h_passes_forms(const codelets::h_passes_forms_t& before, unsigned vec
   EXPECT_EQ(now.one - before.one, vectors >= 2 ? 0u : unsigned(parts)) << vectors << " vectors asked";
 }
 
+// Where the H phase in passes leaves h on the device
+// (STARZK_H_PASSES_A_ON_DEVICE), every msm_h found it there when taken:
+// its h (n elements of F_r, read) is not among the buffers it fetched.
+void check_msm_h_found_h_on_device(const run_t& got, uint64_t h_bytes, int parts) {
+  int seen = 0;
+  for (const auto& e : got.events) {
+    if (e.name != "msm_h" || e.worker_kind != "cuda") continue;
+    for (unsigned i = 0; i < e.buffers.size(); ++i)
+      if (e.buffers[i].bytes == h_bytes && e.buffers[i].mode == "R") {
+        ++seen;
+        EXPECT_EQ(std::count(e.missing.begin(), e.missing.end(), i), 0) << "msm_h of chain " << e.chain << " fetched h";
+      }
+  }
+  EXPECT_EQ(seen, parts);
+}
+
 // Proves the 2^18 case on a session made now and checks the proofs: all
 // verify, the first equals the reference, every MSM ran on the GPU.
 void prove_and_check_case18(const std::string& place, const std::function<void(const dag::key_bundle_t&)>& check) {
@@ -185,6 +203,8 @@ void prove_and_check_case18(const std::string& place, const std::function<void(c
     EXPECT_EQ(got.count("ntt_h_passes", "cuda"), int(k.c.witnesses.size()));
     check_b_g2_before_chain_end(got, int(k.c.witnesses.size()));
     check_h_passes_forms(forms, key->view().h_passes_vectors, int(k.c.witnesses.size()));
+    if (dag::gpu_memory_knobs_from_env().h_passes_a_on_device)
+      check_msm_h_found_h_on_device(got, k.c.pk->domain_size * sizeof(fr_t), int(k.c.witnesses.size()));
   }
   // The CSR in host memory: the witness map in pieces, on the GPU unless
   // placed on the CPUs (a, b, c in host memory, or made on the device).
@@ -242,11 +262,20 @@ TEST(dag_gpu_memory_limited, batch_at_2_18_under_a_small_device_limit_verifies) 
   const test::scoped_env_t env("STARPU_LIMIT_CUDA_MEM", std::to_string((device + mib - 1) / mib));
   // The witness map in pieces on the GPU (the plan's choice), then on the
   // CPUs (placed there); the H phase in passes in two device vectors where
-  // they fit (the default), then in one: the same proofs.
-  const std::pair<const char*, const char*> runs[] = {{any_place, "2"}, {any_place, "1"}, {"spmv_passes=cpu", "2"}};
-  for (const auto& [place, vectors] : runs) {
-    SCOPED_TRACE(std::string(place) + ", STARZK_H_PASSES_VECTORS=" + vectors);
-    const test::scoped_env_t v("STARZK_H_PASSES_VECTORS", vectors);
+  // they fit (the default), then in one, each with a in host memory and on
+  // the device: the same proofs.
+  struct run_form_t {
+    const char *place, *vectors, *a_on_device;
+  };
+  const run_form_t runs[] = {{any_place, "2", "0"},
+                             {any_place, "1", "0"},
+                             {"spmv_passes=cpu", "2", "0"},
+                             {any_place, "2", "1"},
+                             {any_place, "1", "1"}};
+  for (const auto& [place, vectors, a_on_device] : runs) {
+    SCOPED_TRACE(std::string(place) + ", STARZK_H_PASSES_VECTORS=" + vectors +
+                 ", STARZK_H_PASSES_A_ON_DEVICE=" + a_on_device);
+    const test::scoped_env_t v("STARZK_H_PASSES_VECTORS", vectors), d("STARZK_H_PASSES_A_ON_DEVICE", a_on_device);
     prove_and_check_case18(place, [&](const dag::key_bundle_t& key) {
       EXPECT_EQ(key.view().h_passes_vectors, unsigned(vectors[0] - '0'));
       EXPECT_EQ(key.memory_plan().streamed, dag::key_query_all);
