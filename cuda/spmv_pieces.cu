@@ -13,15 +13,14 @@
 //      row_ptr[lo], bellman's input rows in whole-vector indices); snarkjs
 //      in two launches, c = a∘b fused into b's, as qap_rows_snarkjs;
 //   3. bellman: the R1CS check of the piece's constraint rows into word k;
-//   4. the piece's a, b, c are copied out into the host rows (with
-//      out_on_device the piece was mapped into the device rows in place:
-//      no output buffers in the scratch, nothing copied out).
+//   4. the piece's a, b, c are copied out into the host rows (a row with
+//      out_on_device was mapped into its device vector in place: no
+//      output buffer in the scratch, nothing copied out).
 // Piece k runs on stream k % 2 with buffer set k % 2: one piece's copies
 // in overlap the other's copies out (PCIe carries both directions at
 // once), and a buffer set is reused only after the piece before it on the
 // same stream is done. The dictionaries (coded matrices, at most 2 MiB
-// each) are copied once. PCIe traffic: the CSR once and a, b, c once (the CSR alone
-// with out_on_device).
+// each) are copied once. PCIe traffic: the CSR once and the host rows once.
 #include <algorithm>
 #include <vector>
 
@@ -100,7 +99,7 @@ layout_t layout_of(const witness_map_host_t& j, const shape_t& s) {
       l.col[set][m] = take(s.nnz_cap[m] * sizeof(uint32_t));
       l.val[set][m] = take(s.nnz_cap[m] * term_value_bytes(j.m[m]));
     }
-    for (int r = 0; r < 3; ++r) l.out[set][r] = take(j.out_on_device ? 0 : s.piece * sizeof(fr_t));
+    for (int r = 0; r < 3; ++r) l.out[set][r] = take(j.out_on_device[r] ? 0 : s.piece * sizeof(fr_t));
   }
   for (unsigned m = 0; m < s.mats; ++m) l.dict[m] = take(coded(j.m[m]) ? j.m[m].dict_size * sizeof(fr_t) : 0);
   l.words = take(s.pieces * sizeof(uint64_t));
@@ -159,7 +158,7 @@ cudaError_t witness_map_pieces(const witness_map_host_t& job, const fr_t* d_w, v
     const uint64_t r0 = k * s.piece, len = std::min(s.piece, job.n - r0);
     spmv_launch_t launch_p = make_launch(d_w, len, tune);
     launch_p.row0 = r0;
-    auto out = [&](int r) { return job.out_on_device ? job.out[r] + r0 : static_cast<fr_t*>(at(l.out[set][r])); };
+    auto out = [&](int r) { return job.out_on_device[r] ? job.out[r] + r0 : static_cast<fr_t*>(at(l.out[set][r])); };
     for (unsigned m = 0; m < s.mats; ++m) {
       const csr_view_t& v = job.m[m];
       const uint64_t lo = std::min(r0, v.n_rows), hi = std::min(r0 + len, v.n_rows);
@@ -199,8 +198,8 @@ cudaError_t witness_map_pieces(const witness_map_host_t& job, const fr_t* d_w, v
       SZK_TRY(launch(launch_p, 1, st));
       SZK_TRY(launch(b_pass, 1, st));
     }
-    if (!job.out_on_device)
-      for (int r = 0; r < 3; ++r)
+    for (int r = 0; r < 3; ++r)
+      if (!job.out_on_device[r])
         SZK_TRY(cudaMemcpyAsync(job.out[r] + r0, out(r), len * sizeof(fr_t), cudaMemcpyDeviceToHost, st));
   }
   SZK_TRY(cudaEventRecord(side.done, side.s));

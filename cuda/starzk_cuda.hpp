@@ -331,16 +331,17 @@ cudaError_t qap_rows_snarkjs(fr_t* d_a, fr_t* d_b, fr_t* d_c, size_t n, const cs
 // each piece's CSR slice is copied in, mapped, checked (bellman) and its
 // a, b, c copied out, two pieces in flight on two streams. m holds host
 // arrays (bellman A, B, C; snarkjs A, B, m[2] unused); out the host a, b,
-// c of n entries each, or, with out_on_device, device vectors the pieces
-// are mapped straight into (a GPU that holds w, a, b, c but not the CSR:
-// nothing is copied out). Host arrays that are page-locked copy by DMA.
+// c of n entries each, or, for a row with out_on_device[r], a device
+// vector the pieces are mapped straight into (a GPU that holds w, a, b, c
+// but not the CSR, or a kept there for the H phase: nothing of that row is
+// copied out). Host arrays that are page-locked copy by DMA.
 struct witness_map_host_t {
   root_convention_t conv = root_convention_t::bellman;
   csr_view_t m[3] = {};
   uint64_t n = 0;
   uint64_t n_constraints = 0, n_public = 0;  // bellman
   fr_t* out[3] = {};
-  bool out_on_device = false;
+  bool out_on_device[3] = {};
   uint64_t piece_rows = 0;
 };
 // Device scratch the call needs (0 for arguments it would refuse).

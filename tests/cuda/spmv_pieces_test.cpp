@@ -6,8 +6,9 @@
 // row up to more than the domain, pieces that cut the input rows of a and
 // the long rows, matrices shorter than the domain, and a Filecoin-shaped
 // circuit (src/gen) that holds, then breaks at a known row; each case
-// again with the rows mapped into device vectors (out_on_device), which
-// must give the same rows. Outputs carry a poisoned guard past their end. Argument checks run without a GPU too.
+// again with the rows mapped into device vectors (out_on_device), all three
+// and a alone, which must give the same rows. Outputs carry a poisoned
+// guard past their end. Argument checks run without a GPU too.
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -56,27 +57,38 @@ size_t map_in_scratch(const witness_map_host_t& job, const std::vector<fr_t>& w,
   return bytes;
 }
 
-// The map with the rows on the device (out_on_device): device vectors of
-// n entries plus a poisoned guard, which must stay untouched; the scratch
-// it asks for is smaller than the host form's (no output pieces).
-mapped_t run_into_device(witness_map_host_t job, const std::vector<fr_t>& w, uint64_t piece, size_t host_bytes) {
+// The map with rows on the device (out_on_device[i]: device vectors of n
+// entries plus a poisoned guard, which must stay untouched; the others
+// host vectors likewise guarded); the scratch it asks for is smaller than
+// the host form's (no output pieces for those rows).
+mapped_t run_into_device(witness_map_host_t job, const std::vector<fr_t>& w, uint64_t piece, size_t host_bytes,
+                         std::array<bool, 3> on_device) {
   mapped_t r;
-  job.out_on_device = true;
   job.piece_rows = piece;
   std::array<device_buffer_t, 3> rows;
+  std::array<std::vector<uint8_t>, 3> host;
   const size_t row_bytes = (job.n + guard) * sizeof(fr_t);
-  std::vector<uint8_t> poisoned(row_bytes, poison);
+  const std::vector<uint8_t> poisoned(row_bytes, poison);
   for (int i = 0; i < 3; ++i) {
-    rows[i] = device_buffer_t(row_bytes);
-    rows[i].upload(poisoned.data(), row_bytes);
-    job.out[i] = rows[i].as<fr_t>();
+    job.out_on_device[i] = on_device[i];
+    if (on_device[i]) {
+      rows[i] = device_buffer_t(row_bytes);
+      rows[i].upload(poisoned.data(), row_bytes);
+      job.out[i] = rows[i].as<fr_t>();
+    } else {
+      host[i] = poisoned;
+      job.out[i] = reinterpret_cast<fr_t*>(host[i].data());
+    }
   }
   EXPECT_LT(map_in_scratch(job, w, r.first), host_bytes) << "the device form keeps no output pieces";
   for (int i = 0; i < 3; ++i) {
-    std::vector<uint8_t> back(row_bytes);
-    rows[i].download(back.data(), row_bytes);
+    std::vector<uint8_t> back = host[i];
+    if (on_device[i]) {
+      back.resize(row_bytes);
+      rows[i].download(back.data(), row_bytes);
+    }
     if (!std::equal(back.begin() + std::ptrdiff_t(job.n * sizeof(fr_t)), back.end(), poisoned.begin()))
-      ADD_FAILURE() << "write past the end of device row " << i << " (n = " << job.n << ", piece " << piece << ")";
+      ADD_FAILURE() << "write past the end of row " << i << " (n = " << job.n << ", piece " << piece << ")";
     r.rows[i].resize(job.n);
     std::memcpy(static_cast<void*>(r.rows[i].data()), back.data(), job.n * sizeof(fr_t));
   }
@@ -106,10 +118,14 @@ mapped_t run(witness_map_host_t job, const std::vector<fr_t>& w, uint64_t piece)
     host[i].resize(job.n);
     r.rows[i] = std::move(host[i]);
   }
-  const mapped_t d = run_into_device(job, w, piece, bytes);
-  for (int i = 0; i < 3; ++i)
-    EXPECT_EQ(mismatches(d.rows[i], r.rows[i], "device rows"), 0u) << "row vector " << i << ", piece " << piece;
-  EXPECT_EQ(d.first, r.first) << "piece " << piece;
+  for (const std::array<bool, 3> on :
+       {std::array<bool, 3>{true, true, true}, std::array<bool, 3>{true, false, false}}) {
+    const mapped_t d = run_into_device(job, w, piece, bytes, on);
+    for (int i = 0; i < 3; ++i)
+      EXPECT_EQ(mismatches(d.rows[i], r.rows[i], "device rows"), 0u)
+          << "row vector " << i << ", piece " << piece << ", b and c on the device: " << on[1];
+    EXPECT_EQ(d.first, r.first) << "piece " << piece;
+  }
   return r;
 }
 
