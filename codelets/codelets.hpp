@@ -51,9 +51,10 @@ starpu_codelet* ntt_h_codelet();
 // memory plan's choice for a device that cannot hold the three at once.
 starpu_codelet* ntt_h_passes_codelet();
 // Where ntt_h_passes' tasks find a: in main memory (false, the default) or
-// on the device where the task runs (true: h stays there for msm_h). Set
-// on the codelet, so for the whole process (the key bundle sets it from
-// its plan, STARZK_H_PASSES_A_ON_DEVICE), between batches only.
+// on the device where the task runs (true: spmv_passes writes it there and
+// h stays there for msm_h). Set on both codelets, so for the whole process
+// (the key bundle sets it from STARZK_H_PASSES_A_ON_DEVICE), between
+// batches only.
 void set_h_passes_a_on_device(bool on);
 // How many of ntt_h_passes' CUDA bodies so far (in this process) ran in
 // each form: through two device vectors, through one vector and two

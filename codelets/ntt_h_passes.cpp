@@ -24,14 +24,16 @@
 // finds room for h. Two vectors are the default; STARZK_H_PASSES_VECTORS=1
 // keeps the body to one (docs/gpu.md).
 // With a on the device (set_h_passes_a_on_device, STARZK_H_PASSES_A_ON_DEVICE):
-// buffer 0 goes where the task runs, so StarPU copies a to the GPU before
-// the body and h stays there for msm_h, which then fetches nothing; the
+// buffer 0 goes where the task runs, where spmv_passes wrote a (or StarPU
+// copies it there before the body, where the map ran on the CPUs), and h
+// stays there for msm_h, which then fetches nothing; the
 // body runs gpu::ntt_h_passes_a_on_device, a's buffer as its first vector,
 // the second (or the one-vector form's staging chunks) from the worker's
 // scratch, and the one-vector form keeps a's values on the coset in a's
 // host buffer (rows[0], which StarPU no longer reads: its valid copy is
-// the device's). Per partition that saves h's copy out and msm_h's copy
-// back in (2 × 4 GiB at 2^27). The two vectors then need a's 4 GiB (the
+// the device's). Per partition that saves a's copy out of the witness map
+// and back in, h's copy out and msm_h's copy back in (4 × 4 GiB at 2^27).
+// The two vectors then need a's 4 GiB (the
 // plan's share for h) and 4 GiB of the MSM scratch, the same 8 GiB.
 // When even one vector cannot be had, the body computes the H phase on
 // the host (stderr says so once): the proof completes. The CPU body is
@@ -172,7 +174,9 @@ h_passes_forms_t h_passes_forms() {
 starpu_codelet* ntt_h_passes_codelet() { return the_codelet(); }
 
 void set_h_passes_a_on_device(bool on) {
-  STARPU_CODELET_SET_NODE(the_codelet(), on ? STARPU_SPECIFIC_NODE_LOCAL : STARPU_SPECIFIC_NODE_CPU, 0);
+  const int node = on ? STARPU_SPECIFIC_NODE_LOCAL : STARPU_SPECIFIC_NODE_CPU;
+  STARPU_CODELET_SET_NODE(the_codelet(), node, 0);
+  STARPU_CODELET_SET_NODE(spmv_passes_codelet(), node, 1);  // the witness map writes a there
 }
 
 namespace {

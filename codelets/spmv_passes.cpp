@@ -5,7 +5,9 @@
 // memory plan keeps them: w (buffer 0) goes where the task runs, as for
 // spmv, and stays on the GPU for the MSMs; a, b, c (buffers 1-3) stay in
 // main memory for every worker (StarPU's specific nodes; the batch's
-// witness pool gives them, page-locked); the matrices are no buffers at
+// witness pool gives them, page-locked), a excepted where the H phase in
+// passes finds it on the device (STARZK_H_PASSES_A_ON_DEVICE: a is then
+// written there and never crosses PCIe); the matrices are no buffers at
 // all: like a streamed MSM query, the CUDA body copies them from the key's
 // host arrays (page-locked by the key for this plan, dag/key_bundle.cpp).
 //
@@ -105,13 +107,15 @@ gpu::witness_map_host_t host_job(const key_view_t& key) {
 }
 
 // The map on the calling CUDA worker, a, b, c in main memory (spmv_passes)
-// or on the device (spmv_dev).
+// or on the device (spmv_dev); spmv_passes' a on the device where the H
+// phase in passes finds it there (its buffer's node, set_h_passes_a_on_device).
 void map_on_device(partition_state_t& p, void* buffers[], bool rows_on_device) {
   const proving_key_t& pk = *p.key.pk;
   const uint64_t n = pk.domain_size;
   if (STARPU_VECTOR_GET_NX(buffers[0]) != pk.n_vars) throw std::invalid_argument("witness of the wrong length");
   gpu::witness_map_host_t job = host_job(p.key);
-  job.out_on_device = rows_on_device;
+  const bool a_dev = STARPU_CODELET_GET_NODE(starpu_task_get_current()->cl, 1) == STARPU_SPECIFIC_NODE_LOCAL;
+  for (int r = 0; r < 3; ++r) job.out_on_device[r] = rows_on_device || (r == 0 && a_dev);
   for (int r = 0; r < 3; ++r) {
     const std::span<fr_t> row = detail::fr_span(buffers[1 + r]);
     if (row.size() != n) throw std::invalid_argument("a, b, c are not of the domain's size");
@@ -127,9 +131,9 @@ void map_on_device(partition_state_t& p, void* buffers[], bool rows_on_device) {
     if (scratch != nullptr) break;
   }
   if (scratch == nullptr) {
-    // With a, b, c on the device there is nothing to map into on the host:
-    // a device fault, which runs the partition again on the CPUs.
-    if (rows_on_device)
+    // With a row on the device there is nothing to map it into on the
+    // host: a device fault, which runs the partition again on the CPUs.
+    if (rows_on_device || a_dev)
       throw std::runtime_error("no device memory for a piece of " + std::to_string(smallest_piece) + " rows");
     static std::atomic<bool> said{false};
     if (!said.exchange(true))
@@ -201,7 +205,7 @@ starpu_codelet* spmv_dev_codelet() {
 uint64_t spmv_dev_scratch_bytes(const key_view_t& key) {
 #if STARZK_CODELETS_CUDA
   gpu::witness_map_host_t job = host_job(key);
-  job.out_on_device = true;
+  for (bool& on : job.out_on_device) on = true;
   job.piece_rows = largest_piece;
   for (fr_t*& out : job.out) out = reinterpret_cast<fr_t*>(uintptr_t(256));  // sizing only: never read
   return gpu::witness_map_pieces_scratch_bytes(job);

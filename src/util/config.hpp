@@ -76,7 +76,8 @@ inline constexpr std::array<var_t, 33> vars = {{
     {"STARZK_H_PASSES_VECTORS", kind_t::count, "2", "1..2",
      "device vectors the H phase in passes may take: 2 where the device has room for them (half the copies), or 1"},
     {"STARZK_H_PASSES_A_ON_DEVICE", kind_t::switch_, "off", "",
-     "on: the H phase in passes finds a on the device and leaves h there for msm_h (no copy of h out and back)"},
+     "on: where the H phase runs in passes, a stays on the device from the witness map to msm_h (a and h never cross "
+     "PCIe)"},
     {"STARZK_MSM_PROFILE", kind_t::switch_, "off", "",
      "on: every MSM on a GPU times its phases and says on stderr where its time went (a diagnostic: each MSM then "
      "waits for its stream once per piece)"},

@@ -151,20 +151,21 @@ void check_h_passes_forms(const codelets::h_passes_forms_t& before, unsigned vec
   EXPECT_EQ(now.one - before.one, vectors >= 2 ? 0u : unsigned(parts)) << vectors << " vectors asked";
 }
 
-// Where the H phase in passes leaves h on the device
-// (STARZK_H_PASSES_A_ON_DEVICE), every msm_h found it there when taken:
-// its h (n elements of F_r, read) is not among the buffers it fetched.
-void check_msm_h_found_h_on_device(const run_t& got, uint64_t h_bytes, int parts) {
+// With a on the device (STARZK_H_PASSES_A_ON_DEVICE) every task `name`
+// on the GPU found its rows (n elements of F_r, read) where it reads them
+// when taken: msm_h its h, which the H phase left on the device, and, where
+// the witness map ran on the GPU, ntt_h_passes its a, written there.
+void check_rows_found(const run_t& got, const char* name, uint64_t row_bytes, int parts) {
   int seen = 0;
   for (const auto& e : got.events) {
-    if (e.name != "msm_h" || e.worker_kind != "cuda") continue;
+    if (e.name != name || e.worker_kind != "cuda") continue;
+    ++seen;
     for (unsigned i = 0; i < e.buffers.size(); ++i)
-      if (e.buffers[i].bytes == h_bytes && e.buffers[i].mode == "R") {
-        ++seen;
-        EXPECT_EQ(std::count(e.missing.begin(), e.missing.end(), i), 0) << "msm_h of chain " << e.chain << " fetched h";
-      }
+      if (e.buffers[i].bytes == row_bytes && e.buffers[i].mode.find('R') != std::string::npos)
+        EXPECT_EQ(std::count(e.missing.begin(), e.missing.end(), i), 0)
+            << name << " of chain " << e.chain << " fetched its buffer " << i;
   }
-  EXPECT_EQ(seen, parts);
+  EXPECT_EQ(seen, parts) << name;
 }
 
 // Proves the 2^18 case on a session made now and checks the proofs: all
@@ -203,8 +204,12 @@ void prove_and_check_case18(const std::string& place, const std::function<void(c
     EXPECT_EQ(got.count("ntt_h_passes", "cuda"), int(k.c.witnesses.size()));
     check_b_g2_before_chain_end(got, int(k.c.witnesses.size()));
     check_h_passes_forms(forms, key->view().h_passes_vectors, int(k.c.witnesses.size()));
-    if (dag::gpu_memory_knobs_from_env().h_passes_a_on_device)
-      check_msm_h_found_h_on_device(got, k.c.pk->domain_size * sizeof(fr_t), int(k.c.witnesses.size()));
+    if (dag::gpu_memory_knobs_from_env().h_passes_a_on_device) {
+      const uint64_t row = k.c.pk->domain_size * sizeof(fr_t);
+      check_rows_found(got, "msm_h", row, int(k.c.witnesses.size()));
+      if (got.count("spmv_passes", "cuda") == int(k.c.witnesses.size()))
+        check_rows_found(got, "ntt_h_passes", row, int(k.c.witnesses.size()));
+    }
   }
   // The CSR in host memory: the witness map in pieces, on the GPU unless
   // placed on the CPUs (a, b, c in host memory, or made on the device).
@@ -267,11 +272,8 @@ TEST(dag_gpu_memory_limited, batch_at_2_18_under_a_small_device_limit_verifies) 
   struct run_form_t {
     const char *place, *vectors, *a_on_device;
   };
-  const run_form_t runs[] = {{any_place, "2", "0"},
-                             {any_place, "1", "0"},
-                             {"spmv_passes=cpu", "2", "0"},
-                             {any_place, "2", "1"},
-                             {any_place, "1", "1"}};
+  const run_form_t runs[] = {{any_place, "2", "0"}, {any_place, "1", "0"}, {"spmv_passes=cpu", "2", "0"},
+                             {any_place, "2", "1"}, {any_place, "1", "1"}, {"spmv_passes=cpu", "2", "1"}};
   for (const auto& [place, vectors, a_on_device] : runs) {
     SCOPED_TRACE(std::string(place) + ", STARZK_H_PASSES_VECTORS=" + vectors +
                  ", STARZK_H_PASSES_A_ON_DEVICE=" + a_on_device);
