@@ -5,8 +5,9 @@
 // a, b and c scratch afterwards), with one difference in where its data
 // live: buffers 0-2 (a, b, c) stay in main memory for every worker
 // (StarPU's specific_nodes, STARPU_SPECIFIC_NODE_CPU), so StarPU never
-// allocates them on the device; buffer 3 (the key's NTT domain, lean) and
-// the optional prep edge 4 go where the task runs, as for ntt_h.
+// allocates them on the device (a excepted where it is kept there, below);
+// buffer 3 (the key's NTT domain, lean) and the optional prep edge 4 go
+// where the task runs, as for ntt_h.
 //
 // The CUDA body runs gpu::ntt_h_passes (cuda/ntt_h_passes.cu) in the
 // worker's scratch, in two device vectors where the device has room for
@@ -23,18 +24,18 @@
 // scratch back before it returns (after its stream drains), so that msm_h
 // finds room for h. Two vectors are the default; STARZK_H_PASSES_VECTORS=1
 // keeps the body to one (docs/gpu.md).
-// With a on the device (set_h_passes_a_on_device, STARZK_H_PASSES_A_ON_DEVICE):
-// buffer 0 goes where the task runs, where spmv_passes wrote a (or StarPU
-// copies it there before the body, where the map ran on the CPUs), and h
-// stays there for msm_h, which then fetches nothing; the
-// body runs gpu::ntt_h_passes_a_on_device, a's buffer as its first vector,
-// the second (or the one-vector form's staging chunks) from the worker's
+// With a on the device (set_h_passes_a_on_device, STARZK_H_PASSES_A_ON_DEVICE)
+// buffer 0 goes where the task runs, where spmv_passes wrote a (StarPU
+// copies it there first where the map ran on the CPUs), and h stays there
+// for msm_h, which then fetches nothing. The body runs
+// gpu::ntt_h_passes_a_on_device: a's buffer is its first vector, the
+// second (or the one-vector form's staging chunks) comes from the worker's
 // scratch, and the one-vector form keeps a's values on the coset in a's
 // host buffer (rows[0], which StarPU no longer reads: its valid copy is
 // the device's). Per partition that saves a's copy out of the witness map
 // and back in, h's copy out and msm_h's copy back in (4 × 4 GiB at 2^27).
-// The two vectors then need a's 4 GiB (the
-// plan's share for h) and 4 GiB of the MSM scratch, the same 8 GiB.
+// The two vectors then take a's 4 GiB (the plan's share for h) and 4 GiB
+// of the MSM scratch: the same 8 GiB.
 // When even one vector cannot be had, the body computes the H phase on
 // the host (stderr says so once): the proof completes. The CPU body is
 // ntt_h's. The memory plan picks this codelet for a key (h_passes); its
