@@ -54,8 +54,9 @@ starpu_codelet* ntt_h_passes_codelet();
 // on the device where the task runs (true: spmv_passes writes it there and
 // h stays there for msm_h). Set on both codelets, so for the whole process
 // (the key bundle sets it from STARZK_H_PASSES_A_ON_DEVICE), between
-// batches only.
+// batches only; h_passes_a_on_device says which.
 void set_h_passes_a_on_device(bool on);
+bool h_passes_a_on_device();
 // How many of ntt_h_passes' CUDA bodies so far (in this process) ran in
 // each form: through two device vectors, through one vector and two
 // chunks, or on the host for want of either (codelets/ntt_h_passes.cpp).
@@ -63,8 +64,9 @@ struct h_passes_forms_t {
   unsigned long long two = 0, one = 0, host = 0;
 };
 h_passes_forms_t h_passes_forms();
-// Device scratch of ntt_h_passes' two-vector form for a domain of 2^log_n
-// elements; 0 without CUDA bodies.
+// Device bytes ntt_h_passes' two-vector form takes for a domain of 2^log_n
+// elements (two vectors of scratch, or a's copy on the device and one of
+// scratch: the same); 0 without CUDA bodies.
 uint64_t ntt_h_passes_two_vector_bytes(unsigned log_n);
 starpu_codelet* prep_msm_codelet();
 starpu_codelet* msm_codelet();

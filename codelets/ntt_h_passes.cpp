@@ -75,15 +75,18 @@ void ntt_h_passes_cpu(void* buffers[], void* arg) noexcept {
 
 starpu_codelet* the_codelet();
 
-// Whether this process's tasks find a on the device (buffer 0's node).
-bool a_on_device() { return STARPU_CODELET_GET_NODE(the_codelet(), 0) == STARPU_SPECIFIC_NODE_LOCAL; }
-
 #if STARZK_CODELETS_CUDA
+// With a on the device: a's host buffer, which StarPU no longer reads (its
+// valid copy is the device's), as n elements of host scratch.
+std::span<fr_t> a_host_buffer(partition_state_t& p, size_t n) {
+  if (p.rows[0].size() != n) throw std::runtime_error("no host buffer for a beside its device copy");
+  return p.rows[0];
+}
+
 // With a on the device and no scratch at all: a to its host buffer, the
 // host's H phase there, h back to the device.
 void h_phase_on_host_from_device(partition_state_t& p, std::span<fr_t> d_a, std::span<fr_t> b, std::span<fr_t> c) {
-  std::vector<fr_t>& spare = p.rows[0];
-  if (spare.size() != d_a.size()) throw std::runtime_error("no host buffer for a beside its device copy");
+  const std::span<fr_t> spare = a_host_buffer(p, d_a.size());
   detail::copy_to_host(spare.data(), d_a.data(), d_a.size_bytes());
   detail::h_phase_on_host(p, spare, b, c);
   detail::copy_to_device(d_a.data(), spare.data(), d_a.size_bytes());
@@ -98,7 +101,7 @@ void ntt_h_passes_cuda(void* buffers[], void* arg) noexcept {
                           c = detail::fr_span(buffers[2]);
     if (a.size() != n || b.size() != n || c.size() != n)
       throw std::runtime_error("a, b, c are not of the domain's size");
-    const bool a_dev = a_on_device();
+    const bool a_dev = h_passes_a_on_device();
     // Two vectors where they fit now (file comment), else one.
     auto bytes = [&](unsigned v) {
       return a_dev ? gpu::ntt_h_passes_a_on_device_scratch_bytes(d.log_n, passes_chunk, v)
@@ -137,12 +140,11 @@ void ntt_h_passes_cuda(void* buffers[], void* arg) noexcept {
       report_note(text);
     }
     if (a_dev) {
-      std::vector<fr_t>& spare = p.rows[0];  // a's host buffer: StarPU's valid copy is the device's
-      if (vectors == 1 && spare.size() != n) throw std::runtime_error("no host buffer for a's values on the coset");
-      detail::check_cuda(gpu::ntt_h_passes_a_on_device(a.data(), vectors == 1 ? spare.data() : nullptr, b.data(),
-                                                       c.data(), d.log_n, d.conv, d.domain, scratch, bytes(vectors),
-                                                       passes_chunk, detail::worker_stream(), d.tune, vectors),
-                         "gpu::ntt_h_passes_a_on_device");
+      fr_t* spare = vectors == 1 ? a_host_buffer(p, n).data() : nullptr;  // a's values on the coset
+      detail::check_cuda(
+          gpu::ntt_h_passes_a_on_device(a.data(), spare, b.data(), c.data(), d.log_n, d.conv, d.domain, scratch,
+                                        bytes(vectors), passes_chunk, detail::worker_stream(), d.tune, vectors),
+          "gpu::ntt_h_passes_a_on_device");
     } else {
       detail::check_cuda(gpu::ntt_h_passes(a.data(), b.data(), c.data(), d.log_n, d.conv, d.domain, scratch,
                                            bytes(vectors), passes_chunk, detail::worker_stream(), d.tune, vectors),
@@ -173,6 +175,8 @@ h_passes_forms_t h_passes_forms() {
 }
 
 starpu_codelet* ntt_h_passes_codelet() { return the_codelet(); }
+
+bool h_passes_a_on_device() { return STARPU_CODELET_GET_NODE(the_codelet(), 0) == STARPU_SPECIFIC_NODE_LOCAL; }
 
 void set_h_passes_a_on_device(bool on) {
   const int node = on ? STARPU_SPECIFIC_NODE_LOCAL : STARPU_SPECIFIC_NODE_CPU;

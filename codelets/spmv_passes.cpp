@@ -108,13 +108,13 @@ gpu::witness_map_host_t host_job(const key_view_t& key) {
 
 // The map on the calling CUDA worker, a, b, c in main memory (spmv_passes)
 // or on the device (spmv_dev); spmv_passes' a on the device where the H
-// phase in passes finds it there (its buffer's node, set_h_passes_a_on_device).
+// phase in passes finds it there (h_passes_a_on_device).
 void map_on_device(partition_state_t& p, void* buffers[], bool rows_on_device) {
   const proving_key_t& pk = *p.key.pk;
   const uint64_t n = pk.domain_size;
   if (STARPU_VECTOR_GET_NX(buffers[0]) != pk.n_vars) throw std::invalid_argument("witness of the wrong length");
   gpu::witness_map_host_t job = host_job(p.key);
-  const bool a_dev = STARPU_CODELET_GET_NODE(starpu_task_get_current()->cl, 1) == STARPU_SPECIFIC_NODE_LOCAL;
+  const bool a_dev = !rows_on_device && h_passes_a_on_device();
   for (int r = 0; r < 3; ++r) job.out_on_device[r] = rows_on_device || (r == 0 && a_dev);
   for (int r = 0; r < 3; ++r) {
     const std::span<fr_t> row = detail::fr_span(buffers[1 + r]);
