@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <set>
 #include <stdexcept>
 #include <system_error>
@@ -20,6 +21,26 @@ constexpr const char* k_model_version = "45";
 std::string env(const char* name) {
   const char* v = std::getenv(name);
   return v ? std::string(v) : std::string();
+}
+
+// True where a history file StarPU wrote records no measurement: its
+// "number of combinations" (architectures measured) is 0. StarPU writes such
+// a file at shutdown for every model a run loaded, measured or not, so an
+// empty one is not something this host learned. A file that cannot be read
+// this way counts as measured and is kept.
+bool measured_nothing(const fs::path& file) {
+  std::ifstream in(file);
+  std::string line;
+  bool next_is_count = false;
+  while (std::getline(in, line)) {
+    if (line.find("number of combinations") != std::string::npos) {
+      next_is_count = true;
+      continue;
+    }
+    if (!next_is_count || line.empty() || line[0] == '#') continue;
+    return line.find_first_not_of("0 \t\r") == std::string::npos;
+  }
+  return false;
 }
 
 }  // namespace
@@ -65,7 +86,9 @@ size_t seed_perfmodels(const fs::path& from) {
     if (done.count(symbol)) continue;  // one source per symbol
     done.insert(symbol);
     const fs::path target = dst / (symbol + "." + host);
-    if (fs::exists(target, ec)) continue;  // never overwrite what this host learned
+    // Never overwrite what this host learned; a file that measured nothing
+    // learned nothing.
+    if (fs::exists(target, ec) && !measured_nothing(target)) continue;
     const fs::path tmp = dst / (symbol + "." + host + ".tmp" + std::to_string(getpid()));
     fs::copy_file(e.path(), tmp, fs::copy_options::overwrite_existing, ec);
     if (!ec) fs::rename(tmp, target, ec);

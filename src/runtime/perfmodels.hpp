@@ -10,8 +10,9 @@
 // poor placements. bench/perfmodels/<machine>/ holds models calibrated on
 // that machine (docs/benchmarks.md says how they were made); seeding copies
 // each <symbol>.<anyhost> file of such a folder to <symbol>.<thishost>
-// when this host has no model of that symbol yet, so what StarPU learned
-// on the spot is never overwritten.
+// when this host has no model of that symbol yet, or only one that measured
+// nothing (StarPU writes an empty file for each model a run loaded), so
+// what StarPU learned on the spot is never overwritten.
 #pragma once
 
 #include <cstddef>
@@ -26,7 +27,7 @@ std::filesystem::path perfmodel_codelet_dir();
 std::string perfmodel_hostname();
 
 // Copies the models of `from` (a folder holding codelets/45/<symbol>.<host>
-// files, or those files directly) that this host lacks. Returns how many
+// files, or those files directly) that this host lacks or holds empty. Returns how many
 // were copied. Throws std::runtime_error naming the folder when it does not
 // exist or a copy fails. Call before starpu_init.
 size_t seed_perfmodels(const std::filesystem::path& from);
