@@ -144,7 +144,7 @@ std::string describe(const residency_plan_t& plan, const residency_input_t& in);
 //   STARZK_H_PASSES_VECTORS  device vectors the H phase in passes may take
 //                            (1 or 2; codelets/ntt_h_passes.cpp)
 //   STARZK_H_PASSES_A_ON_DEVICE  the H phase in passes finds a on the
-//                            device and leaves h there (switch, off)
+//                            device and leaves h there (switch, on)
 // A bad value throws std::runtime_error naming the variable.
 inline constexpr uint64_t default_stream_piece_bytes = uint64_t(768) << 20;
 struct gpu_memory_knobs_t {
@@ -153,7 +153,7 @@ struct gpu_memory_knobs_t {
   bool rows_on_device = true;
   uint64_t stream_piece_bytes = default_stream_piece_bytes;
   unsigned h_passes_vectors = 2;
-  bool h_passes_a_on_device = false;
+  bool h_passes_a_on_device = true;
 };
 gpu_memory_knobs_t gpu_memory_knobs_from_env();
 // STARZK_KEY_STREAM's value (nullopt for auto); `what` names it in errors.

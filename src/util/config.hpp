@@ -75,9 +75,9 @@ inline constexpr std::array<var_t, 33> vars = {{
      "bytes of bases one piece of a streamed MSM of mostly 0/1 scalars copies at most (0 or none: no cap)"},
     {"STARZK_H_PASSES_VECTORS", kind_t::count, "2", "1..2",
      "device vectors the H phase in passes may take: 2 where the device has room for them (half the copies), or 1"},
-    {"STARZK_H_PASSES_A_ON_DEVICE", kind_t::switch_, "off", "",
-     "on: where the H phase runs in passes, a stays on the device from the witness map to msm_h (a and h never cross "
-     "PCIe)"},
+    {"STARZK_H_PASSES_A_ON_DEVICE", kind_t::switch_, "on", "",
+     "where the H phase runs in passes, a stays on the device from the witness map to msm_h (a and h never cross "
+     "PCIe; off: a and h go through host memory)"},
     {"STARZK_MSM_PROFILE", kind_t::switch_, "off", "",
      "on: every MSM on a GPU times its phases and says on stderr where its time went (a diagnostic: each MSM then "
      "waits for its stream once per piece)"},

@@ -160,10 +160,12 @@ void check_rows_found(const run_t& got, const char* name, uint64_t row_bytes, in
   for (const auto& e : got.events) {
     if (e.name != name || e.worker_kind != "cuda") continue;
     ++seen;
-    for (unsigned i = 0; i < e.buffers.size(); ++i)
-      if (e.buffers[i].bytes == row_bytes && e.buffers[i].mode.find('R') != std::string::npos)
+    for (unsigned i = 0; i < e.buffers.size(); ++i) {
+      if (e.buffers[i].bytes == row_bytes && e.buffers[i].mode.find('R') != std::string::npos) {
         EXPECT_EQ(std::count(e.missing.begin(), e.missing.end(), i), 0)
             << name << " of chain " << e.chain << " fetched its buffer " << i;
+      }
+    }
   }
   EXPECT_EQ(seen, parts) << name;
 }
