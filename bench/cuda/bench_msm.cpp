@@ -34,7 +34,11 @@
 // msm_g1_random_pieces<k>_device (bases resident: what cutting into pieces
 // costs) and msm_g1_random_pieces<k>_host (bases in page-locked host
 // memory, copied piece by piece under the MSM: what streaming adds); the
-// last column is the scratch the call was given, GiB.
+// last column is the scratch the call was given, GiB;
+// msm_g1_random_pieces<k>_host_narrow: the streamed form with one window
+// per digit group (what msm_h takes under a 16 GB cap), with its phase
+// rows and _outside_phases (ms: the call's wall time; last column: what
+// its phases leave out: copies waited for, host waits, launches).
 // msm_g1_witness / msm_g2_witness (and _xyzz, with phase rows): scalars of
 // a generated witness's mix (49.3% zero, 49.3% one, 1.4% random).
 // STARZK_MSM_WINDOWS / STARZK_MSM_G2_WINDOWS="16 18": random scalars again
@@ -51,6 +55,7 @@
 #include <random>
 #include <thread>
 
+#include "bench_msm_rows.hpp"
 #include "bench_util.hpp"
 #include "ec/scalar_mul.hpp"
 #include "ec/xyzz.hpp"
@@ -62,20 +67,6 @@ using namespace starzk::gpu;
 using namespace starzk::gpu::bench;
 
 namespace {
-
-std::vector<unsigned> env_list(const char* name, std::vector<unsigned> fallback) {
-  const char* v = std::getenv(name);
-  if (!v) return fallback;
-  std::vector<unsigned> out;
-  for (const char* q = v; *q;) {
-    char* next = nullptr;
-    const unsigned x = unsigned(std::strtoul(q, &next, 10));
-    if (next == q) break;
-    out.push_back(x);
-    q = next;
-  }
-  return out;
-}
 
 // d[k..n) <- copies of d[0..k) by doubling (d[0..m) already holds m points).
 void tile_by_doubling(void* d, size_t elem_bytes, size_t n, size_t m, cudaStream_t s) {
@@ -143,72 +134,6 @@ void window_sweep(const char* env, const std::string& prefix, size_t n, int reps
     device_buffer_t scr(need(n, t));
     const double ms = time_ms(s, reps, [&] { run(t, scr.get(), scr.size()); });
     row(prefix + "_random_c" + std::to_string(c), double(n), ms, ms / floor_ms);
-  }
-}
-
-// One more call with msm_tuning_t::profile set: rows <name>_phase_<phase>
-// (ms; last column: the phase's share of the call).
-template <class Run>
-void phase_rows(const std::string& name, size_t n, void* scr, size_t bytes, Run run, msm_tuning_t t = {}) {
-  msm_profile_t prof;
-  t.profile = &prof;
-  run(t, scr, bytes);
-  const double total = prof.total();
-  const std::pair<const char*, double> phases[] = {{"live", prof.live},
-                                                   {"digits", prof.digits},
-                                                   {"sort", prof.sort},
-                                                   {"affine", prof.affine},
-                                                   {"affine_sources", prof.affine_sources},
-                                                   {"affine_forward", prof.affine_forward},
-                                                   {"affine_tree", prof.affine_tree},
-                                                   {"affine_backward", prof.affine_backward},
-                                                   {"accumulate", prof.accumulate},
-                                                   {"fold", prof.fold},
-                                                   {"window_sums", prof.window_sums},
-                                                   {"window_sums_first", prof.window_sums_first},
-                                                   {"horner", prof.horner}};
-  for (const auto& [what, ms] : phases) row(name + "_phase_" + what, double(n), ms, ms / total);
-  row(name + "_window_bits", double(n), 0.0, double(prof.window_bits));
-}
-
-// Scalars of a generated witness's mix (fill_scalars kind 2) in place:
-// rows <prefix>_witness (default form) and <prefix>_witness_xyzz (the lean
-// form, no batch-affine levels, which the sector's witness MSMs take), with
-// the lean form's phases.
-template <class Run>
-void witness_rows(const std::string& prefix, size_t n, int reps, double floor_ms, fr_t* d_scalars, uint64_t seed,
-                  void* scr, size_t bytes, cudaStream_t s, Run run) {
-  fill_scalars(d_scalars, n, 2, seed, s);
-  const double ms = time_ms(s, reps, [&] { run({}, scr, bytes); });
-  row(prefix + "_witness", double(n), ms, ms / floor_ms);
-  msm_tuning_t lean;
-  lean.affine_levels = 0;
-  const double ms0 = time_ms(s, reps, [&] { run(lean, scr, bytes); });
-  row(prefix + "_witness_xyzz", double(n), ms0, ms0 / floor_ms);
-  phase_rows(prefix + "_witness_xyzz", n, scr, bytes, run, lean);
-}
-
-// STARZK_MSM_PIECES rows (file comment) for the random scalars in place.
-void pieces_rows(size_t n, int reps, const g1_affine_t* d_bases, const fr_t* d_scalars, cudaStream_t s) {
-  const std::vector<unsigned> pieces = env_list("STARZK_MSM_PIECES", {});
-  if (pieces.empty()) return;
-  pinned_t host(n * sizeof(g1_affine_t));
-  check_cuda(cudaMemcpyAsync(host.p, d_bases, n * sizeof(g1_affine_t), cudaMemcpyDeviceToHost, s), "copy");
-  check_cuda(cudaStreamSynchronize(s), "sync");
-  device_buffer_t d_jac(sizeof(g1_jacobian_t));
-  for (unsigned k : pieces) {
-    for (bool on_host : {false, true}) {
-      const msm_pieces_t pc{(n + k - 1) / std::max(k, 1u), on_host};
-      device_buffer_t scr(msm_pieces_scratch_bytes<g1_params>(n, false, pc));
-      const auto* bases = on_host ? static_cast<const g1_affine_t*>(host.p) : d_bases;
-      const double ms = time_ms(s, reps, [&] {
-        check_cuda(msm_pieces<g1_params>(d_jac.as<g1_jacobian_t>(), bases, d_scalars, n, msm_no_split, pc, scr.get(),
-                                         scr.size(), s),
-                   "msm_pieces<g1_params>");
-      });
-      row("msm_g1_random_pieces" + std::to_string(k) + (on_host ? "_host" : "_device"), double(n), ms,
-          double(scr.size()) / double(size_t(1) << 30));
-    }
   }
 }
 

@@ -18,6 +18,22 @@
 
 namespace starzk::gpu::bench {
 
+// A list of unsigned numbers from the environment variable `name`
+// ("16 18"), or `fallback` where it is unset.
+inline std::vector<unsigned> env_list(const char* name, std::vector<unsigned> fallback) {
+  const char* v = std::getenv(name);
+  if (!v) return fallback;
+  std::vector<unsigned> out;
+  for (const char* q = v; *q;) {
+    char* next = nullptr;
+    const unsigned x = unsigned(std::strtoul(q, &next, 10));
+    if (next == q) break;
+    out.push_back(x);
+    q = next;
+  }
+  return out;
+}
+
 // Median of `reps` timed runs (after one warm-up), milliseconds.
 inline double time_ms(cudaStream_t s, int reps, const std::function<void()>& body) {
   cudaEvent_t a, b;
