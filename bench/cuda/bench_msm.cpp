@@ -38,7 +38,9 @@
 // msm_g1_random_pieces<k>_host_narrow: the streamed form with one window
 // per digit group (what msm_h takes under a 16 GB cap), with its phase
 // rows and _outside_phases (ms: the call's wall time; last column: what
-// its phases leave out: copies waited for, host waits, launches).
+// its phases leave out: copies waited for, host waits, launches);
+// STARZK_MSM_PIECES_GROUPS="2 3": the streamed form again with that many
+// windows per digit group (rows ..._host_g<g>, scratch in the last column).
 // msm_g1_witness / msm_g2_witness (and _xyzz, with phase rows): scalars of
 // a generated witness's mix (49.3% zero, 49.3% one, 1.4% random).
 // STARZK_MSM_WINDOWS / STARZK_MSM_G2_WINDOWS="16 18": random scalars again

@@ -67,27 +67,32 @@ inline void pieces_rows(size_t n, int reps, const g1_affine_t* d_bases, const fr
   check_cuda(cudaMemcpyAsync(host.p, d_bases, n * sizeof(g1_affine_t), cudaMemcpyDeviceToHost, s), "copy");
   check_cuda(cudaStreamSynchronize(s), "sync");
   device_buffer_t d_jac(sizeof(g1_jacobian_t));
-  msm_tuning_t narrow;
-  narrow.group_windows = 1;
+  // The forms: bases resident, streamed, streamed with one window per
+  // group (with its phases), then streamed with each of
+  // STARZK_MSM_PIECES_GROUPS windows per group.
+  struct form_t {
+    std::string suffix;
+    bool on_host;
+    unsigned group_windows;
+  };
+  std::vector<form_t> forms = {{"_device", false, 0}, {"_host", true, 0}, {"_host_narrow", true, 1}};
+  for (unsigned g : env_list("STARZK_MSM_PIECES_GROUPS", {})) forms.push_back({"_host_g" + std::to_string(g), true, g});
   for (unsigned k : pieces) {
-    for (int form = 0; form < 3; ++form) {  // device, host, host with one window per group
-      const bool on_host = form > 0;
-      const msm_tuning_t tune = form == 2 ? narrow : msm_tuning_t{};
-      const msm_pieces_t pc{(n + k - 1) / std::max(k, 1u), on_host};
+    for (const form_t& f : forms) {
+      msm_tuning_t tune;
+      tune.group_windows = f.group_windows;
+      const msm_pieces_t pc{(n + k - 1) / std::max(k, 1u), f.on_host};
       device_buffer_t scr(msm_pieces_scratch_bytes<g1_params>(n, false, pc, tune));
-      const auto* bases = on_host ? static_cast<const g1_affine_t*>(host.p) : d_bases;
+      const auto* bases = f.on_host ? static_cast<const g1_affine_t*>(host.p) : d_bases;
       auto run = [&](const msm_tuning_t& t, void* p, size_t bytes) {
         check_cuda(
             msm_pieces<g1_params>(d_jac.as<g1_jacobian_t>(), bases, d_scalars, n, msm_no_split, pc, p, bytes, s, t),
             "msm_pieces<g1_params>");
       };
       const double ms = time_ms(s, reps, [&] { run(tune, scr.get(), scr.size()); });
-      const std::string name = "msm_g1_random_pieces" + std::to_string(k) +
-                               (form == 0   ? "_device"
-                                : form == 1 ? "_host"
-                                            : "_host_narrow");
+      const std::string name = "msm_g1_random_pieces" + std::to_string(k) + f.suffix;
       row(name, double(n), ms, double(scr.size()) / double(size_t(1) << 30));
-      if (form == 2) phase_rows(name, n, scr.get(), scr.size(), run, tune, true);
+      if (f.group_windows == 1) phase_rows(name, n, scr.get(), scr.size(), run, tune, true);
     }
   }
 }
