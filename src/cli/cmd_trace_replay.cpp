@@ -210,8 +210,8 @@ void add_trace_replay_command(CLI::App& trace_cmd) {
       ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--rank", o->rank, "with --ranks: the node (0 .. N-1)")->needs("--ranks");
   cmd->add_option("--assume", o->assume,
-                  "CODELET=KIND:SECONDS: replay as if the codelet took that long on every worker of that kind (cpu "
-                  "or cuda), e.g. b_g2_msm=cpu:3.5; repeatable")
+                  "CODELET=KIND:SECONDS: replay as if the codelet (or one phase of it, msm_l) took that long on "
+                  "every worker of that kind (cpu or cuda), e.g. b_g2_msm=cpu:3.5; repeatable")
       ->allow_extra_args(false);
   cmd->add_option("--trace", o->out, "record the replay into this trace JSON");
   cmd->add_flag("--json", o->json, "print the comparison as one JSON object");

@@ -126,7 +126,8 @@ replay_plan_t plan_replay(const trace_t& trace);
 trace_t rank_share(const trace_t& trace, unsigned rank, unsigned ranks);
 
 // What if a codelet took `us` µs on every worker of `kind` ("cpu" or
-// "cuda"), at every footprint the trace saw it at: its tasks that ran on
+// "cuda"), at every footprint the trace saw it at (`codelet` may also name
+// one phase, msm_l: the tasks of that name, whose footprint is their own): its tasks that ran on
 // that kind take it, and ten observations per footprint (events of no
 // chain that the run did not submit, so no task of the replay) give the
 // means plan_replay and models_from_trace read, and so the time a

@@ -198,7 +198,9 @@ void assume_time(trace_t& trace, const std::string& codelet, const std::string& 
   std::uint64_t next_id = 0;
   for (trace_event_t& e : trace.events) {
     next_id = std::max(next_id, e.id + 1);
-    if ((e.codelet.empty() ? e.name : e.codelet) != codelet) continue;
+    // A codelet's tasks, or one phase's (msm_l: the msm codelet's tasks of
+    // that name, whose footprint is their own).
+    if ((e.codelet.empty() ? e.name : e.codelet) != codelet && e.name != codelet) continue;
     if (std::find(e.could_run.begin(), e.could_run.end(), kind) == e.could_run.end()) continue;
     if (e.worker_kind == kind) e.end_us = e.start_us + us;
     sample.try_emplace(e.footprint, e);

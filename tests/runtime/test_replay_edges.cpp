@@ -155,6 +155,30 @@ TEST(assume_time, a_codelet_timed_as_asked_on_a_kind_for_the_plan_and_the_models
   EXPECT_DOUBLE_EQ(plan_replay(rank_share(t, 1, 2)).tasks[2].cuda_us, 500);
 }
 
+TEST(assume_time, one_phase_of_a_shared_codelet) {
+  // Chain 0's msm_h and ntt_h as two phases of one codelet (as msm_h and
+  // msm_l of the msm codelet): naming the phase times its tasks alone.
+  trace_t t = two_chains();
+  for (trace_event_t& e : t.events) {
+    if (e.name == "msm_h" || e.name == "ntt_h") e.codelet = "shared";
+    if (e.name == "msm_h") e.could_run = {"cpu", "cuda"};
+  }
+  assume_time(t, "msm_h", "cuda", 500);
+  const replay_plan_t plan = plan_replay(t);
+  for (const replay_task_t& task : plan.tasks) {
+    SCOPED_TRACE(task.name);
+    if (task.name == "msm_h") EXPECT_DOUBLE_EQ(task.cuda_us, 500);
+    if (task.name == "ntt_h") EXPECT_LT(task.cuda_us, 0);  // untouched: never on a GPU
+  }
+  // The codelet's name still covers all its tasks that could run there.
+  trace_t u = two_chains();
+  for (trace_event_t& e : u.events)
+    if (e.name == "msm_h" || e.name == "ntt_h") e.codelet = "shared";
+  assume_time(u, "shared", "cpu", 7000);
+  for (const replay_task_t& task : plan_replay(u).tasks)
+    if (task.name == "msm_h" || task.name == "ntt_h") EXPECT_DOUBLE_EQ(task.cpu_us, 7000) << task.name;
+}
+
 TEST(assume_time, refuses_a_kind_a_time_or_a_codelet_it_cannot_use) {
   trace_t t = two_chains();
   EXPECT_THROW(assume_time(t, "msm_h", "opencl", 1), std::invalid_argument);
