@@ -27,9 +27,9 @@ std::filesystem::path perfmodel_codelet_dir();
 std::string perfmodel_hostname();
 
 // Copies the models of `from` (a folder holding codelets/45/<symbol>.<host>
-// files, or those files directly) that this host lacks or holds empty. Returns how many
-// were copied. Throws std::runtime_error naming the folder when it does not
-// exist or a copy fails. Call before starpu_init.
+// files, or those files directly) that this host lacks or holds empty.
+// Returns how many were copied. Throws std::runtime_error naming the folder
+// when it does not exist or a copy fails. Call before starpu_init.
 size_t seed_perfmodels(const std::filesystem::path& from);
 
 }  // namespace starzk::runtime

@@ -127,12 +127,12 @@ trace_t rank_share(const trace_t& trace, unsigned rank, unsigned ranks);
 
 // What if a codelet took `us` µs on every worker of `kind` ("cpu" or
 // "cuda"), at every footprint the trace saw it at (`codelet` may also name
-// one phase, msm_l: the tasks of that name, whose footprint is their own): its tasks that ran on
-// that kind take it, and ten observations per footprint (events of no
-// chain that the run did not submit, so no task of the replay) give the
-// means plan_replay and models_from_trace read, and so the time a
-// simulation takes, with the samples StarPU wants before it trusts a
-// model entry. For questions such as "would a policy give the CPUs a
+// one phase, msm_l: the tasks of that name, whose footprint is their own):
+// its tasks that ran on that kind take it, and ten observations per
+// footprint (events of no chain that the run did not submit, so no task of
+// the replay) give the means plan_replay and models_from_trace read, and
+// so the time a simulation takes, with the samples StarPU wants before it
+// trusts a model entry. For questions such as "would a policy give the CPUs a
 // codelet if it took this long there?". Throws std::invalid_argument for
 // another kind, a negative time, or a codelet no task of the trace could
 // run on that kind.

@@ -1,8 +1,9 @@
 // Seeding calibrated performance models: files land under StarPU's codelet
 // model folder with this host's name, a model this host already has is
-// never overwritten (an empty one StarPU wrote is replaced), a second seeding copies nothing, and a missing folder
-// is a clear error. STARPU_PERF_MODEL_DIR / STARPU_HOSTNAME point StarPU's
-// lookup into a temporary folder.
+// never overwritten (an empty one StarPU wrote is replaced), a second
+// seeding copies nothing, and a missing folder is a clear error.
+// STARPU_PERF_MODEL_DIR / STARPU_HOSTNAME point StarPU's lookup into a
+// temporary folder.
 #include <gtest/gtest.h>
 
 #include <cstdlib>

@@ -167,16 +167,22 @@ TEST(assume_time, one_phase_of_a_shared_codelet) {
   const replay_plan_t plan = plan_replay(t);
   for (const replay_task_t& task : plan.tasks) {
     SCOPED_TRACE(task.name);
-    if (task.name == "msm_h") EXPECT_DOUBLE_EQ(task.cuda_us, 500);
-    if (task.name == "ntt_h") EXPECT_LT(task.cuda_us, 0);  // untouched: never on a GPU
+    if (task.name == "msm_h") {
+      EXPECT_DOUBLE_EQ(task.cuda_us, 500);
+    } else if (task.name == "ntt_h") {
+      EXPECT_LT(task.cuda_us, 0);  // untouched: never on a GPU
+    }
   }
   // The codelet's name still covers all its tasks that could run there.
   trace_t u = two_chains();
   for (trace_event_t& e : u.events)
     if (e.name == "msm_h" || e.name == "ntt_h") e.codelet = "shared";
   assume_time(u, "shared", "cpu", 7000);
-  for (const replay_task_t& task : plan_replay(u).tasks)
-    if (task.name == "msm_h" || task.name == "ntt_h") EXPECT_DOUBLE_EQ(task.cpu_us, 7000) << task.name;
+  for (const replay_task_t& task : plan_replay(u).tasks) {
+    if (task.name == "msm_h" || task.name == "ntt_h") {
+      EXPECT_DOUBLE_EQ(task.cpu_us, 7000) << task.name;
+    }
+  }
 }
 
 TEST(assume_time, refuses_a_kind_a_time_or_a_codelet_it_cannot_use) {
