@@ -245,6 +245,8 @@ TEST(KeyResidency, KnobParsing) {
   EXPECT_TRUE(gpu_memory_knobs_from_env().h_passes_a_on_device);
   setenv("STARZK_H_PASSES_A_ON_DEVICE", "0", 1);
   EXPECT_FALSE(gpu_memory_knobs_from_env().h_passes_a_on_device);
+  setenv("STARZK_H_PASSES_A_ON_DEVICE", "1", 1);
+  EXPECT_TRUE(gpu_memory_knobs_from_env().h_passes_a_on_device);
   setenv("STARZK_H_PASSES_A_ON_DEVICE", "maybe", 1);
   EXPECT_THROW(gpu_memory_knobs_from_env(), std::runtime_error);
   unsetenv("STARZK_H_PASSES_A_ON_DEVICE");
