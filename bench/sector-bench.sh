@@ -24,7 +24,9 @@
 # STARZK_SECTOR_TIMEOUT (seconds each prove may take, none by default: a
 # prove past it gets SIGTERM, which writes its trace so far, and the next
 # limit runs), STARZK_WATCH_S (20 here: a line on what the batch waits for
-# after that many seconds without a finished partition).
+# after that many seconds without a finished partition),
+# STARZK_SECTOR_PROVE_ARGS (more arguments for every prove, e.g.
+# "--threads-per-task 15").
 # Writes OUT_DIR/sector-k<K>.txt (every step's output and timing, the
 # CPU (model, cores, L3s, whether it has AVX-512 IFMA), the file
 # sizes, the disk and memory before and after, StarPU's bus statistics at
@@ -88,7 +90,7 @@ for extra in ${STARZK_SECTOR_ENVS:--}; do
   say "prove ($tag): ${env[*]:-whole device} ${place_args[*]}"
   env "${env[@]}" STARPU_BUS_STATS=1 STARZK_WATCH_S="${STARZK_WATCH_S:-20}" \
     ${STARZK_SECTOR_TIMEOUT:+timeout -s TERM "$STARZK_SECTOR_TIMEOUT"} "$exe" prove --manifest "$dir/jobs.toml" \
-    "${place_args[@]}" --trace "$out/$tag.json" >> "$log" 2>&1 || rc=1
+    "${place_args[@]}" ${STARZK_SECTOR_PROVE_ARGS:-} --trace "$out/$tag.json" >> "$log" 2>&1 || rc=1
   say "prove ($tag) took $(since "$t") s"
   kill "$sampler" 2>/dev/null
   wait "$sampler" 2>/dev/null
