@@ -41,6 +41,10 @@
 // its phases leave out: copies waited for, host waits, launches);
 // STARZK_MSM_PIECES_GROUPS="2 3": the streamed form again with that many
 // windows per digit group (rows ..._host_g<g>, scratch in the last column).
+// STARZK_MSM_BESIDE="6:16" (H's pieces:the others'): a partition's four G1
+// MSMs under a 16 GB cap, one msm_pieces call each against one msm_beside
+// call, the witness queries on a second stream beside H
+// (bench_msm_rows.hpp, beside_rows).
 // msm_g1_witness / msm_g2_witness (and _xyzz, with phase rows): scalars of
 // a generated witness's mix (49.3% zero, 49.3% one, 1.4% random).
 // STARZK_MSM_WINDOWS / STARZK_MSM_G2_WINDOWS="16 18": random scalars again

@@ -3,13 +3,15 @@
 // and the rows of the MSM in pieces (STARZK_MSM_PIECES), the form a
 // streamed key query takes: bases resident, streamed from page-locked host
 // memory, and streamed with one window per digit group as msm_h runs under
-// a 16 GB cap, with that call's phases.
+// a 16 GB cap, with that call's phases; and the rows of a partition's four
+// G1 MSMs streamed in one call (STARZK_MSM_BESIDE, cuda/msm_streamed.hpp).
 #pragma once
 
 #include <chrono>
 #include <string>
 
 #include "bench_util.hpp"
+#include "cuda/msm_streamed.hpp"
 
 namespace starzk::gpu::bench {
 
@@ -59,10 +61,77 @@ void witness_rows(const std::string& prefix, size_t n, int reps, double floor_ms
   phase_rows(prefix + "_witness_xyzz", n, scr, bytes, run, lean);
 }
 
-// STARZK_MSM_PIECES rows (file comment) for the random scalars in place.
+// STARZK_MSM_BESIDE="6:16 7:32n" (H's pieces:the others' pieces, n: the
+// others with one window per digit group too): msm_h and
+// the three witness MSMs of a partition under a 16 GB cap, four queries of
+// n terms streamed from page-locked host memory (the same bases here: the
+// copies cost the same), H over the random scalars in place with one
+// window per digit group, the others over a witness mix without
+// batch-affine levels (the forms the sector's bodies take). First a row
+// msm_g1_streamed_today: H in 5 pieces, then the three in 16 pieces each,
+// one msm_pieces call each (the tasks of the chain); then per form a row
+// msm_g1_beside_h<P0>_w<P>: one msm_beside call (cuda/msm_streamed.hpp),
+// the witness queries on a second stream beside H. Last column: the
+// scratch, GiB. A row ..._differs (1) follows a call whose four results
+// are not those of the calls one by one.
+inline void beside_rows(size_t n, int reps, const g1_affine_t* host, const fr_t* d_random, cudaStream_t s) {
+  const std::vector<std::string> forms = env_words("STARZK_MSM_BESIDE");
+  if (forms.empty()) return;
+  device_buffer_t d_w(n * sizeof(fr_t)), d_out(8 * sizeof(g1_jacobian_t));
+  fill_scalars(d_w.as<fr_t>(), n, 2, 2468, s);
+  msm_tuning_t narrow, lean;
+  narrow.group_windows = 1;
+  lean.affine_levels = 0;
+  msm_streamed_query_t<g1_params> q[4];
+  for (int i = 0; i < 4; ++i)
+    q[i] = {d_out.as<g1_jacobian_t>() + i, host, i == 0 ? d_random : d_w.as<fr_t>(), n, i == 0 ? narrow : lean};
+  const double gib = double(size_t(1) << 30);
+  auto pieces_of = [&](unsigned k) { return (n + k - 1) / std::max(k, 1u); };
+  {
+    size_t bytes = msm_pieces_scratch_bytes<g1_params>(n, false, {pieces_of(5), true}, narrow);
+    bytes = std::max(bytes, msm_pieces_scratch_bytes<g1_params>(n, false, {pieces_of(16), true}, lean));
+    device_buffer_t scr(bytes);
+    const double ms = time_ms(s, reps, [&] {
+      for (int i = 0; i < 4; ++i)
+        check_cuda(msm_pieces<g1_params>(d_out.as<g1_jacobian_t>() + 4 + i, host, q[i].d_scalars, n, msm_no_split,
+                                         {pieces_of(i == 0 ? 5 : 16), true}, scr.get(), bytes, s, q[i].tune),
+                   "msm_pieces<g1_params>");
+    });
+    row("msm_g1_streamed_today", double(n), ms, double(bytes) / gib);
+  }
+  for (const std::string& f : forms) {
+    const size_t colon = f.find(':');
+    const unsigned p0 = unsigned(std::stoul(f.substr(0, colon)));
+    const unsigned p = colon == std::string::npos ? 16u : unsigned(std::stoul(f.substr(colon + 1)));
+    // A trailing n: the witness queries with one window per digit group too.
+    const bool one_window = f.back() == 'n';
+    for (int i = 1; i < 4; ++i) q[i].tune.group_windows = one_window ? 1 : 0;
+    const size_t bytes = msm_beside_scratch_bytes<g1_params>(q, 4, pieces_of(p0), pieces_of(p));
+    device_buffer_t scr(bytes);
+    const double ms = time_ms(s, reps, [&] {
+      check_cuda(msm_beside<g1_params>(q, 4, pieces_of(p0), pieces_of(p), scr.get(), bytes, s),
+                 "msm_beside<g1_params>");
+    });
+    const std::string name =
+        "msm_g1_beside_h" + std::to_string(p0) + "_w" + std::to_string(p) + (one_window ? "n" : "");
+    row(name, double(n), ms, double(bytes) / gib);
+    std::vector<g1_jacobian_t> out(8);
+    check_cuda(cudaMemcpyAsync(out.data(), d_out.get(), out.size() * sizeof(g1_jacobian_t), cudaMemcpyDeviceToHost, s),
+               "copy");
+    check_cuda(cudaStreamSynchronize(s), "sync");
+    for (int i = 0; i < 4; ++i)
+      if (!(out[i].to_affine() == out[4 + i].to_affine())) {
+        row(name + "_differs", double(n), 0.0, 1.0);
+        break;
+      }
+  }
+}
+
+// STARZK_MSM_PIECES rows (file comment) for the random scalars in place,
+// then the STARZK_MSM_BESIDE ones.
 inline void pieces_rows(size_t n, int reps, const g1_affine_t* d_bases, const fr_t* d_scalars, cudaStream_t s) {
   const std::vector<unsigned> pieces = env_list("STARZK_MSM_PIECES", {});
-  if (pieces.empty()) return;
+  if (pieces.empty() && env_words("STARZK_MSM_BESIDE").empty()) return;
   pinned_t host(n * sizeof(g1_affine_t));
   check_cuda(cudaMemcpyAsync(host.p, d_bases, n * sizeof(g1_affine_t), cudaMemcpyDeviceToHost, s), "copy");
   check_cuda(cudaStreamSynchronize(s), "sync");
@@ -95,6 +164,7 @@ inline void pieces_rows(size_t n, int reps, const g1_affine_t* d_bases, const fr
       if (f.group_windows == 1) phase_rows(name, n, scr.get(), scr.size(), run, tune, true);
     }
   }
+  beside_rows(n, reps, static_cast<const g1_affine_t*>(host.p), d_scalars, s);
 }
 
 }  // namespace starzk::gpu::bench

@@ -11,12 +11,24 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "cuda/starzk_cuda_host.hpp"
 
 namespace starzk::gpu::bench {
+
+// The words of the environment variable `name` ("5:4 8:3"), none where it
+// is unset.
+inline std::vector<std::string> env_words(const char* name) {
+  std::vector<std::string> out;
+  const char* v = std::getenv(name);
+  if (!v) return out;
+  std::istringstream in(v);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
 
 // A list of unsigned numbers from the environment variable `name`
 // ("16 18"), or `fallback` where it is unset.
