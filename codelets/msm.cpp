@@ -63,14 +63,18 @@ struct msm_buffers_t {
     if (streamed) bases = -1, scalars = 0, result = 1;
   }
 };
+// The buffers of msm_g1 (the four G1 MSMs together, no bases): h (in a),
+// w, then the results of H, L, A and B_g1 in msm_query_t order.
+constexpr int together_h = 0, together_w = 1, together_results = 2;
 
 const msm_device_t& device_of(const partition_state_t& p, msm_query_t q) { return p.key.g1_device[int(q)]; }
 
 uint64_t msm_size(const starpu_task* task) {
   const auto& arg = *static_cast<const msm_task_arg_t*>(task->cl_arg);
   const partition_state_t& p = *arg.part;
-  const uint64_t streamed = device_of(p, arg.query).streamed ? 1 : 0;
-  return (uint64_t(arg.query) << 56) | (streamed << 55) | msm_query_bases(*p.key.pk, arg.query).size();
+  const uint64_t streamed = device_of(p, arg.query).streamed ? 1 : 0, together = arg.together ? 1 : 0;
+  return (uint64_t(arg.query) << 56) | (streamed << 55) | (together << 54) |
+         msm_query_bases(*p.key.pk, arg.query).size();
 }
 
 // The query's MSM on the host (the CPU body, and a CUDA body's fallback):
@@ -110,6 +114,13 @@ g1_jacobian_t& result_of(partition_state_t& p, msm_query_t q) {
 void msm_cpu(void* buffers[], void* cl_arg) noexcept {
   const auto& arg = *static_cast<const msm_task_arg_t*>(cl_arg);
   partition_state_t& p = *arg.part;
+  if (arg.together) {
+    guarded(p, msm_together_name, [&] {
+      const std::span<const fr_t> h = detail::fr_span(buffers[together_h]);
+      for (int q = 0; q < msm_query_count; ++q) result_of(p, msm_query_t(q)) = host_msm(p, msm_query_t(q), h);
+    });
+    return;
+  }
   guarded(p, msm_query_name(arg.query), [&] {
     const msm_buffers_t b(device_of(p, arg.query).streamed);
     const std::span<const fr_t> h = arg.query == msm_query_t::h
@@ -126,9 +137,61 @@ int msm_can_execute(unsigned worker, starpu_task* task, unsigned /*nimpl*/) {
 }
 
 #if STARZK_CODELETS_CUDA
+// The result computed on the host for want of device memory goes where
+// StarPU expects it, the result buffer's device copy (h comes back from
+// the device first).
+void host_fallback(partition_state_t& p, msm_query_t q, const fr_t* d_scalars, size_t n, g1_jacobian_t* d_out) {
+  detail::note_host_fallback(p.label, msm_query_name(q), n);
+  std::vector<fr_t> h;
+  if (q == msm_query_t::h) {
+    h.resize(n);
+    detail::copy_to_host(h.data(), d_scalars, n * sizeof(fr_t));
+  }
+  const g1_jacobian_t r = host_msm(p, q, h);
+  detail::copy_to_device(d_out, &r, sizeof r);
+}
+
+// msm_g1 on a GPU: the four MSMs in one call, L, A and B_g1 beside H
+// (detail::run_device_msms_together); where that does not fit, one after
+// the other as their own tasks would run them.
+void msm_together_cuda(void* buffers[], partition_state_t& p) {
+  const proving_key_t& pk = *p.key.pk;
+  const size_t n_in = size_t(pk.n_public) + 1;
+  if (pk.n_vars < n_in || pk.l.size() != pk.n_vars - n_in || pk.a.size() != pk.n_vars || pk.b_g1.size() != pk.n_vars)
+    throw std::invalid_argument("G1 queries and witness differ in length");
+  const auto* d_h = reinterpret_cast<const fr_t*>(STARPU_VECTOR_GET_PTR(buffers[together_h]));
+  const auto* d_w = reinterpret_cast<const fr_t*>(STARPU_VECTOR_GET_PTR(buffers[together_w]));
+  if (STARPU_VECTOR_GET_NX(buffers[together_h]) < p.h_len() || STARPU_VECTOR_GET_NX(buffers[together_w]) < pk.n_vars)
+    throw std::invalid_argument("scalar buffer shorter than the query");
+  detail::device_msm_t<g1_params> m[msm_query_count];
+  for (int i = 0; i < msm_query_count; ++i) {
+    const auto q = msm_query_t(i);
+    m[i].streamed = true;
+    m[i].bases = msm_query_bases(pk, q).data();
+    m[i].d_out = reinterpret_cast<g1_jacobian_t*>(STARPU_VARIABLE_GET_PTR(buffers[together_results + i]));
+    m[i].d_scalars = q == msm_query_t::h ? d_h : q == msm_query_t::l ? d_w + n_in : d_w;
+    m[i].n = q == msm_query_t::h ? p.h_len() : msm_query_bases(pk, q).size();
+    m[i].dense = q == msm_query_t::h;
+    m[i].split_from = gpu::msm_no_split;
+    m[i].phase = msm_query_name(q);
+    m[i].label = p.label.c_str();
+    m[i].max_piece = detail::stream_piece_terms(m[i], p.key.stream_piece_bytes);
+  }
+  if (detail::run_device_msms_together(m, p.key.scratch_max)) return;
+  for (int i = 0; i < msm_query_count; ++i) {
+    m[i].profile = p.key.msm_profile;
+    if (!detail::run_device_msm(m[i], p.key.scratch_max))
+      host_fallback(p, msm_query_t(i), m[i].d_scalars, m[i].n, m[i].d_out);
+  }
+}
+
 void msm_cuda(void* buffers[], void* cl_arg) noexcept {
   const auto& arg = *static_cast<const msm_task_arg_t*>(cl_arg);
   partition_state_t& p = *arg.part;
+  if (arg.together) {
+    guarded(p, msm_together_name, [&] { msm_together_cuda(buffers, p); });
+    return;
+  }
   guarded(p, msm_query_name(arg.query), [&] {
     const proving_key_t& pk = *p.key.pk;
     const msm_device_t& dev = device_of(p, arg.query);
@@ -164,17 +227,8 @@ void msm_cuda(void* buffers[], void* cl_arg) noexcept {
     m.label = p.label.c_str();
     m.max_piece = detail::stream_piece_terms(m, p.key.stream_piece_bytes);
     if (detail::run_device_msm(m, p.key.scratch_max)) return;
-    // No device memory for even the smallest pieces: the host computes it
-    // (h comes back from the device first) and the result goes where
-    // StarPU expects it, the buffer's device copy.
-    detail::note_host_fallback(p.label, msm_query_name(arg.query), m.n);
-    std::vector<fr_t> h;
-    if (arg.query == msm_query_t::h) {
-      h.resize(m.n);
-      detail::copy_to_host(h.data(), m.d_scalars, m.n * sizeof(fr_t));
-    }
-    const g1_jacobian_t r = host_msm(p, arg.query, h);
-    detail::copy_to_device(m.d_out, &r, sizeof r);
+    // No device memory for even the smallest pieces: the host computes it.
+    host_fallback(p, arg.query, m.d_scalars, m.n, m.d_out);
   });
 }
 #endif

@@ -13,6 +13,7 @@
 #include "msm/msm_pieces.hpp"
 
 #if STARZK_CODELETS_CUDA
+#include "cuda/msm_streamed.hpp"
 #include "cuda/starzk_cuda.hpp"
 #endif
 
@@ -136,6 +137,64 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
       const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       note_msm_profile(m.phase, m.label, m.n, plan.count, wall, prof);
     }
+    return true;
+  }
+}
+
+bool run_device_msms_together(const device_msm_t<g1_params> (&m)[msm_query_count], uint64_t scratch_max) {
+  const uint64_t room = worker_scratch_room();
+  uint64_t budget = std::min<uint64_t>(scratch_max, room);
+  gpu::msm_streamed_query_t<g1_params> q[msm_query_count];
+  size_t others = 0;  // the witness queries' longest
+  for (int i = 0; i < msm_query_count; ++i) {
+    // The witness queries without batch-affine levels and with one window
+    // per digit group: their windows above the first are nearly empty, and
+    // the narrow sort arrays leave the scratch to their staging buffers.
+    q[i] = {m[i].d_out, m[i].bases, m[i].d_scalars, m[i].n, tuning(i != 0, i != 0)};
+    if (i > 0) others = std::max(others, m[i].n);
+  }
+  const auto rest_bytes = [&](size_t piece) {
+    uint64_t r = 0;
+    for (int i = 1; i < msm_query_count; ++i)
+      r = std::max<uint64_t>(r, scratch_bytes<g1_params>(m[i].n, false, piece, true, q[i].tune));
+    return r;
+  };
+  for (;;) {
+    // The witness queries' pieces: an eighth of the longest, halved while
+    // their scratch takes more than a third of the budget. Each piece has
+    // fixed costs that the copies do not hide: at 2^27 on an H100 the four
+    // MSMs took 1,528 ms with the witness queries in 8 pieces and H in 7,
+    // 1,887 ms in 16 and 6 (docs/benchmarks.md).
+    size_t piece = std::max<size_t>(msm_ceil_div(std::max<size_t>(others, 1), 8), 1);
+    while (rest_bytes(piece) > budget / 3 && piece / 2 >= msm_min_piece) piece /= 2;
+    const uint64_t rest = rest_bytes(piece);
+    if (rest >= budget) return false;
+    // H: the fewest pieces that fit the rest of the budget (its two
+    // staging buffers included), as run_device_msm plans them.
+    const uint64_t left = (budget - rest) / 256 * 256;
+    auto h_form = [&](size_t p, bool lean) {
+      return form_tuning<g1_params>(m[0].n, false, p, true, lean, m[0].dense, left);
+    };
+    const msm_pieces_plan_t plan = plan_msm_pieces(
+        m[0].n, left, msm_min_piece, m[0].dense ? dense_affine_factor : 1.0,
+        [&](size_t p, bool lean) { return scratch_bytes<g1_params>(m[0].n, false, p, true, h_form(p, lean)); });
+    if (!plan.fits) return false;
+    q[0].tune = h_form(plan.piece, plan.lean);
+    const uint64_t bytes = gpu::msm_beside_scratch_bytes<g1_params>(q, msm_query_count, plan.piece, piece);
+    note_pieces_plan(msm_together_name, m[0].n, plan.piece, plan.count,
+                     q[0].tune.affine_levels == 0   ? "H lean, L A B_g1 beside it"
+                     : q[0].tune.group_windows == 1 ? "H batch-affine, one window per group, L A B_g1 beside it"
+                                                    : "H batch-affine, L A B_g1 beside it",
+                     bytes, budget, room, true);
+    void* scratch = try_worker_scratch(size_t(bytes), size_t(budget));
+    if (scratch == nullptr) {  // less free than StarPU counted: half as much, planned again
+      budget = bytes / 2;
+      continue;
+    }
+    check_cuda(
+        gpu::msm_beside<g1_params>(q, msm_query_count, plan.piece, piece, scratch, size_t(bytes), worker_stream()),
+        "gpu::msm_beside<G1>");
+    check_cuda(cudaStreamSynchronize(worker_stream()), "cudaStreamSynchronize (MSM)");
     return true;
   }
 }

@@ -83,8 +83,14 @@ struct key_view_t {
   // Every CUDA MSM body times its phases and says where its time went
   // (STARZK_MSM_PROFILE; msm_device.hpp).
   bool msm_profile = false;
+  // The four G1 MSMs of a partition run as one task, msm_g1, L, A and B_g1
+  // beside H on a second stream, so that the copies of their bases run
+  // while H computes (STARZK_MSM_TOGETHER; dag/partition_dag.cpp, msm.cpp).
+  bool g1_msms_together = false;
 };
 const char* msm_query_name(msm_query_t q);  // "msm_h", "msm_l", "msm_a", "msm_b1"
+// The name of the task of the four G1 MSMs together (msm_task_arg_t).
+inline constexpr const char* msm_together_name = "msm_g1";
 // The key's bases of query q (pk.h, pk.l, pk.a, pk.b_g1).
 const mappable_vector_t<g1_affine_t>& msm_query_bases(const proving_key_t& pk, msm_query_t q);
 
@@ -98,10 +104,13 @@ struct prep_pair_t {
 
 struct partition_state_t;
 
-// cl_arg of an msm task: which query, of which partition.
+// cl_arg of an msm task: which query, of which partition; or, with
+// together set, the partition's four G1 MSMs as one task (msm_g1,
+// key_view_t::g1_msms_together; query is then h).
 struct msm_task_arg_t {
   partition_state_t* part = nullptr;
   msm_query_t query = msm_query_t::h;
+  bool together = false;
 };
 
 // cl_arg of a free task: what it releases, of which partition. Rows in host
@@ -147,6 +156,7 @@ struct partition_state_t {
   msm_results_t msm;  // one handle per field
   proof_t proof;
   msm_task_arg_t msm_args[msm_query_count];
+  msm_task_arg_t msm_together{this, msm_query_t::h, true};
   // The free tasks' arguments: the rows b, c; the row a; the rest.
   free_task_arg_t free_rows_bc{this, free_task_arg_t::row_b | free_task_arg_t::row_c};
   free_task_arg_t free_row_a{this, free_task_arg_t::row_a};

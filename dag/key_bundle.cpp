@@ -196,6 +196,7 @@ void key_bundle_t::plan_device_memory() {
   view_.h_passes_vectors = knobs.h_passes_vectors;
   codelets::set_h_passes_a_on_device(knobs.h_passes_a_on_device);
   view_.msm_profile = config::get_switch("STARZK_MSM_PROFILE").value_or(false);
+  view_.g1_msms_together = knobs.msms_together.value_or(false);  // auto: decided below, with the plan
 #if STARZK_CODELETS_CUDA
   if (starpu_cuda_worker_get_count() == 0) return;
   const proving_key_t& pk = *pk_;
@@ -252,6 +253,14 @@ void key_bundle_t::plan_device_memory() {
     d.min_scratch = codelets::msm_min_scratch_bytes(shape[q], d.streamed);
     d.buffer_bytes = (d.streamed ? 0 : in.query[q]) + scalar_bytes[q] +
                      (shape[q].g2 ? sizeof(g2_jacobian_t) : sizeof(g1_jacobian_t));
+  }
+  // auto: the G1 MSMs together where all four stream and may run on a GPU,
+  // and the DAG can make the task (not where a, b, c are made on the
+  // device, dag/partition_dag.cpp).
+  if (!knobs.msms_together) {
+    bool together = !plan.rows_stay && (codelets::codelet_where(codelets::msm_codelet()) & STARPU_CUDA) != 0;
+    for (int q = 0; q < codelets::msm_query_count; ++q) together = together && plan.streams(q);
+    view_.g1_msms_together = together;
   }
 #endif
 }

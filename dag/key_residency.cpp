@@ -153,6 +153,8 @@ gpu_memory_knobs_t gpu_memory_knobs_from_env() {
     k.stream_piece_bytes = trim(*e) == "none" ? 0 : parse_byte_size(*e, "STARZK_MSM_STREAM_PIECE=");
   k.h_passes_vectors = unsigned(config::get_count("STARZK_H_PASSES_VECTORS").value_or(2));
   k.h_passes_a_on_device = config::get_switch("STARZK_H_PASSES_A_ON_DEVICE").value_or(true);
+  if (const auto e = config::get_word("STARZK_MSM_TOGETHER"))
+    k.msms_together = *e == "auto" ? std::nullopt : std::optional<bool>(*e == "on");
   return k;
 }
 

@@ -145,6 +145,9 @@ std::string describe(const residency_plan_t& plan, const residency_input_t& in);
 //                            (1 or 2; codelets/ntt_h_passes.cpp)
 //   STARZK_H_PASSES_A_ON_DEVICE  the H phase in passes finds a on the
 //                            device and leaves h there (switch, on)
+//   STARZK_MSM_TOGETHER      off, auto (where the plan streams the four
+//                            G1 queries) or on: a partition's four G1
+//                            MSMs as one task (key_view_t::g1_msms_together)
 // A bad value throws std::runtime_error naming the variable.
 inline constexpr uint64_t default_stream_piece_bytes = uint64_t(768) << 20;
 struct gpu_memory_knobs_t {
@@ -154,6 +157,7 @@ struct gpu_memory_knobs_t {
   uint64_t stream_piece_bytes = default_stream_piece_bytes;
   unsigned h_passes_vectors = 2;
   bool h_passes_a_on_device = true;
+  std::optional<bool> msms_together = false;  // nullopt: auto
 };
 gpu_memory_knobs_t gpu_memory_knobs_from_env();
 // STARZK_KEY_STREAM's value (nullopt for auto); `what` names it in errors.

@@ -324,14 +324,41 @@ void submit_msm(partition_t& p, const submit_context_t& ctx, msm_query_t q, bool
               prio_chain, codelets::msm_flops(p.state(), q), last);
 }
 
+// The four G1 MSMs as one task, msm_g1 (codelets/msm.cpp), where the key
+// view asks for it (key_view_t::g1_msms_together) and b_g2_msm need not
+// wait for msm_h (with a, b, c made on the device it must, and the chain's
+// end also waits for b_g2_msm: one task cannot be both).
+bool msms_together(const partition_t& p) { return p.key().view().g1_msms_together && !after_msm_h(p); }
+
+// h's last reader has been submitted: a goes back.
+void release_h(partition_t& p, const submit_context_t& ctx) {
+  starpu_data_invalidate_submit(p.a);
+  if (p.rows_in_host_memory())
+    submit_task(p, ctx, codelets::free_codelet(), &p.state().free_row_a, {{p.a, STARPU_W}}, "free_rows", prio_finish,
+                0.0, false, &on_rows_freed<1>);
+}
+
+// msm_g1: h and w, the four results, prep (the CPU body's split), and
+// b_g2_msm's result where the chain's end waits for it; it ends the chain.
+void submit_msms_together(partition_t& p, const submit_context_t& ctx) {
+  std::vector<starpu_data_descr> data = {{p.a, STARPU_R}, {p.w, STARPU_R}};
+  double flops = 0;
+  for (int q = 0; q < codelets::msm_query_count; ++q) {
+    data.push_back({p.res[q], STARPU_W});
+    flops += codelets::msm_flops(p.state(), msm_query_t(q));
+  }
+  data.push_back({p.prep, STARPU_R});
+  if (b_g2_before_chain_end(p)) data.push_back({p.res_b2, STARPU_R});
+  submit_task(p, ctx, codelets::msm_codelet(), &p.state().msm_together, std::move(data), codelets::msm_together_name,
+              prio_chain, flops, true);
+  release_h(p, ctx);
+}
+
 }  // namespace
 
 void submit_msm_h(partition_t& p, const submit_context_t& ctx) {
   submit_msm(p, ctx, msm_query_t::h, false);
-  starpu_data_invalidate_submit(p.a);  // h's last reader
-  if (p.rows_in_host_memory())
-    submit_task(p, ctx, codelets::free_codelet(), &p.state().free_row_a, {{p.a, STARPU_W}}, "free_rows", prio_finish,
-                0.0, false, &on_rows_freed<1>);
+  release_h(p, ctx);  // h's last reader
 }
 void submit_msm_l(partition_t& p, const submit_context_t& ctx) { submit_msm(p, ctx, msm_query_t::l, false); }
 void submit_msm_a(partition_t& p, const submit_context_t& ctx) { submit_msm(p, ctx, msm_query_t::a, false); }
@@ -370,13 +397,18 @@ void submit_partition(partition_t& p, const submit_context_t& ctx) {
   submit_witness_map(p, ctx);                                                       // a, b, c = A·w, B·w, C·w
   if (ctx.prep_task) submit_prep_msm(p, ctx);  // split the witness scalars: 0 / 1 / tail
   submit_h_phase(p, ctx);                      // h from a∘b − c (the chain starts)
-  submit_msm_h(p, ctx);                        // Σ h·H
-  submit_msm_l(p, ctx);                        // Σ w_aux·L
-  submit_msm_a(p, ctx);                        // Σ w·A
-  submit_b_g2_msm(p, ctx);                     // Σ w·B2 (G2, beside the chain)
-  submit_msm_b1(p, ctx);                       // Σ w·B1 (the chain ends)
-  submit_assemble(p, ctx);                     // A, B, C with r, s; verify
-  submit_free(p, ctx);                         // release w, prep (a, b, c went earlier)
+  if (msms_together(p)) {
+    submit_b_g2_msm(p, ctx);       // Σ w·B2 (G2, beside the chain)
+    submit_msms_together(p, ctx);  // Σ h·H, Σ w_aux·L, Σ w·A, Σ w·B1 (the chain ends)
+  } else {
+    submit_msm_h(p, ctx);     // Σ h·H
+    submit_msm_l(p, ctx);     // Σ w_aux·L
+    submit_msm_a(p, ctx);     // Σ w·A
+    submit_b_g2_msm(p, ctx);  // Σ w·B2 (G2, beside the chain)
+    submit_msm_b1(p, ctx);    // Σ w·B1 (the chain ends)
+  }
+  submit_assemble(p, ctx);  // A, B, C with r, s; verify
+  submit_free(p, ctx);      // release w, prep (a, b, c went earlier)
 }
 
 }  // namespace starzk::dag

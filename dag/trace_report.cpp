@@ -19,9 +19,9 @@ namespace starzk::dag {
 namespace {
 
 const std::vector<std::string>& dag_phases() {
-  static const std::vector<std::string> p = {"spmv",     "spmv_passes", "prep_msm", "ntt_h",  "ntt_h_passes",
-                                             "msm_h",    "msm_l",       "msm_a",    "msm_b1", "b_g2_msm",
-                                             "assemble", "free_rows",   "free"};
+  static const std::vector<std::string> p = {"spmv",     "spmv_passes", "prep_msm",  "ntt_h",  "ntt_h_passes",
+                                             "msm_h",    "msm_l",       "msm_a",     "msm_b1", "msm_g1",
+                                             "b_g2_msm", "assemble",    "free_rows", "free"};
   return p;
 }
 

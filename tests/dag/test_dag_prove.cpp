@@ -7,12 +7,16 @@
 // partition (named in the error) without disturbing the others.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 #include "dag/batch.hpp"
 #include "dag/prove_dag.hpp"
 #include "dag_test_util.hpp"
 #include "../cli/key_test_util.hpp"
 #include "groth16/proof_bytes.hpp"
 #include "groth16/verifier.hpp"
+#include "runtime/trace.hpp"
 
 namespace starzk {
 namespace {
@@ -33,6 +37,27 @@ TEST_P(dag_prove, byte_identical_to_prove_with_blinding_and_verifies) {
   const proof_t fresh = dag::prove_dag(key, w);
   EXPECT_TRUE(verify(c.pk->vk, public_inputs(*c.pk, w), fresh));
   EXPECT_NE(encode_proof(fresh), encode_proof(got));
+}
+
+// STARZK_MSM_TOGETHER=on: the four G1 MSMs as one task, msm_g1, which ends
+// the chain; the proof is the reference's to the byte.
+TEST_P(dag_prove, g1_msms_together_byte_identical) {
+  const test::prove_case_t& c = test::prove_case(GetParam());
+  runtime::starpu_session session(test::cpu_session("starzk", 2));
+  setenv("STARZK_MSM_TOGETHER", "on", 1);
+  auto key = test::bundle(c);
+  unsetenv("STARZK_MSM_TOGETHER");
+  ASSERT_TRUE(key->view().g1_msms_together);
+  const std::vector<fr_t>& w = c.witnesses.back();
+  const blinding_t rs = test::test_blinding(101);
+  runtime::trace_recorder recorder;
+  const proof_t got = dag::prove_dag(key, w, rs, dag::batch_options_t{.trace = &recorder});
+  EXPECT_EQ(encode_proof(got), encode_proof(prove_with_blinding(*c.pk, c.cs.get(), w, rs, 1))) << c.name;
+  std::map<std::string, int> tasks;
+  for (const runtime::trace_event_t& e : recorder.snapshot().events) ++tasks[e.name];
+  EXPECT_EQ(tasks["msm_g1"], 1);
+  EXPECT_EQ(tasks["b_g2_msm"], 1);
+  for (const char* one : {"msm_h", "msm_l", "msm_a", "msm_b1"}) EXPECT_EQ(tasks.count(one), 0u) << one;
 }
 
 INSTANTIATE_TEST_SUITE_P(cases, dag_prove, ::testing::ValuesIn(test::prove_case_names()), [](const auto& info) {

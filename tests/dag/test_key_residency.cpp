@@ -250,6 +250,17 @@ TEST(KeyResidency, KnobParsing) {
   setenv("STARZK_H_PASSES_A_ON_DEVICE", "maybe", 1);
   EXPECT_THROW(gpu_memory_knobs_from_env(), std::runtime_error);
   unsetenv("STARZK_H_PASSES_A_ON_DEVICE");
+
+  EXPECT_EQ(gpu_memory_knobs_from_env().msms_together, std::optional<bool>(false));  // off
+  setenv("STARZK_MSM_TOGETHER", "auto", 1);
+  EXPECT_FALSE(gpu_memory_knobs_from_env().msms_together.has_value());
+  setenv("STARZK_MSM_TOGETHER", "on", 1);
+  EXPECT_EQ(gpu_memory_knobs_from_env().msms_together, std::optional<bool>(true));
+  setenv("STARZK_MSM_TOGETHER", "off", 1);
+  EXPECT_EQ(gpu_memory_knobs_from_env().msms_together, std::optional<bool>(false));
+  setenv("STARZK_MSM_TOGETHER", "sometimes", 1);
+  EXPECT_THROW(gpu_memory_knobs_from_env(), std::runtime_error);
+  unsetenv("STARZK_MSM_TOGETHER");
 }
 
 }  // namespace

@@ -9,7 +9,9 @@
 //               msm_b1, the chain's last, after b_g2_msm, from the
 //               trace; every chain's H phase in two vectors where two
 //               are asked; with a on the device, every msm_h finding h
-//               there; no witness left on the device after the batch);
+//               there; no witness left on the device after the batch;
+//               the G1 MSMs one task each, and as one task, msm_g1, as
+//               the plan asks where every query streams);
 //               and the same batch with the queries resident and
 //               STARZK_GPU_SCRATCH_MAX a quarter above the smallest
 //               pieces: the MSMs run on the GPU, every proof verifies, the
@@ -127,14 +129,15 @@ void check_rows_made_on_device(const run_t& got, int parts) {
 }
 
 // The H phase in passes with b_g2_msm on the GPU: each chain's last task,
-// msm_b1, waits for its b_g2_msm (an edge in the trace) and starts after it
-// has ended, so that no chain's witness stays on the device into the next
-// chain's H phase (dag/partition_dag.cpp).
-void check_b_g2_before_chain_end(const run_t& got, int parts) {
-  const chains_t chains = chains_of(got, parts, {"ntt_h_passes", "b_g2_msm", "msm_b1"});
+// msm_b1 (or msm_g1, the four G1 MSMs together), waits for its b_g2_msm
+// (an edge in the trace) and starts after it has ended, so that no chain's
+// witness stays on the device into the next chain's H phase
+// (dag/partition_dag.cpp).
+void check_b_g2_before_chain_end(const run_t& got, int parts, const char* last_name) {
+  const chains_t chains = chains_of(got, parts, {"ntt_h_passes", "b_g2_msm", last_name});
   for (const auto& [chain, by] : chains) {
-    if (!by.count("b_g2_msm") || !by.count("msm_b1")) continue;  // said by chains_of
-    const runtime::trace_event_t &b2 = *by.at("b_g2_msm"), &last = *by.at("msm_b1");
+    if (!by.count("b_g2_msm") || !by.count(last_name)) continue;  // said by chains_of
+    const runtime::trace_event_t &b2 = *by.at("b_g2_msm"), &last = *by.at(last_name);
     EXPECT_NE(std::find(last.after.begin(), last.after.end(), b2.id), last.after.end()) << "chain " << chain;
     EXPECT_GE(last.start_us, b2.end_us) << "chain " << chain;
   }
@@ -200,15 +203,17 @@ void prove_and_check_case18(const std::string& place, const std::function<void(c
   for (uint32_t i = 0; i < k.c.witnesses.size(); ++i)
     EXPECT_TRUE(verify(k.c.pk->vk, public_inputs(*k.c.pk, k.c.witnesses[i]), got.proofs.at(i))) << "partition " << i;
   EXPECT_EQ(encode_proof(got.proofs.at(0)), encode_proof(k.reference));
-  EXPECT_EQ(got.count("msm", "cuda"), 4 * int(k.c.witnesses.size()));
+  // The four G1 MSMs as one task (msm_g1) or four.
+  const bool together = key->view().g1_msms_together && !key->rows_made_on_device();
+  EXPECT_EQ(got.count("msm", "cuda"), (together ? 1 : 4) * int(k.c.witnesses.size()));
   EXPECT_EQ(got.count("b_g2_msm", "cuda"), int(k.c.witnesses.size()));
   if (key->h_phase_in_passes()) {
     EXPECT_EQ(got.count("ntt_h_passes", "cuda"), int(k.c.witnesses.size()));
-    check_b_g2_before_chain_end(got, int(k.c.witnesses.size()));
+    check_b_g2_before_chain_end(got, int(k.c.witnesses.size()), together ? "msm_g1" : "msm_b1");
     check_h_passes_forms(forms, key->view().h_passes_vectors, int(k.c.witnesses.size()));
     if (dag::gpu_memory_knobs_from_env().h_passes_a_on_device) {
       const uint64_t row = k.c.pk->domain_size * sizeof(fr_t);
-      check_rows_found(got, "msm_h", row, int(k.c.witnesses.size()));
+      check_rows_found(got, together ? "msm_g1" : "msm_h", row, int(k.c.witnesses.size()));
       if (got.count("spmv_passes", "cuda") == int(k.c.witnesses.size()))
         check_rows_found(got, "ntt_h_passes", row, int(k.c.witnesses.size()));
     }
@@ -270,17 +275,22 @@ TEST(dag_gpu_memory_limited, batch_at_2_18_under_a_small_device_limit_verifies) 
   // The witness map in pieces on the GPU (the plan's choice), then on the
   // CPUs (placed there); the H phase in passes in two device vectors where
   // they fit (the default), then in one, each with a in host memory and on
-  // the device: the same proofs.
+  // the device, the G1 MSMs one task each; then with the four together
+  // (the plan's choice: every query streams): the same proofs.
   struct run_form_t {
-    const char *place, *vectors, *a_on_device;
+    const char *place, *vectors, *a_on_device, *together;
   };
-  const run_form_t runs[] = {{any_place, "2", "0"}, {any_place, "1", "0"}, {"spmv_passes=cpu", "2", "0"},
-                             {any_place, "2", "1"}, {any_place, "1", "1"}, {"spmv_passes=cpu", "2", "1"}};
-  for (const auto& [place, vectors, a_on_device] : runs) {
+  const run_form_t runs[] = {{any_place, "2", "0", "off"},         {any_place, "1", "0", "off"},
+                             {"spmv_passes=cpu", "2", "0", "off"}, {any_place, "2", "1", "off"},
+                             {any_place, "1", "1", "off"},         {"spmv_passes=cpu", "2", "1", "off"},
+                             {any_place, "2", "1", "auto"},        {"spmv_passes=cpu", "1", "0", "auto"}};
+  for (const auto& [place, vectors, a_on_device, together] : runs) {
     SCOPED_TRACE(std::string(place) + ", STARZK_H_PASSES_VECTORS=" + vectors +
-                 ", STARZK_H_PASSES_A_ON_DEVICE=" + a_on_device);
-    const test::scoped_env_t v("STARZK_H_PASSES_VECTORS", vectors), d("STARZK_H_PASSES_A_ON_DEVICE", a_on_device);
+                 ", STARZK_H_PASSES_A_ON_DEVICE=" + a_on_device + ", STARZK_MSM_TOGETHER=" + together);
+    const test::scoped_env_t v("STARZK_H_PASSES_VECTORS", vectors), d("STARZK_H_PASSES_A_ON_DEVICE", a_on_device),
+        t("STARZK_MSM_TOGETHER", together);
     prove_and_check_case18(place, [&](const dag::key_bundle_t& key) {
+      EXPECT_EQ(key.view().g1_msms_together, std::string(together) == "auto");
       EXPECT_EQ(key.view().h_passes_vectors, unsigned(vectors[0] - '0'));
       EXPECT_EQ(key.memory_plan().streamed, dag::key_query_all);
       EXPECT_FALSE(key.memory_plan().optional_fits);

@@ -3,7 +3,8 @@
 //   streamed    the memory plan forced to stream queries
 //               (STARZK_KEY_STREAM=all, and h,b_g2 with the rest
 //               resident): no StarPU handle for them, the CUDA bodies copy
-//               the bases from page-locked host memory, and the proofs are
+//               the bases from page-locked host memory (with all four G1
+//               queries streamed, in one task, msm_g1), and the proofs are
 //               byte-identical to the CPU reference prover's for fixed r, s;
 //   cpu         a scratch cap below the smallest MSM pieces
 //               (STARZK_GPU_SCRATCH_MAX=1): can_execute keeps every MSM task
@@ -28,7 +29,7 @@ class dag_gpu_memory : public ::testing::TestWithParam<std::string> {};
 TEST_P(dag_gpu_memory, streamed_queries_give_the_same_proofs) {
   const test::prove_case_t& c = test::prove_case(GetParam());
   for (const char* stream : {"all", "h,b_g2"}) {
-    const test::scoped_env_t env("STARZK_KEY_STREAM", stream);
+    const test::scoped_env_t env("STARZK_KEY_STREAM", stream), together("STARZK_MSM_TOGETHER", "auto");
     runtime::starpu_session session(test::gpu_session_options("starzk"));
     if (session.cuda_workers() == 0) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
     codelets::set_placement("spmv=any,ntt_h=any,msm=cuda,b_g2_msm=cuda");
@@ -46,7 +47,9 @@ TEST_P(dag_gpu_memory, streamed_queries_give_the_same_proofs) {
     const run_t got = prove_all(key, c.witnesses, rs);
     expect_reference(c, got, rs, std::string("STARZK_KEY_STREAM=") + stream);
     const int parts = int(c.witnesses.size());
-    EXPECT_EQ(got.count("msm", "cuda"), 4 * parts) << stream;
+    // With every query streamed the plan runs the four G1 MSMs as one task.
+    EXPECT_EQ(key->view().g1_msms_together, all) << stream;
+    EXPECT_EQ(got.count("msm", "cuda"), (all ? 1 : 4) * parts) << stream;
     EXPECT_EQ(got.count("b_g2_msm", "cuda"), parts) << stream;
     // Every array the plan keeps on the GPU arrived there and is held.
     const size_t resident = key->resident_on_devices().size();
