@@ -181,11 +181,11 @@ bool run_device_msms_together(const device_msm_t<g1_params> (&m)[msm_query_count
     if (!plan.fits) return false;
     q[0].tune = h_form(plan.piece, plan.lean);
     const uint64_t bytes = gpu::msm_beside_scratch_bytes<g1_params>(q, msm_query_count, plan.piece, piece);
-    note_pieces_plan(msm_together_name, m[0].n, plan.piece, plan.count,
-                     q[0].tune.affine_levels == 0   ? "H lean, L A B_g1 beside it"
-                     : q[0].tune.group_windows == 1 ? "H batch-affine, one window per group, L A B_g1 beside it"
-                                                    : "H batch-affine, L A B_g1 beside it",
-                     bytes, budget, room, true);
+    const std::string form = std::string(q[0].tune.affine_levels == 0   ? "H lean"
+                                         : q[0].tune.group_windows == 1 ? "H batch-affine, one window per group"
+                                                                        : "H batch-affine") +
+                             ", L A B_g1 beside it in pieces of " + std::to_string(piece);
+    note_pieces_plan(msm_together_name, m[0].n, plan.piece, plan.count, form.c_str(), bytes, budget, room, true);
     void* scratch = try_worker_scratch(size_t(bytes), size_t(budget));
     if (scratch == nullptr) {  // less free than StarPU counted: half as much, planned again
       budget = bytes / 2;
