@@ -151,38 +151,64 @@ void host_fallback(partition_state_t& p, msm_query_t q, const fr_t* d_scalars, s
   detail::copy_to_device(d_out, &r, sizeof r);
 }
 
+// Query q's device MSM: its scalars in the vector buffer `scalars` (h in
+// a, or w, of which L takes the aux wires), its bases at `bases` (device
+// memory, or the key's page-locked host array when streamed), its result
+// in the variable buffer `result`. Throws where the query, the witness and
+// the buffer disagree in length.
+detail::device_msm_t<g1_params> device_msm_of(const partition_state_t& p, msm_query_t q, void* scalars,
+                                              const g1_affine_t* bases, bool streamed, void* result) {
+  const proving_key_t& pk = *p.key.pk;
+  const size_t n_in = size_t(pk.n_public) + 1;
+  detail::device_msm_t<g1_params> m;
+  m.streamed = streamed;
+  m.bases = bases;
+  m.d_scalars = reinterpret_cast<const fr_t*>(STARPU_VECTOR_GET_PTR(scalars));
+  m.d_out = reinterpret_cast<g1_jacobian_t*>(STARPU_VARIABLE_GET_PTR(result));
+  m.n = msm_query_bases(pk, q).size();
+  m.split_from = gpu::msm_no_split;
+  switch (q) {
+    case msm_query_t::h:
+      m.n = p.h_len();
+      m.dense = true;
+      break;
+    case msm_query_t::l:
+      if (pk.n_vars < n_in || m.n != pk.n_vars - n_in)
+        throw std::invalid_argument("L query and witness differ in length");
+      m.d_scalars += n_in;  // the aux wires
+      break;
+    case msm_query_t::a:
+    case msm_query_t::b_g1:
+      if (m.n != pk.n_vars) throw std::invalid_argument("query and witness differ in length");
+      break;
+  }
+  if (STARPU_VECTOR_GET_NX(scalars) < (q == msm_query_t::l ? m.n + n_in : m.n))
+    throw std::invalid_argument("scalar buffer shorter than the query");
+  m.phase = msm_query_name(q);
+  m.profile = p.key.msm_profile;
+  m.label = p.label.c_str();
+  m.max_piece = detail::stream_piece_terms(m, p.key.stream_piece_bytes);
+  return m;
+}
+
+// One device MSM, or on the host where even its smallest pieces find no
+// device memory.
+void run_or_fall_back(partition_state_t& p, msm_query_t q, const detail::device_msm_t<g1_params>& m) {
+  if (!detail::run_device_msm(m, p.key.scratch_max)) host_fallback(p, q, m.d_scalars, m.n, m.d_out);
+}
+
 // msm_g1 on a GPU: the four MSMs in one call, L, A and B_g1 beside H
 // (detail::run_device_msms_together); where that does not fit, one after
 // the other as their own tasks would run them.
 void msm_together_cuda(void* buffers[], partition_state_t& p) {
-  const proving_key_t& pk = *p.key.pk;
-  const size_t n_in = size_t(pk.n_public) + 1;
-  if (pk.n_vars < n_in || pk.l.size() != pk.n_vars - n_in || pk.a.size() != pk.n_vars || pk.b_g1.size() != pk.n_vars)
-    throw std::invalid_argument("G1 queries and witness differ in length");
-  const auto* d_h = reinterpret_cast<const fr_t*>(STARPU_VECTOR_GET_PTR(buffers[together_h]));
-  const auto* d_w = reinterpret_cast<const fr_t*>(STARPU_VECTOR_GET_PTR(buffers[together_w]));
-  if (STARPU_VECTOR_GET_NX(buffers[together_h]) < p.h_len() || STARPU_VECTOR_GET_NX(buffers[together_w]) < pk.n_vars)
-    throw std::invalid_argument("scalar buffer shorter than the query");
   detail::device_msm_t<g1_params> m[msm_query_count];
   for (int i = 0; i < msm_query_count; ++i) {
     const auto q = msm_query_t(i);
-    m[i].streamed = true;
-    m[i].bases = msm_query_bases(pk, q).data();
-    m[i].d_out = reinterpret_cast<g1_jacobian_t*>(STARPU_VARIABLE_GET_PTR(buffers[together_results + i]));
-    m[i].d_scalars = q == msm_query_t::h ? d_h : q == msm_query_t::l ? d_w + n_in : d_w;
-    m[i].n = q == msm_query_t::h ? p.h_len() : msm_query_bases(pk, q).size();
-    m[i].dense = q == msm_query_t::h;
-    m[i].split_from = gpu::msm_no_split;
-    m[i].phase = msm_query_name(q);
-    m[i].label = p.label.c_str();
-    m[i].max_piece = detail::stream_piece_terms(m[i], p.key.stream_piece_bytes);
+    m[i] = device_msm_of(p, q, buffers[q == msm_query_t::h ? together_h : together_w],
+                         msm_query_bases(*p.key.pk, q).data(), true, buffers[together_results + i]);
   }
   if (detail::run_device_msms_together(m, p.key.scratch_max)) return;
-  for (int i = 0; i < msm_query_count; ++i) {
-    m[i].profile = p.key.msm_profile;
-    if (!detail::run_device_msm(m[i], p.key.scratch_max))
-      host_fallback(p, msm_query_t(i), m[i].d_scalars, m[i].n, m[i].d_out);
-  }
+  for (int i = 0; i < msm_query_count; ++i) run_or_fall_back(p, msm_query_t(i), m[i]);
 }
 
 void msm_cuda(void* buffers[], void* cl_arg) noexcept {
@@ -193,42 +219,13 @@ void msm_cuda(void* buffers[], void* cl_arg) noexcept {
     return;
   }
   guarded(p, msm_query_name(arg.query), [&] {
-    const proving_key_t& pk = *p.key.pk;
     const msm_device_t& dev = device_of(p, arg.query);
     const msm_buffers_t b(dev.streamed);
-    const size_t n_in = size_t(pk.n_public) + 1;
-    detail::device_msm_t<g1_params> m;
-    m.streamed = dev.streamed;
-    m.bases = dev.streamed ? msm_query_bases(pk, arg.query).data()
-                           : reinterpret_cast<const g1_affine_t*>(STARPU_VECTOR_GET_PTR(buffers[b.bases]));
-    m.d_scalars = reinterpret_cast<const fr_t*>(STARPU_VECTOR_GET_PTR(buffers[b.scalars]));
-    m.d_out = reinterpret_cast<g1_jacobian_t*>(STARPU_VARIABLE_GET_PTR(buffers[b.result]));
-    m.n = msm_query_bases(pk, arg.query).size();
-    m.split_from = gpu::msm_no_split;
-    switch (arg.query) {
-      case msm_query_t::h:
-        m.n = p.h_len();
-        m.dense = true;
-        break;
-      case msm_query_t::l:
-        if (pk.n_vars < n_in || m.n != pk.n_vars - n_in)
-          throw std::invalid_argument("L query and witness differ in length");
-        m.d_scalars += n_in;  // the aux wires
-        break;
-      case msm_query_t::a:
-      case msm_query_t::b_g1:
-        if (m.n != pk.n_vars) throw std::invalid_argument("query and witness differ in length");
-        break;
-    }
-    if (STARPU_VECTOR_GET_NX(buffers[b.scalars]) < (arg.query == msm_query_t::l ? m.n + n_in : m.n))
-      throw std::invalid_argument("scalar buffer shorter than the query");
-    m.phase = msm_query_name(arg.query);
-    m.profile = p.key.msm_profile;
-    m.label = p.label.c_str();
-    m.max_piece = detail::stream_piece_terms(m, p.key.stream_piece_bytes);
-    if (detail::run_device_msm(m, p.key.scratch_max)) return;
-    // No device memory for even the smallest pieces: the host computes it.
-    host_fallback(p, arg.query, m.d_scalars, m.n, m.d_out);
+    const g1_affine_t* bases = dev.streamed
+                                   ? msm_query_bases(*p.key.pk, arg.query).data()
+                                   : reinterpret_cast<const g1_affine_t*>(STARPU_VECTOR_GET_PTR(buffers[b.bases]));
+    run_or_fall_back(p, arg.query,
+                     device_msm_of(p, arg.query, buffers[b.scalars], bases, dev.streamed, buffers[b.result]));
   });
 }
 #endif

@@ -85,7 +85,8 @@ struct key_view_t {
   bool msm_profile = false;
   // The four G1 MSMs of a partition run as one task, msm_g1, L, A and B_g1
   // beside H on a second stream, so that the copies of their bases run
-  // while H computes (STARZK_MSM_TOGETHER; dag/partition_dag.cpp, msm.cpp).
+  // while H computes (STARZK_MSM_TOGETHER; never where a, b, c are made on
+  // the device; dag/partition_dag.cpp, msm.cpp).
   bool g1_msms_together = false;
 };
 const char* msm_query_name(msm_query_t q);  // "msm_h", "msm_l", "msm_a", "msm_b1"

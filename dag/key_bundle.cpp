@@ -254,14 +254,16 @@ void key_bundle_t::plan_device_memory() {
     d.buffer_bytes = (d.streamed ? 0 : in.query[q]) + scalar_bytes[q] +
                      (shape[q].g2 ? sizeof(g2_jacobian_t) : sizeof(g1_jacobian_t));
   }
-  // auto: the G1 MSMs together where all four stream and may run on a GPU,
-  // and the DAG can make the task (not where a, b, c are made on the
-  // device, dag/partition_dag.cpp).
-  if (!knobs.msms_together) {
-    bool together = !plan.rows_stay && (codelets::codelet_where(codelets::msm_codelet()) & STARPU_CUDA) != 0;
+  // auto: the G1 MSMs together where all four stream and may run on a GPU.
+  // Never where a, b, c are made on the device: b_g2_msm waits for msm_h
+  // there and the chain's end for b_g2_msm, which one task cannot do
+  // (dag/partition_dag.cpp).
+  if (!knobs.msms_together.has_value()) {
+    bool together = (codelets::codelet_where(codelets::msm_codelet()) & STARPU_CUDA) != 0;
     for (int q = 0; q < codelets::msm_query_count; ++q) together = together && plan.streams(q);
     view_.g1_msms_together = together;
   }
+  if (plan.rows_stay) view_.g1_msms_together = false;
 #endif
 }
 

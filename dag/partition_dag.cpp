@@ -275,12 +275,6 @@ void submit_msm(partition_t& p, const submit_context_t& ctx, msm_query_t q, bool
               prio_chain, codelets::msm_flops(p.state(), q), last);
 }
 
-// The four G1 MSMs as one task, msm_g1 (codelets/msm.cpp), where the key
-// view asks for it (key_view_t::g1_msms_together) and b_g2_msm need not
-// wait for msm_h (with a, b, c made on the device it must, and the chain's
-// end also waits for b_g2_msm: one task cannot be both).
-bool msms_together(const partition_t& p) { return p.key().view().g1_msms_together && !after_msm_h(p); }
-
 // h's last reader has been submitted: a goes back.
 void release_h(partition_t& p, const submit_context_t& ctx) {
   starpu_data_invalidate_submit(p.a);
@@ -348,9 +342,9 @@ void submit_partition(partition_t& p, const submit_context_t& ctx) {
   submit_witness_map(p, ctx);                                                       // a, b, c = A·w, B·w, C·w
   if (ctx.prep_task) submit_prep_msm(p, ctx);  // split the witness scalars: 0 / 1 / tail
   submit_h_phase(p, ctx);                      // h from a∘b − c (the chain starts)
-  if (msms_together(p)) {
-    submit_b_g2_msm(p, ctx);       // Σ w·B2 (G2, beside the chain)
-    submit_msms_together(p, ctx);  // Σ h·H, Σ w_aux·L, Σ w·A, Σ w·B1 (the chain ends)
+  if (p.key().view().g1_msms_together) {       // the four G1 MSMs as one task, msm_g1 (codelets/msm.cpp)
+    submit_b_g2_msm(p, ctx);                   // Σ w·B2 (G2, beside the chain)
+    submit_msms_together(p, ctx);              // Σ h·H, Σ w_aux·L, Σ w·A, Σ w·B1 (the chain ends)
   } else {
     submit_msm_h(p, ctx);     // Σ h·H
     submit_msm_l(p, ctx);     // Σ w_aux·L

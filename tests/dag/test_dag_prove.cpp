@@ -44,9 +44,10 @@ TEST_P(dag_prove, byte_identical_to_prove_with_blinding_and_verifies) {
 TEST_P(dag_prove, g1_msms_together_byte_identical) {
   const test::prove_case_t& c = test::prove_case(GetParam());
   runtime::starpu_session session(test::cpu_session("starzk", 2));
-  setenv("STARZK_MSM_TOGETHER", "on", 1);
-  auto key = test::bundle(c);
-  unsetenv("STARZK_MSM_TOGETHER");
+  auto key = [&] {  // the key view reads the knob when the bundle is made
+    const test::scoped_env_t together("STARZK_MSM_TOGETHER", "on");
+    return test::bundle(c);
+  }();
   ASSERT_TRUE(key->view().g1_msms_together);
   const std::vector<fr_t>& w = c.witnesses.back();
   const blinding_t rs = test::test_blinding(101);

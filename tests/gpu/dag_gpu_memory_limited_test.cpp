@@ -204,7 +204,7 @@ void prove_and_check_case18(const std::string& place, const std::function<void(c
     EXPECT_TRUE(verify(k.c.pk->vk, public_inputs(*k.c.pk, k.c.witnesses[i]), got.proofs.at(i))) << "partition " << i;
   EXPECT_EQ(encode_proof(got.proofs.at(0)), encode_proof(k.reference));
   // The four G1 MSMs as one task (msm_g1) or four.
-  const bool together = key->view().g1_msms_together && !key->rows_made_on_device();
+  const bool together = key->view().g1_msms_together;
   EXPECT_EQ(got.count("msm", "cuda"), (together ? 1 : 4) * int(k.c.witnesses.size()));
   EXPECT_EQ(got.count("b_g2_msm", "cuda"), int(k.c.witnesses.size()));
   if (key->h_phase_in_passes()) {
