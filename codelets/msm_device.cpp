@@ -39,8 +39,9 @@ gpu::msm_tuning_t tuning(bool lean, bool narrow = false) {
 }
 
 template <class P>
-uint64_t scratch_bytes(size_t n, bool split, size_t piece, bool streamed, const gpu::msm_tuning_t& t) {
-  return gpu::msm_pieces_scratch_bytes<P>(n, split, gpu::msm_pieces_t{piece, streamed}, t);
+uint64_t scratch_bytes(size_t n, bool split, size_t piece, bool streamed, const gpu::msm_tuning_t& t,
+                       bool one_staging = false) {
+  return gpu::msm_pieces_scratch_bytes<P>(n, split, gpu::msm_pieces_t{piece, streamed, one_staging}, t);
 }
 
 // The tuning a body runs a form with under `budget`. Where the default
@@ -156,11 +157,12 @@ bool run_device_msms_together(const device_msm_t<g1_params> (&m)[msm_query_count
   const auto rest_bytes = [&](size_t piece) {
     uint64_t r = 0;
     for (int i = 1; i < msm_query_count; ++i)
-      r = std::max<uint64_t>(r, scratch_bytes<g1_params>(m[i].n, false, piece, true, q[i].tune));
+      r = std::max<uint64_t>(r, scratch_bytes<g1_params>(m[i].n, false, piece, true, q[i].tune, true));
     return r;
   };
   for (;;) {
-    // The witness queries' pieces: an eighth of the longest, halved while
+    // The witness queries' pieces, in one staging buffer (a piece's MSM is
+    // short beside its copy): an eighth of the longest, halved while
     // their scratch takes more than a third of the budget. Each piece has
     // fixed costs that the copies do not hide: at 2^27 on an H100 the four
     // MSMs took 1,528 ms with the witness queries in 8 pieces and H in 7,
@@ -180,7 +182,8 @@ bool run_device_msms_together(const device_msm_t<g1_params> (&m)[msm_query_count
         [&](size_t p, bool lean) { return scratch_bytes<g1_params>(m[0].n, false, p, true, h_form(p, lean)); });
     if (!plan.fits) return false;
     q[0].tune = h_form(plan.piece, plan.lean);
-    const uint64_t bytes = gpu::msm_beside_scratch_bytes<g1_params>(q, msm_query_count, plan.piece, piece);
+    const gpu::msm_beside_form_t beside{plan.piece, piece, true};
+    const uint64_t bytes = gpu::msm_beside_scratch_bytes<g1_params>(q, msm_query_count, beside);
     const std::string form = std::string(q[0].tune.affine_levels == 0   ? "H lean"
                                          : q[0].tune.group_windows == 1 ? "H batch-affine, one window per group"
                                                                         : "H batch-affine") +
@@ -191,9 +194,8 @@ bool run_device_msms_together(const device_msm_t<g1_params> (&m)[msm_query_count
       budget = bytes / 2;
       continue;
     }
-    check_cuda(
-        gpu::msm_beside<g1_params>(q, msm_query_count, plan.piece, piece, scratch, size_t(bytes), worker_stream()),
-        "gpu::msm_beside<G1>");
+    check_cuda(gpu::msm_beside<g1_params>(q, msm_query_count, beside, scratch, size_t(bytes), worker_stream()),
+               "gpu::msm_beside<G1>");
     check_cuda(cudaStreamSynchronize(worker_stream()), "cudaStreamSynchronize (MSM)");
     return true;
   }

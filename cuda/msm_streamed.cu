@@ -3,9 +3,9 @@
 // each through msm_pieces with its bases streamed from host memory.
 //
 //   scratch   [0, first): query 0's msm_pieces scratch (two staging
-//             buffers of piece0 bases, its piece MSM's scratch);
-//             [first, first + rest): the largest of the others' (two
-//             staging buffers of `piece` bases each time);
+//             buffers of form.first bases, its piece MSM's scratch);
+//             [first, first + rest): the largest of the others' (one or
+//             two staging buffers of form.others bases each time);
 //   start     the second stream waits for an event recorded on `stream`:
 //             the caller's earlier work there may still use the scratch;
 //   thread    cudaSetDevice(the caller's), then msm_pieces for queries
@@ -26,13 +26,17 @@ namespace starzk::gpu {
 
 namespace {
 
+// The msm_pieces forms of query 0 and of the others.
+msm_pieces_t first_pieces(const msm_beside_form_t& f) { return {f.first, true, false}; }
+msm_pieces_t other_pieces(const msm_beside_form_t& f) { return {f.others, true, f.others_one_staging}; }
+
 // The scratch's two parts (file comment).
 template <class P>
-std::pair<size_t, size_t> beside_parts(const msm_streamed_query_t<P>* q, size_t count, size_t piece0, size_t piece) {
+std::pair<size_t, size_t> beside_parts(const msm_streamed_query_t<P>* q, size_t count, const msm_beside_form_t& f) {
   size_t first = 0, rest = 0;
-  if (count > 0 && q[0].n > 0) first = msm_pieces_scratch_bytes<P>(q[0].n, false, {piece0, true}, q[0].tune);
+  if (count > 0 && q[0].n > 0) first = msm_pieces_scratch_bytes<P>(q[0].n, false, first_pieces(f), q[0].tune);
   for (size_t i = 1; i < count; ++i)
-    if (q[i].n > 0) rest = std::max(rest, msm_pieces_scratch_bytes<P>(q[i].n, false, {piece, true}, q[i].tune));
+    if (q[i].n > 0) rest = std::max(rest, msm_pieces_scratch_bytes<P>(q[i].n, false, other_pieces(f), q[i].tune));
   return {align256(first), rest};
 }
 
@@ -63,20 +67,20 @@ struct side_stream_t {
 }  // namespace
 
 template <class P>
-size_t msm_beside_scratch_bytes(const msm_streamed_query_t<P>* queries, size_t count, size_t piece0, size_t piece) {
-  const std::pair<size_t, size_t> parts = beside_parts(queries, count, piece0, piece);
+size_t msm_beside_scratch_bytes(const msm_streamed_query_t<P>* queries, size_t count, const msm_beside_form_t& form) {
+  const std::pair<size_t, size_t> parts = beside_parts(queries, count, form);
   return parts.first + parts.second;
 }
 
 template <class P>
-cudaError_t msm_beside(const msm_streamed_query_t<P>* queries, size_t count, size_t piece0, size_t piece,
+cudaError_t msm_beside(const msm_streamed_query_t<P>* queries, size_t count, const msm_beside_form_t& form,
                        void* d_scratch, size_t scratch_bytes, cudaStream_t s) {
   if (count > 0 && !queries) return cudaErrorInvalidValue;
   for (size_t i = 0; i < count; ++i) {
     const msm_streamed_query_t<P>& q = queries[i];
     if (!q.d_out || (q.n > 0 && (!q.host_bases || !q.d_scalars))) return cudaErrorInvalidValue;
   }
-  const std::pair<size_t, size_t> parts = beside_parts(queries, count, piece0, piece);
+  const std::pair<size_t, size_t> parts = beside_parts(queries, count, form);
   const size_t first = parts.first, rest = parts.second;
   if (first + rest > scratch_bytes || (first + rest > 0 && !d_scratch)) return cudaErrorInvalidValue;
   char* scratch = static_cast<char*>(d_scratch);
@@ -89,15 +93,15 @@ cudaError_t msm_beside(const msm_streamed_query_t<P>* queries, size_t count, siz
     side_err = cudaSetDevice(device);
     for (size_t i = 1; i < count && side_err == cudaSuccess; ++i) {
       const msm_streamed_query_t<P>& q = queries[i];
-      side_err = msm_pieces<P>(q.d_out, q.host_bases, q.d_scalars, q.n, msm_no_split, {piece, true}, scratch + first,
-                               rest, side.stream, q.tune);
+      side_err = msm_pieces<P>(q.d_out, q.host_bases, q.d_scalars, q.n, msm_no_split, other_pieces(form),
+                               scratch + first, rest, side.stream, q.tune);
     }
   });
   cudaError_t err = cudaSuccess;
   if (count > 0) {
     const msm_streamed_query_t<P>& q = queries[0];
-    err =
-        msm_pieces<P>(q.d_out, q.host_bases, q.d_scalars, q.n, msm_no_split, {piece0, true}, scratch, first, s, q.tune);
+    err = msm_pieces<P>(q.d_out, q.host_bases, q.d_scalars, q.n, msm_no_split, first_pieces(form), scratch, first, s,
+                        q.tune);
   }
   others.join();
   SZK_TRY(err);
@@ -106,11 +110,13 @@ cudaError_t msm_beside(const msm_streamed_query_t<P>* queries, size_t count, siz
   return cudaStreamWaitEvent(s, side.done, 0);
 }
 
-template size_t msm_beside_scratch_bytes<g1_params>(const msm_streamed_query_t<g1_params>*, size_t, size_t, size_t);
-template size_t msm_beside_scratch_bytes<g2_params>(const msm_streamed_query_t<g2_params>*, size_t, size_t, size_t);
-template cudaError_t msm_beside<g1_params>(const msm_streamed_query_t<g1_params>*, size_t, size_t, size_t, void*,
-                                           size_t, cudaStream_t);
-template cudaError_t msm_beside<g2_params>(const msm_streamed_query_t<g2_params>*, size_t, size_t, size_t, void*,
-                                           size_t, cudaStream_t);
+template size_t msm_beside_scratch_bytes<g1_params>(const msm_streamed_query_t<g1_params>*, size_t,
+                                                    const msm_beside_form_t&);
+template size_t msm_beside_scratch_bytes<g2_params>(const msm_streamed_query_t<g2_params>*, size_t,
+                                                    const msm_beside_form_t&);
+template cudaError_t msm_beside<g1_params>(const msm_streamed_query_t<g1_params>*, size_t, const msm_beside_form_t&,
+                                           void*, size_t, cudaStream_t);
+template cudaError_t msm_beside<g2_params>(const msm_streamed_query_t<g2_params>*, size_t, const msm_beside_form_t&,
+                                           void*, size_t, cudaStream_t);
 
 }  // namespace starzk::gpu

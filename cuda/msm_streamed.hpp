@@ -7,11 +7,13 @@
 // takes about the larger of the two where one call per query takes their
 // sum.
 //
-// msm_beside: query 0 on `stream` in pieces of piece0 terms (msm_pieces,
-// bases_on_host: its own two staging buffers), and the others, one after
-// the other, on a second stream of the call's own driven by a host thread
-// of its own, each in pieces of `piece` terms (msm_pieces again, in a
-// second part of the scratch). Each query's result: its MSM as ONE
+// msm_beside: query 0 on `stream` in pieces of form.first terms
+// (msm_pieces, bases_on_host: its own two staging buffers), and the
+// others, one after the other, on a second stream of the call's own driven
+// by a host thread of its own, each in pieces of form.others terms
+// (msm_pieces again, in a second part of the scratch; with
+// form.others_one_staging in one staging buffer: their MSMs are short
+// beside their copies, so the second buffer would buy them little). Each query's result: its MSM as ONE
 // Jacobian point in the host layout (O = (1 : 1 : 0)) in d_out (device
 // memory); n = 0 gives O. No prep_msm split. The work on `stream` before
 // the call ends before the second stream starts (the scratch may still be
@@ -36,10 +38,17 @@ struct msm_streamed_query_t {
   msm_tuning_t tune = {};  // of this query's piece MSMs
 };
 
+// The pieces of msm_beside's two streams.
+struct msm_beside_form_t {
+  size_t first = 0;                 // query 0's terms per piece
+  size_t others = 0;                // the other queries' terms per piece
+  bool others_one_staging = false;  // the others: one staging buffer
+};
+
 template <class P>
-size_t msm_beside_scratch_bytes(const msm_streamed_query_t<P>* queries, size_t count, size_t piece0, size_t piece);
+size_t msm_beside_scratch_bytes(const msm_streamed_query_t<P>* queries, size_t count, const msm_beside_form_t& form);
 template <class P>
-cudaError_t msm_beside(const msm_streamed_query_t<P>* queries, size_t count, size_t piece0, size_t piece,
+cudaError_t msm_beside(const msm_streamed_query_t<P>* queries, size_t count, const msm_beside_form_t& form,
                        void* d_scratch, size_t scratch_bytes, cudaStream_t stream);
 
 }  // namespace starzk::gpu

@@ -5,16 +5,18 @@
 //     0, 1, 33, 1000 and 4097 terms in one call, each over bases of its
 //     own in page-locked host memory, random, boolean-heavy, all-zero and
 //     all-one scalars, pieces of 1, 2, 31, 33, 1000 terms and more than
-//     the longest query for query 0 and for the others, each query under
-//     its own tuning (one window per group, no batch-affine levels,
-//     default);
+//     the longest query for query 0 and for the others, the others in
+//     two staging buffers and in one, each query under its own tuning
+//     (one window per group, no batch-affine levels, default);
 //   - at 2^18 (G1: 2^20), one dense query and three boolean-heavy ones, the
 //     form of a partition's G1 MSMs under a 16 GB cap, against one
-//     msm_pieces call per query;
+//     msm_pieces call per query, the others in two staging buffers and
+//     in one;
 //   - after a long device-resident MSM on the same stream and scratch with
 //     no host wait between (the second stream must wait for it);
 //   - the scratch query: query 0's msm_pieces scratch, then the largest of
-//     the others', nothing without terms;
+//     the others' (one staging buffer: one piece's bases fewer), nothing
+//     without terms;
 //   - bad arguments refused.
 // Every case draws fresh points and scalars from a seeded generator.
 #include <cuda_runtime_api.h>
@@ -82,11 +84,11 @@ struct queries_t {
     return out;
   }
   // One msm_beside call (query 0 on the stream, the others beside it).
-  std::vector<jacobian_t<P>> run_beside(size_t piece0, size_t piece) {
-    const size_t bytes = msm_beside_scratch_bytes<P>(q.data(), q.size(), piece0, piece);
+  std::vector<jacobian_t<P>> run_beside(const msm_beside_form_t& form) {
+    const size_t bytes = msm_beside_scratch_bytes<P>(q.data(), q.size(), form);
     device_buffer_t scr(bytes);
     stream_t s;
-    check_cuda(msm_beside<P>(q.data(), q.size(), piece0, piece, scr.get(), bytes, s.get()), "msm_beside");
+    check_cuda(msm_beside<P>(q.data(), q.size(), form, scr.get(), bytes, s.get()), "msm_beside");
     s.sync();
     return results();
   }
@@ -120,12 +122,13 @@ TYPED_TEST(CudaMsmBeside, EqualsTheHostMsmPerQuery) {
   queries_t<P> qs(bases, scalars, {narrow_form(), lean_form(), {}, lean_form(), {}});
   const std::vector<std::pair<size_t, size_t>> pieces = {{31, 33},  {1000, 2}, {5000, 5000},
                                                          {2, 1000}, {1, 31},   {4097, 1}};
-  for (const auto& [piece0, piece] : pieces) {
-    const auto got = qs.run_beside(piece0, piece);
-    for (size_t i = 0; i < sizes.size(); ++i)
-      EXPECT_TRUE(same<P>(got[i], want[i]))
-          << P::name << " query " << i << " n=" << sizes[i] << " piece0=" << piece0 << " piece=" << piece;
-  }
+  for (const auto& [piece0, piece] : pieces)
+    for (bool one : {false, true}) {
+      const auto got = qs.run_beside({piece0, piece, one});
+      for (size_t i = 0; i < sizes.size(); ++i)
+        EXPECT_TRUE(same<P>(got[i], want[i])) << P::name << " query " << i << " n=" << sizes[i] << " piece0=" << piece0
+                                              << " piece=" << piece << " one_staging=" << one;
+    }
 }
 
 TYPED_TEST(CudaMsmBeside, LargeDenseAndBooleanEqualOneCallPerQuery) {
@@ -141,11 +144,13 @@ TYPED_TEST(CudaMsmBeside, LargeDenseAndBooleanEqualOneCallPerQuery) {
   }
   queries_t<P> qs(bases, scalars, {narrow_form(), lean_form(), lean_form(), {}});
   const size_t piece = n / 4 + 1;
-  const auto got = qs.run_beside(piece, n / 8);
-  for (size_t i = 0; i < 4; ++i) {
-    const jacobian_t<P> one =
-        msm_pieces_host<P>(bases[i], scalars[i], msm_no_split, msm_pieces_t{piece, false}, qs.tunes[i]);
-    EXPECT_TRUE(same<P>(got[i], one)) << P::name << " query " << i;
+  std::vector<jacobian_t<P>> want;
+  for (size_t i = 0; i < 4; ++i)
+    want.push_back(msm_pieces_host<P>(bases[i], scalars[i], msm_no_split, msm_pieces_t{piece, false}, qs.tunes[i]));
+  for (bool one : {false, true}) {
+    const auto got = qs.run_beside({piece, n / 8, one});
+    for (size_t i = 0; i < 4; ++i)
+      EXPECT_TRUE(same<P>(got[i], want[i])) << P::name << " query " << i << " one_staging=" << one;
   }
 }
 
@@ -163,7 +168,8 @@ TYPED_TEST(CudaMsmBeside, AfterAResidentMsmOnTheSameScratch) {
   std::vector<std::vector<fr_t>> scalars = {make_scalars(rng, n / 3, random_mix), make_scalars(rng, n, boolean_heavy)};
   queries_t<P> qs(bases, scalars, {{}, {}});
   const size_t resident = msm_pieces_scratch_bytes<P>(n, false, msm_pieces_t{}, {});
-  const size_t streamed = msm_beside_scratch_bytes<P>(qs.q.data(), 2, n / 7, n / 5);
+  const msm_beside_form_t form{n / 7, n / 5, true};
+  const size_t streamed = msm_beside_scratch_bytes<P>(qs.q.data(), 2, form);
   device_buffer_t scr(std::max(resident, streamed)), db = upload(std::span<const affine_t<P>>(first_bases)),
                                                      ds = upload(std::span<const fr_t>(first_scalars)),
                                                      dfirst(sizeof(jacobian_t<P>));
@@ -171,7 +177,7 @@ TYPED_TEST(CudaMsmBeside, AfterAResidentMsmOnTheSameScratch) {
   check_cuda(msm_pieces<P>(dfirst.as<jacobian_t<P>>(), db.as<affine_t<P>>(), ds.as<fr_t>(), n, msm_no_split,
                            msm_pieces_t{}, scr.get(), resident, s.get(), {}),
              "msm_pieces");
-  check_cuda(msm_beside<P>(qs.q.data(), 2, n / 7, n / 5, scr.get(), streamed, s.get()), "msm_beside");
+  check_cuda(msm_beside<P>(qs.q.data(), 2, form, scr.get(), streamed, s.get()), "msm_beside");
   s.sync();
   const auto got = qs.results();
   EXPECT_TRUE(same<P>(download_one<jacobian_t<P>>(dfirst), msm_pippenger<P>(std::span(first_bases), first_scalars)));
@@ -193,10 +199,14 @@ TYPED_TEST(CudaMsmBeside, ScratchQuery) {
   const size_t first = msm_pieces_scratch_bytes<P>(n, false, msm_pieces_t{n / 4, true}, narrow_form());
   const size_t rest = std::max(msm_pieces_scratch_bytes<P>(n / 2, false, msm_pieces_t{n / 16, true}, {}),
                                msm_pieces_scratch_bytes<P>(n, false, msm_pieces_t{n / 16, true}, lean_form()));
-  EXPECT_EQ(msm_beside_scratch_bytes<P>(q.data(), 4, n / 4, n / 16), (first + 255) / 256 * 256 + rest);
-  EXPECT_EQ(msm_beside_scratch_bytes<P>(q.data(), 1, n / 4, n / 16), (first + 255) / 256 * 256);
-  EXPECT_EQ(msm_beside_scratch_bytes<P>(q.data() + 3, 1, n / 4, n / 16), 0u);
-  EXPECT_EQ(msm_beside_scratch_bytes<P>(q.data(), 0, n / 4, n / 16), 0u);
+  const msm_beside_form_t form{n / 4, n / 16, false}, one{n / 4, n / 16, true};
+  EXPECT_EQ(msm_beside_scratch_bytes<P>(q.data(), 4, form), (first + 255) / 256 * 256 + rest);
+  // One staging buffer: one piece's bases fewer (sub-buffers start 256-aligned).
+  const size_t one_piece = (n / 16 * sizeof(affine_t<P>) + 255) / 256 * 256;
+  EXPECT_EQ(msm_beside_scratch_bytes<P>(q.data(), 4, one), (first + 255) / 256 * 256 + rest - one_piece);
+  EXPECT_EQ(msm_beside_scratch_bytes<P>(q.data(), 1, form), (first + 255) / 256 * 256);
+  EXPECT_EQ(msm_beside_scratch_bytes<P>(q.data() + 3, 1, form), 0u);
+  EXPECT_EQ(msm_beside_scratch_bytes<P>(q.data(), 0, form), 0u);
 }
 
 TYPED_TEST(CudaMsmBeside, RejectsBadArguments) {
@@ -205,21 +215,21 @@ TYPED_TEST(CudaMsmBeside, RejectsBadArguments) {
   auto rng = seeded_rng();
   queries_t<P> qs({make_bases<P>(rng, 100, 50), make_bases<P>(rng, 60, 30)},
                   {make_scalars(rng, 100, random_mix), make_scalars(rng, 60, boolean_heavy)}, {{}, {}});
-  const size_t need = msm_beside_scratch_bytes<P>(qs.q.data(), 2, 30, 20);
+  const size_t need = msm_beside_scratch_bytes<P>(qs.q.data(), 2, {30, 20});
   device_buffer_t scr(need);
   stream_t s;
-  EXPECT_EQ(msm_beside<P>(qs.q.data(), 2, 30, 20, scr.get(), need - 1, s.get()), cudaErrorInvalidValue);
-  EXPECT_EQ(msm_beside<P>(qs.q.data(), 2, 30, 20, nullptr, need, s.get()), cudaErrorInvalidValue);
+  EXPECT_EQ(msm_beside<P>(qs.q.data(), 2, {30, 20}, scr.get(), need - 1, s.get()), cudaErrorInvalidValue);
+  EXPECT_EQ(msm_beside<P>(qs.q.data(), 2, {30, 20}, nullptr, need, s.get()), cudaErrorInvalidValue);
   msm_streamed_query_t<P> bad[2] = {qs.q[0], qs.q[1]};
   bad[1].host_bases = nullptr;
-  EXPECT_EQ(msm_beside<P>(bad, 2, 30, 20, scr.get(), need, s.get()), cudaErrorInvalidValue);
+  EXPECT_EQ(msm_beside<P>(bad, 2, {30, 20}, scr.get(), need, s.get()), cudaErrorInvalidValue);
   bad[1] = qs.q[1];
   bad[0].d_out = nullptr;
-  EXPECT_EQ(msm_beside<P>(bad, 2, 30, 20, scr.get(), need, s.get()), cudaErrorInvalidValue);
+  EXPECT_EQ(msm_beside<P>(bad, 2, {30, 20}, scr.get(), need, s.get()), cudaErrorInvalidValue);
   // No terms: O without scratch.
   bad[0] = qs.q[0];
   bad[0].n = 0;
-  EXPECT_EQ(msm_beside<P>(bad, 1, 30, 20, nullptr, 0, s.get()), cudaSuccess);
+  EXPECT_EQ(msm_beside<P>(bad, 1, {30, 20}, nullptr, 0, s.get()), cudaSuccess);
   s.sync();
   EXPECT_TRUE(qs.results()[0].is_infinity());
 }
