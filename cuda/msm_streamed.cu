@@ -6,7 +6,8 @@
 //             buffers of form.first bases, its piece MSM's scratch);
 //             [first, first + rest): the largest of the others' (one or
 //             two staging buffers of form.others bases each time);
-//   start     the second stream waits for an event recorded on `stream`:
+//   start     the second stream (the device's greatest priority with
+//             form.others_first) waits for an event recorded on `stream`:
 //             the caller's earlier work there may still use the scratch;
 //   thread    cudaSetDevice(the caller's), then msm_pieces for queries
 //             1, 2, ... on the second stream, one after the other;
@@ -55,8 +56,10 @@ struct side_stream_t {
     if (done) cudaEventDestroy(done);
     if (stream) cudaStreamDestroy(stream);
   }
-  cudaError_t init(cudaStream_t main) {
-    SZK_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  cudaError_t init(cudaStream_t main, bool first) {
+    int least = 0, greatest = 0;
+    if (first) SZK_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    SZK_TRY(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, first ? greatest : least));
     SZK_TRY(cudaEventCreateWithFlags(&start, cudaEventDisableTiming));
     SZK_TRY(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
     SZK_TRY(cudaEventRecord(start, main));
@@ -87,7 +90,7 @@ cudaError_t msm_beside(const msm_streamed_query_t<P>* queries, size_t count, con
   int device = 0;
   SZK_TRY(cudaGetDevice(&device));
   side_stream_t side;
-  SZK_TRY(side.init(s));
+  SZK_TRY(side.init(s, form.others_first));
   cudaError_t side_err = cudaSuccess;
   std::thread others([&] {
     side_err = cudaSetDevice(device);

@@ -6,12 +6,12 @@
 //     own in page-locked host memory, random, boolean-heavy, all-zero and
 //     all-one scalars, pieces of 1, 2, 31, 33, 1000 terms and more than
 //     the longest query for query 0 and for the others, the others in
-//     two staging buffers and in one, each query under its own tuning
+//     two staging buffers and in one at the greatest priority, each query under its own tuning
 //     (one window per group, no batch-affine levels, default);
 //   - at 2^18 (G1: 2^20), one dense query and three boolean-heavy ones, the
 //     form of a partition's G1 MSMs under a 16 GB cap, against one
 //     msm_pieces call per query, the others in two staging buffers and
-//     in one;
+//     in one at the greatest priority;
 //   - after a long device-resident MSM on the same stream and scratch with
 //     no host wait between (the second stream must wait for it);
 //   - the scratch query: query 0's msm_pieces scratch, then the largest of
@@ -124,7 +124,7 @@ TYPED_TEST(CudaMsmBeside, EqualsTheHostMsmPerQuery) {
                                                          {2, 1000}, {1, 31},   {4097, 1}};
   for (const auto& [piece0, piece] : pieces)
     for (bool one : {false, true}) {
-      const auto got = qs.run_beside({piece0, piece, one});
+      const auto got = qs.run_beside({piece0, piece, one, one});
       for (size_t i = 0; i < sizes.size(); ++i)
         EXPECT_TRUE(same<P>(got[i], want[i])) << P::name << " query " << i << " n=" << sizes[i] << " piece0=" << piece0
                                               << " piece=" << piece << " one_staging=" << one;
@@ -148,7 +148,7 @@ TYPED_TEST(CudaMsmBeside, LargeDenseAndBooleanEqualOneCallPerQuery) {
   for (size_t i = 0; i < 4; ++i)
     want.push_back(msm_pieces_host<P>(bases[i], scalars[i], msm_no_split, msm_pieces_t{piece, false}, qs.tunes[i]));
   for (bool one : {false, true}) {
-    const auto got = qs.run_beside({piece, n / 8, one});
+    const auto got = qs.run_beside({piece, n / 8, one, one});
     for (size_t i = 0; i < 4; ++i)
       EXPECT_TRUE(same<P>(got[i], want[i])) << P::name << " query " << i << " one_staging=" << one;
   }
@@ -168,7 +168,7 @@ TYPED_TEST(CudaMsmBeside, AfterAResidentMsmOnTheSameScratch) {
   std::vector<std::vector<fr_t>> scalars = {make_scalars(rng, n / 3, random_mix), make_scalars(rng, n, boolean_heavy)};
   queries_t<P> qs(bases, scalars, {{}, {}});
   const size_t resident = msm_pieces_scratch_bytes<P>(n, false, msm_pieces_t{}, {});
-  const msm_beside_form_t form{n / 7, n / 5, true};
+  const msm_beside_form_t form{n / 7, n / 5, true, true};
   const size_t streamed = msm_beside_scratch_bytes<P>(qs.q.data(), 2, form);
   device_buffer_t scr(std::max(resident, streamed)), db = upload(std::span<const affine_t<P>>(first_bases)),
                                                      ds = upload(std::span<const fr_t>(first_scalars)),
