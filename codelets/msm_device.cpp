@@ -39,9 +39,8 @@ gpu::msm_tuning_t tuning(bool lean, bool narrow = false) {
 }
 
 template <class P>
-uint64_t scratch_bytes(size_t n, bool split, size_t piece, bool streamed, const gpu::msm_tuning_t& t,
-                       bool one_staging = false) {
-  return gpu::msm_pieces_scratch_bytes<P>(n, split, gpu::msm_pieces_t{piece, streamed, one_staging}, t);
+uint64_t scratch_bytes(size_t n, bool split, size_t piece, bool streamed, const gpu::msm_tuning_t& t) {
+  return gpu::msm_pieces_scratch_bytes<P>(n, split, gpu::msm_pieces_t{piece, streamed}, t);
 }
 
 // The tuning a body runs a form with under `budget`. Where the default
@@ -157,18 +156,19 @@ bool run_device_msms_together(const device_msm_t<g1_params> (&m)[msm_query_count
   const auto rest_bytes = [&](size_t piece) {
     uint64_t r = 0;
     for (int i = 1; i < msm_query_count; ++i)
-      r = std::max<uint64_t>(r, scratch_bytes<g1_params>(m[i].n, false, piece, true, q[i].tune, true));
+      r = std::max<uint64_t>(r, scratch_bytes<g1_params>(m[i].n, false, piece, true, q[i].tune));
     return r;
   };
   for (;;) {
-    // The witness queries' pieces, in one staging buffer (a piece's MSM is
-    // short beside its copy): an eighth of the longest, halved while
-    // their scratch takes more than a third of the budget. Each piece has
-    // fixed costs that the copies do not hide: at 2^27 on an H100 the four
-    // MSMs took 1,528 ms with the witness queries in 8 pieces and H in 7,
-    // 1,887 ms in 16 and 6 (docs/benchmarks.md).
+    // The witness queries' pieces: an eighth of the longest, halved while
+    // their scratch takes more than half the budget. Each piece has fixed
+    // costs that the copies and the second staging buffer hide only in
+    // part: at 2^27 on an H100 the four MSMs took 1,528 ms with the witness
+    // queries in 8 pieces and H in 7, 1,887 ms in 16 and 6; in one staging
+    // buffer ~1,920 ms at 8 (docs/benchmarks.md). Their stream runs at the
+    // device's greatest priority.
     size_t piece = std::max<size_t>(msm_ceil_div(std::max<size_t>(others, 1), 8), 1);
-    while (rest_bytes(piece) > budget / 3 && piece / 2 >= msm_min_piece) piece /= 2;
+    while (rest_bytes(piece) > budget / 2 && piece / 2 >= msm_min_piece) piece /= 2;
     const uint64_t rest = rest_bytes(piece);
     if (rest >= budget) return false;
     // H: the fewest pieces that fit the rest of the budget (its two

@@ -16,12 +16,11 @@
 //   acc = T (k = 0) or acc + T                                (add-2008-s)
 // then d_out = to_jacobian(acc): X·ZZ^2, Y·ZZZ^2, ZZZ        (2M + 2S).
 // bases_k is device memory, or, for host bases, a staging buffer the
-// piece's bases were copied into on a second stream (two buffers, piece
-// k + 1's copy beside piece k's MSM; or one, the copy after the MSM).
+// piece's bases were copied into (double-buffered on a second stream).
 // msm_jacobian<P> is one piece of n over device bases.
 // Scratch, carved in this order: three XYZZ points, the bitmap of one
 // piece (split only), the scratch of one piece's MSM or split (the larger
-// of the full and the last piece), the staging buffers (host bases).
+// of the full and the last piece), the two staging buffers (host bases).
 #include <algorithm>
 
 #include "cuda/msm_common.cuh"
@@ -94,8 +93,7 @@ struct pieces_layout_t {
   uint32_t* bitmap;   // split only: one piece's ones
   void* inner;        // scratch of one piece's MSM / split
   size_t inner_bytes;
-  A* staging[2];   // bases_on_host: piece k's bases in staging[k % buffers]
-  size_t buffers;  // bases_on_host: 1 or 2 staging buffers
+  A* staging[2];  // bases_on_host: piece k's bases in staging[k % 2]
 
   static pieces_layout_t carve(carve_t& cv, size_t n, bool split, const msm_pieces_t& pc, const msm_tuning_t& tune) {
     pieces_layout_t l{};
@@ -108,15 +106,14 @@ struct pieces_layout_t {
     l.bitmap = split ? cv.take<uint32_t>((piece + 31) / 32) : nullptr;
     l.inner_bytes = std::max(inner_of(piece), inner_of(last));
     l.inner = cv.take<char>(l.inner_bytes);
-    l.buffers = pc.one_staging || count == 1 ? 1 : 2;
     l.staging[0] = pc.bases_on_host ? cv.take<A>(piece) : nullptr;
-    l.staging[1] = pc.bases_on_host && l.buffers == 2 ? cv.take<A>(piece) : nullptr;
+    l.staging[1] = pc.bases_on_host && count > 1 ? cv.take<A>(piece) : nullptr;
     return l;
   }
 };
 
-// The copies of host bases into the staging buffers (one or two), on a
-// stream of their own. copied[b]: the last copy into buffer b is done; consumed[b]:
+// The copies of host bases into the two staging buffers, on a stream of
+// their own. copied[b]: the last copy into buffer b is done; consumed[b]:
 // the last MSM reading buffer b is done. Released at the end of the call
 // after the copy stream has drained, so that no copy still writes into the
 // caller's scratch when the call returns, error or not (on success the
@@ -128,7 +125,7 @@ struct staging_copies_t {
   cudaEvent_t copied[2] = {}, consumed[2] = {};
   const A* host = nullptr;
   A* const* staging = nullptr;
-  size_t n = 0, piece = 0, buffers = 2;
+  size_t n = 0, piece = 0;
 
   ~staging_copies_t() {
     if (stream) cudaStreamSynchronize(stream);  // errors here have no one to go to
@@ -148,13 +145,12 @@ struct staging_copies_t {
     SZK_TRY(cudaStreamWaitEvent(stream, consumed[0], 0));
     return cudaSuccess;
   }
-  // Enqueue the copy of piece k into buffer k % buffers, after the MSM of
-  // piece k - buffers (the buffer's last reader) has consumed it: the
-  // caller enqueues it after recording that MSM's consumed event.
+  // Enqueue the copy of piece k into buffer k % 2, after the MSM of piece
+  // k - 2 (the buffer's last reader) has consumed it.
   cudaError_t stage(size_t k) {
-    const size_t b = k % buffers;
+    const int b = int(k % 2);
     const msm_piece_t p = msm_piece(n, piece, msm_split_none, k);
-    if (k >= buffers) SZK_TRY(cudaStreamWaitEvent(stream, consumed[b], 0));
+    if (k >= 2) SZK_TRY(cudaStreamWaitEvent(stream, consumed[b], 0));
     SZK_TRY(cudaMemcpyAsync(staging[b], host + p.begin, p.length * sizeof(A), cudaMemcpyHostToDevice, stream));
     return cudaEventRecord(copied[b], stream);
   }
@@ -221,19 +217,16 @@ cudaError_t msm_pieces(jacobian_t<P>* d_out, const affine_t<P>* bases, const fr_
     copies.staging = l.staging;
     copies.n = n;
     copies.piece = piece;
-    copies.buffers = l.buffers;
     SZK_TRY(copies.init(s));
     SZK_TRY(copies.stage(0));
   }
   for (size_t k = 0; k < count; ++k) {
     const msm_piece_t p = msm_piece(n, piece, split_from, k);
     const A* pb = bases + p.begin;
-    const size_t b = pc.bases_on_host ? k % l.buffers : 0;
     if (pc.bases_on_host) {
-      // Two buffers: the next copy overlaps this piece's MSM.
-      if (l.buffers == 2 && k + 1 < count) SZK_TRY(copies.stage(k + 1));
-      SZK_TRY(cudaStreamWaitEvent(s, copies.copied[b], 0));
-      pb = l.staging[b];
+      if (k + 1 < count) SZK_TRY(copies.stage(k + 1));  // overlaps this piece's MSM
+      SZK_TRY(cudaStreamWaitEvent(s, copies.copied[k % 2], 0));
+      pb = l.staging[k % 2];
     }
     const fr_t* ps = d_scalars + p.begin;
     if (split) {
@@ -242,10 +235,7 @@ cudaError_t msm_pieces(jacobian_t<P>* d_out, const affine_t<P>* bases, const fr_
     } else {
       SZK_TRY(msm<P>(l.points, pb, ps, p.length, l.inner, l.inner_bytes, s, tune, nullptr));
     }
-    if (pc.bases_on_host) {
-      SZK_TRY(cudaEventRecord(copies.consumed[b], s));
-      if (l.buffers == 1 && k + 1 < count) SZK_TRY(copies.stage(k + 1));  // after this MSM
-    }
+    if (pc.bases_on_host) SZK_TRY(cudaEventRecord(copies.consumed[k % 2], s));
     accumulate_kernel<X><<<1, 32, 0, s>>>(pts + 2, pts, split ? pts + 1 : nullptr, k == 0);
     SZK_CHECK_LAUNCH();
   }

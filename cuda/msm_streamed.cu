@@ -4,8 +4,8 @@
 //
 //   scratch   [0, first): query 0's msm_pieces scratch (two staging
 //             buffers of form.first bases, its piece MSM's scratch);
-//             [first, first + rest): the largest of the others' (one or
-//             two staging buffers of form.others bases each time);
+//             [first, first + rest): the largest of the others' (two
+//             staging buffers of form.others bases each time);
 //   start     the second stream (the device's greatest priority with
 //             form.others_first) waits for an event recorded on `stream`:
 //             the caller's earlier work there may still use the scratch;
@@ -28,8 +28,8 @@ namespace starzk::gpu {
 namespace {
 
 // The msm_pieces forms of query 0 and of the others.
-msm_pieces_t first_pieces(const msm_beside_form_t& f) { return {f.first, true, false}; }
-msm_pieces_t other_pieces(const msm_beside_form_t& f) { return {f.others, true, f.others_one_staging}; }
+msm_pieces_t first_pieces(const msm_beside_form_t& f) { return {f.first, true}; }
+msm_pieces_t other_pieces(const msm_beside_form_t& f) { return {f.others, true}; }
 
 // The scratch's two parts (file comment).
 template <class P>

@@ -12,11 +12,9 @@
 // others, one after the other, on a second stream of the call's own driven
 // by a host thread of its own, each in pieces of form.others terms
 // (msm_pieces again, in a second part of the scratch; with
-// form.others_one_staging in one staging buffer: their MSMs are short
-// beside their copies, so the second buffer would buy them little; with
 // form.others_first the second stream has the device's greatest priority,
 // so that their short kernels take the SMs ahead of query 0's waiting
-// blocks and their next copies start sooner). Each query's result: its MSM as ONE
+// blocks). Each query's result: its MSM as ONE
 // Jacobian point in the host layout (O = (1 : 1 : 0)) in d_out (device
 // memory); n = 0 gives O. No prep_msm split. The work on `stream` before
 // the call ends before the second stream starts (the scratch may still be
@@ -43,10 +41,9 @@ struct msm_streamed_query_t {
 
 // The pieces of msm_beside's two streams.
 struct msm_beside_form_t {
-  size_t first = 0;                 // query 0's terms per piece
-  size_t others = 0;                // the other queries' terms per piece
-  bool others_one_staging = false;  // the others: one staging buffer
-  bool others_first = false;        // the second stream at the greatest priority
+  size_t first = 0;           // query 0's terms per piece
+  size_t others = 0;          // the other queries' terms per piece
+  bool others_first = false;  // the second stream at the greatest priority
 };
 
 template <class P>

@@ -261,16 +261,13 @@ cudaError_t msm_jacobian(jacobian_t<P>* d_out, const affine_t<P>* d_bases, const
 // the scratch on a stream of the call's own, while piece k - 1 computes
 // on `stream` (events order each copy after the MSM that last read its
 // buffer, and each MSM after its copy; the stream and events live for the
-// call). With one_staging too, one buffer: piece k + 1's copy waits for
-// piece k's MSM, half the staging memory for MSMs short beside their
-// copies (boolean-heavy scalars). Otherwise `bases` is device memory.
-// Scratch: msm_pieces_scratch_bytes<P>(n, split, pieces); it covers the
-// longest piece and the last one, and the staging buffers. The one-call
-// form above is pieces = {} (one piece of n, device bases).
+// call). Otherwise `bases` is device memory. Scratch:
+// msm_pieces_scratch_bytes<P>(n, split, pieces); it covers the longest
+// piece and the last one, and the two staging buffers. The one-call form
+// above is pieces = {} (one piece of n, device bases).
 struct msm_pieces_t {
   size_t piece = 0;            // terms per piece; 0 or more than n: one piece
   bool bases_on_host = false;  // bases in host memory, copied piece by piece
-  bool one_staging = false;    // bases_on_host: one staging buffer, not two
 };
 template <class P>
 size_t msm_pieces_scratch_bytes(size_t n, bool split, const msm_pieces_t& pieces, const msm_tuning_t& tune = {});

@@ -61,9 +61,9 @@ void witness_rows(const std::string& prefix, size_t n, int reps, double floor_ms
   phase_rows(prefix + "_witness_xyzz", n, scr, bytes, run, lean);
 }
 
-// STARZK_MSM_BESIDE="6:16 7:32n 7:8nsp" (H's pieces:the others' pieces, n:
-// the others with one window per digit group too, s: the others in one
-// staging buffer, p: their stream at the greatest priority): msm_h and
+// STARZK_MSM_BESIDE="6:16 7:32n 10:8np" (H's pieces:the others' pieces, n:
+// the others with one window per digit group too, p: their stream at the
+// device's greatest priority): msm_h and
 // the three witness MSMs of a partition under a 16 GB cap, four queries of
 // n terms streamed from page-locked host memory (the same bases here: the
 // copies cost the same), H over the random scalars in place with one
@@ -71,7 +71,7 @@ void witness_rows(const std::string& prefix, size_t n, int reps, double floor_ms
 // batch-affine levels (the forms the sector's bodies take). First a row
 // msm_g1_streamed_today: H in 5 pieces, then the three in 16 pieces each,
 // one msm_pieces call each (the tasks of the chain); then per form a row
-// msm_g1_beside_h<P0>_w<P>[n][s][p]: one msm_beside call (cuda/msm_streamed.hpp),
+// msm_g1_beside_h<P0>_w<P>[n][p]: one msm_beside call (cuda/msm_streamed.hpp),
 // the witness queries on a second stream beside H. Last column: the
 // scratch, GiB. A row ..._differs (1) follows a call whose four results
 // are not those of the calls one by one.
@@ -105,21 +105,19 @@ inline void beside_rows(size_t n, int reps, const g1_affine_t* host, const fr_t*
     const unsigned p0 = unsigned(std::stoul(f.substr(0, colon)));
     const unsigned p = colon == std::string::npos ? 16u : unsigned(std::stoul(f.substr(colon + 1)));
     // Trailing letters: n, the witness queries with one window per digit
-    // group too; s, in one staging buffer; p, their stream first.
+    // group too; p, their stream first.
     const size_t letters =
         colon == std::string::npos ? std::string::npos : f.find_first_not_of("0123456789", colon + 1);
     const std::string flags = letters == std::string::npos ? "" : f.substr(letters);
     const bool one_window = flags.find('n') != std::string::npos;
-    const msm_beside_form_t form{pieces_of(p0), pieces_of(p), flags.find('s') != std::string::npos,
-                                 flags.find('p') != std::string::npos};
+    const msm_beside_form_t form{pieces_of(p0), pieces_of(p), flags.find('p') != std::string::npos};
     for (int i = 1; i < 4; ++i) q[i].tune.group_windows = one_window ? 1 : 0;
     const size_t bytes = msm_beside_scratch_bytes<g1_params>(q, 4, form);
     device_buffer_t scr(bytes);
     const double ms = time_ms(
         s, reps, [&] { check_cuda(msm_beside<g1_params>(q, 4, form, scr.get(), bytes, s), "msm_beside<g1_params>"); });
     const std::string name = "msm_g1_beside_h" + std::to_string(p0) + "_w" + std::to_string(p) +
-                             (one_window ? "n" : "") + (form.others_one_staging ? "s" : "") +
-                             (form.others_first ? "p" : "");
+                             (one_window ? "n" : "") + (form.others_first ? "p" : "");
     row(name, double(n), ms, double(bytes) / gib);
     std::vector<g1_jacobian_t> out(8);
     check_cuda(cudaMemcpyAsync(out.data(), d_out.get(), out.size() * sizeof(g1_jacobian_t), cudaMemcpyDeviceToHost, s),

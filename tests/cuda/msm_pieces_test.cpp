@@ -4,13 +4,12 @@
 //     4097, pieces of 1, 2, 31, 32, 33, n - 1, n, n + 5 terms and of
 //     exactly split_from terms (a piece boundary at split_from), no split
 //     and split_from = 0, 5, n, random and boolean-heavy scalars, bases in
-//     device memory and streamed from page-locked host memory (two
-//     staging buffers or one);
+//     device memory and streamed from page-locked host memory;
 //   - at 2^20 with dense scalars, where the G1 pieces run batch-affine
 //     levels, and in the lean form (no levels), against the whole MSM on
 //     the device;
 //   - the scratch query: pieces need less than the whole, and streaming
-//     adds exactly the two staging buffers (one with one_staging);
+//     adds exactly the two staging buffers;
 //   - calls back to back on one stream and one scratch, streamed after
 //     device-resident and the other way round, each against the host MSM;
 //   - bad arguments (scratch one byte short, null bases) refused.
@@ -47,13 +46,10 @@ TYPED_TEST(CudaMsmPieces, EqualTheHostMsmAtEdgeSizes) {
         if (n <= 1000) pieces.insert(2);
         if (from != msm_no_split && from >= 1 && from <= n) pieces.insert(from);
         for (size_t piece : pieces)
-          for (const msm_pieces_t& pc :
-               {msm_pieces_t{piece, false}, msm_pieces_t{piece, true}, msm_pieces_t{piece, true, true}}) {
-            if (pc.one_staging && piece < 31) continue;  // pieces of 1 or 2 terms: the two-buffer forms only
-            const jacobian_t<P> got = msm_pieces_host<P>(bases, s, from, pc, {});
+          for (bool on_host : {false, true}) {
+            const jacobian_t<P> got = msm_pieces_host<P>(bases, s, from, msm_pieces_t{piece, on_host}, {});
             EXPECT_TRUE(same<P>(got, want)) << P::name << " n=" << n << " piece=" << piece << " split_from=" << from
-                                            << " on_host=" << pc.bases_on_host << " one_staging=" << pc.one_staging
-                                            << " mix=" << m.zero_pct << "/" << m.one_pct;
+                                            << " on_host=" << on_host << " mix=" << m.zero_pct << "/" << m.one_pct;
           }
       }
     }
@@ -96,8 +92,7 @@ TYPED_TEST(CudaMsmPieces, BackToBackCallsShareTheScratch) {
   const size_t n = size_t(1) << (std::is_same_v<P, g1_params> ? 18 : 16);
   const auto bases = make_bases<P>(rng, n, 1024, 101);
   const std::span<const affine_t<P>> b(bases);
-  const std::vector<msm_pieces_t> forms = {{0, false},          {n / 4 + 1, true}, {0, false},
-                                           {n / 5, true, true}, {n / 3, true},     {n / 3, true}};
+  const std::vector<msm_pieces_t> forms = {{0, false}, {n / 4 + 1, true}, {0, false}, {n / 3, true}, {n / 3, true}};
   std::vector<std::vector<fr_t>> s;
   for (size_t c = 0; c < forms.size(); ++c) s.push_back(make_scalars(rng, n, c % 2 ? boolean_heavy : random_mix));
   const auto got = msm_pieces_sequence_host<P>(bases, s, msm_no_split, forms, {});
@@ -124,9 +119,6 @@ TYPED_TEST(CudaMsmPieces, ScratchQuery) {
       EXPECT_EQ(msm_pieces_scratch_bytes<P>(n, split, msm_pieces_t{piece, true}, {}),
                 msm_pieces_scratch_bytes<P>(n, split, msm_pieces_t{piece, false}, {}) + staging)
           << "piece " << piece;
-      EXPECT_EQ(msm_pieces_scratch_bytes<P>(n, split, msm_pieces_t{piece, true, true}, {}),
-                msm_pieces_scratch_bytes<P>(n, split, msm_pieces_t{piece, false}, {}) + one)
-          << "piece " << piece << ", one staging buffer";
     }
   }
   EXPECT_EQ(msm_pieces_scratch_bytes<P>(0, true, msm_pieces_t{5, true}, {}), 0u);

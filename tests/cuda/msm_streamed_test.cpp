@@ -5,18 +5,17 @@
 //     0, 1, 33, 1000 and 4097 terms in one call, each over bases of its
 //     own in page-locked host memory, random, boolean-heavy, all-zero and
 //     all-one scalars, pieces of 1, 2, 31, 33, 1000 terms and more than
-//     the longest query for query 0 and for the others, the others in
-//     two staging buffers and in one at the greatest priority, each query under its own tuning
-//     (one window per group, no batch-affine levels, default);
+//     the longest query for query 0 and for the others, the others'
+//     stream at the default and at the greatest priority, each query
+//     under its own tuning (one window per group, no batch-affine levels,
+//     default);
 //   - at 2^18 (G1: 2^20), one dense query and three boolean-heavy ones, the
 //     form of a partition's G1 MSMs under a 16 GB cap, against one
-//     msm_pieces call per query, the others in two staging buffers and
-//     in one at the greatest priority;
+//     msm_pieces call per query, the others' stream at either priority;
 //   - after a long device-resident MSM on the same stream and scratch with
 //     no host wait between (the second stream must wait for it);
 //   - the scratch query: query 0's msm_pieces scratch, then the largest of
-//     the others' (one staging buffer: one piece's bases fewer), nothing
-//     without terms;
+//     the others', the same at either priority, nothing without terms;
 //   - bad arguments refused.
 // Every case draws fresh points and scalars from a seeded generator.
 #include <cuda_runtime_api.h>
@@ -123,11 +122,11 @@ TYPED_TEST(CudaMsmBeside, EqualsTheHostMsmPerQuery) {
   const std::vector<std::pair<size_t, size_t>> pieces = {{31, 33},  {1000, 2}, {5000, 5000},
                                                          {2, 1000}, {1, 31},   {4097, 1}};
   for (const auto& [piece0, piece] : pieces)
-    for (bool one : {false, true}) {
-      const auto got = qs.run_beside({piece0, piece, one, one});
+    for (bool first : {false, true}) {
+      const auto got = qs.run_beside({piece0, piece, first});
       for (size_t i = 0; i < sizes.size(); ++i)
         EXPECT_TRUE(same<P>(got[i], want[i])) << P::name << " query " << i << " n=" << sizes[i] << " piece0=" << piece0
-                                              << " piece=" << piece << " one_staging=" << one;
+                                              << " piece=" << piece << " others_first=" << first;
     }
 }
 
@@ -147,10 +146,10 @@ TYPED_TEST(CudaMsmBeside, LargeDenseAndBooleanEqualOneCallPerQuery) {
   std::vector<jacobian_t<P>> want;
   for (size_t i = 0; i < 4; ++i)
     want.push_back(msm_pieces_host<P>(bases[i], scalars[i], msm_no_split, msm_pieces_t{piece, false}, qs.tunes[i]));
-  for (bool one : {false, true}) {
-    const auto got = qs.run_beside({piece, n / 8, one, one});
+  for (bool first : {false, true}) {
+    const auto got = qs.run_beside({piece, n / 8, first});
     for (size_t i = 0; i < 4; ++i)
-      EXPECT_TRUE(same<P>(got[i], want[i])) << P::name << " query " << i << " one_staging=" << one;
+      EXPECT_TRUE(same<P>(got[i], want[i])) << P::name << " query " << i << " others_first=" << first;
   }
 }
 
@@ -168,7 +167,7 @@ TYPED_TEST(CudaMsmBeside, AfterAResidentMsmOnTheSameScratch) {
   std::vector<std::vector<fr_t>> scalars = {make_scalars(rng, n / 3, random_mix), make_scalars(rng, n, boolean_heavy)};
   queries_t<P> qs(bases, scalars, {{}, {}});
   const size_t resident = msm_pieces_scratch_bytes<P>(n, false, msm_pieces_t{}, {});
-  const msm_beside_form_t form{n / 7, n / 5, true, true};
+  const msm_beside_form_t form{n / 7, n / 5, true};
   const size_t streamed = msm_beside_scratch_bytes<P>(qs.q.data(), 2, form);
   device_buffer_t scr(std::max(resident, streamed)), db = upload(std::span<const affine_t<P>>(first_bases)),
                                                      ds = upload(std::span<const fr_t>(first_scalars)),
@@ -199,11 +198,9 @@ TYPED_TEST(CudaMsmBeside, ScratchQuery) {
   const size_t first = msm_pieces_scratch_bytes<P>(n, false, msm_pieces_t{n / 4, true}, narrow_form());
   const size_t rest = std::max(msm_pieces_scratch_bytes<P>(n / 2, false, msm_pieces_t{n / 16, true}, {}),
                                msm_pieces_scratch_bytes<P>(n, false, msm_pieces_t{n / 16, true}, lean_form()));
-  const msm_beside_form_t form{n / 4, n / 16, false}, one{n / 4, n / 16, true};
+  const msm_beside_form_t form{n / 4, n / 16, false}, others_first{n / 4, n / 16, true};
   EXPECT_EQ(msm_beside_scratch_bytes<P>(q.data(), 4, form), (first + 255) / 256 * 256 + rest);
-  // One staging buffer: one piece's bases fewer (sub-buffers start 256-aligned).
-  const size_t one_piece = (n / 16 * sizeof(affine_t<P>) + 255) / 256 * 256;
-  EXPECT_EQ(msm_beside_scratch_bytes<P>(q.data(), 4, one), (first + 255) / 256 * 256 + rest - one_piece);
+  EXPECT_EQ(msm_beside_scratch_bytes<P>(q.data(), 4, others_first), (first + 255) / 256 * 256 + rest);
   EXPECT_EQ(msm_beside_scratch_bytes<P>(q.data(), 1, form), (first + 255) / 256 * 256);
   EXPECT_EQ(msm_beside_scratch_bytes<P>(q.data() + 3, 1, form), 0u);
   EXPECT_EQ(msm_beside_scratch_bytes<P>(q.data(), 0, form), 0u);
