@@ -9,7 +9,10 @@
 //   start     the second stream (the device's greatest priority with
 //             form.others_first) waits for an event recorded on `stream`:
 //             the caller's earlier work there may still use the scratch;
-//   thread    cudaSetDevice(the caller's), then msm_pieces for queries
+//   thread    run anywhere the process may (util/parallel.hpp: a CUDA
+//             worker is bound to one core, which a thread inherits, and
+//             both threads wait on their streams once per piece), then
+//             cudaSetDevice(the caller's) and msm_pieces for queries
 //             1, 2, ... on the second stream, one after the other;
 //   caller    msm_pieces for query 0 on `stream`, then joins the thread;
 //   end       `stream` waits for an event recorded on the second stream,
@@ -22,6 +25,7 @@
 
 #include "cuda/common.cuh"
 #include "cuda/msm_streamed.hpp"
+#include "util/parallel.hpp"
 
 namespace starzk::gpu {
 
@@ -93,6 +97,7 @@ cudaError_t msm_beside(const msm_streamed_query_t<P>* queries, size_t count, con
   SZK_TRY(side.init(s, form.others_first));
   cudaError_t side_err = cudaSuccess;
   std::thread others([&] {
+    widen_thread_affinity();  // not the caller's core: both threads wait on their streams
     side_err = cudaSetDevice(device);
     for (size_t i = 1; i < count && side_err == cudaSuccess; ++i) {
       const msm_streamed_query_t<P>& q = queries[i];

@@ -10,6 +10,11 @@
 #include <chrono>
 #include <string>
 
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#endif
+
 #include "bench_util.hpp"
 #include "cuda/msm_streamed.hpp"
 
@@ -63,7 +68,8 @@ void witness_rows(const std::string& prefix, size_t n, int reps, double floor_ms
 
 // STARZK_MSM_BESIDE="6:16 7:32n 10:8np" (H's pieces:the others' pieces, n:
 // the others with one window per digit group too, p: their stream at the
-// device's greatest priority): msm_h and
+// device's greatest priority, b: the calling thread bound to one core for
+// the call, as a StarPU CUDA worker is): msm_h and
 // the three witness MSMs of a partition under a 16 GB cap, four queries of
 // n terms streamed from page-locked host memory (the same bases here: the
 // copies cost the same), H over the random scalars in place with one
@@ -71,10 +77,44 @@ void witness_rows(const std::string& prefix, size_t n, int reps, double floor_ms
 // batch-affine levels (the forms the sector's bodies take). First a row
 // msm_g1_streamed_today: H in 5 pieces, then the three in 16 pieces each,
 // one msm_pieces call each (the tasks of the chain); then per form a row
-// msm_g1_beside_h<P0>_w<P>[n][p]: one msm_beside call (cuda/msm_streamed.hpp),
+// msm_g1_beside_h<P0>_w<P>[n][p][b]: one msm_beside call (cuda/msm_streamed.hpp),
 // the witness queries on a second stream beside H. Last column: the
 // scratch, GiB. A row ..._differs (1) follows a call whose four results
 // are not those of the calls one by one.
+// The calling thread bound to its first allowed core while the object
+// lives (bind = true; Linux), its affinity restored after.
+class bound_caller_t {
+ public:
+  explicit bound_caller_t(bool bind) {
+#if defined(__linux__)
+    if (!bind || pthread_getaffinity_np(pthread_self(), sizeof(saved_), &saved_) != 0) return;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &saved_)) {
+        CPU_SET(c, &one);
+        break;
+      }
+    bound_ = pthread_setaffinity_np(pthread_self(), sizeof(one), &one) == 0;
+#else
+    (void)bind;
+#endif
+  }
+  ~bound_caller_t() {
+#if defined(__linux__)
+    if (bound_) (void)pthread_setaffinity_np(pthread_self(), sizeof(saved_), &saved_);
+#endif
+  }
+  bound_caller_t(const bound_caller_t&) = delete;
+  bound_caller_t& operator=(const bound_caller_t&) = delete;
+
+ private:
+#if defined(__linux__)
+  cpu_set_t saved_{};
+#endif
+  bool bound_ = false;
+};
+
 inline void beside_rows(size_t n, int reps, const g1_affine_t* host, const fr_t* d_random, cudaStream_t s) {
   const std::vector<std::string> forms = env_words("STARZK_MSM_BESIDE");
   if (forms.empty()) return;
@@ -105,7 +145,7 @@ inline void beside_rows(size_t n, int reps, const g1_affine_t* host, const fr_t*
     const unsigned p0 = unsigned(std::stoul(f.substr(0, colon)));
     const unsigned p = colon == std::string::npos ? 16u : unsigned(std::stoul(f.substr(colon + 1)));
     // Trailing letters: n, the witness queries with one window per digit
-    // group too; p, their stream first.
+    // group too; p, their stream first; b, the caller bound to one core.
     const size_t letters =
         colon == std::string::npos ? std::string::npos : f.find_first_not_of("0123456789", colon + 1);
     const std::string flags = letters == std::string::npos ? "" : f.substr(letters);
@@ -114,10 +154,12 @@ inline void beside_rows(size_t n, int reps, const g1_affine_t* host, const fr_t*
     for (int i = 1; i < 4; ++i) q[i].tune.group_windows = one_window ? 1 : 0;
     const size_t bytes = msm_beside_scratch_bytes<g1_params>(q, 4, form);
     device_buffer_t scr(bytes);
+    const bool bound = flags.find('b') != std::string::npos;
+    const bound_caller_t binding(bound);
     const double ms = time_ms(
         s, reps, [&] { check_cuda(msm_beside<g1_params>(q, 4, form, scr.get(), bytes, s), "msm_beside<g1_params>"); });
     const std::string name = "msm_g1_beside_h" + std::to_string(p0) + "_w" + std::to_string(p) +
-                             (one_window ? "n" : "") + (form.others_first ? "p" : "");
+                             (one_window ? "n" : "") + (form.others_first ? "p" : "") + (bound ? "b" : "");
     row(name, double(n), ms, double(bytes) / gib);
     std::vector<g1_jacobian_t> out(8);
     check_cuda(cudaMemcpyAsync(out.data(), d_out.get(), out.size() * sizeof(g1_jacobian_t), cudaMemcpyDeviceToHost, s),

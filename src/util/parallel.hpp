@@ -70,15 +70,16 @@ inline unsigned process_cpus() {
 #endif
 }
 
-namespace util_detail {
-// Called first thing on a forked thread: run anywhere in the startup set.
-// A failure leaves the inherited binding, which is slower but still correct.
-inline void widen_affinity() {
+// Called first thing on a thread forked from one that may be bound (a
+// StarPU worker's body, or code it calls): run anywhere in the startup
+// set. A failure leaves the inherited binding, which is slower but still
+// correct.
+inline void widen_thread_affinity() {
 #if defined(__linux__)
-  if (startup_mask.known) (void)pthread_setaffinity_np(pthread_self(), sizeof(startup_mask.set), &startup_mask.set);
+  const util_detail::cpu_mask_t& m = util_detail::startup_mask;
+  if (m.known) (void)pthread_setaffinity_np(pthread_self(), sizeof(m.set), &m.set);
 #endif
 }
-}  // namespace util_detail
 
 // 0 -> hardware_concurrency (1 if the runtime cannot tell); otherwise as given.
 inline unsigned resolve_threads(unsigned requested) {
@@ -109,7 +110,7 @@ void fork_join(unsigned workers, Body&& body) {
   pool.reserve(workers - 1);
   for (unsigned t = 1; t < workers; ++t)
     pool.emplace_back([&guarded, t] {
-      widen_affinity();
+      widen_thread_affinity();
       guarded(t);
     });
   guarded(0);

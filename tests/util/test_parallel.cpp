@@ -8,6 +8,7 @@
 #include <atomic>
 #include <mutex>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "util/parallel.hpp"
@@ -93,6 +94,41 @@ TEST(Parallel, ForkedThreadsLeaveTheCallersBinding) {
   EXPECT_EQ(caller_count, 1) << "the caller keeps its binding";
   ASSERT_EQ(counts.size(), 3u);
   for (int c : counts) EXPECT_EQ(unsigned(c), cpus) << "a forked thread stayed on the caller's CPU";
+}
+
+// A thread of one's own (msm_beside's second stream) forked from a bound
+// caller: widen_thread_affinity gives it the startup set, the caller keeps
+// its one CPU.
+TEST(Parallel, WidenThreadAffinityLeavesTheCallersBinding) {
+  const unsigned cpus = process_cpus();
+  if (cpus < 2) GTEST_SKIP() << "the process may use " << cpus << " CPU(s)";
+  cpu_set_t saved;
+  ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved), 0);
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  int first = 0;
+  while (!CPU_ISSET(first, &saved)) ++first;
+  CPU_SET(first, &one);
+  ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof(one), &one), 0);
+  int inherited = -1, widened = -1;
+  std::thread t([&] {
+    cpu_set_t mine;
+    CPU_ZERO(&mine);
+    pthread_getaffinity_np(pthread_self(), sizeof(mine), &mine);
+    inherited = CPU_COUNT(&mine);
+    widen_thread_affinity();
+    CPU_ZERO(&mine);
+    pthread_getaffinity_np(pthread_self(), sizeof(mine), &mine);
+    widened = CPU_COUNT(&mine);
+  });
+  t.join();
+  cpu_set_t after;
+  CPU_ZERO(&after);
+  pthread_getaffinity_np(pthread_self(), sizeof(after), &after);
+  ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved), 0);
+  EXPECT_EQ(inherited, 1) << "a new thread inherits its creator's binding";
+  EXPECT_EQ(unsigned(widened), cpus);
+  EXPECT_EQ(CPU_COUNT(&after), 1) << "the caller keeps its binding";
 }
 #endif
 
