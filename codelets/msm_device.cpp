@@ -161,12 +161,12 @@ bool run_device_msms_together(const device_msm_t<g1_params> (&m)[msm_query_count
   };
   for (;;) {
     // The witness queries' pieces: an eighth of the longest, halved while
-    // their scratch takes more than half the budget. Each piece has fixed
-    // costs that the copies and the second staging buffer hide only in
-    // part: at 2^27 on an H100 the four MSMs took 1,528 ms with the witness
-    // queries in 8 pieces and H in 7, 1,887 ms in 16 and 6; in one staging
-    // buffer ~1,920 ms at 8 (docs/benchmarks.md). Their stream runs at the
-    // device's greatest priority.
+    // their scratch takes more than half the budget: each piece has fixed
+    // costs that its two staging buffers hide only in part, so sixteenths
+    // gain nothing over one task per query, and H in more pieces costs
+    // less (docs/benchmarks.md, "The four G1 MSMs beside each other" and
+    // "... in the 16 GB sector"). Their stream runs at the device's
+    // greatest priority.
     size_t piece = std::max<size_t>(msm_ceil_div(std::max<size_t>(others, 1), 8), 1);
     while (rest_bytes(piece) > budget / 2 && piece / 2 >= msm_min_piece) piece /= 2;
     const uint64_t rest = rest_bytes(piece);

@@ -66,21 +66,6 @@ void witness_rows(const std::string& prefix, size_t n, int reps, double floor_ms
   phase_rows(prefix + "_witness_xyzz", n, scr, bytes, run, lean);
 }
 
-// STARZK_MSM_BESIDE="6:16 7:32n 10:8np" (H's pieces:the others' pieces, n:
-// the others with one window per digit group too, p: their stream at the
-// device's greatest priority, b: the calling thread bound to one core for
-// the call, as a StarPU CUDA worker is): msm_h and
-// the three witness MSMs of a partition under a 16 GB cap, four queries of
-// n terms streamed from page-locked host memory (the same bases here: the
-// copies cost the same), H over the random scalars in place with one
-// window per digit group, the others over a witness mix without
-// batch-affine levels (the forms the sector's bodies take). First a row
-// msm_g1_streamed_today: H in 5 pieces, then the three in 16 pieces each,
-// one msm_pieces call each (the tasks of the chain); then per form a row
-// msm_g1_beside_h<P0>_w<P>[n][p][b]: one msm_beside call (cuda/msm_streamed.hpp),
-// the witness queries on a second stream beside H. Last column: the
-// scratch, GiB. A row ..._differs (1) follows a call whose four results
-// are not those of the calls one by one.
 // The calling thread bound to its first allowed core while the object
 // lives (bind = true; Linux), its affinity restored after.
 class bound_caller_t {
@@ -115,6 +100,21 @@ class bound_caller_t {
   bool bound_ = false;
 };
 
+// STARZK_MSM_BESIDE="6:16 7:32n 10:8np" (H's pieces:the others' pieces, n:
+// the others with one window per digit group too, p: their stream at the
+// device's greatest priority, b: the calling thread bound to one core for
+// the call, as a StarPU CUDA worker is): msm_h and
+// the three witness MSMs of a partition under a 16 GB cap, four queries of
+// n terms streamed from page-locked host memory (the same bases here: the
+// copies cost the same), H over the random scalars in place with one
+// window per digit group, the others over a witness mix without
+// batch-affine levels (the forms the sector's bodies take). First a row
+// msm_g1_streamed_today: H in 5 pieces, then the three in 16 pieces each,
+// one msm_pieces call each (the tasks of the chain); then per form a row
+// msm_g1_beside_h<P0>_w<P>[n][p][b]: one msm_beside call (cuda/msm_streamed.hpp),
+// the witness queries on a second stream beside H. Last column: the
+// scratch, GiB. A row ..._differs (1) follows a call whose four results
+// are not those of the calls one by one.
 inline void beside_rows(size_t n, int reps, const g1_affine_t* host, const fr_t* d_random, cudaStream_t s) {
   const std::vector<std::string> forms = env_words("STARZK_MSM_BESIDE");
   if (forms.empty()) return;
