@@ -8,6 +8,8 @@
 #pragma once
 
 #include <chrono>
+#include <cstring>
+#include <memory>
 #include <string>
 
 #if defined(__linux__)
@@ -103,7 +105,8 @@ class bound_caller_t {
 // STARZK_MSM_BESIDE="6:16 7:32n 10:8np" (H's pieces:the others' pieces, n:
 // the others with one window per digit group too, p: their stream at the
 // device's greatest priority, b: the calling thread bound to one core for
-// the call, as a StarPU CUDA worker is): msm_h and
+// the call, as a StarPU CUDA worker is, d: the witness queries each from a
+// page-locked copy of its own, as L, A and B_g1 are): msm_h and
 // the three witness MSMs of a partition under a 16 GB cap, four queries of
 // n terms streamed from page-locked host memory (the same bases here: the
 // copies cost the same), H over the random scalars in place with one
@@ -111,7 +114,7 @@ class bound_caller_t {
 // batch-affine levels (the forms the sector's bodies take). First a row
 // msm_g1_streamed_today: H in 5 pieces, then the three in 16 pieces each,
 // one msm_pieces call each (the tasks of the chain); then per form a row
-// msm_g1_beside_h<P0>_w<P>[n][p][b]: one msm_beside call (cuda/msm_streamed.hpp),
+// msm_g1_beside_h<P0>_w<P>[n][p][b][d]: one msm_beside call (cuda/msm_streamed.hpp),
 // the witness queries on a second stream beside H. Last column: the
 // scratch, GiB. A row ..._differs (1) follows a call whose four results
 // are not those of the calls one by one.
@@ -128,6 +131,7 @@ inline void beside_rows(size_t n, int reps, const g1_affine_t* host, const fr_t*
     q[i] = {d_out.as<g1_jacobian_t>() + i, host, i == 0 ? d_random : d_w.as<fr_t>(), n, i == 0 ? narrow : lean};
   const double gib = double(size_t(1) << 30);
   auto pieces_of = [&](unsigned k) { return (n + k - 1) / std::max(k, 1u); };
+  std::vector<std::unique_ptr<pinned_t>> copies;  // the witness queries' own bases, made for the first d form
   {
     size_t bytes = msm_pieces_scratch_bytes<g1_params>(n, false, {pieces_of(5), true}, narrow);
     bytes = std::max(bytes, msm_pieces_scratch_bytes<g1_params>(n, false, {pieces_of(16), true}, lean));
@@ -145,13 +149,22 @@ inline void beside_rows(size_t n, int reps, const g1_affine_t* host, const fr_t*
     const unsigned p0 = unsigned(std::stoul(f.substr(0, colon)));
     const unsigned p = colon == std::string::npos ? 16u : unsigned(std::stoul(f.substr(colon + 1)));
     // Trailing letters: n, the witness queries with one window per digit
-    // group too; p, their stream first; b, the caller bound to one core.
+    // group too; p, their stream first; b, the caller bound to one core;
+    // d, the witness queries from bases of their own.
     const size_t letters =
         colon == std::string::npos ? std::string::npos : f.find_first_not_of("0123456789", colon + 1);
     const std::string flags = letters == std::string::npos ? "" : f.substr(letters);
     const bool one_window = flags.find('n') != std::string::npos;
     const msm_beside_form_t form{pieces_of(p0), pieces_of(p), flags.find('p') != std::string::npos};
-    for (int i = 1; i < 4; ++i) q[i].tune.group_windows = one_window ? 1 : 0;
+    const bool distinct = flags.find('d') != std::string::npos;
+    for (int i = 1; distinct && copies.empty() && i < 4; ++i) {
+      copies.push_back(std::make_unique<pinned_t>(n * sizeof(g1_affine_t)));
+      std::memcpy(copies.back()->p, host, n * sizeof(g1_affine_t));
+    }
+    for (int i = 1; i < 4; ++i) {
+      q[i].tune.group_windows = one_window ? 1 : 0;
+      q[i].host_bases = distinct ? static_cast<const g1_affine_t*>(copies[size_t(i) - 1]->p) : host;
+    }
     const size_t bytes = msm_beside_scratch_bytes<g1_params>(q, 4, form);
     device_buffer_t scr(bytes);
     const bool bound = flags.find('b') != std::string::npos;
@@ -159,7 +172,8 @@ inline void beside_rows(size_t n, int reps, const g1_affine_t* host, const fr_t*
     const double ms = time_ms(
         s, reps, [&] { check_cuda(msm_beside<g1_params>(q, 4, form, scr.get(), bytes, s), "msm_beside<g1_params>"); });
     const std::string name = "msm_g1_beside_h" + std::to_string(p0) + "_w" + std::to_string(p) +
-                             (one_window ? "n" : "") + (form.others_first ? "p" : "") + (bound ? "b" : "");
+                             (one_window ? "n" : "") + (form.others_first ? "p" : "") + (bound ? "b" : "") +
+                             (distinct ? "d" : "");
     row(name, double(n), ms, double(bytes) / gib);
     std::vector<g1_jacobian_t> out(8);
     check_cuda(cudaMemcpyAsync(out.data(), d_out.get(), out.size() * sizeof(g1_jacobian_t), cudaMemcpyDeviceToHost, s),
