@@ -58,6 +58,11 @@ gpu::msm_tuning_t form_tuning(size_t n, bool split, size_t piece, bool streamed,
   if (scratch_bytes<P>(n, split, piece, streamed, wide) <= budget) return wide;
   return dense ? tuning(false, true) : tuning(true);
 }
+
+// The form's name in the plan line (note_pieces_plan).
+const char* form_name(const gpu::msm_tuning_t& t) {
+  return t.affine_levels == 0 ? "lean" : t.group_windows == 1 ? "batch-affine, one window per group" : "batch-affine";
+}
 #endif
 
 }  // namespace
@@ -112,11 +117,7 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
     gpu::msm_tuning_t tune = form(plan.piece, plan.lean);
     gpu::msm_profile_t prof;
     if (m.profile) tune.profile = &prof;
-    note_pieces_plan(m.phase, m.n, plan.piece, plan.count,
-                     tune.affine_levels == 0   ? "lean"
-                     : tune.group_windows == 1 ? "batch-affine, one window per group"
-                                               : "batch-affine",
-                     plan.bytes, budget, room, m.streamed);
+    note_pieces_plan(m.phase, m.n, plan.piece, plan.count, form_name(tune), plan.bytes, budget, room, m.streamed);
     void* scratch = nullptr;
     if (plan.bytes > 0) {
       scratch = try_worker_scratch(size_t(plan.bytes), size_t(budget));
@@ -184,10 +185,8 @@ bool run_device_msms_together(const device_msm_t<g1_params> (&m)[msm_query_count
     q[0].tune = h_form(plan.piece, plan.lean);
     const gpu::msm_beside_form_t beside{plan.piece, piece, true};
     const uint64_t bytes = gpu::msm_beside_scratch_bytes<g1_params>(q, msm_query_count, beside);
-    const std::string form = std::string(q[0].tune.affine_levels == 0   ? "H lean"
-                                         : q[0].tune.group_windows == 1 ? "H batch-affine, one window per group"
-                                                                        : "H batch-affine") +
-                             ", L A B_g1 beside it in pieces of " + std::to_string(piece);
+    const std::string form =
+        std::string("H ") + form_name(q[0].tune) + ", L A B_g1 beside it in pieces of " + std::to_string(piece);
     note_pieces_plan(msm_together_name, m[0].n, plan.piece, plan.count, form.c_str(), bytes, budget, room, true);
     void* scratch = try_worker_scratch(size_t(bytes), size_t(budget));
     if (scratch == nullptr) {  // less free than StarPU counted: half as much, planned again

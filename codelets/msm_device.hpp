@@ -122,10 +122,11 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max);
 // The four G1 MSMs of msm_g1 (msm.cpp; m in msm_query_t order, every one
 // streamed) in one gpu::msm_beside call (cuda/msm_streamed.hpp): L, A and
 // B_g1 one after the other on a second stream beside H's pieces, without
-// batch-affine levels and with one window per digit group, in pieces of an
-// eighth of their terms, halved while their scratch takes more than a
-// third of the budget run_device_msm would take; H: the fewest pieces
-// that fit the rest, in the form run_device_msm would choose. False, with
+// batch-affine levels and with one window per digit group, at the
+// device's greatest stream priority, in pieces of an eighth of their
+// terms, halved while their scratch takes more than half the budget
+// run_device_msm would take; H: the fewest pieces that fit the rest, in
+// the form run_device_msm would choose. False, with
 // nothing enqueued, where that does not fit; the body then runs them one
 // by one. Waits for the stream; throws on a CUDA error.
 bool run_device_msms_together(const device_msm_t<g1_params> (&m)[msm_query_count], uint64_t scratch_max);
