@@ -183,6 +183,9 @@ bool run_device_msms_together(const device_msm_t<g1_params> (&m)[msm_query_count
         [&](size_t p, bool lean) { return scratch_bytes<g1_params>(m[0].n, false, p, true, h_form(p, lean)); });
     if (!plan.fits) return false;
     q[0].tune = h_form(plan.piece, plan.lean);
+    gpu::msm_profile_t prof[msm_query_count];
+    if (m[0].profile)
+      for (int i = 0; i < msm_query_count; ++i) q[i].tune.profile = &prof[i];
     const gpu::msm_beside_form_t beside{plan.piece, piece, true};
     const uint64_t bytes = gpu::msm_beside_scratch_bytes<g1_params>(q, msm_query_count, beside);
     const std::string form =
@@ -193,9 +196,19 @@ bool run_device_msms_together(const device_msm_t<g1_params> (&m)[msm_query_count
       budget = bytes / 2;
       continue;
     }
+    const auto t0 = std::chrono::steady_clock::now();
     check_cuda(gpu::msm_beside<g1_params>(q, msm_query_count, beside, scratch, size_t(bytes), worker_stream()),
                "gpu::msm_beside<G1>");
     check_cuda(cudaStreamSynchronize(worker_stream()), "cudaStreamSynchronize (MSM)");
+    if (m[0].profile) {  // one line per query, each with the whole call's wall: they overlap
+      const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      for (int i = 0; i < msm_query_count; ++i) {
+        const size_t p = i == 0 ? plan.piece : piece;
+        const std::string phase = std::string(msm_together_name) + " " + m[i].phase;
+        note_msm_profile(phase.c_str(), m[i].label, m[i].n, msm_ceil_div(std::max<size_t>(m[i].n, 1), p), wall,
+                         prof[i]);
+      }
+    }
     return true;
   }
 }

@@ -128,7 +128,9 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max);
 // run_device_msm would take; H: the fewest pieces that fit the rest, in
 // the form run_device_msm would choose. False, with
 // nothing enqueued, where that does not fit; the body then runs them one
-// by one. Waits for the stream; throws on a CUDA error.
+// by one. Waits for the stream; throws on a CUDA error. Profiled
+// (device_msm_t::profile of m[0]): one note_msm_profile line per query,
+// its own phases against the whole call's wall.
 bool run_device_msms_together(const device_msm_t<g1_params> (&m)[msm_query_count], uint64_t scratch_max);
 // Says once per process and phase how the first MSM of that phase was cut
 // (pieces, form, scratch against its budget and the device's free room):

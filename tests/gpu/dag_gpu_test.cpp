@@ -121,47 +121,55 @@ TEST_P(dag_gpu, proofs_equal_the_cpu_reference) {
 // STARZK_MSM_PROFILE: every MSM body on the GPU says where its time went,
 // one line per MSM naming its partition and query, with the phases'
 // milliseconds and what they leave of the wall (at least zero, within the
-// clocks' difference), here with H and B_g2 streamed from host memory and
-// the other queries resident, and the proofs unchanged.
+// clocks' difference), and the proofs unchanged: with H and B_g2 streamed
+// from host memory and the other queries resident (one task per query),
+// and with every query streamed, where msm_g1 runs the four G1 MSMs in one
+// call and says one line for each (`msm_g1 msm_h`, ...).
 TEST(dag_gpu_profile, every_msm_says_where_its_time_went) {
-  const auto session = test::gpu_session("starzk");
-  if (!session) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
-  codelets::set_placement("spmv=cuda,ntt_h=cuda,msm=cuda,b_g2_msm=cuda");
-  const test::prove_case_t& c = test::prove_case("gen-bellman");
-  const auto key = [&] {  // the key view reads both when the bundle is made
-    const test::scoped_env_t profile("STARZK_MSM_PROFILE", "1");
-    const test::scoped_env_t stream("STARZK_KEY_STREAM", "h,b_g2");
-    return test::bundle(c);
-  }();
-  std::vector<std::string> notes;
-  std::mutex mu;
-  codelets::set_note_sink([&](const std::string& text) {
-    std::lock_guard<std::mutex> lock(mu);
-    notes.push_back(text);
-  });
-  {
-    dag::batch_t batch(dag::batch_options_t{});
-    const blinding_t rs = test::test_blinding(41);
-    const std::map<uint32_t, proof_t> got = prove_job(batch, key, c, rs);
-    ASSERT_EQ(got.size(), c.witnesses.size());
-    for (const auto& [i, proof] : got)
-      EXPECT_EQ(encode_proof(proof), encode_proof(prove_with_blinding(*c.pk, c.cs.get(), c.witnesses[i], rs, 1)));
-  }
-  codelets::set_note_sink(nullptr);
-  for (uint32_t i = 0; i < c.witnesses.size(); ++i)
-    for (const char* phase : {"msm_h", "msm_l", "msm_a", "msm_b1", "b_g2_msm"}) {
-      const std::string head = c.name + "/" + std::to_string(i) + ": " + phase + ": ";
-      int lines = 0;
-      for (const std::string& n : notes) {
-        if (n.rfind(head, 0) != 0) continue;
-        ++lines;
-        const size_t at = n.find("launches) ");
-        ASSERT_NE(at, std::string::npos) << n;
-        EXPECT_GE(std::stod(n.substr(at + 10)), -1.0) << n;  // the phases fit in the wall
-        EXPECT_NE(n.find(" ms: live "), std::string::npos) << n;
-      }
-      EXPECT_EQ(lines, 1) << head;
+  for (const char* stream : {"h,b_g2", "all"}) {
+    SCOPED_TRACE(std::string("STARZK_KEY_STREAM=") + stream);
+    const bool together = std::string(stream) == "all";
+    const test::scoped_env_t profile("STARZK_MSM_PROFILE", "1"), streamed("STARZK_KEY_STREAM", stream),
+        beside("STARZK_MSM_TOGETHER", "auto");
+    const auto session = test::gpu_session("starzk");
+    if (!session) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
+    codelets::set_placement("spmv=cuda,ntt_h=cuda,msm=cuda,b_g2_msm=cuda");
+    const test::prove_case_t& c = test::prove_case("gen-bellman");
+    const auto key = test::bundle(c);  // the key view reads the variables when the bundle is made
+    ASSERT_EQ(key->view().g1_msms_together, together);
+    std::vector<std::string> notes;
+    std::mutex mu;
+    codelets::set_note_sink([&](const std::string& text) {
+      std::lock_guard<std::mutex> lock(mu);
+      notes.push_back(text);
+    });
+    {
+      dag::batch_t batch(dag::batch_options_t{});
+      const blinding_t rs = test::test_blinding(41);
+      const std::map<uint32_t, proof_t> got = prove_job(batch, key, c, rs);
+      ASSERT_EQ(got.size(), c.witnesses.size());
+      for (const auto& [i, proof] : got)
+        EXPECT_EQ(encode_proof(proof), encode_proof(prove_with_blinding(*c.pk, c.cs.get(), c.witnesses[i], rs, 1)));
     }
+    codelets::set_note_sink(nullptr);
+    for (uint32_t i = 0; i < c.witnesses.size(); ++i)
+      for (const char* query : {"msm_h", "msm_l", "msm_a", "msm_b1", "b_g2_msm"}) {
+        const bool g1 = std::string(query) != "b_g2_msm";
+        const std::string phase = (together && g1 ? "msm_g1 " : "") + std::string(query);
+        const std::string head = c.name + "/" + std::to_string(i) + ": " + phase + ": ";
+        int lines = 0;
+        for (const std::string& n : notes) {
+          if (n.rfind(head, 0) != 0) continue;
+          ++lines;
+          const size_t at = n.find("launches) ");
+          ASSERT_NE(at, std::string::npos) << n;
+          EXPECT_GE(std::stod(n.substr(at + 10)), -1.0) << n;  // the phases fit in the wall
+          EXPECT_NE(n.find(" ms: live "), std::string::npos) << n;
+        }
+        EXPECT_EQ(lines, 1) << head;
+      }
+    codelets::set_placement("spmv=any,ntt_h=any,msm=any,b_g2_msm=any");
+  }
 }
 
 // A witness that breaks a constraint fails its partition at the GPU's
