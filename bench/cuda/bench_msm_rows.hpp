@@ -157,7 +157,7 @@ inline void beside_rows(size_t n, int reps, const g1_affine_t* host, const fr_t*
     const bool one_window = flags.find('n') != std::string::npos;
     const msm_beside_form_t form{pieces_of(p0), pieces_of(p), flags.find('p') != std::string::npos};
     const bool distinct = flags.find('d') != std::string::npos;
-    for (int i = 1; distinct && copies.empty() && i < 4; ++i) {
+    while (distinct && copies.size() < 3) {
       copies.push_back(std::make_unique<pinned_t>(n * sizeof(g1_affine_t)));
       std::memcpy(copies.back()->p, host, n * sizeof(g1_affine_t));
     }
