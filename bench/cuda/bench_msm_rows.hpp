@@ -106,7 +106,9 @@ class bound_caller_t {
 // the others with one window per digit group too, p: their stream at the
 // device's greatest priority, b: the calling thread bound to one core for
 // the call, as a StarPU CUDA worker is, d: the witness queries each from a
-// page-locked copy of its own, as L, A and B_g1 are): msm_h and
+// page-locked copy of its own, as L, A and B_g1 are, t: every query's
+// phases timed, as under STARZK_MSM_PROFILE, so each piece's call waits
+// for its stream at its end): msm_h and
 // the three witness MSMs of a partition under a 16 GB cap, four queries of
 // n terms streamed from page-locked host memory (the same bases here: the
 // copies cost the same), H over the random scalars in place with one
@@ -114,7 +116,7 @@ class bound_caller_t {
 // batch-affine levels (the forms the sector's bodies take). First a row
 // msm_g1_streamed_today: H in 5 pieces, then the three in 16 pieces each,
 // one msm_pieces call each (the tasks of the chain); then per form a row
-// msm_g1_beside_h<P0>_w<P>[n][p][b][d]: one msm_beside call (cuda/msm_streamed.hpp),
+// msm_g1_beside_h<P0>_w<P>[n][p][b][d][t]: one msm_beside call (cuda/msm_streamed.hpp),
 // the witness queries on a second stream beside H. Last column: the
 // scratch, GiB. A row ..._differs (1) follows a call whose four results
 // are not those of the calls one by one.
@@ -150,7 +152,7 @@ inline void beside_rows(size_t n, int reps, const g1_affine_t* host, const fr_t*
     const unsigned p = colon == std::string::npos ? 16u : unsigned(std::stoul(f.substr(colon + 1)));
     // Trailing letters: n, the witness queries with one window per digit
     // group too; p, their stream first; b, the caller bound to one core;
-    // d, the witness queries from bases of their own.
+    // d, the witness queries from bases of their own; t, phases timed.
     const size_t letters =
         colon == std::string::npos ? std::string::npos : f.find_first_not_of("0123456789", colon + 1);
     const std::string flags = letters == std::string::npos ? "" : f.substr(letters);
@@ -165,6 +167,9 @@ inline void beside_rows(size_t n, int reps, const g1_affine_t* host, const fr_t*
       q[i].tune.group_windows = one_window ? 1 : 0;
       q[i].host_bases = distinct ? static_cast<const g1_affine_t*>(copies[size_t(i) - 1]->p) : host;
     }
+    const bool timed = flags.find('t') != std::string::npos;
+    msm_profile_t prof[4];
+    for (int i = 0; i < 4; ++i) q[i].tune.profile = timed ? &prof[i] : nullptr;
     const size_t bytes = msm_beside_scratch_bytes<g1_params>(q, 4, form);
     device_buffer_t scr(bytes);
     const bool bound = flags.find('b') != std::string::npos;
@@ -173,7 +178,7 @@ inline void beside_rows(size_t n, int reps, const g1_affine_t* host, const fr_t*
         s, reps, [&] { check_cuda(msm_beside<g1_params>(q, 4, form, scr.get(), bytes, s), "msm_beside<g1_params>"); });
     const std::string name = "msm_g1_beside_h" + std::to_string(p0) + "_w" + std::to_string(p) +
                              (one_window ? "n" : "") + (form.others_first ? "p" : "") + (bound ? "b" : "") +
-                             (distinct ? "d" : "");
+                             (distinct ? "d" : "") + (timed ? "t" : "");
     row(name, double(n), ms, double(bytes) / gib);
     std::vector<g1_jacobian_t> out(8);
     check_cuda(cudaMemcpyAsync(out.data(), d_out.get(), out.size() * sizeof(g1_jacobian_t), cudaMemcpyDeviceToHost, s),
