@@ -3,11 +3,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <set>
 #include <stdexcept>
 #include <system_error>
+
+#include "runtime/perfmodel_history.hpp"
 
 namespace starzk::runtime {
 
@@ -41,6 +44,45 @@ bool measured_nothing(const fs::path& file) {
     return line.find_first_not_of("0 \t\r") == std::string::npos;
   }
   return false;
+}
+
+// Merges the shipped model `from` into this host's `target`, which measured
+// something: each shipped entry (architecture, device, implementation,
+// footprint) the host lacks is added, and a host entry short of StarPU's
+// calibration minimum gives way to a shipped one that is not (StarPU would
+// measure it again anyway). The host's other entries stay as they are.
+// Returns the entries added or replaced. A file either reader refuses, or
+// one holding entries the writer cannot write again (another device,
+// implementation or architecture than cpu0/cuda0 impl 0), is left as it is.
+size_t merge_model(const fs::path& from, const fs::path& target) {
+  std::vector<history_entry_t> mine, theirs;
+  try {
+    mine = read_history_file(target);
+    theirs = read_history_file(from);
+  } catch (const std::runtime_error&) {
+    return 0;
+  }
+  const auto writable = [](const history_entry_t& e) {
+    return e.impl == 0 && e.device == 0 && (e.arch == "cpu" || e.arch == "cuda");
+  };
+  if (!std::all_of(mine.begin(), mine.end(), writable)) return 0;
+  const unsigned minimum = calibration_minimum();
+  size_t changed = 0;
+  for (const history_entry_t& s : theirs) {
+    if (!writable(s)) continue;
+    const auto it = std::find_if(mine.begin(), mine.end(), [&](const history_entry_t& m) {
+      return m.arch == s.arch && m.footprint == s.footprint;
+    });
+    if (it == mine.end()) {
+      mine.push_back(s);
+      ++changed;
+    } else if (it->nsample < minimum && s.nsample >= minimum) {
+      *it = s;
+      ++changed;
+    }
+  }
+  if (changed > 0) write_history_file(target, mine);
+  return changed;
 }
 
 }  // namespace
@@ -86,9 +128,12 @@ size_t seed_perfmodels(const fs::path& from) {
     if (done.count(symbol)) continue;  // one source per symbol
     done.insert(symbol);
     const fs::path target = dst / (symbol + "." + host);
-    // Never overwrite what this host learned; a file that measured nothing
-    // learned nothing.
-    if (fs::exists(target, ec) && !measured_nothing(target)) continue;
+    // What this host learned stays; it gains what it has not measured
+    // enough. A file that measured nothing learned nothing.
+    if (fs::exists(target, ec) && !measured_nothing(target)) {
+      if (merge_model(e.path(), target) > 0) ++copied;
+      continue;
+    }
     const fs::path tmp = dst / (symbol + "." + host + ".tmp" + std::to_string(getpid()));
     fs::copy_file(e.path(), tmp, fs::copy_options::overwrite_existing, ec);
     if (!ec) fs::rename(tmp, target, ec);

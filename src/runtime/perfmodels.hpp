@@ -11,8 +11,13 @@
 // that machine (docs/benchmarks.md says how they were made); seeding copies
 // each <symbol>.<anyhost> file of such a folder to <symbol>.<thishost>
 // when this host has no model of that symbol yet, or only one that measured
-// nothing (StarPU writes an empty file for each model a run loaded), so
-// what StarPU learned on the spot is never overwritten.
+// nothing (StarPU writes an empty file for each model a run loaded). Where
+// this host has measured the symbol, its file gains the shipped entries
+// (per architecture and footprint) it lacks, and a shipped entry replaces
+// one of the host's only where the host's has fewer samples than StarPU's
+// calibration minimum and the shipped one has not: what StarPU learned on
+// the spot and trusts is never overwritten, and a warm host (one whose
+// files hold other sizes) still starts the shipped sizes calibrated.
 #pragma once
 
 #include <cstddef>
@@ -26,9 +31,9 @@ std::filesystem::path perfmodel_codelet_dir();
 // The host name StarPU files models under.
 std::string perfmodel_hostname();
 
-// Copies the models of `from` (a folder holding codelets/45/<symbol>.<host>
-// files, or those files directly) that this host lacks or holds empty.
-// Returns how many were copied. Throws std::runtime_error naming the folder
+// Installs the models of `from` (a folder holding codelets/45/<symbol>.<host>
+// files, or those files directly) as above. Returns how many of this host's
+// files it wrote (copied or merged). Throws std::runtime_error naming the folder
 // when it does not exist or a copy fails. Call before starpu_init.
 size_t seed_perfmodels(const std::filesystem::path& from);
 
