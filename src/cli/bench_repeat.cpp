@@ -64,6 +64,8 @@ std::string row_key(const bench_config_t& c) {
 
 }  // namespace
 
+bool calibrated_row(const bench_result_t& row) { return row.models.rfind("calibrated", 0) == 0; }
+
 std::vector<bench_result_t> aggregate_runs(const std::vector<bench_result_t>& runs) {
   std::vector<std::string> order;
   std::map<std::string, std::vector<const bench_result_t*>> by_row;
@@ -75,11 +77,21 @@ std::vector<bench_result_t> aggregate_runs(const std::vector<bench_result_t>& ru
   std::vector<bench_result_t> rows;
   for (const std::string& k : order) {
     const std::vector<const bench_result_t*>& all = by_row[k];
+    // Where some completed runs started calibrated, they alone are the
+    // samples: the others measured StarPU calibrating as well.
+    size_t completed = 0, calibrated = 0;
+    for (const bench_result_t* r : all)
+      if (r->ok()) {
+        ++completed;
+        calibrated += r->models == "calibrated";
+      }
+    const bool only_calibrated = calibrated > 0 && calibrated < completed;
     std::vector<double> s, gpu, span;
     const bench_result_t* first_ok = nullptr;
     const bench_result_t* first_bad = nullptr;
     for (const bench_result_t* r : all) {
       if (r->ok()) {
+        if (only_calibrated && r->models != "calibrated") continue;
         s.push_back(r->s_per_proof);
         gpu.push_back(r->gpu_s_per_proof);
         span.push_back(r->span_s_per_proof);
@@ -89,11 +101,14 @@ std::vector<bench_result_t> aggregate_runs(const std::vector<bench_result_t>& ru
       }
     }
     bench_result_t row = first_ok ? *first_ok : *first_bad;
-    for (const bench_result_t* r : all)
-      if (r->models != "calibrated") {
-        row.models = r->models;
-        break;
-      }
+    if (only_calibrated)
+      row.models = "calibrated (" + std::to_string(calibrated) + " of " + std::to_string(completed) + ")";
+    else
+      for (const bench_result_t* r : all)
+        if (r->models != "calibrated") {
+          row.models = r->models;
+          break;
+        }
     const sample_stats_t st = sample_stats(s);
     row.repeats = st.n;
     if (first_ok) {

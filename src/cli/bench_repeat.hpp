@@ -49,8 +49,14 @@ std::vector<std::vector<size_t>> run_rounds(size_t rows, unsigned rounds, uint64
 // workers, latencies), s/proof and GPU s/proof the means over the completed
 // runs, repeats = completed runs, sd and ci95 of s/proof; a row with a
 // failed run keeps the first error (prefixed "k of N runs failed: "); the
-// models state of the first run not "calibrated", if any.
+// models state of the first run not "calibrated", if any. Where some but
+// not all completed runs started from calibrated models, the samples are
+// those runs alone (the others measured StarPU calibrating too) and the
+// state reads "calibrated (K of N)": K calibrated of N completed.
 std::vector<bench_result_t> aggregate_runs(const std::vector<bench_result_t>& runs);
+// True where a row's samples all started from calibrated models: its state
+// is "calibrated" or "calibrated (K of N)".
+bool calibrated_row(const bench_result_t& row);
 
 // A digest (64-bit FNV-1a, hex) of the names and bytes of every regular
 // file under `dir` (recursively, in name order); "none" if it does not

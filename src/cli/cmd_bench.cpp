@@ -238,7 +238,7 @@ void run_bench(bench_options_t o) {
   size_t cold = 0;
   if (o.require_calibrated)
     for (const bench_result_t& r : rows)
-      if (r.models != "calibrated") {
+      if (!calibrated_row(r)) {
         std::fprintf(stderr, "starzk: bench: row %s was measured with models that were not calibrated (%s)%s\n",
                      row_name(r.config).c_str(), r.models.c_str(), cold++ ? "" : " (--require-calibrated)");
       }

@@ -89,18 +89,28 @@ TEST(bench_models, calibration_runs_and_rows_of_several_runs) {
   EXPECT_TRUE(calibrates_models("dmdar"));
   EXPECT_FALSE(calibrates_models("heteroprio"));
 
-  // Three runs of a row: the row keeps the first state that is not calibrated.
+  // Three runs of a row: with none calibrated the row keeps the first
+  // state; with some, their samples alone make the row.
   std::vector<bench_result_t> runs(3);
-  for (bench_result_t& r : runs) {
-    r.config = eager;
-    r.proofs = r.verified = 4;
-    r.s_per_proof = 1;
-    r.models = "calibrated";
+  for (size_t i = 0; i < runs.size(); ++i) {
+    runs[i].config = eager;
+    runs[i].proofs = runs[i].verified = 4;
+    runs[i].s_per_proof = double(i + 1);
+    runs[i].models = "calibrated";
   }
   EXPECT_EQ(aggregate_runs(runs)[0].models, "calibrated");
+  EXPECT_DOUBLE_EQ(aggregate_runs(runs)[0].s_per_proof, 2.0);
+  runs[0].models = "uncalibrated:b_g2_msm/cpu/00000030";
   runs[1].models = "uncalibrated:msm/cpu/00000020";
   runs[2].models = "uncalibrated:spmv/cpu/00000010";
-  EXPECT_EQ(aggregate_runs(runs)[0].models, "uncalibrated:msm/cpu/00000020");
+  EXPECT_EQ(aggregate_runs(runs)[0].models, "uncalibrated:b_g2_msm/cpu/00000030");
+  EXPECT_FALSE(calibrated_row(aggregate_runs(runs)[0]));
+  runs[2].models = "calibrated";  // the first two calibrating, the last not
+  const bench_result_t row = aggregate_runs(runs)[0];
+  EXPECT_EQ(row.models, "calibrated (1 of 3)");
+  EXPECT_TRUE(calibrated_row(row));
+  EXPECT_EQ(row.repeats, 1u);
+  EXPECT_DOUBLE_EQ(row.s_per_proof, 3.0);
 }
 
 // The CPU workers' run: eager on the cores alone, jobs enough for the
