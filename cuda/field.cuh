@@ -18,11 +18,13 @@
 //
 // Carries live in the PTX condition code across consecutive asm statements;
 // every statement of a chain is asm volatile, so the compiler keeps them in
-// order and inserts nothing that would clobber CC between them.
+// order and inserts nothing that would clobber CC between them. The rows
+// of the product, one carry chain each, are in mont_rows.cuh.
 #pragma once
 
 #include "cuda/common.cuh"
 #include "cuda/field_constants.hpp"
+#include "cuda/mont_rows.cuh"
 
 namespace starzk::gpu {
 
@@ -73,6 +75,7 @@ template <class P, bool Inline = (P::n <= 8)>
 struct alignas(8) dev_mont_t {
   static constexpr int N = P::n;
   static_assert(N % 2 == 0, "the even/odd split needs an even limb count");
+  using rows = mont_rows_t<N>;  // the product's carry-chain rows (mont_rows.cuh)
   uint32_t l[N];
 
   // ---- constants ----
@@ -151,60 +154,18 @@ struct alignas(8) dev_mont_t {
   }
 
   // ---- Montgomery multiplication (see the file comment) ----
-  // acc[j], acc[j+1] = a[j]·bi for even j: a fresh row, no carries needed.
-  static SZK_D void mul_row(uint32_t* acc, const uint32_t* a, uint32_t bi) {
-#pragma unroll
-    for (int j = 0; j < N; j += 2)
-      asm volatile("mul.lo.u32 %0, %2, %3; mul.hi.u32 %1, %2, %3;"
-                   : "=r"(acc[j]), "=r"(acc[j + 1])
-                   : "r"(a[j]), "r"(bi));
-  }
-  // acc += a_even·bi as one chain started fresh; the carry out stays in CC.
-  static SZK_D void mad_row(uint32_t* acc, const uint32_t* a, uint32_t bi) {
-    asm volatile("mad.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
-                 : "+r"(acc[0]), "+r"(acc[1])
-                 : "r"(a[0]), "r"(bi));
-#pragma unroll
-    for (int j = 2; j < N; j += 2)
-      asm volatile("madc.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
-                   : "+r"(acc[j]), "+r"(acc[j + 1])
-                   : "r"(a[j]), "r"(bi));
-  }
-  // odd = (odd >> 64) + a_odd·bi + CC: the accumulator whose word k weighed
-  // 2^(32(k-1)) moves down two words while the new row is added; the carry
-  // in (from even[0] += odd[1]) enters at the bottom.
-  static SZK_D void mad_row_shift(uint32_t* odd, const uint32_t* a, uint32_t bi) {
-#pragma unroll
-    for (int j = 0; j < N - 2; j += 2)
-      asm volatile("madc.lo.cc.u32 %0, %2, %3, %4; madc.hi.cc.u32 %1, %2, %3, %5;"
-                   : "=r"(odd[j]), "=r"(odd[j + 1])
-                   : "r"(a[j]), "r"(bi), "r"(odd[j + 2]), "r"(odd[j + 3]));
-    asm volatile("madc.lo.cc.u32 %0, %2, %3, 0; madc.hi.u32 %1, %2, %3, 0;"
-                 : "=r"(odd[N - 2]), "=r"(odd[N - 1])
-                 : "r"(a[N - 2]), "r"(bi));
-  }
-  // mad_row over m with its first pair given as words (lo0, hi0) = m_0·q:
-  // two adds instead of two multiply-adds; the rest as mad_row.
-  static SZK_D void mad_row_head(uint32_t* acc, const uint32_t* m, uint32_t q, uint32_t lo0, uint32_t hi0) {
-    asm volatile("add.cc.u32 %0, %0, %2; addc.cc.u32 %1, %1, %3;" : "+r"(acc[0]), "+r"(acc[1]) : "r"(lo0), "r"(hi0));
-#pragma unroll
-    for (int j = 2; j < N; j += 2)
-      asm volatile("madc.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
-                   : "+r"(acc[j]), "+r"(acc[j + 1])
-                   : "r"(m[j]), "r"(q));
-  }
   // One word of b: T <- (T + a·bi + m·q) / 2^32, q = (T + a·bi)·M0 mod 2^32.
   // On entry T = even + sum_k odd[k] 2^(32(k-1)) (odd[0] = 0); on exit
   // T·2^32 = even + 2^32·odd with even[0] = 0, i.e. after the shift the
   // caller swaps the names (even, odd). For the first word T = 0.
   static SZK_D void step(uint32_t* even, uint32_t* odd, const uint32_t* a, uint32_t bi, bool first) {
     if (first) {
-      mul_row(odd, a + 1, bi);
-      mul_row(even, a, bi);
+      rows::mul_row(odd, a + 1, bi);
+      rows::mul_row(even, a, bi);
     } else {
       asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(even[0]) : "r"(odd[1]));
-      mad_row_shift(odd, a + 1, bi);
-      mad_row(even, a, bi);
+      rows::mad_row_shift(odd, a + 1, bi);
+      rows::mad_row(even, a, bi);
       asm volatile("addc.u32 %0, %0, 0;" : "+r"(odd[N - 1]));  // even's carry: weight 2^(32N)
     }
     const uint32_t q = even[0] * P::m0;
@@ -214,11 +175,11 @@ struct alignas(8) dev_mont_t {
       // m_1 = 2^32 - 1 give m_0·q = q (hi 0) and m_1·q = q·2^32 - q, whose
       // words are (e0, ~e0) for e0 != 0 and (0, 0) for e0 = 0.
       const uint32_t e0 = even[0];
-      mad_row_head(odd, m + 1, q, e0, e0 ? ~e0 : 0u);
-      mad_row_head(even, m, q, q, 0u);
+      rows::mad_row_head(odd, m + 1, q, e0, e0 ? ~e0 : 0u);
+      rows::mad_row_head(even, m, q, q, 0u);
     } else {
-      mad_row(odd, m + 1, q);  // no carry out: odd·2^32 <= T + a·bi + m·q < 2^(32N+32)
-      mad_row(even, m, q);     // makes even[0] = 0
+      rows::mad_row(odd, m + 1, q);  // no carry out: odd·2^32 <= T + a·bi + m·q < 2^(32N+32)
+      rows::mad_row(even, m, q);     // makes even[0] = 0
     }
     asm volatile("addc.u32 %0, %0, 0;" : "+r"(odd[N - 1]));
   }

@@ -53,6 +53,7 @@
 #include "cuda/batch_inverse.cuh"
 #include "cuda/msm_common.cuh"
 #include "cuda/msm_timer.cuh"
+#include "cuda/vector_io.cuh"
 
 namespace starzk::gpu {
 namespace {
@@ -60,43 +61,6 @@ namespace {
 constexpr unsigned pair_chunk = 32;  // outputs per thread of the pair passes
 
 enum pair_kind_t : int { copy_p, copy_q, infinity_out, lambda_out };
-
-// Field elements move as 16-byte vectors (points and prefixes are 16-byte
-// aligned): half the load and store instructions of 8-byte ones,
-// which matters here because neighbouring threads touch points 96 bytes
-// apart, so every instruction is spread over many cache lines.
-template <class F>
-SZK_D F load_vec(const F& at) {
-  static_assert(sizeof(F) % 16 == 0);
-  F r;
-  const uint4* p = reinterpret_cast<const uint4*>(&at);
-#pragma unroll
-  for (unsigned i = 0; i < sizeof(F) / 16; ++i) {
-    const uint4 v = p[i];
-    r.l[4 * i] = v.x, r.l[4 * i + 1] = v.y, r.l[4 * i + 2] = v.z, r.l[4 * i + 3] = v.w;
-  }
-  return r;
-}
-template <class F>
-SZK_D void store_vec(F& at, const F& v) {
-  uint4* p = reinterpret_cast<uint4*>(&at);
-#pragma unroll
-  for (unsigned i = 0; i < sizeof(F) / 16; ++i)
-    p[i] = make_uint4(v.l[4 * i], v.l[4 * i + 1], v.l[4 * i + 2], v.l[4 * i + 3]);
-}
-// Fp2 (G2): its two Fp halves, each as above.
-SZK_D dev_fp2_t load_vec(const dev_fp2_t& at) { return {load_vec(at.c0), load_vec(at.c1)}; }
-SZK_D void store_vec(dev_fp2_t& at, const dev_fp2_t& v) {
-  store_vec(at.c0, v.c0);
-  store_vec(at.c1, v.c1);
-}
-template <class A>
-SZK_D A load_point(const A& at) {
-  A r;
-  r.x = load_vec(at.x);
-  r.y = load_vec(at.y);
-  return r;
-}
 
 template <class A, class F>
 struct pair_t {

@@ -12,23 +12,20 @@
 //               there; no witness left on the device after the batch;
 //               the G1 MSMs one task each, and as one task, msm_g1, as
 //               the plan asks where every query streams);
-//               and the same batch with the queries resident and
-//               STARZK_GPU_SCRATCH_MAX a quarter above the smallest
-//               pieces: the MSMs run on the GPU, every proof verifies, the
-//               first equals the CPU reference;
+//               and the same batch, queries resident, STARZK_GPU_SCRATCH_MAX
+//               a quarter above the smallest pieces: the MSMs on the GPU,
+//               every proof verifies, the first equals the CPU reference;
 //   made        a 2^18 batch under a limit that holds w, a, b, c and the
 //               witness map's pieces beside the full domain but not the
 //               CSR: the plan makes a, b, c on the device (spmv_dev), the
 //               H phase reads them there, the witness MSMs wait for msm_h
 //               and the chain's last for b_g2_msm (from the trace);
 //   rows        (disabled until it has passed on a GPU, below) the CSR
-//               arrays do not fit beside a partition and the
-//               scratch floor: the plan keeps a, b, c in host memory and
-//               every witness map, the first one too, runs on the CPUs,
-//               with no placement given (the codelet's mask unset);
-//   16 GB       a 2^22 batch (three partitions) under
-//               STARPU_LIMIT_CUDA_MEM=16000, the memory of a 16 GB card,
-//               every placement left to the policy: every proof verifies.
+//               does not fit beside a partition and the scratch floor: the
+//               plan keeps a, b, c in host memory and every witness map,
+//               the first too, runs on the CPUs, with no placement given;
+//   16 GB       a 2^22 batch (three partitions) under 16000 MiB, a 16 GB
+//               card, every placement the policy's: every proof verifies.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -39,7 +36,6 @@
 #include <optional>
 #include <random>
 #include <string>
-#include <utility>
 
 #include "codelets/codelets.hpp"
 #include "codelets/cuda_support.hpp"
@@ -50,7 +46,6 @@
 #include "dag_test_util.hpp"
 #include "gen/filecoin_shape.hpp"
 #include "groth16/setup.hpp"
-#include "msm/msm_pieces.hpp"
 
 namespace starzk::test {
 namespace {
@@ -336,13 +331,12 @@ TEST(dag_gpu_memory_limited, the_witness_map_writes_the_rows_on_the_device) {
   });
 }
 
-// DISABLED until it has passed on a GPU: its only run, on the H200 beside
-// a 2^27 `starzk gen` that held most of that device for its fixed-base
-// products, had not finished after 450 s. Either the real device memory
-// ran out under StarPU's count (StarPU then waits for memory for ever), or
-// the batch livelocks at this limit (a few hundred MiB at 2^18: the CUDA
-// worker keeps its MSM scratch between tasks). Run it alone with
-// --gtest_also_run_disabled_tests --gtest_filter='*first' to tell which.
+// DISABLED until it has passed on a GPU: its only run, beside a 2^27 `starzk
+// gen` holding most of the H200, had not finished after 450 s: the real
+// device memory ran out under StarPU's count (StarPU then waits for ever),
+// or the batch livelocks at this limit (the CUDA worker keeps its MSM
+// scratch). Run it alone (--gtest_also_run_disabled_tests
+// --gtest_filter='*first') to tell which.
 TEST(dag_gpu_memory_limited, DISABLED_the_plan_places_every_witness_map_from_the_first) {
   if (!setup_gpu_available()) GTEST_SKIP() << "no CUDA device";
   const case18_t& k = case18();
@@ -368,10 +362,10 @@ TEST(dag_gpu_memory_limited, DISABLED_the_plan_places_every_witness_map_from_the
   EXPECT_EQ(got.count("spmv_passes", "cuda"), int(k.c.witnesses.size()));
 }
 
+// A cap a quarter above the smallest pieces of every MSM, queries resident.
 TEST(dag_gpu_memory_limited, scratch_cap_cuts_the_msms_into_pieces) {
   if (!setup_gpu_available()) GTEST_SKIP() << "no CUDA device";
   const case18_t& k = case18();
-  // A cap a quarter above the smallest pieces of every MSM, queries resident.
   const msm_sizes_t m = msm_sizes(*k.c.pk, false);
   const uint64_t cap = m.smallest + m.smallest / 4;
   ASSERT_LT(cap, m.largest_whole);
