@@ -50,8 +50,10 @@ bool measured_nothing(const fs::path& file) {
 // something: each shipped entry (architecture, device, implementation,
 // footprint) the host lacks is added, and a host entry short of StarPU's
 // calibration minimum gives way to a shipped one that is not (StarPU would
-// measure it again anyway). The host's other entries stay as they are.
-// Returns the entries added or replaced. A file either reader refuses, or
+// measure it again anyway). The host's other entries stay as they are
+// (rewritten from their mean, deviation and samples: the flops column,
+// which StarPU only reports, becomes 0). Returns the entries added or
+// replaced. A file either reader refuses, or
 // one holding entries the writer cannot write again (another device,
 // implementation or architecture than cpu0/cuda0 impl 0), is left as it is.
 size_t merge_model(const fs::path& from, const fs::path& target) {
