@@ -127,10 +127,10 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
       }
     }
     const auto t0 = std::chrono::steady_clock::now();
-    check_cuda(
-        gpu::msm_pieces<P>(m.d_out, m.bases, m.d_scalars, m.n, m.split_from, gpu::msm_pieces_t{plan.piece, m.streamed},
-                           scratch, size_t(plan.bytes), worker_stream(), tune),
-        (std::string("gpu::msm_pieces<") + P::name + ">").c_str());
+    check_cuda(gpu::msm_pieces<P>(m.d_out, m.bases, m.d_scalars, m.n, m.split_from,
+                                  gpu::msm_pieces_t{plan.piece, m.streamed, m.wait_each_piece}, scratch,
+                                  size_t(plan.bytes), worker_stream(), tune),
+               (std::string("gpu::msm_pieces<") + P::name + ">").c_str());
     // The bodies are synchronous (msm_device.hpp): the work is done when
     // they return.
     check_cuda(cudaStreamSynchronize(worker_stream()), "cudaStreamSynchronize (MSM)");
@@ -186,7 +186,7 @@ bool run_device_msms_together(const device_msm_t<g1_params> (&m)[msm_query_count
     gpu::msm_profile_t prof[msm_query_count];
     if (m[0].profile)
       for (int i = 0; i < msm_query_count; ++i) q[i].tune.profile = &prof[i];
-    const gpu::msm_beside_form_t beside{plan.piece, piece, true};
+    const gpu::msm_beside_form_t beside{plan.piece, piece, true, m[0].wait_each_piece};
     const uint64_t bytes = gpu::msm_beside_scratch_bytes<g1_params>(q, msm_query_count, beside);
     const std::string form =
         std::string("H ") + form_name(q[0].tune) + ", L A B_g1 beside it in pieces of " + std::to_string(piece);

@@ -238,6 +238,7 @@ cudaError_t msm_pieces(jacobian_t<P>* d_out, const affine_t<P>* bases, const fr_
     if (pc.bases_on_host) SZK_TRY(cudaEventRecord(copies.consumed[k % 2], s));
     accumulate_kernel<X><<<1, 32, 0, s>>>(pts + 2, pts, split ? pts + 1 : nullptr, k == 0);
     SZK_CHECK_LAUNCH();
+    if (pc.wait_each) SZK_TRY(cudaStreamSynchronize(s));
   }
   to_jacobian_kernel<X, F><<<1, 32, 0, s>>>(pts + 2, nullptr, out, 1);
   SZK_CHECK_LAUNCH();

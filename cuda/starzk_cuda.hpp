@@ -264,10 +264,13 @@ cudaError_t msm_jacobian(jacobian_t<P>* d_out, const affine_t<P>* d_bases, const
 // call). Otherwise `bases` is device memory. Scratch:
 // msm_pieces_scratch_bytes<P>(n, split, pieces); it covers the longest
 // piece and the last one, and the two staging buffers. The one-call form
-// above is pieces = {} (one piece of n, device bases).
+// above is pieces = {} (one piece of n, device bases). With wait_each the
+// host waits for `stream` after each piece, so the next piece's work is
+// enqueued only once the last has run (an A/B knob, STARZK_MSM_PIECE_WAIT).
 struct msm_pieces_t {
   size_t piece = 0;            // terms per piece; 0 or more than n: one piece
   bool bases_on_host = false;  // bases in host memory, copied piece by piece
+  bool wait_each = false;      // the host waits for the stream after each piece
 };
 template <class P>
 size_t msm_pieces_scratch_bytes(size_t n, bool split, const msm_pieces_t& pieces, const msm_tuning_t& tune = {});

@@ -4,7 +4,8 @@
 //               (STARZK_KEY_STREAM=all, and h,b_g2 with the rest
 //               resident): no StarPU handle for them, the CUDA bodies copy
 //               the bases from page-locked host memory (with all four G1
-//               queries streamed, in one task, msm_g1), and the proofs are
+//               queries streamed, in one task, msm_g1; with h,b_g2 each
+//               piece waited for, STARZK_MSM_PIECE_WAIT), and the proofs are
 //               byte-identical to the CPU reference prover's for fixed r, s;
 //   cpu         a scratch cap below the smallest MSM pieces
 //               (STARZK_GPU_SCRATCH_MAX=1): can_execute keeps every MSM task
@@ -29,12 +30,14 @@ class dag_gpu_memory : public ::testing::TestWithParam<std::string> {};
 TEST_P(dag_gpu_memory, streamed_queries_give_the_same_proofs) {
   const test::prove_case_t& c = test::prove_case(GetParam());
   for (const char* stream : {"all", "h,b_g2"}) {
-    const test::scoped_env_t env("STARZK_KEY_STREAM", stream), together("STARZK_MSM_TOGETHER", "auto");
+    const bool all = std::string(stream) == "all";
+    const test::scoped_env_t env("STARZK_KEY_STREAM", stream), together("STARZK_MSM_TOGETHER", "auto"),
+        wait("STARZK_MSM_PIECE_WAIT", all ? "off" : "on");
     runtime::starpu_session session(test::gpu_session_options("starzk"));
     if (session.cuda_workers() == 0) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
     codelets::set_placement("spmv=any,ntt_h=any,msm=cuda,b_g2_msm=cuda");
     auto key = test::bundle(c);
-    const bool all = std::string(stream) == "all";
+    EXPECT_EQ(key->view().msm_piece_wait, !all);
     for (int q = 0; q < codelets::msm_query_count; ++q) {
       const bool want = all || q == int(codelets::msm_query_t::h);
       EXPECT_EQ(key->view().g1_device[q].streamed, want) << stream << " query " << q;
