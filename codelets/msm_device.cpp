@@ -203,9 +203,8 @@ bool run_device_msms_together(const device_msm_t<g1_params> (&m)[msm_query_count
     if (m[0].profile) {  // one line per query, each with the whole call's wall: they overlap
       const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       for (int i = 0; i < msm_query_count; ++i) {
-        const size_t p = i == 0 ? plan.piece : piece;
         const std::string phase = std::string(msm_together_name) + " " + m[i].phase;
-        note_msm_profile(phase.c_str(), m[i].label, m[i].n, msm_ceil_div(std::max<size_t>(m[i].n, 1), p), wall,
+        note_msm_profile(phase.c_str(), m[i].label, m[i].n, i == 0 ? plan.count : msm_piece_count(m[i].n, piece), wall,
                          prof[i]);
       }
     }

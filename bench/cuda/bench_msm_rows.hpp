@@ -12,13 +12,9 @@
 #include <memory>
 #include <string>
 
-#if defined(__linux__)
-#include <pthread.h>
-#include <sched.h>
-#endif
-
 #include "bench_util.hpp"
 #include "cuda/msm_streamed.hpp"
+#include "util/parallel.hpp"
 
 namespace starzk::gpu::bench {
 
@@ -74,15 +70,7 @@ class bound_caller_t {
  public:
   explicit bound_caller_t(bool bind) {
 #if defined(__linux__)
-    if (!bind || pthread_getaffinity_np(pthread_self(), sizeof(saved_), &saved_) != 0) return;
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    for (int c = 0; c < CPU_SETSIZE; ++c)
-      if (CPU_ISSET(c, &saved_)) {
-        CPU_SET(c, &one);
-        break;
-      }
-    bound_ = pthread_setaffinity_np(pthread_self(), sizeof(one), &one) == 0;
+    bound_ = bind && bind_thread_to_first_cpu(saved_);
 #else
     (void)bind;
 #endif

@@ -81,6 +81,23 @@ inline void widen_thread_affinity() {
 #endif
 }
 
+#if defined(__linux__)
+// Binds the calling thread to the first CPU it may use, as StarPU binds a
+// worker (for tests and benchmarks that play one); `saved` receives its
+// mask before. False, the binding unchanged, where either call fails.
+inline bool bind_thread_to_first_cpu(cpu_set_t& saved) {
+  if (pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved) != 0) return false;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &saved)) {
+      CPU_SET(c, &one);
+      break;
+    }
+  return pthread_setaffinity_np(pthread_self(), sizeof(one), &one) == 0;
+}
+#endif
+
 // 0 -> hardware_concurrency (1 if the runtime cannot tell); otherwise as given.
 inline unsigned resolve_threads(unsigned requested) {
   if (requested != 0) return requested;

@@ -61,25 +61,13 @@ TEST(Parallel, TheFirstErrorReachesTheCaller) {
 }
 
 #if defined(__linux__)
-// Binds the calling thread to the first CPU it may use (as a StarPU worker
-// is bound to one core); `saved` receives its mask before.
-bool bind_to_first_cpu(cpu_set_t& saved) {
-  if (pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved) != 0) return false;
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  int first = 0;
-  while (!CPU_ISSET(first, &saved)) ++first;
-  CPU_SET(first, &one);
-  return pthread_setaffinity_np(pthread_self(), sizeof(one), &one) == 0;
-}
-
 // The calling thread is bound to one CPU (as a StarPU worker is); the forked
 // threads must be free to run on every CPU the process started with.
 TEST(Parallel, ForkedThreadsLeaveTheCallersBinding) {
   const unsigned cpus = process_cpus();
   if (cpus < 2) GTEST_SKIP() << "the process may use " << cpus << " CPU(s)";
   cpu_set_t saved;
-  ASSERT_TRUE(bind_to_first_cpu(saved));
+  ASSERT_TRUE(bind_thread_to_first_cpu(saved));
 
   std::mutex m;
   std::vector<int> counts;  // CPU_COUNT of each forked thread's mask
@@ -109,7 +97,7 @@ TEST(Parallel, WidenThreadAffinityLeavesTheCallersBinding) {
   const unsigned cpus = process_cpus();
   if (cpus < 2) GTEST_SKIP() << "the process may use " << cpus << " CPU(s)";
   cpu_set_t saved;
-  ASSERT_TRUE(bind_to_first_cpu(saved));
+  ASSERT_TRUE(bind_thread_to_first_cpu(saved));
   int inherited = -1, widened = -1;
   std::thread t([&] {
     cpu_set_t mine;
