@@ -191,7 +191,8 @@ struct staging_copies_t {
   // asynchronously) may still be reading or writing.
   cudaError_t init(cudaStream_t main, bool gather) {
     int priority = 0;
-    if (gather && scalars && (mapped = static_cast<const A*>(mapped_host(host)))) {
+    const bool scalars_aligned = reinterpret_cast<uintptr_t>(scalars) % 16 == 0;  // read as 16-byte words
+    if (gather && scalars && scalars_aligned && (mapped = static_cast<const A*>(mapped_host(host)))) {
       int device = 0, sms = 0, least = 0;
       SZK_TRY(cudaGetDevice(&device));
       SZK_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));

@@ -272,8 +272,9 @@ cudaError_t msm_jacobian(jacobian_t<P>* d_out, const affine_t<P>* d_bases, const
 // page-locked host array through its device mapping (a boolean-heavy
 // witness is about half zeros, so about half the bytes cross PCIe); the
 // other places of the staging buffer keep what they held, which no step
-// of the MSM reads. Where the host array has no device mapping, or is not
-// 16-byte aligned, the copy moves every base as without it.
+// of the MSM reads. Where the host array has no device mapping, or it or
+// the scalars are not 16-byte aligned, the copy moves every base as
+// without it.
 struct msm_pieces_t {
   size_t piece = 0;            // terms per piece; 0 or more than n: one piece
   bool bases_on_host = false;  // bases in host memory, copied piece by piece
