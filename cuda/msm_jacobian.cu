@@ -93,8 +93,13 @@ __global__ void __launch_bounds__(32) accumulate_kernel(X* acc, const X* a, cons
 // dst only where scalar i is not zero. Consecutive threads move
 // consecutive words, so a run of live bases is read as one span and the
 // words of dead bases are never requested over PCIe. Each thread keeps U
-// reads in flight (a read over PCIe takes microseconds); the grid is a few
-// blocks per SM, beside the previous piece's MSM.
+// reads in flight (a read over PCIe takes microseconds). The grid is at
+// most gather_blocks blocks of 256 threads: 32 · 256 · 4 words of 16
+// bytes = 512 KiB in flight, several times what 52 GB/s needs at a few
+// microseconds a read, while the MSM of the previous piece, running
+// beside it, keeps nearly all of the device's thread slots.
+constexpr unsigned gather_blocks = 32;
+
 template <unsigned W>
 __global__ void __launch_bounds__(256)
     gather_live_kernel(uint4* dst, const uint4* src, const uint4* scalars, size_t n) {
@@ -177,7 +182,6 @@ struct staging_copies_t {
   size_t n = 0, piece = 0;
   const fr_t* scalars = nullptr;  // device memory, n scalars (gathered copies)
   const A* mapped = nullptr;      // the device mapping of host (gathered copies), or null
-  unsigned blocks = 0;            // the gather kernel's grid
 
   ~staging_copies_t() {
     if (stream) cudaStreamSynchronize(stream);  // errors here have no one to go to
@@ -193,11 +197,8 @@ struct staging_copies_t {
     int priority = 0;
     const bool scalars_aligned = reinterpret_cast<uintptr_t>(scalars) % 16 == 0;  // read as 16-byte words
     if (gather && scalars && scalars_aligned && (mapped = static_cast<const A*>(mapped_host(host)))) {
-      int device = 0, sms = 0, least = 0;
-      SZK_TRY(cudaGetDevice(&device));
-      SZK_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+      int least = 0;
       SZK_TRY(cudaDeviceGetStreamPriorityRange(&least, &priority));
-      blocks = unsigned(std::max(sms, 1)) * 2;
     }
     SZK_TRY(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, priority));
     for (cudaEvent_t* e : {&copied[0], &copied[1], &consumed[0], &consumed[1]})
@@ -214,7 +215,7 @@ struct staging_copies_t {
     if (k >= 2) SZK_TRY(cudaStreamWaitEvent(stream, consumed[b], 0));
     if (mapped) {
       constexpr unsigned W = sizeof(A) / 16;
-      const unsigned g = std::min(grid_for(p.length * W, 256 * 4), blocks);
+      const unsigned g = std::min(grid_for(p.length * W, 256 * 4), gather_blocks);
       gather_live_kernel<W><<<g, 256, 0, stream>>>(reinterpret_cast<uint4*>(staging[b]),
                                                    reinterpret_cast<const uint4*>(mapped + p.begin),
                                                    reinterpret_cast<const uint4*>(scalars + p.begin), p.length);
