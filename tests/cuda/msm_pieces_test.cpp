@@ -12,9 +12,10 @@
 //   - the scratch query: pieces need less than the whole, and streaming
 //     adds exactly the two staging buffers;
 //   - calls back to back on one stream and one scratch, streamed after
-//     device-resident and the other way round, gathered after copied (the
-//     staging buffers' places of zero scalars hold an earlier call's
-//     bases), each against the host MSM;
+//     device-resident and the other way round, gathered after copied and
+//     after gathered in pieces of another length (the staging buffers then
+//     hold other bases than the call's, at zero places and at live places
+//     a gather that missed would leave), each against the host MSM;
 //   - host_gatherable: a registered array and one inside it, not a
 //     misaligned pointer nor pageable memory (whose gathered form copies
 //     every base instead and gives the same point);
@@ -104,8 +105,8 @@ TYPED_TEST(CudaMsmPieces, BackToBackCallsShareTheScratch) {
                                            {0, false},
                                            {n / 3, true},
                                            {n / 3, true},
-                                           {n / 3, true, false, true},
-                                           {n / 4 + 1, true, false, true}};
+                                           {n / 4 + 1, true, false, true},
+                                           {n / 3, true, false, true}};
   std::vector<std::vector<fr_t>> s;
   for (size_t c = 0; c < forms.size(); ++c) s.push_back(make_scalars(rng, n, c % 2 ? boolean_heavy : random_mix));
   const auto got = msm_pieces_sequence_host<P>(bases, s, msm_no_split, forms, {});
