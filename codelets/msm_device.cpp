@@ -99,6 +99,14 @@ bool cuda_worker_can_hold(unsigned worker, const starpu_task* task, const msm_de
 
 #if STARZK_CODELETS_CUDA
 
+// Whether m's copies move only the bases of its non-zero scalars
+// (device_msm_t::gather_live): asked for, streamed, mostly 0/1 scalars, and
+// the key's array mapped for the device.
+template <class P>
+bool gathers(const device_msm_t<P>& m) {
+  return m.gather_live && m.streamed && !m.dense && gpu::host_gatherable(m.bases);
+}
+
 template <class P>
 bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
   const bool split = m.split_from != gpu::msm_no_split;
@@ -117,7 +125,7 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
     gpu::msm_tuning_t tune = form(plan.piece, plan.lean);
     gpu::msm_profile_t prof;
     if (m.profile) tune.profile = &prof;
-    const bool gather = m.streamed && m.gather_live && gpu::host_gatherable(m.bases);
+    const bool gather = gathers(m);
     note_pieces_plan(m.phase, m.n, plan.piece, plan.count, form_name(tune), plan.bytes, budget, room, m.streamed,
                      gather);
     void* scratch = nullptr;
@@ -188,7 +196,7 @@ bool run_device_msms_together(const device_msm_t<g1_params> (&m)[msm_query_count
     gpu::msm_profile_t prof[msm_query_count];
     if (m[0].profile)
       for (int i = 0; i < msm_query_count; ++i) q[i].tune.profile = &prof[i];
-    const bool gather = m[1].gather_live && gpu::host_gatherable(m[1].bases);
+    const bool gather = gathers(m[1]);
     const gpu::msm_beside_form_t beside{plan.piece, piece, true, m[0].wait_each_piece, gather};
     const uint64_t bytes = gpu::msm_beside_scratch_bytes<g1_params>(q, msm_query_count, beside);
     const std::string form =

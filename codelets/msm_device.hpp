@@ -93,9 +93,9 @@ struct device_msm_t {
   // STARZK_MSM_PIECE_WAIT: the host waits for the stream after each piece
   // (gpu::msm_pieces_t::wait_each; for msm_g1, m[0]'s holds for all four).
   bool wait_each_piece = false;
-  // STARZK_MSM_GATHER: a streamed query of mostly 0/1 scalars copies only
-  // the bases of its non-zero scalars (gpu::msm_pieces_t::gather_live, where
-  // the key's array is mapped for the device; for msm_g1, the witness
+  // STARZK_MSM_GATHER: where it is streamed and not dense, the query copies
+  // only the bases of its non-zero scalars (gpu::msm_pieces_t::gather_live,
+  // where the key's array is mapped for the device; for msm_g1, the witness
   // queries as m[1]'s says).
   bool gather_live = false;
   // Terms per piece at most (plan_msm_pieces): set for streamed queries
