@@ -99,14 +99,6 @@ bool cuda_worker_can_hold(unsigned worker, const starpu_task* task, const msm_de
 
 #if STARZK_CODELETS_CUDA
 
-// Whether m's copies move only the bases of its non-zero scalars
-// (device_msm_t::gather_live): asked for, streamed, mostly 0/1 scalars, and
-// the key's array mapped for the device.
-template <class P>
-bool gathers(const device_msm_t<P>& m) {
-  return m.gather_live && m.streamed && !m.dense && gpu::host_gatherable(m.bases);
-}
-
 template <class P>
 bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
   const bool split = m.split_from != gpu::msm_no_split;
@@ -125,9 +117,7 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
     gpu::msm_tuning_t tune = form(plan.piece, plan.lean);
     gpu::msm_profile_t prof;
     if (m.profile) tune.profile = &prof;
-    const bool gather = gathers(m);
-    note_pieces_plan(m.phase, m.n, plan.piece, plan.count, form_name(tune), plan.bytes, budget, room, m.streamed,
-                     gather);
+    note_pieces_plan(m.phase, m.n, plan.piece, plan.count, form_name(tune), plan.bytes, budget, room, m.streamed);
     void* scratch = nullptr;
     if (plan.bytes > 0) {
       scratch = try_worker_scratch(size_t(plan.bytes), size_t(budget));
@@ -138,7 +128,7 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
     }
     const auto t0 = std::chrono::steady_clock::now();
     check_cuda(gpu::msm_pieces<P>(m.d_out, m.bases, m.d_scalars, m.n, m.split_from,
-                                  gpu::msm_pieces_t{plan.piece, m.streamed, m.wait_each_piece, gather}, scratch,
+                                  gpu::msm_pieces_t{plan.piece, m.streamed, m.wait_each_piece}, scratch,
                                   size_t(plan.bytes), worker_stream(), tune),
                (std::string("gpu::msm_pieces<") + P::name + ">").c_str());
     // The bodies are synchronous (msm_device.hpp): the work is done when
@@ -196,13 +186,11 @@ bool run_device_msms_together(const device_msm_t<g1_params> (&m)[msm_query_count
     gpu::msm_profile_t prof[msm_query_count];
     if (m[0].profile)
       for (int i = 0; i < msm_query_count; ++i) q[i].tune.profile = &prof[i];
-    const bool gather = gathers(m[1]);
-    const gpu::msm_beside_form_t beside{plan.piece, piece, true, m[0].wait_each_piece, gather};
+    const gpu::msm_beside_form_t beside{plan.piece, piece, true, m[0].wait_each_piece};
     const uint64_t bytes = gpu::msm_beside_scratch_bytes<g1_params>(q, msm_query_count, beside);
     const std::string form =
         std::string("H ") + form_name(q[0].tune) + ", L A B_g1 beside it in pieces of " + std::to_string(piece);
-    note_pieces_plan(msm_together_name, m[0].n, plan.piece, plan.count, form.c_str(), bytes, budget, room, true,
-                     gather);
+    note_pieces_plan(msm_together_name, m[0].n, plan.piece, plan.count, form.c_str(), bytes, budget, room, true);
     void* scratch = try_worker_scratch(size_t(bytes), size_t(budget));
     if (scratch == nullptr) {  // less free than StarPU counted: half as much, planned again
       budget = bytes / 2;
@@ -228,7 +216,7 @@ template bool run_device_msm<g1_params>(const device_msm_t<g1_params>&, uint64_t
 template bool run_device_msm<g2_params>(const device_msm_t<g2_params>&, uint64_t);
 
 void note_pieces_plan(const char* phase, size_t n, size_t piece, size_t count, const char* form, uint64_t bytes,
-                      uint64_t budget, uint64_t room, bool streamed, bool gathered) {
+                      uint64_t budget, uint64_t room, bool streamed) {
   static std::mutex m;
   static std::set<std::string> said;
   {
@@ -236,15 +224,13 @@ void note_pieces_plan(const char* phase, size_t n, size_t piece, size_t count, c
     if (!said.insert(phase).second) return;
   }
   const double gib = double(uint64_t(1) << 30);
-  char text[400];
+  char text[320];
   std::snprintf(text, sizeof text,
                 "%s: %zu terms in %zu piece%s of %zu (%s form, bases %s), scratch %.2f GiB of a budget of %.2f GiB "
                 "(free on the device: %.2f GiB; said once)",
                 phase, n, count, count == 1 ? "" : "s", piece, form,
-                !streamed  ? "resident"
-                : gathered ? "streamed from host memory, those of non-zero scalars only"
-                           : "streamed from host memory",
-                double(bytes) / gib, double(budget) / gib, double(room) / gib);
+                streamed ? "streamed from host memory" : "resident", double(bytes) / gib, double(budget) / gib,
+                double(room) / gib);
   report_note(text);
 }
 

@@ -93,11 +93,6 @@ struct device_msm_t {
   // STARZK_MSM_PIECE_WAIT: the host waits for the stream after each piece
   // (gpu::msm_pieces_t::wait_each; for msm_g1, m[0]'s holds for all four).
   bool wait_each_piece = false;
-  // STARZK_MSM_GATHER: where it is streamed and not dense, the query copies
-  // only the bases of its non-zero scalars (gpu::msm_pieces_t::gather_live,
-  // where the key's array is mapped for the device; for msm_g1, the witness
-  // queries as m[1]'s says).
-  bool gather_live = false;
   // Terms per piece at most (plan_msm_pieces): set for streamed queries
   // of mostly 0/1 scalars, whose time is the copy of their bases
   // (stream_piece_terms).
@@ -144,7 +139,7 @@ bool run_device_msms_together(const device_msm_t<g1_params> (&m)[msm_query_count
 // (pieces, form, scratch against its budget and the device's free room):
 // the one line that tells a slow streamed query from a fast one.
 void note_pieces_plan(const char* phase, size_t n, size_t piece, size_t count, const char* form, uint64_t bytes,
-                      uint64_t budget, uint64_t room, bool streamed, bool gathered = false);
+                      uint64_t budget, uint64_t room, bool streamed);
 
 // One line on stderr for a profiled MSM (STARZK_MSM_PROFILE): its wall
 // time in the body, its phases summed over its pieces, and what the phases

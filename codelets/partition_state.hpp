@@ -86,9 +86,6 @@ struct key_view_t {
   // Every CUDA MSM body in pieces waits for its stream after each piece
   // (STARZK_MSM_PIECE_WAIT; an A/B knob, msm_device.hpp).
   bool msm_piece_wait = false;
-  // Streamed MSMs of mostly 0/1 scalars copy only the bases of their
-  // non-zero scalars (STARZK_MSM_GATHER; msm_device.hpp).
-  bool msm_gather = false;
   // The four G1 MSMs of a partition run as one task, msm_g1, L, A and B_g1
   // beside H on a second stream, so that the copies of their bases run
   // while H computes (STARZK_MSM_TOGETHER; never where a, b, c are made on

@@ -16,9 +16,7 @@
 //   acc = T (k = 0) or acc + T                                (add-2008-s)
 // then d_out = to_jacobian(acc): X·ZZ^2, Y·ZZZ^2, ZZZ        (2M + 2S).
 // bases_k is device memory, or, for host bases, a staging buffer the
-// piece's bases were copied into (double-buffered on a second stream); with
-// gather_live only the bases of non-zero scalars, by gather_live_kernel
-// (below) from the host array's device mapping.
+// piece's bases were copied into (double-buffered on a second stream).
 // msm_jacobian<P> is one piece of n over device bases.
 // Scratch, carved in this order: three XYZZ points, the bitmap of one
 // piece (split only), the scratch of one piece's MSM or split (the larger
@@ -87,55 +85,6 @@ __global__ void __launch_bounds__(32) accumulate_kernel(X* acc, const X* a, cons
   acc[0] = first ? p : acc[0].add(p);
 }
 
-// The gathered copy of one piece (msm_pieces_t::gather_live): the bases
-// are W words of 16 bytes each; word w belongs to base i = w / W, and is
-// moved from src (the host array's device mapping) to the same place in
-// dst only where scalar i is not zero. Consecutive threads move
-// consecutive words, so a run of live bases is read as one span and the
-// words of dead bases are never requested over PCIe. Each thread keeps U
-// reads in flight (a read over PCIe takes microseconds). The grid is at
-// most gather_blocks blocks of 256 threads: 32 · 256 · 4 words of 16
-// bytes = 512 KiB in flight, several times what 52 GB/s needs at a few
-// microseconds a read, while the MSM of the previous piece, running
-// beside it, keeps nearly all of the device's thread slots.
-constexpr unsigned gather_blocks = 32;
-
-template <unsigned W>
-__global__ void __launch_bounds__(256)
-    gather_live_kernel(uint4* dst, const uint4* src, const uint4* scalars, size_t n) {
-  constexpr unsigned U = 4;
-  const size_t words = n * W, step = size_t(gridDim.x) * blockDim.x;
-  for (size_t w0 = blockIdx.x * size_t(blockDim.x) + threadIdx.x; w0 < words; w0 += U * step) {
-    uint4 v[U];
-    bool live[U];
-#pragma unroll
-    for (unsigned u = 0; u < U; ++u) {
-      const size_t w = w0 + u * step;
-      live[u] = false;
-      if (w < words) {
-        const uint4 a = scalars[2 * (w / W)], b = scalars[2 * (w / W) + 1];  // an Fr element: 32 bytes
-        live[u] = (a.x | a.y | a.z | a.w | b.x | b.y | b.z | b.w) != 0;
-        if (live[u]) v[u] = src[w];
-      }
-    }
-#pragma unroll
-    for (unsigned u = 0; u < U; ++u)
-      if (live[u]) dst[w0 + u * step] = v[u];
-  }
-}
-
-// The device mapping of a page-locked host pointer, or null (not mapped,
-// not aligned to 16 bytes); a failed lookup leaves no error behind.
-const void* mapped_host(const void* host) {
-  if (!host || reinterpret_cast<uintptr_t>(host) % 16 != 0) return nullptr;
-  void* d = nullptr;
-  if (cudaHostGetDevicePointer(&d, const_cast<void*>(host), 0) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return nullptr;
-  }
-  return reinterpret_cast<uintptr_t>(d) % 16 == 0 ? d : nullptr;
-}
-
 // Where the MSM in pieces keeps its parts in the caller's scratch.
 template <class P>
 struct pieces_layout_t {
@@ -169,19 +118,14 @@ struct pieces_layout_t {
 // after the copy stream has drained, so that no copy still writes into the
 // caller's scratch when the call returns, error or not (on success the
 // main stream has already waited for every copy: each piece's MSM waits
-// for its stream once, after its copy). A gathered copy (mapped set) is a
-// kernel, so its stream takes the device's greatest priority: its blocks
-// go ahead of the waiting blocks of the MSM beside it.
+// for its stream once, after its copy).
 template <class A>
 struct staging_copies_t {
-  static_assert(sizeof(A) % 16 == 0, "a base is whole 16-byte words");
   cudaStream_t stream = nullptr;
   cudaEvent_t copied[2] = {}, consumed[2] = {};
   const A* host = nullptr;
   A* const* staging = nullptr;
   size_t n = 0, piece = 0;
-  const fr_t* scalars = nullptr;  // device memory, n scalars (gathered copies)
-  const A* mapped = nullptr;      // the device mapping of host (gathered copies), or null
 
   ~staging_copies_t() {
     if (stream) cudaStreamSynchronize(stream);  // errors here have no one to go to
@@ -193,14 +137,8 @@ struct staging_copies_t {
   // the staging buffers lie in the caller's scratch, which the work before
   // this call on `main` (an earlier MSM of the same worker, enqueued
   // asynchronously) may still be reading or writing.
-  cudaError_t init(cudaStream_t main, bool gather) {
-    int priority = 0;
-    const bool scalars_aligned = reinterpret_cast<uintptr_t>(scalars) % 16 == 0;  // read as 16-byte words
-    if (gather && scalars && scalars_aligned && (mapped = static_cast<const A*>(mapped_host(host)))) {
-      int least = 0;
-      SZK_TRY(cudaDeviceGetStreamPriorityRange(&least, &priority));
-    }
-    SZK_TRY(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, priority));
+  cudaError_t init(cudaStream_t main) {
+    SZK_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     for (cudaEvent_t* e : {&copied[0], &copied[1], &consumed[0], &consumed[1]})
       SZK_TRY(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
     SZK_TRY(cudaEventRecord(consumed[0], main));
@@ -213,16 +151,7 @@ struct staging_copies_t {
     const int b = int(k % 2);
     const msm_piece_t p = msm_piece(n, piece, msm_split_none, k);
     if (k >= 2) SZK_TRY(cudaStreamWaitEvent(stream, consumed[b], 0));
-    if (mapped) {
-      constexpr unsigned W = sizeof(A) / 16;
-      const unsigned g = std::min(grid_for(p.length * W, 256 * 4), gather_blocks);
-      gather_live_kernel<W><<<g, 256, 0, stream>>>(reinterpret_cast<uint4*>(staging[b]),
-                                                   reinterpret_cast<const uint4*>(mapped + p.begin),
-                                                   reinterpret_cast<const uint4*>(scalars + p.begin), p.length);
-      SZK_CHECK_LAUNCH();
-    } else {
-      SZK_TRY(cudaMemcpyAsync(staging[b], host + p.begin, p.length * sizeof(A), cudaMemcpyHostToDevice, stream));
-    }
+    SZK_TRY(cudaMemcpyAsync(staging[b], host + p.begin, p.length * sizeof(A), cudaMemcpyHostToDevice, stream));
     return cudaEventRecord(copied[b], stream);
   }
 };
@@ -288,8 +217,7 @@ cudaError_t msm_pieces(jacobian_t<P>* d_out, const affine_t<P>* bases, const fr_
     copies.staging = l.staging;
     copies.n = n;
     copies.piece = piece;
-    copies.scalars = d_scalars;
-    SZK_TRY(copies.init(s, pc.gather_live));
+    SZK_TRY(copies.init(s));
     SZK_TRY(copies.stage(0));
   }
   for (size_t k = 0; k < count; ++k) {
@@ -316,8 +244,6 @@ cudaError_t msm_pieces(jacobian_t<P>* d_out, const affine_t<P>* bases, const fr_
   SZK_CHECK_LAUNCH();
   return cudaSuccess;
 }
-
-bool host_gatherable(const void* host) { return mapped_host(host) != nullptr; }
 
 template <class P>
 size_t msm_jacobian_scratch_bytes(size_t n, bool split, const msm_tuning_t& tune) {

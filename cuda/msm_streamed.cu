@@ -33,7 +33,7 @@ namespace {
 
 // The msm_pieces forms of query 0 and of the others.
 msm_pieces_t first_pieces(const msm_beside_form_t& f) { return {f.first, true, f.wait_each}; }
-msm_pieces_t other_pieces(const msm_beside_form_t& f) { return {f.others, true, f.wait_each, f.gather_others}; }
+msm_pieces_t other_pieces(const msm_beside_form_t& f) { return {f.others, true, f.wait_each}; }
 
 // The scratch's two parts (file comment).
 template <class P>

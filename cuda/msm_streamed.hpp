@@ -41,11 +41,10 @@ struct msm_streamed_query_t {
 
 // The pieces of msm_beside's two streams.
 struct msm_beside_form_t {
-  size_t first = 0;            // query 0's terms per piece
-  size_t others = 0;           // the other queries' terms per piece
-  bool others_first = false;   // the second stream at the greatest priority
-  bool wait_each = false;      // every query's host thread waits for its stream after each piece
-  bool gather_others = false;  // the others' copies move only the bases of non-zero scalars
+  size_t first = 0;           // query 0's terms per piece
+  size_t others = 0;          // the other queries' terms per piece
+  bool others_first = false;  // the second stream at the greatest priority
+  bool wait_each = false;     // every query's host thread waits for its stream after each piece
 };
 
 template <class P>

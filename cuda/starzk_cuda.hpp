@@ -267,23 +267,11 @@ cudaError_t msm_jacobian(jacobian_t<P>* d_out, const affine_t<P>* d_bases, const
 // above is pieces = {} (one piece of n, device bases). With wait_each the
 // host waits for `stream` after each piece, so the next piece's work is
 // enqueued only once the last has run (an A/B knob, STARZK_MSM_PIECE_WAIT).
-// With gather_live (host bases only) a piece's copy moves only the bases
-// whose scalar is not zero: a kernel on the copy stream reads them from the
-// page-locked host array through its device mapping (a boolean-heavy
-// witness is about half zeros, so about half the bytes cross PCIe); the
-// other places of the staging buffer keep what they held, which no step
-// of the MSM reads. Where the host array has no device mapping, or it or
-// the scalars are not 16-byte aligned, the copy moves every base as
-// without it.
 struct msm_pieces_t {
   size_t piece = 0;            // terms per piece; 0 or more than n: one piece
   bool bases_on_host = false;  // bases in host memory, copied piece by piece
   bool wait_each = false;      // the host waits for the stream after each piece
-  bool gather_live = false;    // host bases: copy only those of non-zero scalars
 };
-// Whether msm_pieces with gather_live can gather from this host array: it
-// is page-locked with a device mapping and 16-byte aligned.
-bool host_gatherable(const void* host);
 template <class P>
 size_t msm_pieces_scratch_bytes(size_t n, bool split, const msm_pieces_t& pieces, const msm_tuning_t& tune = {});
 template <class P>

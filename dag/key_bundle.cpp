@@ -197,7 +197,6 @@ void key_bundle_t::plan_device_memory() {
   codelets::set_h_passes_a_on_device(knobs.h_passes_a_on_device);
   view_.msm_profile = config::get_switch("STARZK_MSM_PROFILE").value_or(false);
   view_.msm_piece_wait = config::get_switch("STARZK_MSM_PIECE_WAIT").value_or(false);
-  view_.msm_gather = config::get_switch("STARZK_MSM_GATHER").value_or(false);
   view_.g1_msms_together = knobs.msms_together.value_or(false);  // auto: decided below, with the plan
 #if STARZK_CODELETS_CUDA
   if (starpu_cuda_worker_get_count() == 0) return;

@@ -4,9 +4,7 @@
 // streamed key query takes: bases resident, streamed from page-locked host
 // memory, and streamed with one window per digit group as msm_h runs under
 // a 16 GB cap, with that call's phases; and the rows of a partition's four
-// G1 MSMs streamed in one call (STARZK_MSM_BESIDE, cuda/msm_streamed.hpp);
-// and the rows of a witness MSM streamed with only the bases of its
-// non-zero scalars copied (STARZK_MSM_GATHER_PIECES, gather_rows).
+// G1 MSMs streamed in one call (STARZK_MSM_BESIDE, cuda/msm_streamed.hpp).
 #pragma once
 
 #include <chrono>
@@ -98,8 +96,7 @@ class bound_caller_t {
 // the call, as a StarPU CUDA worker is, d: the witness queries each from a
 // page-locked copy of its own, as L, A and B_g1 are, t: every query's
 // phases timed, as under STARZK_MSM_PROFILE, so each piece's call waits
-// for its stream at its end, g: the witness queries' copies gathered,
-// msm_pieces_t::gather_live): msm_h and
+// for its stream at its end): msm_h and
 // the three witness MSMs of a partition under a 16 GB cap, four queries of
 // n terms streamed from page-locked host memory (the same bases here: the
 // copies cost the same), H over the random scalars in place with one
@@ -107,7 +104,7 @@ class bound_caller_t {
 // batch-affine levels (the forms the sector's bodies take). First a row
 // msm_g1_streamed_today: H in 5 pieces, then the three in 16 pieces each,
 // one msm_pieces call each (the tasks of the chain); then per form a row
-// msm_g1_beside_h<P0>_w<P>[n][p][b][d][t][g]: one msm_beside call (cuda/msm_streamed.hpp),
+// msm_g1_beside_h<P0>_w<P>[n][p][b][d][t]: one msm_beside call (cuda/msm_streamed.hpp),
 // the witness queries on a second stream beside H. Last column: the
 // scratch, GiB. A row ..._differs (1) follows a call whose four results
 // are not those of the calls one by one.
@@ -143,14 +140,12 @@ inline void beside_rows(size_t n, int reps, const g1_affine_t* host, const fr_t*
     const unsigned p = colon == std::string::npos ? 16u : unsigned(std::stoul(f.substr(colon + 1)));
     // Trailing letters: n, the witness queries with one window per digit
     // group too; p, their stream first; b, the caller bound to one core;
-    // d, the witness queries from bases of their own; t, phases timed;
-    // g, the witness queries' copies gathered.
+    // d, the witness queries from bases of their own; t, phases timed.
     const size_t letters =
         colon == std::string::npos ? std::string::npos : f.find_first_not_of("0123456789", colon + 1);
     const std::string flags = letters == std::string::npos ? "" : f.substr(letters);
     const bool one_window = flags.find('n') != std::string::npos;
-    msm_beside_form_t form{pieces_of(p0), pieces_of(p), flags.find('p') != std::string::npos};
-    form.gather_others = flags.find('g') != std::string::npos;
+    const msm_beside_form_t form{pieces_of(p0), pieces_of(p), flags.find('p') != std::string::npos};
     const bool distinct = flags.find('d') != std::string::npos;
     while (distinct && copies.size() < 3) {
       copies.push_back(std::make_unique<pinned_t>(n * sizeof(g1_affine_t)));
@@ -171,7 +166,7 @@ inline void beside_rows(size_t n, int reps, const g1_affine_t* host, const fr_t*
         s, reps, [&] { check_cuda(msm_beside<g1_params>(q, 4, form, scr.get(), bytes, s), "msm_beside<g1_params>"); });
     const std::string name = "msm_g1_beside_h" + std::to_string(p0) + "_w" + std::to_string(p) +
                              (one_window ? "n" : "") + (form.others_first ? "p" : "") + (bound ? "b" : "") +
-                             (distinct ? "d" : "") + (timed ? "t" : "") + (form.gather_others ? "g" : "");
+                             (distinct ? "d" : "") + (timed ? "t" : "");
     row(name, double(n), ms, double(bytes) / gib);
     std::vector<g1_jacobian_t> out(8);
     check_cuda(cudaMemcpyAsync(out.data(), d_out.get(), out.size() * sizeof(g1_jacobian_t), cudaMemcpyDeviceToHost, s),
@@ -182,48 +177,6 @@ inline void beside_rows(size_t n, int reps, const g1_affine_t* host, const fr_t*
         row(name + "_differs", double(n), 0.0, 1.0);
         break;
       }
-  }
-}
-
-// STARZK_MSM_GATHER_PIECES="16 8": one witness MSM of n terms over bases
-// in page-locked host memory (a copy of d_bases), scalars of a generated
-// witness's mix (fill_scalars kind 2: about half zero), without
-// batch-affine levels (the form of the sector's witness MSMs), in that
-// many pieces: rows <prefix>_witness_pieces<k>_copied (every base crosses
-// PCIe) and ..._gathered (only those of non-zero scalars, read by the GPU
-// through the array's mapping; last column: gathered / copied), and a row
-// ..._differs (1) where the two results differ.
-template <class P>
-void gather_rows(const std::string& prefix, size_t n, int reps, const affine_t<P>* d_bases, cudaStream_t s) {
-  const std::vector<unsigned> pieces = env_list("STARZK_MSM_GATHER_PIECES", {});
-  if (pieces.empty()) return;
-  pinned_t host(n * sizeof(affine_t<P>));
-  device_buffer_t d_w(n * sizeof(fr_t)), d_out(2 * sizeof(jacobian_t<P>));
-  check_cuda(cudaMemcpyAsync(host.p, d_bases, n * sizeof(affine_t<P>), cudaMemcpyDeviceToHost, s), "copy");
-  fill_scalars(d_w.as<fr_t>(), n, 2, 1357, s);
-  check_cuda(cudaStreamSynchronize(s), "sync");
-  if (!host_gatherable(host.p)) row(prefix + "_witness_not_gatherable", double(n), 0.0, 1.0);
-  msm_tuning_t lean;
-  lean.affine_levels = 0;
-  const auto* bases = static_cast<const affine_t<P>*>(host.p);
-  for (unsigned k : pieces) {
-    const std::string name = prefix + "_witness_pieces" + std::to_string(k);
-    double ms[2] = {};
-    for (int g = 0; g < 2; ++g) {
-      const msm_pieces_t pc{(n + k - 1) / std::max(k, 1u), true, false, g == 1};
-      device_buffer_t scr(msm_pieces_scratch_bytes<P>(n, false, pc, lean));
-      ms[g] = time_ms(s, reps, [&] {
-        check_cuda(msm_pieces<P>(d_out.as<jacobian_t<P>>() + g, bases, d_w.as<fr_t>(), n, msm_no_split, pc, scr.get(),
-                                 scr.size(), s, lean),
-                   "msm_pieces");
-      });
-    }
-    row(name + "_copied", double(n), ms[0], 1.0);
-    row(name + "_gathered", double(n), ms[1], ms[1] / ms[0]);
-    jacobian_t<P> out[2];
-    check_cuda(cudaMemcpyAsync(out, d_out.get(), sizeof out, cudaMemcpyDeviceToHost, s), "copy");
-    check_cuda(cudaStreamSynchronize(s), "sync");
-    if (!(out[0].to_affine() == out[1].to_affine())) row(name + "_differs", double(n), 0.0, 1.0);
   }
 }
 

@@ -43,7 +43,7 @@ struct var_t {
   const char* doc;
 };
 
-inline constexpr std::array<var_t, 36> vars = {{
+inline constexpr std::array<var_t, 35> vars = {{
     // The program (src/, dag/, codelets/).
     {"STARZK_WATCH_S", kind_t::seconds, "60", "",
      "seconds without a finished partition before prove --manifest says what it waits for (0: never)"},
@@ -87,9 +87,6 @@ inline constexpr std::array<var_t, 36> vars = {{
     {"STARZK_MSM_PIECE_WAIT", kind_t::switch_, "off", "",
      "on: every MSM on a GPU in pieces waits for its stream after each piece, as a profiled one does, without "
      "timing it (an A/B knob)"},
-    {"STARZK_MSM_GATHER", kind_t::switch_, "off", "",
-     "on: an MSM of mostly 0/1 scalars whose bases stream from host memory (a small GPU's L, A, B_g1, B_g2) "
-     "copies only the bases of its non-zero scalars, read by the GPU from the page-locked key"},
     {"STARZK_FF_PORTABLE", kind_t::switch_, "off (mulx/ADX where the CPU has it)", "",
      "portable field products instead of mulx/ADX, and no AVX-512 IFMA"},
     {"STARZK_FF_IFMA", kind_t::switch_, "on where the CPU has AVX-512 IFMA", "",

@@ -4,21 +4,14 @@
 //     4097, pieces of 1, 2, 31, 32, 33, n - 1, n, n + 5 terms and of
 //     exactly split_from terms (a piece boundary at split_from), no split
 //     and split_from = 0, 5, n, random and boolean-heavy scalars, bases in
-//     device memory and streamed from page-locked host memory, all of them
-//     or only those of non-zero scalars (gather_live);
+//     device memory and streamed from page-locked host memory;
 //   - at 2^20 with dense scalars, where the G1 pieces run batch-affine
 //     levels, and in the lean form (no levels), against the whole MSM on
 //     the device;
 //   - the scratch query: pieces need less than the whole, and streaming
 //     adds exactly the two staging buffers;
 //   - calls back to back on one stream and one scratch, streamed after
-//     device-resident and the other way round, gathered after copied and
-//     after gathered in pieces of another length (the staging buffers then
-//     hold other bases than the call's, at zero places and at live places
-//     a gather that missed would leave), each against the host MSM;
-//   - host_gatherable: a registered array and one inside it, not a
-//     misaligned pointer nor pageable memory (whose gathered form copies
-//     every base instead and gives the same point);
+//     device-resident and the other way round, each against the host MSM;
 //   - bad arguments (scratch one byte short, null bases) refused.
 // Every case draws fresh points and scalars from a seeded generator.
 #include <algorithm>
@@ -53,11 +46,10 @@ TYPED_TEST(CudaMsmPieces, EqualTheHostMsmAtEdgeSizes) {
         if (n <= 1000) pieces.insert(2);
         if (from != msm_no_split && from >= 1 && from <= n) pieces.insert(from);
         for (size_t piece : pieces)
-          for (int form : {0, 1, 2}) {  // device bases, copied, gathered
-            const msm_pieces_t pc{piece, form > 0, false, form == 2};
-            const jacobian_t<P> got = msm_pieces_host<P>(bases, s, from, pc, {});
+          for (bool on_host : {false, true}) {
+            const jacobian_t<P> got = msm_pieces_host<P>(bases, s, from, msm_pieces_t{piece, on_host}, {});
             EXPECT_TRUE(same<P>(got, want)) << P::name << " n=" << n << " piece=" << piece << " split_from=" << from
-                                            << " form=" << form << " mix=" << m.zero_pct << "/" << m.one_pct;
+                                            << " on_host=" << on_host << " mix=" << m.zero_pct << "/" << m.one_pct;
           }
       }
     }
@@ -100,51 +92,14 @@ TYPED_TEST(CudaMsmPieces, BackToBackCallsShareTheScratch) {
   const size_t n = size_t(1) << (std::is_same_v<P, g1_params> ? 18 : 16);
   const auto bases = make_bases<P>(rng, n, 1024, 101);
   const std::span<const affine_t<P>> b(bases);
-  const std::vector<msm_pieces_t> forms = {{0, false},
-                                           {n / 4 + 1, true},
-                                           {0, false},
-                                           {n / 3, true},
-                                           {n / 3, true},
-                                           {n / 4 + 1, true, false, true},
-                                           {n / 3, true, false, true}};
+  const std::vector<msm_pieces_t> forms = {{0, false}, {n / 4 + 1, true}, {0, false}, {n / 3, true}, {n / 3, true}};
   std::vector<std::vector<fr_t>> s;
   for (size_t c = 0; c < forms.size(); ++c) s.push_back(make_scalars(rng, n, c % 2 ? boolean_heavy : random_mix));
   const auto got = msm_pieces_sequence_host<P>(bases, s, msm_no_split, forms, {});
   ASSERT_EQ(got.size(), forms.size());
   for (size_t c = 0; c < forms.size(); ++c)
     EXPECT_TRUE(same<P>(got[c], msm_pippenger<P>(b, s[c])))
-        << P::name << " call " << c << " piece=" << forms[c].piece << " on_host=" << forms[c].bases_on_host
-        << " gather=" << forms[c].gather_live;
-}
-
-TYPED_TEST(CudaMsmPieces, GatherNeedsAMappedAlignedArray) {
-  using P = TypeParam;
-  SZK_REQUIRE_GPU();
-  auto rng = seeded_rng();
-  const size_t n = 1000;
-  auto bases = make_bases<P>(rng, n, 100, 7);
-  const size_t bytes = bases.size() * sizeof(affine_t<P>);
-  EXPECT_FALSE(host_gatherable(bases.data()));  // pageable
-  EXPECT_FALSE(host_gatherable(nullptr));
-  check_cuda(cudaHostRegister(bases.data(), bytes, cudaHostRegisterDefault), "cudaHostRegister");
-  EXPECT_TRUE(host_gatherable(bases.data()));
-  EXPECT_TRUE(host_gatherable(bases.data() + 17));  // a query's slice
-  EXPECT_FALSE(host_gatherable(reinterpret_cast<const char*>(bases.data()) + 8));
-  check_cuda(cudaHostUnregister(bases.data()), "cudaHostUnregister");
-  // Pageable bases asked to gather are copied whole: the same point.
-  const auto s = make_scalars(rng, n, boolean_heavy);
-  const std::span<const affine_t<P>> b(bases);
-  stream_t st;
-  const size_t scratch = msm_pieces_scratch_bytes<P>(n, false, msm_pieces_t{n / 3, true, false, true}, {});
-  device_buffer_t ds(n * sizeof(fr_t)), dout(sizeof(jacobian_t<P>)), dscr(scratch);
-  ds.upload(s.data(), n * sizeof(fr_t));
-  check_cuda(msm_pieces<P>(dout.as<jacobian_t<P>>(), bases.data(), ds.as<fr_t>(), n, msm_no_split,
-                           msm_pieces_t{n / 3, true, false, true}, dscr.get(), scratch, st.get()),
-             "msm_pieces");
-  st.sync();
-  jacobian_t<P> got;
-  dout.download(&got, sizeof got);
-  EXPECT_TRUE(same<P>(got, msm_pippenger<P>(b, s))) << P::name;
+        << P::name << " call " << c << " piece=" << forms[c].piece << " on_host=" << forms[c].bases_on_host;
 }
 
 TYPED_TEST(CudaMsmPieces, ScratchQuery) {

@@ -13,8 +13,7 @@
 //   - at 2^18 (G1: 2^20), one dense query and three boolean-heavy ones, the
 //     form of a partition's G1 MSMs under a 16 GB cap, against one
 //     msm_pieces call per query, the others' stream at either priority
-//     (at the greatest with each piece waited for, STARZK_MSM_PIECE_WAIT,
-//     and the others' copies gathered, STARZK_MSM_GATHER);
+//     (at the greatest with each piece waited for, STARZK_MSM_PIECE_WAIT);
 //   - after a long device-resident MSM on the same stream and scratch with
 //     no host wait between (the second stream must wait for it);
 //   - the scratch query: query 0's msm_pieces scratch, then the largest of
@@ -150,10 +149,8 @@ TYPED_TEST(CudaMsmBeside, LargeDenseAndBooleanEqualOneCallPerQuery) {
   std::vector<jacobian_t<P>> want;
   for (size_t i = 0; i < 4; ++i)
     want.push_back(msm_pieces_host<P>(bases[i], scalars[i], msm_no_split, msm_pieces_t{piece, false}, qs.tunes[i]));
-  // The second time each piece's host thread waits too, and the others'
-  // copies move only the bases of non-zero scalars.
-  for (bool first : {false, true}) {
-    const auto got = qs.run_beside({piece, n / 8, first, first, first});
+  for (bool first : {false, true}) {  // the second time each piece's host thread waits too
+    const auto got = qs.run_beside({piece, n / 8, first, first});
     for (size_t i = 0; i < 4; ++i)
       EXPECT_TRUE(same<P>(got[i], want[i])) << P::name << " query " << i << " others_first=" << first;
   }

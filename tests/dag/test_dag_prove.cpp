@@ -62,19 +62,16 @@ TEST_P(dag_prove, g1_msms_together_byte_identical) {
 }
 
 // The MSM diagnostics and A/B knobs are read when the bundle is made.
-TEST(dag_key_view, msm_profile_piece_wait_and_gather_follow_the_environment) {
+TEST(dag_key_view, msm_profile_and_piece_wait_follow_the_environment) {
   const test::prove_case_t& c = test::prove_case("gen-bellman");
   runtime::starpu_session session(test::cpu_session("starzk", 1));
   const auto plain = test::bundle(c);
   EXPECT_FALSE(plain->view().msm_profile);
   EXPECT_FALSE(plain->view().msm_piece_wait);
-  EXPECT_FALSE(plain->view().msm_gather);
-  const test::scoped_env_t profile("STARZK_MSM_PROFILE", "1"), wait("STARZK_MSM_PIECE_WAIT", "on"),
-      gather("STARZK_MSM_GATHER", "on");
+  const test::scoped_env_t profile("STARZK_MSM_PROFILE", "1"), wait("STARZK_MSM_PIECE_WAIT", "on");
   const auto set = test::bundle(c);
   EXPECT_TRUE(set->view().msm_profile);
   EXPECT_TRUE(set->view().msm_piece_wait);
-  EXPECT_TRUE(set->view().msm_gather);
 }
 
 INSTANTIATE_TEST_SUITE_P(cases, dag_prove, ::testing::ValuesIn(test::prove_case_names()), [](const auto& info) {

@@ -5,10 +5,7 @@
 //               resident): no StarPU handle for them, the CUDA bodies copy
 //               the bases from page-locked host memory (with all four G1
 //               queries streamed, in one task, msm_g1; with h,b_g2 each
-//               piece waited for, STARZK_MSM_PIECE_WAIT, and B_g2
-//               copying only the bases of non-zero scalars,
-//               STARZK_MSM_GATHER, from the key's page-locked array, which
-//               the GPU must be able to read), and the proofs are
+//               piece waited for, STARZK_MSM_PIECE_WAIT), and the proofs are
 //               byte-identical to the CPU reference prover's for fixed r, s;
 //   cpu         a scratch cap below the smallest MSM pieces
 //               (STARZK_GPU_SCRATCH_MAX=1): can_execute keeps every MSM task
@@ -22,7 +19,6 @@
 #include <string>
 
 #include "codelets/codelets.hpp"
-#include "cuda/starzk_cuda.hpp"
 #include "dag_gpu_memory_util.hpp"
 #include "dag_test_util.hpp"
 
@@ -36,7 +32,7 @@ TEST_P(dag_gpu_memory, streamed_queries_give_the_same_proofs) {
   for (const char* stream : {"all", "h,b_g2"}) {
     const bool all = std::string(stream) == "all";
     const test::scoped_env_t env("STARZK_KEY_STREAM", stream), together("STARZK_MSM_TOGETHER", "auto"),
-        wait("STARZK_MSM_PIECE_WAIT", all ? "off" : "on"), gather("STARZK_MSM_GATHER", all ? "off" : "on");
+        wait("STARZK_MSM_PIECE_WAIT", all ? "off" : "on");
     runtime::starpu_session session(test::gpu_session_options("starzk"));
     if (session.cuda_workers() == 0) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
     codelets::set_placement("spmv=any,ntt_h=any,msm=cuda,b_g2_msm=cuda");
@@ -49,8 +45,6 @@ TEST_P(dag_gpu_memory, streamed_queries_give_the_same_proofs) {
     }
     EXPECT_TRUE(key->view().b_g2_device.streamed);
     EXPECT_EQ(key->b_g2(), nullptr);
-    EXPECT_EQ(key->view().msm_gather, !all);
-    EXPECT_TRUE(gpu::host_gatherable(key->view().pk->b_g2.data())) << stream << ": B_g2 not mapped for the GPU";
     EXPECT_FALSE(key->describe_memory_plan().empty());
     const blinding_t rs = test::test_blinding(43);
     const run_t got = prove_all(key, c.witnesses, rs);
