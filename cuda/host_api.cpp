@@ -306,42 +306,47 @@ jacobian_t<P> msm_jacobian_host(std::span<const affine_t<P>> bases, std::span<co
   return download_one<jacobian_t<P>>(dout);
 }
 
-// One MSM in pieces per (scalars, pieces) pair over the same bases,
-// enqueued back to back on one stream into one scratch with no host wait
-// between them, as a CUDA worker runs consecutive MSM tasks; the host
-// bases are page-locked (and the device copy made) once when any call
-// wants them.
+// Calls of the MSM in pieces over the same bases, call c taking the next
+// pieces[c].sets scalar vectors (msm_pieces_sets), enqueued back to back on
+// one stream into one scratch with no host wait between them, as a CUDA
+// worker runs consecutive MSM tasks; the host bases are page-locked (and
+// the device copy made) once when any call wants them.
 template <class P>
 std::vector<jacobian_t<P>> msm_pieces_sequence_host(std::span<const affine_t<P>> bases,
                                                     std::span<const std::vector<fr_t>> scalars, size_t split_from,
                                                     std::span<const msm_pieces_t> pieces, const msm_tuning_t& tune) {
-  if (scalars.size() != pieces.size())
-    throw std::invalid_argument(msm_what<P>("msm_pieces") + ": one pieces form per scalar set");
   const size_t n = bases.size();
   bool on_host = false, on_device = false;
-  size_t scratch = 1;
-  for (size_t c = 0; c < scalars.size(); ++c) {
-    check_sizes<P>(n, scalars[c].size(), "msm_pieces");
-    (pieces[c].bases_on_host ? on_host : on_device) = true;
-    scratch = std::max(scratch, msm_pieces_scratch_bytes<P>(n, split_from != msm_no_split, pieces[c], tune));
+  size_t scratch = 1, vectors = 0;
+  for (const msm_pieces_t& pc : pieces) {
+    (pc.bases_on_host ? on_host : on_device) = true;
+    scratch = std::max(scratch, msm_pieces_scratch_bytes<P>(n, split_from != msm_no_split, pc, tune));
+    vectors += pc.sets;
   }
+  if (vectors != scalars.size())
+    throw std::invalid_argument(msm_what<P>("msm_pieces") + ": the calls' sets do not add up to the scalar vectors");
+  for (const std::vector<fr_t>& v : scalars) check_sizes<P>(n, v.size(), "msm_pieces");
   stream_t s;
   const host_lock_t lock(on_host ? bases.data() : nullptr, bases.size_bytes());
   device_buffer_t db = on_device ? to_device(bases) : device_buffer_t(), dscr(scratch);
-  std::vector<device_buffer_t> ds, dout;
-  for (size_t c = 0; c < scalars.size(); ++c) {
-    ds.push_back(to_device(std::span<const fr_t>(scalars[c])));
-    dout.emplace_back(sizeof(jacobian_t<P>));
+  device_buffer_t dout(std::max<size_t>(1, scalars.size()) * sizeof(jacobian_t<P>));
+  std::vector<device_buffer_t> ds;
+  std::vector<const fr_t*> dptr;
+  for (const std::vector<fr_t>& v : scalars) {
+    ds.push_back(to_device(std::span<const fr_t>(v)));
+    dptr.push_back(ds.back().as<fr_t>());
   }
-  for (size_t c = 0; c < scalars.size(); ++c) {
-    const affine_t<P>* b = pieces[c].bases_on_host ? bases.data() : db.as<affine_t<P>>();
-    check_cuda(msm_pieces<P>(dout[c].as<jacobian_t<P>>(), b, ds[c].as<fr_t>(), n, split_from, pieces[c], dscr.get(),
-                             scratch, s.get(), tune),
-               msm_what<P>("msm_pieces").c_str());
+  size_t first = 0;
+  for (const msm_pieces_t& pc : pieces) {
+    const affine_t<P>* b = pc.bases_on_host ? bases.data() : db.as<affine_t<P>>();
+    check_cuda(msm_pieces_sets<P>(dout.as<jacobian_t<P>>() + first, b, dptr.data() + first, n, split_from, pc,
+                                  dscr.get(), scratch, s.get(), tune),
+               msm_what<P>("msm_pieces_sets").c_str());
+    first += pc.sets;
   }
   s.sync();
-  std::vector<jacobian_t<P>> out;
-  for (const device_buffer_t& d : dout) out.push_back(download_one<jacobian_t<P>>(d));
+  std::vector<jacobian_t<P>> out(scalars.size());
+  if (!out.empty()) dout.download(out.data(), out.size() * sizeof(jacobian_t<P>));
   return out;
 }
 

@@ -17,8 +17,10 @@
 // then d_out = to_jacobian(acc): X·ZZ^2, Y·ZZZ^2, ZZZ        (2M + 2S).
 // bases_k is device memory, or, for host bases, a staging buffer the
 // piece's bases were copied into (double-buffered on a second stream).
+// msm_pieces_sets<P> runs those steps for several scalar vectors i over
+// each piece's bases (acc_i, d_out[i]), so a staged piece serves them all.
 // msm_jacobian<P> is one piece of n over device bases.
-// Scratch, carved in this order: three XYZZ points, the bitmap of one
+// Scratch, carved in this order: 2 + sets XYZZ points, the bitmap of one
 // piece (split only), the scratch of one piece's MSM or split (the larger
 // of the full and the last piece), the two staging buffers (host bases).
 #include <algorithm>
@@ -57,11 +59,12 @@ __global__ void __launch_bounds__(256) to_jacobian_kernel(const X* a, const X* b
 }
 
 template <class F>
-__global__ void __launch_bounds__(32) jacobian_infinity_kernel(F* out) {
-  if (threadIdx.x != 0) return;
-  out[0] = F::one();
-  out[1] = F::one();
-  out[2] = F::zero();
+__global__ void __launch_bounds__(32) jacobian_infinity_kernel(F* out, unsigned count) {
+  for (unsigned i = threadIdx.x; i < count; i += blockDim.x) {
+    out[3 * i] = F::one();
+    out[3 * i + 1] = F::one();
+    out[3 * i + 2] = F::zero();
+  }
 }
 
 // Thread i tests scalar i; a warp's 32 answers are one bitmap word (ballot),
@@ -89,7 +92,7 @@ __global__ void __launch_bounds__(32) accumulate_kernel(X* acc, const X* a, cons
 template <class P>
 struct pieces_layout_t {
   using A = affine_t<P>;
-  xyzz_t<P>* points;  // [0] a piece's MSM or tail, [1] its ones (split), [2] the running sum
+  xyzz_t<P>* points;  // [0] a piece's MSM or tail, [1] its ones (split), [2 + i] vector i's running sum
   uint32_t* bitmap;   // split only: one piece's ones
   void* inner;        // scratch of one piece's MSM / split
   size_t inner_bytes;
@@ -102,7 +105,7 @@ struct pieces_layout_t {
     auto inner_of = [&](size_t len) {
       return split ? msm_split_scratch_bytes<P>(len, tune) : msm_scratch_bytes<P>(len, tune);
     };
-    l.points = cv.take<xyzz_t<P>>(3);
+    l.points = cv.take<xyzz_t<P>>(2 + size_t(std::max(pc.sets, 1u)));
     l.bitmap = split ? cv.take<uint32_t>((piece + 31) / 32) : nullptr;
     l.inner_bytes = std::max(inner_of(piece), inner_of(last));
     l.inner = cv.take<char>(l.inner_bytes);
@@ -187,24 +190,29 @@ size_t msm_pieces_scratch_bytes(size_t n, bool split, const msm_pieces_t& pc, co
   return cv.used;
 }
 
-// The MSM in pieces (starzk_cuda.hpp, msm_pieces): per piece k the
-// one-call steps of the file comment on its terms, then acc += result.
+// The MSM in pieces over one or more scalar vectors (starzk_cuda.hpp,
+// msm_pieces_sets): per piece k, once its bases are staged, each vector's
+// one-call steps of the file comment on its terms, then acc_i += result;
+// the staging buffer is released to the copy stream only after the last
+// vector's MSM of the piece.
 template <class P>
-cudaError_t msm_pieces(jacobian_t<P>* d_out, const affine_t<P>* bases, const fr_t* d_scalars, size_t n,
-                       size_t split_from, const msm_pieces_t& pc, void* d_scratch, size_t scratch_bytes, cudaStream_t s,
-                       const msm_tuning_t& tune) {
+cudaError_t msm_pieces_sets(jacobian_t<P>* d_out, const affine_t<P>* bases, const fr_t* const* d_scalars, size_t n,
+                            size_t split_from, const msm_pieces_t& pc, void* d_scratch, size_t scratch_bytes,
+                            cudaStream_t s, const msm_tuning_t& tune) {
   using C = curve_bundle_t<P>;
   using X = typename C::xyzz_type;
   using F = typename C::field_type;
   using A = typename C::host_affine_type;
-  if (!d_out) return cudaErrorInvalidValue;
+  if (!d_out || pc.sets == 0 || !d_scalars) return cudaErrorInvalidValue;
   auto* out = reinterpret_cast<F*>(d_out);
   if (n == 0) {
-    jacobian_infinity_kernel<F><<<1, 32, 0, s>>>(out);
+    jacobian_infinity_kernel<F><<<1, 32, 0, s>>>(out, pc.sets);
     SZK_CHECK_LAUNCH();
     return cudaSuccess;
   }
-  if (!bases || !d_scalars || !d_scratch) return cudaErrorInvalidValue;
+  if (!bases || !d_scratch) return cudaErrorInvalidValue;
+  for (unsigned i = 0; i < pc.sets; ++i)
+    if (!d_scalars[i]) return cudaErrorInvalidValue;
   const bool split = split_from != msm_no_split;
   carve_t cv{static_cast<char*>(d_scratch)};
   const auto l = pieces_layout_t<P>::carve(cv, n, split, pc, tune);
@@ -224,25 +232,35 @@ cudaError_t msm_pieces(jacobian_t<P>* d_out, const affine_t<P>* bases, const fr_
     const msm_piece_t p = msm_piece(n, piece, split_from, k);
     const A* pb = bases + p.begin;
     if (pc.bases_on_host) {
-      if (k + 1 < count) SZK_TRY(copies.stage(k + 1));  // overlaps this piece's MSM
+      if (k + 1 < count) SZK_TRY(copies.stage(k + 1));  // overlaps this piece's MSMs
       SZK_TRY(cudaStreamWaitEvent(s, copies.copied[k % 2], 0));
       pb = l.staging[k % 2];
     }
-    const fr_t* ps = d_scalars + p.begin;
-    if (split) {
-      SZK_TRY(ones_bitmap(l.bitmap, ps, p.length, p.split_from, s));
-      SZK_TRY(msm_split<P>(l.points + 1, l.points, pb, ps, l.bitmap, p.length, l.inner, l.inner_bytes, s, tune));
-    } else {
-      SZK_TRY(msm<P>(l.points, pb, ps, p.length, l.inner, l.inner_bytes, s, tune, nullptr));
+    for (unsigned i = 0; i < pc.sets; ++i) {
+      const fr_t* ps = d_scalars[i] + p.begin;
+      if (split) {
+        SZK_TRY(ones_bitmap(l.bitmap, ps, p.length, p.split_from, s));
+        SZK_TRY(msm_split<P>(l.points + 1, l.points, pb, ps, l.bitmap, p.length, l.inner, l.inner_bytes, s, tune));
+      } else {
+        SZK_TRY(msm<P>(l.points, pb, ps, p.length, l.inner, l.inner_bytes, s, tune, nullptr));
+      }
+      accumulate_kernel<X><<<1, 32, 0, s>>>(pts + 2 + i, pts, split ? pts + 1 : nullptr, k == 0);
+      SZK_CHECK_LAUNCH();
     }
     if (pc.bases_on_host) SZK_TRY(cudaEventRecord(copies.consumed[k % 2], s));
-    accumulate_kernel<X><<<1, 32, 0, s>>>(pts + 2, pts, split ? pts + 1 : nullptr, k == 0);
-    SZK_CHECK_LAUNCH();
     if (pc.wait_each) SZK_TRY(cudaStreamSynchronize(s));
   }
-  to_jacobian_kernel<X, F><<<1, 32, 0, s>>>(pts + 2, nullptr, out, 1);
+  to_jacobian_kernel<X, F><<<(pc.sets + 31) / 32, 32, 0, s>>>(pts + 2, nullptr, out, pc.sets);
   SZK_CHECK_LAUNCH();
   return cudaSuccess;
+}
+
+template <class P>
+cudaError_t msm_pieces(jacobian_t<P>* d_out, const affine_t<P>* bases, const fr_t* d_scalars, size_t n,
+                       size_t split_from, const msm_pieces_t& pc, void* d_scratch, size_t scratch_bytes, cudaStream_t s,
+                       const msm_tuning_t& tune) {
+  if (pc.sets != 1) return cudaErrorInvalidValue;
+  return msm_pieces_sets<P>(d_out, bases, &d_scalars, n, split_from, pc, d_scratch, scratch_bytes, s, tune);
 }
 
 template <class P>
@@ -264,6 +282,10 @@ template cudaError_t msm_pieces<g1_params>(g1_jacobian_t*, const g1_affine_t*, c
                                            const msm_pieces_t&, void*, size_t, cudaStream_t, const msm_tuning_t&);
 template cudaError_t msm_pieces<g2_params>(g2_jacobian_t*, const g2_affine_t*, const fr_t*, size_t, size_t,
                                            const msm_pieces_t&, void*, size_t, cudaStream_t, const msm_tuning_t&);
+template cudaError_t msm_pieces_sets<g1_params>(g1_jacobian_t*, const g1_affine_t*, const fr_t* const*, size_t, size_t,
+                                                const msm_pieces_t&, void*, size_t, cudaStream_t, const msm_tuning_t&);
+template cudaError_t msm_pieces_sets<g2_params>(g2_jacobian_t*, const g2_affine_t*, const fr_t* const*, size_t, size_t,
+                                                const msm_pieces_t&, void*, size_t, cudaStream_t, const msm_tuning_t&);
 template size_t msm_jacobian_scratch_bytes<g1_params>(size_t, bool, const msm_tuning_t&);
 template size_t msm_jacobian_scratch_bytes<g2_params>(size_t, bool, const msm_tuning_t&);
 template cudaError_t msm_jacobian<g1_params>(g1_jacobian_t*, const g1_affine_t*, const fr_t*, size_t, size_t, void*,

@@ -267,10 +267,21 @@ cudaError_t msm_jacobian(jacobian_t<P>* d_out, const affine_t<P>* d_bases, const
 // above is pieces = {} (one piece of n, device bases). With wait_each the
 // host waits for `stream` after each piece, so the next piece's work is
 // enqueued only once the last has run (an A/B knob, STARZK_MSM_PIECE_WAIT).
+//
+// msm_pieces_sets: `sets` scalar vectors over the same bases, d_out[i] =
+// Σ_j d_scalars[i][j]·bases[j] (d_scalars a host array of `sets` device
+// pointers, each of n terms, one split_from for all): each piece's bases
+// are staged once and every vector's MSM of the piece reads them before
+// the buffer takes another piece, so bases streamed from host memory cross
+// PCIe once for all the vectors (partitions of a sector share their key).
+// The vectors' MSMs of a piece run one after the other in one inner
+// scratch; the scratch grows by one point per vector past the first.
+// msm_pieces is the call with one vector (pieces.sets must be 1).
 struct msm_pieces_t {
   size_t piece = 0;            // terms per piece; 0 or more than n: one piece
   bool bases_on_host = false;  // bases in host memory, copied piece by piece
   bool wait_each = false;      // the host waits for the stream after each piece
+  unsigned sets = 1;           // scalar vectors sharing the bases (msm_pieces_sets)
 };
 template <class P>
 size_t msm_pieces_scratch_bytes(size_t n, bool split, const msm_pieces_t& pieces, const msm_tuning_t& tune = {});
@@ -278,6 +289,10 @@ template <class P>
 cudaError_t msm_pieces(jacobian_t<P>* d_out, const affine_t<P>* bases, const fr_t* d_scalars, size_t n,
                        size_t split_from, const msm_pieces_t& pieces, void* d_scratch, size_t scratch_bytes,
                        cudaStream_t stream, const msm_tuning_t& tune = {});
+template <class P>
+cudaError_t msm_pieces_sets(jacobian_t<P>* d_out, const affine_t<P>* bases, const fr_t* const* d_scalars, size_t n,
+                            size_t split_from, const msm_pieces_t& pieces, void* d_scratch, size_t scratch_bytes,
+                            cudaStream_t stream, const msm_tuning_t& tune = {});
 
 // ------------------------------------------------------------------ SpMV --
 // The witness map (docs/prover.md step 1) on the device; cuda/spmv.cu.

@@ -103,10 +103,11 @@ jacobian_t<P> msm_jacobian_host(std::span<const affine_t<P>> bases, std::span<co
 template <class P>
 jacobian_t<P> msm_pieces_host(std::span<const affine_t<P>> bases, std::span<const fr_t> scalars, size_t split_from,
                               const msm_pieces_t& pieces, const msm_tuning_t& tune = {});
-// Several MSMs in pieces over the same bases, scalars[c] with pieces[c],
-// enqueued back to back on one stream into one scratch with no host wait
-// between them (as a CUDA worker runs consecutive MSM tasks); results in
-// order.
+// Several calls of the MSM in pieces over the same bases, enqueued back to
+// back on one stream into one scratch with no host wait between them (as a
+// CUDA worker runs consecutive MSM tasks): call c takes pieces[c] and the
+// next pieces[c].sets scalar vectors (msm_pieces_sets); one result per
+// vector, in order.
 template <class P>
 std::vector<jacobian_t<P>> msm_pieces_sequence_host(std::span<const affine_t<P>> bases,
                                                     std::span<const std::vector<fr_t>> scalars, size_t split_from,

@@ -45,6 +45,9 @@
 // MSMs under a 16 GB cap, one msm_pieces call each against one msm_beside
 // call, the witness queries on a second stream beside H
 // (bench_msm_rows.hpp, beside_rows).
+// STARZK_MSM_SETS="2 4": that many witnesses over one stream of bases in
+// 16 pieces against one call each (bench_msm_rows.hpp, sets_rows), for G1
+// and G2.
 // msm_g1_witness / msm_g2_witness (and _xyzz, with phase rows): scalars of
 // a generated witness's mix (49.3% zero, 49.3% one, 1.4% random).
 // STARZK_MSM_WINDOWS / STARZK_MSM_G2_WINDOWS="16 18": random scalars again
@@ -224,6 +227,7 @@ void bench_g1(const std::vector<unsigned>& logs, const ceilings_t& ceil, cudaStr
         }
         window_sweep("STARZK_MSM_WINDOWS", "msm_g1", n, reps, floor_ms, s, msm_scratch_bytes<g1_params>, run);
         pieces_rows(n, reps, d_bases.as<g1_affine_t>(), d_scalars.as<fr_t>(), s);
+        sets_rows<g1_params>("msm_g1", n, reps, d_bases.as<g1_affine_t>(), s);
         continue;
       }
       {
@@ -312,6 +316,7 @@ void bench_g2(const std::vector<unsigned>& logs, const ceilings_t& ceil, cudaStr
       row("msm_g2_jacobian_split_bool_xyzz", double(n), ms3, ms3 / floor_ms);
     }
     witness_rows("msm_g2", n, reps, floor_ms, d_scalars.as<fr_t>(), 8765 + L, d_scratch.get(), scratch, s, run);
+    sets_rows<g2_params>("msm_g2", n, reps, d_bases.as<g2_affine_t>(), s);
   }
 }
 

@@ -3,8 +3,10 @@
 // and the rows of the MSM in pieces (STARZK_MSM_PIECES), the form a
 // streamed key query takes: bases resident, streamed from page-locked host
 // memory, and streamed with one window per digit group as msm_h runs under
-// a 16 GB cap, with that call's phases; and the rows of a partition's four
-// G1 MSMs streamed in one call (STARZK_MSM_BESIDE, cuda/msm_streamed.hpp).
+// a 16 GB cap, with that call's phases; the rows of a partition's four
+// G1 MSMs streamed in one call (STARZK_MSM_BESIDE, cuda/msm_streamed.hpp);
+// and the rows of several witnesses over one stream of bases
+// (STARZK_MSM_SETS, msm_pieces_sets).
 #pragma once
 
 #include <chrono>
@@ -218,6 +220,70 @@ inline void pieces_rows(size_t n, int reps, const g1_affine_t* d_bases, const fr
     }
   }
   beside_rows(n, reps, static_cast<const g1_affine_t*>(host.p), d_scalars, s);
+}
+
+// STARZK_MSM_SETS="2 4": k witness vectors of a generated witness's mix
+// over bases streamed from page-locked host memory in 16 pieces, without
+// batch-affine levels (a 16 GB card's witness MSMs), as one
+// msm_pieces_sets call: rows <prefix>_witness_pieces16_sets<k> (last
+// column: the call over k one-vector calls of the same form, timed as
+// <prefix>_witness_pieces16_sets1), and <prefix>_witness_pieces16_sets<k>_differs
+// where a vector's point differs from its one-vector call's.
+template <class P>
+void sets_rows(const std::string& prefix, size_t n, int reps, const affine_t<P>* d_bases, cudaStream_t s) {
+  const std::vector<unsigned> sets = env_list("STARZK_MSM_SETS", {});
+  if (sets.empty()) return;
+  const unsigned most = *std::max_element(sets.begin(), sets.end());
+  pinned_t host(n * sizeof(affine_t<P>));
+  check_cuda(cudaMemcpyAsync(host.p, d_bases, n * sizeof(affine_t<P>), cudaMemcpyDeviceToHost, s), "copy");
+  std::vector<device_buffer_t> w;
+  std::vector<const fr_t*> wp;
+  for (unsigned i = 0; i < most; ++i) {
+    w.emplace_back(n * sizeof(fr_t));
+    fill_scalars(w.back().as<fr_t>(), n, 2, 4321 + i, s);
+    wp.push_back(w.back().as<fr_t>());
+  }
+  device_buffer_t d_out(2 * most * sizeof(jacobian_t<P>));
+  check_cuda(cudaStreamSynchronize(s), "sync");
+  msm_tuning_t lean;
+  lean.affine_levels = 0;
+  const auto* bases = static_cast<const affine_t<P>*>(host.p);
+  const std::string name = prefix + "_witness_pieces16_sets";
+  auto call = [&](unsigned k, jacobian_t<P>* out) {
+    const msm_pieces_t pc{(n + 15) / 16, true, false, k};
+    device_buffer_t scr(msm_pieces_scratch_bytes<P>(n, false, pc, lean));
+    return time_ms(s, reps, [&] {
+      check_cuda(msm_pieces_sets<P>(out, bases, wp.data(), n, msm_no_split, pc, scr.get(), scr.size(), s, lean),
+                 "msm_pieces_sets");
+    });
+  };
+  // One-vector calls into the second half of d_out, one per vector.
+  double one = 0;
+  for (unsigned i = 0; i < most; ++i) {
+    const msm_pieces_t pc{(n + 15) / 16, true, false, 1};
+    device_buffer_t scr(msm_pieces_scratch_bytes<P>(n, false, pc, lean));
+    const double ms = time_ms(s, reps, [&] {
+      check_cuda(msm_pieces<P>(d_out.as<jacobian_t<P>>() + most + i, bases, wp[i], n, msm_no_split, pc, scr.get(),
+                               scr.size(), s, lean),
+                 "msm_pieces");
+    });
+    if (i == 0) one = ms;
+  }
+  row(name + "1", double(n), one, 1.0);
+  std::vector<jacobian_t<P>> out(2 * most);
+  for (unsigned k : sets) {
+    if (k == 0) continue;
+    const double ms = call(k, d_out.as<jacobian_t<P>>());
+    row(name + std::to_string(k), double(n), ms, ms / (k * one));
+    check_cuda(cudaMemcpyAsync(out.data(), d_out.get(), out.size() * sizeof(jacobian_t<P>), cudaMemcpyDeviceToHost, s),
+               "copy");
+    check_cuda(cudaStreamSynchronize(s), "sync");
+    for (unsigned i = 0; i < k; ++i)
+      if (!(out[i].to_affine() == out[most + i].to_affine())) {
+        row(name + std::to_string(k) + "_differs", double(n), 0.0, 1.0);
+        break;
+      }
+  }
 }
 
 }  // namespace starzk::gpu::bench

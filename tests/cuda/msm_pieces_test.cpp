@@ -12,7 +12,11 @@
 //     adds exactly the two staging buffers;
 //   - calls back to back on one stream and one scratch, streamed after
 //     device-resident and the other way round, each against the host MSM;
-//   - bad arguments (scratch one byte short, null bases) refused.
+//   - several scalar vectors over each staged piece (msm_pieces_sets), at
+//     edge sizes, split or not, between one-vector calls in pieces of other
+//     lengths on the same scratch, each vector against the host MSM;
+//   - bad arguments (scratch one byte short, null bases, no vector or a
+//     null one, several vectors through the one-vector call) refused.
 // Every case draws fresh points and scalars from a seeded generator.
 #include <algorithm>
 #include <set>
@@ -102,6 +106,34 @@ TYPED_TEST(CudaMsmPieces, BackToBackCallsShareTheScratch) {
         << P::name << " call " << c << " piece=" << forms[c].piece << " on_host=" << forms[c].bases_on_host;
 }
 
+// Vectors 1-3 and 4-5 run as calls of three and two vectors; the calls
+// before and after them, of one vector in pieces of other lengths, leave
+// other bases in the staging buffers, so a vector that read a piece's
+// buffer before its copy, or after the next piece's, would fail.
+TYPED_TEST(CudaMsmPieces, SetsShareEachStagedPiece) {
+  using P = TypeParam;
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  for (size_t n : {1, 33, 4097}) {
+    const auto bases = make_bases<P>(rng, n, 500, n > 100 ? 97 : 0);
+    const std::span<const affine_t<P>> b(bases);
+    for (size_t from : {msm_no_split, std::min<size_t>(n, 5)})
+      for (bool on_host : {false, true})
+        for (size_t piece : {size_t(32), n / 3 + 1, n}) {
+          const std::vector<msm_pieces_t> forms = {
+              {piece / 2 + 1, on_host}, {piece, on_host, false, 3}, {piece, on_host, false, 2}, {n / 2 + 1, on_host}};
+          std::vector<std::vector<fr_t>> s;
+          for (size_t c = 0; c < 7; ++c) s.push_back(make_scalars(rng, n, c % 2 ? boolean_heavy : random_mix));
+          const auto got = msm_pieces_sequence_host<P>(bases, s, from, forms, {});
+          ASSERT_EQ(got.size(), s.size());
+          for (size_t c = 0; c < s.size(); ++c)
+            EXPECT_TRUE(same<P>(got[c], msm_pippenger<P>(b, s[c])))
+                << P::name << " n=" << n << " piece=" << piece << " split_from=" << from << " on_host=" << on_host
+                << " vector " << c;
+        }
+  }
+}
+
 TYPED_TEST(CudaMsmPieces, ScratchQuery) {
   using P = TypeParam;
   SZK_REQUIRE_GPU();
@@ -122,6 +154,11 @@ TYPED_TEST(CudaMsmPieces, ScratchQuery) {
     }
   }
   EXPECT_EQ(msm_pieces_scratch_bytes<P>(0, true, msm_pieces_t{5, true}, {}), 0u);
+  // More vectors add their running sums only.
+  const size_t one = msm_pieces_scratch_bytes<P>(n, true, msm_pieces_t{n / 4, true}, {});
+  const size_t four = msm_pieces_scratch_bytes<P>(n, true, msm_pieces_t{n / 4, true, false, 4}, {});
+  EXPECT_GT(four, one);
+  EXPECT_LE(four, one + 3 * sizeof(xyzz_t<P>) + 256);
 }
 
 TYPED_TEST(CudaMsmPieces, RejectsBadArguments) {
@@ -138,6 +175,19 @@ TYPED_TEST(CudaMsmPieces, RejectsBadArguments) {
   EXPECT_EQ(msm_pieces<P>(out.as<jacobian_t<P>>(), nullptr, ds.as<fr_t>(), n, 0, pc, scr.get(), need, st.get(), {}),
             cudaErrorInvalidValue);
   EXPECT_EQ(msm_pieces<P>(nullptr, db.as<affine_t<P>>(), ds.as<fr_t>(), n, 0, pc, scr.get(), need, st.get(), {}),
+            cudaErrorInvalidValue);
+  // Vectors: none, a null one, two through the one-vector call.
+  const msm_pieces_t none{30, false, false, 0}, two{30, false, false, 2};
+  device_buffer_t scr2(msm_pieces_scratch_bytes<P>(n, true, two, {})), out2(2 * sizeof(jacobian_t<P>));
+  const fr_t* vectors[2] = {ds.as<fr_t>(), nullptr};
+  EXPECT_EQ(msm_pieces_sets<P>(out.as<jacobian_t<P>>(), db.as<affine_t<P>>(), vectors, n, 0, none, scr.get(), need,
+                               st.get(), {}),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(msm_pieces_sets<P>(out2.as<jacobian_t<P>>(), db.as<affine_t<P>>(), vectors, n, 0, two, scr2.get(),
+                               scr2.size(), st.get(), {}),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(msm_pieces<P>(out2.as<jacobian_t<P>>(), db.as<affine_t<P>>(), ds.as<fr_t>(), n, 0, two, scr2.get(),
+                          scr2.size(), st.get(), {}),
             cudaErrorInvalidValue);
   // n = 0 gives O without scratch.
   const jacobian_t<P> empty = msm_pieces_host<P>({}, {}, 0, msm_pieces_t{7, true}, {});
