@@ -226,7 +226,7 @@ inline void pieces_rows(size_t n, int reps, const g1_affine_t* d_bases, const fr
 // over bases streamed from page-locked host memory in 16 pieces, without
 // batch-affine levels (a 16 GB card's witness MSMs), as one
 // msm_pieces_sets call: rows <prefix>_witness_pieces16_sets<k> (last
-// column: the call over k one-vector calls of the same form, timed as
+// column: the call over k one-vector calls of the same form, whose mean is
 // <prefix>_witness_pieces16_sets1), and <prefix>_witness_pieces16_sets<k>_differs
 // where a vector's point differs from its one-vector call's.
 template <class P>
@@ -249,31 +249,23 @@ void sets_rows(const std::string& prefix, size_t n, int reps, const affine_t<P>*
   lean.affine_levels = 0;
   const auto* bases = static_cast<const affine_t<P>*>(host.p);
   const std::string name = prefix + "_witness_pieces16_sets";
-  auto call = [&](unsigned k, jacobian_t<P>* out) {
+  // One call over the k vectors v[0..k) into out[0..k).
+  auto timed = [&](unsigned k, jacobian_t<P>* out, const fr_t* const* v) {
     const msm_pieces_t pc{(n + 15) / 16, true, false, k};
     device_buffer_t scr(msm_pieces_scratch_bytes<P>(n, false, pc, lean));
     return time_ms(s, reps, [&] {
-      check_cuda(msm_pieces_sets<P>(out, bases, wp.data(), n, msm_no_split, pc, scr.get(), scr.size(), s, lean),
+      check_cuda(msm_pieces_sets<P>(out, bases, v, n, msm_no_split, pc, scr.get(), scr.size(), s, lean),
                  "msm_pieces_sets");
     });
   };
-  // One-vector calls into the second half of d_out, one per vector.
+  // Each vector alone, into the second half of d_out: the mean is sets1.
   double one = 0;
-  for (unsigned i = 0; i < most; ++i) {
-    const msm_pieces_t pc{(n + 15) / 16, true, false, 1};
-    device_buffer_t scr(msm_pieces_scratch_bytes<P>(n, false, pc, lean));
-    const double ms = time_ms(s, reps, [&] {
-      check_cuda(msm_pieces<P>(d_out.as<jacobian_t<P>>() + most + i, bases, wp[i], n, msm_no_split, pc, scr.get(),
-                               scr.size(), s, lean),
-                 "msm_pieces");
-    });
-    if (i == 0) one = ms;
-  }
+  for (unsigned i = 0; i < most; ++i) one += timed(1, d_out.as<jacobian_t<P>>() + most + i, &wp[i]) / most;
   row(name + "1", double(n), one, 1.0);
   std::vector<jacobian_t<P>> out(2 * most);
   for (unsigned k : sets) {
     if (k == 0) continue;
-    const double ms = call(k, d_out.as<jacobian_t<P>>());
+    const double ms = timed(k, d_out.as<jacobian_t<P>>(), wp.data());
     row(name + std::to_string(k), double(n), ms, ms / (k * one));
     check_cuda(cudaMemcpyAsync(out.data(), d_out.get(), out.size() * sizeof(jacobian_t<P>), cudaMemcpyDeviceToHost, s),
                "copy");
