@@ -39,8 +39,17 @@ gpu::msm_tuning_t tuning(bool lean, bool narrow = false) {
 }
 
 template <class P>
-uint64_t scratch_bytes(size_t n, bool split, size_t piece, bool streamed, const gpu::msm_tuning_t& t) {
-  return gpu::msm_pieces_scratch_bytes<P>(n, split, gpu::msm_pieces_t{piece, streamed}, t);
+uint64_t scratch_bytes(size_t n, bool split, size_t piece, bool streamed, const gpu::msm_tuning_t& t,
+                       unsigned sets = 1) {
+  return gpu::msm_pieces_scratch_bytes<P>(n, split, gpu::msm_pieces_t{piece, streamed, false, sets}, t);
+}
+
+// Where msm_pieces_sets writes the results of two vectors side by side,
+// past the scratch it plans (the codelet's results are two buffers).
+uint64_t pair_out_offset(uint64_t plan_bytes) { return (plan_bytes + 255) / 256 * 256; }
+template <class P>
+uint64_t pair_out_bytes(unsigned sets) {
+  return sets > 1 ? 256 + sets * sizeof(jacobian_t<P>) : 0;
 }
 
 // The tuning a body runs a form with under `budget`. Where the default
@@ -51,11 +60,11 @@ uint64_t scratch_bytes(size_t n, bool split, size_t piece, bool streamed, const 
 // per group makes their batch-affine form slower than no levels at all
 // (docs/benchmarks.md: default < lean < narrow at 2^27).
 template <class P>
-gpu::msm_tuning_t form_tuning(size_t n, bool split, size_t piece, bool streamed, bool lean, bool dense,
-                              uint64_t budget) {
+gpu::msm_tuning_t form_tuning(size_t n, bool split, size_t piece, bool streamed, bool lean, bool dense, uint64_t budget,
+                              unsigned sets = 1) {
   if (lean) return tuning(true);
   const gpu::msm_tuning_t wide = tuning(false);
-  if (scratch_bytes<P>(n, split, piece, streamed, wide) <= budget) return wide;
+  if (scratch_bytes<P>(n, split, piece, streamed, wide, sets) + pair_out_bytes<P>(sets) <= budget) return wide;
   return dense ? tuning(false, true) : tuning(true);
 }
 
@@ -104,11 +113,14 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
   const bool split = m.split_from != gpu::msm_no_split;
   const uint64_t room = worker_scratch_room();
   uint64_t budget = std::min<uint64_t>(scratch_max, room);
+  const unsigned sets = m.sets();
   auto form = [&](size_t piece, bool lean) {
-    return form_tuning<P>(m.n, split, piece, m.streamed, lean, m.dense, budget);
+    return form_tuning<P>(m.n, split, piece, m.streamed, lean, m.dense, budget, sets);
   };
+  // The pair's two results side by side past the planned scratch.
   auto bytes = [&](size_t piece, bool lean) -> uint64_t {
-    return scratch_bytes<P>(m.n, split, piece, m.streamed, form(piece, lean));
+    const uint64_t b = scratch_bytes<P>(m.n, split, piece, m.streamed, form(piece, lean), sets);
+    return sets > 1 ? pair_out_offset(b) + pair_out_bytes<P>(sets) : b;
   };
   for (;;) {
     const msm_pieces_plan_t plan =
@@ -127,10 +139,23 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
       }
     }
     const auto t0 = std::chrono::steady_clock::now();
-    check_cuda(gpu::msm_pieces<P>(m.d_out, m.bases, m.d_scalars, m.n, m.split_from,
-                                  gpu::msm_pieces_t{plan.piece, m.streamed, m.wait_each_piece}, scratch,
-                                  size_t(plan.bytes), worker_stream(), tune),
-               (std::string("gpu::msm_pieces<") + P::name + ">").c_str());
+    const gpu::msm_pieces_t pieces{plan.piece, m.streamed, m.wait_each_piece, sets};
+    if (sets == 1) {
+      check_cuda(gpu::msm_pieces<P>(m.d_out, m.bases, m.d_scalars, m.n, m.split_from, pieces, scratch,
+                                    size_t(plan.bytes), worker_stream(), tune),
+                 (std::string("gpu::msm_pieces<") + P::name + ">").c_str());
+    } else {  // both results side by side past the MSM's scratch, then each to its buffer
+      const uint64_t inner = scratch_bytes<P>(m.n, split, plan.piece, m.streamed, tune, sets);
+      auto* both = reinterpret_cast<jacobian_t<P>*>(static_cast<char*>(scratch) + pair_out_offset(inner));
+      const fr_t* const vectors[2] = {m.d_scalars, m.d_scalars2};
+      check_cuda(gpu::msm_pieces_sets<P>(both, m.bases, vectors, m.n, m.split_from, pieces, scratch, size_t(inner),
+                                         worker_stream(), tune),
+                 (std::string("gpu::msm_pieces_sets<") + P::name + ">").c_str());
+      check_cuda(cudaMemcpyAsync(m.d_out, both, sizeof(jacobian_t<P>), cudaMemcpyDeviceToDevice, worker_stream()),
+                 "cudaMemcpyAsync (MSM pair result)");
+      check_cuda(cudaMemcpyAsync(m.d_out2, both + 1, sizeof(jacobian_t<P>), cudaMemcpyDeviceToDevice, worker_stream()),
+                 "cudaMemcpyAsync (MSM pair result)");
+    }
     // The bodies are synchronous (msm_device.hpp): the work is done when
     // they return.
     check_cuda(cudaStreamSynchronize(worker_stream()), "cudaStreamSynchronize (MSM)");

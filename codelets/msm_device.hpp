@@ -97,6 +97,14 @@ struct device_msm_t {
   // of mostly 0/1 scalars, whose time is the copy of their bases
   // (stream_piece_terms).
   size_t max_piece = SIZE_MAX;
+  // A second scalar vector over the same bases, n terms (a pair: the same
+  // query of another partition of the key, dag/partition_pair.hpp), and
+  // its result: every piece of bases is staged once for both vectors
+  // (gpu::msm_pieces_sets), so streamed bases cross PCIe once for two
+  // proofs. Null: one vector.
+  const fr_t* d_scalars2 = nullptr;
+  jacobian_t<P>* d_out2 = nullptr;
+  unsigned sets() const { return d_scalars2 != nullptr ? 2 : 1; }
 };
 
 // The longest piece of a streamed query of mostly 0/1 scalars: the bases
@@ -111,8 +119,8 @@ size_t stream_piece_terms(const device_msm_t<P>& m, uint64_t piece_bytes) {
   return std::max<size_t>(size_t(piece_bytes / sizeof(affine_t<P>)), 1);
 }
 
-// Runs the MSM on the calling CUDA worker's stream in pieces that fit
-// (file comment) and waits for it: the MSM launchers wait for their stream
+// Runs the MSM (of one or two scalar vectors) on the calling CUDA
+// worker's stream in pieces that fit (file comment) and waits for it: the MSM launchers wait for their stream
 // once per piece (the live-term count sizes the sorts), so the msm and
 // b_g2_msm codelets are synchronous CUDA codelets (no STARPU_CUDA_ASYNC),
 // and StarPU neither pipelines the next task's body into theirs nor marks

@@ -29,7 +29,9 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <initializer_list>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -91,6 +93,10 @@ struct key_view_t {
   // while H computes (STARZK_MSM_TOGETHER; never where a, b, c are made on
   // the device; dag/partition_dag.cpp, msm.cpp).
   bool g1_msms_together = false;
+  // Partitions of a batch go in pairs whose b_g2_msm is one task over one
+  // staging of B_g2 (STARZK_MSM_PAIRS; the batch pairs none where
+  // g1_msms_together is set; dag/partition_pair.hpp).
+  bool b_g2_pairs = false;
 };
 const char* msm_query_name(msm_query_t q);  // "msm_h", "msm_l", "msm_a", "msm_b1"
 // The name of the task of the four G1 MSMs together (msm_task_arg_t).
@@ -110,11 +116,15 @@ struct partition_state_t;
 
 // cl_arg of an msm task: which query, of which partition; or, with
 // together set, the partition's four G1 MSMs as one task (msm_g1,
-// key_view_t::g1_msms_together; query is then h).
+// key_view_t::g1_msms_together; query is then h). Also the cl_arg of a
+// b_g2_msm task (query unused). With a partner, the task computes the
+// same query of two partitions of one key, over one staging of the bases
+// (a pair: dag/partition_pair.hpp).
 struct msm_task_arg_t {
   partition_state_t* part = nullptr;
   msm_query_t query = msm_query_t::h;
   bool together = false;
+  partition_state_t* partner = nullptr;
 };
 
 // cl_arg of a free task: what it releases, of which partition. Rows in host
@@ -161,6 +171,7 @@ struct partition_state_t {
   proof_t proof;
   msm_task_arg_t msm_args[msm_query_count];
   msm_task_arg_t msm_together{this, msm_query_t::h, true};
+  msm_task_arg_t b_g2_arg{this};
   // The free tasks' arguments: the rows b, c; the row a; the rest.
   free_task_arg_t free_rows_bc{this, free_task_arg_t::row_b | free_task_arg_t::row_c};
   free_task_arg_t free_row_a{this, free_task_arg_t::row_a};
@@ -205,33 +216,51 @@ struct bad_input_error : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-// Runs body() for `phase` of partition p unless p already failed; records
-// any exception instead of letting it escape (StarPU's callbacks are C).
+// Runs body(live) for `phase` of the partitions `parts` (one, or a pair's
+// two; null entries are skipped) that have not failed, `live` listing
+// them in order; nothing when none is left. Records any exception as a
+// failure of every live one instead of letting it escape (StarPU's
+// callbacks are C).
 template <class Body>
-void guarded(partition_state_t& p, const char* phase, Body&& body) noexcept {
-  if (p.failed()) return;
-  const activity_scope_t counted(phase);  // for describe_activity()
-  if (!p.inject_fault.empty() && p.inject_fault == phase && !p.fault_injected.exchange(true)) {
-    p.mark_device_fault();
-    p.fail(phase, "injected fault (test)");
-    return;
+void guarded_each(std::initializer_list<partition_state_t*> parts, const char* phase, Body&& body) noexcept {
+  partition_state_t* live_at[2] = {};
+  size_t n = 0;
+  for (partition_state_t* p : parts) {
+    if (p == nullptr || p->failed() || n == 2) continue;
+    if (!p->inject_fault.empty() && p->inject_fault == phase && !p->fault_injected.exchange(true)) {
+      p->mark_device_fault();
+      p->fail(phase, "injected fault (test)");
+      continue;
+    }
+    live_at[n++] = p;
   }
+  if (n == 0) return;
+  const std::span<partition_state_t* const> live(live_at, n);
+  const activity_scope_t counted(phase);  // for describe_activity()
   // A failure is a device fault when it happens on a CUDA worker and is the
   // partition's first (marked before fail() so that a reader who sees the
   // failure sees the mark too).
-  auto failed = [&](const char* what) {
-    if (!p.failed() && on_cuda_worker()) p.mark_device_fault();
-    p.fail(phase, what);
+  auto failed = [&](const char* what, bool device) {
+    for (partition_state_t* p : live) {
+      if (device && !p->failed() && on_cuda_worker()) p->mark_device_fault();
+      p->fail(phase, what);
+    }
   };
   try {
-    body();
+    body(live);
   } catch (const bad_input_error& e) {
-    p.fail(phase, e.what());
+    failed(e.what(), false);
   } catch (const std::exception& e) {
-    failed(e.what());
+    failed(e.what(), true);
   } catch (...) {
-    failed("unknown exception");
+    failed("unknown exception", true);
   }
+}
+
+// guarded_each for one partition: body() unless p already failed.
+template <class Body>
+void guarded(partition_state_t& p, const char* phase, Body&& body) noexcept {
+  guarded_each({&p}, phase, [&](std::span<partition_state_t* const>) { body(); });
 }
 
 }  // namespace starzk::codelets

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "codelets/codelets.hpp"
+#include "dag/partition_pair.hpp"
 #include "policies/resource_class.h"
 #include "policies/starzk_policies.h"
 #include "runtime/trace.hpp"
@@ -254,6 +255,8 @@ void batch_t::launch(attempt_t a) {
     std::lock_guard<std::mutex> lk(mu_);
     flight_t& f = flights_[chain];
     f.job = a.job, f.index = a.index, f.reserved = bytes, f.label = a.label;
+    f.key = a.key.get();
+    f.may_pair = later == 0 && pairs_b_g2(*a.key, submit_context_t{.prep_task = prep_task_, .only = a.only});
     load_queue_.push_back([=, this, a = std::move(a)]() mutable {
       const std::string label = a.label;
       auto message = [&](const char* what) {
@@ -309,30 +312,10 @@ void batch_t::start(uint32_t chain, attempt_t a, uint64_t bytes, uint64_t prep_m
     flight_t& f = flights_[chain];
     f.part = std::move(part);
     f.job = a.job, f.index = a.index, f.reserved = bytes, f.label = raw->state().label;
+    f.key = a.key.get();
     f.attempt = std::move(a);
   }
-  submit_context_t ctx{options_.trace, priorities_, heteroprio_, job, chain, prep_task_, only};
-  try {
-    submit_partition(*raw, ctx);
-  } catch (const std::exception& e) {
-    // Some tasks are in StarPU: let them drain, then drop the partition.
-    raw->state().fail("submit", e.what());
-    starpu_task_wait_for_all();
-    std::unique_ptr<partition_t> dead;
-    {
-      std::lock_guard<std::mutex> lk(mu_);
-      dead = std::move(flights_[chain].part);
-      flights_.erase(chain);
-      std::erase(done_, chain);
-    }
-    // Its reservation, unless on_done already gave it back (less the rows a
-    // free task gave back; release() clamps at zero if on_prep returned part
-    // of it: a rare, harmless over-release).
-    const uint64_t early = dead->rows_released.load();
-    if (dead->pending_callbacks.load() > 0) budget_.release(bytes > early ? bytes - early : 0);
-    dead.reset();
-    throw;
-  }
+  submit_flight({chain, raw, {options_.trace, priorities_, heteroprio_, job, chain, prep_task_, only}, bytes});
 }
 
 void batch_t::fail_early(uint32_t chain, uint32_t job, uint32_t index, const std::string& label, std::string error) {
@@ -345,6 +328,7 @@ void batch_t::fail_early(uint32_t chain, uint32_t job, uint32_t index, const std
     done_.push_back(chain);
   }
   done_cv_.notify_all();
+  release_parked();  // it may have waited for this one
 }
 
 size_t batch_t::in_flight() const {

@@ -194,8 +194,31 @@ class batch_t {
   // budget.
   std::unique_ptr<partition_t> prepare(const std::shared_ptr<const key_bundle_t>& key, const witness_fill_t& fill,
                                        const std::string& label, uint64_t bytes, uint64_t later);
-  // Wires the budget callbacks, records the flight and submits the DAG.
+  // Wires the budget callbacks, records the flight and submits the DAG
+  // (submit_flight).
   void start(uint32_t chain, attempt_t a, uint64_t bytes, uint64_t prep_max, std::unique_ptr<partition_t> part);
+  // A partition ready for StarPU (its flight holds it): submitted now,
+  // alone or with a partition parked for it, or parked itself to wait for
+  // one still loading (dag/batch_pairs.cpp). Throws if its submission
+  // failed (the flight is then gone and its reservation given back; a
+  // partner that failed with it has a failed result queued).
+  struct ready_t {
+    uint32_t chain = 0;
+    partition_t* part = nullptr;
+    submit_context_t ctx;
+    uint64_t bytes = 0;
+  };
+  void submit_flight(const ready_t& r);
+  // Submits r, with its partner as a pair. If that fails, both flights
+  // are dropped and each gets a failed result, but `caller_chain`'s: the
+  // error is rethrown for its caller to report.
+  void submit_now(const ready_t& r, const ready_t* partner, std::optional<uint32_t> caller_chain);
+  // Whether a partition of `key` other than `chain` that may pair is
+  // loading with its whole reservation held (it will reach submit_flight
+  // or fail_early without waiting for memory). Under mu_.
+  bool partner_loading(const key_bundle_t& key, uint32_t chain) const;
+  // The parked partition goes alone when no partner is loading any more.
+  void release_parked();
   // A partition that never reached StarPU (its reservation already given
   // back by prepare() or start()): a failed result is queued.
   void fail_early(uint32_t chain, uint32_t job, uint32_t index, const std::string& label, std::string error);
@@ -217,9 +240,15 @@ class batch_t {
     uint64_t reserved = 0;
     std::string label, error;  // error: why it failed before StarPU
     attempt_t attempt;         // once submitted to StarPU: how to run it again
+    const key_bundle_t* key = nullptr;
+    // Pairs (batch_pairs.cpp): the partition may pair and loads with its
+    // whole reservation held (admit left nothing for later); it has been
+    // handed to submit_flight.
+    bool may_pair = false, handed = false;
   };
-  witness_pool_t pool_;    // witnesses and host rows; before flights_: outlives every partition
-  mutable std::mutex mu_;  // guards flights_, done_, load_queue_, stopping_, staging_
+  std::optional<ready_t> parked_;  // a partition waiting for its pair's second (batch_pairs.cpp)
+  witness_pool_t pool_;            // witnesses and host rows; before flights_: outlives every partition
+  mutable std::mutex mu_;          // guards flights_, done_, load_queue_, stopping_, staging_, parked_
   std::condition_variable done_cv_;
   std::map<uint32_t, flight_t> flights_;
   std::deque<uint32_t> done_;

@@ -155,6 +155,8 @@ gpu_memory_knobs_t gpu_memory_knobs_from_env() {
   k.h_passes_a_on_device = config::get_switch("STARZK_H_PASSES_A_ON_DEVICE").value_or(true);
   if (const auto e = config::get_word("STARZK_MSM_TOGETHER"))
     k.msms_together = *e == "auto" ? std::nullopt : std::optional<bool>(*e == "on");
+  if (const auto e = config::get_word("STARZK_MSM_PAIRS"))
+    k.msm_pairs = *e == "auto" ? std::nullopt : std::optional<bool>(*e == "on");
   return k;
 }
 

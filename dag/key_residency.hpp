@@ -148,6 +148,9 @@ std::string describe(const residency_plan_t& plan, const residency_input_t& in);
 //   STARZK_MSM_TOGETHER      off, auto (where the plan streams the four
 //                            G1 queries) or on: a partition's four G1
 //                            MSMs as one task (key_view_t::g1_msms_together)
+//   STARZK_MSM_PAIRS         off, auto (where the plan streams B_g2) or on:
+//                            two partitions of a batch share one b_g2_msm
+//                            task (key_view_t::b_g2_pairs)
 // A bad value throws std::runtime_error naming the variable.
 inline constexpr uint64_t default_stream_piece_bytes = uint64_t(768) << 20;
 struct gpu_memory_knobs_t {
@@ -158,6 +161,7 @@ struct gpu_memory_knobs_t {
   unsigned h_passes_vectors = 2;
   bool h_passes_a_on_device = true;
   std::optional<bool> msms_together = false;  // nullopt: auto
+  std::optional<bool> msm_pairs = false;      // nullopt: auto
 };
 gpu_memory_knobs_t gpu_memory_knobs_from_env();
 // STARZK_KEY_STREAM's value (nullopt for auto); `what` names it in errors.

@@ -250,6 +250,7 @@ bool after_msm_h(const partition_t& p) { return p.key().rows_made_on_device(); }
 // b_g2_msm runs beside the chains without the edge, which would hold the
 // GPU idle while it ran.
 bool b_g2_before_chain_end(const partition_t& p) {
+  if (p.b_g2_by_partner) return false;  // a pair's second: its result comes from the first's chain
   return after_msm_h(p) ||
          (p.key().h_phase_in_passes() && (codelets::codelet_where(codelets::b_g2_msm_codelet()) & STARPU_CUDA) != 0);
 }
@@ -309,13 +310,18 @@ void submit_msm_l(partition_t& p, const submit_context_t& ctx) { submit_msm(p, c
 void submit_msm_a(partition_t& p, const submit_context_t& ctx) { submit_msm(p, ctx, msm_query_t::a, false); }
 void submit_msm_b1(partition_t& p, const submit_context_t& ctx) { submit_msm(p, ctx, msm_query_t::b_g1, true); }
 
-void submit_b_g2_msm(partition_t& p, const submit_context_t& ctx) {
+void submit_b_g2_msm(partition_t& p, const submit_context_t& ctx, partition_t* partner) {
   std::vector<starpu_data_descr> data;
   if (!p.key().view().b_g2_device.streamed) data.push_back({p.key().b_g2(), STARPU_R});  // as in submit_msm
   data.insert(data.end(), {{p.w, STARPU_R}, {p.res_b2, STARPU_W}, {p.prep, STARPU_R}});
-  if (after_msm_h(p)) data.push_back({p.res[int(msm_query_t::h)], STARPU_R});
-  submit_task(p, ctx, codelets::b_g2_msm_codelet(), &p.state(), std::move(data), "b_g2_msm", prio_memory_phase,
-              codelets::b_g2_msm_flops(p.state()));
+  // A pair: the partner's three (codelets/b_g2_msm.cpp), and after msm_h,
+  // so that the partner's w takes the place of p's h on the device.
+  if (partner)
+    data.insert(data.end(), {{partner->w, STARPU_R}, {partner->res_b2, STARPU_W}, {partner->prep, STARPU_R}});
+  if (after_msm_h(p) || partner) data.push_back({p.res[int(msm_query_t::h)], STARPU_R});
+  p.state().b_g2_arg.partner = partner ? &partner->state() : nullptr;
+  submit_task(p, ctx, codelets::b_g2_msm_codelet(), &p.state().b_g2_arg, std::move(data), "b_g2_msm", prio_memory_phase,
+              codelets::b_g2_msm_flops(p.state()) * (partner ? 2 : 1));
 }
 
 void submit_assemble(partition_t& p, const submit_context_t& ctx) {
@@ -337,7 +343,10 @@ void submit_free(partition_t& p, const submit_context_t& ctx) {
               prio_finish, 0.0, false, &on_task_done);
 }
 
-void submit_partition(partition_t& p, const submit_context_t& ctx) {
+void submit_partition(partition_t& p, const submit_context_t& ctx, const pair_role_t& pair) {
+  if ((pair.partner || pair.b_g2_by_partner) && p.key().view().g1_msms_together)
+    throw std::logic_error(p.state().label + ": a pair's b_g2_msm needs one task per G1 query");
+  p.b_g2_by_partner = pair.b_g2_by_partner;
   if (!ctx.prep_task) p.pending_callbacks.fetch_sub(1, std::memory_order_acq_rel);  // no on_prep_done to wait for
   submit_witness_map(p, ctx);                                                       // a, b, c = A·w, B·w, C·w
   if (ctx.prep_task) submit_prep_msm(p, ctx);  // split the witness scalars: 0 / 1 / tail
@@ -346,11 +355,11 @@ void submit_partition(partition_t& p, const submit_context_t& ctx) {
     submit_b_g2_msm(p, ctx);                   // Σ w·B2 (G2, beside the chain)
     submit_msms_together(p, ctx);              // Σ h·H, Σ w_aux·L, Σ w·A, Σ w·B1 (the chain ends)
   } else {
-    submit_msm_h(p, ctx);     // Σ h·H
-    submit_msm_l(p, ctx);     // Σ w_aux·L
-    submit_msm_a(p, ctx);     // Σ w·A
-    submit_b_g2_msm(p, ctx);  // Σ w·B2 (G2, beside the chain)
-    submit_msm_b1(p, ctx);    // Σ w·B1 (the chain ends)
+    submit_msm_h(p, ctx);                                              // Σ h·H
+    submit_msm_l(p, ctx);                                              // Σ w_aux·L
+    submit_msm_a(p, ctx);                                              // Σ w·A
+    if (!pair.b_g2_by_partner) submit_b_g2_msm(p, ctx, pair.partner);  // Σ w·B2 (G2, beside the chain)
+    submit_msm_b1(p, ctx);                                             // Σ w·B1 (the chain ends)
   }
   submit_assemble(p, ctx);  // A, B, C with r, s; verify
   submit_free(p, ctx);      // release w, prep (a, b, c went earlier)

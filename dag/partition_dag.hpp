@@ -119,6 +119,10 @@ class partition_t {
   // DAG has no such task.
   void callback_done() noexcept;
   std::atomic<int> pending_callbacks{3};
+  // The second of a pair (dag/partition_pair.hpp): its B_g2 MSM is the
+  // partner's task's, in the partner's chain, so its own chain's end does
+  // not wait for it (a chain waits on no other chain).
+  bool b_g2_by_partner = false;
   std::atomic<uint64_t> rows_released{0};  // bytes the rows' free tasks gave back so far
 
  private:
@@ -153,12 +157,20 @@ void submit_msm_h(partition_t& p, const submit_context_t& ctx);
 void submit_msm_l(partition_t& p, const submit_context_t& ctx);
 void submit_msm_a(partition_t& p, const submit_context_t& ctx);
 void submit_msm_b1(partition_t& p, const submit_context_t& ctx);  // last of the chain
-void submit_b_g2_msm(partition_t& p, const submit_context_t& ctx);
+// With a partner: one task for both partitions' B_g2 MSMs (a pair,
+// dag/partition_pair.hpp), after p's msm_h.
+void submit_b_g2_msm(partition_t& p, const submit_context_t& ctx, partition_t* partner = nullptr);
 void submit_assemble(partition_t& p, const submit_context_t& ctx);
 void submit_free(partition_t& p, const submit_context_t& ctx);
 
+// A partition's part in a pair (dag/partition_pair.hpp): its b_g2_msm
+// also computes the partner's, or it has none (the partner's computes it).
+struct pair_role_t {
+  partition_t* partner = nullptr;
+  bool b_g2_by_partner = false;
+};
 // The whole DAG, phase by phase (the order matters only for free, which
 // must come after every reader).
-void submit_partition(partition_t& p, const submit_context_t& ctx);
+void submit_partition(partition_t& p, const submit_context_t& ctx, const pair_role_t& pair = {});
 
 }  // namespace starzk::dag

@@ -81,7 +81,7 @@ struct bench_t {
     else
       run_body(codelets::msm_codelet(), {dummy(), vec(p->w), dummy(), dummy()}, &p->msm_args[int(q)]);
   }
-  void b_g2() { run_body(codelets::b_g2_msm_codelet(), {dummy(), vec(p->w), dummy(), dummy()}, p.get()); }
+  void b_g2() { run_body(codelets::b_g2_msm_codelet(), {dummy(), vec(p->w), dummy(), dummy()}, &p->b_g2_arg); }
   void assemble() {
     run_body(codelets::assemble_codelet(), {dummy(), dummy(), dummy(), dummy(), dummy(), dummy()}, p.get());
   }

@@ -261,6 +261,15 @@ TEST(KeyResidency, KnobParsing) {
   setenv("STARZK_MSM_TOGETHER", "sometimes", 1);
   EXPECT_THROW(gpu_memory_knobs_from_env(), std::runtime_error);
   unsetenv("STARZK_MSM_TOGETHER");
+
+  EXPECT_EQ(gpu_memory_knobs_from_env().msm_pairs, std::optional<bool>(false));  // off
+  setenv("STARZK_MSM_PAIRS", "auto", 1);
+  EXPECT_FALSE(gpu_memory_knobs_from_env().msm_pairs.has_value());
+  setenv("STARZK_MSM_PAIRS", "on", 1);
+  EXPECT_EQ(gpu_memory_knobs_from_env().msm_pairs, std::optional<bool>(true));
+  setenv("STARZK_MSM_PAIRS", "twice", 1);
+  EXPECT_THROW(gpu_memory_knobs_from_env(), std::runtime_error);
+  unsetenv("STARZK_MSM_PAIRS");
 }
 
 }  // namespace

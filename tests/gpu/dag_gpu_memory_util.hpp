@@ -38,14 +38,14 @@ struct run_t {
   }
 };
 
-// Proves every witness of the key in one job, fixed r, s; every
-// partition must succeed.
+// Proves every witness of the key in one job, fixed r, s (on `loaders`
+// threads: batch_options_t::loaders); every partition must succeed.
 inline run_t prove_all(const std::shared_ptr<const dag::key_bundle_t>& key,
-                       const std::vector<std::vector<fr_t>>& witnesses, const blinding_t& rs) {
+                       const std::vector<std::vector<fr_t>>& witnesses, const blinding_t& rs, unsigned loaders = 0) {
   runtime::trace_recorder rec;
   run_t out;
   {
-    dag::batch_t batch(dag::batch_options_t{.threads_per_task = 2, .trace = &rec});
+    dag::batch_t batch(dag::batch_options_t{.threads_per_task = 2, .trace = &rec, .loaders = loaders});
     const uint32_t job = batch.open_job(key, key->name());
     for (uint32_t i = 0; i < witnesses.size(); ++i)
       batch.submit(job, i, witnesses[i], key->name() + "/" + std::to_string(i), rs);

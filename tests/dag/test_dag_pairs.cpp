@@ -1,0 +1,169 @@
+// Partitions in pairs (dag/partition_pair.hpp, dag/batch_pairs.cpp): with
+// STARZK_MSM_PAIRS=on two partitions of a batch share one b_g2_msm task.
+// The proofs must be byte-identical to the reference prover's for fixed
+// r, s; the trace must have one b_g2_msm task per pair, each on the
+// chain of its older partition and after that partition's msm_h; a load
+// that fails must let the partition waiting for it go alone; an odd
+// partition goes alone; the memory budget must be whole again at the end.
+// On the CPUs here (the pair's CPU body); the GPU form runs in the sector
+// benchmark (docs/benchmarks.md) and dag_gpu tests.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "dag/batch.hpp"
+#include "dag_test_util.hpp"
+#include "groth16/proof_bytes.hpp"
+#include "groth16/verifier.hpp"
+#include "runtime/invariants.hpp"
+#include "runtime/trace.hpp"
+
+namespace starzk {
+namespace {
+
+struct pairs_run_t {
+  std::map<int, dag::partition_result_t> results;
+  runtime::trace_t trace;
+  uint64_t budget_left = 0;
+};
+
+// Proves `parts` partitions of the test case with pairs on, fill(p, out)
+// loading partition p's witness on one of two loaders.
+template <class Fill>
+pairs_run_t prove_in_pairs(const test::prove_case_t& c, int parts, Fill fill, int blinding_base) {
+  const test::scoped_env_t pairs("STARZK_MSM_PAIRS", "on");
+  // The CPU domain locked, so the chain rule holds here as on a GPU.
+  std::optional<runtime::starpu_session> session;
+  {
+    const test::scoped_env_t lock("STARZK_CPU_LOCK", "1");
+    session.emplace(test::cpu_session("starzk", 2));
+  }
+  runtime::trace_recorder recorder;
+  pairs_run_t run;
+  {
+    auto key = test::bundle(c);  // reads STARZK_MSM_PAIRS
+    dag::batch_t batch(dag::batch_options_t{.trace = &recorder, .loaders = 2, .prep_task = 0});
+    const uint32_t job = batch.open_job(key, "pairs");
+    for (int p = 0; p < parts; ++p)
+      batch.submit(
+          job, uint32_t(p), [&c, fill, p](std::span<fr_t> out) { fill(c, p, out); }, "pairs/" + std::to_string(p),
+          test::test_blinding(blinding_base + p));
+    batch.close_job(job);
+    while (auto r = batch.wait_next()) run.results[int(r->index)] = *r;
+    run.budget_left = batch.budget().in_use();
+  }
+  run.trace = recorder.snapshot();
+  return run;
+}
+
+void copy_witness(const test::prove_case_t& c, int p, std::span<fr_t> out) {
+  const std::vector<fr_t>& w = c.witnesses[size_t(p) % c.witnesses.size()];
+  std::copy(w.begin(), w.end(), out.begin());
+}
+
+std::vector<const runtime::trace_event_t*> tasks_named(const runtime::trace_t& t, const std::string& name) {
+  std::vector<const runtime::trace_event_t*> out;
+  for (const runtime::trace_event_t& e : t.events)
+    if (e.name == name) out.push_back(&e);
+  return out;
+}
+
+void expect_reference_proofs(const test::prove_case_t& c, const pairs_run_t& run, int blinding_base) {
+  for (const auto& [p, r] : run.results) {
+    if (!r.ok) continue;
+    const proof_t ref = prove_with_blinding(*c.pk, c.cs.get(), c.witnesses[size_t(p) % c.witnesses.size()],
+                                            test::test_blinding(blinding_base + p), 2);
+    EXPECT_EQ(encode_proof(r.proof), encode_proof(ref)) << r.label;
+    EXPECT_TRUE(verify(c.pk->vk, r.publics, r.proof)) << r.label;
+  }
+}
+
+TEST(dag_pairs, six_partitions_make_three_b_g2_tasks_and_the_reference_proofs) {
+  const test::prove_case_t& c = test::prove_case("gen-bellman");
+  const pairs_run_t run = prove_in_pairs(
+      c, 6,
+      [](const test::prove_case_t& pc, int p, std::span<fr_t> out) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(p % 2 == 0 ? 30 : 5));  // out of order
+        copy_witness(pc, p, out);
+      },
+      700);
+  ASSERT_EQ(run.results.size(), 6u);
+  for (const auto& [p, r] : run.results) ASSERT_TRUE(r.ok) << r.error;
+  expect_reference_proofs(c, run, 700);
+  EXPECT_EQ(run.budget_left, 0u);
+  // One b_g2_msm per pair, on the chain of its older partition, after
+  // that partition's msm_h (its result is an input of the pair's task).
+  const auto b_g2 = tasks_named(run.trace, "b_g2_msm");
+  EXPECT_EQ(b_g2.size(), 3u);
+  std::map<uint32_t, double> msm_h_end;
+  for (const runtime::trace_event_t* e : tasks_named(run.trace, "msm_h")) msm_h_end[e->chain] = e->end_us;
+  for (const runtime::trace_event_t* e : b_g2) {
+    ASSERT_TRUE(msm_h_end.count(e->chain)) << "no msm_h on chain " << e->chain;
+    EXPECT_GE(e->start_us, msm_h_end[e->chain]) << "chain " << e->chain;
+  }
+  EXPECT_EQ(tasks_named(run.trace, "msm_h").size(), 6u);
+  runtime::invariant_options_t inv;
+  inv.serial_free = true;
+  inv.chains_contiguous = true;
+  const auto violations = runtime::check_invariants(run.trace, inv);
+  EXPECT_TRUE(violations.empty()) << violations.size() << " violations, first: " << violations.front();
+}
+
+// Partition 1's load fails while partition 0 waits for it: 0 goes alone.
+// An odd partition (three in all, 2 proved) goes alone too.
+TEST(dag_pairs, a_failed_load_or_an_odd_partition_goes_alone) {
+  const test::prove_case_t& c = test::prove_case("gen-snarkjs");
+  const pairs_run_t failed = prove_in_pairs(
+      c, 2,
+      [](const test::prove_case_t& pc, int p, std::span<fr_t> out) {
+        if (p == 1) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(200));
+          throw std::runtime_error("w1.wtns: truncated");
+        }
+        copy_witness(pc, p, out);
+      },
+      800);
+  ASSERT_EQ(failed.results.size(), 2u);
+  EXPECT_TRUE(failed.results.at(0).ok) << failed.results.at(0).error;
+  EXPECT_FALSE(failed.results.at(1).ok);
+  EXPECT_NE(failed.results.at(1).error.find("w1.wtns: truncated"), std::string::npos) << failed.results.at(1).error;
+  expect_reference_proofs(c, failed, 800);
+  EXPECT_EQ(tasks_named(failed.trace, "b_g2_msm").size(), 1u);
+  EXPECT_EQ(failed.budget_left, 0u);
+
+  const pairs_run_t odd = prove_in_pairs(
+      c, 3, [](const test::prove_case_t& pc, int p, std::span<fr_t> out) { copy_witness(pc, p, out); }, 900);
+  ASSERT_EQ(odd.results.size(), 3u);
+  for (const auto& [p, r] : odd.results) ASSERT_TRUE(r.ok) << r.error;
+  expect_reference_proofs(c, odd, 900);
+  EXPECT_EQ(tasks_named(odd.trace, "b_g2_msm").size(), 2u);  // one pair, one alone
+}
+
+// Without the knob, or with a prep_msm task, nothing pairs.
+TEST(dag_pairs, off_by_default_and_with_a_prep_task) {
+  const test::prove_case_t& c = test::prove_case("gen-snarkjs");
+  runtime::starpu_session session(test::cpu_session("starzk", 2));
+  for (const char* knob : {static_cast<const char*>(nullptr), "on"}) {
+    const test::scoped_env_t pairs("STARZK_MSM_PAIRS", knob);
+    runtime::trace_recorder recorder;
+    {
+      auto key = test::bundle(c);
+      // With the knob on, a prep_msm task (the default without GPUs) keeps pairs off.
+      dag::batch_t batch(dag::batch_options_t{.verify = false, .trace = &recorder, .loaders = 2,
+                                              .prep_task = knob ? -1 : 0});
+      const uint32_t job = batch.open_job(key, "single");
+      for (int p = 0; p < 4; ++p) batch.submit(job, uint32_t(p), c.witnesses[size_t(p) % c.witnesses.size()], "s");
+      batch.close_job(job);
+      while (auto r = batch.wait_next()) EXPECT_TRUE(r->ok) << r->error;
+    }
+    EXPECT_EQ(tasks_named(recorder.snapshot(), "b_g2_msm").size(), 4u) << "STARZK_MSM_PAIRS=" << (knob ? knob : "");
+  }
+}
+
+}  // namespace
+}  // namespace starzk
