@@ -23,7 +23,11 @@
 // msm_a read the h result and msm_b1 the B_g2 one too (ordering edges,
 // one more R buffer each, dag/partition_dag.cpp). cl_arg is an msm_task_arg_t naming the
 // partition and the query; the performance model's footprint keys on
-// (query, streamed, number of bases).
+// (query, streamed, together, pair, number of bases). A pair (the
+// argument's partner set: a witness query of two partitions of one key,
+// dag/partition_pair.hpp) has the partner's w, result and prep right after
+// the first partition's, and its CUDA body runs both MSMs over one staging
+// of each piece of the bases.
 //
 // CUDA body (gpu::msm_pieces<g1_params> through msm_device.hpp, in pieces that fit
 // the device's free memory): every query is a plain Pippenger, over h or
@@ -57,10 +61,12 @@ namespace {
 
 // Buffer indices of an msm task: a streamed query is no buffer of it, so
 // its buffers start at the scalars (dag/partition_dag.cpp).
+// A pair's partner has its scalars, result and prep three buffers on.
 struct msm_buffers_t {
   int bases = 0, scalars = 1, result = 2;
-  explicit msm_buffers_t(bool streamed) {
+  explicit msm_buffers_t(bool streamed, bool partner = false) {
     if (streamed) bases = -1, scalars = 0, result = 1;
+    if (partner) scalars += 3, result += 3;
   }
 };
 // The buffers of msm_g1 (the four G1 MSMs together, no bases): h (in a),
@@ -72,8 +78,9 @@ const msm_device_t& device_of(const partition_state_t& p, msm_query_t q) { retur
 uint64_t msm_size(const starpu_task* task) {
   const auto& arg = *static_cast<const msm_task_arg_t*>(task->cl_arg);
   const partition_state_t& p = *arg.part;
-  const uint64_t streamed = device_of(p, arg.query).streamed ? 1 : 0, together = arg.together ? 1 : 0;
-  return (uint64_t(arg.query) << 56) | (streamed << 55) | (together << 54) |
+  const uint64_t streamed = device_of(p, arg.query).streamed ? 1 : 0, together = arg.together ? 1 : 0,
+                 pair = arg.partner ? 1 : 0;
+  return (uint64_t(arg.query) << 56) | (streamed << 55) | (together << 54) | (pair << 53) |
          msm_query_bases(*p.key.pk, arg.query).size();
 }
 
@@ -121,12 +128,14 @@ void msm_cpu(void* buffers[], void* cl_arg) noexcept {
     });
     return;
   }
-  guarded(p, msm_query_name(arg.query), [&] {
-    const msm_buffers_t b(device_of(p, arg.query).streamed);
-    const std::span<const fr_t> h = arg.query == msm_query_t::h
-                                        ? std::span<const fr_t>(detail::fr_span(buffers[b.scalars]))
-                                        : std::span<const fr_t>();
-    result_of(p, arg.query) = host_msm(p, arg.query, h);
+  guarded_each({arg.part, arg.partner}, msm_query_name(arg.query), [&](std::span<partition_state_t* const> live) {
+    for (partition_state_t* x : live) {
+      const msm_buffers_t b(device_of(p, arg.query).streamed, x != arg.part);
+      const std::span<const fr_t> h = arg.query == msm_query_t::h
+                                          ? std::span<const fr_t>(detail::fr_span(buffers[b.scalars]))
+                                          : std::span<const fr_t>();
+      result_of(*x, arg.query) = host_msm(*x, arg.query, h);
+    }
   });
 }
 
@@ -219,14 +228,27 @@ void msm_cuda(void* buffers[], void* cl_arg) noexcept {
     guarded(p, msm_together_name, [&] { msm_together_cuda(buffers, p); });
     return;
   }
-  guarded(p, msm_query_name(arg.query), [&] {
+  // One partition, or a pair's live ones: the second's scalars and result
+  // ride along (device_msm_t::d_scalars2), its bases staged once for both.
+  guarded_each({arg.part, arg.partner}, msm_query_name(arg.query), [&](std::span<partition_state_t* const> live) {
     const msm_device_t& dev = device_of(p, arg.query);
-    const msm_buffers_t b(dev.streamed);
-    const g1_affine_t* bases = dev.streamed
-                                   ? msm_query_bases(*p.key.pk, arg.query).data()
-                                   : reinterpret_cast<const g1_affine_t*>(STARPU_VECTOR_GET_PTR(buffers[b.bases]));
-    run_or_fall_back(p, arg.query,
-                     device_msm_of(p, arg.query, buffers[b.scalars], bases, dev.streamed, buffers[b.result]));
+    const g1_affine_t* bases =
+        dev.streamed ? msm_query_bases(*p.key.pk, arg.query).data()
+                     : reinterpret_cast<const g1_affine_t*>(STARPU_VECTOR_GET_PTR(buffers[msm_buffers_t(false).bases]));
+    detail::device_msm_t<g1_params> m[2];
+    for (size_t i = 0; i < live.size(); ++i) {
+      const msm_buffers_t b(dev.streamed, live[i] != arg.part);
+      m[i] = device_msm_of(*live[i], arg.query, buffers[b.scalars], bases, dev.streamed, buffers[b.result]);
+    }
+    if (live.size() == 2) {
+      m[0].d_scalars2 = m[1].d_scalars;
+      m[0].d_out2 = m[1].d_out;
+      m[0].phase = arg.query == msm_query_t::l   ? "msm_l (a pair)"
+                   : arg.query == msm_query_t::a ? "msm_a (a pair)"
+                                                 : "msm_b1 (a pair)";
+    }
+    if (detail::run_device_msm(m[0], p.key.scratch_max)) return;
+    for (size_t i = 0; i < live.size(); ++i) host_fallback(*live[i], arg.query, m[i].d_scalars, m[i].n, m[i].d_out);
   });
 }
 #endif

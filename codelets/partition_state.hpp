@@ -93,10 +93,11 @@ struct key_view_t {
   // while H computes (STARZK_MSM_TOGETHER; never where a, b, c are made on
   // the device; dag/partition_dag.cpp, msm.cpp).
   bool g1_msms_together = false;
-  // Partitions of a batch go in pairs whose b_g2_msm is one task over one
-  // staging of B_g2 (STARZK_MSM_PAIRS; the batch pairs none where
+  // Partitions of a batch go in pairs whose b_g2_msm (b_g2_pairs), and
+  // whose msm_l, msm_a and msm_b1 (g1_pairs), are one task each over one
+  // staging of the bases (STARZK_MSM_PAIRS; the batch pairs none where
   // g1_msms_together is set; dag/partition_pair.hpp).
-  bool b_g2_pairs = false;
+  bool b_g2_pairs = false, g1_pairs = false;
 };
 const char* msm_query_name(msm_query_t q);  // "msm_h", "msm_l", "msm_a", "msm_b1"
 // The name of the task of the four G1 MSMs together (msm_task_arg_t).

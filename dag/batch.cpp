@@ -256,7 +256,7 @@ void batch_t::launch(attempt_t a) {
     flight_t& f = flights_[chain];
     f.job = a.job, f.index = a.index, f.reserved = bytes, f.label = a.label;
     f.key = a.key.get();
-    f.may_pair = later == 0 && pairs_b_g2(*a.key, submit_context_t{.prep_task = prep_task_, .only = a.only});
+    f.may_pair = later == 0 && pairs_for(*a.key, submit_context_t{.prep_task = prep_task_, .only = a.only});
     load_queue_.push_back([=, this, a = std::move(a)]() mutable {
       const std::string label = a.label;
       auto message = [&](const char* what) {

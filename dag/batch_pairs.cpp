@@ -29,7 +29,7 @@ bool batch_t::partner_loading(const key_bundle_t& key, uint32_t chain) const {
 
 void batch_t::submit_flight(const ready_t& r) {
   std::optional<ready_t> parked;
-  const bool may_pair = pairs_b_g2(r.part->key(), r.ctx);
+  const bool may_pair = pairs_for(r.part->key(), r.ctx);
   {
     std::lock_guard<std::mutex> lk(mu_);
     flights_[r.chain].handed = true;  // no longer a load to wait for

@@ -197,8 +197,9 @@ void key_bundle_t::plan_device_memory() {
   codelets::set_h_passes_a_on_device(knobs.h_passes_a_on_device);
   view_.msm_profile = config::get_switch("STARZK_MSM_PROFILE").value_or(false);
   view_.msm_piece_wait = config::get_switch("STARZK_MSM_PIECE_WAIT").value_or(false);
-  view_.g1_msms_together = knobs.msms_together.value_or(false);  // auto: decided below, with the plan
-  view_.b_g2_pairs = knobs.msm_pairs.value_or(false);            // the same
+  view_.g1_msms_together = knobs.msms_together.value_or(false);            // auto: decided below, with the plan
+  view_.b_g2_pairs = (knobs.msm_pairs.value_or(0) & msm_pairs_b_g2) != 0;  // the same
+  view_.g1_pairs = (knobs.msm_pairs.value_or(0) & msm_pairs_g1) != 0;
 #if STARZK_CODELETS_CUDA
   if (starpu_cuda_worker_get_count() == 0) return;
   const proving_key_t& pk = *pk_;
@@ -266,11 +267,16 @@ void key_bundle_t::plan_device_memory() {
     view_.g1_msms_together = together;
   }
   if (plan.rows_stay) view_.g1_msms_together = false;
-  // auto: pairs where B_g2 streams and b_g2_msm may run on a GPU (a
-  // resident B_g2 crosses PCIe once, pairs or not).
-  if (!knobs.msm_pairs.has_value())
+  // auto: pairs of the witness MSMs whose bases stream, where their
+  // codelet may run on a GPU (resident bases cross PCIe once, pairs or
+  // not).
+  if (!knobs.msm_pairs.has_value()) {
     view_.b_g2_pairs = plan.streams(int(key_query_t::b_g2)) &&
                        (codelets::codelet_where(codelets::b_g2_msm_codelet()) & STARPU_CUDA) != 0;
+    view_.g1_pairs = plan.streams(int(key_query_t::l)) && plan.streams(int(key_query_t::a)) &&
+                     plan.streams(int(key_query_t::b_g1)) &&
+                     (codelets::codelet_where(codelets::msm_codelet()) & STARPU_CUDA) != 0;
+  }
 #endif
 }
 

@@ -156,7 +156,10 @@ gpu_memory_knobs_t gpu_memory_knobs_from_env() {
   if (const auto e = config::get_word("STARZK_MSM_TOGETHER"))
     k.msms_together = *e == "auto" ? std::nullopt : std::optional<bool>(*e == "on");
   if (const auto e = config::get_word("STARZK_MSM_PAIRS"))
-    k.msm_pairs = *e == "auto" ? std::nullopt : std::optional<bool>(*e == "on");
+    k.msm_pairs = *e == "auto"   ? std::nullopt
+                  : *e == "on"   ? std::optional<unsigned>(msm_pairs_b_g2 | msm_pairs_g1)
+                  : *e == "b_g2" ? std::optional<unsigned>(msm_pairs_b_g2)
+                                 : std::optional<unsigned>(0u);
   return k;
 }
 

@@ -148,11 +148,15 @@ std::string describe(const residency_plan_t& plan, const residency_input_t& in);
 //   STARZK_MSM_TOGETHER      off, auto (where the plan streams the four
 //                            G1 queries) or on: a partition's four G1
 //                            MSMs as one task (key_view_t::g1_msms_together)
-//   STARZK_MSM_PAIRS         off, auto (where the plan streams B_g2) or on:
-//                            two partitions of a batch share one b_g2_msm
-//                            task (key_view_t::b_g2_pairs)
+//   STARZK_MSM_PAIRS         off, b_g2, auto or on: two partitions of a
+//                            batch share one task per witness MSM: b_g2_msm
+//                            (b_g2; auto where the plan streams B_g2), and
+//                            msm_l, msm_a, msm_b1 (on; auto where the plan
+//                            streams L, A and B_g1): key_view_t::b_g2_pairs,
+//                            g1_pairs
 // A bad value throws std::runtime_error naming the variable.
 inline constexpr uint64_t default_stream_piece_bytes = uint64_t(768) << 20;
+inline constexpr unsigned msm_pairs_b_g2 = 1u, msm_pairs_g1 = 2u;
 struct gpu_memory_knobs_t {
   uint64_t scratch_max = UINT64_MAX;
   std::optional<uint32_t> stream;
@@ -161,7 +165,8 @@ struct gpu_memory_knobs_t {
   unsigned h_passes_vectors = 2;
   bool h_passes_a_on_device = true;
   std::optional<bool> msms_together = false;  // nullopt: auto
-  std::optional<bool> msm_pairs = false;      // nullopt: auto
+  // Pairs (STARZK_MSM_PAIRS): msm_pairs_b_g2 | msm_pairs_g1; nullopt: auto.
+  std::optional<unsigned> msm_pairs = 0u;
 };
 gpu_memory_knobs_t gpu_memory_knobs_from_env();
 // STARZK_KEY_STREAM's value (nullopt for auto); `what` names it in errors.

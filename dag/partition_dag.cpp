@@ -258,22 +258,29 @@ bool b_g2_before_chain_end(const partition_t& p) {
 // One G1 query: bases (key; none when the memory plan streams the query:
 // the CUDA body copies it itself, codelets/msm.cpp), scalars (h in a, or
 // prep), result.
-void submit_msm(partition_t& p, const submit_context_t& ctx, msm_query_t q, bool last) {
+// With a partner (a pair, a witness query): the partner's w, result and
+// prep too, after p's msm_h (as b_g2_msm's pair, submit_b_g2_msm). The
+// second of a G1 pair ends its chain with msm_h, which depends on the
+// chain's other tasks through a.
+void submit_msm(partition_t& p, const submit_context_t& ctx, msm_query_t q, bool last, partition_t* partner = nullptr) {
   const int qi = int(q);
   std::vector<starpu_data_descr> data;
   if (!p.key().view().g1_device[qi].streamed) data.push_back({p.key().query(q), STARPU_R});
   data.push_back({q == msm_query_t::h ? p.a : p.w, STARPU_R});
   data.push_back({p.res[qi], STARPU_W});
   if (q != msm_query_t::h) data.push_back({p.prep, STARPU_R});  // the CPU body's split
-  if (last) {  // the chain's last task waits for the chain's other results
+  if (partner)
+    data.insert(data.end(), {{partner->w, STARPU_R}, {partner->res[qi], STARPU_W}, {partner->prep, STARPU_R}});
+  if (last && !p.g1_by_partner) {  // the chain's last task waits for the chain's other results
     for (msm_query_t other : {msm_query_t::h, msm_query_t::l, msm_query_t::a})
       data.push_back({p.res[int(other)], STARPU_R});
     if (b_g2_before_chain_end(p)) data.push_back({p.res_b2, STARPU_R});
-  } else if (q != msm_query_t::h && after_msm_h(p)) {
+  } else if (!last && q != msm_query_t::h && (after_msm_h(p) || partner)) {
     data.push_back({p.res[int(msm_query_t::h)], STARPU_R});
   }
+  p.state().msm_args[qi].partner = partner ? &partner->state() : nullptr;
   submit_task(p, ctx, codelets::msm_codelet(), &p.state().msm_args[qi], std::move(data), codelets::msm_query_name(q),
-              prio_chain, codelets::msm_flops(p.state(), q), last);
+              prio_chain, codelets::msm_flops(p.state(), q) * (partner ? 2 : 1), last);
 }
 
 // h's last reader has been submitted: a goes back.
@@ -344,9 +351,12 @@ void submit_free(partition_t& p, const submit_context_t& ctx) {
 }
 
 void submit_partition(partition_t& p, const submit_context_t& ctx, const pair_role_t& pair) {
-  if ((pair.partner || pair.b_g2_by_partner) && p.key().view().g1_msms_together)
-    throw std::logic_error(p.state().label + ": a pair's b_g2_msm needs one task per G1 query");
-  p.b_g2_by_partner = pair.b_g2_by_partner;
+  if ((pair.partner || pair.second) && p.key().view().g1_msms_together)
+    throw std::logic_error(p.state().label + ": a pair needs one task per G1 query");
+  p.b_g2_by_partner = pair.second && pair.b_g2;
+  p.g1_by_partner = pair.second && pair.g1;
+  partition_t* b_g2_partner = pair.b_g2 ? pair.partner : nullptr;
+  partition_t* g1_partner = pair.g1 ? pair.partner : nullptr;
   if (!ctx.prep_task) p.pending_callbacks.fetch_sub(1, std::memory_order_acq_rel);  // no on_prep_done to wait for
   submit_witness_map(p, ctx);                                                       // a, b, c = A·w, B·w, C·w
   if (ctx.prep_task) submit_prep_msm(p, ctx);  // split the witness scalars: 0 / 1 / tail
@@ -355,11 +365,14 @@ void submit_partition(partition_t& p, const submit_context_t& ctx, const pair_ro
     submit_b_g2_msm(p, ctx);                   // Σ w·B2 (G2, beside the chain)
     submit_msms_together(p, ctx);              // Σ h·H, Σ w_aux·L, Σ w·A, Σ w·B1 (the chain ends)
   } else {
-    submit_msm_h(p, ctx);                                              // Σ h·H
-    submit_msm_l(p, ctx);                                              // Σ w_aux·L
-    submit_msm_a(p, ctx);                                              // Σ w·A
-    if (!pair.b_g2_by_partner) submit_b_g2_msm(p, ctx, pair.partner);  // Σ w·B2 (G2, beside the chain)
-    submit_msm_b1(p, ctx);                                             // Σ w·B1 (the chain ends)
+    submit_msm(p, ctx, msm_query_t::h, p.g1_by_partner);  // Σ h·H (ends the chain of a G1 pair's second)
+    release_h(p, ctx);
+    if (!p.g1_by_partner) {
+      submit_msm(p, ctx, msm_query_t::l, false, g1_partner);  // Σ w_aux·L
+      submit_msm(p, ctx, msm_query_t::a, false, g1_partner);  // Σ w·A
+    }
+    if (!p.b_g2_by_partner) submit_b_g2_msm(p, ctx, b_g2_partner);                  // Σ w·B2 (G2, beside the chain)
+    if (!p.g1_by_partner) submit_msm(p, ctx, msm_query_t::b_g1, true, g1_partner);  // Σ w·B1 (the chain ends)
   }
   submit_assemble(p, ctx);  // A, B, C with r, s; verify
   submit_free(p, ctx);      // release w, prep (a, b, c went earlier)

@@ -119,10 +119,11 @@ class partition_t {
   // DAG has no such task.
   void callback_done() noexcept;
   std::atomic<int> pending_callbacks{3};
-  // The second of a pair (dag/partition_pair.hpp): its B_g2 MSM is the
-  // partner's task's, in the partner's chain, so its own chain's end does
-  // not wait for it (a chain waits on no other chain).
-  bool b_g2_by_partner = false;
+  // The second of a pair (dag/partition_pair.hpp): its B_g2 MSM (and its
+  // witness G1 MSMs) are the partner's tasks', in the partner's chain, so
+  // its own chain's end does not wait for them (a chain waits on no other
+  // chain).
+  bool b_g2_by_partner = false, g1_by_partner = false;
   std::atomic<uint64_t> rows_released{0};  // bytes the rows' free tasks gave back so far
 
  private:
@@ -163,11 +164,14 @@ void submit_b_g2_msm(partition_t& p, const submit_context_t& ctx, partition_t* p
 void submit_assemble(partition_t& p, const submit_context_t& ctx);
 void submit_free(partition_t& p, const submit_context_t& ctx);
 
-// A partition's part in a pair (dag/partition_pair.hpp): its b_g2_msm
-// also computes the partner's, or it has none (the partner's computes it).
+// A partition's part in a pair (dag/partition_pair.hpp): the first's
+// (partner set) b_g2_msm, and with g1 its msm_l, msm_a and msm_b1, also
+// compute the partner's; the second (second set) has none of those (with
+// g1, msm_h ends its chain).
 struct pair_role_t {
   partition_t* partner = nullptr;
-  bool b_g2_by_partner = false;
+  bool second = false;
+  bool b_g2 = true, g1 = false;
 };
 // The whole DAG, phase by phase (the order matters only for free, which
 // must come after every reader).

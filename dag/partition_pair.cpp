@@ -5,17 +5,18 @@
 
 namespace starzk::dag {
 
-bool pairs_b_g2(const key_bundle_t& key, const submit_context_t& ctx) {
+bool pairs_for(const key_bundle_t& key, const submit_context_t& ctx) {
   const codelets::key_view_t& v = key.view();
-  return v.b_g2_pairs && !v.g1_msms_together && !ctx.prep_task && ctx.only == 0;
+  return (v.b_g2_pairs || v.g1_pairs) && !v.g1_msms_together && !ctx.prep_task && ctx.only == 0;
 }
 
 void submit_pair(partition_t& first, const submit_context_t& first_ctx, partition_t& second,
                  const submit_context_t& second_ctx) {
   if (&first.key() != &second.key())
     throw std::logic_error(first.state().label + ", " + second.state().label + ": a pair shares one key");
-  submit_partition(first, first_ctx, pair_role_t{&second, false});  // b_g2_msm of both
-  submit_partition(second, second_ctx, pair_role_t{nullptr, true});  // none of its own
+  const codelets::key_view_t& v = first.key().view();
+  submit_partition(first, first_ctx, pair_role_t{&second, false, v.b_g2_pairs, v.g1_pairs});   // tasks for both
+  submit_partition(second, second_ctx, pair_role_t{nullptr, true, v.b_g2_pairs, v.g1_pairs});  // none of those
 }
 
 }  // namespace starzk::dag

@@ -1,7 +1,8 @@
 // Partitions in pairs (dag/partition_pair.hpp, dag/batch_pairs.cpp): with
-// STARZK_MSM_PAIRS=on two partitions of a batch share one b_g2_msm task.
+// STARZK_MSM_PAIRS=on two partitions of a batch share one task per witness
+// MSM (b_g2_msm, msm_l, msm_a, msm_b1).
 // The proofs must be byte-identical to the reference prover's for fixed
-// r, s; the trace must have one b_g2_msm task per pair, each on the
+// r, s; the trace must have one task of each per pair, each on the
 // chain of its older partition and after that partition's msm_h; a load
 // that fails must let the partition waiting for it go alone; an odd
 // partition goes alone; the memory budget must be whole again at the end.
@@ -107,6 +108,12 @@ TEST(dag_pairs, six_partitions_make_three_b_g2_tasks_and_the_reference_proofs) {
     EXPECT_GE(e->start_us, msm_h_end[e->chain]) << "chain " << e->chain;
   }
   EXPECT_EQ(tasks_named(run.trace, "msm_h").size(), 6u);
+  // With pairs on, msm_l, msm_a and msm_b1 pair too, after the older's msm_h.
+  for (const char* q : {"msm_l", "msm_a", "msm_b1"}) {
+    const auto tasks = tasks_named(run.trace, q);
+    EXPECT_EQ(tasks.size(), 3u) << q;
+    for (const runtime::trace_event_t* e : tasks) EXPECT_GE(e->start_us, msm_h_end[e->chain]) << q;
+  }
   runtime::invariant_options_t inv;
   inv.serial_free = true;
   inv.chains_contiguous = true;
@@ -154,8 +161,8 @@ TEST(dag_pairs, off_by_default_and_with_a_prep_task) {
     {
       auto key = test::bundle(c);
       // With the knob on, a prep_msm task (the default without GPUs) keeps pairs off.
-      dag::batch_t batch(dag::batch_options_t{.verify = false, .trace = &recorder, .loaders = 2,
-                                              .prep_task = knob ? -1 : 0});
+      dag::batch_t batch(
+          dag::batch_options_t{.verify = false, .trace = &recorder, .loaders = 2, .prep_task = knob ? -1 : 0});
       const uint32_t job = batch.open_job(key, "single");
       for (int p = 0; p < 4; ++p) batch.submit(job, uint32_t(p), c.witnesses[size_t(p) % c.witnesses.size()], "s");
       batch.close_job(job);

@@ -262,11 +262,15 @@ TEST(KeyResidency, KnobParsing) {
   EXPECT_THROW(gpu_memory_knobs_from_env(), std::runtime_error);
   unsetenv("STARZK_MSM_TOGETHER");
 
-  EXPECT_EQ(gpu_memory_knobs_from_env().msm_pairs, std::optional<bool>(false));  // off
+  EXPECT_EQ(gpu_memory_knobs_from_env().msm_pairs, std::optional<unsigned>(0u));  // off
   setenv("STARZK_MSM_PAIRS", "auto", 1);
   EXPECT_FALSE(gpu_memory_knobs_from_env().msm_pairs.has_value());
   setenv("STARZK_MSM_PAIRS", "on", 1);
-  EXPECT_EQ(gpu_memory_knobs_from_env().msm_pairs, std::optional<bool>(true));
+  EXPECT_EQ(gpu_memory_knobs_from_env().msm_pairs, std::optional<unsigned>(msm_pairs_b_g2 | msm_pairs_g1));
+  setenv("STARZK_MSM_PAIRS", "b_g2", 1);
+  EXPECT_EQ(gpu_memory_knobs_from_env().msm_pairs, std::optional<unsigned>(msm_pairs_b_g2));
+  setenv("STARZK_MSM_PAIRS", "off", 1);
+  EXPECT_EQ(gpu_memory_knobs_from_env().msm_pairs, std::optional<unsigned>(0u));
   setenv("STARZK_MSM_PAIRS", "twice", 1);
   EXPECT_THROW(gpu_memory_knobs_from_env(), std::runtime_error);
   unsetenv("STARZK_MSM_PAIRS");

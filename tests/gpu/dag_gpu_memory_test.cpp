@@ -13,10 +13,10 @@
 //               dmdas), the proofs verify and equal the reference;
 //   fallback    the same cap with the MSMs pinned to the GPU: the CUDA
 //               bodies find no memory and compute on the host, same proofs;
-//   pairs       B_g2 streamed and STARZK_MSM_PAIRS=auto, partitions loaded
-//               on two loaders: b_g2_msm tasks of two partitions each
-//               (one staging of B_g2 for both, msm_pieces_sets), same
-//               proofs;
+//   pairs       B_g2 (and L, A, B_g1) streamed and STARZK_MSM_PAIRS=auto,
+//               partitions loaded on two loaders: b_g2_msm (and msm_l,
+//               msm_a, msm_b1) tasks of two partitions each (one staging
+//               of the bases for both, msm_pieces_sets), same proofs;
 // (the tests under a device limit: dag_gpu_memory_limited_test.cpp)
 #include <gtest/gtest.h>
 
@@ -66,27 +66,33 @@ TEST_P(dag_gpu_memory, streamed_queries_give_the_same_proofs) {
   }
 }
 
-TEST_P(dag_gpu_memory, b_g2_pairs_give_the_same_proofs) {
+TEST_P(dag_gpu_memory, msm_pairs_give_the_same_proofs) {
   const test::prove_case_t& c = test::prove_case(GetParam());
-  const test::scoped_env_t env("STARZK_KEY_STREAM", "b_g2"), pairs("STARZK_MSM_PAIRS", "auto");
-  runtime::starpu_session session(test::gpu_session_options("starzk"));
-  if (session.cuda_workers() == 0) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
-  codelets::set_placement("spmv=any,ntt_h=any,msm=cuda,b_g2_msm=cuda");
-  auto key = test::bundle(c);
-  EXPECT_TRUE(key->view().b_g2_device.streamed);
-  EXPECT_TRUE(key->view().b_g2_pairs);  // auto: B_g2 streams
-  // Twice the witnesses, so that pairs form however the loads finish.
-  std::vector<std::vector<fr_t>> witnesses = c.witnesses;
-  witnesses.insert(witnesses.end(), c.witnesses.begin(), c.witnesses.end());
-  const blinding_t rs = test::test_blinding(45);
-  const run_t got = prove_all(key, witnesses, rs, 2);
-  test::prove_case_t twice = c;
-  twice.witnesses = witnesses;
-  expect_reference(twice, got, rs, "STARZK_MSM_PAIRS=auto");
-  const int parts = int(witnesses.size()), b_g2 = got.count("b_g2_msm", "cuda");
-  EXPECT_GE(b_g2, (parts + 1) / 2);
-  EXPECT_LT(b_g2, parts) << "no pair formed";
-  codelets::set_placement(any_place);
+  for (const char* stream : {"b_g2", "l,a,b_g1,b_g2"}) {
+    const bool g1 = std::string(stream) != "b_g2";
+    const test::scoped_env_t env("STARZK_KEY_STREAM", stream), pairs("STARZK_MSM_PAIRS", "auto");
+    runtime::starpu_session session(test::gpu_session_options("starzk"));
+    if (session.cuda_workers() == 0) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
+    codelets::set_placement("spmv=any,ntt_h=any,msm=cuda,b_g2_msm=cuda");
+    auto key = test::bundle(c);
+    EXPECT_TRUE(key->view().b_g2_device.streamed);
+    EXPECT_TRUE(key->view().b_g2_pairs) << stream;  // auto: B_g2 streams
+    EXPECT_EQ(key->view().g1_pairs, g1) << stream;  // auto: L, A, B_g1 stream
+    // Twice the witnesses, so that pairs form however the loads finish.
+    std::vector<std::vector<fr_t>> witnesses = c.witnesses;
+    witnesses.insert(witnesses.end(), c.witnesses.begin(), c.witnesses.end());
+    const blinding_t rs = test::test_blinding(45);
+    const run_t got = prove_all(key, witnesses, rs, 2);
+    test::prove_case_t twice = c;
+    twice.witnesses = witnesses;
+    expect_reference(twice, got, rs, std::string("STARZK_MSM_PAIRS=auto, STARZK_KEY_STREAM=") + stream);
+    const int parts = int(witnesses.size()), b_g2 = got.count("b_g2_msm", "cuda");
+    EXPECT_GE(b_g2, (parts + 1) / 2) << stream;
+    EXPECT_LT(b_g2, parts) << stream << ": no pair formed";
+    // msm_h for every partition; L, A, B_g1 once per pair or partition alone.
+    EXPECT_EQ(got.count("msm", "cuda"), parts + 3 * (g1 ? b_g2 : parts)) << stream;
+    codelets::set_placement(any_place);
+  }
 }
 
 TEST_P(dag_gpu_memory, msms_that_cannot_fit_run_on_cpu_workers) {
