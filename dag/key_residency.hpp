@@ -148,7 +148,7 @@ std::string describe(const residency_plan_t& plan, const residency_input_t& in);
 //   STARZK_MSM_TOGETHER      off, auto (where the plan streams the four
 //                            G1 queries) or on: a partition's four G1
 //                            MSMs as one task (key_view_t::g1_msms_together)
-//   STARZK_MSM_PAIRS         off, b_g2, auto or on: two partitions of a
+//   STARZK_MSM_PAIRS         auto, off, b_g2 or on: two partitions of a
 //                            batch share one task per witness MSM: b_g2_msm
 //                            (b_g2; auto where the plan streams B_g2), and
 //                            msm_l, msm_a, msm_b1 (on; auto where the plan
@@ -166,7 +166,7 @@ struct gpu_memory_knobs_t {
   bool h_passes_a_on_device = true;
   std::optional<bool> msms_together = false;  // nullopt: auto
   // Pairs (STARZK_MSM_PAIRS): msm_pairs_b_g2 | msm_pairs_g1; nullopt: auto.
-  std::optional<unsigned> msm_pairs = 0u;
+  std::optional<unsigned> msm_pairs = std::nullopt;
 };
 gpu_memory_knobs_t gpu_memory_knobs_from_env();
 // STARZK_KEY_STREAM's value (nullopt for auto); `what` names it in errors.

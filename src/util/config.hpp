@@ -81,7 +81,7 @@ inline constexpr std::array<var_t, 36> vars = {{
     {"STARZK_MSM_TOGETHER", kind_t::choice, "off", "auto,on,off",
      "a partition's four G1 MSMs as one task (msm_g1), L, A and B_g1 on a second stream beside H, so that their "
      "copies run while H computes; auto: where the memory plan streams all four"},
-    {"STARZK_MSM_PAIRS", kind_t::choice, "off", "auto,on,b_g2,off",
+    {"STARZK_MSM_PAIRS", kind_t::choice, "auto", "auto,on,b_g2,off",
      "two partitions of a batch share one task per witness MSM (b_g2_msm; with on, msm_l, msm_a and msm_b1 too), "
      "which stages each piece of the bases once for both; auto: those whose queries the memory plan streams"},
     {"STARZK_MSM_PROFILE", kind_t::switch_, "off", "",

@@ -151,8 +151,9 @@ TEST(dag_pairs, a_failed_load_or_an_odd_partition_goes_alone) {
   EXPECT_EQ(tasks_named(odd.trace, "b_g2_msm").size(), 2u);  // one pair, one alone
 }
 
-// Without the knob, or with a prep_msm task, nothing pairs.
-TEST(dag_pairs, off_by_default_and_with_a_prep_task) {
+// Without the knob (auto: streamed queries, so GPUs) or with a prep_msm
+// task, nothing pairs on the CPUs.
+TEST(dag_pairs, none_by_default_without_gpus_nor_with_a_prep_task) {
   const test::prove_case_t& c = test::prove_case("gen-snarkjs");
   runtime::starpu_session session(test::cpu_session("starzk", 2));
   for (const char* knob : {static_cast<const char*>(nullptr), "on"}) {

@@ -262,7 +262,7 @@ TEST(KeyResidency, KnobParsing) {
   EXPECT_THROW(gpu_memory_knobs_from_env(), std::runtime_error);
   unsetenv("STARZK_MSM_TOGETHER");
 
-  EXPECT_EQ(gpu_memory_knobs_from_env().msm_pairs, std::optional<unsigned>(0u));  // off
+  EXPECT_FALSE(gpu_memory_knobs_from_env().msm_pairs.has_value());  // auto
   setenv("STARZK_MSM_PAIRS", "auto", 1);
   EXPECT_FALSE(gpu_memory_knobs_from_env().msm_pairs.has_value());
   setenv("STARZK_MSM_PAIRS", "on", 1);
