@@ -120,8 +120,9 @@ size_t stream_piece_terms(const device_msm_t<P>& m, uint64_t piece_bytes) {
 }
 
 // Runs the MSM (of one or two scalar vectors) on the calling CUDA
-// worker's stream in pieces that fit (file comment) and waits for it: the MSM launchers wait for their stream
-// once per piece (the live-term count sizes the sorts), so the msm and
+// worker's stream in pieces that fit (file comment) and waits for it: the
+// MSM launchers wait for their stream once per piece (the live-term count
+// sizes the sorts), so the msm and
 // b_g2_msm codelets are synchronous CUDA codelets (no STARPU_CUDA_ASYNC),
 // and StarPU neither pipelines the next task's body into theirs nor marks
 // the task before them done late. False, with nothing enqueued, when the

@@ -267,9 +267,8 @@ void key_bundle_t::plan_device_memory() {
     view_.g1_msms_together = together;
   }
   if (plan.rows_stay) view_.g1_msms_together = false;
-  // auto: pairs of the witness MSMs whose bases stream, where their
-  // codelet may run on a GPU (resident bases cross PCIe once, pairs or
-  // not).
+  // auto: pairs of the witness MSMs whose bases stream (resident ones
+  // cross PCIe once, pairs or not), where their codelet may run on a GPU.
   if (!knobs.msm_pairs.has_value()) {
     view_.b_g2_pairs = plan.streams(int(key_query_t::b_g2)) &&
                        (codelets::codelet_where(codelets::b_g2_msm_codelet()) & STARPU_CUDA) != 0;

@@ -271,11 +271,12 @@ void submit_msm(partition_t& p, const submit_context_t& ctx, msm_query_t q, bool
   if (q != msm_query_t::h) data.push_back({p.prep, STARPU_R});  // the CPU body's split
   if (partner)
     data.insert(data.end(), {{partner->w, STARPU_R}, {partner->res[qi], STARPU_W}, {partner->prep, STARPU_R}});
-  if (last && !p.g1_by_partner) {  // the chain's last task waits for the chain's other results
-    for (msm_query_t other : {msm_query_t::h, msm_query_t::l, msm_query_t::a})
-      data.push_back({p.res[int(other)], STARPU_R});
+  if (last) {  // the chain's last task waits for the chain's other results
+    if (!p.g1_by_partner)
+      for (msm_query_t other : {msm_query_t::h, msm_query_t::l, msm_query_t::a})
+        data.push_back({p.res[int(other)], STARPU_R});
     if (b_g2_before_chain_end(p)) data.push_back({p.res_b2, STARPU_R});
-  } else if (!last && q != msm_query_t::h && (after_msm_h(p) || partner)) {
+  } else if (q != msm_query_t::h && (after_msm_h(p) || partner)) {
     data.push_back({p.res[int(msm_query_t::h)], STARPU_R});
   }
   p.state().msm_args[qi].partner = partner ? &partner->state() : nullptr;
