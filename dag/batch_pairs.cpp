@@ -1,7 +1,7 @@
 // batch_pairs.cpp: how a batch hands its partitions to StarPU, alone or in
 // pairs (dag/partition_pair.hpp), and what it does when a submission fails.
 //
-// Pairs: where a key's partitions may pair (pairs_b_g2), a partition that
+// Pairs: where a key's partitions may pair (pairs_for), a partition that
 // is ready while another of its key is still loading waits, unsubmitted
 // (parked: one at a time), for that one, and the two go to StarPU as a
 // pair; with no partner in sight it goes alone, as every partition does

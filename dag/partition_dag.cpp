@@ -311,12 +311,18 @@ void submit_msms_together(partition_t& p, const submit_context_t& ctx) {
 }  // namespace
 
 void submit_msm_h(partition_t& p, const submit_context_t& ctx) {
-  submit_msm(p, ctx, msm_query_t::h, false);
-  release_h(p, ctx);  // h's last reader
+  submit_msm(p, ctx, msm_query_t::h, p.g1_by_partner);  // ends the chain of a G1 pair's second
+  release_h(p, ctx);                                    // h's last reader
 }
-void submit_msm_l(partition_t& p, const submit_context_t& ctx) { submit_msm(p, ctx, msm_query_t::l, false); }
-void submit_msm_a(partition_t& p, const submit_context_t& ctx) { submit_msm(p, ctx, msm_query_t::a, false); }
-void submit_msm_b1(partition_t& p, const submit_context_t& ctx) { submit_msm(p, ctx, msm_query_t::b_g1, true); }
+void submit_msm_l(partition_t& p, const submit_context_t& ctx, partition_t* partner) {
+  submit_msm(p, ctx, msm_query_t::l, false, partner);
+}
+void submit_msm_a(partition_t& p, const submit_context_t& ctx, partition_t* partner) {
+  submit_msm(p, ctx, msm_query_t::a, false, partner);
+}
+void submit_msm_b1(partition_t& p, const submit_context_t& ctx, partition_t* partner) {
+  submit_msm(p, ctx, msm_query_t::b_g1, true, partner);
+}
 
 void submit_b_g2_msm(partition_t& p, const submit_context_t& ctx, partition_t* partner) {
   std::vector<starpu_data_descr> data;
@@ -366,14 +372,13 @@ void submit_partition(partition_t& p, const submit_context_t& ctx, const pair_ro
     submit_b_g2_msm(p, ctx);                   // Σ w·B2 (G2, beside the chain)
     submit_msms_together(p, ctx);              // Σ h·H, Σ w_aux·L, Σ w·A, Σ w·B1 (the chain ends)
   } else {
-    submit_msm(p, ctx, msm_query_t::h, p.g1_by_partner);  // Σ h·H (ends the chain of a G1 pair's second)
-    release_h(p, ctx);
+    submit_msm_h(p, ctx);  // Σ h·H (ends the chain of a G1 pair's second)
     if (!p.g1_by_partner) {
-      submit_msm(p, ctx, msm_query_t::l, false, g1_partner);  // Σ w_aux·L
-      submit_msm(p, ctx, msm_query_t::a, false, g1_partner);  // Σ w·A
+      submit_msm_l(p, ctx, g1_partner);  // Σ w_aux·L
+      submit_msm_a(p, ctx, g1_partner);  // Σ w·A
     }
-    if (!p.b_g2_by_partner) submit_b_g2_msm(p, ctx, b_g2_partner);                  // Σ w·B2 (G2, beside the chain)
-    if (!p.g1_by_partner) submit_msm(p, ctx, msm_query_t::b_g1, true, g1_partner);  // Σ w·B1 (the chain ends)
+    if (!p.b_g2_by_partner) submit_b_g2_msm(p, ctx, b_g2_partner);  // Σ w·B2 (G2, beside the chain)
+    if (!p.g1_by_partner) submit_msm_b1(p, ctx, g1_partner);        // Σ w·B1 (the chain ends)
   }
   submit_assemble(p, ctx);  // A, B, C with r, s; verify
   submit_free(p, ctx);      // release w, prep (a, b, c went earlier)

@@ -154,10 +154,14 @@ bool witness_map_heads_chain(const key_bundle_t& key, const submit_context_t& ct
 void submit_witness_map(partition_t& p, const submit_context_t& ctx);  // spmv or spmv_passes
 void submit_h_phase(partition_t& p, const submit_context_t& ctx);      // ntt_h
 void submit_prep_msm(partition_t& p, const submit_context_t& ctx);
+// With a partner: one task for both partitions' query (a pair,
+// dag/partition_pair.hpp), after p's msm_h; msm_h ends the chain of a G1
+// pair's second (partition_t::g1_by_partner).
 void submit_msm_h(partition_t& p, const submit_context_t& ctx);
-void submit_msm_l(partition_t& p, const submit_context_t& ctx);
-void submit_msm_a(partition_t& p, const submit_context_t& ctx);
-void submit_msm_b1(partition_t& p, const submit_context_t& ctx);  // last of the chain
+void submit_msm_l(partition_t& p, const submit_context_t& ctx, partition_t* partner = nullptr);
+void submit_msm_a(partition_t& p, const submit_context_t& ctx, partition_t* partner = nullptr);
+void submit_msm_b1(partition_t& p, const submit_context_t& ctx,
+                   partition_t* partner = nullptr);  // last of the chain
 // With a partner: one task for both partitions' B_g2 MSMs (a pair,
 // dag/partition_pair.hpp), after p's msm_h.
 void submit_b_g2_msm(partition_t& p, const submit_context_t& ctx, partition_t* partner = nullptr);

@@ -1,4 +1,5 @@
-// partition_pair.cpp: two partitions, one b_g2_msm (see partition_pair.hpp).
+// partition_pair.cpp: two partitions, one task per witness MSM (see
+// partition_pair.hpp).
 #include "dag/partition_pair.hpp"
 
 #include <stdexcept>

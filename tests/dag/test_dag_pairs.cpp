@@ -6,8 +6,9 @@
 // chain of its older partition and after that partition's msm_h; a load
 // that fails must let the partition waiting for it go alone; an odd
 // partition goes alone; the memory budget must be whole again at the end.
-// On the CPUs here (the pair's CPU body); the GPU form runs in the sector
-// benchmark (docs/benchmarks.md) and dag_gpu tests.
+// On the CPUs here (the pairs' CPU bodies); the GPU form in
+// dag_gpu_memory.msm_pairs_give_the_same_proofs and the sector benchmark
+// (docs/benchmarks.md).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -84,7 +85,7 @@ void expect_reference_proofs(const test::prove_case_t& c, const pairs_run_t& run
   }
 }
 
-TEST(dag_pairs, six_partitions_make_three_b_g2_tasks_and_the_reference_proofs) {
+TEST(dag_pairs, six_partitions_make_three_pairs_and_the_reference_proofs) {
   const test::prove_case_t& c = test::prove_case("gen-bellman");
   const pairs_run_t run = prove_in_pairs(
       c, 6,
