@@ -145,14 +145,14 @@ void batch_t::submit(uint32_t job, uint32_t index, std::vector<fr_t> witness, st
 
 std::unique_ptr<partition_t> batch_t::prepare(const std::shared_ptr<const key_bundle_t>& key,
                                               const witness_fill_t& fill, const std::string& label, uint64_t bytes,
-                                              uint64_t later) {
+                                              uint64_t later, std::optional<uint32_t> chain) {
   bool whole = later == 0;  // the whole reservation is held
   std::vector<fr_t> w;
   try {
     w = pool_.take(key->pk().n_vars, key->pool_values());
     fill(std::span<fr_t>(w));
     if (!whole) {  // the rows' share, before the partition takes their buffers
-      admit_rest(bytes, later);
+      admit_rest(bytes, later, chain);
       whole = true;
     }
     auto part =
@@ -198,22 +198,26 @@ uint64_t batch_t::admit(const key_bundle_t& key, uint64_t bytes) {
     staging_cv_.wait(lk, [&] { return !staging_; });  // partitions are admitted in order
   }
   if (rows == 0 || rows >= bytes) {
-    budget_.reserve(bytes);
+    reserve(bytes);
     return 0;
   }
   if (budget_.try_reserve(bytes)) return 0;
-  budget_.reserve(bytes - rows);
+  reserve(bytes - rows);
   std::lock_guard<std::mutex> lk(mu_);
   staging_ = true;
   ++staged_;
   return rows;
 }
 
-void batch_t::admit_rest(uint64_t bytes, uint64_t later) {
+void batch_t::admit_rest(uint64_t bytes, uint64_t later, std::optional<uint32_t> chain) {
   if (later == 0) return;
   // Only this partition's witness reserved: admitted then, even above the
   // cap (a partition larger than the cap runs alone).
-  budget_.reserve(later, bytes - later);
+  reserve(later, bytes - later);
+  if (chain) {  // before the next partition's admission: a parked tail may count on this one (batch_pairs.cpp)
+    std::lock_guard<std::mutex> lk(mu_);
+    flights_[*chain].admitted = true;
+  }
   end_staging();
 }
 
@@ -231,17 +235,41 @@ void batch_t::launch(attempt_t a) {
   const uint64_t prep_max = prep_task_ ? prep_bytes : 0;
   uint64_t bytes = reservation(*a.key);
   // A retry on the CPUs holds a, b, c in host memory even where the plan
-  // keeps them on the device, and its MSMs compute the split themselves.
+  // keeps them (or a alone) on the device, allocated by StarPU, and its
+  // MSMs compute the split themselves.
   if (a.only == STARPU_CPU) {
-    if (a.key->rows_on_device()) bytes += 3 * sizeof(fr_t) * pk.domain_size;
+    bytes += (3 - a.key->host_rows()) * sizeof(fr_t) * pk.domain_size;
     if (!prep_task_) bytes += prep_bytes;
   }
   const bool inject = options_.inject_fault && a.retries == 0 && options_.inject_fault->second == a.index;
 
   // `later`: bytes of the rows still to reserve once the witness is loaded
-  // (0: all of it is reserved now).
-  const uint64_t later = admit(*a.key, bytes);
+  // (0: all of it is reserved now). A partition that may pair is on its
+  // way from here (batch_pairs.cpp): admitting_, then its flight.
+  const bool may_pair = pairs_for(*a.key, submit_context_t{.prep_task = prep_task_, .only = a.only});
+  const auto admitted = [&] {  // under mu_
+    if (may_pair && --admitting_[a.key.get()] == 0) admitting_.erase(a.key.get());
+  };
+  if (may_pair) {
+    std::lock_guard<std::mutex> lk(mu_);
+    ++admitting_[a.key.get()];
+  }
+  uint64_t later = 0;
+  try {
+    later = admit(*a.key, bytes);
+  } catch (...) {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      admitted();
+    }
+    release_parked();
+    throw;
+  }
   if (loaders_.empty()) {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      admitted();
+    }
     std::unique_ptr<partition_t> part = prepare(a.key, a.fill, a.label, bytes, later);
     part->state().fixed_rs = a.fixed_rs;
     if (inject) part->state().inject_fault = options_.inject_fault->first;
@@ -256,7 +284,9 @@ void batch_t::launch(attempt_t a) {
     flight_t& f = flights_[chain];
     f.job = a.job, f.index = a.index, f.reserved = bytes, f.label = a.label;
     f.key = a.key.get();
-    f.may_pair = later == 0 && pairs_for(*a.key, submit_context_t{.prep_task = prep_task_, .only = a.only});
+    f.may_pair = may_pair;
+    f.admitted = later == 0;
+    admitted();  // its flight tells from now on
     load_queue_.push_back([=, this, a = std::move(a)]() mutable {
       const std::string label = a.label;
       auto message = [&](const char* what) {
@@ -264,7 +294,7 @@ void batch_t::launch(attempt_t a) {
       };
       std::unique_ptr<partition_t> part;
       try {  // prepare() gives the reservation back if it throws
-        part = prepare(a.key, a.fill, label, bytes, later);
+        part = prepare(a.key, a.fill, label, bytes, later, chain);
       } catch (const std::exception& e) {
         fail_early(chain, a.job, a.index, label, message(e.what()));
         return;

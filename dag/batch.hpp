@@ -181,7 +181,8 @@ class batch_t {
   // rows, which it returns: admit_rest reserves them once the witness is
   // loaded. One partition at a time is so staged; the next waits for it.
   uint64_t admit(const key_bundle_t& key, uint64_t bytes);
-  void admit_rest(uint64_t bytes, uint64_t later);
+  // `chain`: its flight, where it has one, told that it holds it all.
+  void admit_rest(uint64_t bytes, uint64_t later, std::optional<uint32_t> chain);
   void end_staging() noexcept;
   // The result of a finished flight; std::nullopt when it was launched
   // again (a device fault, retry_on_cpu).
@@ -193,15 +194,17 @@ class batch_t {
   // throws, the buffer goes back to the pool and the reservation to the
   // budget.
   std::unique_ptr<partition_t> prepare(const std::shared_ptr<const key_bundle_t>& key, const witness_fill_t& fill,
-                                       const std::string& label, uint64_t bytes, uint64_t later);
+                                       const std::string& label, uint64_t bytes, uint64_t later,
+                                       std::optional<uint32_t> chain = std::nullopt);
   // Wires the budget callbacks, records the flight and submits the DAG
   // (submit_flight).
   void start(uint32_t chain, attempt_t a, uint64_t bytes, uint64_t prep_max, std::unique_ptr<partition_t> part);
   // A partition ready for StarPU (its flight holds it): submitted now,
-  // alone or with a partition parked for it, or parked itself to wait for
-  // one still loading (dag/batch_pairs.cpp). Throws if its submission
-  // failed (the flight is then gone and its reservation given back; a
-  // partner that failed with it has a failed result queued).
+  // alone or as the second of a pair whose first's tail was parked for it,
+  // or its head submitted and its tail parked to wait for a partner still
+  // on its way (dag/batch_pairs.cpp). Throws if its submission failed (the
+  // flight is then gone and its reservation given back; a partner that
+  // failed with it has a failed result queued).
   struct ready_t {
     uint32_t chain = 0;
     partition_t* part = nullptr;
@@ -209,16 +212,27 @@ class batch_t {
     uint64_t bytes = 0;
   };
   void submit_flight(const ready_t& r);
-  // Submits r, with its partner as a pair. If that fails, both flights
-  // are dropped and each gets a failed result, but `caller_chain`'s: the
-  // error is rethrown for its caller to report.
-  void submit_now(const ready_t& r, const ready_t* partner, std::optional<uint32_t> caller_chain);
-  // Whether a partition of `key` other than `chain` that may pair is
-  // loading with its whole reservation held (it will reach submit_flight
-  // or fail_early without waiting for memory). Under mu_.
+  // What submit_now submits of r: its whole DAG, its head (its tail to be
+  // parked) or its tail (after its head; with a partner, the pair's tail
+  // and the partner's whole DAG as the second).
+  enum class part_t { whole, head, tail };
+  // If that fails, both flights are dropped and each gets a failed result,
+  // but `caller_chain`'s: the error is rethrown for its caller to report.
+  void submit_now(const ready_t& r, const ready_t* partner, part_t what, std::optional<uint32_t> caller_chain);
+  // Whether a partition of `key` other than `chain` that may pair is on
+  // its way: waiting for admission (launch) or loading. Under mu_.
   bool partner_loading(const key_bundle_t& key, uint32_t chain) const;
-  // The parked partition goes alone when no partner is loading any more.
+  // Whether r's tail may wait parked: a partner holds its whole
+  // reservation, or one is on its way and every reservation waiting now
+  // could be met once r's head has given back its rows (free tasks after
+  // the H phase and msm_h), nothing else counted on. Under mu_.
+  bool tail_may_wait(const ready_t& r) const;
+  // The parked tail goes alone once it may not wait (tail_may_wait).
   void release_parked();
+  // budget_.reserve(bytes, held), waiting where it must: a waiting
+  // reservation is known to submit_flight (waits_), and one that a parked
+  // tail could hold up releases that tail first.
+  void reserve(uint64_t bytes, uint64_t held = 0);
   // A partition that never reached StarPU (its reservation already given
   // back by prepare() or start()): a failed result is queued.
   void fail_early(uint32_t chain, uint32_t job, uint32_t index, const std::string& label, std::string error);
@@ -241,14 +255,21 @@ class batch_t {
     std::string label, error;  // error: why it failed before StarPU
     attempt_t attempt;         // once submitted to StarPU: how to run it again
     const key_bundle_t* key = nullptr;
-    // Pairs (batch_pairs.cpp): the partition may pair and loads with its
-    // whole reservation held (admit left nothing for later); it has been
-    // handed to submit_flight.
-    bool may_pair = false, handed = false;
+    // Pairs (batch_pairs.cpp): the partition may pair; it holds its whole
+    // reservation (it reaches submit_flight or fail_early without waiting
+    // for memory); it has been handed to submit_flight.
+    bool may_pair = false, admitted = false, handed = false;
   };
-  std::optional<ready_t> parked_;  // a partition waiting for its pair's second (batch_pairs.cpp)
-  witness_pool_t pool_;            // witnesses and host rows; before flights_: outlives every partition
-  mutable std::mutex mu_;          // guards flights_, done_, load_queue_, stopping_, staging_, parked_
+  // Pairs (batch_pairs.cpp): a first whose head is submitted and whose tail
+  // waits for its pair's second; launches of partitions that may pair
+  // waiting for admission, per key; reservations waiting for room.
+  std::optional<ready_t> parked_;
+  std::map<const key_bundle_t*, unsigned> admitting_;
+  std::map<uint64_t, std::pair<uint64_t, uint64_t>> waits_;  // id → (bytes, held)
+  uint64_t next_wait_ = 0;
+  std::recursive_mutex submit_mu_;  // one submit_flight or release_parked at a time
+  witness_pool_t pool_;             // witnesses and host rows; before flights_: outlives every partition
+  mutable std::mutex mu_;           // guards flights_, done_, load_queue_, stopping_, staging_, and the pairs' state
   std::condition_variable done_cv_;
   std::map<uint32_t, flight_t> flights_;
   std::deque<uint32_t> done_;

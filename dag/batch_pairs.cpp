@@ -2,15 +2,28 @@
 // pairs (dag/partition_pair.hpp), and what it does when a submission fails.
 //
 // Pairs: where a key's partitions may pair (pairs_for), a partition that
-// is ready while another of its key is still loading waits, unsubmitted
-// (parked: one at a time), for that one, and the two go to StarPU as a
-// pair; with no partner in sight it goes alone, as every partition does
-// where pairs are off. Only loads that hold their whole reservation count
-// as partners to wait for: a staged one (batch_t::admit) may be waiting
-// for memory that the parked partition holds. A load that fails lets the
-// parked partition go alone when no other partner is loading
-// (fail_early). So a parked partition waits for nothing but loads in
-// progress, each of which ends in submit_flight or fail_early.
+// is ready while another of its key is on its way (waiting for admission
+// or loading) submits its head (witness map, H phase, msm_h: the same as
+// alone) and parks its tail, one at a time; the next partition of the key
+// to be ready becomes its second: the first's tail, whose witness MSMs
+// compute both, and the second's whole DAG go to StarPU together. With no
+// partner on its way a partition goes whole, alone, as every partition
+// does where pairs are off.
+//
+// A parked tail holds its partition's witness (and the GPU lock, its
+// chain unfinished), so nothing may wait for it that it waits for. Its
+// partner's admission may have to wait for memory (a 2^27 partition on a
+// host that holds one and a half): it may wait for what the first's head
+// gives back (its rows, after the H phase and msm_h), which comes without
+// the tail, and for nothing else. So a reservation that must wait
+// (reserve) is registered in waits_; a tail is parked only where every
+// registered wait would fit once the head's rows are back
+// (tail_may_wait), and a wait that would not fit so releases the parked
+// tail (alone) before it blocks. A load that fails, or a partner that goes
+// alone, lets the parked tail go alone when no other partner is on its
+// way. So a parked tail waits for nothing but partitions on their way,
+// each of which ends in submit_flight or fail_early, and for memory its
+// own head gives back.
 #include <starpu.h>
 
 #include <algorithm>
@@ -22,50 +35,101 @@
 namespace starzk::dag {
 
 bool batch_t::partner_loading(const key_bundle_t& key, uint32_t chain) const {
+  if (auto it = admitting_.find(&key); it != admitting_.end() && it->second > 0) return true;
   for (const auto& [c, f] : flights_)
     if (c != chain && f.may_pair && !f.handed && f.error.empty() && f.key == &key) return true;
   return false;
 }
 
-void batch_t::submit_flight(const ready_t& r) {
-  std::optional<ready_t> parked;
-  const bool may_pair = pairs_for(r.part->key(), r.ctx);
+bool batch_t::tail_may_wait(const ready_t& r) const {
+  const partition_t& p = *r.part;
+  bool loading = false;
+  for (const auto& [c, f] : flights_) {
+    if (c == r.chain || !f.may_pair || f.handed || !f.error.empty() || f.key != &p.key()) continue;
+    if (f.admitted) return true;  // a partner that waits for no memory
+    loading = true;
+  }
+  if (auto it = admitting_.find(&p.key()); it != admitting_.end() && it->second > 0) loading = true;
+  if (!loading) return false;
+  auto head_returns = [&p] {  // the rows its head's free tasks have still to give back
+    const uint64_t rows = p.key().host_row_bytes(), back = p.rows_released.load();
+    return rows > back ? rows - back : 0;
+  };
+  for (const auto& [id, w] : waits_)
+    if (!budget_.fits_once_returned(w.first, w.second, head_returns)) return false;
+  return true;
+}
+
+void batch_t::reserve(uint64_t bytes, uint64_t held) {
+  if (budget_.try_reserve(bytes, held)) return;
+  uint64_t id = 0;
+  bool release = false;
   {
     std::lock_guard<std::mutex> lk(mu_);
-    flights_[r.chain].handed = true;  // no longer a load to wait for
+    id = next_wait_++;
+    waits_[id] = {bytes, held};
+    release = parked_ && !tail_may_wait(*parked_);
+  }
+  if (release) release_parked();
+  budget_.reserve(bytes, held);
+  std::lock_guard<std::mutex> lk(mu_);
+  waits_.erase(id);
+}
+
+void batch_t::submit_flight(const ready_t& r) {
+  std::lock_guard<std::recursive_mutex> submitting(submit_mu_);
+  const bool may_pair = pairs_for(r.part->key(), r.ctx);
+  std::optional<ready_t> first;
+  bool head_first = false;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    flights_[r.chain].handed = true;  // no longer on its way
     if (may_pair && parked_ && &parked_->part->key() == &r.part->key()) {
-      parked = parked_;
+      first = parked_;
       parked_.reset();
-    } else if (may_pair && !parked_ && partner_loading(r.part->key(), r.chain)) {
+    } else {
+      head_first = may_pair && !parked_ && partner_loading(r.part->key(), r.chain);
+    }
+  }
+  if (first) return submit_now(*first, &r, part_t::tail, r.chain);  // the first's tail for both, r whole
+  if (!head_first) {
+    submit_now(r, nullptr, part_t::whole, r.chain);
+    release_parked();  // one parked may have counted on this one
+    return;
+  }
+  submit_now(r, nullptr, part_t::head, r.chain);
+  {
+    // Decided under the lock that registers waits: a wait registered from
+    // now on sees the parked tail (reserve).
+    std::lock_guard<std::mutex> lk(mu_);
+    if (tail_may_wait(r)) {
       parked_ = r;
       return;
     }
   }
-  if (!parked) {
-    submit_now(r, nullptr, r.chain);
-    release_parked();  // one parked may have counted on this one
-    return;
-  }
-  // The pair's task goes in the chain of the lower id (the older partition).
-  if (parked->chain < r.chain) return submit_now(*parked, &r, r.chain);
-  submit_now(r, &*parked, r.chain);
+  submit_now(r, nullptr, part_t::tail, r.chain);
 }
 
 void batch_t::release_parked() {
+  std::lock_guard<std::recursive_mutex> submitting(submit_mu_);
   std::optional<ready_t> alone;
   {
     std::lock_guard<std::mutex> lk(mu_);
-    if (!parked_ || partner_loading(parked_->part->key(), parked_->chain)) return;
+    if (!parked_ || tail_may_wait(*parked_)) return;
     alone = parked_;
     parked_.reset();
   }
-  submit_now(*alone, nullptr, std::nullopt);  // a failure is queued as its result
+  submit_now(*alone, nullptr, part_t::tail, std::nullopt);  // a failure is queued as its result
 }
 
-void batch_t::submit_now(const ready_t& r, const ready_t* partner, std::optional<uint32_t> caller_chain) {
+void batch_t::submit_now(const ready_t& r, const ready_t* partner, part_t what, std::optional<uint32_t> caller_chain) {
   try {
     if (partner)
       submit_pair(*r.part, r.ctx, *partner->part, partner->ctx);
+    else if (what == part_t::head)
+      submit_head(*r.part, r.ctx);
+    else if (what == part_t::tail)
+      submit_tail(*r.part, r.ctx);
     else
       submit_partition(*r.part, r.ctx);
   } catch (const std::exception& e) {

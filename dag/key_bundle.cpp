@@ -194,7 +194,7 @@ void key_bundle_t::plan_device_memory() {
   view_.scratch_max = knobs.scratch_max;
   view_.stream_piece_bytes = knobs.stream_piece_bytes;
   view_.h_passes_vectors = knobs.h_passes_vectors;
-  codelets::set_h_passes_a_on_device(knobs.h_passes_a_on_device);
+  codelets::set_h_passes_a_on_device(h_passes_a_on_device_ = knobs.h_passes_a_on_device);
   view_.msm_profile = config::get_switch("STARZK_MSM_PROFILE").value_or(false);
   view_.msm_piece_wait = config::get_switch("STARZK_MSM_PIECE_WAIT").value_or(false);
   view_.g1_msms_together = knobs.msms_together.value_or(false);            // auto: decided below, with the plan
@@ -375,24 +375,24 @@ key_bundle_t::~key_bundle_t() {
 }
 
 bool key_bundle_t::rows_on_device() const { return memory_input_.device > 0 && memory_plan_.optional_fits; }
-
 bool key_bundle_t::rows_made_on_device() const { return memory_input_.device > 0 && memory_plan_.rows_stay; }
-
 bool key_bundle_t::h_phase_in_passes() const { return memory_input_.device > 0 && memory_plan_.h_passes; }
-
 bool key_bundle_t::rows_on_host_with_gpus() const { return memory_input_.device > 0 && !memory_plan_.optional_fits; }
 
 uint64_t key_bundle_t::pool_values() const {
   return rows_on_device() ? pk_->n_vars : std::max<uint64_t>(pk_->n_vars, pk_->domain_size);
 }
-
-uint64_t key_bundle_t::host_row_bytes() const { return rows_on_device() ? 0 : 3 * sizeof(fr_t) * pool_values(); }
+bool key_bundle_t::a_on_device_only() const {  // spmv_passes writes a on the GPU unless placed on the CPUs
+  return h_phase_in_passes() && h_passes_a_on_device_ &&
+         (codelets::codelet_where(codelets::spmv_passes_codelet()) & STARPU_CUDA) != 0;
+}
+unsigned key_bundle_t::host_rows() const { return rows_on_device() ? 0 : a_on_device_only() ? 2 : 3; }
+uint64_t key_bundle_t::host_row_bytes() const { return host_rows() * sizeof(fr_t) * pool_values(); }
 
 uint64_t key_bundle_t::partition_bytes() const {
-  // a, b, c: with a GPU that can hold the witness map's buffers they live
-  // on the device (the witness map and the H phase are then submitted for
-  // CUDA workers only, dag/partition_dag.cpp) and take no host memory;
-  // elsewhere in pool buffers (host_row_bytes).
+  // a, b, c: where the plan keeps them on the device (the tasks that hold
+  // them then run on GPUs, dag/partition_dag.cpp) no host memory; elsewhere
+  // pool buffers (host_row_bytes).
   return sizeof(fr_t) * (pool_values() + pk_->n_public) + host_row_bytes() +
          codelets::prep_msm_max_bytes(pk_->n_vars, pk_->n_public);
 }

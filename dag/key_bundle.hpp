@@ -108,9 +108,20 @@ class key_bundle_t {
   // roles and no partition waits for a fresh buffer to be allocated and
   // page-locked (dag/witness_pool.hpp).
   uint64_t pool_values() const;
-  // Host bytes of the rows a, b, c where they live in host memory (their
-  // free tasks give them back early: dag/batch.cpp); 0 where they do not.
+  // Host bytes of the rows a, b, c that have home buffers in host memory
+  // (their free tasks give them back early: dag/batch.cpp): host_rows()
+  // pool buffers of pool_values(); 0 where the rows live on the device.
   uint64_t host_row_bytes() const;
+  unsigned host_rows() const;  // 3, 2 (b, c: a_on_device_only) or 0
+  // The H phase runs in passes and a stays on the device from the witness
+  // map (spmv_passes on a GPU: not placed on the CPUs) through msm_h
+  // (STARZK_H_PASSES_A_ON_DEVICE): nothing reads or
+  // writes a in host memory, so it has no home buffer there (StarPU
+  // allocates it where a task runs) and the budget does not count it;
+  // b and c keep theirs. The tasks that hold a (the witness map, the H
+  // phase, msm_h) then run on GPUs only, but for a retry on the CPUs,
+  // which reserves a's row beside the rest (dag/batch.cpp).
+  bool a_on_device_only() const;
   // The memory plan holds the witness map's buffers (w, a, b, c and the
   // CSR arrays) on a GPU beside the NTT domain and the MSM scratch floor:
   // a, b, c are then kept on the devices, never in host memory
@@ -155,6 +166,7 @@ class key_bundle_t {
   starpu_data_handle_t domain_h_ = nullptr;
   residency_input_t memory_input_;
   residency_plan_t memory_plan_;
+  bool h_passes_a_on_device_ = false;  // the knob, read with the plan
   std::vector<std::pair<const void*, size_t>> pinned_;
   struct times_t {
     double domain_seconds = 0, device_domain_seconds = 0, pin_seconds = 0;

@@ -35,12 +35,19 @@ void memory_budget_t::reserve(uint64_t bytes, uint64_t held) {
   if (in_use_ > peak_) peak_ = in_use_;
 }
 
-bool memory_budget_t::try_reserve(uint64_t bytes) {
+bool memory_budget_t::try_reserve(uint64_t bytes, uint64_t held) {
   std::lock_guard<std::mutex> lk(mu_);
-  if (!fits(bytes)) return false;
+  if (!fits(bytes, held)) return false;
   in_use_ += bytes;
   if (in_use_ > peak_) peak_ = in_use_;
   return true;
+}
+
+bool memory_budget_t::fits_once_returned(uint64_t bytes, uint64_t held,
+                                         const std::function<uint64_t()>& returning) const {
+  std::lock_guard<std::mutex> lk(mu_);
+  const uint64_t back = returning();
+  return fits_at(in_use_ > back ? in_use_ - back : 0, bytes, held);
 }
 
 void memory_budget_t::release(uint64_t bytes) noexcept {

@@ -23,6 +23,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -41,8 +42,14 @@ class memory_budget_t {
   // Blocks until `bytes` fit under the cap (or nothing but the caller's own
   // `held` bytes is reserved), then reserves them.
   void reserve(uint64_t bytes, uint64_t held = 0);
-  // Reserves without waiting when the bytes fit; false otherwise.
-  bool try_reserve(uint64_t bytes);
+  // Reserves without waiting when the bytes fit (as reserve() counts
+  // `held`); false otherwise.
+  bool try_reserve(uint64_t bytes, uint64_t held = 0);
+  // Whether reserve(bytes, held) could return once `returning()` more bytes
+  // are given back, nothing else: returning() is called under the lock,
+  // after in_use() is read, so a release racing with it is counted as not
+  // yet given back (the answer errs towards no).
+  bool fits_once_returned(uint64_t bytes, uint64_t held, const std::function<uint64_t()>& returning) const;
   // Gives bytes back (any thread, StarPU callbacks included). Never throws.
   void release(uint64_t bytes) noexcept;
 
@@ -51,7 +58,10 @@ class memory_budget_t {
   uint64_t waits() const;  // reserve() calls that had to wait
 
  private:
-  bool fits(uint64_t bytes, uint64_t held = 0) const { return cap_ == 0 || in_use_ <= held || in_use_ + bytes <= cap_; }
+  bool fits(uint64_t bytes, uint64_t held = 0) const { return fits_at(in_use_, bytes, held); }
+  bool fits_at(uint64_t in_use, uint64_t bytes, uint64_t held) const {
+    return cap_ == 0 || in_use <= held || in_use + bytes <= cap_;
+  }
 
   uint64_t cap_;
   mutable std::mutex mu_;

@@ -34,7 +34,7 @@ void on_task_done(void* arg) noexcept { static_cast<partition_t*>(arg)->callback
 template <unsigned rows>
 void on_rows_freed(void* arg) noexcept {
   auto* p = static_cast<partition_t*>(arg);
-  const uint64_t bytes = p->key().host_row_bytes() / 3 * rows;  // as partition_bytes counts them
+  const uint64_t bytes = sizeof(fr_t) * p->key().pool_values() * rows;  // as partition_bytes counts them
   p->rows_released.fetch_add(bytes, std::memory_order_acq_rel);
   try {
     if (p->on_rows) p->on_rows(*p, bytes);
@@ -109,12 +109,14 @@ partition_t::partition_t(std::shared_ptr<const key_bundle_t> key, std::vector<fr
   // home: allocated where spmv writes them); in host memory, buffers of the
   // witness pool as their home, so that a partition neither page-locks nor
   // page-faults 3n fresh values (12 GiB at 2^27); their free tasks hand
-  // them back. Taken first: nothing else is the partition's yet if one
-  // fails.
+  // them back; a has none where it stays on the device through the H
+  // phase in passes (key_bundle_t::a_on_device_only). Taken first: nothing
+  // else is the partition's yet if one fails.
   host_rows_ = !key_->rows_on_device();
+  a_home_ = host_rows_ && !key_->a_on_device_only();
   if (host_rows_) {
     try {
-      for (std::vector<fr_t>& r : s.rows) r = pool.take(pk.domain_size, key_->pool_values());
+      for (int i = a_home_ ? 0 : 1; i < 3; ++i) s.rows[i] = pool.take(pk.domain_size, key_->pool_values());
     } catch (...) {
       for (std::vector<fr_t>& r : s.rows) pool.give_back(std::move(r));
       throw;
@@ -134,8 +136,8 @@ partition_t::partition_t(std::shared_ptr<const key_bundle_t> key, std::vector<fr
   w = register_fr_vector(s.w.size(), &s.w, uncached);
   starpu_data_handle_t* rows[3] = {&a, &b, &c};
   for (int i = 0; i < 3; ++i)
-    *rows[i] = register_fr_vector(pk.domain_size, host_rows_ ? &s.rows[i] : nullptr, uncached);
-  if (host_rows_) pending_callbacks += 2;  // the rows' free tasks
+    *rows[i] = register_fr_vector(pk.domain_size, host_rows_ && (i > 0 || a_home_) ? &s.rows[i] : nullptr, uncached);
+  if (host_rows_) pending_callbacks += a_home_ ? 2 : 1;  // the rows' free tasks
   prep = register_variable(s.prep);
   res[int(msm_query_t::h)] = register_variable(s.msm.h);
   res[int(msm_query_t::l)] = register_variable(s.msm.l);
@@ -213,7 +215,7 @@ void submit_h_phase(partition_t& p, const submit_context_t& ctx) {
   const bool passes = p.key().h_phase_in_passes();
   submit_task(p, ctx, passes ? codelets::ntt_h_passes_codelet() : codelets::ntt_h_codelet(), &p.state(),
               std::move(data), passes ? "ntt_h_passes" : "ntt_h", prio_chain, codelets::ntt_h_flops(p.state()), false,
-              nullptr, p.key().rows_on_device() ? STARPU_CUDA : 0);
+              nullptr, p.key().rows_on_device() || !p.a_in_host_memory() ? STARPU_CUDA : 0);
   // b and c are scratch after the H phase: their memory goes back to StarPU,
   // and their home buffers, where they have some, to the pool.
   starpu_data_invalidate_submit(p.b);
@@ -280,14 +282,15 @@ void submit_msm(partition_t& p, const submit_context_t& ctx, msm_query_t q, bool
     data.push_back({p.res[int(msm_query_t::h)], STARPU_R});
   }
   p.state().msm_args[qi].partner = partner ? &partner->state() : nullptr;
+  const uint32_t only = q == msm_query_t::h && !p.a_in_host_memory() ? STARPU_CUDA : 0;  // where a is
   submit_task(p, ctx, codelets::msm_codelet(), &p.state().msm_args[qi], std::move(data), codelets::msm_query_name(q),
-              prio_chain, codelets::msm_flops(p.state(), q) * (partner ? 2 : 1), last);
+              prio_chain, codelets::msm_flops(p.state(), q) * (partner ? 2 : 1), last, nullptr, only);
 }
 
 // h's last reader has been submitted: a goes back.
 void release_h(partition_t& p, const submit_context_t& ctx) {
   starpu_data_invalidate_submit(p.a);
-  if (p.rows_in_host_memory())
+  if (p.a_in_host_memory())
     submit_task(p, ctx, codelets::free_codelet(), &p.state().free_row_a, {{p.a, STARPU_W}}, "free_rows", prio_finish,
                 0.0, false, &on_rows_freed<1>);
 }
@@ -304,7 +307,7 @@ void submit_msms_together(partition_t& p, const submit_context_t& ctx) {
   data.push_back({p.prep, STARPU_R});
   if (b_g2_before_chain_end(p)) data.push_back({p.res_b2, STARPU_R});
   submit_task(p, ctx, codelets::msm_codelet(), &p.state().msm_together, std::move(data), codelets::msm_together_name,
-              prio_chain, flops, true);
+              prio_chain, flops, true, nullptr, p.a_in_host_memory() ? 0 : STARPU_CUDA);  // as msm_h's
   release_h(p, ctx);
 }
 
@@ -357,22 +360,27 @@ void submit_free(partition_t& p, const submit_context_t& ctx) {
               prio_finish, 0.0, false, &on_task_done);
 }
 
-void submit_partition(partition_t& p, const submit_context_t& ctx, const pair_role_t& pair) {
+void submit_head(partition_t& p, const submit_context_t& ctx, const pair_role_t& pair) {
   if ((pair.partner || pair.second) && p.key().view().g1_msms_together)
     throw std::logic_error(p.state().label + ": a pair needs one task per G1 query");
   p.b_g2_by_partner = pair.second && pair.b_g2;
   p.g1_by_partner = pair.second && pair.g1;
-  partition_t* b_g2_partner = pair.b_g2 ? pair.partner : nullptr;
-  partition_t* g1_partner = pair.g1 ? pair.partner : nullptr;
   if (!ctx.prep_task) p.pending_callbacks.fetch_sub(1, std::memory_order_acq_rel);  // no on_prep_done to wait for
   submit_witness_map(p, ctx);                                                       // a, b, c = A·w, B·w, C·w
-  if (ctx.prep_task) submit_prep_msm(p, ctx);  // split the witness scalars: 0 / 1 / tail
-  submit_h_phase(p, ctx);                      // h from a∘b − c (the chain starts)
-  if (p.key().view().g1_msms_together) {       // the four G1 MSMs as one task, msm_g1 (codelets/msm.cpp)
-    submit_b_g2_msm(p, ctx);                   // Σ w·B2 (G2, beside the chain)
-    submit_msms_together(p, ctx);              // Σ h·H, Σ w_aux·L, Σ w·A, Σ w·B1 (the chain ends)
+  if (ctx.prep_task) submit_prep_msm(p, ctx);                  // split the witness scalars: 0 / 1 / tail
+  submit_h_phase(p, ctx);                                      // h from a∘b − c (the chain starts)
+  if (!p.key().view().g1_msms_together) submit_msm_h(p, ctx);  // Σ h·H (ends the chain of a G1 pair's second)
+}
+
+void submit_tail(partition_t& p, const submit_context_t& ctx, const pair_role_t& pair) {
+  if (pair.partner && p.key().view().g1_msms_together)
+    throw std::logic_error(p.state().label + ": a pair needs one task per G1 query");
+  partition_t* b_g2_partner = pair.b_g2 ? pair.partner : nullptr;
+  partition_t* g1_partner = pair.g1 ? pair.partner : nullptr;
+  if (p.key().view().g1_msms_together) {  // the four G1 MSMs as one task, msm_g1 (codelets/msm.cpp)
+    submit_b_g2_msm(p, ctx);              // Σ w·B2 (G2, beside the chain)
+    submit_msms_together(p, ctx);         // Σ h·H, Σ w_aux·L, Σ w·A, Σ w·B1 (the chain ends)
   } else {
-    submit_msm_h(p, ctx);  // Σ h·H (ends the chain of a G1 pair's second)
     if (!p.g1_by_partner) {
       submit_msm_l(p, ctx, g1_partner);  // Σ w_aux·L
       submit_msm_a(p, ctx, g1_partner);  // Σ w·A
@@ -382,6 +390,11 @@ void submit_partition(partition_t& p, const submit_context_t& ctx, const pair_ro
   }
   submit_assemble(p, ctx);  // A, B, C with r, s; verify
   submit_free(p, ctx);      // release w, prep (a, b, c went earlier)
+}
+
+void submit_partition(partition_t& p, const submit_context_t& ctx, const pair_role_t& pair) {
+  submit_head(p, ctx, pair);
+  submit_tail(p, ctx, pair);
 }
 
 }  // namespace starzk::dag

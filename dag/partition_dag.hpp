@@ -109,9 +109,14 @@ class partition_t {
   starpu_data_handle_t res[codelets::msm_query_count] = {};  // h, l, a, b_g1 results
   starpu_data_handle_t res_b2 = nullptr, proof = nullptr;
 
-  // Whether a, b, c have home buffers in host memory (the memory plan keeps
-  // them off the GPUs), which free tasks of their own release early.
+  // Whether b, c (and a: below) have home buffers in host memory (the
+  // memory plan keeps them off the GPUs), which free tasks of their own
+  // release early.
   bool rows_in_host_memory() const { return host_rows_; }
+  // Whether a has one too (not where it stays on the device through the H
+  // phase in passes: key_bundle_t::a_on_device_only); the tasks that hold
+  // a run on GPUs where it has none.
+  bool a_in_host_memory() const { return a_home_; }
 
   // Internal: a callback finished (counts down to on_done). Those of
   // prep_msm, assemble and free, and of the rows' two free tasks where the
@@ -129,7 +134,7 @@ class partition_t {
  private:
   std::shared_ptr<const key_bundle_t> key_;
   witness_pool_t& pool_;
-  bool host_rows_ = false;
+  bool host_rows_ = false, a_home_ = false;
   codelets::partition_state_t state_;
 };
 
@@ -178,7 +183,17 @@ struct pair_role_t {
   bool b_g2 = true, g1 = false;
 };
 // The whole DAG, phase by phase (the order matters only for free, which
-// must come after every reader).
+// must come after every reader): its head, then its tail.
 void submit_partition(partition_t& p, const submit_context_t& ctx, const pair_role_t& pair = {});
+// The head: the witness map, prep_msm, the H phase and msm_h (where the G1
+// MSMs are tasks of their own), the same for a pair's first as for a
+// partition alone, so the batch submits a first's head before it knows its
+// partner (dag/batch_pairs.cpp). A second's head (pair.second) is its own:
+// with G1 pairs its msm_h ends its chain.
+void submit_head(partition_t& p, const submit_context_t& ctx, const pair_role_t& pair = {});
+// The tail: the witness MSMs and b_g2_msm (with pair.partner, the pair's
+// tasks for both), assemble and free; after the head, with the same role
+// but for the partner, which a first's head never needs.
+void submit_tail(partition_t& p, const submit_context_t& ctx, const pair_role_t& pair = {});
 
 }  // namespace starzk::dag

@@ -16,7 +16,7 @@ void submit_pair(partition_t& first, const submit_context_t& first_ctx, partitio
   if (&first.key() != &second.key())
     throw std::logic_error(first.state().label + ", " + second.state().label + ": a pair shares one key");
   const codelets::key_view_t& v = first.key().view();
-  submit_partition(first, first_ctx, pair_role_t{&second, false, v.b_g2_pairs, v.g1_pairs});   // tasks for both
+  submit_tail(first, first_ctx, pair_role_t{&second, false, v.b_g2_pairs, v.g1_pairs});        // tasks for both
   submit_partition(second, second_ctx, pair_role_t{nullptr, true, v.b_g2_pairs, v.g1_pairs});  // none of those
 }
 

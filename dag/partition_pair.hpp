@@ -9,8 +9,9 @@
 // piece of the bases can serve two witnesses (gpu::msm_pieces_sets): the
 // bases cross once per pair instead of once per partition.
 //
-// The DAG: the first partition (the lower chain id) submits its DAG with
-// tasks that also read the second's w and prep and write the second's
+// The DAG: the first partition's DAG (its head, submit_head, goes to
+// StarPU before its partner is known: dag/batch_pairs.cpp) has tasks in
+// its tail that also read the second's w and prep and write the second's
 // results (b_g2_msm where key_view_t::b_g2_pairs, msm_l, msm_a and msm_b1
 // where g1_pairs), each after the first's msm_h, so that the second's w
 // takes the place of the first's h on the device (the memory plan counts
@@ -38,9 +39,9 @@ namespace starzk::dag {
 // Whether partitions of `key` submitted with `ctx` may be paired.
 bool pairs_for(const key_bundle_t& key, const submit_context_t& ctx);
 
-// Submits both DAGs, the pair's tasks in the first's (file comment).
-// The partitions share a key; `first` has the lower chain id. Throws as
-// submit_partition does.
+// Submits the first's tail, with the pair's tasks (file comment; its head
+// is in: submit_head), and the second's whole DAG. The partitions share a
+// key. Throws as submit_partition does.
 void submit_pair(partition_t& first, const submit_context_t& first_ctx, partition_t& second,
                  const submit_context_t& second_ctx);
 

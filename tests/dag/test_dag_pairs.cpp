@@ -11,6 +11,7 @@
 // (docs/benchmarks.md).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <optional>
@@ -31,13 +32,16 @@ namespace {
 struct pairs_run_t {
   std::map<int, dag::partition_result_t> results;
   runtime::trace_t trace;
-  uint64_t budget_left = 0;
+  uint64_t budget_left = 0, cap = 0, peak = 0, staged = 0;
 };
 
 // Proves `parts` partitions of the test case with pairs on, fill(p, out)
-// loading partition p's witness on one of two loaders.
+// loading partition p's witness on one of two loaders. With `rows_above`,
+// the host budget holds one partition and that many pool buffers more
+// (each a witness or a row: key_bundle_t::pool_values).
 template <class Fill>
-pairs_run_t prove_in_pairs(const test::prove_case_t& c, int parts, Fill fill, int blinding_base) {
+pairs_run_t prove_in_pairs(const test::prove_case_t& c, int parts, Fill fill, int blinding_base,
+                           std::optional<double> rows_above = std::nullopt) {
   const test::scoped_env_t pairs("STARZK_MSM_PAIRS", "on");
   // The CPU domain locked, so the chain rule holds here as on a GPU.
   std::optional<runtime::starpu_session> session;
@@ -50,6 +54,10 @@ pairs_run_t prove_in_pairs(const test::prove_case_t& c, int parts, Fill fill, in
   {
     auto key = test::bundle(c);  // reads STARZK_MSM_PAIRS
     dag::batch_t batch(dag::batch_options_t{.trace = &recorder, .loaders = 2, .prep_task = 0});
+    if (rows_above) {
+      const uint64_t row = key->host_row_bytes() / key->host_rows();
+      batch.set_memory_cap(run.cap = batch.reservation(*key) + uint64_t(*rows_above * double(row)));
+    }
     const uint32_t job = batch.open_job(key, "pairs");
     for (int p = 0; p < parts; ++p)
       batch.submit(
@@ -58,6 +66,8 @@ pairs_run_t prove_in_pairs(const test::prove_case_t& c, int parts, Fill fill, in
     batch.close_job(job);
     while (auto r = batch.wait_next()) run.results[int(r->index)] = *r;
     run.budget_left = batch.budget().in_use();
+    run.peak = batch.budget().peak();
+    run.staged = batch.staged();
   }
   run.trace = recorder.snapshot();
   return run;
@@ -120,6 +130,70 @@ TEST(dag_pairs, six_partitions_make_three_pairs_and_the_reference_proofs) {
   inv.chains_contiguous = true;
   const auto violations = runtime::check_invariants(run.trace, inv);
   EXPECT_TRUE(violations.empty()) << violations.size() << " violations, first: " << violations.front();
+}
+
+void sleep_and_copy(const test::prove_case_t& c, int p, std::span<fr_t> out) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  copy_witness(c, p, out);
+}
+
+// A host budget that holds one partition and one and a half pool buffers
+// more: each partition after the first reserves its witness first and its
+// rows only once the partition before has given its rows back (after its
+// msm_h). The first of each pair submits its head (witness map, H phase,
+// msm_h) while its partner waits for that memory, and parks its tail; the
+// second's rows then fit, and the two pair: three pairs, the budget never
+// above its cap.
+TEST(dag_pairs, partitions_staged_by_the_budget_pair_behind_a_head_run_first) {
+  const test::prove_case_t& c = test::prove_case("gen-bellman");
+  const pairs_run_t run = prove_in_pairs(c, 6, sleep_and_copy, 1000, 1.5);
+  ASSERT_EQ(run.results.size(), 6u);
+  for (const auto& [p, r] : run.results) ASSERT_TRUE(r.ok) << r.error;
+  expect_reference_proofs(c, run, 1000);
+  EXPECT_EQ(run.budget_left, 0u);
+  EXPECT_LE(run.peak, run.cap);
+  EXPECT_GE(run.staged, 3u) << "the budget staged too few partitions: the test does not exercise staging";
+  const auto b_g2 = tasks_named(run.trace, "b_g2_msm");
+  ASSERT_EQ(b_g2.size(), 3u);
+  // Each pair's first ran its head (through msm_h) before its second was
+  // submitted at all: the second's rows waited for the first's. The
+  // second is the chain whose witness (its witness map's first buffer)
+  // the pair's task reads.
+  std::map<uint32_t, const runtime::trace_event_t*> map_of, msm_h_of;
+  for (const runtime::trace_event_t* e : tasks_named(run.trace, "spmv")) map_of[e->chain] = e;
+  for (const runtime::trace_event_t* e : tasks_named(run.trace, "msm_h")) msm_h_of[e->chain] = e;
+  ASSERT_EQ(map_of.size(), 6u);
+  ASSERT_EQ(msm_h_of.size(), 6u);
+  for (const runtime::trace_event_t* e : b_g2) {
+    const runtime::trace_event_t* second = nullptr;
+    for (const auto& [chain, m] : map_of)
+      for (const runtime::trace_buffer_t& b : e->buffers)
+        if (chain != e->chain && !m->buffers.empty() && b.data == m->buffers[0].data) second = m;
+    ASSERT_NE(second, nullptr) << "chain " << e->chain << ": its b_g2_msm reads no other partition's witness";
+    EXPECT_GE(second->submit_us, msm_h_of.at(e->chain)->end_us)
+        << "chain " << e->chain << "'s partner was submitted before its msm_h ended";
+  }
+  runtime::invariant_options_t inv;
+  inv.serial_free = true;
+  inv.chains_contiguous = true;
+  const auto violations = runtime::check_invariants(run.trace, inv);
+  EXPECT_TRUE(violations.empty()) << violations.size() << " violations, first: " << violations.front();
+}
+
+// Half a pool buffer more than one partition: the next partition's rows
+// fit only once the one before has ended, so a tail parked for it would
+// wait for memory it holds itself. The partner's wait releases it (no
+// pair, no hang): every partition alone, the budget never above its cap.
+TEST(dag_pairs, a_partner_that_needs_the_first_to_end_releases_its_tail) {
+  const test::prove_case_t& c = test::prove_case("gen-bellman");
+  const pairs_run_t run = prove_in_pairs(c, 4, sleep_and_copy, 1100, 0.5);
+  ASSERT_EQ(run.results.size(), 4u);
+  for (const auto& [p, r] : run.results) ASSERT_TRUE(r.ok) << r.error;
+  expect_reference_proofs(c, run, 1100);
+  EXPECT_EQ(run.budget_left, 0u);
+  EXPECT_LE(run.peak, run.cap);
+  EXPECT_GE(run.staged, 2u);
+  EXPECT_EQ(tasks_named(run.trace, "b_g2_msm").size(), 4u);
 }
 
 // Partition 1's load fails while partition 0 waits for it: 0 goes alone.

@@ -172,7 +172,8 @@ TEST(memory_budget, batch_over_the_cap_throttles_and_completes) {
     l.last = std::max(l.last, e.end_us);
     if (e.name == "prep_msm") l.prep_end = e.end_us;
     if (e.name == "free_rows")  // the bytes of its buffers are the rows' handles; the budget counts pool buffers
-      l.rows_freed.push_back({e.end_us, e.bytes / (sizeof(fr_t) * c.pk->domain_size) * (key->host_row_bytes() / 3)});
+      l.rows_freed.push_back(
+          {e.end_us, e.bytes / (sizeof(fr_t) * c.pk->domain_size) * (key->host_row_bytes() / key->host_rows())});
   }
   ASSERT_EQ(life.size(), size_t(k_parts));
   const proving_key_t& pk = *c.pk;
