@@ -32,7 +32,8 @@
 // second (or the one-vector form's staging chunks) comes from the worker's
 // scratch, and the one-vector form keeps a's values on the coset in a's
 // host buffer (rows[0], which StarPU no longer reads: its valid copy is
-// the device's). Per partition that saves a's copy out of the witness map
+// the device's; where two vectors are asked for, a has none and the rare
+// one-vector form takes a temporary one). Per partition that saves a's copy out of the witness map
 // and back in, h's copy out and msm_h's copy back in (4 × 4 GiB at 2^27).
 // The two vectors then take a's 4 GiB (the plan's share for h) and 4 GiB
 // of the MSM scratch: the same 8 GiB.
@@ -51,6 +52,7 @@
 #include "codelets/codelets.hpp"
 #include "codelets/cuda_support.hpp"
 #include "policies/resource_class.h"
+#include "util/uninit_vector.hpp"
 
 #if STARZK_CODELETS_CUDA
 #include "cuda/starzk_cuda.hpp"
@@ -77,16 +79,26 @@ starpu_codelet* the_codelet();
 
 #if STARZK_CODELETS_CUDA
 // With a on the device: a's host buffer, which StarPU no longer reads (its
-// valid copy is the device's), as n elements of host scratch.
-std::span<fr_t> a_host_buffer(partition_state_t& p, size_t n) {
-  if (p.rows[0].size() != n) throw std::runtime_error("no host buffer for a beside its device copy");
-  return p.rows[0];
+// valid copy is the device's), as n elements of host scratch. Where a has
+// none (the batch gives it none where the two-vector form is asked for:
+// dag::key_bundle_t::a_on_device_only), `temp` is made that size, outside
+// the host budget, for this task only (stderr says so once): the device
+// had no room for the second vector, which the memory plan counts.
+std::span<fr_t> a_host_buffer(partition_state_t& p, size_t n, uninit_vector_t<fr_t>& temp) {
+  if (p.rows[0].size() == n) return p.rows[0];
+  static std::atomic<bool> said{false};
+  if (!said.exchange(true))
+    report_note(p.label + ": ntt_h_passes: no device room for two vectors, and a has no host buffer: a " +
+                "temporary one of " + std::to_string(n * sizeof(fr_t) >> 20) + " MiB (said once)");
+  temp.resize(n);
+  return temp;
 }
 
 // With a on the device and no scratch at all: a to its host buffer, the
 // host's H phase there, h back to the device.
 void h_phase_on_host_from_device(partition_state_t& p, std::span<fr_t> d_a, std::span<fr_t> b, std::span<fr_t> c) {
-  const std::span<fr_t> spare = a_host_buffer(p, d_a.size());
+  uninit_vector_t<fr_t> temp;
+  const std::span<fr_t> spare = a_host_buffer(p, d_a.size(), temp);
   detail::copy_to_host(spare.data(), d_a.data(), d_a.size_bytes());
   detail::h_phase_on_host(p, spare, b, c);
   detail::copy_to_device(d_a.data(), spare.data(), d_a.size_bytes());
@@ -140,7 +152,8 @@ void ntt_h_passes_cuda(void* buffers[], void* arg) noexcept {
       report_note(text);
     }
     if (a_dev) {
-      fr_t* spare = vectors == 1 ? a_host_buffer(p, n).data() : nullptr;  // a's values on the coset
+      uninit_vector_t<fr_t> temp;
+      fr_t* spare = vectors == 1 ? a_host_buffer(p, n, temp).data() : nullptr;  // a's values on the coset
       detail::check_cuda(
           gpu::ntt_h_passes_a_on_device(a.data(), spare, b.data(), c.data(), d.log_n, d.conv, d.domain, scratch,
                                         bytes(vectors), passes_chunk, detail::worker_stream(), d.tune, vectors),

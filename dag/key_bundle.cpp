@@ -383,7 +383,7 @@ uint64_t key_bundle_t::pool_values() const {
   return rows_on_device() ? pk_->n_vars : std::max<uint64_t>(pk_->n_vars, pk_->domain_size);
 }
 bool key_bundle_t::a_on_device_only() const {  // spmv_passes writes a on the GPU unless placed on the CPUs
-  return h_phase_in_passes() && h_passes_a_on_device_ &&
+  return h_phase_in_passes() && h_passes_a_on_device_ && view_.h_passes_vectors >= 2 &&
          (codelets::codelet_where(codelets::spmv_passes_codelet()) & STARPU_CUDA) != 0;
 }
 unsigned key_bundle_t::host_rows() const { return rows_on_device() ? 0 : a_on_device_only() ? 2 : 3; }

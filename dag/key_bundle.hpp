@@ -115,10 +115,13 @@ class key_bundle_t {
   unsigned host_rows() const;  // 3, 2 (b, c: a_on_device_only) or 0
   // The H phase runs in passes and a stays on the device from the witness
   // map (spmv_passes on a GPU: not placed on the CPUs) through msm_h
-  // (STARZK_H_PASSES_A_ON_DEVICE): nothing reads or
-  // writes a in host memory, so it has no home buffer there (StarPU
-  // allocates it where a task runs) and the budget does not count it;
-  // b and c keep theirs. The tasks that hold a (the witness map, the H
+  // (STARZK_H_PASSES_A_ON_DEVICE), the H phase in two vectors
+  // (STARZK_H_PASSES_VECTORS=2, the one-vector form keeps a's coset
+  // values in a's host buffer): nothing reads or writes a in host memory,
+  // so it has no home buffer there (StarPU allocates it where a task runs)
+  // and the budget does not count it; b and c keep theirs. (Where the
+  // device has no room for the second vector after all, that task takes a
+  // temporary host buffer: codelets/ntt_h_passes.cpp.) The tasks that hold a (the witness map, the H
   // phase, msm_h) then run on GPUs only, but for a retry on the CPUs,
   // which reserves a's row beside the rest (dag/batch.cpp).
   bool a_on_device_only() const;
