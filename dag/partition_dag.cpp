@@ -215,7 +215,7 @@ void submit_h_phase(partition_t& p, const submit_context_t& ctx) {
   const bool passes = p.key().h_phase_in_passes();
   submit_task(p, ctx, passes ? codelets::ntt_h_passes_codelet() : codelets::ntt_h_codelet(), &p.state(),
               std::move(data), passes ? "ntt_h_passes" : "ntt_h", prio_chain, codelets::ntt_h_flops(p.state()), false,
-              nullptr, p.key().rows_on_device() || !p.a_in_host_memory() ? STARPU_CUDA : 0);
+              nullptr, p.key().rows_on_device() || p.a_on_device_only() ? STARPU_CUDA : 0);
   // b and c are scratch after the H phase: their memory goes back to StarPU,
   // and their home buffers, where they have some, to the pool.
   starpu_data_invalidate_submit(p.b);
@@ -282,7 +282,7 @@ void submit_msm(partition_t& p, const submit_context_t& ctx, msm_query_t q, bool
     data.push_back({p.res[int(msm_query_t::h)], STARPU_R});
   }
   p.state().msm_args[qi].partner = partner ? &partner->state() : nullptr;
-  const uint32_t only = q == msm_query_t::h && !p.a_in_host_memory() ? STARPU_CUDA : 0;  // where a is
+  const uint32_t only = q == msm_query_t::h && p.a_on_device_only() ? STARPU_CUDA : 0;  // where a is
   submit_task(p, ctx, codelets::msm_codelet(), &p.state().msm_args[qi], std::move(data), codelets::msm_query_name(q),
               prio_chain, codelets::msm_flops(p.state(), q) * (partner ? 2 : 1), last, nullptr, only);
 }
@@ -307,7 +307,7 @@ void submit_msms_together(partition_t& p, const submit_context_t& ctx) {
   data.push_back({p.prep, STARPU_R});
   if (b_g2_before_chain_end(p)) data.push_back({p.res_b2, STARPU_R});
   submit_task(p, ctx, codelets::msm_codelet(), &p.state().msm_together, std::move(data), codelets::msm_together_name,
-              prio_chain, flops, true, nullptr, p.a_in_host_memory() ? 0 : STARPU_CUDA);  // as msm_h's
+              prio_chain, flops, true, nullptr, p.a_on_device_only() ? STARPU_CUDA : 0);  // as msm_h's
   release_h(p, ctx);
 }
 

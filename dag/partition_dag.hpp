@@ -113,10 +113,14 @@ class partition_t {
   // memory plan keeps them off the GPUs), which free tasks of their own
   // release early.
   bool rows_in_host_memory() const { return host_rows_; }
-  // Whether a has one too (not where it stays on the device through the H
-  // phase in passes: key_bundle_t::a_on_device_only); the tasks that hold
-  // a run on GPUs where it has none.
+  // Whether a has one too; a_on_device_only: b and c have, a has not (it
+  // stays on the device through the H phase in passes: key_bundle_t::
+  // a_on_device_only), and the tasks that hold a (the H phase, msm_h) run
+  // on GPUs, so that StarPU never allocates it in host memory the budget
+  // does not count (where a, b, c all live on the device, msm_h may run
+  // on the CPUs: the MSMs' placement decides).
   bool a_in_host_memory() const { return a_home_; }
+  bool a_on_device_only() const { return host_rows_ && !a_home_; }
 
   // Internal: a callback finished (counts down to on_done). Those of
   // prep_msm, assemble and free, and of the rows' two free tasks where the
