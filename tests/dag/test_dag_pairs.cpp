@@ -95,6 +95,33 @@ void expect_reference_proofs(const test::prove_case_t& c, const pairs_run_t& run
   }
 }
 
+void sleep_and_copy(const test::prove_case_t& c, int p, std::span<fr_t> out) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  copy_witness(c, p, out);
+}
+
+// A run under a capped budget: every proof the reference's, the budget
+// whole again at the end and never above its cap, at least `staged`
+// partitions admitted in two steps (else the run did not test staging).
+void expect_budgeted_run(const test::prove_case_t& c, const pairs_run_t& run, int parts, int blinding_base,
+                         uint64_t staged) {
+  ASSERT_EQ(run.results.size(), size_t(parts));
+  for (const auto& [p, r] : run.results) ASSERT_TRUE(r.ok) << r.error;
+  expect_reference_proofs(c, run, blinding_base);
+  EXPECT_EQ(run.budget_left, 0u);
+  EXPECT_LE(run.peak, run.cap);
+  EXPECT_GE(run.staged, staged) << "the budget staged too few partitions: the test does not exercise staging";
+}
+
+// The lock's invariants on the trace, the CPU domain locked as a GPU is.
+void expect_invariants(const runtime::trace_t& trace) {
+  runtime::invariant_options_t inv;
+  inv.serial_free = true;
+  inv.chains_contiguous = true;
+  const auto violations = runtime::check_invariants(trace, inv);
+  EXPECT_TRUE(violations.empty()) << violations.size() << " violations, first: " << violations.front();
+}
+
 TEST(dag_pairs, six_partitions_make_three_pairs_and_the_reference_proofs) {
   const test::prove_case_t& c = test::prove_case("gen-bellman");
   const pairs_run_t run = prove_in_pairs(
@@ -125,16 +152,7 @@ TEST(dag_pairs, six_partitions_make_three_pairs_and_the_reference_proofs) {
     EXPECT_EQ(tasks.size(), 3u) << q;
     for (const runtime::trace_event_t* e : tasks) EXPECT_GE(e->start_us, msm_h_end[e->chain]) << q;
   }
-  runtime::invariant_options_t inv;
-  inv.serial_free = true;
-  inv.chains_contiguous = true;
-  const auto violations = runtime::check_invariants(run.trace, inv);
-  EXPECT_TRUE(violations.empty()) << violations.size() << " violations, first: " << violations.front();
-}
-
-void sleep_and_copy(const test::prove_case_t& c, int p, std::span<fr_t> out) {
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  copy_witness(c, p, out);
+  expect_invariants(run.trace);
 }
 
 // A host budget that holds one partition and one and a half pool buffers
@@ -147,12 +165,7 @@ void sleep_and_copy(const test::prove_case_t& c, int p, std::span<fr_t> out) {
 TEST(dag_pairs, partitions_staged_by_the_budget_pair_behind_a_head_run_first) {
   const test::prove_case_t& c = test::prove_case("gen-bellman");
   const pairs_run_t run = prove_in_pairs(c, 6, sleep_and_copy, 1000, 1.5);
-  ASSERT_EQ(run.results.size(), 6u);
-  for (const auto& [p, r] : run.results) ASSERT_TRUE(r.ok) << r.error;
-  expect_reference_proofs(c, run, 1000);
-  EXPECT_EQ(run.budget_left, 0u);
-  EXPECT_LE(run.peak, run.cap);
-  EXPECT_GE(run.staged, 3u) << "the budget staged too few partitions: the test does not exercise staging";
+  expect_budgeted_run(c, run, 6, 1000, 3);
   const auto b_g2 = tasks_named(run.trace, "b_g2_msm");
   ASSERT_EQ(b_g2.size(), 3u);
   // Each pair's first ran its head (through msm_h) before its second was
@@ -173,11 +186,7 @@ TEST(dag_pairs, partitions_staged_by_the_budget_pair_behind_a_head_run_first) {
     EXPECT_GE(second->submit_us, msm_h_of.at(e->chain)->end_us)
         << "chain " << e->chain << "'s partner was submitted before its msm_h ended";
   }
-  runtime::invariant_options_t inv;
-  inv.serial_free = true;
-  inv.chains_contiguous = true;
-  const auto violations = runtime::check_invariants(run.trace, inv);
-  EXPECT_TRUE(violations.empty()) << violations.size() << " violations, first: " << violations.front();
+  expect_invariants(run.trace);
 }
 
 // Half a pool buffer more than one partition: the next partition's rows
@@ -187,12 +196,7 @@ TEST(dag_pairs, partitions_staged_by_the_budget_pair_behind_a_head_run_first) {
 TEST(dag_pairs, a_partner_that_needs_the_first_to_end_releases_its_tail) {
   const test::prove_case_t& c = test::prove_case("gen-bellman");
   const pairs_run_t run = prove_in_pairs(c, 4, sleep_and_copy, 1100, 0.5);
-  ASSERT_EQ(run.results.size(), 4u);
-  for (const auto& [p, r] : run.results) ASSERT_TRUE(r.ok) << r.error;
-  expect_reference_proofs(c, run, 1100);
-  EXPECT_EQ(run.budget_left, 0u);
-  EXPECT_LE(run.peak, run.cap);
-  EXPECT_GE(run.staged, 2u);
+  expect_budgeted_run(c, run, 4, 1100, 2);
   EXPECT_EQ(tasks_named(run.trace, "b_g2_msm").size(), 4u);
 }
 
