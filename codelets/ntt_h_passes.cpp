@@ -33,8 +33,9 @@
 // scratch, and the one-vector form keeps a's values on the coset in a's
 // host buffer (rows[0], which StarPU no longer reads: its valid copy is
 // the device's; where two vectors are asked for, a has none and the rare
-// one-vector form takes a temporary one). Per partition that saves a's copy out of the witness map
-// and back in, h's copy out and msm_h's copy back in (4 × 4 GiB at 2^27).
+// one-vector form takes a temporary one). Per partition that saves a's
+// copy out of the witness map and back in, h's copy out and msm_h's copy
+// back in (4 × 4 GiB at 2^27).
 // The two vectors then take a's 4 GiB (the plan's share for h) and 4 GiB
 // of the MSM scratch: the same 8 GiB.
 // When even one vector cannot be had, the body computes the H phase on

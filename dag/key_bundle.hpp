@@ -121,9 +121,10 @@ class key_bundle_t {
   // so it has no home buffer there (StarPU allocates it where a task runs)
   // and the budget does not count it; b and c keep theirs. (Where the
   // device has no room for the second vector after all, that task takes a
-  // temporary host buffer: codelets/ntt_h_passes.cpp.) The tasks that hold a (the witness map, the H
-  // phase, msm_h) then run on GPUs only, but for a retry on the CPUs,
-  // which reserves a's row beside the rest (dag/batch.cpp).
+  // temporary host buffer: codelets/ntt_h_passes.cpp.) The tasks that
+  // hold a (the witness map, the H phase, msm_h) then run on GPUs only,
+  // but for a retry on the CPUs, which reserves a's row beside the rest
+  // (dag/batch.cpp).
   bool a_on_device_only() const;
   // The memory plan holds the witness map's buffers (w, a, b, c and the
   // CSR arrays) on a GPU beside the NTT domain and the MSM scratch floor:
