@@ -247,12 +247,13 @@ void batch_t::launch(attempt_t a) {
   // (0: all of it is reserved now). A partition that may pair is on its
   // way from here (batch_pairs.cpp): admitting_, then its flight.
   const bool may_pair = pairs_for(*a.key, submit_context_t{.prep_task = prep_task_, .only = a.only});
-  const auto admitted = [&] {  // under mu_
-    if (may_pair && --admitting_[a.key.get()] == 0) admitting_.erase(a.key.get());
+  const key_bundle_t* const key = a.key.get();
+  const auto admitted = [this, may_pair, key] {  // under mu_
+    if (may_pair && --admitting_[key] == 0) admitting_.erase(key);
   };
   if (may_pair) {
     std::lock_guard<std::mutex> lk(mu_);
-    ++admitting_[a.key.get()];
+    ++admitting_[key];
   }
   uint64_t later = 0;
   try {

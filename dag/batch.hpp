@@ -219,9 +219,12 @@ class batch_t {
   // If that fails, both flights are dropped and each gets a failed result,
   // but `caller_chain`'s: the error is rethrown for its caller to report.
   void submit_now(const ready_t& r, const ready_t* partner, part_t what, std::optional<uint32_t> caller_chain);
-  // Whether a partition of `key` other than `chain` that may pair is on
-  // its way: waiting for admission (launch) or loading. Under mu_.
-  bool partner_loading(const key_bundle_t& key, uint32_t chain) const;
+  // A partition of `key` other than `chain` that may pair: none; one on
+  // its way (waiting for admission in launch, or loading); or one loading
+  // with its whole reservation held (it reaches submit_flight or
+  // fail_early without waiting for memory). Under mu_.
+  enum class partner_t { none, on_its_way, admitted };
+  partner_t partner_of(const key_bundle_t& key, uint32_t chain) const;
   // Whether r's tail may wait parked: a partner holds its whole
   // reservation, or one is on its way and every reservation waiting now
   // could be met once r's head has given back its rows (free tasks after

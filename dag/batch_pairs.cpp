@@ -34,25 +34,23 @@
 
 namespace starzk::dag {
 
-bool batch_t::partner_loading(const key_bundle_t& key, uint32_t chain) const {
-  if (auto it = admitting_.find(&key); it != admitting_.end() && it->second > 0) return true;
-  for (const auto& [c, f] : flights_)
-    if (c != chain && f.may_pair && !f.handed && f.error.empty() && f.key == &key) return true;
-  return false;
+batch_t::partner_t batch_t::partner_of(const key_bundle_t& key, uint32_t chain) const {
+  partner_t found = partner_t::none;
+  for (const auto& [c, f] : flights_) {
+    if (c == chain || !f.may_pair || f.handed || !f.error.empty() || f.key != &key) continue;
+    if (f.admitted) return partner_t::admitted;
+    found = partner_t::on_its_way;
+  }
+  if (auto it = admitting_.find(&key); it != admitting_.end() && it->second > 0) found = partner_t::on_its_way;
+  return found;
 }
 
 bool batch_t::tail_may_wait(const ready_t& r) const {
+  const partner_t partner = partner_of(r.part->key(), r.chain);
+  if (partner != partner_t::on_its_way) return partner == partner_t::admitted;  // admitted: waits for no memory
   const partition_t& p = *r.part;
-  bool loading = false;
-  for (const auto& [c, f] : flights_) {
-    if (c == r.chain || !f.may_pair || f.handed || !f.error.empty() || f.key != &p.key()) continue;
-    if (f.admitted) return true;  // a partner that waits for no memory
-    loading = true;
-  }
-  if (auto it = admitting_.find(&p.key()); it != admitting_.end() && it->second > 0) loading = true;
-  if (!loading) return false;
   auto head_returns = [&p] {  // the rows its head's free tasks have still to give back
-    const uint64_t rows = p.key().host_row_bytes(), back = p.rows_released.load();
+    const uint64_t rows = p.host_row_bytes(), back = p.rows_released.load();
     return rows > back ? rows - back : 0;
   };
   for (const auto& [id, w] : waits_)
@@ -88,7 +86,7 @@ void batch_t::submit_flight(const ready_t& r) {
       first = parked_;
       parked_.reset();
     } else {
-      head_first = may_pair && !parked_ && partner_loading(r.part->key(), r.chain);
+      head_first = may_pair && !parked_ && partner_of(r.part->key(), r.chain) != partner_t::none;
     }
   }
   if (first) return submit_now(*first, &r, part_t::tail, r.chain);  // the first's tail for both, r whole

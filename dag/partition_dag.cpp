@@ -34,7 +34,7 @@ void on_task_done(void* arg) noexcept { static_cast<partition_t*>(arg)->callback
 template <unsigned rows>
 void on_rows_freed(void* arg) noexcept {
   auto* p = static_cast<partition_t*>(arg);
-  const uint64_t bytes = sizeof(fr_t) * p->key().pool_values() * rows;  // as partition_bytes counts them
+  const uint64_t bytes = p->row_bytes() * rows;
   p->rows_released.fetch_add(bytes, std::memory_order_acq_rel);
   try {
     if (p->on_rows) p->on_rows(*p, bytes);

@@ -121,6 +121,11 @@ class partition_t {
   // on the CPUs: the MSMs' placement decides).
   bool a_in_host_memory() const { return a_home_; }
   bool a_on_device_only() const { return host_rows_ && !a_home_; }
+  // One row's pool buffer, and all its rows' home buffers: the budget's
+  // share for them (key_bundle_t::partition_bytes), which the rows' free
+  // tasks give back.
+  uint64_t row_bytes() const { return sizeof(fr_t) * key_->pool_values(); }
+  uint64_t host_row_bytes() const { return (host_rows_ ? (a_home_ ? 3 : 2) : 0) * row_bytes(); }
 
   // Internal: a callback finished (counts down to on_done). Those of
   // prep_msm, assemble and free, and of the rows' two free tasks where the
