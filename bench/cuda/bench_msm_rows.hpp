@@ -193,18 +193,24 @@ inline void pieces_rows(size_t n, int reps, const g1_affine_t* d_bases, const fr
   device_buffer_t d_jac(sizeof(g1_jacobian_t));
   // The forms: bases resident, streamed, streamed with one window per
   // group (with its phases), then streamed with each of
-  // STARZK_MSM_PIECES_GROUPS windows per group.
+  // STARZK_MSM_PIECES_GROUPS windows per group, then streamed with one
+  // window per group of each of STARZK_MSM_PIECES_WINDOWS bits instead of
+  // the model's for the piece (both with their phases).
   struct form_t {
     std::string suffix;
     bool on_host;
-    unsigned group_windows;
+    unsigned group_windows, window_bits;
   };
-  std::vector<form_t> forms = {{"_device", false, 0}, {"_host", true, 0}, {"_host_narrow", true, 1}};
-  for (unsigned g : env_list("STARZK_MSM_PIECES_GROUPS", {})) forms.push_back({"_host_g" + std::to_string(g), true, g});
+  std::vector<form_t> forms = {{"_device", false, 0, 0}, {"_host", true, 0, 0}, {"_host_narrow", true, 1, 0}};
+  for (unsigned g : env_list("STARZK_MSM_PIECES_GROUPS", {}))
+    forms.push_back({"_host_g" + std::to_string(g), true, g, 0});
+  for (unsigned c : env_list("STARZK_MSM_PIECES_WINDOWS", {}))
+    forms.push_back({"_host_narrow_c" + std::to_string(c), true, 1, c});
   for (unsigned k : pieces) {
     for (const form_t& f : forms) {
       msm_tuning_t tune;
       tune.group_windows = f.group_windows;
+      tune.window_bits = f.window_bits;
       const msm_pieces_t pc{(n + k - 1) / std::max(k, 1u), f.on_host};
       device_buffer_t scr(msm_pieces_scratch_bytes<g1_params>(n, false, pc, tune));
       const auto* bases = f.on_host ? static_cast<const g1_affine_t*>(host.p) : d_bases;
@@ -216,7 +222,7 @@ inline void pieces_rows(size_t n, int reps, const g1_affine_t* d_bases, const fr
       const double ms = time_ms(s, reps, [&] { run(tune, scr.get(), scr.size()); });
       const std::string name = "msm_g1_random_pieces" + std::to_string(k) + f.suffix;
       row(name, double(n), ms, double(scr.size()) / double(size_t(1) << 30));
-      if (f.group_windows == 1) phase_rows(name, n, scr.get(), scr.size(), run, tune, true);
+      if (f.on_host && f.group_windows > 0) phase_rows(name, n, scr.get(), scr.size(), run, tune, true);
     }
   }
   beside_rows(n, reps, static_cast<const g1_affine_t*>(host.p), d_scalars, s);
