@@ -98,6 +98,7 @@ void b_g2_msm_cuda(void* buffers[], void* arg) noexcept {
     m.phase = live.size() == 2 ? "b_g2_msm (a pair)" : "b_g2_msm";
     m.profile = p.key.msm_profile;
     m.wait_each_piece = p.key.msm_piece_wait;
+    m.shared_buckets = p.key.msm_shared_buckets;
     m.label = p.label.c_str();
     m.max_piece = detail::stream_piece_terms(m, p.key.stream_piece_bytes);
     if (detail::run_device_msm(m, p.key.scratch_max)) return;

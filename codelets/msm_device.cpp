@@ -39,9 +39,9 @@ gpu::msm_tuning_t tuning(bool lean, bool narrow = false) {
 }
 
 template <class P>
-uint64_t scratch_bytes(size_t n, bool split, size_t piece, bool streamed, const gpu::msm_tuning_t& t,
-                       unsigned sets = 1) {
-  return gpu::msm_pieces_scratch_bytes<P>(n, split, gpu::msm_pieces_t{piece, streamed, false, sets}, t);
+uint64_t scratch_bytes(size_t n, bool split, size_t piece, bool streamed, const gpu::msm_tuning_t& t, unsigned sets = 1,
+                       bool shared = true) {
+  return gpu::msm_pieces_scratch_bytes<P>(n, split, gpu::msm_pieces_t{piece, streamed, false, sets, shared}, t);
 }
 
 // Where msm_pieces_sets writes the results of two vectors side by side,
@@ -61,10 +61,10 @@ uint64_t pair_out_bytes(unsigned sets) {
 // (docs/benchmarks.md: default < lean < narrow at 2^27).
 template <class P>
 gpu::msm_tuning_t form_tuning(size_t n, bool split, size_t piece, bool streamed, bool lean, bool dense, uint64_t budget,
-                              unsigned sets = 1) {
+                              unsigned sets = 1, bool shared = true) {
   if (lean) return tuning(true);
   const gpu::msm_tuning_t wide = tuning(false);
-  if (scratch_bytes<P>(n, split, piece, streamed, wide, sets) + pair_out_bytes<P>(sets) <= budget) return wide;
+  if (scratch_bytes<P>(n, split, piece, streamed, wide, sets, shared) + pair_out_bytes<P>(sets) <= budget) return wide;
   return dense ? tuning(false, true) : tuning(true);
 }
 
@@ -115,11 +115,11 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
   uint64_t budget = std::min<uint64_t>(scratch_max, room);
   const unsigned sets = m.sets();
   auto form = [&](size_t piece, bool lean) {
-    return form_tuning<P>(m.n, split, piece, m.streamed, lean, m.dense, budget, sets);
+    return form_tuning<P>(m.n, split, piece, m.streamed, lean, m.dense, budget, sets, m.shared_buckets);
   };
   // The pair's two results side by side past the planned scratch.
   auto bytes = [&](size_t piece, bool lean) -> uint64_t {
-    const uint64_t b = scratch_bytes<P>(m.n, split, piece, m.streamed, form(piece, lean), sets);
+    const uint64_t b = scratch_bytes<P>(m.n, split, piece, m.streamed, form(piece, lean), sets, m.shared_buckets);
     return sets > 1 ? pair_out_offset(b) + pair_out_bytes<P>(sets) : b;
   };
   for (;;) {
@@ -139,13 +139,13 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
       }
     }
     const auto t0 = std::chrono::steady_clock::now();
-    const gpu::msm_pieces_t pieces{plan.piece, m.streamed, m.wait_each_piece, sets};
+    const gpu::msm_pieces_t pieces{plan.piece, m.streamed, m.wait_each_piece, sets, m.shared_buckets};
     if (sets == 1) {
       check_cuda(gpu::msm_pieces<P>(m.d_out, m.bases, m.d_scalars, m.n, m.split_from, pieces, scratch,
                                     size_t(plan.bytes), worker_stream(), tune),
                  (std::string("gpu::msm_pieces<") + P::name + ">").c_str());
     } else {  // both results side by side past the MSM's scratch, then each to its buffer
-      const uint64_t inner = scratch_bytes<P>(m.n, split, plan.piece, m.streamed, tune, sets);
+      const uint64_t inner = scratch_bytes<P>(m.n, split, plan.piece, m.streamed, tune, sets, m.shared_buckets);
       auto* both = reinterpret_cast<jacobian_t<P>*>(static_cast<char*>(scratch) + pair_out_offset(inner));
       const fr_t* const vectors[2] = {m.d_scalars, m.d_scalars2};
       check_cuda(gpu::msm_pieces_sets<P>(both, m.bases, vectors, m.n, m.split_from, pieces, scratch, size_t(inner),

@@ -93,6 +93,9 @@ struct device_msm_t {
   // STARZK_MSM_PIECE_WAIT: the host waits for the stream after each piece
   // (gpu::msm_pieces_t::wait_each; for msm_g1, m[0]'s holds for all four).
   bool wait_each_piece = false;
+  // STARZK_MSM_SHARED_BUCKETS: the pieces share one set of buckets
+  // (gpu::msm_pieces_t::shared_buckets; the plan's scratch counts it).
+  bool shared_buckets = true;
   // Terms per piece at most (plan_msm_pieces): set for streamed queries
   // of mostly 0/1 scalars, whose time is the copy of their bases
   // (stream_piece_terms).

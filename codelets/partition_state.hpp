@@ -88,6 +88,9 @@ struct key_view_t {
   // Every CUDA MSM body in pieces waits for its stream after each piece
   // (STARZK_MSM_PIECE_WAIT; an A/B knob, msm_device.hpp).
   bool msm_piece_wait = false;
+  // The pieces of an MSM add their buckets into one set and reduce it once
+  // (STARZK_MSM_SHARED_BUCKETS, on by default; gpu::msm_pieces_t).
+  bool msm_shared_buckets = true;
   // The four G1 MSMs of a partition run as one task, msm_g1, L, A and B_g1
   // beside H on a second stream, so that the copies of their bases run
   // while H computes (STARZK_MSM_TOGETHER; never where a, b, c are made on

@@ -78,6 +78,7 @@
 // The result is an XYZZ point written to device memory.
 #include "cuda/msm_digits.cuh"
 #include "cuda/msm_plan.cuh"
+#include "cuda/msm_sink.cuh"
 
 namespace starzk::gpu {
 namespace {
@@ -117,19 +118,7 @@ __global__ void __launch_bounds__(128) fold_parts_kernel(const X* in, const uint
   out[t] = acc;
 }
 
-// ---- 5. Horner over the windows ----
-// Lanes 0-3 of one warp share each step's products (point.cuh, *_lanes4).
-template <class X>
-__global__ void __launch_bounds__(32) horner_kernel(const X* windows, unsigned W, unsigned c, X* result) {
-  const unsigned lane = threadIdx.x;
-  if (lane >= 4) return;
-  X acc = windows[W - 1];
-  for (int w = int(W) - 2; w >= 0; --w) {
-    for (unsigned d = 0; d < c; ++d) acc = dbl_lanes4(acc, lane);
-    acc = add_lanes4(acc, windows[w], lane);
-  }
-  if (lane == 0) *result = acc;
-}
+// Step 5, Horner over the windows: horner_kernel, msm_window_sums.cuh.
 
 }  // namespace
 
@@ -150,13 +139,17 @@ size_t msm_scratch_bytes(size_t n, const msm_tuning_t& tune) {
   return cv.used;
 }
 
-// The whole MSM over the curve's bundle C (steps 1-5 of the file comment).
+// The whole MSM over the curve's bundle C (steps 1-5 of the file comment);
+// with a sink (msm_sink.cuh) whose window is the call's, steps 4-5 give way
+// to adding the buckets into the sink.
 template <class P>
-cudaError_t msm(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t* d_scalars, size_t n, void* d_scratch,
-                size_t scratch_bytes, cudaStream_t s, const msm_tuning_t& tune, const uint32_t* d_skip) {
+cudaError_t msm_body(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t* d_scalars, size_t n, void* d_scratch,
+                     size_t scratch_bytes, cudaStream_t s, const msm_tuning_t& tune, const uint32_t* d_skip,
+                     msm_sink_t* sink) {
   using C = curve_bundle_t<P>;
   using X = typename C::xyzz_type;
   auto* result = reinterpret_cast<X*>(d_result);
+  if (sink) sink->took = false;
   if (!d_result) return cudaErrorInvalidValue;
   if (n == 0) {
     set_infinity_kernel<X><<<1, 32, 0, s>>>(result);
@@ -244,6 +237,14 @@ cudaError_t msm(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t* d_s
     tune.profile->long_terms = long_apart ? unsigned(m_long) : 0;
   }
   SZK_TRY(timer.mark(phase_timer_t::live));
+  // The sink takes this call's buckets where it holds this window, or none
+  // yet and this window's buckets fit its room.
+  char* into = nullptr;
+  if (sink && sink->buckets &&
+      (sink->c == p.c || (sink->c == 0 && size_t(p.W) * (p.K + 1) * sizeof(X) <= sink->bytes))) {
+    sink->c = p.c;
+    into = static_cast<char*>(sink->buckets);
+  }
 
   // Step 4's levels above 0 of a group run beside the next group's steps
   // 1-3 (msm_window_sums.cuh).
@@ -341,6 +342,10 @@ cudaError_t msm(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t* d_s
       off = next_off;
     }
     SZK_TRY(timer.mark(phase_timer_t::fold));
+    if (into) {  // the group's buckets into the sink's windows w0..w0+gw
+      SZK_TRY(sink_add<P>(parts, off, buckets, into + size_t(w0) * (p.K + 1) * sizeof(X), s));
+      continue;
+    }
 
     // 4: window sums of the group, in the curve's accumulation types (G1:
     // Fp products in line, as the level-1 loop and Horner; same bytes).
@@ -354,6 +359,10 @@ cudaError_t msm(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t* d_s
   // once (3 product latencies per doubling instead of 9); the curve's
   // in-line Fp products (G1) had earlier taken it from 2.64 to 2.27 ms at
   // c = 16 on the H200.
+  if (into) {
+    sink->took = true;
+    return timer.finish();
+  }
   using XF = typename C::acc_xyzz_type;  // same bytes as X
   SZK_TRY(side.join(s));
   horner_kernel<<<1, 32, 0, s>>>(reinterpret_cast<const XF*>(b.windows), p.W, p.c, reinterpret_cast<XF*>(result));
@@ -361,6 +370,25 @@ cudaError_t msm(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t* d_s
   SZK_TRY(timer.mark(phase_timer_t::horner));
   return timer.finish();
 }
+
+template <class P>
+cudaError_t msm(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t* d_scalars, size_t n, void* d_scratch,
+                size_t scratch_bytes, cudaStream_t s, const msm_tuning_t& tune, const uint32_t* d_skip) {
+  return msm_body<P>(d_result, d_bases, d_scalars, n, d_scratch, scratch_bytes, s, tune, d_skip, nullptr);
+}
+
+namespace msm_detail {
+template <class P>
+cudaError_t msm_into_sink(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t* d_scalars, size_t n,
+                          void* d_scratch, size_t scratch_bytes, cudaStream_t s, const msm_tuning_t& tune,
+                          msm_sink_t* sink) {
+  return msm_body<P>(d_result, d_bases, d_scalars, n, d_scratch, scratch_bytes, s, tune, nullptr, sink);
+}
+template cudaError_t msm_into_sink<g1_params>(g1_xyzz_t*, const g1_affine_t*, const fr_t*, size_t, void*, size_t,
+                                              cudaStream_t, const msm_tuning_t&, msm_sink_t*);
+template cudaError_t msm_into_sink<g2_params>(g2_xyzz_t*, const g2_affine_t*, const fr_t*, size_t, void*, size_t,
+                                              cudaStream_t, const msm_tuning_t&, msm_sink_t*);
+}  // namespace msm_detail
 
 template size_t msm_scratch_bytes<g1_params>(size_t, const msm_tuning_t&);
 template size_t msm_scratch_bytes<g2_params>(size_t, const msm_tuning_t&);

@@ -17,15 +17,22 @@
 // then d_out = to_jacobian(acc): X·ZZ^2, Y·ZZZ^2, ZZZ        (2M + 2S).
 // bases_k is device memory, or, for host bases, a staging buffer the
 // piece's bases were copied into (double-buffered on a second stream).
+// With shared buckets (no split, several pieces) each piece adds its buckets
+// into vector i's sink instead of reducing them (msm_sink.cuh), acc
+// takes only the pieces whose window was not the sink's, and at the end
+//   acc_i += reduce(sink_i)                                   (window sums, Horner)
 // msm_pieces_sets<P> runs those steps for several scalar vectors i over
 // each piece's bases (acc_i, d_out[i]), so a staged piece serves them all.
 // msm_jacobian<P> is one piece of n over device bases.
 // Scratch, carved in this order: 2 + sets XYZZ points, the bitmap of one
 // piece (split only), the scratch of one piece's MSM or split (the larger
-// of the full and the last piece), the two staging buffers (host bases).
+// of the full and the last piece, and of a sink's reduction), the two
+// staging buffers (host bases), one sink per vector (shared buckets).
 #include <algorithm>
+#include <vector>
 
 #include "cuda/msm_common.cuh"
+#include "cuda/msm_sink.cuh"
 #include "cuda/starzk_cuda.hpp"
 #include "msm/msm_pieces.hpp"
 
@@ -97,20 +104,31 @@ struct pieces_layout_t {
   void* inner;        // scratch of one piece's MSM / split
   size_t inner_bytes;
   A* staging[2];  // bases_on_host: piece k's bases in staging[k % 2]
+  char* sinks;    // shared buckets: vector i's at sinks + i·sink_bytes
+  size_t sink_bytes;
 
   static pieces_layout_t carve(carve_t& cv, size_t n, bool split, const msm_pieces_t& pc, const msm_tuning_t& tune) {
     pieces_layout_t l{};
     const size_t piece = msm_piece_terms(n, pc.piece), count = msm_piece_count(n, pc.piece);
     const size_t last = n - (count - 1) * piece;  // the last piece may be shorter
+    const bool shared = pc.shared_buckets && !split && count > 1;
     auto inner_of = [&](size_t len) {
       return split ? msm_split_scratch_bytes<P>(len, tune) : msm_scratch_bytes<P>(len, tune);
     };
     l.points = cv.take<xyzz_t<P>>(2 + size_t(std::max(pc.sets, 1u)));
     l.bitmap = split ? cv.take<uint32_t>((piece + 31) / 32) : nullptr;
     l.inner_bytes = std::max(inner_of(piece), inner_of(last));
+    if (shared)
+      l.inner_bytes = std::max({l.inner_bytes, msm_detail::msm_sink_reduce_bytes<P>(piece, tune),
+                                msm_detail::msm_sink_reduce_bytes<P>(last, tune)});
     l.inner = cv.take<char>(l.inner_bytes);
     l.staging[0] = pc.bases_on_host ? cv.take<A>(piece) : nullptr;
     l.staging[1] = pc.bases_on_host && count > 1 ? cv.take<A>(piece) : nullptr;
+    l.sink_bytes =
+        shared
+            ? align256(std::max(msm_detail::msm_sink_bytes<P>(piece, tune), msm_detail::msm_sink_bytes<P>(last, tune)))
+            : 0;
+    l.sinks = shared ? cv.take<char>(size_t(std::max(pc.sets, 1u)) * l.sink_bytes) : nullptr;
     return l;
   }
 };
@@ -219,6 +237,18 @@ cudaError_t msm_pieces_sets(jacobian_t<P>* d_out, const affine_t<P>* bases, cons
   if (cv.used > scratch_bytes) return cudaErrorInvalidValue;
   const size_t piece = msm_piece_terms(n, pc.piece), count = msm_piece_count(n, pc.piece);
   X* pts = reinterpret_cast<X*>(l.points);
+  // Shared buckets: vector i's sink, all O (zero bytes) before the first
+  // piece; started[i]: acc_i holds a point already.
+  std::vector<msm_detail::msm_sink_t> sinks(l.sinks ? pc.sets : 0);
+  for (unsigned i = 0; i < sinks.size(); ++i) sinks[i] = {l.sinks + i * l.sink_bytes, l.sink_bytes};
+  if (l.sinks) SZK_TRY(cudaMemsetAsync(l.sinks, 0, pc.sets * l.sink_bytes, s));
+  std::vector<char> started(pc.sets, 0);
+  auto add_to_acc = [&](unsigned i, bool ones) -> cudaError_t {
+    accumulate_kernel<X><<<1, 32, 0, s>>>(pts + 2 + i, pts, ones ? pts + 1 : nullptr, !started[i]);
+    SZK_CHECK_LAUNCH();
+    started[i] = 1;
+    return cudaSuccess;
+  };
   staging_copies_t<A> copies;
   if (pc.bases_on_host) {
     copies.host = bases;
@@ -241,14 +271,21 @@ cudaError_t msm_pieces_sets(jacobian_t<P>* d_out, const affine_t<P>* bases, cons
       if (split) {
         SZK_TRY(ones_bitmap(l.bitmap, ps, p.length, p.split_from, s));
         SZK_TRY(msm_split<P>(l.points + 1, l.points, pb, ps, l.bitmap, p.length, l.inner, l.inner_bytes, s, tune));
+      } else if (l.sinks) {
+        SZK_TRY(msm_detail::msm_into_sink<P>(l.points, pb, ps, p.length, l.inner, l.inner_bytes, s, tune, &sinks[i]));
+        if (sinks[i].took) continue;  // its buckets went into the sink
       } else {
         SZK_TRY(msm<P>(l.points, pb, ps, p.length, l.inner, l.inner_bytes, s, tune, nullptr));
       }
-      accumulate_kernel<X><<<1, 32, 0, s>>>(pts + 2 + i, pts, split ? pts + 1 : nullptr, k == 0);
-      SZK_CHECK_LAUNCH();
+      SZK_TRY(add_to_acc(i, split));
     }
     if (pc.bases_on_host) SZK_TRY(cudaEventRecord(copies.consumed[k % 2], s));
     if (pc.wait_each) SZK_TRY(cudaStreamSynchronize(s));
+  }
+  for (unsigned i = 0; i < sinks.size(); ++i) {   // each sink reduced once (the pieces' scratch is free now)
+    if (sinks[i].c == 0 && started[i]) continue;  // no piece took it
+    SZK_TRY(msm_detail::msm_sink_reduce<P>(l.points, sinks[i], l.inner, l.inner_bytes, s, tune));
+    SZK_TRY(add_to_acc(i, false));
   }
   to_jacobian_kernel<X, F><<<(pc.sets + 31) / 32, 32, 0, s>>>(pts + 2, nullptr, out, pc.sets);
   SZK_CHECK_LAUNCH();

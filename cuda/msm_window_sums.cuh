@@ -75,7 +75,9 @@ SZK_D X times_pow2_lanes4(X p, unsigned log2l, unsigned lane) {
 
 // Level 0: thread (w, k) runs over buckets kL+1..kL+L of window w (bucket b
 // of window w is group bucket w·(K+1) + b; a bucket holds one partial or is
-// empty). With one item left per window, A is the window sum.
+// empty, or with off = nullptr is parts[g] itself, O where nothing went in:
+// the buckets pieces share, msm_sink.cuh). With one item left per window, A
+// is the window sum.
 template <class X>
 __global__ void __launch_bounds__(128)
     window_sum_level0_kernel(const X* parts, const uint32_t* off, unsigned K, unsigned L, unsigned log2l,
@@ -88,7 +90,10 @@ __global__ void __launch_bounds__(128)
   X run = X::infinity(), acc = X::infinity();
   for (unsigned i = L; i-- > 0;) {
     const size_t g = g0 + i;
-    if (off[g + 1] > off[g]) run = run.add(parts[off[g]]);
+    if (!off)
+      run = run.add(parts[g]);
+    else if (off[g + 1] > off[g])
+      run = run.add(parts[off[g]]);
     acc = acc.add(run);
   }
   if (items == 1) {
@@ -127,6 +132,23 @@ __global__ void __launch_bounds__(128)
     a_out[t] = acc;
     r_out[t] = r;
   }
+}
+
+// Step 5 of the MSM: Horner over the windows, G = sum_w 2^(c w) G_w: c
+// doublings (dbl-2008-s-1) per window, a chain of ~c·W doublings, so
+// latency, not throughput. Lanes 0-3 of one warp share each step's
+// independent products (point.cuh, *_lanes4: 3 product latencies per
+// doubling instead of 9).
+template <class X>
+__global__ void __launch_bounds__(32) horner_kernel(const X* windows, unsigned W, unsigned c, X* result) {
+  const unsigned lane = threadIdx.x;
+  if (lane >= 4) return;
+  X acc = windows[W - 1];
+  for (int w = int(W) - 2; w >= 0; --w) {
+    for (unsigned d = 0; d < c; ++d) acc = dbl_lanes4(acc, lane);
+    acc = add_lanes4(acc, windows[w], lane);
+  }
+  if (lane == 0) *result = acc;
 }
 
 // Points of one level buffer for any group of at most `windows` windows
@@ -192,7 +214,8 @@ class window_sums_side_t {
   bool pending_ = false;
 };
 
-// The window sums of `windows` windows of K buckets each into sums[0..windows),
+// The window sums of `windows` windows of K buckets each into sums[0..windows)
+// (off = nullptr: one point per bucket in parts, level 0's comment),
 // with scratch of window_sum_points(cap) points, cap >= window_sum_items(K, windows);
 // the timer marks the end of level 0. With a side, level 0 first waits for
 // the side's pending levels (they read the same scratch), and with `fork`

@@ -282,6 +282,10 @@ struct msm_pieces_t {
   bool bases_on_host = false;  // bases in host memory, copied piece by piece
   bool wait_each = false;      // the host waits for the stream after each piece
   unsigned sets = 1;           // scalar vectors sharing the bases (msm_pieces_sets)
+  // Without the split, several pieces add their buckets into one set per
+  // vector and reduce it once (window sums, Horner) instead of once per
+  // piece (msm_sink.cuh); the scratch grows by that set, W·(K+1) points.
+  bool shared_buckets = true;
 };
 template <class P>
 size_t msm_pieces_scratch_bytes(size_t n, bool split, const msm_pieces_t& pieces, const msm_tuning_t& tune = {});

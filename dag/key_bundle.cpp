@@ -185,10 +185,9 @@ void key_bundle_t::register_device_domain() {
   register_vector(domain_h_, device_domain_.data(), device_domain_.size(), sizeof(fr_t));
 }
 
-// The device memory plan (dag/key_residency.hpp), made with CUDA workers
-// only: which queries stream from host memory, how much scratch an MSM
-// body may take, and what each MSM task needs on a device at least (the
-// codelets' can_execute reads it). The knobs are read here, once per key.
+// The device memory plan (dag/key_residency.hpp), made with CUDA workers only: which queries
+// stream from host memory, how much scratch an MSM body may take, and what each MSM task needs on
+// a device at least (the codelets' can_execute reads it). The knobs are read here, once per key.
 void key_bundle_t::plan_device_memory() {
   const gpu_memory_knobs_t knobs = gpu_memory_knobs_from_env();
   view_.scratch_max = knobs.scratch_max;
@@ -197,6 +196,7 @@ void key_bundle_t::plan_device_memory() {
   codelets::set_h_passes_a_on_device(h_passes_a_on_device_ = knobs.h_passes_a_on_device);
   view_.msm_profile = config::get_switch("STARZK_MSM_PROFILE").value_or(false);
   view_.msm_piece_wait = config::get_switch("STARZK_MSM_PIECE_WAIT").value_or(false);
+  view_.msm_shared_buckets = config::get_switch("STARZK_MSM_SHARED_BUCKETS").value_or(true);
   view_.g1_msms_together = knobs.msms_together.value_or(false);            // auto: decided below, with the plan
   view_.b_g2_pairs = (knobs.msm_pairs.value_or(0) & msm_pairs_b_g2) != 0;  // the same
   view_.g1_pairs = (knobs.msm_pairs.value_or(0) & msm_pairs_g1) != 0;

@@ -12,6 +12,9 @@
 //     adds exactly the two staging buffers;
 //   - calls back to back on one stream and one scratch, streamed after
 //     device-resident and the other way round, each against the host MSM;
+//   - pieces sharing one set of buckets, with a piece whose scalars give it
+//     another window than the set's (it reduces apart), and the scratch
+//     that set takes;
 //   - several scalar vectors over each staged piece (msm_pieces_sets), at
 //     edge sizes, split or not, between one-vector calls in pieces of other
 //     lengths on the same scratch, each vector against the host MSM;
@@ -134,6 +137,37 @@ TYPED_TEST(CudaMsmPieces, SetsShareEachStagedPiece) {
   }
 }
 
+// The pieces share one set of buckets per vector (msm_pieces_t::
+// shared_buckets, cuda/msm_sink.cuh), which holds one window c: the first
+// piece to add into it fixes c. A boolean-heavy piece among random ones
+// takes a narrower window from its scalars (6 bits against the model's 8
+// at these sizes), so it must reduce its own buckets and be added apart:
+// piece orders with the odd piece first, in the middle and last, each
+// against the host MSM, shared and not, bases on the device and streamed.
+TYPED_TEST(CudaMsmPieces, PiecesOfAnotherWindowReduceApart) {
+  using P = TypeParam;
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  const size_t piece = size_t(1) << (std::is_same_v<P, g1_params> ? 14 : 13), n = 3 * piece;
+  const auto bases = make_bases<P>(rng, n, 1024, 97);
+  const std::span<const affine_t<P>> b(bases);
+  for (size_t odd : {0, 1, 2}) {
+    std::vector<fr_t> s;
+    for (size_t k = 0; k < 3; ++k) {
+      const auto part = make_scalars(rng, piece, k == odd ? boolean_heavy : random_mix);
+      s.insert(s.end(), part.begin(), part.end());
+    }
+    const jacobian_t<P> want = msm_pippenger<P>(b, s);
+    for (bool shared : {true, false})
+      for (bool on_host : {false, true}) {
+        const jacobian_t<P> got =
+            msm_pieces_host<P>(bases, s, msm_no_split, msm_pieces_t{piece, on_host, false, 1, shared}, {});
+        EXPECT_TRUE(same<P>(got, want)) << P::name << " boolean-heavy piece " << odd << " shared=" << shared
+                                        << " on_host=" << on_host;
+      }
+  }
+}
+
 TYPED_TEST(CudaMsmPieces, ScratchQuery) {
   using P = TypeParam;
   SZK_REQUIRE_GPU();
@@ -154,6 +188,18 @@ TYPED_TEST(CudaMsmPieces, ScratchQuery) {
     }
   }
   EXPECT_EQ(msm_pieces_scratch_bytes<P>(0, true, msm_pieces_t{5, true}, {}), 0u);
+  // Shared buckets (no split, several pieces) take one set per vector;
+  // one piece, or the split, takes none.
+  const msm_pieces_t own{n / 4, true, false, 1, false}, own2{n / 4, true, false, 2, false};
+  const size_t shared1 = msm_pieces_scratch_bytes<P>(n, false, msm_pieces_t{n / 4, true}, {});
+  const size_t shared2 = msm_pieces_scratch_bytes<P>(n, false, msm_pieces_t{n / 4, true, false, 2}, {});
+  EXPECT_GT(shared1, msm_pieces_scratch_bytes<P>(n, false, own, {}));
+  EXPECT_GT(shared2 - msm_pieces_scratch_bytes<P>(n, false, own2, {}),
+            shared1 - msm_pieces_scratch_bytes<P>(n, false, own, {}));
+  EXPECT_EQ(msm_pieces_scratch_bytes<P>(n, false, msm_pieces_t{n, true}, {}),
+            msm_pieces_scratch_bytes<P>(n, false, msm_pieces_t{n, true, false, 1, false}, {}));
+  EXPECT_EQ(msm_pieces_scratch_bytes<P>(n, true, msm_pieces_t{n / 4, true}, {}),
+            msm_pieces_scratch_bytes<P>(n, true, own, {}));
   // More vectors add their running sums only.
   const size_t one = msm_pieces_scratch_bytes<P>(n, true, msm_pieces_t{n / 4, true}, {});
   const size_t four = msm_pieces_scratch_bytes<P>(n, true, msm_pieces_t{n / 4, true, false, 4}, {});

@@ -1,0 +1,69 @@
+// Pieces of one MSM that share one set of buckets (msm_pieces_sets,
+// msm_jacobian.cu). An MSM cut into pieces ran every piece as a whole
+// Pippenger: its buckets reduced to window sums, the windows joined by
+// Horner, and the pieces' points added. Those last steps do not depend on
+// how many terms a piece has: the window sums cost ~2 additions per bucket
+// and Horner a chain of c·W doublings whose latency, not the multiplier,
+// sets its time (G2: ~2.8 ms a call). A b_g2_msm streamed in 32 pieces paid
+// them 32 times (docs/benchmarks.md, "Where a streamed MSM's time goes").
+//
+// With a sink the pieces add their buckets into one set instead:
+//
+//   sink[w][b] = Σ_pieces S_b^(w)    (S_b^(w): the piece's bucket b of window w)
+//
+// and since every piece's window sum is linear in its buckets,
+//
+//   Σ_pieces Σ_w 2^(c·w) Σ_b b·S_b^(w) = Σ_w 2^(c·w) Σ_b b·sink[w][b],
+//
+// so the window sums and Horner run once, over the sink, at the end
+// (msm_sink_reduce). That holds only for pieces of the same window c: the
+// first piece that takes the sink fixes its c, and a later piece whose plan
+// chose another window (a window from its own scalars, msm_plan.cuh
+// data_window) reduces itself to a point as before, which the caller adds.
+//
+// The sink is W·(K+1) XYZZ points (bucket 0 of each window, the zero
+// digit, stays O), all zero bytes (O: ZZ = 0) before the first piece;
+// msm_sink_bytes gives the room for the window the model picks for a piece
+// of n terms, which bounds every narrower window's (W·2^(c-1) grows with c).
+#pragma once
+
+#include "cuda/starzk_cuda.hpp"
+
+namespace starzk::gpu::msm_detail {
+
+struct msm_sink_t {
+  void* buckets = nullptr;  // W·(K+1) XYZZ points of window c (device, zero bytes at first)
+  size_t bytes = 0;         // their room
+  unsigned c = 0;           // the window the buckets hold; 0: no piece has taken them yet
+  bool took = false;        // set by each call: its buckets went into the sink (no result written)
+};
+
+// Room for the sink of pieces of n terms under `tune` (0 for n = 0).
+template <class P>
+size_t msm_sink_bytes(size_t n, const msm_tuning_t& tune);
+
+// msm<P> (starzk_cuda.hpp) with a sink: where the call's window is the
+// sink's (or the sink has none yet, and the call's window fits its room),
+// the call adds its buckets into the sink, writes no result and sets
+// sink->took; otherwise it is msm<P> and clears sink->took.
+template <class P>
+cudaError_t msm_into_sink(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t* d_scalars, size_t n,
+                          void* d_scratch, size_t scratch_bytes, cudaStream_t s, const msm_tuning_t& tune,
+                          msm_sink_t* sink);
+
+// sink[g] += parts[off[g]] for the buckets g < `buckets` of one window
+// group that hold a partial (msm.cu, after step 3; sink points at the
+// group's first window).
+template <class P>
+cudaError_t sink_add(const void* parts, const uint32_t* off, size_t buckets, void* sink, cudaStream_t s);
+
+// d_result = Σ_w 2^(c·w) Σ_b b·sink[w][b] (one XYZZ point); a sink no
+// piece took gives O. msm_sink_reduce_bytes: the scratch it needs for the
+// sink of pieces of n terms under `tune` (any window they may take).
+template <class P>
+size_t msm_sink_reduce_bytes(size_t n, const msm_tuning_t& tune);
+template <class P>
+cudaError_t msm_sink_reduce(xyzz_t<P>* d_result, const msm_sink_t& sink, void* d_scratch, size_t scratch_bytes,
+                            cudaStream_t s, const msm_tuning_t& tune);
+
+}  // namespace starzk::gpu::msm_detail
