@@ -114,22 +114,38 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
   const uint64_t room = worker_scratch_room();
   uint64_t budget = std::min<uint64_t>(scratch_max, room);
   const unsigned sets = m.sets();
+  bool shared = m.shared_buckets;
   auto form = [&](size_t piece, bool lean) {
-    return form_tuning<P>(m.n, split, piece, m.streamed, lean, m.dense, budget, sets, m.shared_buckets);
+    return form_tuning<P>(m.n, split, piece, m.streamed, lean, m.dense, budget, sets, shared);
   };
   // The pair's two results side by side past the planned scratch.
   auto bytes = [&](size_t piece, bool lean) -> uint64_t {
-    const uint64_t b = scratch_bytes<P>(m.n, split, piece, m.streamed, form(piece, lean), sets, m.shared_buckets);
+    const uint64_t b = scratch_bytes<P>(m.n, split, piece, m.streamed, form(piece, lean), sets, shared);
     return sets > 1 ? pair_out_offset(b) + pair_out_bytes<P>(sets) : b;
   };
+  auto plan_with = [&](bool sh) {
+    shared = sh;
+    return plan_msm_pieces(m.n, budget, msm_min_piece, m.dense ? dense_affine_factor : 1.0, bytes, m.max_piece);
+  };
   for (;;) {
-    const msm_pieces_plan_t plan =
-        plan_msm_pieces(m.n, budget, msm_min_piece, m.dense ? dense_affine_factor : 1.0, bytes, m.max_piece);
+    // Shared buckets save each piece its reduction, a few ms; where their
+    // set would cost a piece more (the budget, not the stream cap, sets the
+    // pieces: msm_h under 16 GB), each piece keeps its own.
+    msm_pieces_plan_t plan = plan_with(m.shared_buckets);
+    if (m.shared_buckets) {
+      const msm_pieces_plan_t own = plan_with(false);
+      if (own.fits && (!plan.fits || own.count < plan.count))
+        plan = own;
+      else
+        shared = true;
+    }
     if (!plan.fits) return false;
     gpu::msm_tuning_t tune = form(plan.piece, plan.lean);
     gpu::msm_profile_t prof;
     if (m.profile) tune.profile = &prof;
-    note_pieces_plan(m.phase, m.n, plan.piece, plan.count, form_name(tune), plan.bytes, budget, room, m.streamed);
+    const std::string name =
+        std::string(form_name(tune)) + (shared && !split && plan.count > 1 ? ", shared buckets" : "");
+    note_pieces_plan(m.phase, m.n, plan.piece, plan.count, name.c_str(), plan.bytes, budget, room, m.streamed);
     void* scratch = nullptr;
     if (plan.bytes > 0) {
       scratch = try_worker_scratch(size_t(plan.bytes), size_t(budget));
@@ -139,13 +155,13 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
       }
     }
     const auto t0 = std::chrono::steady_clock::now();
-    const gpu::msm_pieces_t pieces{plan.piece, m.streamed, m.wait_each_piece, sets, m.shared_buckets};
+    const gpu::msm_pieces_t pieces{plan.piece, m.streamed, m.wait_each_piece, sets, shared};
     if (sets == 1) {
       check_cuda(gpu::msm_pieces<P>(m.d_out, m.bases, m.d_scalars, m.n, m.split_from, pieces, scratch,
                                     size_t(plan.bytes), worker_stream(), tune),
                  (std::string("gpu::msm_pieces<") + P::name + ">").c_str());
     } else {  // both results side by side past the MSM's scratch, then each to its buffer
-      const uint64_t inner = scratch_bytes<P>(m.n, split, plan.piece, m.streamed, tune, sets, m.shared_buckets);
+      const uint64_t inner = scratch_bytes<P>(m.n, split, plan.piece, m.streamed, tune, sets, shared);
       auto* both = reinterpret_cast<jacobian_t<P>*>(static_cast<char*>(scratch) + pair_out_offset(inner));
       const fr_t* const vectors[2] = {m.d_scalars, m.d_scalars2};
       check_cuda(gpu::msm_pieces_sets<P>(both, m.bases, vectors, m.n, m.split_from, pieces, scratch, size_t(inner),
