@@ -8,6 +8,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <tuple>
 
 #include "codelets/activity.hpp"
 #include "msm/msm_pieces.hpp"
@@ -115,32 +116,22 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
   uint64_t budget = std::min<uint64_t>(scratch_max, room);
   const unsigned sets = m.sets();
   bool shared = m.shared_buckets;
-  auto form = [&](size_t piece, bool lean) {
-    return form_tuning<P>(m.n, split, piece, m.streamed, lean, m.dense, budget, sets, shared);
+  auto form = [&](size_t piece, bool lean, bool sh) {
+    return form_tuning<P>(m.n, split, piece, m.streamed, lean, m.dense, budget, sets, sh);
   };
   // The pair's two results side by side past the planned scratch.
-  auto bytes = [&](size_t piece, bool lean) -> uint64_t {
-    const uint64_t b = scratch_bytes<P>(m.n, split, piece, m.streamed, form(piece, lean), sets, shared);
+  auto bytes = [&](size_t piece, bool lean, bool sh) -> uint64_t {
+    const uint64_t b = scratch_bytes<P>(m.n, split, piece, m.streamed, form(piece, lean, sh), sets, sh);
     return sets > 1 ? pair_out_offset(b) + pair_out_bytes<P>(sets) : b;
   };
-  auto plan_with = [&](bool sh) {
-    shared = sh;
-    return plan_msm_pieces(m.n, budget, msm_min_piece, m.dense ? dense_affine_factor : 1.0, bytes, m.max_piece);
-  };
   for (;;) {
-    // Shared buckets save each piece its reduction, a few ms; where their
-    // set would cost a piece more (the budget, not the stream cap, sets the
-    // pieces: msm_h under 16 GB), each piece keeps its own.
-    msm_pieces_plan_t plan = plan_with(m.shared_buckets);
-    if (m.shared_buckets) {
-      const msm_pieces_plan_t own = plan_with(false);
-      if (own.fits && (!plan.fits || own.count < plan.count))
-        plan = own;
-      else
-        shared = true;
-    }
+    // Shared buckets where their set costs no piece more (msm_pieces.hpp;
+    // msm_h under 16 GB keeps its own: the budget sets its pieces).
+    msm_pieces_plan_t plan;
+    std::tie(plan, shared) = plan_msm_pieces_sharing(m.n, budget, msm_min_piece, m.dense ? dense_affine_factor : 1.0,
+                                                     bytes, m.shared_buckets, m.max_piece);
     if (!plan.fits) return false;
-    gpu::msm_tuning_t tune = form(plan.piece, plan.lean);
+    gpu::msm_tuning_t tune = form(plan.piece, plan.lean, shared);
     gpu::msm_profile_t prof;
     if (m.profile) tune.profile = &prof;
     const std::string name =

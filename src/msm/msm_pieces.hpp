@@ -48,6 +48,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 namespace starzk {
 
@@ -167,6 +168,28 @@ msm_pieces_plan_t plan_msm_pieces(size_t n, uint64_t budget, size_t min_piece, d
   if (!d.fits) return l;
   if (!l.fits) return d;
   return msm_pieces_detail::cost(l, default_factor) < msm_pieces_detail::cost(d, default_factor) ? l : d;
+}
+
+// Pieces may share one set of buckets per scalar vector (on the GPU:
+// gpu::msm_pieces_t::shared_buckets): each piece then skips its own
+// reduction (window sums, Horner: a few ms a piece), but the set takes
+// scratch of its own, which under a tight budget can cost a piece more.
+// The plan with the set, unless the plan without it has fewer pieces (or
+// only it fits); bytes(piece, lean, shared) as above. want_shared = false
+// plans without the set. Returns the plan and whether it shares.
+template <class Bytes>
+std::pair<msm_pieces_plan_t, bool> plan_msm_pieces_sharing(size_t n, uint64_t budget, size_t min_piece,
+                                                           double default_factor, Bytes&& bytes, bool want_shared,
+                                                           size_t max_piece = SIZE_MAX) {
+  auto plan = [&](bool shared) {
+    return plan_msm_pieces(
+        n, budget, min_piece, default_factor, [&](size_t piece, bool lean) { return bytes(piece, lean, shared); },
+        max_piece);
+  };
+  if (!want_shared) return {plan(false), false};
+  const msm_pieces_plan_t with = plan(true), own = plan(false);
+  if (own.fits && (!with.fits || own.count < with.count)) return {own, false};
+  return {with, true};
 }
 
 }  // namespace starzk

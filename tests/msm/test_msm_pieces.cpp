@@ -206,6 +206,37 @@ TEST(MsmPieces, PlannerWeighsTheFormsByCost) {
   EXPECT_EQ(none.bytes, 0u);
 }
 
+// Shared buckets add a set of fixed size (5000 B here) to every plan:
+// shared wherever that set costs no piece more, each piece its own where
+// it would. In the model the lean form takes 1000 + 10·len, so n = 10000
+// fits whole in 101000 B (106000 with the set) and in two pieces in 51000
+// (56000).
+TEST(MsmPieces, PlannerSharesWhereTheSetCostsNoPiece) {
+  const size_t n = 10000;
+  const model_t m{n};
+  auto bytes = [&](size_t piece, bool lean, bool shared) { return m(piece, lean) + (shared ? 5000 : 0); };
+  struct want_t {
+    uint64_t budget;
+    bool fits, shared;
+    size_t count;
+  };
+  for (const want_t& w : {want_t{500, false, false, 0}, want_t{53000, true, false, 2}, want_t{56500, true, true, 2},
+                          want_t{104000, true, false, 1}, want_t{120000, true, true, 1}}) {
+    const std::string at = "budget=" + std::to_string(w.budget);
+    const auto [plan, shared] = plan_msm_pieces_sharing(n, w.budget, 1, 1.0, bytes, true);
+    ASSERT_EQ(plan.fits, w.fits) << at;
+    if (!w.fits) continue;
+    EXPECT_EQ(shared, w.shared) << at;
+    EXPECT_EQ(plan.count, w.count) << at;
+    EXPECT_LE(plan.bytes, w.budget) << at;
+    EXPECT_EQ(plan.bytes, bytes(plan.piece, plan.lean, shared)) << at;
+    // Not asked to share: the plan without the set.
+    const auto [plain, never] = plan_msm_pieces_sharing(n, w.budget, 1, 1.0, bytes, false);
+    EXPECT_FALSE(never) << at;
+    EXPECT_EQ(plain.bytes, plan_msm_pieces(n, w.budget, 1, 1.0, m).bytes) << at;
+  }
+}
+
 // CPU: Σ over planned pieces of the piece's MSM (split by its own bound)
 // equals the whole MSM.
 template <class P>
