@@ -354,15 +354,15 @@ cudaError_t msm_body(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t
                                    p.sum_cap, reinterpret_cast<XA*>(b.windows + w0), timer, s, &side, w0 + gw < p.W));
     SZK_TRY(timer.mark(phase_timer_t::window_sums));
   }
+  if (into) {  // the sink's owner reduces it once, after the last piece
+    sink->took = true;
+    return timer.finish();
+  }
   // 5: Horner over all windows: a chain of ~c·W doublings, so latency, not
   // throughput. Four lanes make the independent products of each step at
   // once (3 product latencies per doubling instead of 9); the curve's
   // in-line Fp products (G1) had earlier taken it from 2.64 to 2.27 ms at
   // c = 16 on the H200.
-  if (into) {
-    sink->took = true;
-    return timer.finish();
-  }
   using XF = typename C::acc_xyzz_type;  // same bytes as X
   SZK_TRY(side.join(s));
   horner_kernel<<<1, 32, 0, s>>>(reinterpret_cast<const XF*>(b.windows), p.W, p.c, reinterpret_cast<XF*>(result));

@@ -1,11 +1,12 @@
 // Pieces of one MSM that share one set of buckets (msm_pieces_sets,
-// msm_jacobian.cu). An MSM cut into pieces ran every piece as a whole
+// msm_jacobian.cu). Run on its own, each piece of an MSM is a whole
 // Pippenger: its buckets reduced to window sums, the windows joined by
 // Horner, and the pieces' points added. Those last steps do not depend on
 // how many terms a piece has: the window sums cost ~2 additions per bucket
-// and Horner a chain of c·W doublings whose latency, not the multiplier,
-// sets its time (G2: ~2.8 ms a call). A b_g2_msm streamed in 32 pieces paid
-// them 32 times (docs/benchmarks.md, "Where a streamed MSM's time goes").
+// and Horner is a chain of c·W doublings whose latency, not the
+// multiplier, sets its time; an MSM streamed in many small pieces (a
+// 16 GB card's b_g2_msm: 32) pays them once a piece (docs/benchmarks.md,
+// "Pieces that share their buckets").
 //
 // With a sink the pieces add their buckets into one set instead:
 //
