@@ -8,8 +8,9 @@
 # points, with a points-per-second row each);
 # bench_cuda_msm also reads STARZK_MSM_G2_LOGS (G2 sizes, default
 # "16 20 22 24"), STARZK_MSM_WINDOWS / STARZK_MSM_G2_WINDOWS (window sweeps),
-# STARZK_MSM_PIECES / STARZK_MSM_PIECES_GROUPS (the MSM in pieces, bases
-# streamed, as a streamed key query runs), STARZK_MSM_BESIDE and
+# STARZK_MSM_PIECES / STARZK_MSM_PIECES_GROUPS / STARZK_MSM_PIECES_WINDOWS
+# (the MSM in pieces, bases streamed, as a streamed key query runs),
+# STARZK_MSM_BESIDE and
 # STARZK_MSM_SETS (bench/cuda/bench_msm.cpp);
 # STARZK_GPU_BENCHES picks a subset of the programs (default
 # "ntt msm setup spmv key_check"). With setup, `starzk gen` at 2^STARZK_SETUP_GEN_LOG
