@@ -234,7 +234,10 @@ inline void pieces_rows(size_t n, int reps, const g1_affine_t* d_bases, const fr
 // msm_pieces_sets call: rows <prefix>_witness_pieces16_sets<k> (last
 // column: the call over k one-vector calls of the same form, whose mean is
 // <prefix>_witness_pieces16_sets1), and <prefix>_witness_pieces16_sets<k>_differs
-// where a vector's point differs from its one-vector call's.
+// where a vector's point (of either form) differs from its one-vector
+// call's; each k again
+// with every piece reducing its own buckets (msm_pieces_t::shared_buckets
+// off): rows ..._sets<k>_own, last column own over shared.
 template <class P>
 void sets_rows(const std::string& prefix, size_t n, int reps, const affine_t<P>* d_bases, cudaStream_t s) {
   const std::vector<unsigned> sets = env_list("STARZK_MSM_SETS", {});
@@ -249,35 +252,38 @@ void sets_rows(const std::string& prefix, size_t n, int reps, const affine_t<P>*
     fill_scalars(w.back().as<fr_t>(), n, 2, 4321 + i, s);
     wp.push_back(w.back().as<fr_t>());
   }
-  device_buffer_t d_out(2 * most * sizeof(jacobian_t<P>));
+  device_buffer_t d_out(3 * most * sizeof(jacobian_t<P>));  // k-vector call, one-vector calls, own buckets
   check_cuda(cudaStreamSynchronize(s), "sync");
   msm_tuning_t lean;
   lean.affine_levels = 0;
   const auto* bases = static_cast<const affine_t<P>*>(host.p);
   const std::string name = prefix + "_witness_pieces16_sets";
   // One call over the k vectors v[0..k) into out[0..k).
-  auto timed = [&](unsigned k, jacobian_t<P>* out, const fr_t* const* v) {
-    const msm_pieces_t pc{(n + 15) / 16, true, false, k};
+  auto timed = [&](unsigned k, jacobian_t<P>* out, const fr_t* const* v, bool shared = true) {
+    const msm_pieces_t pc{(n + 15) / 16, true, false, k, shared};
     device_buffer_t scr(msm_pieces_scratch_bytes<P>(n, false, pc, lean));
     return time_ms(s, reps, [&] {
       check_cuda(msm_pieces_sets<P>(out, bases, v, n, msm_no_split, pc, scr.get(), scr.size(), s, lean),
                  "msm_pieces_sets");
     });
   };
-  // Each vector alone, into the second half of d_out: the mean is sets1.
+  // Each vector alone, into the middle third of d_out: the mean is sets1.
   double one = 0;
   for (unsigned i = 0; i < most; ++i) one += timed(1, d_out.as<jacobian_t<P>>() + most + i, &wp[i]) / most;
   row(name + "1", double(n), one, 1.0);
-  std::vector<jacobian_t<P>> out(2 * most);
+  std::vector<jacobian_t<P>> out(3 * most);
   for (unsigned k : sets) {
     if (k == 0) continue;
     const double ms = timed(k, d_out.as<jacobian_t<P>>(), wp.data());
     row(name + std::to_string(k), double(n), ms, ms / (k * one));
+    const double own = timed(k, d_out.as<jacobian_t<P>>() + 2 * most, wp.data(), false);
+    row(name + std::to_string(k) + "_own", double(n), own, own / ms);
     check_cuda(cudaMemcpyAsync(out.data(), d_out.get(), out.size() * sizeof(jacobian_t<P>), cudaMemcpyDeviceToHost, s),
                "copy");
     check_cuda(cudaStreamSynchronize(s), "sync");
     for (unsigned i = 0; i < k; ++i)
-      if (!(out[i].to_affine() == out[most + i].to_affine())) {
+      if (!(out[i].to_affine() == out[most + i].to_affine()) ||
+          !(out[2 * most + i].to_affine() == out[most + i].to_affine())) {
         row(name + std::to_string(k) + "_differs", double(n), 0.0, 1.0);
         break;
       }
