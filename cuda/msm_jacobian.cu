@@ -117,17 +117,16 @@ struct pieces_layout_t {
     };
     l.points = cv.take<xyzz_t<P>>(2 + size_t(std::max(pc.sets, 1u)));
     l.bitmap = split ? cv.take<uint32_t>((piece + 31) / 32) : nullptr;
-    l.inner_bytes = std::max(inner_of(piece), inner_of(last));
-    if (shared)
-      l.inner_bytes = std::max({l.inner_bytes, msm_detail::msm_sink_reduce_bytes<P>(piece, tune),
-                                msm_detail::msm_sink_reduce_bytes<P>(last, tune)});
+    msm_detail::msm_sink_rooms_t rooms;  // the larger of the full and the last piece's
+    if (shared) {
+      const auto full = msm_detail::msm_sink_rooms<P>(piece, tune), tail = msm_detail::msm_sink_rooms<P>(last, tune);
+      rooms = {std::max(full.sink, tail.sink), std::max(full.reduce, tail.reduce)};
+    }
+    l.inner_bytes = std::max({inner_of(piece), inner_of(last), rooms.reduce});
     l.inner = cv.take<char>(l.inner_bytes);
     l.staging[0] = pc.bases_on_host ? cv.take<A>(piece) : nullptr;
     l.staging[1] = pc.bases_on_host && count > 1 ? cv.take<A>(piece) : nullptr;
-    l.sink_bytes =
-        shared
-            ? align256(std::max(msm_detail::msm_sink_bytes<P>(piece, tune), msm_detail::msm_sink_bytes<P>(last, tune)))
-            : 0;
+    l.sink_bytes = align256(rooms.sink);
     l.sinks = shared ? cv.take<char>(size_t(std::max(pc.sets, 1u)) * l.sink_bytes) : nullptr;
     return l;
   }

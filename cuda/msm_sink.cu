@@ -23,13 +23,7 @@ __global__ void __launch_bounds__(128) sink_add_kernel(const X* parts, const uin
   sink[g] = sink[g].add(parts[off[g]]);
 }
 
-template <class P>
-unsigned model_window(size_t n, const msm_tuning_t& tune) {
-  using C = curve_bundle_t<P>;
-  return plan_t::make(n, tune, C::bucket_weight, C::batch_affine).c;
-}
-
-// The sink of window c: W·(K+1) points.
+// The sink of window c: W·(K+1) points (W·2^(c-1) grows with c).
 template <class P>
 size_t sink_room(unsigned c) {
   return size_t(plan_t::window_count(c)) * ((size_t(1) << (c - 1)) + 1) * sizeof(xyzz_t<P>);
@@ -46,26 +40,20 @@ size_t reduce_room(unsigned c) {
   return cv.used;
 }
 
-// The most `room` asks for any window a piece of n terms may take: the
-// model's, or a narrower one from its scalars (msm_plan.cuh data_window).
-template <class P, class Room>
-size_t most_for(size_t n, const msm_tuning_t& tune, Room room) {
-  if (n == 0) return 0;
-  size_t most = 0;
-  for (unsigned t = 2, c = model_window<P>(n, tune); t <= c; ++t) most = std::max(most, room(t));
-  return most;
-}
-
 }  // namespace
 
+// A piece of n terms takes the model's window c or a narrower one from its
+// scalars (msm_plan.cuh data_window): the sink's room grows with c, so c's
+// bounds every narrower one; the reduction's does not quite (the level
+// buffers stop growing at 2^17 items), so it is the most over t <= c.
 template <class P>
-size_t msm_sink_bytes(size_t n, const msm_tuning_t& tune) {
-  return most_for<P>(n, tune, sink_room<P>);
-}
-
-template <class P>
-size_t msm_sink_reduce_bytes(size_t n, const msm_tuning_t& tune) {
-  return most_for<P>(n, tune, reduce_room<P>);
+msm_sink_rooms_t msm_sink_rooms(size_t n, const msm_tuning_t& tune) {
+  if (n == 0) return {};
+  using C = curve_bundle_t<P>;
+  const unsigned c = plan_t::make(n, tune, C::bucket_weight, C::batch_affine).c;
+  msm_sink_rooms_t r{sink_room<P>(c), 0};
+  for (unsigned t = 2; t <= c; ++t) r.reduce = std::max(r.reduce, reduce_room<P>(t));
+  return r;
 }
 
 template <class P>
@@ -107,12 +95,10 @@ cudaError_t msm_sink_reduce(xyzz_t<P>* d_result, const msm_sink_t& sink, void* d
   return timer.finish();
 }
 
-template size_t msm_sink_bytes<g1_params>(size_t, const msm_tuning_t&);
-template size_t msm_sink_bytes<g2_params>(size_t, const msm_tuning_t&);
+template msm_sink_rooms_t msm_sink_rooms<g1_params>(size_t, const msm_tuning_t&);
+template msm_sink_rooms_t msm_sink_rooms<g2_params>(size_t, const msm_tuning_t&);
 template cudaError_t sink_add<g1_params>(const void*, const uint32_t*, size_t, void*, cudaStream_t);
 template cudaError_t sink_add<g2_params>(const void*, const uint32_t*, size_t, void*, cudaStream_t);
-template size_t msm_sink_reduce_bytes<g1_params>(size_t, const msm_tuning_t&);
-template size_t msm_sink_reduce_bytes<g2_params>(size_t, const msm_tuning_t&);
 template cudaError_t msm_sink_reduce<g1_params>(g1_xyzz_t*, const msm_sink_t&, void*, size_t, cudaStream_t,
                                                 const msm_tuning_t&);
 template cudaError_t msm_sink_reduce<g2_params>(g2_xyzz_t*, const msm_sink_t&, void*, size_t, cudaStream_t,

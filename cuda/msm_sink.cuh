@@ -24,8 +24,8 @@
 //
 // The sink is W·(K+1) XYZZ points (bucket 0 of each window, the zero
 // digit, stays O), all zero bytes (O: ZZ = 0) before the first piece;
-// msm_sink_bytes gives the room for the window the model picks for a piece
-// of n terms, which bounds every narrower window's (W·2^(c-1) grows with c).
+// msm_sink_rooms gives its room and the reduction's scratch for any window
+// a piece of n terms may take.
 #pragma once
 
 #include "cuda/starzk_cuda.hpp"
@@ -39,9 +39,13 @@ struct msm_sink_t {
   bool took = false;        // set by each call: its buckets went into the sink (no result written)
 };
 
-// Room for the sink of pieces of n terms under `tune` (0 for n = 0).
+// For pieces of n terms under `tune` (zeros for n = 0): the sink's room,
+// and the scratch msm_sink_reduce needs, for any window they may take.
+struct msm_sink_rooms_t {
+  size_t sink = 0, reduce = 0;
+};
 template <class P>
-size_t msm_sink_bytes(size_t n, const msm_tuning_t& tune);
+msm_sink_rooms_t msm_sink_rooms(size_t n, const msm_tuning_t& tune);
 
 // msm<P> (starzk_cuda.hpp) with a sink: where the call's window is the
 // sink's (or the sink has none yet, and the call's window fits its room),
@@ -58,11 +62,8 @@ cudaError_t msm_into_sink(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const
 template <class P>
 cudaError_t sink_add(const void* parts, const uint32_t* off, size_t buckets, void* sink, cudaStream_t s);
 
-// d_result = Σ_w 2^(c·w) Σ_b b·sink[w][b] (one XYZZ point); a sink no
-// piece took gives O. msm_sink_reduce_bytes: the scratch it needs for the
-// sink of pieces of n terms under `tune` (any window they may take).
-template <class P>
-size_t msm_sink_reduce_bytes(size_t n, const msm_tuning_t& tune);
+// d_result = Σ_w 2^(c·w) Σ_b b·sink[w][b] (one XYZZ point), with scratch
+// of msm_sink_rooms(...).reduce bytes; a sink no piece took gives O.
 template <class P>
 cudaError_t msm_sink_reduce(xyzz_t<P>* d_result, const msm_sink_t& sink, void* d_scratch, size_t scratch_bytes,
                             cudaStream_t s, const msm_tuning_t& tune);

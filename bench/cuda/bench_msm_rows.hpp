@@ -235,9 +235,9 @@ inline void pieces_rows(size_t n, int reps, const g1_affine_t* d_bases, const fr
 // column: the call over k one-vector calls of the same form, whose mean is
 // <prefix>_witness_pieces16_sets1), and <prefix>_witness_pieces16_sets<k>_differs
 // where a vector's point (of either form) differs from its one-vector
-// call's; each k again
-// with every piece reducing its own buckets (msm_pieces_t::shared_buckets
-// off): rows ..._sets<k>_own, last column own over shared.
+// call's; each k again with every piece reducing its own buckets
+// (msm_pieces_t::shared_buckets off): rows ..._sets<k>_own, last column
+// own over shared.
 template <class P>
 void sets_rows(const std::string& prefix, size_t n, int reps, const affine_t<P>* d_bases, cudaStream_t s) {
   const std::vector<unsigned> sets = env_list("STARZK_MSM_SETS", {});
