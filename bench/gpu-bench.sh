@@ -11,7 +11,7 @@
 # STARZK_MSM_PIECES / STARZK_MSM_PIECES_GROUPS / STARZK_MSM_PIECES_WINDOWS
 # (the MSM in pieces, bases streamed, as a streamed key query runs),
 # STARZK_MSM_BESIDE and
-# STARZK_MSM_SETS (bench/cuda/bench_msm.cpp);
+# STARZK_MSM_SETS and STARZK_MSM_FOLD_WAYS (bench/cuda/bench_msm.cpp);
 # STARZK_GPU_BENCHES picks a subset of the programs (default
 # "ntt msm setup spmv key_check"). With setup, `starzk gen` at 2^STARZK_SETUP_GEN_LOG
 # (default 20; empty skips it) runs with --gpu on and --gpu off: rows

@@ -45,9 +45,13 @@
 //     negative digits. Chunk offsets come from an exclusive scan of
 //     ceil(count/chunk) per bucket. Buckets with more than one chunk (a
 //     boolean-heavy witness puts most points in window 0, bucket 1) are
-//     folded again, chunk by chunk, with add-2008-s (12M + 2S), until every
-//     bucket has one partial: ceil(log_chunk(n)) levels, so the work stays
-//     balanced whatever the scalar distribution.
+//     folded in place, `ways` partials per thread and step (the tuning's
+//     fold_ways), each step reading the previous one's sums at stride
+//     ways^(l-1), until every bucket's sum sits at its first partial:
+//     ceil(log_ways(n/chunk)) steps, so the work stays balanced whatever
+//     the scalar distribution, a bucket already summed costs no copy, and
+//     a huge bucket's last steps are short chains (latency), not `chunk`-
+//     long ones.
 //  4. window sums sum_b b·S_b, b = 1..K (K = 2^(c-1)), as a tree of short
 //     running sums (msm_window_sums.cuh): level 0 runs the running-sum
 //     trick over L0 buckets per thread, each level above folds 4 items
@@ -66,7 +70,8 @@
 // recomputes the signed-digit carries from window 0 for each group (one Fr
 // product and a few shifts per scalar: cheap next to a window's additions).
 // Steps 0-2's kernels live in msm_digits.cuh. The level-1 accumulation, the
-// hot loop, lives in msm_accumulate.cu (for G1 with the Fp product inlined).
+// hot loop, lives in msm_accumulate.cu (for G1 with the Fp product inlined),
+// the folding in msm_fold.cu.
 // The window c minimises W·(n + w·2^c) madd-equivalents, w = the curve's
 // bucket_weight (G1 10, G2 8: msm_curve.cuh), unless the tuning fixes it.
 // That model counts n additions in every window; after step 0 the live
@@ -81,53 +86,8 @@
 #include "cuda/msm_sink.cuh"
 
 namespace starzk::gpu {
-namespace {
 
 using namespace msm_detail;
-
-// Chunks per bucket at level 1 (points) and later levels (partials).
-__global__ void __launch_bounds__(256) count_points_kernel(const uint64_t* start, const uint64_t* end, size_t buckets,
-                                                           unsigned K, unsigned chunk, uint32_t* counts) {
-  const size_t g = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (g > buckets) return;
-  uint32_t c = 0;
-  if (g < buckets && g % (K + 1) != 0) c = uint32_t((end[g] - start[g] + chunk - 1) / chunk);
-  counts[g] = c;
-}
-__global__ void __launch_bounds__(256)
-    count_parts_kernel(const uint32_t* off, size_t buckets, unsigned chunk, uint32_t* counts) {
-  const size_t g = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (g > buckets) return;
-  counts[g] = g < buckets ? (off[g + 1] - off[g] + chunk - 1) / chunk : 0;
-}
-
-// ---- 3. accumulation ----
-// Level 1 (points): launch_accumulate_points, msm_accumulate.cu.
-// Later levels fold `chunk` partials of one bucket into one (add-2008-s).
-template <class X>
-__global__ void __launch_bounds__(128) fold_parts_kernel(const X* in, const uint32_t* off_in, const uint32_t* off_out,
-                                                         size_t buckets, unsigned chunk, X* out) {
-  const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  const uint32_t total = off_out[buckets];
-  if (t >= total) return;
-  const size_t g = find_bucket(off_out, buckets, uint32_t(t));
-  const uint32_t b = off_in[g] + (uint32_t(t) - off_out[g]) * chunk;
-  const uint32_t e = b + chunk < off_in[g + 1] ? b + chunk : off_in[g + 1];
-  X acc = in[b];
-  for (uint32_t k = b + 1; k < e; ++k) acc = acc.add(in[k]);
-  out[t] = acc;
-}
-
-// Step 5, Horner over the windows: horner_kernel, msm_window_sums.cuh.
-
-}  // namespace
-
-cudaError_t launch_count_chunks(const uint64_t* start, const uint64_t* end, size_t buckets, unsigned K, unsigned chunk,
-                                uint32_t* counts, cudaStream_t s) {
-  count_points_kernel<<<grid_for(buckets + 1, 256), 256, 0, s>>>(start, end, buckets, K, chunk, counts);
-  SZK_CHECK_LAUNCH();
-  return cudaSuccess;
-}
 
 template <class P>
 size_t msm_scratch_bytes(size_t n, const msm_tuning_t& tune) {
@@ -160,6 +120,7 @@ cudaError_t msm_body(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t
   if (tune.window_bits > 20 || (tune.window_bits != 0 && tune.window_bits < 2)) return cudaErrorInvalidValue;
   if (tune.block == 0 || tune.block > 128) return cudaErrorInvalidValue;
   if (tune.affine_levels < -1 || tune.affine_levels > 32) return cudaErrorInvalidValue;
+  if (tune.fold_ways < 2 || tune.fold_ways > 1024) return cudaErrorInvalidValue;
   plan_t p = plan_t::make(n, tune, C::bucket_weight, C::batch_affine);
   carve_t cv{static_cast<char*>(d_scratch)};
   buffers_t<X> b = buffers_t<X>::carve(cv, p);
@@ -241,7 +202,7 @@ cudaError_t msm_body(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t
   // yet and this window's buckets fit its room.
   char* into = nullptr;
   if (sink && sink->buckets &&
-      (sink->c == p.c || (sink->c == 0 && size_t(p.W) * (p.K + 1) * sizeof(X) <= sink->bytes))) {
+      (sink->c == p.c || (sink->c == 0 && plan_t::window_buckets(p.c) * sizeof(X) <= sink->bytes))) {
     sink->c = p.c;
     into = static_cast<char*>(sink->buckets);
   }
@@ -318,40 +279,30 @@ cudaError_t msm_body(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t
       }
     }
 
-    // 3: level 1 (points), then folding levels (partials).
-    auto scan = [&](uint32_t* off) -> cudaError_t {
-      size_t temp = p.scan_temp;
-      return cub::DeviceScan::ExclusiveSum(b.scan_temp, temp, b.counts, off, int(buckets + 1), s);
-    };
+    // 3: level 1 (points), then the folding steps (partials, in place:
+    // each bucket's sum ends at parts[off_a[g]]).
     SZK_TRY(launch_count_chunks(b.start, b.end, buckets, p.K, p.chunk, b.counts, s));
-    SZK_TRY(scan(b.off_a));
-    SZK_TRY(launch_accumulate_points<C>(acc_bases, acc_vals, b.start, b.end, b.off_a, buckets, p.chunk, b.part_a,
-                                        p.bound[0], p.block, s));
-    SZK_TRY(timer.mark(phase_timer_t::accumulate));
-    X* parts = b.part_a;
-    uint32_t* off = b.off_a;
-    for (unsigned l = 1; l < p.levels; ++l) {
-      X* next = (l % 2 == 0) ? b.part_a : b.part_b;
-      uint32_t* next_off = (off == b.off_a) ? b.off_b : b.off_a;
-      count_parts_kernel<<<grid_for(buckets + 1, 256), 256, 0, s>>>(off, buckets, p.chunk, b.counts);
-      SZK_CHECK_LAUNCH();
-      SZK_TRY(scan(next_off));
-      fold_parts_kernel<<<grid_for(p.bound[l], p.block), p.block, 0, s>>>(parts, off, next_off, buckets, p.chunk, next);
-      SZK_CHECK_LAUNCH();
-      parts = next;
-      off = next_off;
+    {
+      size_t temp = p.scan_temp;
+      SZK_TRY(cub::DeviceScan::ExclusiveSum(b.scan_temp, temp, b.counts, b.off_a, int(buckets + 1), s));
     }
+    SZK_TRY(launch_accumulate_points<C>(acc_bases, acc_vals, b.start, b.end, b.off_a, buckets, p.chunk, b.parts,
+                                        p.parts, p.block, s));
+    SZK_TRY(timer.mark(phase_timer_t::accumulate));
+    SZK_TRY(launch_fold(b.parts, b.off_a, b.counts, b.off_b, b.scan_temp, p.scan_temp, buckets, p.parts, p.fold_levels,
+                        p.ways, p.block, s));
     SZK_TRY(timer.mark(phase_timer_t::fold));
     if (into) {  // the group's buckets into the sink's windows w0..w0+gw
-      SZK_TRY(sink_add<P>(parts, off, buckets, into + size_t(w0) * (p.K + 1) * sizeof(X), s));
+      SZK_TRY(sink_add<P>(b.parts, b.off_a, buckets, into + size_t(w0) * (p.K + 1) * sizeof(X), s));
       continue;
     }
 
     // 4: window sums of the group, in the curve's accumulation types (G1:
     // Fp products in line, as the level-1 loop and Horner; same bytes).
     using XA = typename C::acc_xyzz_type;
-    SZK_TRY(launch_window_sums<XA>(reinterpret_cast<const XA*>(parts), off, p.K, gw, reinterpret_cast<XA*>(b.sums),
-                                   p.sum_cap, reinterpret_cast<XA*>(b.windows + w0), timer, s, &side, w0 + gw < p.W));
+    SZK_TRY(launch_window_sums<XA>(reinterpret_cast<const XA*>(b.parts), b.off_a, p.K, gw,
+                                   reinterpret_cast<XA*>(b.sums), p.sum_cap, reinterpret_cast<XA*>(b.windows + w0),
+                                   timer, s, &side, w0 + gw < p.W));
     SZK_TRY(timer.mark(phase_timer_t::window_sums));
   }
   if (into) {  // the sink's owner reduces it once, after the last piece

@@ -104,9 +104,20 @@ struct affine_levels_t {
 };
 // counts[g] = ceil((end[g] - start[g]) / chunk) for the buckets g < buckets
 // whose digit is not zero (g % (K + 1) != 0), else 0; counts[buckets] = 0
-// (msm.cu: chunks of level 1; msm_affine.cu: a level's sums, chunk 2).
+// (msm.cu: chunks of level 1; msm_affine.cu: a level's sums, chunk 2;
+// msm_fold.cu).
 cudaError_t launch_count_chunks(const uint64_t* start, const uint64_t* end, size_t buckets, unsigned K, unsigned chunk,
                                 uint32_t* counts, cudaStream_t s);
+// Step 3's folding, in place (msm_fold.cu): the q1 = off[g+1] - off[g]
+// level-1 partials of each bucket g at parts[off[g]..] are added `ways` at
+// a time in `steps` steps (ceil(log_ways(max q1)) suffice) until each
+// bucket's sum sits at parts[off[g]]. counts and fo: buckets + 1 words;
+// scan_temp: the ExclusiveSum temporary of buckets + 1 words; parts_bound:
+// an upper bound on off[buckets] (sizes the grids).
+template <class X>
+cudaError_t launch_fold(X* parts, const uint32_t* off, uint32_t* counts, uint32_t* fo, void* scan_temp,
+                        size_t scan_bytes, size_t buckets, size_t parts_bound, unsigned steps, unsigned ways,
+                        unsigned block, cudaStream_t s);
 size_t affine_level_bound(size_t in, size_t buckets);  // points out of a level of `in` points
 size_t affine_pair_threads(size_t bound);              // threads of a level of `bound` outputs
 size_t affine_work_elems(size_t threads);              // tree scratch of a level of that many

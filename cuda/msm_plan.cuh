@@ -1,5 +1,5 @@
 // The MSM's plan and scratch layout (msm.cu): the window width c, window
-// groups, folding levels and batch-affine arrays chosen from n and the
+// groups, folding steps and batch-affine arrays chosen from n and the
 // tuning, and the carving of the caller's scratch into the arrays of one
 // window group. Included by msm.cu only; kept apart so that the kernels and
 // the driver read alone.
@@ -63,11 +63,12 @@ struct is_long_t {
 
 struct plan_t {
   size_t n;
-  unsigned c, W, K, levels, chunk, block;
+  unsigned c, W, K, chunk, block;
+  unsigned ways, fold_levels;                // folding: partials added per step, steps (msm.cu, 3)
   unsigned Wg;                               // windows per group (the last group may hold fewer)
   size_t buckets;                            // Wg·(K+1): bucket 0 of each window is the zero digit
   size_t entries;                            // Wg·n
-  size_t bound[32];                          // upper bound of the partial count per level
+  size_t parts;                              // upper bound of the level-1 partials of a group
   size_t sort_temp, scan_temp, select_temp;  // CUB temporary storage
   size_t long_cap;                           // the long list's room (step 0c)
   bool affine;                               // scratch for batch-affine levels
@@ -76,6 +77,8 @@ struct plan_t {
   size_t sum_cap;                            // window sums: items of a level buffer (msm_window_sums.cuh)
 
   static unsigned window_count(unsigned c) { return (256 + c - 1) / c; }
+  // Buckets of all W windows of c bits, bucket 0 (the zero digit) included.
+  static size_t window_buckets(unsigned c) { return size_t(window_count(c)) * ((size_t(1) << (c - 1)) + 1); }
   // Windows per digit group: as many as group_entries digits of n terms
   // take, at most the tuning's group_windows.
   static unsigned windows_per_group(size_t n, unsigned W, const msm_tuning_t& tune) {
@@ -118,14 +121,14 @@ struct plan_t {
       p.aff_work = affine_work_elems(p.aff_tot);
     }
     p.sum_cap = window_sum_capacity(p.K, p.Wg);
-    // Folding levels until one partial per bucket (a bucket holds <= n points).
-    size_t most = n, b = (p.entries + p.chunk - 1) / p.chunk + p.buckets;
-    p.levels = 0;
-    do {
-      most = (most + p.chunk - 1) / p.chunk;
-      p.bound[p.levels++] = b;
-      b = (b + p.chunk - 1) / p.chunk + p.buckets;
-    } while (most > 1 && p.levels < 32);
+    // Level 1 leaves at most ceil(count/chunk) partials per bucket, so
+    // entries/chunk + buckets in all; the folding levels that add them in
+    // place, `ways` at a time, until one per bucket (a bucket holds <= n
+    // points): ceil(log_ways(ceil(n/chunk))) of them.
+    p.ways = std::max(2u, tune.fold_ways);
+    p.parts = (p.entries + p.chunk - 1) / p.chunk + p.buckets;
+    p.fold_levels = 0;
+    for (size_t most = (n + p.chunk - 1) / p.chunk; most > 1; most = (most + p.ways - 1) / p.ways) ++p.fold_levels;
     p.sort_temp = 0;
     p.scan_temp = 0;
     cub::DeviceRadixSort::SortPairs(nullptr, p.sort_temp, (const uint32_t*)nullptr, (uint32_t*)nullptr,
@@ -208,7 +211,7 @@ struct buffers_t {
   void* select_temp;
   uint64_t *start, *end;
   uint32_t *counts, *off_a, *off_b;
-  X *part_a, *part_b, *sums, *windows;
+  X *parts, *sums, *windows;
   void *pts_a, *pts_b, *pre, *tot, *work;  // batch-affine levels (plan_t::affine)
 
   // The arrays live in three phases that never overlap in time on the
@@ -262,10 +265,7 @@ struct buffers_t {
     top = std::max(top, cv.used);
     // X
     cv.used = shared;
-    size_t ma = 0, mb = 0;
-    for (unsigned l = 0; l < p.levels; ++l) (l % 2 == 0 ? ma : mb) = std::max(l % 2 == 0 ? ma : mb, p.bound[l]);
-    b.part_a = cv.take<X>(ma);
-    b.part_b = cv.take<X>(mb == 0 ? 1 : mb);
+    b.parts = cv.take<X>(p.parts);
     top = std::max(top, cv.used);
     // A
     if (p.affine) {

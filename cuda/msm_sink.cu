@@ -12,10 +12,10 @@ namespace starzk::gpu::msm_detail {
 
 namespace {
 
-// Thread g adds the one partial of bucket g (after step 3's folding a
-// bucket holds at most one: off[g + 1] - off[g] is 0 or 1; bucket 0 of
-// each window, the zero digit, holds none). Buckets are independent, so no
-// two threads write one point.
+// Thread g adds the sum of bucket g, which step 3's folding left at its
+// first partial, parts[off[g]] (none where off[g + 1] = off[g]; bucket 0
+// of each window, the zero digit, holds none). Buckets are independent, so
+// no two threads write one point.
 template <class X>
 __global__ void __launch_bounds__(128) sink_add_kernel(const X* parts, const uint32_t* off, size_t buckets, X* sink) {
   const size_t g = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
@@ -26,7 +26,7 @@ __global__ void __launch_bounds__(128) sink_add_kernel(const X* parts, const uin
 // The sink of window c: W·(K+1) points (W·2^(c-1) grows with c).
 template <class P>
 size_t sink_room(unsigned c) {
-  return size_t(plan_t::window_count(c)) * ((size_t(1) << (c - 1)) + 1) * sizeof(xyzz_t<P>);
+  return plan_t::window_buckets(c) * sizeof(xyzz_t<P>);
 }
 
 // The reduction's scratch for window c: the W window sums, then the level

@@ -74,9 +74,11 @@ SZK_D X times_pow2_lanes4(X p, unsigned log2l, unsigned lane) {
 }
 
 // Level 0: thread (w, k) runs over buckets kL+1..kL+L of window w (bucket b
-// of window w is group bucket w·(K+1) + b; a bucket holds one partial or is
-// empty, or with off = nullptr is parts[g] itself, O where nothing went in:
-// the buckets pieces share, msm_sink.cuh). With one item left per window, A
+// of window w is group bucket w·(K+1) + b; its sum is parts[off[g]], or
+// it is empty where off[g + 1] = off[g] (step 3 folds each bucket's
+// partials into its first, msm_fold.cu), or with off = nullptr it is
+// parts[g] itself, O where nothing went in: the buckets pieces share,
+// msm_sink.cuh). With one item left per window, A
 // is the window sum.
 template <class X>
 __global__ void __launch_bounds__(128)

@@ -170,6 +170,9 @@ struct msm_tuning_t {
   // at no cost where the batch-affine levels already take one window per
   // group (dense scalars).
   unsigned group_windows = 0;
+  // Partials one thread adds per folding step (>= 2; msm_fold.cu): fewer
+  // take more steps, each a shorter chain.
+  unsigned fold_ways = 4;
   // Set: the phases are timed with CUDA events and the call waits for the
   // stream at its end (a benchmark's tool; leave null in production).
   msm_profile_t* profile = nullptr;

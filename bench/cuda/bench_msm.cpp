@@ -53,6 +53,9 @@
 // and G2.
 // msm_g1_witness / msm_g2_witness (and _xyzz, with phase rows): scalars of
 // a generated witness's mix (49.3% zero, 49.3% one, 1.4% random).
+// STARZK_MSM_FOLD_WAYS="2 8 32": the G1 random and boolean-heavy rows and
+// the _witness_xyzz rows again with the chunk partials folded that many at
+// a time (rows ..._fold<w>, ..._fold<w>_phase_fold; bench_msm_rows.hpp).
 // STARZK_MSM_WINDOWS / STARZK_MSM_G2_WINDOWS="16 18": random scalars again
 // with those fixed window bits (rows msm_g*_random_c<bits>), to check the
 // window cost model.
@@ -186,6 +189,7 @@ void bench_g1(const std::vector<unsigned>& logs, const ceilings_t& ceil, cudaStr
       const double ms = time_ms(s, reps, [&] { run({}, d_scratch.get(), scratch); });
       row(kind == 0 ? "msm_g1_random" : "msm_g1_bool", double(n), ms, ms / floor_ms);
       phase_rows(kind == 0 ? "msm_g1_random" : "msm_g1_bool", n, d_scratch.get(), scratch, run);
+      fold_rows(kind == 0 ? "msm_g1_random" : "msm_g1_bool", n, reps, ms, {}, d_scratch.get(), scratch, s, run);
       {
         // One window per digit group, the form an MSM body takes when the
         // default groups do not fit its budget; last column: time over the

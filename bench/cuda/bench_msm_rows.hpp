@@ -49,10 +49,30 @@ void phase_rows(const std::string& name, size_t n, void* scr, size_t bytes, Run 
   row(name + "_window_bits", double(n), 0.0, double(prof.window_bits));
 }
 
+// STARZK_MSM_FOLD_WAYS="2 8 32": the call of tuning t again with the chunk
+// partials folded that many at a time (msm_tuning_t::fold_ways): rows
+// <name>_fold<w> (last column: time over ms_ref, the row's at the default)
+// and <name>_fold<w>_phase_fold (the folding's ms; last column its share).
+template <class Run>
+void fold_rows(const std::string& name, size_t n, int reps, double ms_ref, msm_tuning_t t, void* scr, size_t bytes,
+               cudaStream_t s, Run run) {
+  for (unsigned w : env_list("STARZK_MSM_FOLD_WAYS", {})) {
+    t.fold_ways = w;
+    t.profile = nullptr;
+    const double ms = time_ms(s, reps, [&] { run(t, scr, bytes); });
+    const std::string row_name = name + "_fold" + std::to_string(w);
+    row(row_name, double(n), ms, ms / ms_ref);
+    msm_profile_t prof;
+    t.profile = &prof;
+    run(t, scr, bytes);
+    row(row_name + "_phase_fold", double(n), prof.fold, prof.fold / prof.total());
+  }
+}
+
 // Scalars of a generated witness's mix (fill_scalars kind 2) in place:
 // rows <prefix>_witness (default form) and <prefix>_witness_xyzz (the lean
 // form, no batch-affine levels, which the sector's witness MSMs take), with
-// the lean form's phases.
+// the lean form's phases and its fold_rows.
 template <class Run>
 void witness_rows(const std::string& prefix, size_t n, int reps, double floor_ms, fr_t* d_scalars, uint64_t seed,
                   void* scr, size_t bytes, cudaStream_t s, Run run) {
@@ -64,6 +84,7 @@ void witness_rows(const std::string& prefix, size_t n, int reps, double floor_ms
   const double ms0 = time_ms(s, reps, [&] { run(lean, scr, bytes); });
   row(prefix + "_witness_xyzz", double(n), ms0, ms0 / floor_ms);
   phase_rows(prefix + "_witness_xyzz", n, scr, bytes, run, lean);
+  fold_rows(prefix + "_witness_xyzz", n, reps, ms0, lean, scr, bytes, s, run);
 }
 
 // The calling thread bound to its first allowed core while the object

@@ -90,7 +90,8 @@ void check_msm(std::mt19937_64& rng, size_t n, mix_t m, const msm_tuning_t& tune
   const jacobian_t<P> want = msm_pippenger<P>(std::span<const affine_t<P>>(bases), s);
   EXPECT_TRUE(same<P>(got, want)) << P::name << " n=" << n << " mix=" << m.zero_pct << "/" << m.one_pct << "/"
                                   << m.minus_one_pct << " c=" << tune.window_bits << " chunk=" << tune.chunk
-                                  << " distinct=" << distinct << " inf_every=" << inf_every;
+                                  << " ways=" << tune.fold_ways << " distinct=" << distinct
+                                  << " inf_every=" << inf_every;
 }
 
 }  // namespace starzk::gpu::test

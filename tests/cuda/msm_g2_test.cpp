@@ -3,7 +3,8 @@
 //     (sizes 0, 1, 2, 31, 1000, 2^12 + 1, 2^16; zero, one, r-1 and
 //     boolean-heavy scalars; O among the bases; repeated equal bases, which
 //     send equal points into one bucket and so reach the doubling branches
-//     of madd-2008-s and add-2008-s; small windows and chunks);
+//     of madd-2008-s and add-2008-s; small windows and chunks; the folding
+//     of chunk partials 2, 3, 5, 32 and 1024 at a time);
 //   - the one-call Jacobian MSMs of G1 and G2, split or not, vs split_msm of
 //     the host prep_msm (split_from = 0, a few public inputs, n, past n);
 //   - the batch-affine levels forced on both curves (few, many, more than
@@ -74,6 +75,35 @@ TYPED_TEST(CudaMsmCurve, TuningVariants) {
   check_msm<TypeParam>(rng, 3000, random_mix, msm_tuning_t{4, 2, 64}, 700);
   check_msm<TypeParam>(rng, 3000, all_one, msm_tuning_t{5, 3, 128}, 700);
   check_msm<TypeParam>(rng, 3000, boolean_heavy, msm_tuning_t{13, 16, 32}, 700);
+}
+
+// The folding of chunk partials (msm_fold.cu) with every kind of step: all
+// ones put every term in one bucket (chunk 2: ~n/2 partials there, folded
+// in up to ~11 steps at a stride that is no power of two for 3 and 5);
+// boolean-heavy and random scalars leave one huge bucket beside many of a
+// few partials, or many buckets of a few; O among the bases and repeated
+// bases make O partials and equal partials meet; a bucket of one chunk
+// (n = 2, 33) and ways far above any bucket's partials (1024: one step).
+TYPED_TEST(CudaMsmCurve, FoldingWays) {
+  SZK_REQUIRE_GPU();
+  auto rng = seeded_rng();
+  for (unsigned ways : {2u, 3u, 5u, 32u, 1024u}) {
+    msm_tuning_t t{0, 2, 64};
+    t.fold_ways = ways;
+    check_msm<TypeParam>(rng, 3001, all_one, t, 0, 97);
+    check_msm<TypeParam>(rng, 3000, boolean_heavy, t);
+    t.chunk = 3;
+    check_msm<TypeParam>(rng, 2000, random_mix, t, 5);
+    check_msm<TypeParam>(rng, 2, all_one, t);
+    t.window_bits = 6;
+    t.chunk = 32;
+    check_msm<TypeParam>(rng, 33, all_one, t);
+    check_msm<TypeParam>(rng, 4097, all_minus_one, t, 0, 13);
+  }
+  msm_tuning_t bad{};
+  bad.fold_ways = 1;
+  const auto bases = make_bases<TypeParam>(rng, 3, 0, 0);
+  EXPECT_THROW(msm_host<TypeParam>(bases, make_scalars(rng, 3, random_mix), bad), std::runtime_error);
 }
 
 TYPED_TEST(CudaMsmCurve, BatchAffineLevels) {
