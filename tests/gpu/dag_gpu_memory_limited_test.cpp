@@ -23,9 +23,8 @@
 //   rows        (disabled until it has passed on a GPU, below) the CSR
 //               does not fit beside a partition and the scratch floor: the
 //               plan keeps a, b, c in host memory and every witness map,
-//               the first too, runs on the CPUs, with no placement given;
-//   16 GB       a 2^22 batch (three partitions) under 16000 MiB, a 16 GB
-//               card, every placement the policy's: every proof verifies.
+//               the first too, runs on the CPUs, with no placement given
+// (a 16 GB card's batch: dag_gpu_memory_16gb_test.cpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -381,26 +380,6 @@ TEST(dag_gpu_memory_limited, scratch_cap_cuts_the_msms_into_pieces) {
     EXPECT_EQ(key.memory_plan().streamed, 0u);
     EXPECT_EQ(key.view().scratch_max, cap);
   });
-}
-
-TEST(dag_gpu_memory_limited, batch_at_2_22_under_16000_mib_verifies) {
-  if (!setup_gpu_available()) GTEST_SKIP() << "no CUDA device";
-  const gen_params_t params{.log2_constraints = 22, .n_public = 8, .seed = 0x16};
-  test::prove_case_t c;
-  c.name = "gen-2^22";
-  c.cs = std::make_shared<const r1cs_t>(generate_circuit(params));
-  c.pk = std::make_shared<const proving_key_t>(setup(*c.cs, root_convention_t::bellman, setup_options_t{}));
-  for (uint64_t p = 0; p < 3; ++p) c.witnesses.push_back(generate_witness(params, *c.cs, p));
-  const test::scoped_env_t env("STARPU_LIMIT_CUDA_MEM", "16000");
-  runtime::starpu_session session(test::gpu_session_options("starzk"));
-  if (session.cuda_workers() == 0) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
-  codelets::set_placement(any_place);
-  auto key = test::bundle(c);
-  std::printf("[ plan     ] %s\n", key->describe_memory_plan().c_str());
-  const run_t got = prove_all(key, c.witnesses, test::test_blinding(22));
-  ASSERT_EQ(got.proofs.size(), c.witnesses.size());
-  for (uint32_t i = 0; i < c.witnesses.size(); ++i)
-    EXPECT_TRUE(verify(c.pk->vk, public_inputs(*c.pk, c.witnesses[i]), got.proofs.at(i))) << "partition " << i;
 }
 
 }  // namespace
