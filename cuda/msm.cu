@@ -289,7 +289,7 @@ cudaError_t msm_body(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t
     SZK_TRY(launch_accumulate_points<C>(acc_bases, acc_vals, b.start, b.end, b.off_a, buckets, p.chunk, b.parts,
                                         p.parts, p.block, s));
     SZK_TRY(timer.mark(phase_timer_t::accumulate));
-    SZK_TRY(launch_fold(b.parts, b.off_a, b.counts, b.off_b, b.scan_temp, p.scan_temp, buckets, p.parts, p.fold_levels,
+    SZK_TRY(launch_fold(b.parts, b.off_a, b.counts, b.off_b, b.scan_temp, p.scan_temp, buckets, p.parts, p.fold_steps,
                         p.ways, p.block, s));
     SZK_TRY(timer.mark(phase_timer_t::fold));
     if (into) {  // the group's buckets into the sink's windows w0..w0+gw

@@ -64,7 +64,7 @@ struct is_long_t {
 struct plan_t {
   size_t n;
   unsigned c, W, K, chunk, block;
-  unsigned ways, fold_levels;                // folding: partials added per step, steps (msm.cu, 3)
+  unsigned ways, fold_steps;                 // folding: partials added per step, steps (msm_fold.cu)
   unsigned Wg;                               // windows per group (the last group may hold fewer)
   size_t buckets;                            // Wg·(K+1): bucket 0 of each window is the zero digit
   size_t entries;                            // Wg·n
@@ -122,13 +122,13 @@ struct plan_t {
     }
     p.sum_cap = window_sum_capacity(p.K, p.Wg);
     // Level 1 leaves at most ceil(count/chunk) partials per bucket, so
-    // entries/chunk + buckets in all; the folding levels that add them in
-    // place, `ways` at a time, until one per bucket (a bucket holds <= n
-    // points): ceil(log_ways(ceil(n/chunk))) of them.
+    // entries/chunk + buckets in all; the folding steps add them in place,
+    // `ways` at a time, until one sum per bucket (a bucket holds <= n
+    // points): ceil(log_ways(ceil(n/chunk))) steps.
     p.ways = std::max(2u, tune.fold_ways);
     p.parts = (p.entries + p.chunk - 1) / p.chunk + p.buckets;
-    p.fold_levels = 0;
-    for (size_t most = (n + p.chunk - 1) / p.chunk; most > 1; most = (most + p.ways - 1) / p.ways) ++p.fold_levels;
+    p.fold_steps = 0;
+    for (size_t most = (n + p.chunk - 1) / p.chunk; most > 1; most = (most + p.ways - 1) / p.ways) ++p.fold_steps;
     p.sort_temp = 0;
     p.scan_temp = 0;
     cub::DeviceRadixSort::SortPairs(nullptr, p.sort_temp, (const uint32_t*)nullptr, (uint32_t*)nullptr,

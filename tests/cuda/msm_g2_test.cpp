@@ -83,7 +83,8 @@ TYPED_TEST(CudaMsmCurve, TuningVariants) {
 // boolean-heavy and random scalars leave one huge bucket beside many of a
 // few partials, or many buckets of a few; O among the bases and repeated
 // bases make O partials and equal partials meet; a bucket of one chunk
-// (n = 2, 33) and ways far above any bucket's partials (1024: one step).
+// (n = 2) or two (n = 33 in chunks of 32), and ways above most buckets'
+// partials (1024: one step, two for the all-one bucket of 1501).
 TYPED_TEST(CudaMsmCurve, FoldingWays) {
   SZK_REQUIRE_GPU();
   auto rng = seeded_rng();
