@@ -281,11 +281,8 @@ cudaError_t msm_body(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t
 
     // 3: level 1 (points), then the folding steps (partials, in place:
     // each bucket's sum ends at parts[off_a[g]]).
-    SZK_TRY(launch_count_chunks(b.start, b.end, buckets, p.K, p.chunk, b.counts, s));
-    {
-      size_t temp = p.scan_temp;
-      SZK_TRY(cub::DeviceScan::ExclusiveSum(b.scan_temp, temp, b.counts, b.off_a, int(buckets + 1), s));
-    }
+    SZK_TRY(
+        launch_chunk_offsets(b.start, b.end, buckets, p.K, p.chunk, b.counts, b.off_a, b.scan_temp, p.scan_temp, s));
     SZK_TRY(launch_accumulate_points<C>(acc_bases, acc_vals, b.start, b.end, b.off_a, buckets, p.chunk, b.parts,
                                         p.parts, p.block, s));
     SZK_TRY(timer.mark(phase_timer_t::accumulate));

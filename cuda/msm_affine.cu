@@ -48,7 +48,6 @@
 // (docs/benchmarks.md) the backward pass runs near the rate of the XYZZ
 // loop (2.4e10 products/s) and the forward pass, which moves ~180 bytes per
 // product, at about half its product rate.
-#include <cub/device/device_scan.cuh>
 
 #include "cuda/batch_inverse.cuh"
 #include "cuda/msm_common.cuh"
@@ -291,9 +290,7 @@ size_t half_work_elems(size_t threads) { return batch_inverse::inv_work_elems(th
 template <class A, class F, class Src>
 cudaError_t run_level(const affine_levels_t& a, const Src& src, size_t bound, F* pre, A* out, side_t& side,
                       cudaStream_t s) {
-  SZK_TRY(launch_count_chunks(a.start, a.end, a.buckets, a.K, 2, a.counts, s));
-  size_t temp = a.scan_bytes;
-  SZK_TRY(cub::DeviceScan::ExclusiveSum(a.scan_temp, temp, a.counts, a.off, int(a.buckets + 1), s));
+  SZK_TRY(launch_chunk_offsets(a.start, a.end, a.buckets, a.K, 2, a.counts, a.off, a.scan_temp, a.scan_bytes, s));
   pair_sources_kernel<<<grid_for(bound, sources_span), sources_block, 0, s>>>(a.start, a.end, a.off, a.buckets, bound,
                                                                               a.src);
   SZK_CHECK_LAUNCH();

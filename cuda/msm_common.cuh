@@ -103,11 +103,12 @@ struct affine_levels_t {
   msm_detail::phase_timer_t* timer;  // marks the end of each pass (msm_timer.cuh)
 };
 // counts[g] = ceil((end[g] - start[g]) / chunk) for the buckets g < buckets
-// whose digit is not zero (g % (K + 1) != 0), else 0; counts[buckets] = 0
-// (msm.cu: chunks of level 1; msm_affine.cu: a level's sums, chunk 2;
-// msm_fold.cu).
-cudaError_t launch_count_chunks(const uint64_t* start, const uint64_t* end, size_t buckets, unsigned K, unsigned chunk,
-                                uint32_t* counts, cudaStream_t s);
+// whose digit is not zero (g % (K + 1) != 0), else 0; counts[buckets] = 0;
+// then off = their exclusive sum, so bucket g's chunks are off[g]..off[g+1]
+// (msm.cu: chunks of level 1; msm_affine.cu: a level's sums, chunk 2).
+// scan_temp: the ExclusiveSum temporary of buckets + 1 words, scan_bytes big.
+cudaError_t launch_chunk_offsets(const uint64_t* start, const uint64_t* end, size_t buckets, unsigned K, unsigned chunk,
+                                 uint32_t* counts, uint32_t* off, void* scan_temp, size_t scan_bytes, cudaStream_t s);
 // Step 3's folding, in place (msm_fold.cu): the q1 = off[g+1] - off[g]
 // level-1 partials of each bucket g at parts[off[g]..] are added `ways` at
 // a time in `steps` steps (ceil(log_ways(max q1)) suffice) until each

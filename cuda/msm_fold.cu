@@ -71,10 +71,11 @@ __global__ void __launch_bounds__(128) fold_parts_kernel(X* parts, const uint32_
 
 }  // namespace
 
-cudaError_t launch_count_chunks(const uint64_t* start, const uint64_t* end, size_t buckets, unsigned K, unsigned chunk,
-                                uint32_t* counts, cudaStream_t s) {
+cudaError_t launch_chunk_offsets(const uint64_t* start, const uint64_t* end, size_t buckets, unsigned K, unsigned chunk,
+                                 uint32_t* counts, uint32_t* off, void* scan_temp, size_t scan_bytes, cudaStream_t s) {
   count_points_kernel<<<grid_for(buckets + 1, 256), 256, 0, s>>>(start, end, buckets, K, chunk, counts);
   SZK_CHECK_LAUNCH();
+  SZK_TRY(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, counts, off, int(buckets + 1), s));
   return cudaSuccess;
 }
 
@@ -82,7 +83,6 @@ template <class X>
 cudaError_t launch_fold(X* parts, const uint32_t* off, uint32_t* counts, uint32_t* fo, void* scan_temp,
                         size_t scan_bytes, size_t buckets, size_t parts_bound, unsigned steps, unsigned ways,
                         unsigned block, cudaStream_t s) {
-  if (ways < 2) return cudaErrorInvalidValue;
   uint64_t stride = 1;
   for (unsigned l = 0; l < steps; ++l, stride *= ways) {
     count_folds_kernel<<<grid_for(buckets + 1, 256), 256, 0, s>>>(off, buckets, stride, ways, counts);
