@@ -5,7 +5,7 @@
 # seed corpora from tests/fixtures, then run each harness.
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
-#     SECONDS  per harness at most (default 20: what scripts/test.sh runs;
+#     SECONDS  per harness at most (default 10: what scripts/test.sh runs;
 #              0: no time limit)
 #     TARGET   zkey r1cs ... (default: all, tests/fuzz/CMakeLists.txt)
 #   STARZK_FUZZ_RUNS  stop a harness after this many executions (default:
@@ -22,7 +22,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${STARZK_FUZZ_BUILD_DIR:-$root/build-fuzz}
-seconds=${1:-20}
+seconds=${1:-10}
 shift || true
 jobs=${STARZK_FUZZ_JOBS:-$(nproc)}
 runs=${STARZK_FUZZ_RUNS:-}
