@@ -197,6 +197,7 @@ detail::device_msm_t<g1_params> device_msm_of(const partition_state_t& p, msm_qu
   m.profile = p.key.msm_profile;
   m.wait_each_piece = p.key.msm_piece_wait;
   m.shared_buckets = p.key.msm_shared_buckets;
+  m.regroup = p.key.msm_regroup;
   m.label = p.label.c_str();
   m.max_piece = detail::stream_piece_terms(m, p.key.stream_piece_bytes);
   return m;

@@ -54,24 +54,36 @@ uint64_t pair_out_bytes(unsigned sets) {
 }
 
 // The tuning a body runs a form with under `budget`. Where the default
-// form's usual groups do not fit: for dense scalars the default narrowed to
-// one window per group (the same work, their groups hold one window
-// anyway), so that a budget a little short of the whole MSM still takes it
-// in one piece; for boolean-heavy ones the lean form, because one window
-// per group makes their batch-affine form slower than no levels at all
+// form's usual groups do not fit: for dense scalars the default with the
+// most windows per group that fit (8, 4, 2, then 1; only 1 where `regroup`
+// is off), so that a budget a little short of the whole MSM still takes
+// it in one piece; for boolean-heavy ones the lean form, because narrow
+// groups make their batch-affine form slower than no levels at all
 // (docs/benchmarks.md: default < lean < narrow at 2^27).
 template <class P>
 gpu::msm_tuning_t form_tuning(size_t n, bool split, size_t piece, bool streamed, bool lean, bool dense, uint64_t budget,
-                              unsigned sets = 1, bool shared = true) {
+                              unsigned sets = 1, bool shared = true, bool regroup = false) {
   if (lean) return tuning(true);
+  auto fits = [&](const gpu::msm_tuning_t& t) {
+    return scratch_bytes<P>(n, split, piece, streamed, t, sets, shared) + pair_out_bytes<P>(sets) <= budget;
+  };
   const gpu::msm_tuning_t wide = tuning(false);
-  if (scratch_bytes<P>(n, split, piece, streamed, wide, sets, shared) + pair_out_bytes<P>(sets) <= budget) return wide;
-  return dense ? tuning(false, true) : tuning(true);
+  if (fits(wide)) return wide;
+  if (!dense) return tuning(true);
+  for (unsigned g = 8; regroup && g > 1; g /= 2) {
+    gpu::msm_tuning_t t = wide;
+    t.group_windows = g;
+    if (fits(t)) return t;
+  }
+  return tuning(false, true);
 }
 
 // The form's name in the plan line (note_pieces_plan).
-const char* form_name(const gpu::msm_tuning_t& t) {
-  return t.affine_levels == 0 ? "lean" : t.group_windows == 1 ? "batch-affine, one window per group" : "batch-affine";
+std::string form_name(const gpu::msm_tuning_t& t) {
+  if (t.affine_levels == 0) return "lean";
+  if (t.group_windows == 0) return "batch-affine";
+  if (t.group_windows == 1) return "batch-affine, one window per group";
+  return "batch-affine, " + std::to_string(t.group_windows) + " windows per group";
 }
 #endif
 
@@ -117,7 +129,7 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
   const unsigned sets = m.sets();
   bool shared = m.shared_buckets;
   auto form = [&](size_t piece, bool lean, bool sh) {
-    return form_tuning<P>(m.n, split, piece, m.streamed, lean, m.dense, budget, sets, sh);
+    return form_tuning<P>(m.n, split, piece, m.streamed, lean, m.dense, budget, sets, sh, m.regroup);
   };
   // The pair's two results side by side past the planned scratch.
   auto bytes = [&](size_t piece, bool lean, bool sh) -> uint64_t {
@@ -131,11 +143,16 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
     std::tie(plan, shared) = plan_msm_pieces_sharing(m.n, budget, msm_min_piece, m.dense ? dense_affine_factor : 1.0,
                                                      bytes, m.shared_buckets, m.max_piece);
     if (!plan.fits) return false;
+    if (m.regroup && m.dense)  // more pieces where wider digit groups then make fewer passes
+      plan = msm_pieces_regroup(m.n, plan, msm_min_piece, [&](size_t piece) -> msm_form_fit_t {
+        const uint64_t b = bytes(piece, false, shared);
+        if (b > budget) return {};
+        return {b, gpu::msm_digit_groups<P>(msm_piece_terms(m.n, piece), form(piece, false, shared))};
+      });
     gpu::msm_tuning_t tune = form(plan.piece, plan.lean, shared);
     gpu::msm_profile_t prof;
     if (m.profile) tune.profile = &prof;
-    const std::string name =
-        std::string(form_name(tune)) + (shared && !split && plan.count > 1 ? ", shared buckets" : "");
+    const std::string name = form_name(tune) + (shared && !split && plan.count > 1 ? ", shared buckets" : "");
     note_pieces_plan(m.phase, m.n, plan.piece, plan.count, name.c_str(), plan.bytes, budget, room, m.streamed);
     void* scratch = nullptr;
     if (plan.bytes > 0) {

@@ -96,6 +96,9 @@ struct device_msm_t {
   // STARZK_MSM_SHARED_BUCKETS: the pieces share one set of buckets
   // (gpu::msm_pieces_t::shared_buckets; the plan's scratch counts it).
   bool shared_buckets = true;
+  // STARZK_MSM_REGROUP: dense scalars in pieces take wider digit groups in
+  // more pieces where that makes fewer passes (msm_pieces_regroup).
+  bool regroup = true;
   // Terms per piece at most (plan_msm_pieces): set for streamed queries
   // of mostly 0/1 scalars, whose time is the copy of their bases
   // (stream_piece_terms).

@@ -91,6 +91,9 @@ struct key_view_t {
   // The pieces of an MSM add their buckets into one set and reduce it once
   // (STARZK_MSM_SHARED_BUCKETS, on by default; gpu::msm_pieces_t).
   bool msm_shared_buckets = true;
+  // A dense MSM in pieces takes the plan with the fewest digit-group passes
+  // (STARZK_MSM_REGROUP, on by default; msm/msm_pieces.hpp).
+  bool msm_regroup = true;
   // The four G1 MSMs of a partition run as one task, msm_g1, L, A and B_g1
   // beside H on a second stream, so that the copies of their bases run
   // while H computes (STARZK_MSM_TOGETHER; never where a, b, c are made on

@@ -90,6 +90,13 @@ namespace starzk::gpu {
 using namespace msm_detail;
 
 template <class P>
+unsigned msm_digit_groups(size_t n, const msm_tuning_t& tune) {
+  if (n == 0) return 0;
+  const plan_t p = plan_t::make(n, tune, curve_bundle_t<P>::bucket_weight, curve_bundle_t<P>::batch_affine);
+  return (p.W + p.Wg - 1) / p.Wg;
+}
+
+template <class P>
 size_t msm_scratch_bytes(size_t n, const msm_tuning_t& tune) {
   using C = curve_bundle_t<P>;
   if (n == 0) return 0;
@@ -338,6 +345,8 @@ template cudaError_t msm_into_sink<g2_params>(g2_xyzz_t*, const g2_affine_t*, co
                                               cudaStream_t, const msm_tuning_t&, msm_sink_t*);
 }  // namespace msm_detail
 
+template unsigned msm_digit_groups<g1_params>(size_t, const msm_tuning_t&);
+template unsigned msm_digit_groups<g2_params>(size_t, const msm_tuning_t&);
 template size_t msm_scratch_bytes<g1_params>(size_t, const msm_tuning_t&);
 template size_t msm_scratch_bytes<g2_params>(size_t, const msm_tuning_t&);
 template cudaError_t msm<g1_params>(g1_xyzz_t*, const g1_affine_t*, const fr_t*, size_t, void*, size_t, cudaStream_t,

@@ -201,6 +201,9 @@ struct msm_tuning_t {
 // aligned run without them.
 template <class P>
 size_t msm_scratch_bytes(size_t n, const msm_tuning_t& tune = {});
+// The digit groups (passes over the terms) of an n-term MSM: W windows, Wg per group.
+template <class P>
+unsigned msm_digit_groups(size_t n, const msm_tuning_t& tune = {});
 template <class P>
 cudaError_t msm(xyzz_t<P>* d_result, const affine_t<P>* d_bases, const fr_t* d_scalars, size_t n, void* d_scratch,
                 size_t scratch_bytes, cudaStream_t stream, const msm_tuning_t& tune = {},

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <stdexcept>
 
 #include "codelets/codelets.hpp"
@@ -197,6 +196,7 @@ void key_bundle_t::plan_device_memory() {
   view_.msm_profile = config::get_switch("STARZK_MSM_PROFILE").value_or(false);
   view_.msm_piece_wait = config::get_switch("STARZK_MSM_PIECE_WAIT").value_or(false);
   view_.msm_shared_buckets = config::get_switch("STARZK_MSM_SHARED_BUCKETS").value_or(true);
+  view_.msm_regroup = config::get_switch("STARZK_MSM_REGROUP").value_or(true);
   view_.g1_msms_together = knobs.msms_together.value_or(false);            // auto: decided below, with the plan
   view_.b_g2_pairs = (knobs.msm_pairs.value_or(0) & msm_pairs_b_g2) != 0;  // the same
   view_.g1_pairs = (knobs.msm_pairs.value_or(0) & msm_pairs_g1) != 0;

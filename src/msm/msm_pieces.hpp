@@ -192,4 +192,44 @@ std::pair<msm_pieces_plan_t, bool> plan_msm_pieces_sharing(size_t n, uint64_t bu
   return {with, true};
 }
 
+// Regrouping. Where the default form does not fit whole, a form whose
+// digit groups hold fewer windows needs less scratch per piece (on the GPU:
+// msm_tuning_t::group_windows; the digit and sort arrays hold one group),
+// so the fewest pieces that fit can leave one window per group. Each pass
+// of a digit group over a piece has costs of its own beside the additions
+// (the digits and their sort, the batch-affine levels' launches and
+// inversion trees, the folding), so more pieces with wider groups can beat
+// the fewest pieces with narrow ones: a G1 MSM of 2^27 dense scalars
+// streamed from host memory took ~860 ms + ~3.2 ms per pass (5 pieces × 16
+// groups 1,156 ms, 10 × 4 953 ms, 5 × 4 891 ms; H100, docs/benchmarks.md,
+// "msm_h's digit groups"). form(piece) -> msm_form_fit_t: the scratch and
+// the digit groups per piece of the widest form that fits the budget at
+// that piece length (groups 0: none fits). Of `plan` (a default-form plan)
+// and the plans with 2^j times its pieces (j <= doublings, pieces no
+// shorter than the smallest), the one with the fewest passes (pieces ×
+// groups); ties go to fewer pieces. A lean plan (no batch-affine levels:
+// its windows above the first are nearly empty) is returned as it is.
+struct msm_form_fit_t {
+  uint64_t bytes = 0;
+  unsigned groups = 0;
+};
+template <class Form>
+msm_pieces_plan_t msm_pieces_regroup(size_t n, const msm_pieces_plan_t& plan, size_t min_piece, Form&& form,
+                                     unsigned doublings = 2) {
+  if (!plan.fits || plan.lean || plan.count == 0) return plan;
+  const msm_form_fit_t first = form(plan.piece);
+  if (first.groups == 0) return plan;
+  const size_t p_max = msm_ceil_div(n, msm_smallest_piece(n, min_piece));
+  msm_pieces_plan_t best = plan;
+  size_t best_passes = plan.count * first.groups;
+  for (unsigned j = 1; j <= doublings && (plan.count << j) <= p_max; ++j) {
+    const size_t piece = msm_ceil_div(n, plan.count << j), count = msm_ceil_div(n, piece);
+    const msm_form_fit_t f = form(piece);
+    if (f.groups == 0 || count * f.groups >= best_passes) continue;
+    best = {true, piece, count, false, f.bytes};
+    best_passes = count * f.groups;
+  }
+  return best;
+}
+
 }  // namespace starzk

@@ -43,7 +43,7 @@ struct var_t {
   const char* doc;
 };
 
-inline constexpr std::array<var_t, 37> vars = {{
+inline constexpr std::array<var_t, 38> vars = {{
     // The program (src/, dag/, codelets/).
     {"STARZK_WATCH_S", kind_t::seconds, "60", "",
      "seconds without a finished partition before prove --manifest says what it waits for (0: never)"},
@@ -90,6 +90,9 @@ inline constexpr std::array<var_t, 37> vars = {{
     {"STARZK_MSM_SHARED_BUCKETS", kind_t::switch_, "on", "",
      "the pieces of an MSM on a GPU add their buckets into one set and reduce it once (off: each piece reduces its "
      "own, an A/B knob)"},
+    {"STARZK_MSM_REGROUP", kind_t::switch_, "on", "",
+     "a dense MSM on a GPU that does not fit whole takes the pieces and windows per digit group with the fewest "
+     "passes over its terms (off: the fewest pieces, one window per group, an A/B knob)"},
     {"STARZK_MSM_PIECE_WAIT", kind_t::switch_, "off", "",
      "on: every MSM on a GPU in pieces waits for its stream after each piece, as a profiled one does, without "
      "timing it (an A/B knob)"},

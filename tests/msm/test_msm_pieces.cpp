@@ -237,6 +237,52 @@ TEST(MsmPieces, PlannerSharesWhereTheSetCostsNoPiece) {
   }
 }
 
+// Regrouping: a form of g windows per digit group (16 windows in all)
+// takes piece·(2 + g) bytes, the widest g of 8, 4, 2, 1 that fits is
+// taken, and a plan's passes are its pieces × 16/g.
+TEST(MsmPieces, RegroupTakesTheFewestPasses) {
+  const size_t n = 1000;
+  auto form_under = [](uint64_t budget) {
+    return [budget](size_t piece) -> msm_form_fit_t {
+      for (unsigned g = 8; g >= 1; g /= 2)
+        if (piece * (2 + g) <= budget) return {piece * (2 + g), 16 / g};
+      return {};
+    };
+  };
+  auto plan_of = [&](size_t count, uint64_t budget) {
+    const size_t piece = msm_ceil_div(n, count);
+    return msm_pieces_plan_t{true, piece, msm_ceil_div(n, piece), false, form_under(budget)(piece).bytes};
+  };
+  // 600 B: 5 pieces of 200 take one window per group (80 passes); 10 of
+  // 100 take 4 (40 passes); 20 of 50 take 8 (40: a tie, fewer pieces win).
+  msm_pieces_plan_t r = msm_pieces_regroup(n, plan_of(5, 600), 1, form_under(600));
+  EXPECT_TRUE(r.fits);
+  EXPECT_EQ(r.count, 10u);
+  EXPECT_EQ(r.piece, 100u);
+  EXPECT_EQ(r.bytes, 600u);
+  // 400 B: the fewest that fit, 8 pieces of 125, one window (128 passes);
+  // 16 of 63 take 4 (64); 32 of 32 take 8 (64, a tie).
+  r = msm_pieces_regroup(n, plan_of(8, 400), 1, form_under(400));
+  EXPECT_EQ(r.count, 16u);
+  EXPECT_EQ(r.piece, 63u);
+  EXPECT_EQ(r.bytes, 378u);  // 63·(2 + 4), that form's scratch
+  // No doubling asked, or none allowed (pieces of at least 200 terms): as planned.
+  EXPECT_EQ(msm_pieces_regroup(n, plan_of(5, 600), 1, form_under(600), 0).count, 5u);
+  EXPECT_EQ(msm_pieces_regroup(n, plan_of(5, 600), 200, form_under(600)).count, 5u);
+  // Pieces of at least 100 terms: 10 at most, so 10 of 100.
+  EXPECT_EQ(msm_pieces_regroup(n, plan_of(5, 600), 100, form_under(600)).count, 10u);
+  // A form that never widens its groups: no fewer passes, as planned.
+  auto narrow = [](size_t piece) { return msm_form_fit_t{3 * piece, 16}; };
+  EXPECT_EQ(msm_pieces_regroup(n, plan_of(5, 600), 1, narrow).count, 5u);
+  // Where more pieces do not fit at all: as planned.
+  EXPECT_EQ(msm_pieces_regroup(n, plan_of(5, 600), 1, [](size_t) { return msm_form_fit_t{}; }).count, 5u);
+  // A lean plan, or one that does not fit, is returned as it is.
+  msm_pieces_plan_t lean = plan_of(5, 600);
+  lean.lean = true;
+  EXPECT_EQ(msm_pieces_regroup(n, lean, 1, form_under(600)).count, 5u);
+  EXPECT_FALSE(msm_pieces_regroup(n, msm_pieces_plan_t{}, 1, form_under(600)).fits);
+}
+
 // CPU: Σ over planned pieces of the piece's MSM (split by its own bound)
 // equals the whole MSM.
 template <class P>
