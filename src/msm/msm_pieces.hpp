@@ -200,9 +200,9 @@ std::pair<msm_pieces_plan_t, bool> plan_msm_pieces_sharing(size_t n, uint64_t bu
 // (the digits and their sort, the batch-affine levels' launches and
 // inversion trees, the folding), so more pieces with wider groups can beat
 // the fewest pieces with narrow ones: a G1 MSM of 2^27 dense scalars
-// streamed from host memory took ~860 ms + ~3.2 ms per pass (5 pieces × 16
-// groups 1,156 ms, 10 × 4 953 ms, 5 × 4 891 ms; H100, docs/benchmarks.md,
-// "msm_h's digit groups"). form(piece) -> msm_form_fit_t: the scratch and
+// streamed from host memory takes time in step with its passes far more
+// than with its pieces (docs/benchmarks.md, "msm_h in more pieces with
+// wider digit groups"). form(piece) -> msm_form_fit_t: the scratch and
 // the digit groups per piece of the widest form that fits the budget at
 // that piece length (groups 0: none fits). Of `plan` (a default-form plan)
 // and the plans with 2^j times its pieces (j <= doublings, pieces no
