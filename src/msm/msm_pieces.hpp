@@ -197,8 +197,8 @@ std::pair<msm_pieces_plan_t, bool> plan_msm_pieces_sharing(size_t n, uint64_t bu
 // msm_tuning_t::group_windows; the digit and sort arrays hold one group),
 // so the fewest pieces that fit can leave one window per group. Each pass
 // of a digit group over a piece has costs of its own beside the additions
-// (the digits and their sort, the batch-affine levels' launches and
-// inversion trees, the folding), so more pieces with wider groups can beat
+// (its digits, its batch-affine levels' launches and inversion trees, its
+// accumulation and folding), so more pieces with wider groups can beat
 // the fewest pieces with narrow ones: a G1 MSM of 2^27 dense scalars
 // streamed from host memory takes time in step with its passes far more
 // than with its pieces (docs/benchmarks.md, "msm_h in more pieces with
