@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "codelets/activity.hpp"
 #include "msm/msm_pieces.hpp"
@@ -131,11 +132,14 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
   auto form = [&](size_t piece, bool lean, bool sh) {
     return form_tuning<P>(m.n, split, piece, m.streamed, lean, m.dense, budget, sets, sh, m.regroup);
   };
-  // The pair's two results side by side past the planned scratch.
-  auto bytes = [&](size_t piece, bool lean, bool sh) -> uint64_t {
-    const uint64_t b = scratch_bytes<P>(m.n, split, piece, m.streamed, form(piece, lean, sh), sets, sh);
-    return sets > 1 ? pair_out_offset(b) + pair_out_bytes<P>(sets) : b;
+  // A form and its bytes, the pair's two results side by side past the
+  // planned scratch.
+  auto form_bytes = [&](size_t piece, bool lean, bool sh) -> std::pair<gpu::msm_tuning_t, uint64_t> {
+    const gpu::msm_tuning_t t = form(piece, lean, sh);
+    const uint64_t b = scratch_bytes<P>(m.n, split, piece, m.streamed, t, sets, sh);
+    return {t, sets > 1 ? pair_out_offset(b) + pair_out_bytes<P>(sets) : b};
   };
+  auto bytes = [&](size_t piece, bool lean, bool sh) { return form_bytes(piece, lean, sh).second; };
   for (;;) {
     // Shared buckets where their set costs no piece more (msm_pieces.hpp;
     // msm_h under 16 GB keeps its own: the budget sets its pieces).
@@ -145,9 +149,9 @@ bool run_device_msm(const device_msm_t<P>& m, uint64_t scratch_max) {
     if (!plan.fits) return false;
     if (m.regroup && m.dense)  // more pieces where wider digit groups then make fewer passes
       plan = msm_pieces_regroup(m.n, plan, msm_min_piece, [&](size_t piece) -> msm_form_fit_t {
-        const uint64_t b = bytes(piece, false, shared);
+        const auto [t, b] = form_bytes(piece, false, shared);
         if (b > budget) return {};
-        return {b, gpu::msm_digit_groups<P>(msm_piece_terms(m.n, piece), form(piece, false, shared))};
+        return {b, gpu::msm_digit_groups<P>(msm_piece_terms(m.n, piece), t)};
       });
     gpu::msm_tuning_t tune = form(plan.piece, plan.lean, shared);
     gpu::msm_profile_t prof;
