@@ -141,7 +141,10 @@ void run_group(const affine_t<P>& g, const std::vector<query_t<affine_t<P> > >& 
   gpu::device_buffer_t d_table(table_bytes);
   const std::vector<affine_t<P> > table = comb_table(g);
   if (table.size() * sizeof(affine_t<P>) != table_bytes) throw std::logic_error("fixed-base table sizes differ");
-  check(cudaMemcpy(d_table.get(), table.data(), table_bytes, cudaMemcpyHostToDevice), "cudaMemcpy (fixed-base table)");
+  // upload() waits for the copy to land: the slots' streams do not wait
+  // for the legacy stream, and a pageable cudaMemcpy may return before its
+  // DMA is done (a first piece read a half-copied table).
+  d_table.upload(table.data(), table_bytes);
 
   size_t piece = 0;
   for (const auto& q : queries) {
