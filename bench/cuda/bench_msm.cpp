@@ -41,9 +41,10 @@
 // its phases leave out: copies waited for, host waits, launches);
 // STARZK_MSM_PIECES_GROUPS="2 3": the streamed form again with that many
 // windows per digit group (rows ..._host_g<g>, scratch in the last column);
-// STARZK_MSM_PIECES_WINDOWS="18 20": the narrow streamed form with that
-// window instead of the one the model picks for a piece (rows
-// ..._host_narrow_c<bits>); both with their phase rows.
+// STARZK_MSM_PIECES_WINDOWS="18 20": the narrow streamed form and each
+// STARZK_MSM_PIECES_GROUPS form with that window instead of the one the
+// model picks for a piece (rows ..._host_narrow_c<bits>,
+// ..._host_g<g>_c<bits>); all with their phase rows.
 // STARZK_MSM_BESIDE="6:16" (H's pieces:the others'): a partition's four G1
 // MSMs under a 16 GB cap, one msm_pieces call each against one msm_beside
 // call, the witness queries on a second stream beside H

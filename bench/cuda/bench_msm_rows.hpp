@@ -214,19 +214,21 @@ inline void pieces_rows(size_t n, int reps, const g1_affine_t* d_bases, const fr
   device_buffer_t d_jac(sizeof(g1_jacobian_t));
   // The forms: bases resident, streamed, streamed with one window per
   // group (with its phases), then streamed with each of
-  // STARZK_MSM_PIECES_GROUPS windows per group, then streamed with one
-  // window per group of each of STARZK_MSM_PIECES_WINDOWS bits instead of
-  // the model's for the piece (both with their phases).
+  // STARZK_MSM_PIECES_GROUPS windows per group, then each of those group
+  // widths (one included) with each of STARZK_MSM_PIECES_WINDOWS bits
+  // instead of the model's window for the piece (all with their phases).
   struct form_t {
     std::string suffix;
     bool on_host;
     unsigned group_windows, window_bits;
   };
   std::vector<form_t> forms = {{"_device", false, 0, 0}, {"_host", true, 0, 0}, {"_host_narrow", true, 1, 0}};
-  for (unsigned g : env_list("STARZK_MSM_PIECES_GROUPS", {}))
-    forms.push_back({"_host_g" + std::to_string(g), true, g, 0});
-  for (unsigned c : env_list("STARZK_MSM_PIECES_WINDOWS", {}))
+  const std::vector<unsigned> groups = env_list("STARZK_MSM_PIECES_GROUPS", {});
+  for (unsigned g : groups) forms.push_back({"_host_g" + std::to_string(g), true, g, 0});
+  for (unsigned c : env_list("STARZK_MSM_PIECES_WINDOWS", {})) {
     forms.push_back({"_host_narrow_c" + std::to_string(c), true, 1, c});
+    for (unsigned g : groups) forms.push_back({"_host_g" + std::to_string(g) + "_c" + std::to_string(c), true, g, c});
+  }
   for (unsigned k : pieces) {
     for (const form_t& f : forms) {
       msm_tuning_t tune;
