@@ -8,7 +8,8 @@
 # points, with a points-per-second row each);
 # bench_cuda_msm also reads STARZK_MSM_G2_LOGS (G2 sizes, default
 # "16 20 22 24"), STARZK_MSM_WINDOWS / STARZK_MSM_G2_WINDOWS (window sweeps),
-# STARZK_MSM_PIECES / STARZK_MSM_PIECES_GROUPS / STARZK_MSM_PIECES_WINDOWS
+# STARZK_MSM_PIECES / STARZK_MSM_PIECES_GROUPS / STARZK_MSM_PIECES_WINDOWS /
+# STARZK_MSM_PIECES_LEVELS
 # (the MSM in pieces, bases streamed, as a streamed key query runs),
 # STARZK_MSM_BESIDE and
 # STARZK_MSM_SETS and STARZK_MSM_FOLD_WAYS (bench/cuda/bench_msm.cpp);

@@ -45,6 +45,9 @@
 // STARZK_MSM_PIECES_GROUPS form with that window instead of the one the
 // model picks for a piece (rows ..._host_narrow_c<bits>,
 // ..._host_g<g>_c<bits>); all with their phase rows.
+// STARZK_MSM_PIECES_LEVELS="5 6": each STARZK_MSM_PIECES_GROUPS form with
+// exactly that many batch-affine levels (rows ..._host_g<g>_L<k>), where
+// the default stops a group's levels at affine_min_outputs (msm_plan.cuh).
 // STARZK_MSM_BESIDE="6:16" (H's pieces:the others'): a partition's four G1
 // MSMs under a 16 GB cap, one msm_pieces call each against one msm_beside
 // call, the witness queries on a second stream beside H

@@ -216,11 +216,14 @@ inline void pieces_rows(size_t n, int reps, const g1_affine_t* d_bases, const fr
   // group (with its phases), then streamed with each of
   // STARZK_MSM_PIECES_GROUPS windows per group, then each of those group
   // widths (one included) with each of STARZK_MSM_PIECES_WINDOWS bits
-  // instead of the model's window for the piece (all with their phases).
+  // instead of the model's window for the piece, then each group width
+  // with exactly STARZK_MSM_PIECES_LEVELS batch-affine levels instead of
+  // the default's count (all with their phases).
   struct form_t {
     std::string suffix;
     bool on_host;
     unsigned group_windows, window_bits;
+    int affine_levels = -1;
   };
   std::vector<form_t> forms = {{"_device", false, 0, 0}, {"_host", true, 0, 0}, {"_host_narrow", true, 1, 0}};
   const std::vector<unsigned> groups = env_list("STARZK_MSM_PIECES_GROUPS", {});
@@ -229,11 +232,15 @@ inline void pieces_rows(size_t n, int reps, const g1_affine_t* d_bases, const fr
     forms.push_back({"_host_narrow_c" + std::to_string(c), true, 1, c});
     for (unsigned g : groups) forms.push_back({"_host_g" + std::to_string(g) + "_c" + std::to_string(c), true, g, c});
   }
+  for (unsigned L : env_list("STARZK_MSM_PIECES_LEVELS", {}))
+    for (unsigned g : groups)
+      forms.push_back({"_host_g" + std::to_string(g) + "_L" + std::to_string(L), true, g, 0, int(L)});
   for (unsigned k : pieces) {
     for (const form_t& f : forms) {
       msm_tuning_t tune;
       tune.group_windows = f.group_windows;
       tune.window_bits = f.window_bits;
+      tune.affine_levels = f.affine_levels;
       const msm_pieces_t pc{(n + k - 1) / std::max(k, 1u), f.on_host};
       device_buffer_t scr(msm_pieces_scratch_bytes<g1_params>(n, false, pc, tune));
       const auto* bases = f.on_host ? static_cast<const g1_affine_t*>(host.p) : d_bases;
