@@ -80,6 +80,7 @@ batch_t::batch_t(const batch_options_t& options)
   }
   prep_task_ = resolve_prep_task(options.prep_task);
   for (unsigned i = 0; i < options.loaders; ++i) loaders_.emplace_back([this] { loader_main(); });
+  pairs_thread_ = std::thread([this] { pairs_main(); });
 }
 
 batch_t::~batch_t() {
@@ -94,6 +95,12 @@ batch_t::~batch_t() {
     }
   } catch (...) {
   }
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    pairs_stopping_ = true;
+  }
+  pairs_cv_.notify_all();
+  pairs_thread_.join();
 }
 
 void batch_t::loader_main() {
@@ -318,16 +325,35 @@ void batch_t::launch(attempt_t a) {
 
 void batch_t::start(uint32_t chain, attempt_t a, uint64_t bytes, uint64_t prep_max, std::unique_ptr<partition_t> part) {
   // prep_msm ran: give back the part of its reservation the result left unused.
-  part->on_prep = [this, prep_max](partition_t&, uint64_t actual) {
-    budget_.release(prep_max > actual ? prep_max - actual : 0);
+  // Each counts what it gives back (partition_t::returned) first, so that
+  // whoever reads the budget's use and then what a partition has still to
+  // give back never counts bytes twice (tail_may_wait).
+  part->on_prep = [this, prep_max](partition_t& p, uint64_t actual) {
+    const uint64_t back = prep_max > actual ? prep_max - actual : 0;
+    p.returned.fetch_add(back, std::memory_order_acq_rel);
+    budget_.release(back);
   };
   // Rows in host memory released after their last reader: their share.
-  part->on_rows = [this](partition_t&, uint64_t row_bytes) { budget_.release(row_bytes); };
+  part->on_rows = [this](partition_t& p, uint64_t row_bytes) {
+    p.returned.fetch_add(row_bytes, std::memory_order_acq_rel);
+    budget_.release(row_bytes);
+  };
+  // The head has ended: a tail parked for a partner may now hold the GPU
+  // idle, which the pairs' thread checks (batch_pairs.cpp).
+  part->on_head_done = [this](partition_t&) {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      recheck_parked_ = true;
+    }
+    pairs_cv_.notify_one();
+  };
   // Everything ran (the frees included): give back the rest, queue the result.
   part->on_done = [this, chain, bytes, prep_max](partition_t& p) {
     const uint64_t actual = p.state().prep_bytes;  // with no task prep_max is 0: nothing was returned early
     const uint64_t early = (prep_max > actual ? prep_max - actual : 0) + p.rows_released.load();
-    budget_.release(bytes > early ? bytes - early : 0);
+    const uint64_t rest = bytes > early ? bytes - early : 0;
+    p.returned.fetch_add(rest, std::memory_order_acq_rel);
+    budget_.release(rest);
     // Queued and told under the lock, and nothing of this closure touched
     // after it: once the lock is free the application thread may collect
     // the partition (wait_next, poll) and destroy it, this closure with it,

@@ -227,11 +227,18 @@ class batch_t {
   partner_t partner_of(const key_bundle_t& key, uint32_t chain) const;
   // Whether r's tail may wait parked: a partner holds its whole
   // reservation, or one is on its way and every reservation waiting now
-  // could be met once r's head has given back its rows (free tasks after
-  // the H phase and msm_h), nothing else counted on. Under mu_.
+  // could be met once memory comes back that needs nothing of r's tail:
+  // r's head's rows (free tasks after the H phase and msm_h), and what
+  // other partitions in StarPU hold, until r's head has ended all of them
+  // (r's chain runs its own tasks), from then on only those whose work
+  // left needs no GPU lock (partition_t::chains_open). Under mu_.
   bool tail_may_wait(const ready_t& r) const;
   // The parked tail goes alone once it may not wait (tail_may_wait).
   void release_parked();
+  // The pairs' thread: release_parked() whenever a head has ended
+  // (partition_t::on_head_done; a StarPU callback may not submit tasks
+  // that may have to wait for all others).
+  void pairs_main();
   // budget_.reserve(bytes, held), waiting where it must: a waiting
   // reservation is known to submit_flight (waits_), and one that a parked
   // tail could hold up releases that tail first.
@@ -283,6 +290,9 @@ class batch_t {
   std::atomic<uint64_t> staged_{0};
   std::condition_variable staging_cv_;
   std::vector<std::thread> loaders_;
+  std::condition_variable pairs_cv_;
+  bool recheck_parked_ = false, pairs_stopping_ = false;  // under mu_
+  std::thread pairs_thread_;
 };
 
 }  // namespace starzk::dag

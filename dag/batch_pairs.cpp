@@ -10,20 +10,26 @@
 // partner on its way a partition goes whole, alone, as every partition
 // does where pairs are off.
 //
-// A parked tail holds its partition's witness (and the GPU lock, its
-// chain unfinished), so nothing may wait for it that it waits for. Its
-// partner's admission may have to wait for memory (a 2^27 partition on a
-// host that holds one and a half): it may wait for what the first's head
-// gives back (its rows, after the H phase and msm_h), which comes without
-// the tail, and for nothing else. So a reservation that must wait
-// (reserve) is registered in waits_; a tail is parked only where every
-// registered wait would fit once the head's rows are back
-// (tail_may_wait), and a wait that would not fit so releases the parked
-// tail (alone) before it blocks. A load that fails, or a partner that goes
-// alone, lets the parked tail go alone when no other partner is on its
-// way. So a parked tail waits for nothing but partitions on their way,
-// each of which ends in submit_flight or fail_early, and for memory its
-// own head gives back.
+// A parked tail holds its partition's witness, and once its head has
+// ended the GPU lock too (its chain unfinished), so nothing may wait for
+// it that it waits for. Its partner's admission may have to wait for host
+// memory (a 2^27 partition on a host that holds a few): it may wait for
+// what comes back without the tail. Until the head has ended that is what
+// every other partition in StarPU holds, since the head's chain runs its
+// own tasks and the chains before it end: a sector's partitions queue for
+// the GPU seconds ahead, and the partner is ready long before the head
+// runs. From then on it is the head's rows (given back after the H phase
+// and msm_h) and what partitions hold whose work left needs no GPU lock
+// (their chains ended: partition_t::chains_open). So a reservation that
+// must wait (reserve) is registered in waits_; a tail is parked only where
+// every registered wait would fit once that memory is back
+// (tail_may_wait); a wait that would not fit releases the parked tail
+// (alone) before it blocks, and so does the end of its head where the
+// waits then would not fit (pairs_main). A load that fails, or a partner
+// that goes alone, lets the parked tail go alone when no other partner is
+// on its way. So a parked tail waits for nothing but partitions on their
+// way, each of which ends in submit_flight or fail_early, and for memory
+// given back by tasks that need nothing it holds.
 #include <starpu.h>
 
 #include <algorithm>
@@ -49,13 +55,33 @@ bool batch_t::tail_may_wait(const ready_t& r) const {
   const partner_t partner = partner_of(r.part->key(), r.chain);
   if (partner != partner_t::on_its_way) return partner == partner_t::admitted;  // admitted: waits for no memory
   const partition_t& p = *r.part;
-  auto head_returns = [&p] {  // the rows its head's free tasks have still to give back
+  const bool head_ended = p.head_done.load(std::memory_order_acquire);
+  auto returning = [&] {
     const uint64_t rows = p.host_row_bytes(), back = p.rows_released.load();
-    return rows > back ? rows - back : 0;
+    uint64_t sum = rows > back ? rows - back : 0;  // what its head's free tasks have still to give back
+    for (const auto& [c, f] : flights_) {
+      if (c == r.chain || !f.part || !f.handed) continue;  // r, or not in StarPU yet
+      if (head_ended && f.part->chains_open.load(std::memory_order_acquire) > 0) continue;
+      const uint64_t given = f.part->returned.load(std::memory_order_acquire);
+      sum += f.reserved > given ? f.reserved - given : 0;
+    }
+    return sum;
   };
   for (const auto& [id, w] : waits_)
-    if (!budget_.fits_once_returned(w.first, w.second, head_returns)) return false;
+    if (!budget_.fits_once_returned(w.first, w.second, returning)) return false;
   return true;
+}
+
+void batch_t::pairs_main() {
+  std::unique_lock<std::mutex> lk(mu_);
+  for (;;) {
+    pairs_cv_.wait(lk, [&] { return pairs_stopping_ || recheck_parked_; });
+    if (!recheck_parked_) return;
+    recheck_parked_ = false;
+    lk.unlock();
+    release_parked();
+    lk.lock();
+  }
 }
 
 void batch_t::reserve(uint64_t bytes, uint64_t held) {

@@ -18,31 +18,6 @@ using codelets::msm_query_t;
 
 namespace {
 
-// StarPU callbacks (C): never throw.
-void on_prep_done(void* arg) noexcept {
-  auto* p = static_cast<partition_t*>(arg);
-  try {
-    if (p->on_prep) p->on_prep(*p, p->state().prep_bytes);
-  } catch (...) {
-  }
-  p->callback_done();
-}
-
-void on_task_done(void* arg) noexcept { static_cast<partition_t*>(arg)->callback_done(); }
-
-// After a free task that released `rows` of the rows a, b, c in host memory.
-template <unsigned rows>
-void on_rows_freed(void* arg) noexcept {
-  auto* p = static_cast<partition_t*>(arg);
-  const uint64_t bytes = p->row_bytes() * rows;
-  p->rows_released.fetch_add(bytes, std::memory_order_acq_rel);
-  try {
-    if (p->on_rows) p->on_rows(*p, bytes);
-  } catch (...) {
-  }
-  p->callback_done();
-}
-
 // Where the witness map may run, from the key's memory plan: a, b, c are
 // budgeted where the plan puts them (key_bundle_t::partition_bytes), so the
 // task must run where its codelet (witness_map_codelet) keeps them: spmv on
@@ -95,85 +70,6 @@ void submit_task(partition_t& p, const submit_context_t& ctx, starpu_codelet* cl
 
 }  // namespace
 
-partition_t::partition_t(std::shared_ptr<const key_bundle_t> key, std::vector<fr_t>&& witness, std::string label,
-                         unsigned threads, bool verify, witness_pool_t& pool)
-    : key_(std::move(key)), pool_(pool) {
-  if (!key_) throw std::runtime_error(label + ": no key");
-  const proving_key_t& pk = key_->pk();
-  if (witness.size() != pk.n_vars)
-    throw std::runtime_error(label + ": witness has " + std::to_string(witness.size()) + " values, the key '" +
-                             key_->name() + "' expects " + std::to_string(pk.n_vars));
-  if (!witness[0].is_one()) throw std::runtime_error(label + ": witness: w[0] must be 1");
-  codelets::partition_state_t& s = state_;
-  // a, b, c: where the memory plan keeps them on a GPU, StarPU's own (no
-  // home: allocated where spmv writes them); in host memory, buffers of the
-  // witness pool as their home, so that a partition neither page-locks nor
-  // page-faults 3n fresh values (12 GiB at 2^27); their free tasks hand
-  // them back; a has none where it stays on the device through the H
-  // phase in passes (key_bundle_t::a_on_device_only). Taken first: nothing
-  // else is the partition's yet if one fails.
-  host_rows_ = !key_->rows_on_device();
-  a_home_ = host_rows_ && !key_->a_on_device_only();
-  if (host_rows_) {
-    try {
-      for (int i = a_home_ ? 0 : 1; i < 3; ++i) s.rows[i] = pool.take(pk.domain_size, key_->pool_values());
-    } catch (...) {
-      for (std::vector<fr_t>& r : s.rows) pool.give_back(std::move(r));
-      throw;
-    }
-  }
-  s.key = key_->view();
-  s.label = std::move(label);
-  s.threads = threads == 0 ? 1 : threads;
-  s.verify = verify;
-  s.publics.assign(witness.begin() + 1, witness.begin() + 1 + pk.n_public);
-  s.w = std::move(witness);
-  // With CUDA workers the witness crosses PCIe (spmv and the MSMs read it
-  // on the GPU): its pool page-locked the buffer once for fast asynchronous
-  // copies; the free task hands it back.
-  s.recycle = [&pool](std::vector<fr_t>&& v) { pool.give_back(std::move(v)); };
-  const bool uncached = key_->rows_made_on_device() || key_->h_phase_in_passes();
-  w = register_fr_vector(s.w.size(), &s.w, uncached);
-  starpu_data_handle_t* rows[3] = {&a, &b, &c};
-  for (int i = 0; i < 3; ++i)
-    *rows[i] = register_fr_vector(pk.domain_size, host_rows_ && (i > 0 || a_home_) ? &s.rows[i] : nullptr, uncached);
-  if (host_rows_) pending_callbacks += a_home_ ? 2 : 1;  // the rows' free tasks
-  prep = register_variable(s.prep);
-  res[int(msm_query_t::h)] = register_variable(s.msm.h);
-  res[int(msm_query_t::l)] = register_variable(s.msm.l);
-  res[int(msm_query_t::a)] = register_variable(s.msm.a);
-  res[int(msm_query_t::b_g1)] = register_variable(s.msm.b_g1);
-  res_b2 = register_variable(s.msm.b_g2);
-  proof = register_variable(s.proof);
-}
-
-partition_t::~partition_t() {
-  // Each handle leaves the trace's records before StarPU frees it. The free
-  // tasks released the big vectors: nothing of w, a, b, c, prep is copied back.
-  auto drop = [&](starpu_data_handle_t h, bool coherent) {
-    if (!h) return;
-    if (trace) trace->forget(h);
-    if (coherent)
-      starpu_data_unregister(h);
-    else
-      starpu_data_unregister_no_coherency(h);
-  };
-  for (starpu_data_handle_t h : {w, a, b, c, prep}) drop(h, false);
-  for (starpu_data_handle_t h : res) drop(h, true);
-  for (starpu_data_handle_t h : {res_b2, proof}) drop(h, true);
-  for (std::vector<fr_t>* v : {&state_.w, &state_.rows[0], &state_.rows[1], &state_.rows[2]})
-    if (!v->empty()) pool_.give_back(std::move(*v));  // a free task never ran
-}
-
-void partition_t::callback_done() noexcept {
-  if (pending_callbacks.fetch_sub(1, std::memory_order_acq_rel) == 1 && on_done) {
-    try {
-      on_done(*this);
-    } catch (...) {
-    }
-  }
-}
-
 // ---- the phases -------------------------------------------------------------
 
 starpu_codelet* witness_map_codelet(const key_bundle_t& key) {
@@ -222,12 +118,12 @@ void submit_h_phase(partition_t& p, const submit_context_t& ctx) {
   starpu_data_invalidate_submit(p.c);
   if (p.rows_in_host_memory())
     submit_task(p, ctx, codelets::free_codelet(), &p.state().free_rows_bc, {{p.b, STARPU_W}, {p.c, STARPU_W}},
-                "free_rows", prio_finish, 0.0, false, &on_rows_freed<2>);
+                "free_rows", prio_finish, 0.0, false, &partition_t::rows_freed<2>);
 }
 
 void submit_prep_msm(partition_t& p, const submit_context_t& ctx) {
   submit_task(p, ctx, codelets::prep_msm_codelet(), &p.state(), {{p.w, STARPU_R}, {p.prep, STARPU_W}}, "prep_msm",
-              prio_memory_phase, codelets::prep_msm_flops(p.state()), false, &on_prep_done);
+              prio_memory_phase, codelets::prep_msm_flops(p.state()), false, &partition_t::prep_done);
 }
 
 namespace {
@@ -257,6 +153,17 @@ bool b_g2_before_chain_end(const partition_t& p) {
          (p.key().h_phase_in_passes() && (codelets::codelet_where(codelets::b_g2_msm_codelet()) & STARPU_CUDA) != 0);
 }
 
+// The callback of a chain task that ends the head (msm_h) or the chain
+// (its last task), counted in the partition's pending callbacks; none for
+// the others.
+using callback_t = void (*)(void*);
+callback_t chain_step_of(partition_t& p, bool head, bool last) {
+  if (!head && !last) return nullptr;
+  p.pending_callbacks.fetch_add(1, std::memory_order_acq_rel);
+  if (head) return last ? &partition_t::chain_step<true, true> : &partition_t::chain_step<true, false>;
+  return &partition_t::chain_step<false, true>;
+}
+
 // One G1 query: bases (key; none when the memory plan streams the query:
 // the CUDA body copies it itself, codelets/msm.cpp), scalars (h in a, or
 // prep), result.
@@ -284,7 +191,8 @@ void submit_msm(partition_t& p, const submit_context_t& ctx, msm_query_t q, bool
   p.state().msm_args[qi].partner = partner ? &partner->state() : nullptr;
   const uint32_t only = q == msm_query_t::h && p.a_on_device_only() ? STARPU_CUDA : 0;  // where a is
   submit_task(p, ctx, codelets::msm_codelet(), &p.state().msm_args[qi], std::move(data), codelets::msm_query_name(q),
-              prio_chain, codelets::msm_flops(p.state(), q) * (partner ? 2 : 1), last, nullptr, only);
+              prio_chain, codelets::msm_flops(p.state(), q) * (partner ? 2 : 1), last,
+              chain_step_of(p, q == msm_query_t::h, last), only);
 }
 
 // h's last reader has been submitted: a goes back.
@@ -292,7 +200,7 @@ void release_h(partition_t& p, const submit_context_t& ctx) {
   starpu_data_invalidate_submit(p.a);
   if (p.a_in_host_memory())
     submit_task(p, ctx, codelets::free_codelet(), &p.state().free_row_a, {{p.a, STARPU_W}}, "free_rows", prio_finish,
-                0.0, false, &on_rows_freed<1>);
+                0.0, false, &partition_t::rows_freed<1>);
 }
 
 // msm_g1: h and w, the four results, prep (the CPU body's split), and
@@ -307,7 +215,8 @@ void submit_msms_together(partition_t& p, const submit_context_t& ctx) {
   data.push_back({p.prep, STARPU_R});
   if (b_g2_before_chain_end(p)) data.push_back({p.res_b2, STARPU_R});
   submit_task(p, ctx, codelets::msm_codelet(), &p.state().msm_together, std::move(data), codelets::msm_together_name,
-              prio_chain, flops, true, nullptr, p.a_on_device_only() ? STARPU_CUDA : 0);  // as msm_h's
+              prio_chain, flops, true, chain_step_of(p, true, true),
+              p.a_on_device_only() ? STARPU_CUDA : 0);  // as msm_h's
   release_h(p, ctx);
 }
 
@@ -347,7 +256,7 @@ void submit_assemble(partition_t& p, const submit_context_t& ctx) {
   data.push_back({p.res_b2, STARPU_R});
   data.push_back({p.proof, STARPU_W});
   submit_task(p, ctx, codelets::assemble_codelet(), &p.state(), std::move(data), "assemble", prio_finish, 0.0, false,
-              &on_task_done);
+              &partition_t::task_done);
 }
 
 void submit_free(partition_t& p, const submit_context_t& ctx) {
@@ -357,7 +266,7 @@ void submit_free(partition_t& p, const submit_context_t& ctx) {
   // copy holds its memory.
   starpu_data_invalidate_submit(p.w);
   submit_task(p, ctx, codelets::free_codelet(), &p.state().free_rest, {{p.w, STARPU_W}, {p.prep, STARPU_W}}, "free",
-              prio_finish, 0.0, false, &on_task_done);
+              prio_finish, 0.0, false, &partition_t::task_done);
 }
 
 void submit_head(partition_t& p, const submit_context_t& ctx, const pair_role_t& pair) {
@@ -365,7 +274,7 @@ void submit_head(partition_t& p, const submit_context_t& ctx, const pair_role_t&
     throw std::logic_error(p.state().label + ": a pair needs one task per G1 query");
   p.b_g2_by_partner = pair.second && pair.b_g2;
   p.g1_by_partner = pair.second && pair.g1;
-  if (!ctx.prep_task) p.pending_callbacks.fetch_sub(1, std::memory_order_acq_rel);  // no on_prep_done to wait for
+  if (!ctx.prep_task) p.pending_callbacks.fetch_sub(1, std::memory_order_acq_rel);  // no prep_done to wait for
   submit_witness_map(p, ctx);                                                       // a, b, c = A·w, B·w, C·w
   if (ctx.prep_task) submit_prep_msm(p, ctx);                  // split the witness scalars: 0 / 1 / tail
   submit_h_phase(p, ctx);                                      // h from a∘b − c (the chain starts)

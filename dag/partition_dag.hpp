@@ -128,11 +128,37 @@ class partition_t {
   uint64_t host_row_bytes() const { return (host_rows_ ? (a_home_ ? 3 : 2) : 0) * row_bytes(); }
 
   // Internal: a callback finished (counts down to on_done). Those of
-  // prep_msm, assemble and free, and of the rows' two free tasks where the
-  // rows are in host memory; submit_partition takes prep_msm's off when the
-  // DAG has no such task.
+  // prep_msm, assemble and free, of the rows' two free tasks where the
+  // rows are in host memory, and of the chain's (msm_h's and the last
+  // task's, counted as they are submitted); submit_partition takes
+  // prep_msm's off when the DAG has no such task.
   void callback_done() noexcept;
   std::atomic<int> pending_callbacks{3};
+  // The StarPU callbacks of its tasks (arg: the partition; never throw):
+  // prep_msm's (on_prep), a free task's that released `rows` host rows
+  // (on_rows), assemble's and free's, and the GPU chain's: msm_h's where
+  // it ends the head (head_done, on_head_done), the last task's where
+  // `last` (chains_open).
+  static void prep_done(void* arg) noexcept;
+  static void task_done(void* arg) noexcept;
+  template <unsigned rows>
+  static void rows_freed(void* arg) noexcept;
+  template <bool head, bool last>
+  static void chain_step(void* arg) noexcept;
+
+  // Where its GPU chain stands, for the batch's pairs (dag/batch_pairs.cpp):
+  // head_done once msm_h has run, the head's last chain task (on_head_done
+  // is called then); chains_open counts the chains its proof still waits
+  // for: its own, and for a pair's second its first's, whose tasks compute
+  // part of it (the first's chain end lowers it: chain_partner). At 0 none
+  // of its work left needs a GPU lock.
+  std::atomic<bool> head_done{false};
+  std::atomic<int> chains_open{1};
+  partition_t* chain_partner = nullptr;
+  std::function<void(partition_t&)> on_head_done;
+  // Host bytes handed back to the batch's budget so far (on_prep, on_rows
+  // and on_done add theirs before they give them back).
+  std::atomic<uint64_t> returned{0};
   // The second of a pair (dag/partition_pair.hpp): its B_g2 MSM (and its
   // witness G1 MSMs) are the partner's tasks', in the partner's chain, so
   // its own chain's end does not wait for them (a chain waits on no other

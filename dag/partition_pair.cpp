@@ -16,6 +16,11 @@ void submit_pair(partition_t& first, const submit_context_t& first_ctx, partitio
   if (&first.key() != &second.key())
     throw std::logic_error(first.state().label + ", " + second.state().label + ": a pair shares one key");
   const codelets::key_view_t& v = first.key().view();
+  // The second's proof waits for the first's chain too (its witness MSMs
+  // are the first's tasks): the first's chain end tells it (chain_step).
+  second.chains_open.fetch_add(1, std::memory_order_acq_rel);
+  second.pending_callbacks.fetch_add(1, std::memory_order_acq_rel);
+  first.chain_partner = &second;
   submit_tail(first, first_ctx, pair_role_t{&second, false, v.b_g2_pairs, v.g1_pairs});        // tasks for both
   submit_partition(second, second_ctx, pair_role_t{nullptr, true, v.b_g2_pairs, v.g1_pairs});  // none of those
 }

@@ -95,6 +95,32 @@ TEST_P(dag_gpu_memory, msm_pairs_give_the_same_proofs) {
   }
 }
 
+// Ten partitions under a host budget of two and a half: a ready partition
+// finds its partner waiting for memory that the partitions ahead of it
+// hold, not its own head (a, b, c live on the device). Its tail waits
+// parked for the partner all the same, since those partitions end without
+// it: five pairs, not only the first.
+TEST_P(dag_gpu_memory, pairs_form_throughout_a_batch_the_budget_holds_back) {
+  const test::prove_case_t& c = test::prove_case(GetParam());
+  const test::scoped_env_t env("STARZK_KEY_STREAM", "b_g2"), pairs("STARZK_MSM_PAIRS", "auto");
+  runtime::starpu_session session(test::gpu_session_options("starzk"));
+  if (session.cuda_workers() == 0) GTEST_SKIP() << "no CUDA worker (no GPU, or StarPU without CUDA)";
+  codelets::set_placement("spmv=any,ntt_h=any,msm=cuda,b_g2_msm=cuda");
+  auto key = test::bundle(c);
+  ASSERT_TRUE(key->rows_on_device()) << key->describe_memory_plan();
+  ASSERT_TRUE(key->view().b_g2_pairs);
+  test::prove_case_t ten = c;
+  ten.witnesses.clear();
+  for (size_t i = 0; i < 10; ++i) ten.witnesses.push_back(c.witnesses[i % c.witnesses.size()]);
+  const blinding_t rs = test::test_blinding(46);
+  const run_t got = prove_all(key, ten.witnesses, rs, 2, 2.5);
+  expect_reference(ten, got, rs, "ten partitions, a budget of two and a half");
+  EXPECT_EQ(got.count("b_g2_msm", "cuda"), 5) << "pairs formed among the first partitions only";
+  EXPECT_LE(got.peak, got.cap);
+  EXPECT_EQ(got.left, 0u);
+  codelets::set_placement(any_place);
+}
+
 TEST_P(dag_gpu_memory, msms_that_cannot_fit_run_on_cpu_workers) {
   const test::prove_case_t& c = test::prove_case(GetParam());
   const test::scoped_env_t env("STARZK_GPU_SCRATCH_MAX", "1");  // below any piece

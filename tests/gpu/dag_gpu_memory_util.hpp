@@ -29,6 +29,7 @@ struct run_t {
   int gpu_tasks_fetching = 0;                  // CUDA tasks that found a buffer they read off the device when taken
   std::map<std::string, int> fetching;         // the same per codelet
   std::vector<runtime::trace_event_t> events;  // the trace
+  uint64_t cap = 0, peak = 0, left = 0;        // the host budget: its cap, its peak, in use at the end
   // Tasks of `codelet` that ran on workers of `kind` ("cpu", "cuda").
   int count(const std::string& codelet, const std::string& kind) const {
     const auto c = ran.find(codelet);
@@ -39,13 +40,16 @@ struct run_t {
 };
 
 // Proves every witness of the key in one job, fixed r, s (on `loaders`
-// threads: batch_options_t::loaders); every partition must succeed.
+// threads: batch_options_t::loaders; with `cap_partitions`, a host budget
+// of that many partitions' reservations); every partition must succeed.
 inline run_t prove_all(const std::shared_ptr<const dag::key_bundle_t>& key,
-                       const std::vector<std::vector<fr_t>>& witnesses, const blinding_t& rs, unsigned loaders = 0) {
+                       const std::vector<std::vector<fr_t>>& witnesses, const blinding_t& rs, unsigned loaders = 0,
+                       double cap_partitions = 0) {
   runtime::trace_recorder rec;
   run_t out;
   {
     dag::batch_t batch(dag::batch_options_t{.threads_per_task = 2, .trace = &rec, .loaders = loaders});
+    if (cap_partitions > 0) batch.set_memory_cap(out.cap = uint64_t(cap_partitions * double(batch.reservation(*key))));
     const uint32_t job = batch.open_job(key, key->name());
     for (uint32_t i = 0; i < witnesses.size(); ++i)
       batch.submit(job, i, witnesses[i], key->name() + "/" + std::to_string(i), rs);
@@ -54,6 +58,8 @@ inline run_t prove_all(const std::shared_ptr<const dag::key_bundle_t>& key,
       EXPECT_TRUE(r->ok) << r->error;
       if (r->ok) out.proofs[r->index] = r->proof;
     }
+    out.peak = batch.budget().peak();
+    out.left = batch.budget().in_use();
   }
   out.events = rec.snapshot().events;
   for (const auto& e : out.events) {
