@@ -240,8 +240,8 @@ class batch_t {
   // that may have to wait for all others).
   void pairs_main();
   // budget_.reserve(bytes, held), waiting where it must: a waiting
-  // reservation is known to submit_flight (waits_), and one that a parked
-  // tail could hold up releases that tail first.
+  // reservation is listed by the budget (tail_may_wait reads the list), and
+  // one that a parked tail could hold up releases that tail first.
   void reserve(uint64_t bytes, uint64_t held = 0);
   // A partition that never reached StarPU (its reservation already given
   // back by prepare() or start()): a failed result is queued.
@@ -272,11 +272,9 @@ class batch_t {
   };
   // Pairs (batch_pairs.cpp): a first whose head is submitted and whose tail
   // waits for its pair's second; launches of partitions that may pair
-  // waiting for admission, per key; reservations waiting for room.
+  // waiting for admission, per key.
   std::optional<ready_t> parked_;
   std::map<const key_bundle_t*, unsigned> admitting_;
-  std::map<uint64_t, std::pair<uint64_t, uint64_t>> waits_;  // id → (bytes, held)
-  uint64_t next_wait_ = 0;
   std::recursive_mutex submit_mu_;  // one submit_flight or release_parked at a time
   witness_pool_t pool_;             // witnesses and host rows; before flights_: outlives every partition
   mutable std::mutex mu_;           // guards flights_, done_, load_queue_, stopping_, staging_, and the pairs' state

@@ -21,8 +21,9 @@
 // runs. From then on it is the head's rows (given back after the H phase
 // and msm_h) and what partitions hold whose work left needs no GPU lock
 // (their chains ended: partition_t::chains_open). So a reservation that
-// must wait (reserve) is registered in waits_; a tail is parked only where
-// every registered wait would fit once that memory is back
+// must wait (reserve) is listed by the budget while it waits (granting it
+// takes it off under the lock that counts its bytes in); a tail is parked
+// only where every listed wait would fit once that memory is back
 // (tail_may_wait); a wait that would not fit releases the parked tail
 // (alone) before it blocks, and so does the end of its head where the
 // waits then would not fit (pairs_main). A load that fails, or a partner
@@ -67,9 +68,7 @@ bool batch_t::tail_may_wait(const ready_t& r) const {
     }
     return sum;
   };
-  for (const auto& [id, w] : waits_)
-    if (!budget_.fits_once_returned(w.first, w.second, returning)) return false;
-  return true;
+  return budget_.waiting_fit_once_returned(returning);
 }
 
 void batch_t::pairs_main() {
@@ -85,19 +84,15 @@ void batch_t::pairs_main() {
 }
 
 void batch_t::reserve(uint64_t bytes, uint64_t held) {
-  if (budget_.try_reserve(bytes, held)) return;
-  uint64_t id = 0;
-  bool release = false;
-  {
-    std::lock_guard<std::mutex> lk(mu_);
-    id = next_wait_++;
-    waits_[id] = {bytes, held};
-    release = parked_ && !tail_may_wait(*parked_);
-  }
-  if (release) release_parked();
-  budget_.reserve(bytes, held);
-  std::lock_guard<std::mutex> lk(mu_);
-  waits_.erase(id);
+  // Listed as waiting before the check, so a tail parked from now on sees it.
+  budget_.reserve(bytes, held, [this] {
+    bool release = false;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      release = parked_ && !tail_may_wait(*parked_);
+    }
+    if (release) release_parked();
+  });
 }
 
 void batch_t::submit_flight(const ready_t& r) {

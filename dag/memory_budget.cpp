@@ -25,11 +25,25 @@ void memory_budget_t::set_cap(uint64_t cap) {
   cv_.notify_all();
 }
 
-void memory_budget_t::reserve(uint64_t bytes, uint64_t held) {
+void memory_budget_t::reserve(uint64_t bytes, uint64_t held, const std::function<void()>& on_wait) {
   std::unique_lock<std::mutex> lk(mu_);
   if (!fits(bytes, held)) {
     ++waits_;
+    const uint64_t id = next_wait_++;
+    waiting_[id] = {bytes, held};
+    if (on_wait) {
+      lk.unlock();
+      try {
+        on_wait();
+      } catch (...) {
+        lk.lock();
+        waiting_.erase(id);
+        throw;
+      }
+      lk.lock();
+    }
     cv_.wait(lk, [&] { return fits(bytes, held); });
+    waiting_.erase(id);
   }
   in_use_ += bytes;
   if (in_use_ > peak_) peak_ = in_use_;
@@ -43,11 +57,14 @@ bool memory_budget_t::try_reserve(uint64_t bytes, uint64_t held) {
   return true;
 }
 
-bool memory_budget_t::fits_once_returned(uint64_t bytes, uint64_t held,
-                                         const std::function<uint64_t()>& returning) const {
+bool memory_budget_t::waiting_fit_once_returned(const std::function<uint64_t()>& returning) const {
   std::lock_guard<std::mutex> lk(mu_);
+  if (waiting_.empty()) return true;
   const uint64_t back = returning();
-  return fits_at(in_use_ > back ? in_use_ - back : 0, bytes, held);
+  const uint64_t in_use = in_use_ > back ? in_use_ - back : 0;
+  for (const auto& [id, w] : waiting_)
+    if (!fits_at(in_use, w.first, w.second)) return false;
+  return true;
 }
 
 void memory_budget_t::release(uint64_t bytes) noexcept {

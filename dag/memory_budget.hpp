@@ -24,6 +24,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -40,16 +41,20 @@ class memory_budget_t {
   // back what is reserved.
   void set_cap(uint64_t cap);
   // Blocks until `bytes` fit under the cap (or nothing but the caller's own
-  // `held` bytes is reserved), then reserves them.
-  void reserve(uint64_t bytes, uint64_t held = 0);
+  // `held` bytes is reserved), then reserves them. A reservation that has
+  // to wait is listed as waiting (waiting_fit_once_returned) from then
+  // until it is granted, which takes it off the list under the same lock
+  // that adds its bytes to in_use(); `on_wait` is called once, outside the
+  // lock, before it blocks.
+  void reserve(uint64_t bytes, uint64_t held = 0, const std::function<void()>& on_wait = {});
   // Reserves without waiting when the bytes fit (as reserve() counts
   // `held`); false otherwise.
   bool try_reserve(uint64_t bytes, uint64_t held = 0);
-  // Whether reserve(bytes, held) could return once `returning()` more bytes
-  // are given back, nothing else: returning() is called under the lock,
-  // after in_use() is read, so a release racing with it is counted as not
-  // yet given back (the answer errs towards no).
-  bool fits_once_returned(uint64_t bytes, uint64_t held, const std::function<uint64_t()>& returning) const;
+  // Whether every reservation waiting now could be granted once
+  // `returning()` more bytes are given back, nothing else: returning() is
+  // called under the lock, after in_use() is read, so a release racing with
+  // it is counted as not yet given back (the answer errs towards no).
+  bool waiting_fit_once_returned(const std::function<uint64_t()>& returning) const;
   // Gives bytes back (any thread, StarPU callbacks included). Never throws.
   void release(uint64_t bytes) noexcept;
 
@@ -67,6 +72,8 @@ class memory_budget_t {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   uint64_t in_use_ = 0, peak_ = 0, waits_ = 0;
+  std::map<uint64_t, std::pair<uint64_t, uint64_t>> waiting_;  // id → (bytes, held) of a blocked reserve()
+  uint64_t next_wait_ = 0;
 };
 
 // MemAvailable from /proc/meminfo, in bytes. Throws std::runtime_error if it

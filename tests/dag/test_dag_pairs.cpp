@@ -13,6 +13,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -198,6 +201,59 @@ TEST(dag_pairs, a_partner_that_needs_the_first_to_end_releases_its_tail) {
   const pairs_run_t run = prove_in_pairs(c, 4, sleep_and_copy, 1100, 0.5);
   expect_budgeted_run(c, run, 4, 1100, 2);
   EXPECT_EQ(tasks_named(run.trace, "b_g2_msm").size(), 4u);
+}
+
+// A partition of another job (B0, another key) enters StarPU while A0's
+// tail waits parked for A1, its chain behind A0's in the lock's order (the
+// CPU domain locked, as a GPU is). A1's rows then wait for memory that
+// only B0's end would give back, and B0's chain cannot start while A0's
+// holds the lock: the wait must release A0's tail rather than count on
+// B0. Without that the batch deadlocks, which fails the test after a
+// minute (the process exits: StarPU cannot be stopped under a hung batch).
+TEST(dag_pairs, a_partner_waiting_for_a_chain_behind_the_lock_releases_the_tail) {
+  const test::prove_case_t& c = test::prove_case("gen-bellman");
+  const test::scoped_env_t pairs("STARZK_MSM_PAIRS", "on");
+  std::optional<runtime::starpu_session> session;
+  {
+    const test::scoped_env_t lock("STARZK_CPU_LOCK", "1");
+    session.emplace(test::cpu_session("starzk", 2));
+  }
+  auto key_a = test::bundle(c), key_b = test::bundle(c);  // two keys: B0 never pairs with A0
+  std::map<std::string, dag::partition_result_t> results;
+  auto run = std::async(std::launch::async, [&] {
+    dag::batch_t batch(dag::batch_options_t{.loaders = 2, .prep_task = 0});
+    // A0 and B0 fit whole, A1's witness once A0's b and c are back, its
+    // rows only once A0 or B0 has ended.
+    const uint64_t row = key_a->host_row_bytes() / key_a->host_rows();
+    batch.set_memory_cap(batch.reservation(*key_a) + batch.reservation(*key_b) + row / 2);
+    const uint32_t ja = batch.open_job(key_a, "a"), jb = batch.open_job(key_b, "b");
+    auto after = [&c](int ms) {
+      return [&c, ms](std::span<fr_t> out) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+        copy_witness(c, 0, out);
+      };
+    };
+    // B0 reaches StarPU after A0's chain holds the lock, A1's rows ask
+    // for memory after A0's head has ended.
+    batch.submit(ja, 0, after(0), "a/0", test::test_blinding(1200));
+    batch.submit(jb, 0, after(50), "b/0", test::test_blinding(1201));
+    batch.submit(ja, 1, after(150), "a/1", test::test_blinding(1202));
+    batch.close_job(ja);
+    batch.close_job(jb);
+    while (auto r = batch.wait_next()) results[r->label] = *r;
+    EXPECT_EQ(batch.budget().in_use(), 0u);
+  });
+  if (run.wait_for(std::chrono::seconds(60)) == std::future_status::timeout) {
+    ADD_FAILURE() << "the batch has not ended in a minute: a parked tail holds the lock its partner's memory waits on";
+    std::fflush(nullptr);
+    std::quick_exit(1);
+  }
+  run.get();
+  ASSERT_EQ(results.size(), 3u);
+  for (const auto& [label, r] : results) {
+    ASSERT_TRUE(r.ok) << label << ": " << r.error;
+    EXPECT_TRUE(verify(c.pk->vk, r.publics, r.proof)) << label;
+  }
 }
 
 // Partition 1's load fails while partition 0 waits for it: 0 goes alone.

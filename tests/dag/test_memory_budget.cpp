@@ -57,6 +57,35 @@ TEST(memory_budget, a_new_cap_wakes_waiters_and_revokes_nothing) {
   EXPECT_FALSE(b.try_reserve(1));
 }
 
+// A blocked reservation is listed while it waits, and the grant that adds
+// its bytes to in_use() takes it off the list in the same step: asked at
+// any moment, "could every waiter be granted once N come back" never counts
+// a granted waiter twice. on_wait runs once, before the reservation blocks.
+TEST(memory_budget, a_waiting_reservation_is_listed_until_it_is_granted) {
+  dag::memory_budget_t b(100);
+  auto back = [](uint64_t n) { return [n] { return n; }; };
+  EXPECT_TRUE(b.waiting_fit_once_returned(back(0)));  // nobody waits
+  b.reserve(80);
+  std::atomic<int> told{0};
+  std::atomic<bool> got{false};
+  std::thread t([&] {
+    b.reserve(40, 0, [&] { ++told; });  // 120 > 100: waits
+    got = true;
+  });
+  while (told.load() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_FALSE(got.load());
+  EXPECT_FALSE(b.waiting_fit_once_returned(back(19)));  // 61 + 40 > 100
+  EXPECT_TRUE(b.waiting_fit_once_returned(back(20)));   // 60 + 40
+  b.release(30);                                        // 50 + 40: granted
+  t.join();
+  EXPECT_EQ(told.load(), 1);
+  EXPECT_EQ(b.in_use(), 90u);
+  EXPECT_TRUE(b.waiting_fit_once_returned(back(0)));  // no one waits: the grant is not counted again
+  b.reserve(10, 0, [&] { ++told; });                  // fits: never told
+  EXPECT_EQ(told.load(), 1);
+  b.release(100);
+}
+
 TEST(memory_budget, reserve_blocks_until_release) {
   dag::memory_budget_t b(100);
   b.reserve(60);
