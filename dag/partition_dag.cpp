@@ -1,4 +1,5 @@
-// partition_dag.cpp: one partition's handles and tasks (see partition_dag.hpp).
+// partition_dag.cpp: one partition's tasks, phase by phase (see partition_dag.hpp;
+// the partition, its handles and its callbacks: partition.cpp).
 #include "dag/partition_dag.hpp"
 
 #include <cerrno>
@@ -7,7 +8,6 @@
 #include "codelets/codelets.hpp"
 #include "codelets/cuda_support.hpp"
 #include "dag/heteroprio.hpp"
-#include "dag/partition_handles.hpp"
 #include "policies/resource_class.h"
 #include "runtime/starpu_session.hpp"
 #include "runtime/trace.hpp"
