@@ -348,9 +348,8 @@ void batch_t::start(uint32_t chain, attempt_t a, uint64_t bytes, uint64_t prep_m
     pairs_cv_.notify_one();
   };
   // Everything ran (the frees included): give back the rest, queue the result.
-  part->on_done = [this, chain, bytes, prep_max](partition_t& p) {
-    const uint64_t actual = p.state().prep_bytes;  // with no task prep_max is 0: nothing was returned early
-    const uint64_t early = (prep_max > actual ? prep_max - actual : 0) + p.rows_released.load();
+  part->on_done = [this, chain, bytes](partition_t& p) {
+    const uint64_t early = p.returned.load(std::memory_order_acquire);  // on_prep's and on_rows'
     const uint64_t rest = bytes > early ? bytes - early : 0;
     p.returned.fetch_add(rest, std::memory_order_acq_rel);
     budget_.release(rest);

@@ -168,10 +168,9 @@ void batch_t::submit_now(const ready_t& r, const ready_t* partner, part_t what, 
         flights_.erase(x->chain);
         std::erase(done_, x->chain);
       }
-      // Its reservation, unless on_done already gave it back (less the
-      // rows a free task gave back; release() clamps at zero if on_prep
-      // returned part of it: a rare, harmless over-release).
-      const uint64_t early = dead->rows_released.load();
+      // Its reservation, unless on_done already gave it back, less what
+      // on_prep and the rows' free tasks gave back.
+      const uint64_t early = dead->returned.load(std::memory_order_acquire);
       if (dead->pending_callbacks.load() > 0) budget_.release(x->bytes > early ? x->bytes - early : 0);
       const std::string label = dead->state().label;
       dead.reset();
